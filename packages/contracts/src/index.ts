@@ -1,0 +1,9 @@
+// Public surface of the contracts package: the generated code under src/gen (ts-proto, never
+// edited by hand) and the hand-written event catalog that maps subjects to payload types.
+export * as directoryV1 from './gen/directory/v1/directory';
+export * as identityV1 from './gen/identity/v1/identity';
+export * as notificationV1 from './gen/notification/v1/notification';
+export * as healthV1 from './gen/grpc/health/v1/health';
+export * as eventsV1 from './events';
+export { STREAMS, SUBJECTS, decodeEvent, encodeEvent } from './events';
+export type { EventPayload, EventSubject, StreamSpec } from './events';

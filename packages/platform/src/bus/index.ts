@@ -1,0 +1,3 @@
+export * from './port';
+export { InMemoryEventBus } from './memory';
+export { JetStreamEventBus, type JetStreamBusOptions } from './jetstream';

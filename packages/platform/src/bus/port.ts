@@ -1,0 +1,145 @@
+/**
+ * The event-bus port. Two adapters implement it: JetStream (production, every service its own
+ * process) and in-process (the all-in-one mode). Both pass the same contract suite
+ * (platform/src/testing/bus-contract.ts).
+ */
+import type { StreamSpec } from '@iam/contracts';
+
+export type { StreamSpec } from '@iam/contracts';
+
+/** An event as the outbox relay hands it to the bus. */
+export interface OutgoingEvent {
+  /** Event id: the deduplication key (Nats-Msg-Id). */
+  readonly id: string;
+  readonly subject: string;
+  readonly data: Uint8Array;
+  readonly occurredAt: Date;
+  /** W3C traceparent of the work that produced the event. */
+  readonly traceparent?: string;
+  /** Extra headers (dead letters carry the original subject, id, error and delivery count). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** An event as a handler receives it. */
+export interface IncomingEvent extends OutgoingEvent {
+  /** 1 on the first delivery. */
+  readonly deliveryCount: number;
+}
+
+export type EventHandler = (event: IncomingEvent) => Promise<void>;
+
+/** Thrown by a handler for an event that can never succeed: it is dead-lettered at once. */
+export class PermanentEventError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PermanentEventError';
+  }
+}
+
+export interface DurableConsumerSpec {
+  /** Durable name, shared by every replica of the consuming service (work is split among them). */
+  readonly name: string;
+  readonly stream: StreamSpec;
+  /** Subjects inside the stream (NATS wildcards allowed). */
+  readonly subjects: readonly string[];
+  readonly handler: EventHandler;
+  /** Deliveries before the event goes to the dead-letter subject (default 5). */
+  readonly maxDeliver?: number;
+  /** Delay before redelivery n (ms); the last value repeats (default 1 s, 5 s, 30 s, 2 min). */
+  readonly backoffMs?: readonly number[];
+  /** Handlers running at once (default 8). */
+  readonly concurrency?: number;
+}
+
+export interface Subscription {
+  /** Stops taking new events and waits for running handlers. */
+  stop(): Promise<void>;
+}
+
+export interface EventBus {
+  readonly kind: 'jetstream' | 'memory';
+  /** Creates or updates the streams (idempotent; called at bootstrap by every process that uses them). */
+  declareStreams(streams: readonly StreamSpec[]): Promise<void>;
+  /** Stores the event durably; resolves once the bus acknowledged it. A repeated id is stored once. */
+  publish(event: OutgoingEvent): Promise<void>;
+  /**
+   * Durable, at-least-once delivery with explicit ack: a handler that resolves acks; one that
+   * throws is retried with backoff; after the last delivery (or a PermanentEventError) the event is
+   * published to `dead.<consumer name>` and dropped from the consumer.
+   */
+  consume(spec: DurableConsumerSpec): Subscription;
+  /** Every instance receives every event, at most once, from now on (cache invalidation). */
+  subscribe(subjects: readonly string[], handler: EventHandler): Subscription;
+  /** Throws when the bus cannot be used right now (readiness). */
+  check(): Promise<void>;
+  /** Stops consumers, flushes and disconnects. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000] as const;
+
+export function backoffFor(spec: DurableConsumerSpec, deliveryCount: number): number {
+  const list = spec.backoffMs ?? DEFAULT_BACKOFF_MS;
+  return list[Math.min(deliveryCount - 1, list.length - 1)] ?? 1_000;
+}
+
+export function deadLetterSubject(consumerName: string): string {
+  return `dead.${consumerName}`;
+}
+
+/** The dead letter of `event`: same data, a derived id, and headers saying what happened. */
+export function deadLetterOf(consumerName: string, event: OutgoingEvent, err: unknown, deliveries: number): OutgoingEvent {
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    id: `dead:${consumerName}:${event.id}`,
+    subject: deadLetterSubject(consumerName),
+    data: event.data,
+    occurredAt: new Date(),
+    traceparent: event.traceparent,
+    headers: {
+      'Iam-Original-Subject': event.subject,
+      'Iam-Original-Id': event.id,
+      'Iam-Deliveries': String(deliveries),
+      'Iam-Error': message.replace(/[\r\n]+/g, ' ').slice(0, 500),
+    },
+  };
+}
+
+/** NATS subject matching: `*` matches one token, `>` one or more trailing tokens. */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length) return false;
+    if (p[i] !== '*' && p[i] !== s[i]) return false;
+  }
+  return p.length === s.length;
+}
+
+/** Bounded concurrency for handlers. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async acquire(): Promise<void> {
+    if (this.active < this.limit) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiters.shift();
+    if (next) next();
+    else this.active--;
+  }
+
+  /** Resolves when nothing is running. */
+  async idle(): Promise<void> {
+    while (this.active > 0) await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * Typed configuration, parsed once at start from the environment.
+ *
+ * Every problem is collected and reported at once, each naming its variable; the caller
+ * (a composition root) turns a ConfigError into a message on stderr and exit code 2.
+ * Nothing else in the code base reads process.env.
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface IntOptions {
+  default?: number;
+  min?: number;
+  max?: number;
+}
+
+/** Reads variables and records problems instead of throwing, so all of them are reported together. */
+export class EnvReader {
+  private readonly problems: string[] = [];
+
+  constructor(private readonly env: Env) {}
+
+  private raw(name: string): string | undefined {
+    const v = this.env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  }
+
+  private fail<T>(name: string, message: string, fallback: T): T {
+    this.problems.push(`${name}: ${message}`);
+    return fallback;
+  }
+
+  /** A string; required when no default is given. */
+  string(name: string, opts: { default?: string } = {}): string {
+    const v = this.raw(name) ?? opts.default;
+    return v === undefined ? this.fail(name, 'is required', '') : v;
+  }
+
+  optionalString(name: string): string | undefined {
+    return this.raw(name);
+  }
+
+  int(name: string, opts: IntOptions = {}): number {
+    const v = this.raw(name);
+    if (v === undefined) {
+      return opts.default === undefined ? this.fail(name, 'is required', 0) : opts.default;
+    }
+    if (!/^-?\d+$/.test(v)) return this.fail(name, `must be an integer (got "${clip(v)}")`, opts.default ?? 0);
+    const n = Number(v);
+    if (!Number.isSafeInteger(n)) return this.fail(name, `is out of range (got "${clip(v)}")`, opts.default ?? 0);
+    if (opts.min !== undefined && n < opts.min) return this.fail(name, `must be ≥ ${opts.min} (got ${n})`, opts.default ?? 0);
+    if (opts.max !== undefined && n > opts.max) return this.fail(name, `must be ≤ ${opts.max} (got ${n})`, opts.default ?? 0);
+    return n;
+  }
+
+  /** A TCP port; 0 is allowed only when `allowZero` (let the OS pick, or "disabled"). */
+  port(name: string, opts: { default: number; allowZero?: boolean }): number {
+    return this.int(name, { default: opts.default, min: opts.allowZero ? 0 : 1, max: 65535 });
+  }
+
+  bool(name: string, opts: { default: boolean }): boolean {
+    const v = this.raw(name);
+    if (v === undefined) return opts.default;
+    const s = v.toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+    if (['0', 'false', 'no', 'off'].includes(s)) return false;
+    return this.fail(name, `must be true or false (got "${clip(v)}")`, opts.default);
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], opts: { default: T }): T {
+    const v = this.raw(name);
+    if (v === undefined) return opts.default;
+    return (allowed as readonly string[]).includes(v)
+      ? (v as T)
+      : this.fail(name, `must be one of ${allowed.join(', ')} (got "${clip(v)}")`, opts.default);
+  }
+
+  /** A comma list whose items come from `allowed`; an empty (but set) value is the empty list. */
+  list<T extends string>(name: string, allowed: readonly T[], opts: { default: readonly T[] }): T[] {
+    const v = this.env[name];
+    if (v === undefined) return [...opts.default];
+    const items = v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    const bad = items.filter((i) => !(allowed as readonly string[]).includes(i));
+    if (bad.length > 0) {
+      return this.fail(name, `unknown item(s) ${bad.join(', ')}; allowed: ${allowed.join(', ')}`, [...opts.default]);
+    }
+    return [...new Set(items)] as T[];
+  }
+
+  /** A URL with one of the given protocols (without the colon), or undefined when unset. */
+  optionalUrl(name: string, protocols: readonly string[]): string | undefined {
+    const v = this.raw(name);
+    if (v === undefined) return undefined;
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      return this.fail(name, 'must be a URL', undefined);
+    }
+    if (!protocols.includes(u.protocol.replace(/:$/, ''))) {
+      return this.fail(name, `must use ${protocols.join(' or ')} (got ${u.protocol})`, undefined);
+    }
+    return v;
+  }
+
+  url(name: string, protocols: readonly string[], opts: { default?: string } = {}): string {
+    const v = this.optionalUrl(name, protocols) ?? opts.default;
+    return v === undefined ? this.fail(name, 'is required', '') : v;
+  }
+
+  /** base64 (or base64url) of exactly `bytes` bytes, e.g. an AES-256 key. */
+  optionalKey(name: string, bytes: number): Buffer | undefined {
+    const v = this.raw(name);
+    if (v === undefined) return undefined;
+    const buf = Buffer.from(v, v.includes('-') || v.includes('_') ? 'base64url' : 'base64');
+    return buf.length === bytes ? buf : this.fail(name, `must be base64 of exactly ${bytes} bytes`, undefined);
+  }
+
+  /** Records a problem found by a cross-field rule. */
+  problem(name: string, message: string): void {
+    this.problems.push(`${name}: ${message}`);
+  }
+
+  done(): void {
+    if (this.problems.length > 0) throw new ConfigError(this.problems);
+  }
+}
+
+function clip(v: string): string {
+  return v.length > 40 ? `${v.slice(0, 40)}…` : v;
+}
+
+/** Parses the environment with `build` and returns a deep-frozen object; throws ConfigError listing every problem. */
+export function readConfig<T extends object>(env: Env, build: (e: EnvReader) => T): Readonly<T> {
+  const reader = new EnvReader(env);
+  const value = build(reader);
+  reader.done();
+  return deepFreeze(value);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Buffer.isBuffer(value) && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  }
+  return value;
+}

@@ -1,0 +1,132 @@
+/**
+ * One error model for every transport: an AppError carries a code that decides its HTTP status,
+ * its gRPC status and its problem+json title. Anything that is not an AppError is an internal
+ * error: logged with the trace id, answered as a generic 500 / INTERNAL with no message.
+ */
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+export const ERROR_CODES = {
+  VALIDATION: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, title: 'Validation failed' },
+  UNAUTHENTICATED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, title: 'Unauthorized' },
+  FORBIDDEN: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, title: 'Forbidden' },
+  NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, title: 'Not Found' },
+  METHOD_NOT_ALLOWED: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED, title: 'Method Not Allowed' },
+  CONFLICT: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, title: 'Conflict' },
+  PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Payload Too Large' },
+  UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, title: 'Unsupported Media Type' },
+  RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Too Many Requests' },
+  INTERNAL: { http: 500, grpc: GrpcStatus.INTERNAL, title: 'Internal Server Error' },
+  UNIMPLEMENTED: { http: 501, grpc: GrpcStatus.UNIMPLEMENTED, title: 'Not Implemented' },
+  UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE, title: 'Service Unavailable' },
+  TIMEOUT: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, title: 'Gateway Timeout' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldError {
+  /** Path of the offending input, e.g. `body.email` or `query.pageSize`. */
+  field: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  errors?: readonly FieldError[];
+  /** Seconds, for RATE_LIMITED (Retry-After). */
+  retryAfter?: number;
+  cause?: unknown;
+}
+
+/** An error whose code, detail and field errors are safe to show to the caller. */
+export class AppError extends Error {
+  readonly errors: readonly FieldError[] | undefined;
+  readonly retryAfter: number | undefined;
+
+  constructor(
+    readonly code: ErrorCode,
+    /** Human-readable, caller-facing explanation (never an internal message). */
+    readonly detail?: string,
+    opts: AppErrorOptions = {},
+  ) {
+    super(detail ?? ERROR_CODES[code].title, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'AppError';
+    this.errors = opts.errors && opts.errors.length > 0 ? opts.errors : undefined;
+    this.retryAfter = opts.retryAfter;
+  }
+
+  get httpStatus(): number {
+    return ERROR_CODES[this.code].http;
+  }
+
+  get grpcCode(): GrpcStatus {
+    return ERROR_CODES[this.code].grpc;
+  }
+
+  get title(): string {
+    return ERROR_CODES[this.code].title;
+  }
+
+  static validation(detail: string, errors?: readonly FieldError[]): AppError {
+    return new AppError('VALIDATION', detail, { errors });
+  }
+
+  static notFound(detail = 'The resource does not exist.'): AppError {
+    return new AppError('NOT_FOUND', detail);
+  }
+
+  static conflict(detail: string, errors?: readonly FieldError[]): AppError {
+    return new AppError('CONFLICT', detail, { errors });
+  }
+
+  static unauthenticated(detail = 'Authentication is required.'): AppError {
+    return new AppError('UNAUTHENTICATED', detail);
+  }
+
+  static forbidden(detail = 'You do not have permission to do this.'): AppError {
+    return new AppError('FORBIDDEN', detail);
+  }
+
+  static unavailable(detail = 'A dependency is unavailable; try again shortly.', cause?: unknown): AppError {
+    return new AppError('UNAVAILABLE', detail, { cause });
+  }
+
+  static rateLimited(retryAfter: number, detail = 'Too many requests; try again later.'): AppError {
+    return new AppError('RATE_LIMITED', detail, { retryAfter });
+  }
+}
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}
+
+/** RFC 9457 problem details, as every HTTP error leaves the gateway. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  instance: string;
+  traceId: string;
+  errors?: FieldError[];
+}
+
+export function problemType(code: ErrorCode): string {
+  return `urn:iam:problem:${code.toLowerCase().replace(/_/g, '-')}`;
+}
+
+export function toProblem(err: AppError, ctx: { instance: string; traceId: string }): Problem {
+  const p: Problem = {
+    type: problemType(err.code),
+    title: err.title,
+    status: err.httpStatus,
+    instance: ctx.instance,
+    traceId: ctx.traceId,
+  };
+  if (err.detail) p.detail = err.detail;
+  if (err.errors) p.errors = [...err.errors];
+  return p;
+}
+
+/** The error that leaves for anything unexpected: no message, no stack. */
+export function internalError(cause?: unknown): AppError {
+  return new AppError('INTERNAL', 'An unexpected error occurred.', { cause });
+}

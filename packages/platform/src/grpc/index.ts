@@ -1,0 +1,3 @@
+export * from './client';
+export * from './server';
+export { splitPath, type RequestOf, type ResponseOf, type ServiceDef } from './types';

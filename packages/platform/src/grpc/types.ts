@@ -1,0 +1,20 @@
+import type * as grpc from '@grpc/grpc-js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- generated service definitions are heterogeneous */
+/** A ts-proto `outputServices=grpc-js` service definition: method name → method definition. */
+export type ServiceDef = Record<string, grpc.MethodDefinition<any, any>>;
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+export type RequestOf<M> = M extends grpc.MethodDefinition<infer Req, unknown> ? Req : never;
+export type ResponseOf<M> = M extends grpc.MethodDefinition<unknown, infer Res> ? Res : never;
+
+/** Splits `/directory.v1.UserService/CreateUser` into its service and method names. */
+export function splitPath(path: string): { service: string; method: string } {
+  const [, service = '', method = ''] = /^\/([^/]+)\/([^/]+)$/.exec(path) ?? [];
+  return { service, method };
+}
+
+/** Metadata keys that carry an AppError across gRPC. */
+export const ERROR_CODE_KEY = 'iam-error-code';
+export const FIELD_ERRORS_KEY = 'iam-field-errors-bin';
+export const RETRY_AFTER_KEY = 'iam-retry-after';

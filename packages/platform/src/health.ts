@@ -1,0 +1,109 @@
+/**
+ * Readiness of a process: named checks (database, event bus, upstream services) run in the
+ * background on an interval, so probes read a fresh snapshot without doing I/O themselves.
+ */
+import type { Logger } from './logger';
+
+export type HealthCheck = () => Promise<void>;
+export type ComponentStatus = 'up' | 'down';
+
+export interface HealthSnapshot {
+  readonly ready: boolean;
+  readonly checks: Readonly<Record<string, ComponentStatus>>;
+  readonly checkedAt: Date;
+}
+
+export interface HealthMonitorOptions {
+  checks: Record<string, HealthCheck>;
+  logger: Logger;
+  intervalMs?: number;
+  timeoutMs?: number;
+}
+
+export class HealthMonitor {
+  private snapshotValue: HealthSnapshot;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<HealthSnapshot> | undefined;
+  private readonly listeners: Array<(s: HealthSnapshot) => void> = [];
+  private readonly intervalMs: number;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly opts: HealthMonitorOptions) {
+    this.intervalMs = opts.intervalMs ?? 1000;
+    this.timeoutMs = opts.timeoutMs ?? 1000;
+    const checks = Object.fromEntries(Object.keys(opts.checks).map((k) => [k, 'down' as const]));
+    this.snapshotValue = { ready: false, checks, checkedAt: new Date(0) };
+  }
+
+  snapshot(): HealthSnapshot {
+    return this.snapshotValue;
+  }
+
+  /** Calls `fn` now and after every change of any component's status. */
+  onChange(fn: (s: HealthSnapshot) => void): void {
+    this.listeners.push(fn);
+    fn(this.snapshotValue);
+  }
+
+  /** Runs every check once (concurrent callers share the run). */
+  refresh(): Promise<HealthSnapshot> {
+    this.running ??= this.runChecks().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    void this.refresh();
+    this.timer = setInterval(() => void this.refresh(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async runChecks(): Promise<HealthSnapshot> {
+    const names = Object.keys(this.opts.checks);
+    const results = await Promise.all(
+      names.map(async (name) => {
+        try {
+          await withTimeout(this.opts.checks[name]!(), this.timeoutMs);
+          return [name, 'up'] as const;
+        } catch (err) {
+          if (this.snapshotValue.checks[name] !== 'down' || this.snapshotValue.checkedAt.getTime() === 0) {
+            this.opts.logger.warn({ component: name, err: describe(err) }, 'health check failed');
+          }
+          return [name, 'down'] as const;
+        }
+      }),
+    );
+    const checks = Object.fromEntries(results) as Record<string, ComponentStatus>;
+    const next: HealthSnapshot = {
+      ready: results.every(([, s]) => s === 'up'),
+      checks,
+      checkedAt: new Date(),
+    };
+    const changed = names.some((n) => this.snapshotValue.checks[n] !== checks[n]) || this.snapshotValue.checkedAt.getTime() === 0;
+    this.snapshotValue = next;
+    if (changed) {
+      this.opts.logger.info({ ready: next.ready, checks }, 'health changed');
+      for (const l of this.listeners) l(next);
+    }
+    return next;
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function withTimeout<T>(p: Promise<T>, ms: number, what = 'operation'): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,65 @@
+/**
+ * Prometheus metrics. One Metrics object per process (the all-in-one process shares one across
+ * its services; the `service` label tells them apart).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
+  readonly grpcServerDuration: Histogram<'service' | 'grpc_service' | 'grpc_method' | 'grpc_code'>;
+  readonly grpcClientDuration: Histogram<'grpc_service' | 'grpc_method' | 'grpc_code'>;
+  readonly eventsPublished: Counter<'subject'>;
+  readonly eventsConsumed: Counter<'consumer' | 'subject' | 'outcome'>;
+  readonly outboxPending: Gauge<'service'>;
+}
+
+export function createMetrics(opts: { prefix?: string; defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const p = opts.prefix ?? '';
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: `${p}http_server_request_duration_seconds`,
+      help: 'HTTP request latency by method, route template and status code.',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    grpcServerDuration: new Histogram({
+      name: `${p}grpc_server_handling_seconds`,
+      help: 'gRPC server latency by service, method and status code.',
+      labelNames: ['service', 'grpc_service', 'grpc_method', 'grpc_code'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    grpcClientDuration: new Histogram({
+      name: `${p}grpc_client_handling_seconds`,
+      help: 'gRPC client latency by service, method and status code.',
+      labelNames: ['grpc_service', 'grpc_method', 'grpc_code'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    eventsPublished: new Counter({
+      name: `${p}events_published_total`,
+      help: 'Events handed to the event bus by the outbox relay.',
+      labelNames: ['subject'],
+      registers: [registry],
+    }),
+    eventsConsumed: new Counter({
+      name: `${p}events_consumed_total`,
+      help: 'Event deliveries handled by durable consumers, by outcome (ack, retry, dead_letter).',
+      labelNames: ['consumer', 'subject', 'outcome'],
+      registers: [registry],
+    }),
+    outboxPending: new Gauge({
+      name: `${p}outbox_pending_events`,
+      help: 'Events written to the outbox and not yet published.',
+      labelNames: ['service'],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,258 @@
+/**
+ * Transactional outbox. A use case writes its events with `appendEvents(manager, …)` inside the
+ * same transaction as its state change; the relay publishes them to the event bus afterwards
+ * (woken by NOTIFY, polling as a fallback), so an event is never lost when the bus is down and
+ * never published for a change that rolled back.
+ */
+import { randomUUID } from 'node:crypto';
+import { type EventPayload, type EventSubject, encodeEvent } from '@iam/contracts';
+import { Client } from 'pg';
+import { Column, type DataSource, Entity, type EntityManager, Index, type MigrationInterface, PrimaryColumn, type QueryRunner } from 'typeorm';
+import type { EventBus } from '../bus/port';
+import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
+import { currentTrace, formatTraceparent } from '../trace';
+
+@Entity({ name: 'outbox_events' })
+@Index('ix_outbox_events_pending', ['occurredAt'], { where: '"published_at" IS NULL' })
+export class OutboxEventRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('text')
+  subject!: string;
+
+  @Column('bytea')
+  payload!: Buffer;
+
+  @Column('text', { nullable: true })
+  traceparent!: string | null;
+
+  @Column('timestamptz', { name: 'occurred_at' })
+  occurredAt!: Date;
+
+  @Column('timestamptz', { name: 'published_at', nullable: true })
+  publishedAt!: Date | null;
+
+  @Column('integer', { default: 0 })
+  attempts!: number;
+
+  @Column('text', { name: 'last_error', nullable: true })
+  lastError!: string | null;
+}
+
+/** Include in every service's migrations list (each service has its own database). */
+export class CreateOutbox1763800000000 implements MigrationInterface {
+  name = 'CreateOutbox1763800000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE "outbox_events" (
+        "id" uuid PRIMARY KEY,
+        "subject" text NOT NULL,
+        "payload" bytea NOT NULL,
+        "traceparent" text,
+        "occurred_at" timestamptz NOT NULL,
+        "published_at" timestamptz,
+        "attempts" integer NOT NULL DEFAULT 0,
+        "last_error" text
+      )`);
+    await q.query(`CREATE INDEX "ix_outbox_events_pending" ON "outbox_events" ("occurred_at") WHERE "published_at" IS NULL`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE "outbox_events"');
+  }
+}
+
+export const OUTBOX_CHANNEL = 'outbox_events';
+
+export interface NewEvent<S extends EventSubject = EventSubject> {
+  readonly subject: S;
+  readonly payload: EventPayload<S>;
+  /** Defaults to a fresh UUID. */
+  readonly id?: string;
+}
+
+/** Typed constructor so the payload is checked against its subject. */
+export function event<S extends EventSubject>(subject: S, payload: EventPayload<S>, id?: string): NewEvent {
+  return { subject, payload, id } as NewEvent;
+}
+
+/** Writes events in the caller's transaction and wakes the relay when it commits. Returns the ids. */
+export async function appendEvents(manager: EntityManager, events: readonly NewEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const trace = currentTrace();
+  const now = new Date();
+  const rows = events.map((e) => ({
+    id: e.id ?? randomUUID(),
+    subject: e.subject,
+    payload: Buffer.from(encodeEvent(e.subject, e.payload as never)),
+    traceparent: trace ? formatTraceparent(trace) : null,
+    occurredAt: now,
+    publishedAt: null,
+    attempts: 0,
+    lastError: null,
+  }));
+  await manager.insert(OutboxEventRow, rows);
+  await manager.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+  return rows.map((r) => r.id);
+}
+
+export interface OutboxRelayOptions {
+  readonly dataSource: DataSource;
+  /** Same database as the data source; used for the LISTEN connection. */
+  readonly databaseUrl: string;
+  readonly bus: EventBus;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly service: string;
+  readonly batchSize?: number;
+  /** Fallback poll interval when no NOTIFY arrives (ms, default 1000). */
+  readonly pollMs?: number;
+  /** Published rows older than this are deleted (ms, default 7 days). */
+  readonly retentionMs?: number;
+}
+
+/**
+ * Publishes pending outbox rows in order. Rows are claimed with FOR UPDATE SKIP LOCKED, so
+ * replicas share the work without publishing a row twice at once; a row whose publish fails
+ * stays pending and is retried with backoff.
+ */
+export class OutboxRelay {
+  private running = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private listener: Client | undefined;
+  private backoffMs = 0;
+  private lastCleanup = 0;
+
+  constructor(private readonly opts: OutboxRelayOptions) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.listen();
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = undefined;
+  }
+
+  /** Publishes everything pending now (tests, shutdown). Returns how many rows were published. */
+  async drainOnce(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.publishBatch();
+      total += n;
+      if (n < (this.opts.batchSize ?? 100)) return total;
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let published = 0;
+      try {
+        published = await this.publishBatch();
+        this.backoffMs = 0;
+        await this.cleanup();
+      } catch (err) {
+        this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), 5_000);
+        this.opts.logger.warn({ err: (err as Error).message, retryInMs: this.backoffMs }, 'outbox relay: publish failed; will retry');
+      }
+      if (published >= (this.opts.batchSize ?? 100) && this.backoffMs === 0) continue;
+      await this.sleep(this.backoffMs || (this.opts.pollMs ?? 1_000));
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+
+  private async publishBatch(): Promise<number> {
+    const limit = this.opts.batchSize ?? 100;
+    return this.opts.dataSource.transaction(async (m) => {
+      const rows: Array<{ id: string; subject: string; payload: Buffer; traceparent: string | null; occurred_at: Date }> = await m.query(
+        `SELECT id, subject, payload, traceparent, occurred_at FROM outbox_events
+          WHERE published_at IS NULL ORDER BY occurred_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+      const done: string[] = [];
+      try {
+        for (const r of rows) {
+          await this.opts.bus.publish({
+            id: r.id,
+            subject: r.subject,
+            data: r.payload,
+            occurredAt: r.occurred_at,
+            traceparent: r.traceparent ?? undefined,
+          });
+          done.push(r.id);
+          this.opts.metrics.eventsPublished.inc({ subject: r.subject });
+        }
+      } catch (err) {
+        const failed = rows[done.length];
+        if (failed) {
+          await m.query('UPDATE outbox_events SET attempts = attempts + 1, last_error = $2 WHERE id = $1', [
+            failed.id,
+            String((err as Error).message).slice(0, 500),
+          ]);
+        }
+        if (done.length > 0) await m.query('UPDATE outbox_events SET published_at = now() WHERE id = ANY($1::uuid[])', [done]);
+        throw err;
+      }
+      if (done.length > 0) await m.query('UPDATE outbox_events SET published_at = now() WHERE id = ANY($1::uuid[])', [done]);
+      return done.length;
+    });
+  }
+
+  private async cleanup(): Promise<void> {
+    if (Date.now() - this.lastCleanup < 60_000) return;
+    this.lastCleanup = Date.now();
+    const retention = this.opts.retentionMs ?? 7 * 24 * 3600_000;
+    await this.opts.dataSource.query(
+      `DELETE FROM outbox_events WHERE published_at IS NOT NULL AND published_at < now() - ($1::bigint * interval '1 millisecond')`,
+      [retention],
+    );
+    const [{ n }] = (await this.opts.dataSource.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL')) as [{ n: number }];
+    this.opts.metrics.outboxPending.set({ service: this.opts.service }, n);
+  }
+
+  /** LISTEN on a dedicated connection; reconnects while the relay runs. */
+  private async listen(): Promise<void> {
+    while (this.running) {
+      const client = new Client({ connectionString: this.opts.databaseUrl, connectionTimeoutMillis: 3_000 });
+      client.on('error', () => undefined); // an unhandled 'error' would crash the process
+      try {
+        await client.connect();
+        this.listener = client;
+        client.on('notification', () => this.wake?.());
+        await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+        this.wake?.();
+        await new Promise<void>((resolve) => {
+          client.on('error', () => resolve());
+          client.once('end', () => resolve());
+        });
+      } catch {
+        // fall through to the retry below; polling covers the gap
+      }
+      await client.end().catch(() => undefined);
+      if (this.running) await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+}

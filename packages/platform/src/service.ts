@@ -1,0 +1,184 @@
+/**
+ * The bootstrap every service shares: database (migrated), outbox relay, gRPC server with health,
+ * durable consumers, readiness, and shutdown in the right order. A service describes itself with
+ * a ServiceSpec; a composition root (the service's own main, or the all-in-one process) provides
+ * the runtime: logger, metrics, event bus and lifecycle.
+ */
+import type * as grpc from '@grpc/grpc-js';
+import type { StreamSpec } from '@iam/contracts';
+import type { DataSource, EntitySchema, MixedList } from 'typeorm';
+import type { DurableConsumerSpec, EventBus, EventHandler, Subscription } from './bus/port';
+import { EnvReader, type Env, readConfig } from './config';
+import { openDatabase, pingDatabase } from './db';
+import { GrpcHealth, type ServiceBinding, startGrpcServer } from './grpc/server';
+import { HealthMonitor } from './health';
+import { JetStreamEventBus } from './bus/jetstream';
+import { Lifecycle, exitOnStartupError } from './lifecycle';
+import { createLogger, LOG_LEVELS, type Logger } from './logger';
+import { createMetrics, type Metrics } from './metrics';
+import { startOpsServer } from './ops-server';
+import { OutboxRelay } from './outbox';
+
+export interface ServiceRuntime {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly bus: EventBus;
+  readonly lifecycle: Lifecycle;
+  /** Interface the gRPC server binds to. */
+  readonly bindHost: string;
+  readonly grpcServerCredentials?: grpc.ServerCredentials;
+}
+
+export interface ServiceContext {
+  readonly dataSource: DataSource;
+  readonly bus: EventBus;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly lifecycle: Lifecycle;
+}
+
+export interface ServiceParts {
+  readonly grpc: readonly ServiceBinding[];
+  readonly consumers?: readonly DurableConsumerSpec[];
+  /** Broadcast subscriptions (every replica gets every event). */
+  readonly broadcasts?: ReadonlyArray<{ subjects: readonly string[]; handler: EventHandler }>;
+  /** Extra readiness checks beyond the database and the bus. */
+  readonly checks?: Record<string, () => Promise<void>>;
+  /** Called at shutdown after gRPC stopped and before the database closes. */
+  readonly stop?: () => Promise<void>;
+}
+
+export interface ServiceSpec {
+  /** `identity`, `directory`, `notification`. */
+  readonly name: string;
+  readonly databaseUrl: string;
+  readonly grpcPort: number;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own type
+  readonly entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own type
+  readonly migrations: MixedList<Function | string>;
+  /** Streams this service publishes to or consumes from. */
+  readonly streams: readonly StreamSpec[];
+  readonly build: (ctx: ServiceContext) => Promise<ServiceParts> | ServiceParts;
+}
+
+export interface RunningService {
+  readonly name: string;
+  readonly grpcPort: number;
+  readonly health: HealthMonitor;
+  readonly dataSource: DataSource;
+  readonly relay: OutboxRelay;
+}
+
+export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promise<RunningService> {
+  const logger = rt.logger.child({ component: spec.name });
+  const dataSource = await openDatabase({
+    url: spec.databaseUrl,
+    name: spec.name,
+    entities: spec.entities,
+    migrations: spec.migrations,
+    logger,
+  });
+  rt.lifecycle.onShutdown(`${spec.name} database`, () => dataSource.destroy());
+
+  // Declared in the background: with NATS down the service still starts (not ready) and the
+  // JetStream adapter declares them again once it connects.
+  rt.bus.declareStreams(spec.streams).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'declaring streams failed; will retry on reconnect'));
+
+  const ctx: ServiceContext = { dataSource, bus: rt.bus, logger, metrics: rt.metrics, lifecycle: rt.lifecycle };
+  const parts = await spec.build(ctx);
+
+  const relay = new OutboxRelay({ dataSource, databaseUrl: spec.databaseUrl, bus: rt.bus, logger, metrics: rt.metrics, service: spec.name });
+  relay.start();
+  rt.lifecycle.onShutdown(`${spec.name} outbox relay`, () => relay.stop());
+
+  if (parts.stop) rt.lifecycle.onShutdown(`${spec.name} components`, parts.stop);
+
+  const subs: Subscription[] = [
+    ...(parts.consumers ?? []).map((c) => rt.bus.consume(c)),
+    ...(parts.broadcasts ?? []).map((b) => rt.bus.subscribe(b.subjects, b.handler)),
+  ];
+  rt.lifecycle.onShutdown(`${spec.name} consumers`, async () => {
+    await Promise.all(subs.map((s) => s.stop()));
+  });
+
+  const health = new HealthMonitor({
+    logger,
+    checks: { db: () => pingDatabase(dataSource), bus: () => rt.bus.check(), ...parts.checks },
+  });
+  health.start();
+  rt.lifecycle.onShutdown(`${spec.name} health`, () => health.stop());
+
+  const grpcHealth = new GrpcHealth();
+  grpcHealth.follow(health);
+  const server = await startGrpcServer({
+    host: rt.bindHost,
+    port: spec.grpcPort,
+    bindings: parts.grpc,
+    health: grpcHealth,
+    logger,
+    credentials: rt.grpcServerCredentials,
+  });
+  rt.lifecycle.onShutdown(`${spec.name} gRPC server`, () => server.shutdown(5_000));
+
+  return { name: spec.name, grpcPort: server.port, health, dataSource, relay };
+}
+
+// ---------------------------------------------------------------------------
+// Running one service as its own process (production: one per container)
+
+export interface RuntimeConfig {
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  readonly natsUrl: string | undefined;
+  readonly bindHost: string;
+  readonly shutdownTimeoutMs: number;
+}
+
+/** Variables every process reads. */
+export function readRuntimeConfig(e: EnvReader): RuntimeConfig {
+  return {
+    logLevel: e.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),
+    natsUrl: e.optionalUrl('NATS_URL', ['nats', 'tls']),
+    bindHost: e.string('BIND_HOST', { default: '0.0.0.0' }),
+    shutdownTimeoutMs: e.int('SHUTDOWN_TIMEOUT_MS', { default: 10_000, min: 100, max: 600_000 }),
+  };
+}
+
+export interface StandaloneOptions<C> {
+  readonly name: string;
+  /** Reads the service's own variables (its database URL is required here: there is no embedded default). */
+  readonly readConfig: (e: EnvReader) => C;
+  readonly spec: (config: C, rt: ServiceRuntime) => ServiceSpec;
+  readonly env?: Env;
+}
+
+/** Main of a service process: config, runtime over NATS JetStream, the service, an ops HTTP port, signals. */
+export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void> {
+  let logger: Logger | undefined;
+  try {
+    const upper = opts.name.toUpperCase();
+    const config = readConfig(opts.env ?? process.env, (e) => {
+      const runtime = readRuntimeConfig(e);
+      if (!runtime.natsUrl) e.problem('NATS_URL', 'is required when a service runs as its own process');
+      const metricsPort = e.port(`${upper}_METRICS_PORT`, { default: 0, allowZero: true });
+      return { runtime, metricsPort, service: opts.readConfig(e) };
+    });
+    logger = createLogger({ level: config.runtime.logLevel, service: opts.name });
+    const metrics = createMetrics();
+    const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
+    const bus = new JetStreamEventBus({ url: config.runtime.natsUrl!, name: opts.name, logger, metrics });
+    lifecycle.onShutdown('event bus', () => bus.close());
+    const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: config.runtime.bindHost };
+    lifecycle.installSignalHandlers();
+    const running = await startService(opts.spec(config.service, rt), rt);
+    if (config.metricsPort > 0) {
+      const ops = await startOpsServer({ host: config.runtime.bindHost, port: config.metricsPort, health: running.health, metrics, logger });
+      lifecycle.onShutdown('ops server', () => ops.close());
+    }
+    logger.info({ grpcPort: running.grpcPort }, `${opts.name} started`);
+  } catch (err) {
+    exitOnStartupError(err, logger);
+  }
+}
+
+export { EnvReader };
