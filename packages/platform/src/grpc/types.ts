@@ -5,8 +5,8 @@ import type * as grpc from '@grpc/grpc-js';
 export type ServiceDef = Record<string, grpc.MethodDefinition<any, any>>;
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-export type RequestOf<M> = M extends grpc.MethodDefinition<infer Req, unknown> ? Req : never;
-export type ResponseOf<M> = M extends grpc.MethodDefinition<unknown, infer Res> ? Res : never;
+export type RequestOf<M> = M extends { requestDeserialize: (b: Buffer) => infer Req } ? Req : never;
+export type ResponseOf<M> = M extends { responseDeserialize: (b: Buffer) => infer Res } ? Res : never;
 
 /** Splits `/directory.v1.UserService/CreateUser` into its service and method names. */
 export function splitPath(path: string): { service: string; method: string } {

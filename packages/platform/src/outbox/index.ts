@@ -123,6 +123,7 @@ export class OutboxRelay {
   private running = false;
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
+  private listening: Promise<void> | undefined;
   private listener: Client | undefined;
   private backoffMs = 0;
   private lastCleanup = 0;
@@ -132,7 +133,7 @@ export class OutboxRelay {
   start(): void {
     if (this.running) return;
     this.running = true;
-    void this.listen();
+    this.listening = this.listen();
     this.loop = this.run();
   }
 
@@ -141,6 +142,7 @@ export class OutboxRelay {
     this.wake?.();
     await this.loop;
     await this.listener?.end().catch(() => undefined);
+    await this.listening;
     this.listener = undefined;
   }
 
@@ -186,15 +188,16 @@ export class OutboxRelay {
 
   private async publishBatch(): Promise<number> {
     const limit = this.opts.batchSize ?? 100;
-    return this.opts.dataSource.transaction(async (m) => {
+    let failure: unknown;
+    const published = await this.opts.dataSource.transaction(async (m) => {
       const rows: Array<{ id: string; subject: string; payload: Buffer; traceparent: string | null; occurred_at: Date }> = await m.query(
         `SELECT id, subject, payload, traceparent, occurred_at FROM outbox_events
           WHERE published_at IS NULL ORDER BY occurred_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [limit],
       );
       const done: string[] = [];
-      try {
-        for (const r of rows) {
+      for (const r of rows) {
+        try {
           await this.opts.bus.publish({
             id: r.id,
             subject: r.subject,
@@ -202,23 +205,23 @@ export class OutboxRelay {
             occurredAt: r.occurred_at,
             traceparent: r.traceparent ?? undefined,
           });
-          done.push(r.id);
-          this.opts.metrics.eventsPublished.inc({ subject: r.subject });
-        }
-      } catch (err) {
-        const failed = rows[done.length];
-        if (failed) {
+        } catch (err) {
+          // Keep the order: stop at the first failure, remember why, retry later.
+          failure = err;
           await m.query('UPDATE outbox_events SET attempts = attempts + 1, last_error = $2 WHERE id = $1', [
-            failed.id,
+            r.id,
             String((err as Error).message).slice(0, 500),
           ]);
+          break;
         }
-        if (done.length > 0) await m.query('UPDATE outbox_events SET published_at = now() WHERE id = ANY($1::uuid[])', [done]);
-        throw err;
+        done.push(r.id);
+        this.opts.metrics.eventsPublished.inc({ subject: r.subject });
       }
       if (done.length > 0) await m.query('UPDATE outbox_events SET published_at = now() WHERE id = ANY($1::uuid[])', [done]);
       return done.length;
     });
+    if (failure) throw failure;
+    return published;
   }
 
   private async cleanup(): Promise<void> {
@@ -240,19 +243,24 @@ export class OutboxRelay {
       client.on('error', () => undefined); // an unhandled 'error' would crash the process
       try {
         await client.connect();
-        this.listener = client;
-        client.on('notification', () => this.wake?.());
-        await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-        this.wake?.();
-        await new Promise<void>((resolve) => {
-          client.on('error', () => resolve());
-          client.once('end', () => resolve());
-        });
+        if (this.running) {
+          this.listener = client;
+          client.on('notification', () => this.wake?.());
+          await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+          this.wake?.();
+          await new Promise<void>((resolve) => {
+            client.on('error', () => resolve());
+            client.once('end', () => resolve());
+          });
+        }
       } catch {
-        // fall through to the retry below; polling covers the gap
+        // retried below; polling covers the gap
+      } finally {
+        this.listener = undefined;
+        await client.end().catch(() => undefined);
       }
-      await client.end().catch(() => undefined);
-      if (this.running) await new Promise((r) => setTimeout(r, 1_000));
+      for (let i = 0; i < 10 && this.running; i++) await new Promise((r) => setTimeout(r, 100));
     }
   }
+
 }

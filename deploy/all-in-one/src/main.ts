@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+/**
+ * The all-in-one process (`make run`): every service and the gateway in one process, on an
+ * embedded PostgreSQL (a database per service, data kept in DATA_DIR) and the in-process event
+ * bus. `<SERVICE>_DATABASE_URL` and `NATS_URL` switch any of them to external servers.
+ * This file is the composition root of that process.
+ */
+import { resolve } from 'node:path';
+import { readDirectoryConfig, directoryService } from '@iam/directory';
+import { readGatewayConfig, startGateway } from '@iam/gateway';
+import { readIdentityConfig, identityService } from '@iam/identity';
+import { readNotificationConfig, notificationService } from '@iam/notification';
+import {
+  type EventBus,
+  InMemoryEventBus,
+  JetStreamEventBus,
+  Lifecycle,
+  type Logger,
+  type ServiceRuntime,
+  createLogger,
+  createMetrics,
+  exitOnStartupError,
+  readConfig,
+  readRuntimeConfig,
+  startService,
+} from '@iam/platform';
+import { startEmbeddedPostgres } from './embedded-postgres';
+import { embeddedUrls } from './embedded-urls';
+
+const SERVICES = ['identity', 'directory', 'notification'] as const;
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  let logger: Logger | undefined;
+  try {
+    // Pass 1: where the embedded database lives (its URLs are defaults for pass 2).
+    const embedded = readConfig(process.env, (e) => ({
+      dataDir: resolve(e.string('DATA_DIR', { default: '.data' })),
+      port: e.port('EMBEDDED_PG_PORT', { default: 54329 }),
+    }));
+    const urls = embeddedUrls(embedded.dataDir, embedded.port);
+    // Pass 2: everything else, every problem reported at once.
+    const config = readConfig(process.env, (e) => ({
+      runtime: readRuntimeConfig(e),
+      gateway: readGatewayConfig(e),
+      directory: readDirectoryConfig(e, { databaseUrl: urls.url('directory') }),
+      identity: readIdentityConfig(e, { databaseUrl: urls.url('identity') }),
+      notification: readNotificationConfig(e, { databaseUrl: urls.url('notification') }),
+    }));
+
+    logger = createLogger({ level: config.runtime.logLevel, service: 'iam' });
+    const log = logger;
+    const metrics = createMetrics();
+    const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
+    lifecycle.installSignalHandlers();
+
+    const usesEmbedded = SERVICES.some((s) => config[s].databaseUrl.startsWith(urls.prefix));
+    if (usesEmbedded) {
+      const pg = await startEmbeddedPostgres({
+        dir: urls.dir,
+        port: embedded.port,
+        onLog: (line) => log.debug({ component: 'postgres' }, line),
+      });
+      lifecycle.onShutdown('embedded PostgreSQL', () => pg.stop());
+      log.info({ port: embedded.port, dataDir: urls.dir }, 'embedded PostgreSQL started');
+    }
+
+    const bus: EventBus = config.runtime.natsUrl
+      ? new JetStreamEventBus({ url: config.runtime.natsUrl, name: 'iam-all-in-one', logger, metrics })
+      : new InMemoryEventBus({ logger, metrics });
+    lifecycle.onShutdown('event bus', () => bus.close());
+    log.info({ bus: bus.kind }, 'event bus');
+
+    // Services are internal: they listen on loopback only.
+    const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
+    const directory = await startService(directoryService(config.directory, rt), rt);
+    const identity = await startService(
+      identityService({ ...config.identity, directoryTarget: `127.0.0.1:${directory.grpcPort}` }, rt),
+      rt,
+    );
+    const notification = await startService(notificationService(config.notification, rt), rt);
+
+    const gateway = await startGateway(
+      {
+        ...config.gateway,
+        upstreams: {
+          identity: `127.0.0.1:${identity.grpcPort}`,
+          directory: `127.0.0.1:${directory.grpcPort}`,
+          notification: `127.0.0.1:${notification.grpcPort}`,
+        },
+      },
+      { logger, metrics, bus, lifecycle },
+    );
+    await gateway.health.refresh();
+    log.info({ port: gateway.port, startupMs: Date.now() - started, ready: gateway.health.snapshot().ready }, 'iam is up');
+  } catch (err) {
+    exitOnStartupError(err, logger);
+  }
+}
+
+void main();

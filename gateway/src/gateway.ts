@@ -1,0 +1,39 @@
+/**
+ * Starts the gateway on a runtime (logger, metrics, bus, lifecycle): upstream clients and
+ * readiness checks, the Fastify app, the HTTP listener, and their shutdown.
+ */
+import { type EventBus, HealthMonitor, type Lifecycle, type Logger, type Metrics } from '@iam/platform';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app';
+import type { GatewayConfig } from './config';
+import { createUpstreams } from './upstreams';
+
+export interface GatewayRuntime {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly bus: EventBus;
+  readonly lifecycle: Lifecycle;
+}
+
+export interface RunningGateway {
+  readonly app: FastifyInstance;
+  readonly port: number;
+  readonly health: HealthMonitor;
+}
+
+export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): Promise<RunningGateway> {
+  const logger = rt.logger.child({ component: 'gateway' });
+  const upstreams = createUpstreams(config, { metrics: rt.metrics, bus: rt.bus });
+  rt.lifecycle.onShutdown('gateway upstream clients', () => upstreams.close());
+  const health = new HealthMonitor({ checks: upstreams.checks, logger });
+  health.start();
+  rt.lifecycle.onShutdown('gateway health', () => health.stop());
+
+  const app = await buildApp({ config, logger, metrics: rt.metrics, health });
+  await app.listen({ host: config.host, port: config.port });
+  rt.lifecycle.onShutdown('gateway HTTP server', () => app.close());
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port, profiles: config.profiles }, 'gateway listening');
+  return { app, port, health };
+}

@@ -1,0 +1,3 @@
+export { buildApp, BODY_LIMIT_BYTES, type AppDeps } from './app';
+export { readGatewayConfig, PROFILES, type GatewayConfig, type Profile } from './config';
+export { startGateway, type GatewayRuntime, type RunningGateway } from './gateway';

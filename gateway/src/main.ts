@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// The gateway as its own process (one or more replicas behind a load balancer).
+import {
+  JetStreamEventBus,
+  Lifecycle,
+  type Logger,
+  createLogger,
+  createMetrics,
+  exitOnStartupError,
+  readConfig,
+  readRuntimeConfig,
+} from '@iam/platform';
+import { readGatewayConfig } from './config';
+import { startGateway } from './gateway';
+
+async function main(): Promise<void> {
+  let logger: Logger | undefined;
+  try {
+    const config = readConfig(process.env, (e) => {
+      const runtime = readRuntimeConfig(e);
+      if (!runtime.natsUrl) e.problem('NATS_URL', 'is required when the gateway runs as its own process');
+      return { runtime, gateway: readGatewayConfig(e) };
+    });
+    logger = createLogger({ level: config.runtime.logLevel, service: 'gateway' });
+    const metrics = createMetrics();
+    const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
+    const bus = new JetStreamEventBus({ url: config.runtime.natsUrl!, name: 'gateway', logger, metrics });
+    lifecycle.onShutdown('event bus', () => bus.close());
+    lifecycle.installSignalHandlers();
+    await startGateway(config.gateway, { logger, metrics, bus, lifecycle });
+  } catch (err) {
+    exitOnStartupError(err, logger);
+  }
+}
+
+void main();

@@ -1,0 +1,88 @@
+/**
+ * One error handler: AppErrors, schema validation failures and Fastify's own errors become
+ * application/problem+json with the trace id; anything else is logged and answered as a generic
+ * 500 without message or stack.
+ */
+import { AppError, type FieldError, type Logger, internalError, newTraceId, toProblem } from '@iam/platform';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+
+const FASTIFY_CODES: Record<string, () => AppError> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.'),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => AppError.validation('The request body is not valid JSON.'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => AppError.validation('The request body is empty; send a JSON object or no content type.'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => AppError.validation('Content-Length does not match the body.'),
+  FST_ERR_CTP_INVALID_TYPE: () => AppError.validation('The Content-Type header is not valid.'),
+  FST_ERR_BAD_URL: () => AppError.validation('The URL is not valid.'),
+  FST_ERR_ASYNC_CONSTRAINT: () => AppError.validation('The request is not valid.'),
+};
+
+interface AjvError {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Ajv errors → field errors named like `body.email` or `query.pageSize`. */
+export function fieldErrors(context: string | undefined, errors: readonly AjvError[]): FieldError[] {
+  const part = context ?? 'body';
+  return errors.map((e) => {
+    let path = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
+      path = path ? `${path}.${e.params.additionalProperty}` : e.params.additionalProperty;
+      message = 'is not allowed';
+    } else if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') {
+      path = path ? `${path}.${e.params.missingProperty}` : e.params.missingProperty;
+      message = 'is required';
+    }
+    return { field: path ? `${part}.${path}` : part, message };
+  });
+}
+
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  if (fe && Array.isArray(fe.validation)) {
+    return AppError.validation('The request is not valid.', fieldErrors(fe.validationContext, fe.validation));
+  }
+  const mapped = fe?.code ? FASTIFY_CODES[fe.code] : undefined;
+  if (mapped) return mapped();
+  if (fe instanceof SyntaxError && (fe as { statusCode?: number }).statusCode === 400) return AppError.validation('The request body is not valid JSON.');
+  const status = fe?.statusCode;
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
+  if (status && status >= 400 && status < 500) return AppError.validation('The request is not valid.');
+  return internalError(err);
+}
+
+export function sendProblem(req: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  const traceId = req.trace?.traceId ?? newTraceId();
+  if (!reply.hasHeader('x-trace-id')) reply.header('x-trace-id', traceId);
+  if (err.code === 'UNAUTHENTICATED') {
+    reply.header('www-authenticate', req.headers.authorization ? 'Bearer error="invalid_token"' : 'Bearer');
+  }
+  if (err.retryAfter !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(err.retryAfter))));
+  const instance = (req.url ?? '/').split('?')[0] ?? '/';
+  return reply
+    .code(err.httpStatus)
+    .type('application/problem+json')
+    .serializer((p: unknown) => JSON.stringify(p))
+    .send(toProblem(err, { instance, traceId }));
+}
+
+export const errorsPlugin = fp(
+  async (app: FastifyInstance, opts: { logger: Logger }) => {
+    app.setErrorHandler((err, req, reply) => {
+      const appErr = toAppError(err);
+      if (appErr.code === 'INTERNAL' || appErr.httpStatus >= 500) {
+        opts.logger.error({ err: appErr.cause ?? err, method: req.method, route: req.routeOptions?.url }, 'request failed');
+      }
+      return sendProblem(req, reply, appErr);
+    });
+    app.setNotFoundHandler((req, reply) => sendProblem(req, reply, AppError.notFound("No such route.")));
+  },
+  { name: 'iam-errors', dependencies: ['iam-trace'] },
+);

@@ -1,0 +1,49 @@
+/**
+ * Health and metrics, mounted in every profile (Minimal included).
+ *   /health         → {status: "ok", timestamp}            (the process serves)
+ *   /health/live    → {status: "ok", timestamp}            (liveness: no dependency checked)
+ *   /health/ready   → 200 / 503 {status, checks, timestamp} (every service, its database, NATS)
+ *   /api/v1/health  → 200 / 503 {status, db, timestamp}     (legacy, kept for existing clients)
+ *   /metrics        → Prometheus text format
+ */
+import type { HealthMonitor, Metrics } from '@iam/platform';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { DB_CHECKS } from '../upstreams';
+
+const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
+const Status = Type.Object({ status: Type.String(), timestamp: Timestamp });
+const Ready = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
+  checks: Type.Record(Type.String(), Type.Union([Type.Literal('up'), Type.Literal('down')])),
+  timestamp: Timestamp,
+});
+const LegacyHealth = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  db: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+  timestamp: Timestamp,
+});
+
+export async function healthRoutes(app: FastifyInstance, opts: { health: HealthMonitor; metrics: Metrics }): Promise<void> {
+  const now = (): string => new Date().toISOString();
+  const ok = async () => ({ status: 'ok', timestamp: now() });
+
+  app.get('/health', { schema: { response: { 200: Status } } }, ok);
+  app.get('/health/live', { schema: { response: { 200: Status } } }, ok);
+
+  app.get('/health/ready', { schema: { response: { 200: Ready, 503: Ready } } }, async (_req, reply) => {
+    const s = opts.health.snapshot();
+    return reply.code(s.ready ? 200 : 503).send({ status: s.ready ? 'ready' : 'unavailable', checks: s.checks, timestamp: now() });
+  });
+
+  app.get('/api/v1/health', { schema: { response: { 200: LegacyHealth, 503: LegacyHealth } } }, async (_req, reply) => {
+    const s = opts.health.snapshot();
+    const dbUp = DB_CHECKS.every((c) => s.checks[c] === 'up');
+    return reply.code(s.ready ? 200 : 503).send({ status: s.ready ? 'ok' : 'unavailable', db: dbUp ? 'up' : 'down', timestamp: now() });
+  });
+
+  app.get('/metrics', {}, async (_req, reply) => {
+    const text = await opts.metrics.registry.metrics();
+    return reply.type(opts.metrics.registry.contentType).send(text);
+  });
+}

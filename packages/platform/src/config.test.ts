@@ -1,0 +1,44 @@
+import { ConfigError, readConfig } from './config';
+
+describe('readConfig', () => {
+  const parse = (env: Record<string, string | undefined>) =>
+    readConfig(env, (e) => ({
+      port: e.port('PORT', { default: 8080 }),
+      expiry: e.int('JWT_EXPIRY', { default: 300, min: 1 }),
+      profiles: e.list('GATEWAY_PROFILES', ['full', 'compact', 'edge'] as const, { default: ['full', 'compact', 'edge'] }),
+      nats: e.optionalUrl('NATS_URL', ['nats']),
+      flag: e.bool('TRUST_PROXY', { default: false }),
+      db: e.url('DATABASE_URL', ['postgres']),
+    }));
+
+  it('parses typed values and applies defaults', () => {
+    const c = parse({ DATABASE_URL: 'postgres://x@h/db', JWT_EXPIRY: '60', TRUST_PROXY: 'true' });
+    expect(c).toEqual({ port: 8080, expiry: 60, profiles: ['full', 'compact', 'edge'], nats: undefined, flag: true, db: 'postgres://x@h/db' });
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.profiles)).toBe(true);
+  });
+
+  it('an empty GATEWAY_PROFILES is the empty list (Minimal profile)', () => {
+    expect(parse({ DATABASE_URL: 'postgres://h/db', GATEWAY_PROFILES: '' }).profiles).toEqual([]);
+    expect(parse({ DATABASE_URL: 'postgres://h/db', GATEWAY_PROFILES: ' compact , full ' }).profiles).toEqual(['compact', 'full']);
+  });
+
+  it('reports every bad or missing variable at once, each by name', () => {
+    let err: unknown;
+    try {
+      parse({ PORT: '99999', JWT_EXPIRY: 'soon', GATEWAY_PROFILES: 'full,admin', NATS_URL: 'http://x', TRUST_PROXY: 'maybe' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const problems = (err as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'JWT_EXPIRY', 'GATEWAY_PROFILES', 'NATS_URL', 'TRUST_PROXY', 'DATABASE_URL']) {
+      expect(problems).toContain(`${name}:`);
+    }
+    expect((err as ConfigError).problems).toHaveLength(6);
+  });
+
+  it('does not echo long values back in full', () => {
+    expect(() => parse({ DATABASE_URL: 'postgres://h/db', JWT_EXPIRY: 'x'.repeat(500) })).toThrow(/JWT_EXPIRY: must be an integer \(got "x{40}…"\)/);
+  });
+});

@@ -1,0 +1,133 @@
+import { healthV1, directoryV1 } from '@iam/contracts';
+import { AppError } from '../errors';
+import { HealthMonitor } from '../health';
+import { currentTrace, runWithTrace } from '../trace';
+import { testLogger, testMetrics } from '../testing';
+import { createGrpcClient } from './client';
+import { GrpcHealth, bindService, startGrpcServer, type GrpcServerHandle } from './server';
+
+const TID = '0af7651916cd43dd8448eb211c80319c';
+
+describe('gRPC helpers (in-process server on port 0)', () => {
+  const logger = testLogger();
+  const metrics = testMetrics();
+  let server: GrpcServerHandle;
+  let monitorUp = true;
+  const monitor = new HealthMonitor({ logger, checks: { db: async () => { if (!monitorUp) throw new Error('down'); } } });
+  const seen: { traceId?: string; deadline?: number } = {};
+  let flakyCalls = 0;
+
+  beforeAll(async () => {
+    await monitor.refresh();
+    const health = new GrpcHealth();
+    health.follow(monitor);
+    server = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      health,
+      bindings: [
+        bindService(
+          directoryV1.UserServiceService,
+          {
+            getUser: async (req, ctx) => {
+              seen.traceId = currentTrace()?.traceId;
+              seen.deadline = ctx.deadline;
+              if (req.id === 'missing') throw AppError.notFound('No such user.');
+              if (req.id === 'invalid') throw AppError.validation('Bad input.', [{ field: 'body.email', message: 'is not an email' }]);
+              if (req.id === 'boom') throw new Error('database password is hunter2');
+              if (req.id === 'flaky' && ++flakyCalls < 3) throw AppError.unavailable();
+              return directoryV1.User.fromPartial({ id: req.id, email: 'a@example.com', roles: ['r'] });
+            },
+            createUser: async () => {
+              flakyCalls++;
+              throw AppError.unavailable();
+            },
+          },
+          { logger, metrics, service: 'test' },
+        ),
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await server.shutdown(1_000);
+  });
+
+  const client = () =>
+    createGrpcClient(directoryV1.UserServiceService, {
+      target: `127.0.0.1:${server.port}`,
+      metrics,
+      idempotent: ['getUser'],
+    });
+
+  it('round-trips a call and propagates the trace id and a deadline', async () => {
+    const c = client();
+    const user = await runWithTrace({ traceId: TID, spanId: 'b7ad6b7169203331', flags: '01' }, () => c.call.getUser({ id: 'u1' }, { deadlineMs: 2_000 }));
+    expect(user.id).toBe('u1');
+    expect(user.roles).toEqual(['r']);
+    expect(seen.traceId).toBe(TID);
+    expect(seen.deadline).toBeGreaterThan(Date.now());
+    expect(seen.deadline).toBeLessThanOrEqual(Date.now() + 2_000);
+    c.close();
+  });
+
+  it('an AppError crosses the wire with its code, detail and field errors', async () => {
+    const c = client();
+    await expect(c.call.getUser({ id: 'missing' })).rejects.toMatchObject({ code: 'NOT_FOUND', detail: 'No such user.', httpStatus: 404 });
+    await expect(c.call.getUser({ id: 'invalid' })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      errors: [{ field: 'body.email', message: 'is not an email' }],
+    });
+    c.close();
+  });
+
+  it('an unexpected error leaves as INTERNAL without its message', async () => {
+    const c = client();
+    const err = (await c.call.getUser({ id: 'boom' }).catch((e: unknown) => e)) as AppError;
+    expect(err.code).toBe('INTERNAL');
+    expect(JSON.stringify({ d: err.detail, m: err.message })).not.toContain('hunter2');
+    c.close();
+  });
+
+  it('a method without a handler answers UNIMPLEMENTED', async () => {
+    const c = client();
+    await expect(c.call.deleteUser({ id: 'x' })).rejects.toMatchObject({ code: 'UNIMPLEMENTED' });
+    c.close();
+  });
+
+  it('retries idempotent methods on UNAVAILABLE, and only those', async () => {
+    const c = client();
+    flakyCalls = 0;
+    await expect(c.call.getUser({ id: 'flaky' })).resolves.toMatchObject({ id: 'flaky' });
+    expect(flakyCalls).toBe(3);
+    flakyCalls = 0;
+    await expect(c.call.createUser(directoryV1.CreateUserRequest.fromPartial({}))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(flakyCalls).toBe(1);
+    c.close();
+  });
+
+  it('an unreachable server is UNAVAILABLE with a detail that names no address', async () => {
+    const c = createGrpcClient(directoryV1.UserServiceService, { target: '127.0.0.1:1', metrics, defaultDeadlineMs: 500 });
+    const err = (await c.call.getUser({ id: 'x' }).catch((e: unknown) => e)) as AppError;
+    expect(['UNAVAILABLE', 'TIMEOUT']).toContain(err.code);
+    expect(err.detail).not.toContain('127.0.0.1');
+    c.close();
+  });
+
+  it('serves grpc.health.v1 following the health monitor, per component and overall', async () => {
+    const h = createGrpcClient(healthV1.HealthService, { target: `127.0.0.1:${server.port}`, metrics });
+    const { SERVING, NOT_SERVING } = healthV1.HealthCheckResponse_ServingStatus;
+    expect((await h.call.check({ service: '' })).status).toBe(SERVING);
+    expect((await h.call.check({ service: 'db' })).status).toBe(SERVING);
+    monitorUp = false;
+    await monitor.refresh();
+    expect((await h.call.check({ service: '' })).status).toBe(NOT_SERVING);
+    expect((await h.call.check({ service: 'db' })).status).toBe(NOT_SERVING);
+    monitorUp = true;
+    await monitor.refresh();
+    expect((await h.call.check({ service: '' })).status).toBe(SERVING);
+    await expect(h.call.check({ service: 'nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    h.close();
+  });
+});

@@ -1,0 +1,141 @@
+import { SUBJECTS, STREAMS, decodeEvent } from '@iam/contracts';
+import type { DataSource } from 'typeorm';
+import type { EventBus, IncomingEvent, OutgoingEvent } from '../bus/port';
+import { createDataSource, migrate } from '../db';
+import { createTestDatabase, eventually, testBus, testLogger, testMetrics, type TestDatabase } from '../testing';
+import { runWithTrace } from '../trace';
+import { CreateOutbox1763800000000, OutboxEventRow, OutboxRelay, appendEvents, event } from '.';
+
+/** A bus that can be switched off, standing for NATS being down. */
+class SwitchableBus implements EventBus {
+  readonly kind = 'memory' as const;
+  up = true;
+  constructor(private readonly inner: EventBus) {}
+  declareStreams = (s: Parameters<EventBus['declareStreams']>[0]) => this.inner.declareStreams(s);
+  publish = async (e: OutgoingEvent) => {
+    if (!this.up) throw new Error('bus down');
+    await this.inner.publish(e);
+  };
+  consume = (s: Parameters<EventBus['consume']>[0]) => this.inner.consume(s);
+  subscribe = (s: readonly string[], h: Parameters<EventBus['subscribe']>[1]) => this.inner.subscribe(s, h);
+  check = () => this.inner.check();
+  close = () => this.inner.close();
+}
+
+describe('transactional outbox', () => {
+  const logger = testLogger();
+  const metrics = testMetrics();
+  let db: TestDatabase;
+  let ds: DataSource;
+  let bus: SwitchableBus;
+  let received: IncomingEvent[];
+  let stopConsumer: () => Promise<void>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('outbox');
+    ds = createDataSource({ url: db.url, name: 'outbox-test', entities: [OutboxEventRow], migrations: [CreateOutbox1763800000000], logger });
+    await ds.initialize();
+    await migrate(ds, 'outbox-test', logger);
+  });
+
+  beforeEach(async () => {
+    await ds.query('DELETE FROM outbox_events');
+    bus = new SwitchableBus(testBus({ logger, metrics }));
+    await bus.declareStreams([STREAMS.identity, STREAMS.deadLetter]);
+    received = [];
+    const sub = bus.consume({
+      name: `outbox-test-${Date.now()}`,
+      stream: STREAMS.identity,
+      subjects: ['identity.>'],
+      handler: async (e) => void received.push(e),
+    });
+    stopConsumer = () => sub.stop();
+  });
+
+  afterEach(async () => {
+    await stopConsumer();
+    await bus.close();
+  });
+
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  const relays: OutboxRelay[] = [];
+  afterEach(async () => {
+    await Promise.all(relays.splice(0).map((r) => r.stop()));
+  });
+  const relay = (extra: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {}) => {
+    const r = new OutboxRelay({ dataSource: ds, databaseUrl: db.url, bus, logger, metrics, service: 'test', pollMs: 50, ...extra });
+    relays.push(r);
+    return r;
+  };
+
+  const revoked = (jti: string) => event(SUBJECTS.tokenRevoked, { jti, userId: 'u1', expiresAt: new Date(Date.now() + 60_000) });
+
+  it('publishes what a committed transaction wrote, with its payload and trace, and marks it published', async () => {
+    const r = relay();
+    r.start();
+    const TID = '1234567890abcdef1234567890abcdef';
+    const [id] = await runWithTrace({ traceId: TID, spanId: '1234567890abcdef', flags: '01' }, () =>
+      ds.transaction((m) => appendEvents(m, [revoked('jti-1')])),
+    );
+    await eventually(() => received.length === 1);
+    expect(received[0]!.id).toBe(id);
+    expect(received[0]!.subject).toBe(SUBJECTS.tokenRevoked);
+    expect(decodeEvent(SUBJECTS.tokenRevoked, received[0]!.data).jti).toBe('jti-1');
+    expect(received[0]!.traceparent).toContain(TID);
+    await eventually(async () => {
+      const [row] = (await ds.query('SELECT published_at FROM outbox_events WHERE id = $1', [id])) as [{ published_at: Date | null }];
+      return row.published_at !== null;
+    });
+    await r.stop();
+  });
+
+  it('publishes nothing for a transaction that rolled back', async () => {
+    const r = relay();
+    r.start();
+    await expect(
+      ds.transaction(async (m) => {
+        await appendEvents(m, [revoked('rolled-back')]);
+        throw new Error('use case failed');
+      }),
+    ).rejects.toThrow('use case failed');
+    await ds.transaction((m) => appendEvents(m, [revoked('marker')]));
+    await eventually(() => received.length === 1);
+    await new Promise((res) => setTimeout(res, 150));
+    expect(received.map((e) => decodeEvent(SUBJECTS.tokenRevoked, e.data).jti)).toEqual(['marker']);
+    await r.stop();
+  });
+
+  it('keeps events while the bus is down and publishes all of them, in order, once it is back', async () => {
+    bus.up = false;
+    const r = relay();
+    r.start();
+    for (let i = 0; i < 5; i++) await ds.transaction((m) => appendEvents(m, [revoked(`down-${i}`)]));
+    await new Promise((res) => setTimeout(res, 300));
+    expect(received).toHaveLength(0);
+    const [{ attempts }] = (await ds.query('SELECT max(attempts)::int AS attempts FROM outbox_events')) as [{ attempts: number }];
+    expect(attempts).toBeGreaterThan(0);
+    bus.up = true;
+    await eventually(() => received.length === 5, 10_000);
+    expect(received.map((e) => decodeEvent(SUBJECTS.tokenRevoked, e.data).jti)).toEqual([0, 1, 2, 3, 4].map((i) => `down-${i}`));
+    await r.stop();
+  });
+
+  it('two relays on one database publish each event once', async () => {
+    const a = relay();
+    const b = relay();
+    a.start();
+    b.start();
+    for (let i = 0; i < 30; i++) await ds.transaction((m) => appendEvents(m, [revoked(`pair-${i}`)]));
+    await eventually(() => received.length >= 30, 10_000);
+    await new Promise((res) => setTimeout(res, 300));
+    const jtis = received.map((e) => decodeEvent(SUBJECTS.tokenRevoked, e.data).jti);
+    expect(new Set(jtis).size).toBe(30);
+    expect(jtis).toHaveLength(30);
+    await a.stop();
+    await b.stop();
+  });
+});

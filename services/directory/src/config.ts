@@ -1,0 +1,24 @@
+import type { EnvReader } from '@iam/platform';
+
+export interface DirectoryConfig {
+  readonly databaseUrl: string;
+  readonly grpcPort: number;
+  /** argon2id parameters for new hashes (OWASP: m = 19 MiB, t = 2, p = 1). */
+  readonly argon2: { readonly memoryKiB: number; readonly iterations: number; readonly parallelism: number };
+  /** Hashing/verification jobs allowed to wait; beyond it the caller gets RATE_LIMITED at once. */
+  readonly hashQueueLimit: number;
+}
+
+/** `defaults.databaseUrl` is the embedded database of the all-in-one mode; standalone has none. */
+export function readDirectoryConfig(e: EnvReader, defaults: { databaseUrl?: string } = {}): DirectoryConfig {
+  return {
+    databaseUrl: e.url('DIRECTORY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
+    grpcPort: e.port('DIRECTORY_GRPC_PORT', { default: 50052, allowZero: true }),
+    argon2: {
+      memoryKiB: e.int('ARGON2_MEMORY_KIB', { default: 19_456, min: 8_192, max: 1_048_576 }),
+      iterations: e.int('ARGON2_ITERATIONS', { default: 2, min: 1, max: 20 }),
+      parallelism: e.int('ARGON2_PARALLELISM', { default: 1, min: 1, max: 16 }),
+    },
+    hashQueueLimit: e.int('ARGON2_QUEUE_LIMIT', { default: 64, min: 1, max: 10_000 }),
+  };
+}

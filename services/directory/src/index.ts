@@ -1,0 +1,2 @@
+export { readDirectoryConfig, type DirectoryConfig } from './config';
+export { directoryService } from './service';

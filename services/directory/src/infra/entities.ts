@@ -1,0 +1,149 @@
+/**
+ * TypeORM mappings of the directory schema. The schema itself is created by migrations; indexes
+ * TypeORM cannot express (expression, partial-on-expression, trigram) are declared with
+ * `synchronize: false` so the schema check knows they are intended.
+ */
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+
+@Entity({ name: 'users' })
+@Index('uq_users_email_live', ['email'], { unique: true, where: '"deleted_at" IS NULL' })
+@Index('ix_users_created', ['createdAt', 'id'])
+@Index('ix_users_first_name_trgm', { synchronize: false })
+@Index('ix_users_last_name_trgm', { synchronize: false })
+@Index('ix_users_email_trgm', { synchronize: false })
+export class UserRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('text', { name: 'first_name' })
+  firstName!: string;
+
+  @Column('text', { name: 'last_name' })
+  lastName!: string;
+
+  /** Trimmed and lower-cased. */
+  @Column('text')
+  email!: string;
+
+  @Column('bigint', { nullable: true, transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) } })
+  phone!: number | null;
+
+  @Column('text', { name: 'password_hash' })
+  passwordHash!: string;
+
+  @Column('boolean', { name: 'email_verified', default: false })
+  emailVerified!: boolean;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
+  updatedAt!: Date;
+
+  @Column('timestamptz', { name: 'deleted_at', nullable: true })
+  deletedAt!: Date | null;
+}
+
+@Entity({ name: 'roles' })
+@Index('uq_roles_name_live', { synchronize: false })
+@Index('ix_roles_created', ['createdAt', 'id'])
+@Index('ix_roles_name_trgm', { synchronize: false })
+@Index('ix_roles_description_trgm', { synchronize: false })
+export class RoleRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('text')
+  name!: string;
+
+  @Column('text', { default: '' })
+  description!: string;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
+  updatedAt!: Date;
+
+  @Column('timestamptz', { name: 'deleted_at', nullable: true })
+  deletedAt!: Date | null;
+}
+
+@Entity({ name: 'permissions' })
+@Index('uq_permissions_name_live', { synchronize: false })
+@Index('ix_permissions_created', ['createdAt', 'id'])
+@Index('ix_permissions_name_trgm', { synchronize: false })
+@Index('ix_permissions_description_trgm', { synchronize: false })
+export class PermissionRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('text')
+  name!: string;
+
+  @Column('text', { default: '' })
+  description!: string;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
+  updatedAt!: Date;
+
+  @Column('timestamptz', { name: 'deleted_at', nullable: true })
+  deletedAt!: Date | null;
+}
+
+/** A grant of a permission to a role; revoking sets `revoked_at` (the row stays for audit). */
+@Entity({ name: 'role_permissions' })
+@Index('uq_role_permissions_live', ['roleId', 'permissionId'], { unique: true, where: '"revoked_at" IS NULL' })
+@Index('ix_role_permissions_created', ['createdAt', 'id'])
+@Index('ix_role_permissions_permission', ['permissionId'])
+export class RolePermissionRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('uuid', { name: 'role_id' })
+  roleId!: string;
+
+  @Column('uuid', { name: 'permission_id' })
+  permissionId!: string;
+
+  @ManyToOne(() => RoleRow, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'role_id', foreignKeyConstraintName: 'fk_role_permissions_role' })
+  role?: RoleRow;
+
+  @ManyToOne(() => PermissionRow, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'permission_id', foreignKeyConstraintName: 'fk_role_permissions_permission' })
+  permission?: PermissionRow;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
+  updatedAt!: Date;
+
+  @Column('timestamptz', { name: 'revoked_at', nullable: true })
+  revokedAt!: Date | null;
+}
+
+@Entity({ name: 'user_roles' })
+@Index('ix_user_roles_role', ['roleId'])
+export class UserRoleRow {
+  @PrimaryColumn('uuid', { name: 'user_id' })
+  userId!: string;
+
+  @PrimaryColumn('uuid', { name: 'role_id' })
+  roleId!: string;
+
+  @ManyToOne(() => UserRow, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'fk_user_roles_user' })
+  user?: UserRow;
+
+  @ManyToOne(() => RoleRow, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'role_id', foreignKeyConstraintName: 'fk_user_roles_role' })
+  role?: RoleRow;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+}

@@ -1,0 +1,2 @@
+export { readIdentityConfig, type IdentityConfig } from './config';
+export { identityService } from './service';

@@ -1,0 +1,2 @@
+export { readNotificationConfig, type NotificationConfig } from './config';
+export { notificationService } from './service';
