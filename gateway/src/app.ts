@@ -6,7 +6,12 @@
 import type { HealthMonitor, Logger, Metrics } from '@iam/platform';
 import { AppError, newTraceId, toProblem } from '@iam/platform';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Authenticator } from './auth/authenticator';
+import type { Denylist } from './auth/denylist';
 import type { GatewayConfig } from './config';
+import { authPlugin } from './plugins/auth';
+import { fullProfile } from './routes/full';
+import type { Upstreams } from './upstreams';
 import { errorsPlugin } from './plugins/errors';
 import { metricsPlugin } from './plugins/metrics';
 import { tracePlugin } from './plugins/trace';
@@ -21,6 +26,10 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly health: HealthMonitor;
+  /** Needed by every profile but Minimal. */
+  readonly upstreams?: Upstreams;
+  readonly authenticator?: Authenticator;
+  readonly denylist?: Denylist;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -60,9 +69,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
 
+  await app.register(authPlugin);
+
   await app.register(healthRoutes, { health: deps.health, metrics: deps.metrics });
   for (const profile of deps.config.profiles) {
-    deps.logger.warn({ profile }, 'profile is not available in this build yet; its routes are not mounted');
+    if (profile === 'full') {
+      const { upstreams, authenticator, denylist } = required(deps);
+      await app.register(fullProfile, { upstreams, authenticator, denylist, limits: deps.config.rateLimits });
+    } else {
+      deps.logger.warn({ profile }, 'profile is not available in this build yet; its routes are not mounted');
+    }
   }
   return app;
+}
+
+function required(deps: AppDeps): Required<Pick<AppDeps, 'upstreams' | 'authenticator' | 'denylist'>> {
+  if (!deps.upstreams || !deps.authenticator || !deps.denylist) throw new Error('the API profiles need upstreams, an authenticator and a denylist');
+  return { upstreams: deps.upstreams, authenticator: deps.authenticator, denylist: deps.denylist };
 }

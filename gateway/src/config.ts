@@ -1,4 +1,4 @@
-import type { EnvReader } from '@iam/platform';
+import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform';
 
 export const PROFILES = ['full', 'compact', 'edge'] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -17,6 +17,13 @@ export interface GatewayConfig {
   readonly upstreamTimeoutMs: number;
   /** Trust X-Forwarded-For from a proxy in front (for per-IP rate limits). */
   readonly trustProxy: boolean;
+  /** What an acceptable access token looks like (must match the identity service). */
+  readonly jwt: { readonly alg: JwtAlg; readonly issuer: string; readonly audience: string };
+  /** Per-client limits of the anonymous token routes. */
+  readonly rateLimits: {
+    readonly login: { readonly perMinute: number; readonly burst: number };
+    readonly refresh: { readonly perMinute: number; readonly burst: number };
+  };
 }
 
 export function readGatewayConfig(e: EnvReader): GatewayConfig {
@@ -31,5 +38,20 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
     },
     upstreamTimeoutMs: e.int('UPSTREAM_TIMEOUT_MS', { default: 5_000, min: 100, max: 120_000 }),
     trustProxy: e.bool('TRUST_PROXY', { default: false }),
+    jwt: {
+      alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),
+      issuer: e.string('JWT_ISSUER', { default: 'iam' }),
+      audience: e.string('JWT_AUDIENCE', { default: 'iam-api' }),
+    },
+    rateLimits: {
+      login: {
+        perMinute: e.int('RATE_LIMIT_LOGIN_PER_MINUTE', { default: 120, min: 1, max: 10_000_000 }),
+        burst: e.int('RATE_LIMIT_LOGIN_BURST', { default: 100, min: 1, max: 10_000_000 }),
+      },
+      refresh: {
+        perMinute: e.int('RATE_LIMIT_REFRESH_PER_MINUTE', { default: 300, min: 1, max: 10_000_000 }),
+        burst: e.int('RATE_LIMIT_REFRESH_BURST', { default: 100, min: 1, max: 10_000_000 }),
+      },
+    },
   };
 }

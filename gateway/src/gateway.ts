@@ -4,7 +4,11 @@
  */
 import { type EventBus, HealthMonitor, type Lifecycle, type Logger, type Metrics } from '@iam/platform';
 import type { FastifyInstance } from 'fastify';
+import type { JWK } from 'jose';
 import { buildApp } from './app';
+import { createAuthenticator } from './auth/authenticator';
+import { Denylist, syncDenylist } from './auth/denylist';
+import { JwksCache } from './auth/jwks';
 import type { GatewayConfig } from './config';
 import { createUpstreams } from './upstreams';
 
@@ -29,7 +33,20 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
   health.start();
   rt.lifecycle.onShutdown('gateway health', () => health.stop());
 
-  const app = await buildApp({ config, logger, metrics: rt.metrics, health });
+  const jwks = new JwksCache(async () => (await upstreams.identity.getJwks({})).keys as JWK[], config.jwt.alg, logger);
+  jwks.start();
+  rt.lifecycle.onShutdown('gateway JWKS cache', () => jwks.stop());
+  const denylist = new Denylist();
+  const sync = syncDenylist({
+    denylist,
+    bus: rt.bus,
+    load: async () => (await upstreams.identity.listRevokedTokens({})).tokens,
+    logger,
+  });
+  rt.lifecycle.onShutdown('gateway denylist sync', () => sync.stop());
+  const authenticator = createAuthenticator({ jwks, denylist, ...config.jwt });
+
+  const app = await buildApp({ config, logger, metrics: rt.metrics, health, upstreams, authenticator, denylist });
   await app.listen({ host: config.host, port: config.port });
   rt.lifecycle.onShutdown('gateway HTTP server', () => app.close());
   const address = app.server.address();

@@ -1,28 +1,39 @@
 /**
- * The gateway's view of the services: gRPC clients, and readiness checks that ask each
+ * The gateway's view of the services: typed gRPC clients, and readiness checks that ask each
  * service's grpc.health.v1 endpoint for the whole service ("") and for its database ("db").
  */
-import { healthV1 } from '@iam/contracts';
-import { type EventBus, type HealthCheck, type Metrics, createGrpcClient } from '@iam/platform';
+import { directoryV1, healthV1, identityV1 } from '@iam/contracts';
+import { type AsyncClient, type EventBus, type HealthCheck, type Metrics, createGrpcClient } from '@iam/platform';
 import type { GatewayConfig } from './config';
 
 export const UPSTREAMS = ['identity', 'directory', 'notification'] as const;
 export type UpstreamName = (typeof UPSTREAMS)[number];
 
+/** Names of the checks that tell whether the databases are reachable. */
+export const DB_CHECKS = UPSTREAMS.map((n) => `${n}.db`);
+
 export interface Upstreams {
+  readonly identity: AsyncClient<typeof identityV1.IdentityServiceService>;
+  readonly users: AsyncClient<typeof directoryV1.UserServiceService>;
+  readonly roles: AsyncClient<typeof directoryV1.RoleServiceService>;
+  readonly permissions: AsyncClient<typeof directoryV1.PermissionServiceService>;
+  readonly links: AsyncClient<typeof directoryV1.RolePermissionServiceService>;
   readonly checks: Record<string, HealthCheck>;
   close(): void;
 }
 
 export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics; bus: EventBus }): Upstreams {
-  const checks: Record<string, HealthCheck> = {};
   const closers: Array<() => void> = [];
+  const client = <D extends Parameters<typeof createGrpcClient>[0]>(definition: D, target: string, idempotent: Array<keyof D>) => {
+    const c = createGrpcClient(definition, { target, metrics: deps.metrics, defaultDeadlineMs: config.upstreamTimeoutMs, idempotent });
+    closers.push(() => c.close());
+    return c.call;
+  };
+  const { identity: idTarget, directory: dirTarget } = config.upstreams;
+
+  const checks: Record<string, HealthCheck> = {};
   for (const name of UPSTREAMS) {
-    const health = createGrpcClient(healthV1.HealthService, {
-      target: config.upstreams[name],
-      metrics: deps.metrics,
-      defaultDeadlineMs: 800,
-    });
+    const health = createGrpcClient(healthV1.HealthService, { target: config.upstreams[name], metrics: deps.metrics, defaultDeadlineMs: 800 });
     closers.push(() => health.close());
     const serving = async (service: string): Promise<void> => {
       const res = await health.call.check({ service });
@@ -32,8 +43,14 @@ export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics;
     checks[`${name}.db`] = () => serving('db');
   }
   checks.bus = () => deps.bus.check();
-  return { checks, close: () => closers.forEach((c) => c()) };
-}
 
-/** Names of the checks that tell whether the databases are reachable. */
-export const DB_CHECKS = UPSTREAMS.map((n) => `${n}.db`);
+  return {
+    identity: client(identityV1.IdentityServiceService, idTarget, ['validateToken', 'introspect', 'getJwks', 'listRevokedTokens']),
+    users: client(directoryV1.UserServiceService, dirTarget, ['getUser', 'listUsers']),
+    roles: client(directoryV1.RoleServiceService, dirTarget, ['getRole', 'listRoles']),
+    permissions: client(directoryV1.PermissionServiceService, dirTarget, ['getPermission', 'listPermissions']),
+    links: client(directoryV1.RolePermissionServiceService, dirTarget, ['getRolePermission', 'listRolePermissions']),
+    checks,
+    close: () => closers.forEach((c) => c()),
+  };
+}

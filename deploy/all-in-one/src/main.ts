@@ -5,8 +5,8 @@
  * bus. `<SERVICE>_DATABASE_URL` and `NATS_URL` switch any of them to external servers.
  * This file is the composition root of that process.
  */
-import { resolve } from 'node:path';
-import { readDirectoryConfig, directoryService } from '@iam/directory';
+import { join, resolve } from 'node:path';
+import { createDirectoryUseCases, readDirectoryConfig, directoryService } from '@iam/directory';
 import { readGatewayConfig, startGateway } from '@iam/gateway';
 import { readIdentityConfig, identityService } from '@iam/identity';
 import { readNotificationConfig, notificationService } from '@iam/notification';
@@ -26,6 +26,7 @@ import {
 } from '@iam/platform';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { embeddedUrls } from './embedded-urls';
+import { loadOrCreateSecret } from './local-secrets';
 
 const SERVICES = ['identity', 'directory', 'notification'] as const;
 
@@ -44,8 +45,17 @@ async function main(): Promise<void> {
       runtime: readRuntimeConfig(e),
       gateway: readGatewayConfig(e),
       directory: readDirectoryConfig(e, { databaseUrl: urls.url('directory') }),
-      identity: readIdentityConfig(e, { databaseUrl: urls.url('identity') }),
+      identity: readIdentityConfig(e, {
+        databaseUrl: urls.url('identity'),
+        keyEncryptionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'jwt-key-encryption-key')),
+      }),
       notification: readNotificationConfig(e, { databaseUrl: urls.url('notification') }),
+      admin: {
+        email: e.optionalString('ADMIN_EMAIL'),
+        password: e.optionalString('ADMIN_PASSWORD'),
+        firstName: e.optionalString('ADMIN_FIRST_NAME'),
+        lastName: e.optionalString('ADMIN_LAST_NAME'),
+      },
     }));
 
     logger = createLogger({ level: config.runtime.logLevel, service: 'iam' });
@@ -74,6 +84,16 @@ async function main(): Promise<void> {
     // Services are internal: they listen on loopback only.
     const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
     const directory = await startService(directoryService(config.directory, rt), rt);
+    if (config.admin.email && config.admin.password) {
+      // --create-admin at start: ADMIN_EMAIL / ADMIN_PASSWORD create or update that administrator.
+      const { user, created } = await createDirectoryUseCases(directory.dataSource, config.directory).credentials.ensureAdministrator({
+        email: config.admin.email,
+        password: config.admin.password,
+        firstName: config.admin.firstName,
+        lastName: config.admin.lastName,
+      });
+      log.info({ email: user.email, created }, 'administrator account ready');
+    }
     const identity = await startService(
       identityService({ ...config.identity, directoryTarget: `127.0.0.1:${directory.grpcPort}` }, rt),
       rt,

@@ -58,7 +58,16 @@ export function toAppError(err: unknown): AppError {
   return internalError(err);
 }
 
-export function sendProblem(req: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+/** Field errors from a service name body or query fields plainly; here they get their part. */
+function qualify(req: FastifyRequest, err: AppError): AppError {
+  if (!err.errors?.some((e) => !e.field.includes('.'))) return err;
+  const part = req.method === 'GET' || req.method === 'DELETE' ? 'query' : 'body';
+  const errors = err.errors.map((e) => (e.field.includes('.') ? e : { ...e, field: `${part}.${e.field}` }));
+  return new AppError(err.code, err.detail, { errors, retryAfter: err.retryAfter, cause: err.cause });
+}
+
+export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const err = qualify(req, error);
   const traceId = req.trace?.traceId ?? newTraceId();
   if (!reply.hasHeader('x-trace-id')) reply.header('x-trace-id', traceId);
   if (err.code === 'UNAUTHENTICATED') {

@@ -11,3 +11,5 @@ export * from './bus';
 export * from './grpc';
 export * from './db';
 export * from './outbox';
+export * from './jwt';
+export * from './crypto';

@@ -1,2 +1,3 @@
 export { readDirectoryConfig, type DirectoryConfig } from './config';
-export { directoryService } from './service';
+export { directoryService, createDirectoryUseCases } from './service';
+export { runCreateAdmin } from './cli/create-admin';

@@ -1,10 +1,32 @@
 /**
- * The directory service: composition of its use cases, repositories and gRPC handlers.
+ * The directory service: the composition of its stores, hasher, use cases and gRPC handlers.
  */
-import { STREAMS, directoryV1 } from '@iam/contracts';
-import { bindService, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
+import { STREAMS } from '@iam/contracts';
+import type { ServiceRuntime, ServiceSpec } from '@iam/platform';
+import type { DataSource } from 'typeorm';
+import { directoryGrpc, type DirectoryUseCases } from './api/grpc';
+import { createCredentialUseCases } from './app/credentials';
+import { createLinkUseCases } from './app/links';
+import { createPermissionUseCases, createRoleUseCases } from './app/roles';
+import { createUserUseCases } from './app/users';
 import type { DirectoryConfig } from './config';
+import { Argon2Hasher, BoundedQueue } from './infra/argon2-hasher';
 import { entities, migrations } from './infra/schema';
+import { pgReadStores, pgUnitOfWork } from './infra/unit-of-work';
+import { availableParallelism } from 'node:os';
+
+export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig): DirectoryUseCases {
+  const uow = pgUnitOfWork(ds);
+  const read = pgReadStores(ds);
+  const hasher = new Argon2Hasher(config.argon2, new BoundedQueue(Math.max(1, availableParallelism()), config.hashQueueLimit));
+  return {
+    users: createUserUseCases({ uow, read, hasher }),
+    roles: createRoleUseCases({ uow, read }),
+    permissions: createPermissionUseCases({ uow, read }),
+    links: createLinkUseCases({ uow, read }),
+    credentials: createCredentialUseCases({ uow, read, hasher }),
+  };
+}
 
 export function directoryService(config: DirectoryConfig, rt: ServiceRuntime): ServiceSpec {
   return {
@@ -14,17 +36,8 @@ export function directoryService(config: DirectoryConfig, rt: ServiceRuntime): S
     entities,
     migrations,
     streams: [STREAMS.directory, STREAMS.deadLetter],
-    build: () => {
-      const deps = { logger: rt.logger, metrics: rt.metrics, service: 'directory' };
-      return {
-        grpc: [
-          bindService(directoryV1.UserServiceService, {}, deps),
-          bindService(directoryV1.RoleServiceService, {}, deps),
-          bindService(directoryV1.PermissionServiceService, {}, deps),
-          bindService(directoryV1.RolePermissionServiceService, {}, deps),
-          bindService(directoryV1.CredentialServiceService, {}, deps),
-        ],
-      };
-    },
+    build: ({ dataSource }) => ({
+      grpc: directoryGrpc(createDirectoryUseCases(dataSource, config), { logger: rt.logger, metrics: rt.metrics, service: 'directory' }),
+    }),
   };
 }

@@ -1,16 +1,78 @@
-import type { EnvReader } from '@iam/platform';
+import { readFileSync } from 'node:fs';
+import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform';
 
 export interface IdentityConfig {
   readonly databaseUrl: string;
   readonly grpcPort: number;
   /** host:port of the directory service. */
   readonly directoryTarget: string;
+  readonly jwt: {
+    readonly alg: JwtAlg;
+    readonly issuer: string;
+    readonly audience: string;
+    /** Access-token lifetime, seconds. */
+    readonly expirySeconds: number;
+    /** Refresh-token family lifetime from login (absolute), seconds. */
+    readonly refreshExpirySeconds: number;
+    /** How long a signing key signs before the next one takes over, hours. */
+    readonly keyRotationHours: number;
+    /** AES-256 key that encrypts the private signing keys at rest. */
+    readonly keyEncryptionKey: Buffer;
+  };
+  readonly auth: {
+    readonly maxFailedAttempts: number;
+    readonly lockoutMinutes: number;
+    /** A rotated refresh token reused within this many seconds is refused without revoking its family. */
+    readonly refreshReuseGraceSeconds: number;
+  };
 }
 
-export function readIdentityConfig(e: EnvReader, defaults: { databaseUrl?: string } = {}): IdentityConfig {
+export interface IdentityDefaults {
+  /** The embedded database (all-in-one mode). */
+  readonly databaseUrl?: string;
+  /** A key kept in the data directory (all-in-one mode); standalone processes must be given one. */
+  readonly keyEncryptionKey?: () => Buffer;
+}
+
+export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}): IdentityConfig {
   return {
     databaseUrl: e.url('IDENTITY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('IDENTITY_GRPC_PORT', { default: 50051, allowZero: true }),
     directoryTarget: e.string('DIRECTORY_GRPC_TARGET', { default: '127.0.0.1:50052' }),
+    jwt: {
+      alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),
+      issuer: e.string('JWT_ISSUER', { default: 'iam' }),
+      audience: e.string('JWT_AUDIENCE', { default: 'iam-api' }),
+      expirySeconds: e.int('JWT_EXPIRY', { default: 300, min: 30, max: 86_400 }),
+      refreshExpirySeconds: e.int('JWT_REFRESH_EXPIRY', { default: 604_800, min: 60, max: 31_536_000 }),
+      keyRotationHours: e.int('JWT_KEY_ROTATION_HOURS', { default: 720, min: 1, max: 87_600 }),
+      keyEncryptionKey: readKek(e, defaults),
+    },
+    auth: {
+      maxFailedAttempts: e.int('AUTH_MAX_FAILED_ATTEMPTS', { default: 5, min: 1, max: 1_000 }),
+      lockoutMinutes: e.int('AUTH_LOCKOUT_MINUTES', { default: 15, min: 1, max: 10_080 }),
+      refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 0, min: 0, max: 300 }),
+    },
   };
+}
+
+/** JWT_KEY_ENCRYPTION_KEY (base64 of 32 bytes), or a file holding it (a mounted secret). */
+function readKek(e: EnvReader, defaults: IdentityDefaults): Buffer {
+  const direct = e.optionalKey('JWT_KEY_ENCRYPTION_KEY', 32);
+  if (direct) return direct;
+  const file = e.optionalString('JWT_KEY_ENCRYPTION_KEY_FILE');
+  if (file) {
+    try {
+      const text = readFileSync(file, 'utf8').trim();
+      const key = Buffer.from(text, 'base64');
+      if (key.length === 32) return key;
+      e.problem('JWT_KEY_ENCRYPTION_KEY_FILE', 'must hold base64 of exactly 32 bytes');
+    } catch {
+      e.problem('JWT_KEY_ENCRYPTION_KEY_FILE', `cannot read ${file}`);
+    }
+    return Buffer.alloc(32);
+  }
+  if (defaults.keyEncryptionKey) return defaults.keyEncryptionKey();
+  e.problem('JWT_KEY_ENCRYPTION_KEY', 'is required (base64 of 32 random bytes, e.g. `openssl rand -base64 32`), or set JWT_KEY_ENCRYPTION_KEY_FILE');
+  return Buffer.alloc(32);
 }

@@ -1,10 +1,17 @@
 /**
- * The identity service: composition of its use cases, repositories and gRPC handlers.
+ * The identity service: composition of its stores, keys, directory client, use cases, gRPC
+ * handlers and event consumers.
  */
-import { STREAMS, identityV1 } from '@iam/contracts';
-import { bindService, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
+import { STREAMS } from '@iam/contracts';
+import type { ServiceRuntime, ServiceSpec } from '@iam/platform';
+import { identityConsumers } from './api/consumers';
+import { identityGrpc } from './api/grpc';
+import { createAuthUseCases } from './app/auth';
 import type { IdentityConfig } from './config';
+import { grpcDirectory } from './infra/directory-client';
+import { KeyManager } from './infra/keys';
 import { entities, migrations } from './infra/schema';
+import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 
 export function identityService(config: IdentityConfig, rt: ServiceRuntime): ServiceSpec {
   return {
@@ -14,9 +21,46 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime): Ser
     entities,
     migrations,
     streams: [STREAMS.identity, STREAMS.directory, STREAMS.deadLetter],
-    build: () => {
-      const deps = { logger: rt.logger, metrics: rt.metrics, service: 'identity' };
-      return { grpc: [bindService(identityV1.IdentityServiceService, {}, deps)] };
+    build: async ({ dataSource, logger }) => {
+      const keys = new KeyManager({
+        dataSource,
+        alg: config.jwt.alg,
+        keyEncryptionKey: config.jwt.keyEncryptionKey,
+        rotationHours: config.jwt.keyRotationHours,
+        tokenLifetimeSeconds: config.jwt.expirySeconds,
+        issuer: config.jwt.issuer,
+        audience: config.jwt.audience,
+        logger,
+      });
+      await keys.start();
+      const directory = grpcDirectory(config.directoryTarget, rt.metrics);
+      const auth = createAuthUseCases({
+        settings: {
+          maxFailedAttempts: config.auth.maxFailedAttempts,
+          lockoutMinutes: config.auth.lockoutMinutes,
+          refreshExpirySeconds: config.jwt.refreshExpirySeconds,
+          refreshReuseGraceSeconds: config.auth.refreshReuseGraceSeconds,
+          accessExpirySeconds: config.jwt.expirySeconds,
+        },
+        uow: pgUnitOfWork(dataSource),
+        read: pgIdentityStores(dataSource.manager),
+        directory,
+        tokens: keys,
+        logger,
+      });
+      const purge = setInterval(() => {
+        purgeExpired(dataSource, config.auth.lockoutMinutes).catch((err: unknown) => logger.warn({ err }, 'purging expired records failed'));
+      }, 10 * 60_000);
+      purge.unref();
+      return {
+        grpc: identityGrpc({ auth, tokens: keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity' }),
+        consumers: identityConsumers(auth, logger),
+        stop: async () => {
+          clearInterval(purge);
+          keys.stop();
+          directory.close();
+        },
+      };
     },
   };
 }

@@ -1,0 +1,101 @@
+/**
+ * The Full profile: /api/v1/auth/*, the JWKS, and the users, roles, permissions and
+ * role-permissions collections. Rules live in the services; here are routes and schemas only.
+ */
+import type { directoryV1 } from '@iam/contracts';
+import type { FastifyInstance } from 'fastify';
+import * as S from '../../schemas/resources';
+import type { Upstreams } from '../../upstreams';
+import { type AuthRouteDeps, fullAuthRoutes } from './auth';
+import { registerCollection } from './collections';
+
+export const userJson = (u: directoryV1.User) => ({ ...u, phone: u.phone ?? null, deletedAt: u.deletedAt ?? null });
+export const roleJson = (r: directoryV1.Role) => ({ ...r, deletedAt: r.deletedAt ?? null });
+const permissionJson = (p: directoryV1.Permission) => ({ ...p, deletedAt: p.deletedAt ?? null });
+
+type UserBody = { firstName?: string; lastName?: string; email?: string; phone?: number; password?: string; roles?: string[] };
+
+/** Create/update bodies of users → directory requests (shared with the Compact profile). */
+export function userCalls(u: Upstreams) {
+  return {
+    get: async (id: string) => userJson(await u.users.getUser({ id })),
+    list: async (a: { page: number; pageSize: number; q: string; includeDeleted: boolean }) => {
+      const r = await u.users.listUsers(a);
+      return { items: r.items.map(userJson), totalCount: r.totalCount };
+    },
+    create: async (b: UserBody) =>
+      userJson(await u.users.createUser({ firstName: b.firstName!, lastName: b.lastName!, email: b.email!, phone: b.phone, password: b.password!, roles: b.roles ?? [] })),
+    update: async (id: string, b: UserBody) =>
+      userJson(await u.users.updateUser({ id, ...b, roles: b.roles === undefined ? undefined : { names: b.roles } })),
+    remove: async (id: string) => void (await u.users.deleteUser({ id })),
+  };
+}
+
+export function roleCalls(u: Upstreams) {
+  return {
+    get: async (id: string) => roleJson(await u.roles.getRole({ id })),
+    list: async (a: { page: number; pageSize: number; q: string; includeDeleted: boolean }) => {
+      const r = await u.roles.listRoles(a);
+      return { items: r.items.map(roleJson), totalCount: r.totalCount };
+    },
+    create: async (b: { name: string; description?: string }) => roleJson(await u.roles.createRole({ name: b.name, description: b.description ?? '' })),
+    update: async (id: string, b: { name?: string; description?: string }) => roleJson(await u.roles.updateRole({ id, ...b })),
+    remove: async (id: string) => void (await u.roles.deleteRole({ id })),
+  };
+}
+
+export async function fullProfile(app: FastifyInstance, deps: AuthRouteDeps): Promise<void> {
+  const u = deps.upstreams;
+  await app.register(fullAuthRoutes, deps);
+
+  registerCollection(app, deps.authenticator, {
+    path: '/api/v1/users',
+    tag: 'users',
+    permission: 'users.manage',
+    resource: S.User,
+    createBody: S.CreateUserBody,
+    updateBody: S.UpdateUserBody,
+    ...userCalls(u),
+  });
+
+  registerCollection(app, deps.authenticator, {
+    path: '/api/v1/roles',
+    tag: 'roles',
+    permission: 'roles.manage',
+    resource: S.Role,
+    createBody: S.CreateNamedBody,
+    updateBody: S.UpdateNamedBody,
+    ...roleCalls(u),
+  });
+
+  registerCollection(app, deps.authenticator, {
+    path: '/api/v1/permissions',
+    tag: 'permissions',
+    permission: 'permissions.manage',
+    resource: S.Permission,
+    createBody: S.CreateNamedBody,
+    updateBody: S.UpdateNamedBody,
+    get: async (id) => permissionJson(await u.permissions.getPermission({ id })),
+    list: async (a) => {
+      const r = await u.permissions.listPermissions(a);
+      return { items: r.items.map(permissionJson), totalCount: r.totalCount };
+    },
+    create: async (b: { name: string; description?: string }) => permissionJson(await u.permissions.createPermission({ name: b.name, description: b.description ?? '' })),
+    update: async (id, b: { name?: string; description?: string }) => permissionJson(await u.permissions.updatePermission({ id, ...b })),
+    remove: async (id) => void (await u.permissions.deletePermission({ id })),
+  });
+
+  registerCollection(app, deps.authenticator, {
+    path: '/api/v1/role-permissions',
+    tag: 'role-permissions',
+    permission: 'role-permissions.manage',
+    resource: S.RolePermission,
+    createBody: S.CreateLinkBody,
+    updateBody: S.UpdateLinkBody,
+    get: (id) => u.links.getRolePermission({ id }),
+    list: (a) => u.links.listRolePermissions(a),
+    create: (b: { roleId: string; permissionId: string }) => u.links.createRolePermission(b),
+    update: (id, b: { roleId?: string; permissionId?: string }) => u.links.updateRolePermission({ id, ...b }),
+    remove: async (id) => void (await u.links.deleteRolePermission({ id })),
+  });
+}

@@ -1,0 +1,48 @@
+/** Schemas of the authentication routes. */
+import { Type } from '@sinclair/typebox';
+import { Uuid } from './common';
+
+export const LoginBody = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: 1024, writeOnly: true }),
+  },
+  { additionalProperties: false },
+);
+
+const TokenFields = {
+  token: Type.String({ description: 'JWT access token' }),
+  refreshToken: Type.String({ description: 'One-time refresh token' }),
+  tokenType: Type.Literal('Bearer'),
+  expiresIn: Type.Integer({ description: 'Seconds until the access token expires' }),
+  refreshExpiresIn: Type.Integer({ description: 'Seconds until the refresh token expires' }),
+};
+
+export const TokenResponse = Type.Object(TokenFields, { additionalProperties: false });
+
+export const LoginResponse = Type.Object(
+  {
+    ...TokenFields,
+    user: Type.Object(
+      { id: Uuid, firstName: Type.String(), lastName: Type.String(), email: Type.String(), roles: Type.Array(Type.String()) },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RefreshBody = Type.Object({ refreshToken: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+
+const Jwk = Type.Object({
+  kid: Type.String(),
+  kty: Type.String(),
+  alg: Type.String(),
+  use: Type.String(),
+  crv: Type.Optional(Type.String()),
+  x: Type.Optional(Type.String()),
+  y: Type.Optional(Type.String()),
+  n: Type.Optional(Type.String()),
+  e: Type.Optional(Type.String()),
+});
+
+export const Jwks = Type.Object({ keys: Type.Array(Jwk) }, { additionalProperties: false });

@@ -1,0 +1,42 @@
+/**
+ * Small cryptographic helpers: AES-256-GCM sealing (signing keys at rest, email-action tokens in
+ * events), SHA-256 digests of secrets we only compare, and random opaque tokens.
+ */
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** iv ‖ ciphertext ‖ tag; the AAD binds the ciphertext to its context (a kid, an event id). */
+export function seal(key: Buffer, plaintext: Buffer | string, aad: string): Buffer {
+  if (key.length !== 32) throw new Error('AES-256-GCM needs a 32-byte key');
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(aad));
+  const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([iv, ct, cipher.getAuthTag()]);
+}
+
+/** Throws when the key, the AAD or the data is wrong. */
+export function open(key: Buffer, sealed: Buffer, aad: string): Buffer {
+  if (sealed.length < IV_BYTES + TAG_BYTES) throw new Error('sealed data is too short');
+  const iv = sealed.subarray(0, IV_BYTES);
+  const tag = sealed.subarray(sealed.length - TAG_BYTES);
+  const decipher = createDecipheriv('aes-256-gcm', key, iv);
+  decipher.setAAD(Buffer.from(aad));
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
+}
+
+export function sha256(data: string | Buffer): Buffer {
+  return createHash('sha256').update(data).digest();
+}
+
+/** `bytes` random bytes as base64url (32 bytes → 43 characters). */
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export function constantTimeEqual(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}

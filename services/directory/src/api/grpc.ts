@@ -1,0 +1,150 @@
+/** gRPC handlers: proto messages in, use cases, proto messages out. No rules live here. */
+import { directoryV1 } from '@iam/contracts';
+import { type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
+import type { CredentialUseCases } from '../app/credentials';
+import type { LinkUseCases } from '../app/links';
+import type { NamedUseCases } from '../app/roles';
+import type { UserUseCases } from '../app/users';
+import type { Permission, Principal, Role, RolePermission, User } from '../domain/model';
+import { checkListQuery } from '../domain/rules';
+
+export interface DirectoryUseCases {
+  readonly users: UserUseCases;
+  readonly roles: NamedUseCases<Role>;
+  readonly permissions: NamedUseCases<Permission>;
+  readonly links: LinkUseCases;
+  readonly credentials: CredentialUseCases;
+}
+
+const toUser = (u: User): directoryV1.User => ({
+  id: u.id,
+  firstName: u.firstName,
+  lastName: u.lastName,
+  email: u.email,
+  phone: u.phone ?? undefined,
+  emailVerified: u.emailVerified,
+  roles: [...u.roles],
+  createdAt: u.createdAt,
+  updatedAt: u.updatedAt,
+  deletedAt: u.deletedAt ?? undefined,
+});
+
+const toRole = (r: Role): directoryV1.Role => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  permissions: [...r.permissions],
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+  deletedAt: r.deletedAt ?? undefined,
+});
+
+const toPermission = (p: Permission): directoryV1.Permission => ({
+  id: p.id,
+  name: p.name,
+  description: p.description,
+  createdAt: p.createdAt,
+  updatedAt: p.updatedAt,
+  deletedAt: p.deletedAt ?? undefined,
+});
+
+const toLink = (l: RolePermission): directoryV1.RolePermission => ({ ...l });
+
+const toPrincipal = (p: Principal): directoryV1.Principal => ({ ...p, roles: [...p.roles], permissions: [...p.permissions] });
+
+export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): ServiceBinding[] {
+  return [
+    bindService(
+      directoryV1.UserServiceService,
+      {
+        createUser: async (r) => toUser(await uc.users.create({ ...r, phone: r.phone })),
+        getUser: async (r) => toUser(await uc.users.get(r.id)),
+        updateUser: async (r) =>
+          toUser(
+            await uc.users.update(r.id, {
+              firstName: r.firstName,
+              lastName: r.lastName,
+              email: r.email,
+              phone: r.phone,
+              password: r.password,
+              roles: r.roles?.names,
+            }),
+          ),
+        deleteUser: async (r) => (await uc.users.remove(r.id), {}),
+        listUsers: async (q) => {
+          const page = await uc.users.list(checkListQuery(q));
+          return { items: page.items.map(toUser), totalCount: page.totalCount };
+        },
+      },
+      deps,
+    ),
+    bindService(
+      directoryV1.RoleServiceService,
+      {
+        createRole: async (r) => toRole(await uc.roles.create(r)),
+        getRole: async (r) => toRole(await uc.roles.get(r.id)),
+        updateRole: async (r) => toRole(await uc.roles.update(r.id, { name: r.name, description: r.description })),
+        deleteRole: async (r) => (await uc.roles.remove(r.id), {}),
+        listRoles: async (q) => {
+          const page = await uc.roles.list(checkListQuery(q));
+          return { items: page.items.map(toRole), totalCount: page.totalCount };
+        },
+      },
+      deps,
+    ),
+    bindService(
+      directoryV1.PermissionServiceService,
+      {
+        createPermission: async (r) => toPermission(await uc.permissions.create(r)),
+        getPermission: async (r) => toPermission(await uc.permissions.get(r.id)),
+        updatePermission: async (r) => toPermission(await uc.permissions.update(r.id, { name: r.name, description: r.description })),
+        deletePermission: async (r) => (await uc.permissions.remove(r.id), {}),
+        listPermissions: async (q) => {
+          const page = await uc.permissions.list(checkListQuery(q));
+          return { items: page.items.map(toPermission), totalCount: page.totalCount };
+        },
+      },
+      deps,
+    ),
+    bindService(
+      directoryV1.RolePermissionServiceService,
+      {
+        createRolePermission: async (r) => toLink(await uc.links.create(r)),
+        getRolePermission: async (r) => toLink(await uc.links.get(r.id)),
+        updateRolePermission: async (r) => toLink(await uc.links.update(r.id, { roleId: r.roleId, permissionId: r.permissionId })),
+        deleteRolePermission: async (r) => (await uc.links.remove(r.id), {}),
+        listRolePermissions: async (q) => {
+          const page = await uc.links.list(checkListQuery(q));
+          return { items: page.items.map(toLink), totalCount: page.totalCount };
+        },
+      },
+      deps,
+    ),
+    bindService(
+      directoryV1.CredentialServiceService,
+      {
+        verifyCredentials: async (r) => {
+          const p = await uc.credentials.verify(r.email, r.password);
+          return p ? { valid: true, principal: toPrincipal(p) } : { valid: false, principal: undefined };
+        },
+        getPrincipal: async (r) => toPrincipal(await uc.credentials.principal(r.userId)),
+        findAccount: async (r) => {
+          const p = await uc.credentials.findAccount(r.email);
+          return p ? { found: true, principal: toPrincipal(p) } : { found: false, principal: undefined };
+        },
+        setPassword: async (r) => (await uc.credentials.setPassword(r.userId, r.password), {}),
+        markEmailVerified: async (r) => (await uc.credentials.markEmailVerified(r.userId), {}),
+        ensureAdministrator: async (r) => {
+          const { user, created } = await uc.credentials.ensureAdministrator({
+            email: r.email,
+            password: r.password,
+            firstName: r.firstName || undefined,
+            lastName: r.lastName || undefined,
+          });
+          return { user: toUser(user), created };
+        },
+      },
+      deps,
+    ),
+  ];
+}

@@ -1,0 +1,124 @@
+/**
+ * Role and permission use cases. The two share their shape (name unique case-insensitively among
+ * live records, description, soft delete); deleting either also revokes its role-permission links.
+ */
+import { randomUUID } from 'node:crypto';
+import { SUBJECTS } from '@iam/contracts';
+import { AppError, event, type NewEvent } from '@iam/platform';
+import type { ListQuery, Page, Permission, Role, RolePermission } from '../domain/model';
+import { ADMINISTRATOR_ROLE } from '../domain/model';
+import type { Stores, UnitOfWork } from '../domain/ports';
+import { Violations, checkDescription, checkId, checkName } from '../domain/rules';
+
+export interface NamedInput {
+  name?: string;
+  description?: string;
+}
+
+export interface NamedUseCases<T> {
+  create(input: { name: string; description?: string }): Promise<T>;
+  get(id: string): Promise<T>;
+  update(id: string, input: NamedInput): Promise<T>;
+  remove(id: string): Promise<void>;
+  list(query: ListQuery): Promise<Page<T>>;
+}
+
+type Kind = 'role' | 'permission';
+
+const EVENTS = {
+  role: { created: SUBJECTS.roleCreated, updated: SUBJECTS.roleUpdated, deleted: SUBJECTS.roleDeleted },
+  permission: { created: SUBJECTS.permissionCreated, updated: SUBJECTS.permissionUpdated, deleted: SUBJECTS.permissionDeleted },
+} as const;
+
+function namedEvent(kind: Kind, verb: 'created' | 'updated' | 'deleted', r: { id: string; name: string }, changedFields: string[] = []): NewEvent {
+  return kind === 'role'
+    ? event(EVENTS.role[verb], { roleId: r.id, name: r.name, changedFields })
+    : event(EVENTS.permission[verb], { permissionId: r.id, name: r.name, changedFields });
+}
+
+export function linkRevokedEvent(l: RolePermission): NewEvent {
+  return event(SUBJECTS.rolePermissionDeleted, {
+    linkId: l.id,
+    roleId: l.roleId,
+    permissionId: l.permissionId,
+    roleName: l.roleName,
+    permissionName: l.permissionName,
+  });
+}
+
+function validate(input: NamedInput, requireName: boolean): { name?: string; description?: string } {
+  const v = new Violations();
+  const out: { name?: string; description?: string } = {};
+  if (input.name !== undefined || requireName) out.name = checkName(v, 'name', input.name ?? '');
+  if (input.description !== undefined) out.description = checkDescription(v, 'description', input.description);
+  v.throwIfAny();
+  return out;
+}
+
+function namedUseCases<T extends { id: string; name: string }>(
+  kind: Kind,
+  deps: { uow: UnitOfWork; read: Stores },
+  store: (s: Stores) => Stores['roles'] | Stores['permissions'],
+): NamedUseCases<T> {
+  const label = kind === 'role' ? 'role' : 'permission';
+  const notFound = () => AppError.notFound(`The ${label} does not exist.`);
+  return {
+    async create(input) {
+      const { name, description } = validate(input, true);
+      return deps.uow.run(async (tx) => {
+        const id = randomUUID();
+        await store(tx).insert({ id, name: name!, description: description ?? '' });
+        const created = (await store(tx).findById(id)) as unknown as T;
+        await tx.publish([namedEvent(kind, 'created', created)]);
+        return created;
+      });
+    },
+
+    async get(id) {
+      const found = await store(deps.read).findById(checkId(id));
+      if (!found) throw notFound();
+      return found as unknown as T;
+    },
+
+    async update(id, input) {
+      checkId(id);
+      const patch = validate(input, false);
+      return deps.uow.run(async (tx) => {
+        const before = await store(tx).findById(id, { forUpdate: true });
+        if (!before) throw notFound();
+        if (kind === 'role' && before.name === ADMINISTRATOR_ROLE && patch.name !== undefined && patch.name !== ADMINISTRATOR_ROLE) {
+          throw AppError.validation('The Administrator role cannot be renamed.', [{ field: 'name', message: 'cannot change' }]);
+        }
+        await store(tx).update(id, patch);
+        const after = (await store(tx).findById(id)) as unknown as T;
+        const fields = Object.keys(patch);
+        if (fields.length > 0) await tx.publish([namedEvent(kind, 'updated', after, fields)]);
+        return after;
+      });
+    },
+
+    async remove(id) {
+      checkId(id);
+      await deps.uow.run(async (tx) => {
+        const found = await store(tx).findById(id, { forUpdate: true });
+        if (!found) throw notFound();
+        if (kind === 'role' && found.name === ADMINISTRATOR_ROLE) {
+          throw AppError.validation('The Administrator role cannot be deleted.', [{ field: 'id', message: 'is the Administrator role' }]);
+        }
+        if (!(await store(tx).softDelete(id))) throw notFound();
+        const revoked = await tx.links.revokeAllOf(kind === 'role' ? { roleId: id } : { permissionId: id });
+        await tx.publish([namedEvent(kind, 'deleted', found), ...revoked.map(linkRevokedEvent)]);
+      });
+    },
+
+    list: async (query) => (await store(deps.read).list(query)) as unknown as Page<T>,
+  };
+}
+
+export function createRoleUseCases(deps: { uow: UnitOfWork; read: Stores }): NamedUseCases<Role> {
+  return namedUseCases<Role>('role', deps, (s) => s.roles);
+}
+
+export function createPermissionUseCases(deps: { uow: UnitOfWork; read: Stores }): NamedUseCases<Permission> {
+  return namedUseCases<Permission>('permission', deps, (s) => s.permissions);
+}

@@ -1,0 +1,81 @@
+/**
+ * Ports the directory's use cases need. Reading users and reading password hashes are separate
+ * ports: only the credential use cases get the privileged one.
+ */
+import type { NewEvent } from '@iam/platform';
+import type { ListQuery, Page, Permission, Principal, Role, RolePermission, User } from './model';
+
+export interface UserStore {
+  /** Throws CONFLICT (field email) when a live user has the email. */
+  insert(user: { id: string; firstName: string; lastName: string; email: string; phone: number | null; passwordHash: string }): Promise<void>;
+  /** Applies the given fields; throws CONFLICT (field email) on a duplicate. */
+  update(id: string, patch: Partial<{ firstName: string; lastName: string; email: string; phone: number | null; passwordHash: string }>): Promise<void>;
+  /** Replaces the user's role assignments. */
+  setRoles(userId: string, roleIds: readonly string[]): Promise<void>;
+  softDelete(id: string): Promise<boolean>;
+  findById(id: string, opts?: { includeDeleted?: boolean; forUpdate?: boolean }): Promise<User | null>;
+  list(query: ListQuery): Promise<Page<User>>;
+}
+
+/** Privileged: password hashes and token claims. */
+export interface CredentialStore {
+  /** The live user with this (normalised) email and its hash. */
+  findByEmail(email: string): Promise<{ id: string; passwordHash: string } | null>;
+  setPasswordHash(userId: string, hash: string): Promise<boolean>;
+  markEmailVerified(userId: string): Promise<boolean>;
+  /** Names, live roles and the live permissions they grant; null for an unknown or deleted user. */
+  principal(userId: string): Promise<Principal | null>;
+}
+
+export interface RoleStore {
+  /** Throws CONFLICT (field name) when a live role has the name (case-insensitively). */
+  insert(role: { id: string; name: string; description: string }): Promise<void>;
+  update(id: string, patch: Partial<{ name: string; description: string }>): Promise<void>;
+  softDelete(id: string): Promise<boolean>;
+  findById(id: string, opts?: { includeDeleted?: boolean; forUpdate?: boolean }): Promise<Role | null>;
+  list(query: ListQuery): Promise<Page<Role>>;
+  /** Live roles matching the names case-insensitively. */
+  findLiveByNames(names: readonly string[]): Promise<Array<{ id: string; name: string }>>;
+}
+
+export interface PermissionStore {
+  insert(permission: { id: string; name: string; description: string }): Promise<void>;
+  update(id: string, patch: Partial<{ name: string; description: string }>): Promise<void>;
+  softDelete(id: string): Promise<boolean>;
+  findById(id: string, opts?: { includeDeleted?: boolean; forUpdate?: boolean }): Promise<Permission | null>;
+  list(query: ListQuery): Promise<Page<Permission>>;
+}
+
+export interface RolePermissionStore {
+  /** Throws CONFLICT when the role already holds the permission. */
+  insert(link: { id: string; roleId: string; permissionId: string }): Promise<void>;
+  update(id: string, patch: Partial<{ roleId: string; permissionId: string }>): Promise<void>;
+  revoke(id: string): Promise<boolean>;
+  /** Revokes every live link of a role or a permission; returns the revoked links. */
+  revokeAllOf(by: { roleId?: string; permissionId?: string }): Promise<RolePermission[]>;
+  findById(id: string, opts?: { forUpdate?: boolean }): Promise<RolePermission | null>;
+  list(query: ListQuery): Promise<Page<RolePermission>>;
+}
+
+export interface Stores {
+  readonly users: UserStore;
+  readonly credentials: CredentialStore;
+  readonly roles: RoleStore;
+  readonly permissions: PermissionStore;
+  readonly links: RolePermissionStore;
+}
+
+/** Runs `fn` in one database transaction; events appended in it are published after commit. */
+export interface UnitOfWork {
+  run<T>(fn: (tx: Stores & { publish(events: readonly NewEvent[]): Promise<void> }) => Promise<T>): Promise<T>;
+}
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** False for a wrong password or a malformed hash; never throws for those. */
+  verify(hash: string, password: string): Promise<boolean>;
+  /** Costs one verification, for answers that must not be faster when there is no user. */
+  verifyDummy(password: string): Promise<void>;
+  /** Whether the hash was made with other parameters than the current ones (re-hash after a login). */
+  needsRehash(hash: string): boolean;
+}

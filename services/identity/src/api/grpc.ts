@@ -1,0 +1,37 @@
+/** gRPC handlers of IdentityService: proto in, use cases, proto out. */
+import { identityV1 } from '@iam/contracts';
+import { type AccessClaims, type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
+import type { AuthUseCases } from '../app/auth';
+import type { TokenService } from '../domain/ports';
+
+const toClaims = (c: AccessClaims): identityV1.Claims => ({ ...c, aud: [...c.aud], roles: [...c.roles], permissions: [...c.permissions] });
+
+export function identityGrpc(deps: { auth: AuthUseCases; tokens: TokenService }, h: HandlerDeps): ServiceBinding[] {
+  const { auth, tokens } = deps;
+  return [
+    bindService(
+      identityV1.IdentityServiceService,
+      {
+        login: async (r) => {
+          const { tokens: t, principal: p } = await auth.login(r.email, r.password);
+          return {
+            tokens: t,
+            user: { id: p.userId, firstName: p.firstName, lastName: p.lastName, email: p.email, roles: [...p.roles] },
+          };
+        },
+        refresh: async (r) => auth.refresh(r.refreshToken),
+        revoke: async (r) => (await auth.revoke(r.accessToken), {}),
+        validateToken: async (r) => ({ claims: toClaims(await auth.validate(r.accessToken)) }),
+        introspect: async (r) => {
+          const c = await auth.introspect(r.token);
+          return c ? { active: true, claims: toClaims(c) } : { active: false, claims: undefined };
+        },
+        getJwks: async () => ({
+          keys: (await tokens.jwks()).map((k) => ({ kid: k.kid, kty: k.kty, alg: k.alg, use: k.use, crv: k.crv ?? '', x: k.x ?? '', y: k.y ?? '', n: k.n ?? '', e: k.e ?? '' })),
+        }),
+        listRevokedTokens: async () => ({ tokens: await auth.revokedTokens() }),
+      },
+      h,
+    ),
+  ];
+}

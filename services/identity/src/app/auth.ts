@@ -1,0 +1,156 @@
+/**
+ * Login, refresh rotation with reuse detection, revocation, and token validation for internal
+ * callers. Every failed login answers the same way (wrong password, unknown or deleted email,
+ * locked account) and costs the same (one argon2 verification in the directory).
+ */
+import { randomUUID } from 'node:crypto';
+import { SUBJECTS } from '@iam/contracts';
+import { type AccessClaims, AppError, type Logger, event, randomToken, sha256 } from '@iam/platform';
+import type { Principal, TokenPair } from '../domain/model';
+import type { Directory, IdentityStores, TokenService, UnitOfWork } from '../domain/ports';
+
+export interface AuthSettings {
+  readonly maxFailedAttempts: number;
+  readonly lockoutMinutes: number;
+  readonly refreshExpirySeconds: number;
+  readonly refreshReuseGraceSeconds: number;
+  readonly accessExpirySeconds: number;
+}
+
+export interface AuthUseCases {
+  login(email: string, password: string): Promise<{ tokens: TokenPair; principal: Principal }>;
+  refresh(refreshToken: string): Promise<TokenPair>;
+  revoke(accessToken: string): Promise<void>;
+  /** Signature, expiry and the denylist. Throws UNAUTHENTICATED. */
+  validate(accessToken: string): Promise<AccessClaims>;
+  /** Like validate, but null instead of an error (RFC 7662 "active": false). */
+  introspect(token: string): Promise<AccessClaims | null>;
+  revokedTokens(): Promise<Array<{ jti: string; expiresAt: Date }>>;
+  /** Ends every session of a user (deleted, or password changed). */
+  endSessions(userId: string): Promise<number>;
+  /** Clears the failed-login count of an email (after a password reset). */
+  clearLockout(email: string): Promise<void>;
+}
+
+/** Base64url of 32 random bytes. */
+const REFRESH_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
+
+export const INVALID_CREDENTIALS = 'The email or password is incorrect.';
+const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
+
+export function emailKey(email: string): Buffer {
+  return sha256(email.trim().toLowerCase());
+}
+
+export function createAuthUseCases(deps: {
+  settings: AuthSettings;
+  uow: UnitOfWork;
+  read: IdentityStores;
+  directory: Directory;
+  tokens: TokenService;
+  logger: Logger;
+}): AuthUseCases {
+  const { settings: s, uow, read, directory, tokens } = deps;
+
+  async function issuePair(principal: Principal, familyId: string, familyExpiresAt: Date, tx: IdentityStores): Promise<{ pair: TokenPair; id: string }> {
+    const refreshToken = randomToken(32);
+    const id = randomUUID();
+    await tx.refreshTokens.insert({ id, familyId, userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt: familyExpiresAt });
+    const access = await tokens.issue(principal);
+    return {
+      id,
+      pair: {
+        accessToken: access.token,
+        refreshToken,
+        tokenType: 'Bearer',
+        expiresIn: s.accessExpirySeconds,
+        refreshExpiresIn: Math.max(1, Math.floor((familyExpiresAt.getTime() - Date.now()) / 1000)),
+      },
+    };
+  }
+
+  return {
+    async login(email, password) {
+      const key = emailKey(email);
+      const locked = await read.lockouts.isLocked(key);
+      // Checked even when locked, so a locked account answers exactly as slowly as any other.
+      const principal = await directory.verifyCredentials(email, password);
+      if (!principal || locked) {
+        if (!locked) {
+          const r = await read.lockouts.recordFailure(key, s.maxFailedAttempts, s.lockoutMinutes);
+          if (r.locked) deps.logger.warn({ failures: r.count }, 'account locked after repeated failed logins');
+        }
+        throw AppError.unauthenticated(INVALID_CREDENTIALS);
+      }
+      return uow.run(async (tx) => {
+        await tx.lockouts.clear(key);
+        const { pair } = await issuePair(principal, randomUUID(), new Date(Date.now() + s.refreshExpirySeconds * 1000), tx);
+        return { tokens: pair, principal };
+      });
+    },
+
+    async refresh(refreshToken) {
+      if (!REFRESH_TOKEN_RE.test(refreshToken)) throw AppError.unauthenticated(INVALID_REFRESH);
+      const hash = sha256(refreshToken);
+      const seen = await read.refreshTokens.findByHash(hash);
+      if (!seen || seen.revokedAt || seen.expiresAt <= new Date()) throw AppError.unauthenticated(INVALID_REFRESH);
+      // Current roles and permissions (and whether the user still exists), outside the transaction.
+      const principal = seen.rotatedAt ? null : await directory.principal(seen.userId);
+      const outcome = await uow.run(async (tx) => {
+        const current = await tx.refreshTokens.findByHash(hash, { forUpdate: true });
+        if (!current || current.revokedAt || current.expiresAt <= new Date()) return { error: true as const };
+        if (current.rotatedAt) {
+          // RFC 9700 reuse detection: a rotated token came back. Within the grace period (a client
+          // retrying), refuse without revoking; otherwise the whole family is revoked.
+          const withinGrace = Date.now() - current.rotatedAt.getTime() <= s.refreshReuseGraceSeconds * 1000;
+          if (!withinGrace) {
+            const n = await tx.refreshTokens.revokeFamily(current.familyId);
+            return { error: true as const, reuse: n };
+          }
+          return { error: true as const };
+        }
+        if (!principal) {
+          await tx.refreshTokens.revokeFamily(current.familyId);
+          return { error: true as const };
+        }
+        const { pair, id } = await issuePair(principal, current.familyId, current.expiresAt, tx);
+        await tx.refreshTokens.markRotated(current.id, id);
+        return { pair };
+      });
+      if ('reuse' in outcome) deps.logger.warn({ userId: seen.userId, revoked: outcome.reuse }, 'refresh token reuse detected; token family revoked');
+      if (!('pair' in outcome) || !outcome.pair) throw AppError.unauthenticated(INVALID_REFRESH);
+      return outcome.pair;
+    },
+
+    async revoke(accessToken) {
+      const claims = await tokens.verify(accessToken);
+      await uow.run(async (tx) => {
+        const expiresAt = new Date(claims.exp * 1000);
+        await tx.denylist.add(claims.jti, claims.sub, expiresAt);
+        await tx.refreshTokens.revokeAllOfUser(claims.sub);
+        await tx.publish([event(SUBJECTS.tokenRevoked, { jti: claims.jti, userId: claims.sub, expiresAt })]);
+      });
+    },
+
+    async validate(accessToken) {
+      const claims = await tokens.verify(accessToken);
+      if (await read.denylist.has(claims.jti)) throw AppError.unauthenticated('The access token has been revoked.');
+      return claims;
+    },
+
+    async introspect(token) {
+      try {
+        return await this.validate(token);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return null;
+        throw err;
+      }
+    },
+
+    revokedTokens: () => read.denylist.active(),
+
+    endSessions: (userId) => read.refreshTokens.revokeAllOfUser(userId),
+
+    clearLockout: (email) => read.lockouts.clear(emailKey(email)),
+  };
+}

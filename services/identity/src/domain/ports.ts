@@ -1,0 +1,52 @@
+/** Ports of the identity service's use cases. */
+import type { NewEvent } from '@iam/platform';
+import type { AccessClaims, Principal, PublicJwk, RefreshRecord } from './model';
+
+/** The directory, as identity needs it (implemented over gRPC). */
+export interface Directory {
+  /** The principal for valid credentials; null for any failure (one answer, one cost). */
+  verifyCredentials(email: string, password: string): Promise<Principal | null>;
+  /** Null for an unknown or deleted user. */
+  principal(userId: string): Promise<Principal | null>;
+}
+
+/** Signs and verifies access tokens with identity's own keys. */
+export interface TokenService {
+  issue(principal: Principal): Promise<{ token: string; jti: string; expiresAt: Date }>;
+  /** Signature, algorithm, kid, issuer, audience, exp/nbf; not the denylist. Throws UNAUTHENTICATED. */
+  verify(token: string): Promise<AccessClaims>;
+  jwks(): Promise<PublicJwk[]>;
+}
+
+export interface RefreshTokenStore {
+  insert(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }): Promise<void>;
+  findByHash(hash: Buffer, opts?: { forUpdate?: boolean }): Promise<RefreshRecord | null>;
+  markRotated(id: string, replacedBy: string): Promise<void>;
+  revokeFamily(familyId: string): Promise<number>;
+  revokeAllOfUser(userId: string): Promise<number>;
+}
+
+/** Failed logins per normalised email; counts are exact under concurrency (one row, updated atomically). */
+export interface LockoutStore {
+  isLocked(emailHash: Buffer): Promise<boolean>;
+  /** Counts a failure; locks when the count reaches `max`. An expired lock starts the count again. */
+  recordFailure(emailHash: Buffer, max: number, lockMinutes: number): Promise<{ count: number; locked: boolean }>;
+  clear(emailHash: Buffer): Promise<void>;
+}
+
+export interface DenylistStore {
+  /** True when the jti was not on the list yet. */
+  add(jti: string, userId: string, expiresAt: Date): Promise<boolean>;
+  has(jti: string): Promise<boolean>;
+  active(): Promise<Array<{ jti: string; expiresAt: Date }>>;
+}
+
+export interface IdentityStores {
+  readonly refreshTokens: RefreshTokenStore;
+  readonly lockouts: LockoutStore;
+  readonly denylist: DenylistStore;
+}
+
+export interface UnitOfWork {
+  run<T>(fn: (tx: IdentityStores & { publish(events: readonly NewEvent[]): Promise<void> }) => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,30 @@
+/** The directory port over gRPC (CredentialService). */
+import { directoryV1 } from '@iam/contracts';
+import { AppError, type Metrics, createGrpcClient } from '@iam/platform';
+import type { Principal } from '../domain/model';
+import type { Directory } from '../domain/ports';
+
+export function grpcDirectory(target: string, metrics: Metrics): Directory & { close(): void } {
+  const client = createGrpcClient(directoryV1.CredentialServiceService, {
+    target,
+    metrics,
+    defaultDeadlineMs: 10_000,
+    idempotent: ['verifyCredentials', 'getPrincipal', 'findAccount', 'markEmailVerified'],
+  });
+  const toPrincipal = (p: directoryV1.Principal): Principal => ({ ...p });
+  return {
+    async verifyCredentials(email, password) {
+      const r = await client.call.verifyCredentials({ email, password });
+      return r.valid && r.principal ? toPrincipal(r.principal) : null;
+    },
+    async principal(userId) {
+      try {
+        return toPrincipal(await client.call.getPrincipal({ userId }));
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'NOT_FOUND') return null;
+        throw err;
+      }
+    },
+    close: () => client.close(),
+  };
+}

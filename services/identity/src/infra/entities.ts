@@ -1,0 +1,101 @@
+/** TypeORM mappings of the identity schema (created by migrations; checked against them by a test). */
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** JWT signing keys; the private half sealed with the key-encryption key. */
+@Entity({ name: 'signing_keys' })
+export class SigningKeyRow {
+  @PrimaryColumn('text')
+  kid!: string;
+
+  @Column('text')
+  alg!: string;
+
+  @Column('jsonb', { name: 'public_jwk' })
+  publicJwk!: Record<string, unknown>;
+
+  @Column('bytea', { name: 'private_key' })
+  privateKey!: Buffer;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  /** Signs from then on. */
+  @Column('timestamptz', { name: 'activates_at' })
+  activatesAt!: Date;
+
+  /** Stops signing then. */
+  @Column('timestamptz', { name: 'retires_at' })
+  retiresAt!: Date;
+
+  /** Leaves the JWKS then (its last tokens have expired). */
+  @Column('timestamptz', { name: 'expires_at' })
+  expiresAt!: Date;
+}
+
+/** Refresh tokens: only a SHA-256 of the token is stored. One family per login. */
+@Entity({ name: 'refresh_tokens' })
+@Index('uq_refresh_tokens_hash', ['tokenHash'], { unique: true })
+@Index('ix_refresh_tokens_user_live', ['userId'], { where: '"revoked_at" IS NULL' })
+@Index('ix_refresh_tokens_family', ['familyId'])
+@Index('ix_refresh_tokens_expires', ['expiresAt'])
+export class RefreshTokenRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('uuid', { name: 'family_id' })
+  familyId!: string;
+
+  @Column('uuid', { name: 'user_id' })
+  userId!: string;
+
+  @Column('bytea', { name: 'token_hash' })
+  tokenHash!: Buffer;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'expires_at' })
+  expiresAt!: Date;
+
+  @Column('timestamptz', { name: 'rotated_at', nullable: true })
+  rotatedAt!: Date | null;
+
+  @Column('timestamptz', { name: 'revoked_at', nullable: true })
+  revokedAt!: Date | null;
+
+  @Column('uuid', { name: 'replaced_by', nullable: true })
+  replacedBy!: string | null;
+}
+
+/** Failed logins per normalised email (stored as its SHA-256), for the lockout. */
+@Entity({ name: 'login_failures' })
+export class LoginFailureRow {
+  @PrimaryColumn('bytea', { name: 'email_hash' })
+  emailHash!: Buffer;
+
+  @Column('integer', { name: 'failed_count' })
+  failedCount!: number;
+
+  @Column('timestamptz', { name: 'locked_until', nullable: true })
+  lockedUntil!: Date | null;
+
+  @Column('timestamptz', { name: 'last_failed_at' })
+  lastFailedAt!: Date;
+}
+
+/** The access-token denylist: kept until the token would have expired anyway. */
+@Entity({ name: 'revoked_access_tokens' })
+@Index('ix_revoked_access_tokens_expires', ['expiresAt'])
+export class RevokedAccessTokenRow {
+  @PrimaryColumn('text')
+  jti!: string;
+
+  @Column('uuid', { name: 'user_id' })
+  userId!: string;
+
+  @Column('timestamptz', { name: 'expires_at' })
+  expiresAt!: Date;
+
+  @Column('timestamptz', { name: 'revoked_at', default: () => 'now()' })
+  revokedAt!: Date;
+}

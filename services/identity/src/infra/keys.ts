@@ -1,0 +1,193 @@
+/**
+ * JWT signing keys, generated and stored by identity. The private half is sealed with the
+ * key-encryption key (AES-256-GCM, AAD = kid). A key signs from `activates_at` to `retires_at`;
+ * its successor is created (and published in the JWKS) an hour before, so gateways know it
+ * before the first token it signs; a retired key stays in the JWKS until its last token expires.
+ * Replicas coordinate key creation with an advisory lock.
+ */
+import { type AccessClaims, type JwtAlg, type Logger, open, seal, verifyAccessToken } from '@iam/platform';
+import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { Principal, PublicJwk } from '../domain/model';
+import type { TokenService } from '../domain/ports';
+
+const PREPUBLISH_MS = 60 * 60 * 1000;
+const SKEW_MS = 60 * 1000;
+
+interface LoadedKey {
+  kid: string;
+  alg: JwtAlg;
+  publicJwk: PublicJwk;
+  publicKey: CryptoKey;
+  /** Undefined when it cannot be decrypted (another key-encryption key): it only verifies. */
+  privateKey: CryptoKey | undefined;
+  activatesAt: Date;
+  retiresAt: Date;
+  expiresAt: Date;
+}
+
+export interface KeyManagerOptions {
+  readonly dataSource: DataSource;
+  readonly alg: JwtAlg;
+  readonly keyEncryptionKey: Buffer;
+  readonly rotationHours: number;
+  /** Access-token lifetime (s): how long a retired key must stay published. */
+  readonly tokenLifetimeSeconds: number;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly logger: Logger;
+}
+
+export async function generateSigningKey(alg: JwtAlg): Promise<{ kid: string; publicJwk: PublicJwk; privateJwk: JWK }> {
+  const { publicKey, privateKey } =
+    alg === 'EdDSA'
+      ? await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true })
+      : alg === 'ES256'
+        ? await generateKeyPair('ES256', { extractable: true })
+        : await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
+  const pub = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(pub);
+  const publicJwk = { ...pub, kid, alg, use: 'sig' } as PublicJwk;
+  return { kid, publicJwk, privateJwk: { ...(await exportJWK(privateKey)), kid, alg } };
+}
+
+export class KeyManager implements TokenService {
+  private keys: LoadedKey[] = [];
+  private lastLoad = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: KeyManagerOptions) {}
+
+  /** Loads the keys and makes sure one can sign now. */
+  async start(): Promise<void> {
+    await this.rotateIfDue();
+    this.timer = setInterval(() => {
+      this.rotateIfDue().catch((err: unknown) => this.opts.logger.error({ err }, 'signing key rotation failed'));
+    }, 60_000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Creates the next key when the active one retires within the pre-publication window. */
+  async rotateIfDue(now = new Date()): Promise<void> {
+    await this.load();
+    if (!this.needsKey(now)) return;
+    await this.opts.dataSource.transaction(async (m) => {
+      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['identity:signing-keys']);
+      this.keys = await this.read(m.query.bind(m));
+      if (!this.needsKey(now)) return;
+      const current = this.signing(now);
+      const activatesAt = current ? current.retiresAt : now;
+      const retiresAt = new Date(activatesAt.getTime() + this.opts.rotationHours * 3600_000);
+      const expiresAt = new Date(retiresAt.getTime() + this.opts.tokenLifetimeSeconds * 1000 + SKEW_MS);
+      const { kid, publicJwk, privateJwk } = await generateSigningKey(this.opts.alg);
+      await m.query(
+        `INSERT INTO signing_keys (kid, alg, public_jwk, private_key, activates_at, retires_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [kid, this.opts.alg, JSON.stringify(publicJwk), seal(this.opts.keyEncryptionKey, JSON.stringify(privateJwk), kid), activatesAt, retiresAt, expiresAt],
+      );
+      // Keys of another algorithm (JWT_ALG changed) stop signing when the new one starts.
+      await m.query(
+        `UPDATE signing_keys SET retires_at = $2, expires_at = $2::timestamptz + make_interval(secs => $3)
+          WHERE alg <> $1 AND retires_at > $2`,
+        [this.opts.alg, activatesAt, this.opts.tokenLifetimeSeconds + SKEW_MS / 1000],
+      );
+      this.opts.logger.info({ kid, alg: this.opts.alg, activatesAt, retiresAt }, 'signing key created');
+    });
+    await this.load(true);
+  }
+
+  private needsKey(now: Date): boolean {
+    const usable = this.keys.filter((k) => k.privateKey && k.alg === this.opts.alg);
+    const latest = usable.reduce<LoadedKey | undefined>((a, k) => (!a || k.retiresAt > a.retiresAt ? k : a), undefined);
+    return !latest || latest.retiresAt.getTime() - now.getTime() <= PREPUBLISH_MS || !this.signing(now);
+  }
+
+  /** The key that signs now: active, of the configured algorithm, decryptable; the newest wins. */
+  private signing(now: Date): LoadedKey | undefined {
+    return this.keys
+      .filter((k) => k.privateKey && k.alg === this.opts.alg && k.activatesAt <= now && now < k.retiresAt)
+      .sort((a, b) => b.activatesAt.getTime() - a.activatesAt.getTime())[0];
+  }
+
+  private async load(force = false): Promise<void> {
+    if (!force && Date.now() - this.lastLoad < 30_000 && this.keys.length > 0) return;
+    this.keys = await this.read((sql, params) => this.opts.dataSource.query(sql, params));
+    this.lastLoad = Date.now();
+  }
+
+  private async read(query: (sql: string, params?: unknown[]) => Promise<unknown>): Promise<LoadedKey[]> {
+    const rows = (await query(
+      `SELECT kid, alg, public_jwk, private_key, activates_at, retires_at, expires_at FROM signing_keys WHERE expires_at > now() ORDER BY activates_at`,
+    )) as Array<{ kid: string; alg: JwtAlg; public_jwk: PublicJwk; private_key: Buffer; activates_at: Date; retires_at: Date; expires_at: Date }>;
+    const out: LoadedKey[] = [];
+    for (const r of rows) {
+      let privateKey: CryptoKey | undefined;
+      try {
+        const jwk = JSON.parse(open(this.opts.keyEncryptionKey, r.private_key, r.kid).toString('utf8')) as JWK;
+        privateKey = (await importJWK(jwk, r.alg)) as CryptoKey;
+      } catch {
+        this.opts.logger.warn({ kid: r.kid }, 'signing key cannot be decrypted with the configured key-encryption key; it only verifies');
+      }
+      out.push({
+        kid: r.kid,
+        alg: r.alg,
+        publicJwk: r.public_jwk,
+        publicKey: (await importJWK(r.public_jwk as JWK, r.alg)) as CryptoKey,
+        privateKey,
+        activatesAt: r.activates_at,
+        retiresAt: r.retires_at,
+        expiresAt: r.expires_at,
+      });
+    }
+    return out;
+  }
+
+  async issue(p: Principal): Promise<{ token: string; jti: string; expiresAt: Date }> {
+    const now = new Date();
+    let key = this.signing(now);
+    if (!key) {
+      await this.rotateIfDue(now);
+      key = this.signing(now);
+    }
+    if (!key?.privateKey) throw new Error('no signing key');
+    const jti = randomUUID();
+    const iat = Math.floor(now.getTime() / 1000);
+    const exp = iat + this.opts.tokenLifetimeSeconds;
+    const token = await new SignJWT({ email: p.email, roles: [...p.roles], permissions: [...p.permissions] })
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+      .setIssuer(this.opts.issuer)
+      .setAudience(this.opts.audience)
+      .setSubject(p.userId)
+      .setJti(jti)
+      .setIssuedAt(iat)
+      .setNotBefore(iat)
+      .setExpirationTime(exp)
+      .sign(key.privateKey);
+    return { token, jti, expiresAt: new Date(exp * 1000) };
+  }
+
+  verify(token: string): Promise<AccessClaims> {
+    return verifyAccessToken(
+      token,
+      async (kid) => {
+        let key = this.keys.find((k) => k.kid === kid);
+        if (!key) {
+          await this.load();
+          key = this.keys.find((k) => k.kid === kid);
+        }
+        return key?.publicKey;
+      },
+      { alg: this.opts.alg, issuer: this.opts.issuer, audience: this.opts.audience },
+    );
+  }
+
+  async jwks(): Promise<PublicJwk[]> {
+    await this.load();
+    const now = Date.now();
+    return this.keys.filter((k) => k.expiresAt.getTime() > now).map((k) => k.publicJwk);
+  }
+}

@@ -1,0 +1,123 @@
+/** PostgreSQL stores of the identity service (parameterised SQL over an EntityManager). */
+import { appendEvents } from '@iam/platform';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { RefreshRecord } from '../domain/model';
+import type { DenylistStore, IdentityStores, LockoutStore, RefreshTokenStore, UnitOfWork } from '../domain/ports';
+
+class PgRefreshTokens implements RefreshTokenStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async insert(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }): Promise<void> {
+    await this.m.query('INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+      r.id,
+      r.familyId,
+      r.userId,
+      r.tokenHash,
+      r.expiresAt,
+    ]);
+  }
+
+  async findByHash(hash: Buffer, opts: { forUpdate?: boolean } = {}): Promise<RefreshRecord | null> {
+    const [r] = (await this.m.query(
+      `SELECT id, family_id, user_id, expires_at, rotated_at, revoked_at FROM refresh_tokens WHERE token_hash = $1 ${opts.forUpdate ? 'FOR UPDATE' : ''}`,
+      [hash],
+    )) as Array<{ id: string; family_id: string; user_id: string; expires_at: Date; rotated_at: Date | null; revoked_at: Date | null }>;
+    return r ? { id: r.id, familyId: r.family_id, userId: r.user_id, expiresAt: r.expires_at, rotatedAt: r.rotated_at, revokedAt: r.revoked_at } : null;
+  }
+
+  async markRotated(id: string, replacedBy: string): Promise<void> {
+    await this.m.query('UPDATE refresh_tokens SET rotated_at = now(), replaced_by = $2 WHERE id = $1', [id, replacedBy]);
+  }
+
+  async revokeFamily(familyId: string): Promise<number> {
+    const [, n] = (await this.m.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [familyId])) as [unknown, number];
+    return n;
+  }
+
+  async revokeAllOfUser(userId: string): Promise<number> {
+    const [, n] = (await this.m.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId])) as [unknown, number];
+    return n;
+  }
+}
+
+class PgLockouts implements LockoutStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async isLocked(emailHash: Buffer): Promise<boolean> {
+    const rows = (await this.m.query('SELECT 1 FROM login_failures WHERE email_hash = $1 AND locked_until > now()', [emailHash])) as unknown[];
+    return rows.length > 0;
+  }
+
+  async recordFailure(emailHash: Buffer, max: number, lockMinutes: number): Promise<{ count: number; locked: boolean }> {
+    // One statement: concurrent failures serialise on the row, so every one is counted.
+    const [row] = (await this.m.query(
+      `INSERT INTO login_failures AS f (email_hash, failed_count, locked_until, last_failed_at)
+       VALUES ($1, 1, CASE WHEN 1 >= $2 THEN now() + make_interval(mins => $3) END, now())
+       ON CONFLICT (email_hash) DO UPDATE SET
+         failed_count = CASE WHEN f.locked_until IS NOT NULL AND f.locked_until <= now() THEN 1 ELSE f.failed_count + 1 END,
+         locked_until = CASE
+           WHEN f.locked_until IS NOT NULL AND f.locked_until > now() THEN f.locked_until
+           WHEN (CASE WHEN f.locked_until IS NOT NULL AND f.locked_until <= now() THEN 1 ELSE f.failed_count + 1 END) >= $2
+             THEN now() + make_interval(mins => $3)
+           ELSE NULL END,
+         last_failed_at = now()
+       RETURNING failed_count, locked_until`,
+      [emailHash, max, lockMinutes],
+    )) as Array<{ failed_count: number; locked_until: Date | null }>;
+    return { count: row!.failed_count, locked: row!.locked_until !== null && row!.locked_until > new Date() };
+  }
+
+  async clear(emailHash: Buffer): Promise<void> {
+    await this.m.query('DELETE FROM login_failures WHERE email_hash = $1', [emailHash]);
+  }
+}
+
+class PgDenylist implements DenylistStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async add(jti: string, userId: string, expiresAt: Date): Promise<boolean> {
+    const rows = (await this.m.query(
+      'INSERT INTO revoked_access_tokens (jti, user_id, expires_at) VALUES ($1, $2, $3) ON CONFLICT (jti) DO NOTHING RETURNING jti',
+      [jti, userId, expiresAt],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  async has(jti: string): Promise<boolean> {
+    const rows = (await this.m.query('SELECT 1 FROM revoked_access_tokens WHERE jti = $1', [jti])) as unknown[];
+    return rows.length > 0;
+  }
+
+  async active(): Promise<Array<{ jti: string; expiresAt: Date }>> {
+    const rows = (await this.m.query('SELECT jti, expires_at FROM revoked_access_tokens WHERE expires_at > now()')) as Array<{ jti: string; expires_at: Date }>;
+    return rows.map((r) => ({ jti: r.jti, expiresAt: r.expires_at }));
+  }
+}
+
+export function pgIdentityStores(m: EntityManager): IdentityStores {
+  return { refreshTokens: new PgRefreshTokens(m), lockouts: new PgLockouts(m), denylist: new PgDenylist(m) };
+}
+
+export function pgUnitOfWork(ds: DataSource): UnitOfWork {
+  return {
+    run: (fn) =>
+      ds.transaction((m) =>
+        fn({
+          ...pgIdentityStores(m),
+          publish: async (events) => {
+            await appendEvents(m, events);
+          },
+        }),
+      ),
+  };
+}
+
+/** Removes what can no longer matter: expired refresh tokens and denylist entries, stale failure counts. */
+export async function purgeExpired(ds: DataSource, lockoutMinutes: number): Promise<void> {
+  await ds.query(`DELETE FROM refresh_tokens WHERE expires_at < now() - interval '1 day'`);
+  await ds.query('DELETE FROM revoked_access_tokens WHERE expires_at < now()');
+  await ds.query(
+    `DELETE FROM login_failures WHERE (locked_until IS NULL OR locked_until < now()) AND last_failed_at < now() - make_interval(mins => $1)`,
+    [lockoutMinutes],
+  );
+}
