@@ -5,6 +5,7 @@
  * when the nats-server binary is installed, its own NATS server, so the shared ones are untouched.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -83,6 +84,7 @@ describe('readiness follows the database and NATS, and recovers without a restar
       : new InMemoryEventBus({ logger, metrics });
     lifecycle.onShutdown('bus', () => bus.close());
     const env = {
+      JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       GATEWAY_PROFILES: '',
       PORT: '0',
       HOST: '127.0.0.1',

@@ -1,0 +1,87 @@
+import { createDataSource, migrate, open } from '@iam/platform';
+import { createTestDatabase, testLogger, type TestDatabase } from '@iam/platform/testing';
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { KeyManager } from './keys';
+import { entities, migrations } from './schema';
+import { pgIdentityStores } from './stores';
+
+describe('identity persistence', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  const logger = testLogger();
+  const kek = randomBytes(32);
+
+  beforeAll(async () => {
+    db = await createTestDatabase('identity');
+    ds = createDataSource({ url: db.url, name: 'identity', entities, migrations, logger });
+    await ds.initialize();
+    await migrate(ds, 'identity', logger);
+  });
+
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  const keys = (rotationHours = 720) =>
+    new KeyManager({ dataSource: ds, alg: 'EdDSA', keyEncryptionKey: kek, rotationHours, tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api', logger });
+
+  it('a migrated empty database matches the entities', async () => {
+    const log = await ds.driver.createSchemaBuilder().log();
+    expect(log.upQueries.map((q) => q.query)).toEqual([]);
+  });
+
+  it('signing keys: created once, private half sealed at rest, tokens verify, JWKS public only', async () => {
+    const a = keys();
+    const b = keys();
+    await Promise.all([a.rotateIfDue(), b.rotateIfDue()]);
+    const rows = (await ds.query('SELECT kid, private_key, public_jwk FROM signing_keys')) as Array<{ kid: string; private_key: Buffer; public_jwk: Record<string, unknown> }>;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.private_key.toString('latin1')).not.toContain('"d"');
+    expect(JSON.parse(open(kek, rows[0]!.private_key, rows[0]!.kid).toString()).d).toEqual(expect.any(String));
+    expect(rows[0]!.public_jwk.d).toBeUndefined();
+    const { token } = await a.issue({ userId: '7c2b5d1e-0000-4000-8000-000000000001', firstName: 'A', lastName: 'B', email: 'a@b.cd', roles: ['r'], permissions: ['p'], emailVerified: false });
+    await expect(b.verify(token)).resolves.toMatchObject({ sub: '7c2b5d1e-0000-4000-8000-000000000001', roles: ['r'], permissions: ['p'], aud: ['iam-api'] });
+    expect((await b.jwks()).every((k) => !('d' in k))).toBe(true);
+  });
+
+  it('rotation: the successor is published an hour before it signs; the old key stays until its tokens expire', async () => {
+    await ds.query('DELETE FROM signing_keys');
+    const m = keys(2);
+    await m.rotateIfDue();
+    const [first] = (await ds.query('SELECT kid, retires_at, expires_at FROM signing_keys')) as Array<{ kid: string; retires_at: Date; expires_at: Date }>;
+    const later = new Date(first!.retires_at.getTime() - 30 * 60_000);
+    await m.rotateIfDue(later);
+    const all = (await ds.query('SELECT kid, activates_at, retires_at, expires_at FROM signing_keys ORDER BY activates_at')) as Array<{
+      kid: string;
+      activates_at: Date;
+      retires_at: Date;
+      expires_at: Date;
+    }>;
+    expect(all).toHaveLength(2);
+    expect(all[1]!.activates_at.getTime()).toBe(first!.retires_at.getTime());
+    expect(first!.expires_at.getTime()).toBeGreaterThan(first!.retires_at.getTime() + 300_000);
+    expect((await m.jwks()).map((k) => k.kid).sort()).toEqual(all.map((k) => k.kid).sort());
+  });
+
+  it('a key sealed with another key-encryption key is kept for verification only and a new one is made', async () => {
+    await ds.query('DELETE FROM signing_keys');
+    await keys().rotateIfDue();
+    const other = new KeyManager({ dataSource: ds, alg: 'EdDSA', keyEncryptionKey: randomBytes(32), rotationHours: 720, tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api', logger });
+    await other.rotateIfDue();
+    expect((await ds.query('SELECT kid FROM signing_keys')) as unknown[]).toHaveLength(2);
+  });
+
+  it('lockout counting is exact under concurrency', async () => {
+    const stores = pgIdentityStores(ds.manager);
+    const key = randomBytes(32);
+    const results = await Promise.all(Array.from({ length: 25 }, () => stores.lockouts.recordFailure(key, 100, 15)));
+    expect(results.map((r) => r.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    const r = await stores.lockouts.recordFailure(key, 26, 15);
+    expect(r).toEqual({ count: 26, locked: true });
+    await expect(stores.lockouts.isLocked(key)).resolves.toBe(true);
+    await ds.query(`UPDATE login_failures SET locked_until = now() - interval '1 second' WHERE email_hash = $1`, [key]);
+    await expect(stores.lockouts.recordFailure(key, 26, 15)).resolves.toEqual({ count: 1, locked: false });
+  });
+});
