@@ -1,0 +1,69 @@
+/** Load generators: autocannon (throughput) and a closed-loop client that records every latency (percentiles). */
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  /** Successful (2xx) requests per second. */
+  readonly ok: number;
+  readonly non2xx: number;
+  readonly status429: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+}
+
+export async function cannon(opts: autocannon.Options): Promise<LoadResult> {
+  const statuses: Record<number, number> = {};
+  const r = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({ pipelining: 1, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+    instance.on('response', (_client: unknown, statusCode: number) => {
+      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+    });
+  });
+  const seconds = r.duration;
+  const ok = Object.entries(statuses).filter(([s]) => Number(s) >= 200 && Number(s) < 300).reduce((a, [, n]) => a + n, 0);
+  return {
+    ok: ok / seconds,
+    non2xx: r.non2xx,
+    status429: statuses[429] ?? 0,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    p50: r.latency.p50,
+    p95: (r.latency.p90 + r.latency.p97_5) / 2,
+    p99: r.latency.p99,
+  };
+}
+
+/** `concurrency` workers issue requests back to back for `seconds`; every latency is kept. */
+export async function closedLoop(seconds: number, concurrency: number, request: (worker: number) => Promise<number>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  let ok = 0;
+  const end = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      while (Date.now() < end) {
+        const t = performance.now();
+        try {
+          const status = await request(worker);
+          latencies.push(performance.now() - t);
+          if (status >= 200 && status < 300) ok++;
+          else non2xx++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  return { ok: ok / seconds, non2xx, status429: 0, errors, timeouts: 0, p50: pct(50), p95: pct(95), p99: pct(99) };
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}

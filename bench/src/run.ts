@@ -1,0 +1,213 @@
+#!/usr/bin/env node
+/**
+ * `make bench`: each scenario against a baseline measured in the same run, as a ratio, the
+ * median of several runs. Not part of CI. Writes the table into bench/README.md.
+ *
+ *   1. login/s ÷ raw argon2id verify/s (same parameters, same concurrency); overload → 429s, not timeouts
+ *   2. authenticated GET /api/v1/users?id= req/s ÷ bare Fastify hello-world req/s; p99
+ *   3. refresh rotations/s (÷ hello-world req/s)
+ *   4. GET /api/v1/users?q=… p95 over N seeded users (÷ the p95 of GET ?id= in the same run)
+ */
+import { execFileSync, execSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { readConfig } from '@iam/platform';
+import { Client } from 'pg';
+import { cannon, closedLoop, median, type LoadResult } from './load';
+import { searchTerms, seedUsers } from './seed';
+import { ROOT, startChild, startSystem } from './system';
+
+const cfg = readConfig(process.env, (e) => ({
+  seconds: e.int('BENCH_SECONDS', { default: 10, min: 1 }),
+  runs: e.int('BENCH_RUNS', { default: 3, min: 1 }),
+  users: e.int('BENCH_USERS', { default: 1_000_000, min: 1_000 }),
+  pgUrl: e.string('BENCH_PG_URL', { default: 'postgres://postgres@127.0.0.1:5432/postgres' }),
+  natsUrl: e.optionalString('BENCH_NATS_URL') ?? 'nats://127.0.0.1:4222',
+  port: e.port('BENCH_PORT', { default: 18080 }),
+}));
+
+const ADMIN = { email: 'bench-admin@example.com', password: 'Bench-Passw0rd!' };
+const log = (s: string) => process.stdout.write(`${s}\n`);
+const r1 = (n: number) => Math.round(n * 10) / 10;
+const r2 = (n: number) => Math.round(n * 100) / 100;
+
+async function reachable(url: string): Promise<boolean> {
+  const c = new Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  try {
+    await c.connect();
+    await c.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function natsReachable(url: string): boolean {
+  const u = new URL(url);
+  try {
+    execSync(`bash -c 'exec 3<>/dev/tcp/${u.hostname}/${u.port || 4222}'`, { stdio: 'ignore', timeout: 2_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function repeat(runs: number, fn: () => Promise<LoadResult>): Promise<LoadResult> {
+  const all: LoadResult[] = [];
+  for (let i = 0; i < runs; i++) all.push(await fn());
+  const m = (k: keyof LoadResult) => median(all.map((r) => r[k]));
+  return { ok: m('ok'), non2xx: m('non2xx'), status429: m('status429'), errors: m('errors'), timeouts: m('timeouts'), p50: m('p50'), p95: m('p95'), p99: m('p99') };
+}
+
+async function main(): Promise<void> {
+  const env: Record<string, string> = {
+    GATEWAY_PROFILES: 'full',
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    RATE_LIMIT_LOGIN_PER_MINUTE: '10000000',
+    RATE_LIMIT_LOGIN_BURST: '10000000',
+    RATE_LIMIT_REFRESH_PER_MINUTE: '10000000',
+    RATE_LIMIT_REFRESH_BURST: '10000000',
+    DATA_DIR: join(ROOT, '.data', 'bench'),
+    EMBEDDED_PG_PORT: '54339',
+  };
+  let directoryUrl: string;
+  if (await reachable(cfg.pgUrl)) {
+    for (const s of ['directory', 'identity', 'notification']) {
+      const u = new URL(cfg.pgUrl);
+      u.pathname = `/bench_${s}`;
+      env[`${s.toUpperCase()}_DATABASE_URL`] = u.toString();
+    }
+    env.JWT_KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64');
+    directoryUrl = env.DIRECTORY_DATABASE_URL!;
+  } else {
+    log('no external PostgreSQL: the system uses its embedded one');
+    const creds = JSON.parse(readFileSync(join(env.DATA_DIR!, 'postgres', 'credentials.json'), 'utf8').toString() || '{}') as { user?: string; password?: string };
+    directoryUrl = `postgres://${creds.user}:${creds.password}@127.0.0.1:54339/directory`;
+  }
+  if (natsReachable(cfg.natsUrl)) env.NATS_URL = cfg.natsUrl;
+  if (env.DIRECTORY_DATABASE_URL) {
+    // A fresh identity database per run (tokens, lockouts); the seeded directory is kept.
+    const c = new Client({ connectionString: cfg.pgUrl });
+    await c.connect();
+    await c.query('DROP DATABASE IF EXISTS bench_identity WITH (FORCE)');
+    await c.end();
+  }
+  log(`system: PostgreSQL ${env.DIRECTORY_DATABASE_URL ? 'external' : 'embedded'}, bus ${env.NATS_URL ? 'NATS JetStream' : 'in-process'}; ${cfg.runs} runs × ${cfg.seconds} s per scenario`);
+
+  const split = Boolean(env.DIRECTORY_DATABASE_URL && env.NATS_URL);
+  log(`processes: ${split ? 'one per service (production shape)' : 'all-in-one'}`);
+  const sys = await startSystem(env, cfg.port, split);
+  const hello = await startChild('hello.js', ['18090']);
+  const rows: Array<{ scenario: string; value: string; baseline: string; ratio: number; target: string; met: boolean }> = [];
+  try {
+    const post = async (path: string, body: unknown, token?: string) => {
+      const r = await fetch(sys.base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+      return { status: r.status, json: (await r.json().catch(() => null)) as Record<string, unknown> };
+    };
+    const loginAdmin = async () => (await post('/api/v1/auth/generate-jwt', ADMIN)).json.token as string;
+    const admin = await loginAdmin();
+    const benchUser = { firstName: 'Bench', lastName: 'User', email: `bench-${Date.now()}@example.com`, password: 'Bench-Passw0rd!' };
+    const created = await post('/api/v1/users', benchUser, admin);
+    const userId = created.json.id as string;
+
+    // 1. login vs raw argon2
+    const conc = availableParallelism();
+    log('\n1. login/s vs raw argon2id verify/s');
+    const argon = median(
+      Array.from({ length: cfg.runs }, () =>
+        (JSON.parse(execFileSync(process.execPath, [join(__dirname, 'argon2-baseline.js'), '19456', '2', '1', String(conc), String(cfg.seconds)]).toString()) as { perSecond: number }).perSecond,
+      ),
+    );
+    const loginBody = JSON.stringify({ email: benchUser.email, password: benchUser.password });
+    const login = await repeat(cfg.runs, () =>
+      cannon({ url: `${sys.base}/api/v1/auth/generate-jwt`, method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody, connections: 2 * conc, duration: cfg.seconds }),
+    );
+    rows.push({ scenario: '1. login/s ÷ raw argon2id verify/s (m=19 MiB, t=2, p=1)', value: `${r1(login.ok)}/s (p99 ${r1(login.p99)} ms)`, baseline: `${r1(argon)}/s`, ratio: r2(login.ok / argon), target: '≥ 0.85', met: login.ok / argon >= 0.85 });
+    log(`   argon2 ${r1(argon)}/s, login ${r1(login.ok)}/s`);
+    const overload = await cannon({ url: `${sys.base}/api/v1/auth/generate-jwt`, method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody, connections: 300, duration: cfg.seconds, timeout: 10 });
+    rows.push({
+      scenario: '1b. login overload (300 connections): answered 429, not timed out',
+      value: `${overload.status429} × 429, ${overload.timeouts} timeouts, ${overload.errors} errors, p99 ${r1(overload.p99)} ms`,
+      baseline: '—',
+      ratio: r2(overload.timeouts === 0 && overload.errors === 0 ? 1 : 0),
+      target: '0 timeouts',
+      met: overload.timeouts === 0 && overload.errors === 0 && overload.status429 > 0,
+    });
+    log(`   overload: ${overload.status429} × 429, ${overload.timeouts} timeouts`);
+
+    // 2. GET ?id= vs hello-world
+    log('\n2. GET /api/v1/users?id= vs bare Fastify');
+    const helloR = await repeat(cfg.runs, () => cannon({ url: 'http://127.0.0.1:18090/', connections: 16, duration: cfg.seconds }));
+    let token = await loginAdmin();
+    const byId = await repeat(cfg.runs, async () => {
+      token = await loginAdmin();
+      return cannon({ url: `${sys.base}/api/v1/users?id=${userId}`, headers: { authorization: `Bearer ${token}` }, connections: 16, duration: cfg.seconds });
+    });
+    rows.push({ scenario: '2. GET /api/v1/users?id= req/s ÷ hello-world req/s', value: `${r1(byId.ok)}/s (p99 ${r1(byId.p99)} ms)`, baseline: `${r1(helloR.ok)}/s`, ratio: r2(byId.ok / helloR.ok), target: '≥ 0.20, p99 < 20 ms', met: byId.ok / helloR.ok >= 0.2 && byId.p99 < 20 });
+    log(`   hello ${r1(helloR.ok)}/s, by id ${r1(byId.ok)}/s p99 ${byId.p99} ms`);
+
+    // 3. refresh rotations
+    log('\n3. refresh rotations/s');
+    const refresh = await repeat(cfg.runs, async () => {
+      const chains: string[] = [];
+      for (let i = 0; i < 16; i++) chains.push((await post('/api/v1/auth/generate-jwt', { email: benchUser.email, password: benchUser.password })).json.refreshToken as string);
+      // Each worker rotates its own token chain: one refresh token is never used twice.
+      return closedLoop(cfg.seconds, 16, async (worker) => {
+        const r = await post('/api/v1/auth/refresh', { refreshToken: chains[worker] });
+        if (r.status === 200) chains[worker] = r.json.refreshToken as string;
+        return r.status;
+      });
+    });
+    rows.push({ scenario: '3. refresh rotations/s (÷ hello-world req/s)', value: `${r1(refresh.ok)}/s (p99 ${r1(refresh.p99)} ms, ${refresh.non2xx} non-2xx)`, baseline: `${r1(helloR.ok)}/s`, ratio: r2(refresh.ok / helloR.ok), target: '≥ 500/s', met: refresh.ok >= 500 });
+    log(`   refresh ${r1(refresh.ok)}/s`);
+
+    // 4. search over N users
+    log(`\n4. GET /api/v1/users?q= over ${cfg.users} users`);
+    await seedUsers(directoryUrl, cfg.users, (s) => log(`   ${s}`));
+    const terms = await searchTerms(directoryUrl, 500);
+    const get = (path: string) => fetch(sys.base + path, { headers: { authorization: `Bearer ${token}` } }).then(async (r) => (await r.arrayBuffer(), r.status));
+    token = await loginAdmin();
+    const idLat = await repeat(cfg.runs, () => closedLoop(cfg.seconds, 4, () => get(`/api/v1/users?id=${userId}`)));
+    let i = 0;
+    const search = await repeat(cfg.runs, async () => {
+      token = await loginAdmin();
+      return closedLoop(cfg.seconds, 4, () => get(`/api/v1/users?q=${encodeURIComponent(terms[i++ % terms.length]!)}&pageSize=25`));
+    });
+    rows.push({
+      scenario: `4. GET /api/v1/users?q=<3–6 chars> over ${cfg.users.toLocaleString('en')} users: p95 (÷ p95 of ?id=)`,
+      value: `p95 ${r1(search.p95)} ms (p50 ${r1(search.p50)}, p99 ${r1(search.p99)}; ${r1(search.ok)}/s)`,
+      baseline: `p95 ${r1(idLat.p95)} ms`,
+      ratio: r2(search.p95 / idLat.p95),
+      target: 'p95 ≤ 50 ms',
+      met: search.p95 <= 50,
+    });
+    log(`   search p95 ${r1(search.p95)} ms, id p95 ${r1(idLat.p95)} ms`);
+  } finally {
+    hello.kill();
+    await sys.stop();
+  }
+
+  const date = new Date().toISOString().slice(0, 10);
+  const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  const table = [
+    `Measured ${date} on ${machine}; PostgreSQL ${env.DIRECTORY_DATABASE_URL ? 'external' : 'embedded'}, bus ${env.NATS_URL ? 'NATS JetStream' : 'in-process'}; median of ${cfg.runs} runs of ${cfg.seconds} s.`,
+    '',
+    '| scenario | measured | baseline (same run) | ratio | target | met |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.scenario} | ${r.value} | ${r.baseline} | ${r.ratio} | ${r.target} | ${r.met ? 'yes' : 'no'} |`),
+  ].join('\n');
+  log(`\n${table}\n`);
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench', 'results', `${date}.json`), JSON.stringify({ date, machine, rows }, null, 2));
+  const readme = join(ROOT, 'bench', 'README.md');
+  const text = readFileSync(readme, 'utf8');
+  writeFileSync(readme, text.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, `<!-- results:start -->\n${table}\n<!-- results:end -->`));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

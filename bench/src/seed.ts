@@ -1,0 +1,66 @@
+/**
+ * Seeds the directory database with N synthetic users for the search benchmark (once: a later
+ * run reuses them). Trigram indexes are dropped during the bulk insert and rebuilt after.
+ */
+import { Client } from 'pg';
+
+const FIRST = ['James', 'Mary', 'Robert', 'Patricia', 'John', 'Jennifer', 'Michael', 'Linda', 'David', 'Elizabeth', 'William', 'Barbara', 'Richard', 'Susan', 'Joseph', 'Jessica', 'Thomas', 'Sarah', 'Charles', 'Karen', 'Christopher', 'Lisa', 'Daniel', 'Nancy', 'Matthew', 'Betty', 'Anthony', 'Margaret', 'Mark', 'Sandra', 'Donald', 'Ashley', 'Steven', 'Kimberly', 'Paul', 'Emily', 'Andrew', 'Donna', 'Joshua', 'Michelle', 'Aiko', 'Bjorn', 'Chidi', 'Dmitri', 'Esra', 'Farah', 'Goran', 'Hana', 'Ines', 'Jonas'];
+const LAST = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez', 'Hernandez', 'Lopez', 'Gonzalez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin', 'Lee', 'Perez', 'Thompson', 'White', 'Harris', 'Sanchez', 'Clark', 'Ramirez', 'Lewis', 'Robinson', 'Walker', 'Young', 'Allen', 'King', 'Wright', 'Scott', 'Torres', 'Nguyen', 'Hill', 'Flores', 'Okafor', 'Lindqvist', 'Yamamoto', 'Kowalski', 'Haddad', 'Petrov', 'Novak', 'Silva', 'Costa', 'Berg'];
+
+const TRGM = [
+  ['ix_users_first_name_trgm', 'first_name'],
+  ['ix_users_last_name_trgm', 'last_name'],
+  ['ix_users_email_trgm', 'email'],
+];
+
+export async function seedUsers(url: string, target: number, log: (s: string) => void): Promise<void> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    const [{ n }] = (await c.query(`SELECT count(*)::int AS n FROM users WHERE email LIKE '%@bench.example'`)).rows as [{ n: number }];
+    if (n >= target) {
+      log(`${n} seeded users already present`);
+      return;
+    }
+    const started = Date.now();
+    log(`seeding ${target - n} users…`);
+    for (const [name] of TRGM) await c.query(`DROP INDEX IF EXISTS ${name}`);
+    const hash = '$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hzYWx0YmVuY2g$0000000000000000000000000000000000000000000';
+    const batch = 100_000;
+    for (let start = n + 1; start <= target; start += batch) {
+      const end = Math.min(target, start + batch - 1);
+      await c.query(
+        `INSERT INTO users (id, first_name, last_name, email, phone, password_hash, created_at, updated_at)
+         SELECT gen_random_uuid(), ($3::text[])[1 + (hashtext(i::text || 'f') & 2147483647) % $5],
+                ($4::text[])[1 + (hashtext(i::text || 'l') & 2147483647) % $6],
+                'user' || i || '.' || substr(md5(i::text), 1, 6) || '@bench.example',
+                15550000000 + i, $7, now() - make_interval(secs => $8 - i), now() - make_interval(secs => $8 - i)
+           FROM generate_series($1::int, $2::int) AS i`,
+        [start, end, FIRST, LAST, FIRST.length, LAST.length, hash, target],
+      );
+      log(`  ${end} users`);
+    }
+    for (const [name, col] of TRGM) await c.query(`CREATE INDEX ${name} ON users USING gin (${col} gin_trgm_ops)`);
+    await c.query('ANALYZE users');
+    log(`seeded in ${Math.round((Date.now() - started) / 1000)} s`);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Search terms of 3–6 characters cut from real rows' names and emails. */
+export async function searchTerms(url: string, count: number): Promise<string[]> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    const rows = (await c.query(`SELECT first_name, last_name, email FROM users TABLESAMPLE SYSTEM (1) LIMIT $1`, [count])).rows as Array<Record<string, string>>;
+    return rows.map((r, i) => {
+      const field = [r.first_name!, r.last_name!, r.email!.split('@')[0]!][i % 3]!;
+      const len = Math.min(field.length, 3 + (i % 4));
+      const at = Math.floor(Math.random() * (field.length - len + 1));
+      return field.slice(at, at + len);
+    });
+  } finally {
+    await c.end();
+  }
+}

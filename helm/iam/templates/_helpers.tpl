@@ -1,0 +1,335 @@
+{{/* vim: set filetype=mustache: */}}
+{{/*
+Named templates for the whole chart. Templates that take a component are called with
+(dict "ctx" $ "component" "<name>"), where <name> is one of "iam.components".
+*/}}
+
+{{/* Chart name, or nameOverride. */}}
+{{- define "iam.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Release-qualified name: fullnameOverride, else "<release>-<chart>" (just the release when it contains the chart name). */}}
+{{- define "iam.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* "name-version" for the helm.sh/chart label. */}}
+{{- define "iam.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The four processes, in the order they are rendered (JSON list; use with fromJsonArray). */}}
+{{- define "iam.components" -}}
+{{- list "gateway" "identity" "directory" "notification" | toJson -}}
+{{- end -}}
+
+{{/*
+Which components each component dials over gRPC (JSON map). Sets the *_GRPC_TARGET variables
+and, read the other way round, which pods the NetworkPolicy lets reach a service's gRPC port.
+*/}}
+{{- define "iam.upstreams" -}}
+{{- dict "gateway" (list "identity" "directory" "notification") "identity" (list "directory") | toJson -}}
+{{- end -}}
+
+{{/* Name of a component's resources (Deployment, Service, ...): "<fullname>-<component>". */}}
+{{- define "iam.componentFullname" -}}
+{{- printf "%s-%s" (include "iam.fullname" .ctx) .component | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Labels on every resource; with a component, also its app.kubernetes.io/component. */}}
+{{- define "iam.labels" -}}
+{{- $ctx := .ctx -}}
+helm.sh/chart: {{ include "iam.chart" $ctx }}
+{{ include "iam.selectorLabels" . }}
+app.kubernetes.io/version: {{ $ctx.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ $ctx.Release.Service }}
+app.kubernetes.io/part-of: {{ include "iam.name" $ctx }}
+{{- with $ctx.Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Immutable selector labels; with a component, they select only that component's pods. */}}
+{{- define "iam.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "iam.name" .ctx }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+{{- with .component }}
+app.kubernetes.io/component: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{/* Annotations map: commonAnnotations plus an optional extra map (.extra, which wins); may be empty. */}}
+{{- define "iam.annotations" -}}
+{{- $all := deepCopy (.ctx.Values.commonAnnotations | default dict) -}}
+{{- range $k, $val := .extra | default dict }}{{ $_ := set $all $k $val }}{{ end -}}
+{{- with $all }}{{ toYaml . }}{{ end -}}
+{{- end -}}
+
+{{/* Image reference: [registry/]repository(:tag|@digest); global.imageRegistry wins over image.registry. */}}
+{{- define "iam.image" -}}
+{{- $img := .Values.image -}}
+{{- $registry := .Values.global.imageRegistry | default $img.registry -}}
+{{- $repo := ternary (printf "%s/%s" $registry $img.repository) $img.repository (ne $registry "") -}}
+{{- if $img.digest -}}
+{{- printf "%s@%s" $repo $img.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $repo (toString ($img.tag | default .Chart.AppVersion)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* imagePullSecrets block from global.imagePullSecrets; may be empty. */}}
+{{- define "iam.imagePullSecrets" -}}
+{{- with .Values.global.imagePullSecrets -}}
+imagePullSecrets:
+{{- range . }}
+  - name: {{ . }}
+{{- end }}
+{{- end -}}
+{{- end -}}
+
+{{/* ServiceAccount the pods run as. */}}
+{{- define "iam.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "iam.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The chart-managed Secret holding the secrets given inline in values. */}}
+{{- define "iam.secretName" -}}
+{{- include "iam.fullname" . -}}
+{{- end -}}
+
+{{/* host:port a client dials to reach a component's gRPC Service. */}}
+{{- define "iam.grpcTarget" -}}
+{{- $c := index .ctx.Values .component -}}
+{{- printf "%s.%s.svc.%s:%d" (include "iam.componentFullname" .) .ctx.Release.Namespace .ctx.Values.clusterDomain (int $c.service.port) -}}
+{{- end -}}
+
+{{/* Name of the port probes and Prometheus use: the gateway's HTTP port, a service's ops port. */}}
+{{- define "iam.opsPortName" -}}
+{{- ternary "http" "metrics" (eq .component "gateway") -}}
+{{- end -}}
+
+{{/*
+Every secret the application reads (JSON list). Each entry: env (variable), readers (components
+that get it), required (validateValues insists when a reader is enabled), value (inline, goes
+into the chart's Secret), existingSecret/key (where the pods read it from), path (values path of the inline value,
+for messages). Adding a secret = one entry here plus its values section.
+*/}}
+{{- define "iam.secretSources" -}}
+{{- $v := .Values -}}
+{{- $s := list -}}
+{{- range $svc := list "directory" "identity" "notification" -}}
+{{- $pg := index $v.postgresql $svc -}}
+{{- $s = append $s (dict "env" (printf "%s_DATABASE_URL" (upper $svc)) "readers" (list $svc) "required" true "value" $pg.url "existingSecret" $pg.existingSecret "key" $pg.existingSecretKey "path" (printf "postgresql.%s.url" $svc)) -}}
+{{- end -}}
+{{- $s = append $s (dict "env" "JWT_KEY_ENCRYPTION_KEY" "readers" (list "identity") "required" true "value" $v.jwt.keyEncryptionKey "existingSecret" $v.jwt.existingSecret "key" $v.jwt.existingSecretKey "path" "jwt.keyEncryptionKey") -}}
+{{- $s = append $s (dict "env" "EMAIL_ACTION_KEY" "readers" (list "identity" "notification") "required" true "value" $v.email.actionKey "existingSecret" $v.email.existingSecret "key" $v.email.existingSecretKey "path" "email.actionKey") -}}
+{{- $s = append $s (dict "env" "SMTP_URL" "readers" (list "notification") "required" false "value" $v.smtp.url "existingSecret" $v.smtp.existingSecret "key" $v.smtp.existingSecretKey "path" "smtp.url") -}}
+{{- $s = append $s (dict "env" "ADMIN_PASSWORD" "readers" (list "adminBootstrap") "required" true "value" $v.adminBootstrap.password "existingSecret" $v.adminBootstrap.existingSecret "key" $v.adminBootstrap.existingSecretKey "path" "adminBootstrap.password") -}}
+{{- toJson $s -}}
+{{- end -}}
+
+{{/* env entries (secretKeyRef) for the secrets a reader gets; a secret given nowhere is left out. */}}
+{{- define "iam.secretEnv" -}}
+{{- $ctx := .ctx -}}
+{{- $reader := .component -}}
+{{- range $src := include "iam.secretSources" $ctx | fromJsonArray }}
+{{- if and (has $reader $src.readers) (or $src.value $src.existingSecret) }}
+- name: {{ $src.env }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $src.existingSecret | default (include "iam.secretName" $ctx) }}
+      key: {{ $src.key }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* An env value as a string; whole numbers stay whole (values arrive as float64). */}}
+{{- define "iam.envValue" -}}
+{{- if kindIs "float64" . -}}
+{{- int64 . | toString -}}
+{{- else -}}
+{{- toString . -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Variables the chart derives for a component (JSON map): NATS, its own ports, the targets of its
+upstreams (from the chart's Service names), JWT and email settings.
+*/}}
+{{- define "iam.computedEnv" -}}
+{{- $ctx := .ctx -}}
+{{- $name := .component -}}
+{{- $v := $ctx.Values -}}
+{{- $c := index $v $name -}}
+{{- $env := dict "NATS_URL" $v.nats.url -}}
+{{- if eq $name "gateway" -}}
+{{- $_ := set $env "PORT" $c.port -}}
+{{- else -}}
+{{- $_ := set $env (printf "%s_GRPC_PORT" (upper $name)) $c.port -}}
+{{- $_ := set $env (printf "%s_METRICS_PORT" (upper $name)) $c.opsPort -}}
+{{- end -}}
+{{- range $up := index (include "iam.upstreams" $ctx | fromJson) $name | default list -}}
+{{- if (index $v $up).enabled -}}
+{{- $_ := set $env (printf "%s_GRPC_TARGET" (upper $up)) (include "iam.grpcTarget" (dict "ctx" $ctx "component" $up)) -}}
+{{- end -}}
+{{- end -}}
+{{- if has $name (list "gateway" "identity") -}}
+{{- $_ := set $env "JWT_ALG" $v.jwt.alg -}}
+{{- with $v.jwt.issuer }}{{ $_ := set $env "JWT_ISSUER" . }}{{ end -}}
+{{- with $v.jwt.audience }}{{ $_ := set $env "JWT_AUDIENCE" . }}{{ end -}}
+{{- end -}}
+{{- if eq $name "notification" -}}
+{{- with $v.email.actionBaseUrl }}{{ $_ := set $env "EMAIL_ACTION_BASE_URL" . }}{{ end -}}
+{{- with $v.email.from }}{{ $_ := set $env "EMAIL_FROM" . }}{{ end -}}
+{{- end -}}
+{{- toJson $env -}}
+{{- end -}}
+
+{{/* Plain variables of a component: derived, then `config`, then the component's `env` (later wins). */}}
+{{- define "iam.plainEnv" -}}
+{{- $c := index .ctx.Values .component -}}
+{{- $env := include "iam.computedEnv" . | fromJson -}}
+{{- range $k, $val := .ctx.Values.config }}{{ $_ := set $env $k $val }}{{ end -}}
+{{- range $k, $val := $c.env }}{{ $_ := set $env $k $val }}{{ end -}}
+{{- toJson $env -}}
+{{- end -}}
+
+{{/* The container's whole env list: plain variables, secrets, then extraEnvVars. */}}
+{{- define "iam.env" -}}
+{{- $c := index .ctx.Values .component -}}
+{{- range $k, $val := include "iam.plainEnv" . | fromJson }}
+{{- if not (kindIs "invalid" $val) }}
+- name: {{ $k }}
+  value: {{ include "iam.envValue" $val | quote }}
+{{- end }}
+{{- end }}
+{{- include "iam.secretEnv" . }}
+{{- with $c.extraEnvVars }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/*
+The startup, liveness and readiness probes of a component, on its ops port (the gateway's HTTP
+port). Timings from `probes.<kind>`, each key overridable in the component's `probes.<kind>`
+(set key by key: sprig's merge would take an override of `false` or 0 for missing).
+*/}}
+{{- define "iam.probes" -}}
+{{- $c := index .ctx.Values .component -}}
+{{- $port := include "iam.opsPortName" . -}}
+{{- range $kind, $path := dict "startup" "/health/live" "liveness" "/health/live" "readiness" "/health/ready" }}
+{{- $p := deepCopy (index $.ctx.Values.probes $kind) -}}
+{{- range $k, $val := index ($c.probes | default dict) $kind | default dict }}{{ $_ := set $p $k $val }}{{ end -}}
+{{- if $p.enabled }}
+{{ $kind }}Probe:
+  httpGet:
+    path: {{ $path }}
+    port: {{ $port }}
+  {{- toYaml (omit $p "enabled") | nindent 2 }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Fails the release with every problem found in the values at once (Bitnami style). Called from
+templates/validate.yaml; the schema checks types, this checks combinations.
+*/}}
+{{- define "iam.validateValues" -}}
+{{- $v := .Values -}}
+{{- $msgs := list -}}
+{{- $components := include "iam.components" . | fromJsonArray -}}
+{{- $upstreams := include "iam.upstreams" . | fromJson -}}
+{{- $sources := include "iam.secretSources" . | fromJsonArray -}}
+{{- /* Readers that run: enabled components, plus the admin Job (which runs directory's code with its variables). */ -}}
+{{- $running := list -}}
+{{- range $name := $components }}{{ if (index $v $name).enabled }}{{ $running = append $running $name }}{{ end }}{{ end -}}
+{{- if $v.adminBootstrap.enabled }}{{ $running = concat $running (list "adminBootstrap" "directory") | uniq }}{{ end -}}
+{{- if not $running -}}
+{{- $msgs = append $msgs "iam: no component is enabled: enable at least one of gateway, identity, directory, notification." -}}
+{{- end -}}
+{{- if not (regexMatch "^(nats|tls)://[^\\s]+$" $v.nats.url) -}}
+{{- $msgs = append $msgs "iam: nats.url is required (NATS with JetStream is not bundled), e.g. nats://nats.nats.svc:4222." -}}
+{{- end -}}
+{{- range $src := $sources -}}
+{{- $needed := false -}}
+{{- range $r := $src.readers }}{{ if has $r $running }}{{ $needed = true }}{{ end }}{{ end -}}
+{{- if and $needed $src.required (not $src.value) (not $src.existingSecret) -}}
+{{- $prefix := regexReplaceAll "\\.[^.]+$" $src.path "" -}}
+{{- $msgs = append $msgs (printf "iam: %s is required: set %s, or %s.existingSecret (key %s.existingSecretKey)." $src.env $src.path $prefix $prefix) -}}
+{{- end -}}
+{{- end -}}
+{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) -}}
+{{- $key := index $pair 1 -}}
+{{- if and $key (not (index $pair 2)) (not (regexMatch "^[A-Za-z0-9+/]{43}=$" $key)) -}}
+{{- $msgs = append $msgs (printf "iam: %s must be the base64 of exactly 32 bytes (openssl rand -base64 32)." (index $pair 0)) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $v.adminBootstrap.enabled (not $v.adminBootstrap.email) -}}
+{{- $msgs = append $msgs "iam: adminBootstrap.email is required when adminBootstrap.enabled is true." -}}
+{{- end -}}
+{{- if and $v.ingress.enabled (not $v.gateway.enabled) -}}
+{{- $msgs = append $msgs "iam: ingress.enabled needs gateway.enabled (the Ingress routes to the gateway)." -}}
+{{- end -}}
+{{- range $name := $components -}}
+{{- $c := index $v $name -}}
+{{- if $c.enabled -}}
+{{- $env := include "iam.plainEnv" (dict "ctx" $ "component" $name) | fromJson -}}
+{{- range $src := $sources -}}
+{{- if hasKey $env $src.env -}}
+{{- $msgs = append $msgs (printf "iam: %s is a secret and must not be set in config or %s.env: set %s or its existingSecret." $src.env $name $src.path) -}}
+{{- end -}}
+{{- end -}}
+{{- range $up := index $upstreams $name | default list -}}
+{{- $var := printf "%s_GRPC_TARGET" (upper $up) -}}
+{{- if and (not (index $v $up).enabled) (not (hasKey $env $var)) -}}
+{{- $msgs = append $msgs (printf "iam: %s dials %s, which is disabled: enable %s or set %s in %s.env." $name $up $up $var $name) -}}
+{{- end -}}
+{{- end -}}
+{{- if and (ne $name "gateway") (eq (int $c.port) (int $c.opsPort)) -}}
+{{- $msgs = append $msgs (printf "iam: %s.port and %s.opsPort must differ." $name $name) -}}
+{{- end -}}
+{{- if $c.autoscaling.enabled -}}
+{{- if gt (int $c.autoscaling.minReplicas) (int $c.autoscaling.maxReplicas) -}}
+{{- $msgs = append $msgs (printf "iam: %s.autoscaling.minReplicas must not exceed maxReplicas." $name) -}}
+{{- end -}}
+{{- if not (or $c.autoscaling.targetCPUUtilizationPercentage $c.autoscaling.targetMemoryUtilizationPercentage) -}}
+{{- $msgs = append $msgs (printf "iam: %s.autoscaling needs targetCPUUtilizationPercentage or targetMemoryUtilizationPercentage." $name) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $c.pdb.create (not (eq (toString $c.pdb.minAvailable) "")) (not (eq (toString $c.pdb.maxUnavailable) "")) -}}
+{{- $msgs = append $msgs (printf "iam: %s.pdb: set minAvailable or maxUnavailable, not both." $name) -}}
+{{- end -}}
+{{- $shutdownMs := int (get $env "SHUTDOWN_TIMEOUT_MS" | default 10000) -}}
+{{- if le (int $c.terminationGracePeriodSeconds) (add (div $shutdownMs 1000) $v.preStopSleepSeconds) -}}
+{{- $msgs = append $msgs (printf "iam: %s.terminationGracePeriodSeconds must exceed preStopSleepSeconds + SHUTDOWN_TIMEOUT_MS/1000 (%d s), or pods are killed mid-shutdown." $name (add (div $shutdownMs 1000) $v.preStopSleepSeconds)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if $v.gateway.enabled -}}
+{{- $profiles := (include "iam.plainEnv" (dict "ctx" $ "component" "gateway") | fromJson).GATEWAY_PROFILES -}}
+{{- if not (kindIs "invalid" $profiles) -}}
+{{- range $p := splitList "," (toString $profiles) -}}
+{{- if and (trim $p) (not (has (trim $p) (list "full" "compact" "edge"))) -}}
+{{- $msgs = append $msgs (printf "iam: GATEWAY_PROFILES: unknown profile %q (allowed: full, compact, edge; empty = minimal)." (trim $p)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if $msgs -}}
+{{- fail (printf "\n\nVALUES VALIDATION:\n%s" (join "\n" $msgs)) -}}
+{{- end -}}
+{{- end -}}
