@@ -113,10 +113,26 @@ describe('authentication (end to end)', () => {
     expect((await users(r.json.token)).status).toBe(200);
   });
 
-  it('a deleted user cannot refresh', async () => {
+  it('a deleted user cannot refresh; identity ends the sessions on the directory.user.deleted event', async () => {
     const u = await newUser();
     const s = (await login(u.email, u.password)).json;
+    await login(u.email, u.password);
     expect((await call('DELETE', `/api/v1/users/${u.id}`, { token: admin })).status).toBe(204);
+    await eventually(async () => {
+      const rows = (await sys.identity.dataSource.query('SELECT revoked_at FROM refresh_tokens WHERE user_id = $1', [u.id])) as Array<{ revoked_at: Date | null }>;
+      return rows.length === 2 && rows.every((r) => r.revoked_at !== null);
+    }, 5_000);
+    expect((await refresh(s.refreshToken)).status).toBe(401);
+  });
+
+  it('a password change by an administrator ends the user\'s sessions', async () => {
+    const u = await newUser();
+    const s = (await login(u.email, u.password)).json;
+    expect((await call('PUT', `/api/v1/users/${u.id}`, { token: admin, body: { password: strongPassword() } })).status).toBe(200);
+    await eventually(async () => {
+      const rows = (await sys.identity.dataSource.query('SELECT revoked_at FROM refresh_tokens WHERE user_id = $1', [u.id])) as Array<{ revoked_at: Date | null }>;
+      return rows.length === 1 && rows[0]!.revoked_at !== null;
+    }, 5_000);
     expect((await refresh(s.refreshToken)).status).toBe(401);
   });
 

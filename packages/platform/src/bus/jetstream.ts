@@ -35,6 +35,7 @@ import {
   PermanentEventError,
   Semaphore,
   type Subscription,
+  subjectMatches,
 } from './port';
 
 export interface JetStreamBusOptions {
@@ -244,7 +245,7 @@ export class JetStreamEventBus implements EventBus {
       max_deliver: maxDeliver + 1,
       ack_wait: nanos(30_000),
       max_ack_pending: 1_000,
-      ...(filter.length === 1 ? { filter_subject: filter[0] } : { filter_subjects: filter }),
+      ...this.serverFilter(conn, filter),
     };
     try {
       await conn.jsm.consumers.info(stream, spec.name);
@@ -260,7 +261,21 @@ export class JetStreamEventBus implements EventBus {
     }
   }
 
+  /**
+   * Several filter subjects need NATS 2.10 (`filter_subjects`); on an older server the consumer
+   * takes the whole stream and `handle` acks what the spec does not ask for.
+   */
+  private serverFilter(conn: Conn, filter: string[]): { filter_subject?: string; filter_subjects?: string[] } {
+    if (filter.length === 1) return { filter_subject: filter[0] };
+    const [major = 0, minor = 0] = (conn.nc.info?.version ?? '0.0').split('.').map(Number);
+    return major > 2 || (major === 2 && minor >= 10) ? { filter_subjects: filter } : {};
+  }
+
   private async handle(spec: DurableConsumerSpec, m: JsMsg): Promise<void> {
+    if (spec.subjects.length > 1 && !spec.subjects.some((p) => subjectMatches(p, this.unprefix(m.subject)))) {
+      m.ack();
+      return;
+    }
     const event: IncomingEvent = {
       id: m.headers?.get(MSG_ID) || `${m.info.stream}:${m.seq}`,
       subject: this.unprefix(m.subject),

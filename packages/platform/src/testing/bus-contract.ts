@@ -122,6 +122,20 @@ export function runEventBusContract(name: string, makeFactory: () => BusFactory 
       await sub.stop();
     });
 
+    it('a consumer of several subjects gets exactly those', async () => {
+      const b = bus();
+      await b.declareStreams([stream, dead]);
+      const c = collector();
+      const sub = b.consume({ name: consumerName(), stream, subjects: [subj('created'), subj('deleted')], handler: c.handler });
+      await b.publish(ev(subj('created'), 'one'));
+      await b.publish(ev(subj('updated'), 'skip'));
+      await b.publish(ev(subj('deleted'), 'two'));
+      await c.waitFor(2);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(c.got.map((g) => dec(g.data))).toEqual(['one', 'two']);
+      await sub.stop();
+    });
+
     it('a durable consumer resumes after a restart without losing or repeating acked events', async () => {
       const b = bus();
       await b.declareStreams([stream, dead]);

@@ -25,9 +25,9 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
   const { read, hasher } = deps;
   return {
     async verify(email, password) {
-      const account = await read.credentials.findByEmail(normalizeEmail(email));
       // Longer than any valid password: refused without hashing (nothing about the account leaks).
       if ([...password].length > PASSWORD_MAX_LENGTH) return null;
+      const account = await read.credentials.credentialsByEmail(normalizeEmail(email));
       if (!account) {
         await hasher.verifyDummy(password);
         return null;
@@ -35,9 +35,9 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       if (!(await hasher.verify(account.passwordHash, password))) return null;
       if (hasher.needsRehash(account.passwordHash)) {
         const rehashed = await hasher.hash(password);
-        await read.credentials.setPasswordHash(account.id, rehashed);
+        await read.credentials.setPasswordHash(account.principal.userId, rehashed);
       }
-      return read.credentials.principal(account.id);
+      return account.principal;
     },
 
     async principal(userId) {

@@ -25,6 +25,8 @@ export interface CredentialStore {
   markEmailVerified(userId: string): Promise<boolean>;
   /** Names, live roles and the live permissions they grant; null for an unknown or deleted user. */
   principal(userId: string): Promise<Principal | null>;
+  /** The live user with this (normalised) email: its hash and principal, in one read. */
+  credentialsByEmail(email: string): Promise<{ passwordHash: string; principal: Principal } | null>;
 }
 
 export interface RoleStore {

@@ -70,7 +70,7 @@ interface UserRowSql {
   deleted_at: Date | null;
 }
 
-const USER_COLUMNS = 'id, first_name, last_name, email, phone, email_verified, created_at, updated_at, deleted_at';
+const USER_COLUMNS = 'u.id, u.first_name, u.last_name, u.email, u.phone, u.email_verified, u.created_at, u.updated_at, u.deleted_at';
 
 class PgUserStore implements UserStore {
   constructor(private readonly m: EntityManager) {}
@@ -115,20 +115,25 @@ class PgUserStore implements UserStore {
   }
 
   async findById(id: string, opts: { includeDeleted?: boolean; forUpdate?: boolean } = {}): Promise<User | null> {
+    // One round trip: the row and its live role names (FOR UPDATE locks only the user row).
     const rows = (await this.m.query(
-      `SELECT ${USER_COLUMNS} FROM users WHERE id = $1 ${opts.includeDeleted ? '' : 'AND deleted_at IS NULL'} ${opts.forUpdate ? 'FOR UPDATE' : ''}`,
+      `SELECT ${USER_COLUMNS},
+              ARRAY(SELECT r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+                     WHERE ur.user_id = u.id AND r.deleted_at IS NULL ORDER BY r.name) AS role_names
+         FROM users u WHERE u.id = $1 ${opts.includeDeleted ? '' : 'AND u.deleted_at IS NULL'} ${opts.forUpdate ? 'FOR UPDATE OF u' : ''}`,
       [id],
-    )) as UserRowSql[];
-    return (await this.withRoles(rows))[0] ?? null;
+    )) as Array<UserRowSql & { role_names: string[] }>;
+    const r = rows[0];
+    return r ? toUser(r, r.role_names) : null;
   }
 
   async list(query: ListQuery): Promise<Page<User>> {
     const f = filters(query, ['first_name', 'last_name', 'email'], 'deleted_at');
-    const totalCount = await count(this.m, `SELECT count(*) AS n FROM users ${f.where}`, f.params);
+    const totalCount = await count(this.m, `SELECT count(*) AS n FROM users u ${f.where}`, f.params);
     const params = [...f.params];
     const p = pageParams(query, params);
     const rows = (await this.m.query(
-      `SELECT ${USER_COLUMNS} FROM users ${f.where} ORDER BY created_at, id LIMIT ${p.limit} OFFSET ${p.offset}`,
+      `SELECT ${USER_COLUMNS} FROM users u ${f.where} ORDER BY u.created_at, u.id LIMIT ${p.limit} OFFSET ${p.offset}`,
       params,
     )) as UserRowSql[];
     return { items: await this.withRoles(rows), totalCount };
@@ -141,19 +146,23 @@ class PgUserStore implements UserStore {
         WHERE ur.user_id = ANY($1::uuid[]) AND r.deleted_at IS NULL ORDER BY r.name`,
       [rows.map((r) => r.id)],
     )) as Array<{ user_id: string; name: string }>;
-    return rows.map((r) => ({
-      id: r.id,
-      firstName: r.first_name,
-      lastName: r.last_name,
-      email: r.email,
-      phone: r.phone === null ? null : Number(r.phone),
-      emailVerified: r.email_verified,
-      roles: roles.filter((x) => x.user_id === r.id).map((x) => x.name),
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-      deletedAt: r.deleted_at,
-    }));
+    return rows.map((r) => toUser(r, roles.filter((x) => x.user_id === r.id).map((x) => x.name)));
   }
+}
+
+function toUser(r: UserRowSql, roles: string[]): User {
+  return {
+    id: r.id,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    email: r.email,
+    phone: r.phone === null ? null : Number(r.phone),
+    emailVerified: r.email_verified,
+    roles,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    deletedAt: r.deleted_at,
+  };
 }
 
 class PgCredentialStore implements CredentialStore {
@@ -184,34 +193,41 @@ class PgCredentialStore implements CredentialStore {
   }
 
   async principal(userId: string): Promise<Principal | null> {
-    const [u] = (await this.m.query(
-      'SELECT id, first_name, last_name, email, email_verified FROM users WHERE id = $1 AND deleted_at IS NULL',
-      [userId],
-    )) as Array<{ id: string; first_name: string; last_name: string; email: string; email_verified: boolean }>;
-    if (!u) return null;
-    const roles = (await this.m.query(
-      `SELECT r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-        WHERE ur.user_id = $1 AND r.deleted_at IS NULL ORDER BY r.name`,
-      [userId],
-    )) as Array<{ name: string }>;
-    const perms = (await this.m.query(
-      `SELECT DISTINCT p.name FROM user_roles ur
-         JOIN roles r ON r.id = ur.role_id AND r.deleted_at IS NULL
-         JOIN role_permissions rp ON rp.role_id = r.id AND rp.revoked_at IS NULL
-         JOIN permissions p ON p.id = rp.permission_id AND p.deleted_at IS NULL
-        WHERE ur.user_id = $1 ORDER BY p.name`,
-      [userId],
-    )) as Array<{ name: string }>;
-    return {
-      userId: u.id,
-      firstName: u.first_name,
-      lastName: u.last_name,
-      email: u.email,
-      roles: roles.map((r) => r.name),
-      permissions: perms.map((p) => p.name),
-      emailVerified: u.email_verified,
-    };
+    const [row] = (await this.m.query(`${PRINCIPAL_SELECT} WHERE u.id = $1 AND u.deleted_at IS NULL`, [userId])) as PrincipalRowSql[];
+    return row ? toPrincipal(row) : null;
   }
+
+  async credentialsByEmail(email: string): Promise<{ passwordHash: string; principal: Principal } | null> {
+    const [row] = (await this.m.query(`${PRINCIPAL_SELECT} WHERE u.email = $1 AND u.deleted_at IS NULL`, [email])) as PrincipalRowSql[];
+    return row ? { passwordHash: row.password_hash, principal: toPrincipal(row) } : null;
+  }
+}
+
+interface PrincipalRowSql {
+  id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  email_verified: boolean;
+  password_hash: string;
+  roles: string[];
+  permissions: string[];
+}
+
+/** A user with live roles and the live permissions they grant, in one round trip. */
+const PRINCIPAL_SELECT = `
+  SELECT u.id, u.first_name, u.last_name, u.email, u.email_verified, u.password_hash,
+         ARRAY(SELECT r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+                WHERE ur.user_id = u.id AND r.deleted_at IS NULL ORDER BY r.name) AS roles,
+         ARRAY(SELECT DISTINCT p.name FROM user_roles ur
+                 JOIN roles r ON r.id = ur.role_id AND r.deleted_at IS NULL
+                 JOIN role_permissions rp ON rp.role_id = r.id AND rp.revoked_at IS NULL
+                 JOIN permissions p ON p.id = rp.permission_id AND p.deleted_at IS NULL
+                WHERE ur.user_id = u.id ORDER BY p.name) AS permissions
+    FROM users u`;
+
+function toPrincipal(r: PrincipalRowSql): Principal {
+  return { userId: r.id, firstName: r.first_name, lastName: r.last_name, email: r.email, roles: r.roles, permissions: r.permissions, emailVerified: r.email_verified };
 }
 
 // ---------------------------------------------------------------------------

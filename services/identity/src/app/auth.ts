@@ -9,6 +9,7 @@ import { type AccessClaims, AppError, type Logger, event, randomToken, sha256 } 
 import type { Principal, TokenPair } from '../domain/model';
 import type { Directory, IdentityStores, TokenService, UnitOfWork } from '../domain/ports';
 
+
 export interface AuthSettings {
   readonly maxFailedAttempts: number;
   readonly lockoutMinutes: number;
@@ -52,21 +53,26 @@ export function createAuthUseCases(deps: {
 }): AuthUseCases {
   const { settings: s, uow, read, directory, tokens } = deps;
 
-  async function issuePair(principal: Principal, familyId: string, familyExpiresAt: Date, tx: IdentityStores): Promise<{ pair: TokenPair; id: string }> {
-    const refreshToken = randomToken(32);
-    const id = randomUUID();
-    await tx.refreshTokens.insert({ id, familyId, userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt: familyExpiresAt });
-    const access = await tokens.issue(principal);
+  function pair(access: { token: string }, refreshToken: string, familyExpiresAt: Date): TokenPair {
     return {
-      id,
-      pair: {
-        accessToken: access.token,
-        refreshToken,
-        tokenType: 'Bearer',
-        expiresIn: s.accessExpirySeconds,
-        refreshExpiresIn: Math.max(1, Math.floor((familyExpiresAt.getTime() - Date.now()) / 1000)),
-      },
+      accessToken: access.token,
+      refreshToken,
+      tokenType: 'Bearer',
+      expiresIn: s.accessExpirySeconds,
+      refreshExpiresIn: Math.max(1, Math.floor((familyExpiresAt.getTime() - Date.now()) / 1000)),
     };
+  }
+
+  /**
+   * RFC 9700 reuse detection: a rotated token came back. Within the grace period (a client
+   * retrying) it is refused without more; after it, the whole family is revoked.
+   */
+  async function detectReuse(hash: Buffer): Promise<void> {
+    const seen = await read.refreshTokens.findByHash(hash);
+    if (!seen?.rotatedAt || seen.revokedAt) return;
+    if (Date.now() - seen.rotatedAt.getTime() <= s.refreshReuseGraceSeconds * 1000) return;
+    const n = await read.refreshTokens.revokeFamily(seen.familyId);
+    if (n > 0) deps.logger.warn({ userId: seen.userId, revoked: n }, 'refresh token reuse detected; token family revoked');
   }
 
   return {
@@ -82,44 +88,30 @@ export function createAuthUseCases(deps: {
         }
         throw AppError.unauthenticated(INVALID_CREDENTIALS);
       }
-      return uow.run(async (tx) => {
-        await tx.lockouts.clear(key);
-        const { pair } = await issuePair(principal, randomUUID(), new Date(Date.now() + s.refreshExpirySeconds * 1000), tx);
-        return { tokens: pair, principal };
-      });
+      const refreshToken = randomToken(32);
+      const expiresAt = new Date(Date.now() + s.refreshExpirySeconds * 1000);
+      // One statement: the new family's first token, and the failed-login count cleared.
+      await read.refreshTokens.startFamily({ id: randomUUID(), familyId: randomUUID(), userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt }, key);
+      return { tokens: pair(await tokens.issue(principal), refreshToken, expiresAt), principal };
     },
 
     async refresh(refreshToken) {
       if (!REFRESH_TOKEN_RE.test(refreshToken)) throw AppError.unauthenticated(INVALID_REFRESH);
       const hash = sha256(refreshToken);
-      const seen = await read.refreshTokens.findByHash(hash);
-      if (!seen || seen.revokedAt || seen.expiresAt <= new Date()) throw AppError.unauthenticated(INVALID_REFRESH);
-      // Current roles and permissions (and whether the user still exists), outside the transaction.
-      const principal = seen.rotatedAt ? null : await directory.principal(seen.userId);
-      const outcome = await uow.run(async (tx) => {
-        const current = await tx.refreshTokens.findByHash(hash, { forUpdate: true });
-        if (!current || current.revokedAt || current.expiresAt <= new Date()) return { error: true as const };
-        if (current.rotatedAt) {
-          // RFC 9700 reuse detection: a rotated token came back. Within the grace period (a client
-          // retrying), refuse without revoking; otherwise the whole family is revoked.
-          const withinGrace = Date.now() - current.rotatedAt.getTime() <= s.refreshReuseGraceSeconds * 1000;
-          if (!withinGrace) {
-            const n = await tx.refreshTokens.revokeFamily(current.familyId);
-            return { error: true as const, reuse: n };
-          }
-          return { error: true as const };
-        }
-        if (!principal) {
-          await tx.refreshTokens.revokeFamily(current.familyId);
-          return { error: true as const };
-        }
-        const { pair, id } = await issuePair(principal, current.familyId, current.expiresAt, tx);
-        await tx.refreshTokens.markRotated(current.id, id);
-        return { pair };
-      });
-      if ('reuse' in outcome) deps.logger.warn({ userId: seen.userId, revoked: outcome.reuse }, 'refresh token reuse detected; token family revoked');
-      if (!('pair' in outcome) || !outcome.pair) throw AppError.unauthenticated(INVALID_REFRESH);
-      return outcome.pair;
+      const next = randomToken(32);
+      // Claim first (one atomic statement: of concurrent refreshes exactly one wins), then look
+      // up the user's current roles; a deleted user's family is revoked.
+      const claimed = await read.refreshTokens.rotate(hash, { id: randomUUID(), tokenHash: sha256(next) });
+      if (!claimed) {
+        await detectReuse(hash);
+        throw AppError.unauthenticated(INVALID_REFRESH);
+      }
+      const principal = await directory.principal(claimed.userId);
+      if (!principal) {
+        await read.refreshTokens.revokeFamily(claimed.familyId);
+        throw AppError.unauthenticated(INVALID_REFRESH);
+      }
+      return pair(await tokens.issue(principal), next, claimed.expiresAt);
     },
 
     async revoke(accessToken) {

@@ -19,7 +19,14 @@ export interface TokenService {
 }
 
 export interface RefreshTokenStore {
-  insert(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }): Promise<void>;
+  /** Inserts the first token of a new family and clears the email's failed-login count, atomically. */
+  startFamily(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }, emailHash: Buffer): Promise<void>;
+  /**
+   * Rotates atomically: marks the live token with `hash` rotated and inserts its successor in the
+   * same family. Null when the token is unknown, rotated, revoked or expired (then nothing changed).
+   * Of concurrent rotations of one token, exactly one succeeds.
+   */
+  rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }): Promise<{ familyId: string; userId: string; expiresAt: Date } | null>;
   findByHash(hash: Buffer, opts?: { forUpdate?: boolean }): Promise<RefreshRecord | null>;
   markRotated(id: string, replacedBy: string): Promise<void>;
   revokeFamily(familyId: string): Promise<number>;

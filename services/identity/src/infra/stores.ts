@@ -7,14 +7,26 @@ import type { DenylistStore, IdentityStores, LockoutStore, RefreshTokenStore, Un
 class PgRefreshTokens implements RefreshTokenStore {
   constructor(private readonly m: EntityManager) {}
 
-  async insert(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }): Promise<void> {
-    await this.m.query('INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5)', [
-      r.id,
-      r.familyId,
-      r.userId,
-      r.tokenHash,
-      r.expiresAt,
-    ]);
+  async startFamily(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }, emailHash: Buffer): Promise<void> {
+    await this.m.query(
+      `WITH cleared AS (DELETE FROM login_failures WHERE email_hash = $6)
+       INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5)`,
+      [r.id, r.familyId, r.userId, r.tokenHash, r.expiresAt, emailHash],
+    );
+  }
+
+  async rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }): Promise<{ familyId: string; userId: string; expiresAt: Date } | null> {
+    const [row] = (await this.m.query(
+      `WITH claimed AS (
+         UPDATE refresh_tokens SET rotated_at = now(), replaced_by = $2
+          WHERE token_hash = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > now()
+          RETURNING family_id, user_id, expires_at)
+       INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at)
+       SELECT $2, family_id, user_id, $3, expires_at FROM claimed
+       RETURNING family_id, user_id, expires_at`,
+      [hash, next.id, next.tokenHash],
+    )) as Array<{ family_id: string; user_id: string; expires_at: Date }>;
+    return row ? { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at } : null;
   }
 
   async findByHash(hash: Buffer, opts: { forUpdate?: boolean } = {}): Promise<RefreshRecord | null> {
