@@ -17,7 +17,7 @@ export async function seedUsers(url: string, target: number, log: (s: string) =>
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
-    const [{ n }] = (await c.query(`SELECT count(*)::int AS n FROM users WHERE email LIKE '%@bench.example'`)).rows as [{ n: number }];
+    const [{ n }] = (await c.query(`SELECT count(*)::int AS n FROM users WHERE phone > 15550000000`)).rows as [{ n: number }];
     if (n >= target) {
       log(`${n} seeded users already present`);
       return;
@@ -33,7 +33,9 @@ export async function seedUsers(url: string, target: number, log: (s: string) =>
         `INSERT INTO users (id, first_name, last_name, email, phone, password_hash, created_at, updated_at)
          SELECT gen_random_uuid(), ($3::text[])[1 + (hashtext(i::text || 'f') & 2147483647) % $5],
                 ($4::text[])[1 + (hashtext(i::text || 'l') & 2147483647) % $6],
-                'user' || i || '.' || substr(md5(i::text), 1, 6) || '@bench.example',
+                lower(($3::text[])[1 + (hashtext(i::text || 'f') & 2147483647) % $5]) || '.' ||
+                  lower(($4::text[])[1 + (hashtext(i::text || 'l') & 2147483647) % $6]) || i || '@' ||
+                  (ARRAY['example.com', 'mail.example', 'corp.example', 'bench.example'])[1 + i % 4],
                 15550000000 + i, $7, now() - make_interval(secs => $8 - i), now() - make_interval(secs => $8 - i)
            FROM generate_series($1::int, $2::int) AS i`,
         [start, end, FIRST, LAST, FIRST.length, LAST.length, hash, target],

@@ -23,6 +23,7 @@ export interface GatewayConfig {
   readonly rateLimits: {
     readonly login: { readonly perMinute: number; readonly burst: number };
     readonly refresh: { readonly perMinute: number; readonly burst: number };
+    readonly emailActions: { readonly perMinute: number; readonly burst: number };
   };
 }
 
@@ -51,6 +52,10 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
       refresh: {
         perMinute: e.int('RATE_LIMIT_REFRESH_PER_MINUTE', { default: 300, min: 1, max: 10_000_000 }),
         burst: e.int('RATE_LIMIT_REFRESH_BURST', { default: 100, min: 1, max: 10_000_000 }),
+      },
+      emailActions: {
+        perMinute: e.int('RATE_LIMIT_EMAIL_ACTIONS_PER_MINUTE', { default: 30, min: 1, max: 10_000_000 }),
+        burst: e.int('RATE_LIMIT_EMAIL_ACTIONS_BURST', { default: 30, min: 1, max: 10_000_000 }),
       },
     },
   };

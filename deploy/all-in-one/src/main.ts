@@ -48,8 +48,12 @@ async function main(): Promise<void> {
       identity: readIdentityConfig(e, {
         databaseUrl: urls.url('identity'),
         keyEncryptionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'jwt-key-encryption-key')),
+        emailActionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'email-action-key')),
       }),
-      notification: readNotificationConfig(e, { databaseUrl: urls.url('notification') }),
+      notification: readNotificationConfig(e, {
+        databaseUrl: urls.url('notification'),
+        emailActionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'email-action-key')),
+      }),
       admin: {
         email: e.optionalString('ADMIN_EMAIL'),
         password: e.optionalString('ADMIN_PASSWORD'),

@@ -46,3 +46,20 @@ const Jwk = Type.Object({
 });
 
 export const Jwks = Type.Object({ keys: Type.Array(Jwk) }, { additionalProperties: false });
+
+export const EmailBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 320 }) }, { additionalProperties: false });
+
+export const ConfirmResetBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 200 }),
+    newPassword: Type.String({ minLength: 1, maxLength: 1024, writeOnly: true }),
+  },
+  { additionalProperties: false },
+);
+
+export const TokenBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+
+export const Accepted = Type.Object(
+  { status: Type.Literal('accepted'), message: Type.String() },
+  { additionalProperties: false, description: 'The same body whether or not the account exists' },
+);

@@ -19,6 +19,12 @@ export interface IdentityConfig {
     /** AES-256 key that encrypts the private signing keys at rest. */
     readonly keyEncryptionKey: Buffer;
   };
+  readonly emailActions: {
+    /** AES-256 key shared with the notification service: seals the raw tokens in events. */
+    readonly sealKey: Buffer;
+    /** Password-reset / verification requests allowed per email address per hour. */
+    readonly perEmailPerHour: number;
+  };
   readonly auth: {
     readonly maxFailedAttempts: number;
     readonly lockoutMinutes: number;
@@ -32,6 +38,8 @@ export interface IdentityDefaults {
   readonly databaseUrl?: string;
   /** A key kept in the data directory (all-in-one mode); standalone processes must be given one. */
   readonly keyEncryptionKey?: () => Buffer;
+  /** Likewise for the email-action sealing key. */
+  readonly emailActionKey?: () => Buffer;
 }
 
 export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}): IdentityConfig {
@@ -46,7 +54,11 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       expirySeconds: e.int('JWT_EXPIRY', { default: 300, min: 30, max: 86_400 }),
       refreshExpirySeconds: e.int('JWT_REFRESH_EXPIRY', { default: 604_800, min: 60, max: 31_536_000 }),
       keyRotationHours: e.int('JWT_KEY_ROTATION_HOURS', { default: 720, min: 1, max: 87_600 }),
-      keyEncryptionKey: readKek(e, defaults),
+      keyEncryptionKey: readKey(e, 'JWT_KEY_ENCRYPTION_KEY', defaults.keyEncryptionKey),
+    },
+    emailActions: {
+      sealKey: readKey(e, 'EMAIL_ACTION_KEY', defaults.emailActionKey),
+      perEmailPerHour: e.int('EMAIL_ACTION_MAX_PER_HOUR', { default: 5, min: 1, max: 10_000 }),
     },
     auth: {
       maxFailedAttempts: e.int('AUTH_MAX_FAILED_ATTEMPTS', { default: 5, min: 1, max: 1_000 }),
@@ -56,23 +68,22 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
   };
 }
 
-/** JWT_KEY_ENCRYPTION_KEY (base64 of 32 bytes), or a file holding it (a mounted secret). */
-function readKek(e: EnvReader, defaults: IdentityDefaults): Buffer {
-  const direct = e.optionalKey('JWT_KEY_ENCRYPTION_KEY', 32);
+/** A 32-byte key: `NAME` (base64), or `NAME_FILE` (a file holding it: a mounted secret), or the default. */
+export function readKey(e: EnvReader, name: string, fallback?: () => Buffer): Buffer {
+  const direct = e.optionalKey(name, 32);
   if (direct) return direct;
-  const file = e.optionalString('JWT_KEY_ENCRYPTION_KEY_FILE');
+  const file = e.optionalString(`${name}_FILE`);
   if (file) {
     try {
-      const text = readFileSync(file, 'utf8').trim();
-      const key = Buffer.from(text, 'base64');
+      const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
       if (key.length === 32) return key;
-      e.problem('JWT_KEY_ENCRYPTION_KEY_FILE', 'must hold base64 of exactly 32 bytes');
+      e.problem(`${name}_FILE`, 'must hold base64 of exactly 32 bytes');
     } catch {
-      e.problem('JWT_KEY_ENCRYPTION_KEY_FILE', `cannot read ${file}`);
+      e.problem(`${name}_FILE`, `cannot read ${file}`);
     }
     return Buffer.alloc(32);
   }
-  if (defaults.keyEncryptionKey) return defaults.keyEncryptionKey();
-  e.problem('JWT_KEY_ENCRYPTION_KEY', 'is required (base64 of 32 random bytes, e.g. `openssl rand -base64 32`), or set JWT_KEY_ENCRYPTION_KEY_FILE');
+  if (fallback) return fallback();
+  e.problem(name, `is required (base64 of 32 random bytes, e.g. \`openssl rand -base64 32\`), or set ${name}_FILE`);
   return Buffer.alloc(32);
 }

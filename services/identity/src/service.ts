@@ -7,6 +7,7 @@ import type { ServiceRuntime, ServiceSpec } from '@iam/platform';
 import { identityConsumers } from './api/consumers';
 import { identityGrpc } from './api/grpc';
 import { createAuthUseCases } from './app/auth';
+import { createEmailActionUseCases } from './app/email-actions';
 import type { IdentityConfig } from './config';
 import { grpcDirectory } from './infra/directory-client';
 import { KeyManager } from './infra/keys';
@@ -48,14 +49,28 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime): Ser
         tokens: keys,
         logger,
       });
+      const emailActions = createEmailActionUseCases({
+        settings: {
+          sealKey: config.emailActions.sealKey,
+          tokenLifetimeSeconds: 3_600,
+          perEmailLimit: config.emailActions.perEmailPerHour,
+          perEmailWindowSeconds: 3_600,
+        },
+        uow: pgUnitOfWork(dataSource),
+        read: pgIdentityStores(dataSource.manager),
+        directory,
+        logger,
+        endSessions: (userId) => auth.endSessions(userId),
+      });
       const purge = setInterval(() => {
         purgeExpired(dataSource, config.auth.lockoutMinutes).catch((err: unknown) => logger.warn({ err }, 'purging expired records failed'));
       }, 10 * 60_000);
       purge.unref();
       return {
-        grpc: identityGrpc({ auth, tokens: keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity' }),
+        grpc: identityGrpc({ auth, emailActions, tokens: keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity' }),
         consumers: identityConsumers(auth, logger),
         stop: async () => {
+          await emailActions.idle();
           clearInterval(purge);
           keys.stop();
           directory.close();

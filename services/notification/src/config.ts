@@ -1,13 +1,36 @@
-import type { EnvReader } from '@iam/platform';
+import { type EnvReader } from '@iam/platform';
 
 export interface NotificationConfig {
   readonly databaseUrl: string;
   readonly grpcPort: number;
+  /** Set only when both SMTP_URL and EMAIL_ACTION_BASE_URL are: mail goes out over SMTP. */
+  readonly smtp?: { readonly url: string; readonly actionBaseUrl: string };
+  readonly from: string;
+  /** AES-256 key shared with identity: opens the sealed email-action tokens. */
+  readonly sealKey: Buffer;
+  /** Mails sent at once. */
+  readonly concurrency: number;
+  /** Deliveries of one event before it is dead-lettered. */
+  readonly maxAttempts: number;
 }
 
-export function readNotificationConfig(e: EnvReader, defaults: { databaseUrl?: string } = {}): NotificationConfig {
+export interface NotificationDefaults {
+  readonly databaseUrl?: string;
+  readonly emailActionKey?: () => Buffer;
+}
+
+export function readNotificationConfig(e: EnvReader, defaults: NotificationDefaults = {}): NotificationConfig {
+  const smtpUrl = e.optionalUrl('SMTP_URL', ['smtp', 'smtps']);
+  const actionBaseUrl = e.optionalUrl('EMAIL_ACTION_BASE_URL', ['http', 'https']);
+  const key = e.optionalKey('EMAIL_ACTION_KEY', 32) ?? defaults.emailActionKey?.();
+  if (smtpUrl && actionBaseUrl && !key) e.problem('EMAIL_ACTION_KEY', 'is required to deliver email actions (the same base64 32-byte key identity has)');
   return {
     databaseUrl: e.url('NOTIFICATION_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('NOTIFICATION_GRPC_PORT', { default: 50053, allowZero: true }),
+    smtp: smtpUrl && actionBaseUrl ? { url: smtpUrl, actionBaseUrl: actionBaseUrl.replace(/\/+$/, '') } : undefined,
+    from: e.string('EMAIL_FROM', { default: 'IAM <no-reply@iam.local>' }),
+    sealKey: key ?? Buffer.alloc(32),
+    concurrency: e.int('NOTIFICATION_CONCURRENCY', { default: 8, min: 1, max: 256 }),
+    maxAttempts: e.int('NOTIFICATION_MAX_ATTEMPTS', { default: 5, min: 1, max: 100 }),
   };
 }

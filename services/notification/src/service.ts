@@ -1,10 +1,17 @@
 /**
- * The notification service: composition of its consumers, senders and gRPC handlers.
+ * The notification service: a durable consumer of identity's mail events, the email sender, the
+ * delivery records and their gRPC surface.
  */
-import { STREAMS, notificationV1 } from '@iam/contracts';
-import { bindService, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
+import { STREAMS } from '@iam/contracts';
+import type { ServiceRuntime, ServiceSpec } from '@iam/platform';
+import { notificationGrpc } from './api/grpc';
+import { MAIL_SUBJECTS, createDeliver } from './app/deliver';
 import type { NotificationConfig } from './config';
+import type { EmailSender } from './domain/ports';
+import { pgDeliveries } from './infra/deliveries';
+import { notificationMetrics } from './infra/metrics';
 import { entities, migrations } from './infra/schema';
+import { LogOnlySender, SmtpSender } from './infra/senders';
 
 export function notificationService(config: NotificationConfig, rt: ServiceRuntime): ServiceSpec {
   return {
@@ -14,9 +21,34 @@ export function notificationService(config: NotificationConfig, rt: ServiceRunti
     entities,
     migrations,
     streams: [STREAMS.identity, STREAMS.deadLetter],
-    build: () => {
-      const deps = { logger: rt.logger, metrics: rt.metrics, service: 'notification' };
-      return { grpc: [bindService(notificationV1.NotificationServiceService, {}, deps)] };
+    build: ({ dataSource, logger }) => {
+      const sender: EmailSender = config.smtp ? new SmtpSender(config.smtp.url, config.from, { maxConnections: config.concurrency }) : new LogOnlySender(logger);
+      logger.info({ sender: sender.kind }, config.smtp ? 'mail goes out over SMTP' : 'no SMTP_URL and EMAIL_ACTION_BASE_URL: email actions are recorded, not sent');
+      const deliveries = pgDeliveries(dataSource);
+      const deliver = createDeliver({
+        deliveries,
+        sender,
+        sealKey: config.sealKey,
+        actionBaseUrl: config.smtp?.actionBaseUrl,
+        maxAttempts: config.maxAttempts,
+        metrics: notificationMetrics(rt.metrics),
+        logger,
+      });
+      return {
+        grpc: notificationGrpc(deliveries, { logger: rt.logger, metrics: rt.metrics, service: 'notification' }),
+        consumers: [
+          {
+            name: 'notification-mail',
+            stream: STREAMS.identity,
+            subjects: MAIL_SUBJECTS,
+            handler: deliver,
+            maxDeliver: config.maxAttempts,
+            backoffMs: [1_000, 5_000, 30_000, 120_000, 600_000],
+            concurrency: config.concurrency,
+          },
+        ],
+        stop: () => sender.close(),
+      };
     },
   };
 }

@@ -9,15 +9,17 @@ import type { Denylist } from '../../auth/denylist';
 import { authenticate } from '../../plugins/auth';
 import { type RateLimit, rateLimit } from '../../plugins/rate-limit';
 import { problems } from '../../schemas/common';
-import { Jwks, LoginBody, LoginResponse, RefreshBody, TokenResponse } from '../../schemas/auth';
+import { Accepted, ConfirmResetBody, EmailBody, Jwks, LoginBody, LoginResponse, RefreshBody, TokenBody, TokenResponse } from '../../schemas/auth';
 import type { Upstreams } from '../../upstreams';
 
 export interface AuthRouteDeps {
   readonly upstreams: Upstreams;
   readonly authenticator: Authenticator;
   readonly denylist: Denylist;
-  readonly limits: { readonly login: RateLimit; readonly refresh: RateLimit };
+  readonly limits: { readonly login: RateLimit; readonly refresh: RateLimit; readonly emailActions: RateLimit };
 }
+
+const ACCEPTED = { status: 'accepted' as const, message: 'If the account exists, an email is on its way.' };
 
 export const tokenJson = (t: identityV1.TokenPair) => ({
   token: t.accessToken,
@@ -64,6 +66,56 @@ export async function fullAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps):
       await upstreams.identity.revoke({ accessToken: req.bearerToken! });
       // This replica refuses the token at once; the others learn it from the event.
       deps.denylist.add(req.principal!.jti, new Date(req.principal!.exp * 1000));
+      return reply.code(204).send();
+    },
+  );
+
+  const emailLimit = rateLimit('email-actions', deps.limits.emailActions);
+
+  app.post(
+    '/api/v1/auth/password-reset/request',
+    {
+      onRequest: emailLimit,
+      schema: { tags: ['auth'], summary: 'Ask for a password-reset email (202 whether or not the account exists)', body: EmailBody, response: { 202: Accepted, ...problems(400, 413, 415, 429) } },
+    },
+    async (req, reply) => {
+      await upstreams.identity.requestPasswordReset(req.body as { email: string });
+      return reply.code(202).send(ACCEPTED);
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/password-reset/confirm',
+    {
+      onRequest: emailLimit,
+      schema: { tags: ['auth'], summary: 'Set a new password with the emailed token', body: ConfirmResetBody, response: { 204: { type: 'null' }, ...problems(400, 413, 415, 429) } },
+    },
+    async (req, reply) => {
+      await upstreams.identity.confirmPasswordReset(req.body as { token: string; newPassword: string });
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/email-verification/request',
+    {
+      onRequest: [authenticate(deps.authenticator), emailLimit],
+      schema: { tags: ['auth'], summary: 'Ask for an email-verification email', security: [{ bearer: [] }], response: { 202: Accepted, ...problems(401, 429) } },
+    },
+    async (req, reply) => {
+      await upstreams.identity.requestEmailVerification({ userId: req.principal!.sub });
+      return reply.code(202).send(ACCEPTED);
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/email-verification/confirm',
+    {
+      onRequest: emailLimit,
+      schema: { tags: ['auth'], summary: 'Confirm the email address with the emailed token', body: TokenBody, response: { 204: { type: 'null' }, ...problems(400, 413, 415, 429) } },
+    },
+    async (req, reply) => {
+      await upstreams.identity.confirmEmailVerification(req.body as { token: string });
       return reply.code(204).send();
     },
   );

@@ -2,12 +2,13 @@
 import { identityV1 } from '@iam/contracts';
 import { type AccessClaims, type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
 import type { AuthUseCases } from '../app/auth';
+import type { EmailActionUseCases } from '../app/email-actions';
 import type { TokenService } from '../domain/ports';
 
 const toClaims = (c: AccessClaims): identityV1.Claims => ({ ...c, aud: [...c.aud], roles: [...c.roles], permissions: [...c.permissions] });
 
-export function identityGrpc(deps: { auth: AuthUseCases; tokens: TokenService }, h: HandlerDeps): ServiceBinding[] {
-  const { auth, tokens } = deps;
+export function identityGrpc(deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; tokens: TokenService }, h: HandlerDeps): ServiceBinding[] {
+  const { auth, emailActions, tokens } = deps;
   return [
     bindService(
       identityV1.IdentityServiceService,
@@ -30,6 +31,10 @@ export function identityGrpc(deps: { auth: AuthUseCases; tokens: TokenService },
           keys: (await tokens.jwks()).map((k) => ({ kid: k.kid, kty: k.kty, alg: k.alg, use: k.use, crv: k.crv ?? '', x: k.x ?? '', y: k.y ?? '', n: k.n ?? '', e: k.e ?? '' })),
         }),
         listRevokedTokens: async () => ({ tokens: await auth.revokedTokens() }),
+        requestPasswordReset: async (r) => (await emailActions.requestPasswordReset(r.email), {}),
+        confirmPasswordReset: async (r) => (await emailActions.confirmPasswordReset(r.token, r.newPassword), {}),
+        requestEmailVerification: async (r) => (await emailActions.requestEmailVerification(r.userId), {}),
+        confirmEmailVerification: async (r) => (await emailActions.confirmEmailVerification(r.token), {}),
       },
       h,
     ),

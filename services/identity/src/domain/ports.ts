@@ -8,6 +8,29 @@ export interface Directory {
   verifyCredentials(email: string, password: string): Promise<Principal | null>;
   /** Null for an unknown or deleted user. */
   principal(userId: string): Promise<Principal | null>;
+  /** The live account with this email, or null. */
+  findAccount(email: string): Promise<Principal | null>;
+  /** VALIDATION (field newPassword) when the password breaks the policy; NOT_FOUND for a deleted user. */
+  setPassword(userId: string, password: string): Promise<void>;
+  markEmailVerified(userId: string): Promise<void>;
+}
+
+export type EmailPurpose = 'password_reset' | 'email_verification';
+
+/** Single-use email-action tokens; only their SHA-256 is stored. */
+export interface EmailActionStore {
+  /** Stores a new token and invalidates the account's earlier unused tokens of that purpose. */
+  issue(t: { id: string; userId: string; purpose: EmailPurpose; tokenHash: Buffer; emailHash: Buffer; expiresAt: Date }): Promise<void>;
+  /** Marks an unused, unexpired, not invalidated token used; null when there is none. */
+  claim(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null>;
+  /** Undoes a claim whose action failed (e.g. a weak new password), so the token can be used again. */
+  release(id: string): Promise<void>;
+}
+
+/** Fixed-window counters of requests per key (a hashed email) and purpose. */
+export interface ThrottleStore {
+  /** Counts a request; 0 when allowed, else the seconds until the window ends. */
+  hit(keyHash: Buffer, purpose: string, limit: number, windowSeconds: number): Promise<number>;
 }
 
 /** Signs and verifies access tokens with identity's own keys. */
@@ -52,6 +75,8 @@ export interface IdentityStores {
   readonly refreshTokens: RefreshTokenStore;
   readonly lockouts: LockoutStore;
   readonly denylist: DenylistStore;
+  readonly emailActions: EmailActionStore;
+  readonly throttle: ThrottleStore;
 }
 
 export interface UnitOfWork {

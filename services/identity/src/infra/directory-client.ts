@@ -25,6 +25,16 @@ export function grpcDirectory(target: string, metrics: Metrics): Directory & { c
         throw err;
       }
     },
+    async findAccount(email) {
+      const r = await client.call.findAccount({ email });
+      return r.found && r.principal ? toPrincipal(r.principal) : null;
+    },
+    async setPassword(userId, password) {
+      await client.call.setPassword({ userId, password });
+    },
+    async markEmailVerified(userId) {
+      await client.call.markEmailVerified({ userId });
+    },
     close: () => client.close(),
   };
 }

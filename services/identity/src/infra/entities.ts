@@ -99,3 +99,54 @@ export class RevokedAccessTokenRow {
   @Column('timestamptz', { name: 'revoked_at', default: () => 'now()' })
   revokedAt!: Date;
 }
+
+/** Single-use email-action tokens (password reset, email verification): only a SHA-256 is stored. */
+@Entity({ name: 'email_action_tokens' })
+@Index('uq_email_action_tokens_hash', ['tokenHash'], { unique: true })
+@Index('ix_email_action_tokens_pending', ['userId', 'purpose'], { where: '"used_at" IS NULL AND "invalidated_at" IS NULL' })
+@Index('ix_email_action_tokens_expires', ['expiresAt'])
+export class EmailActionTokenRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('uuid', { name: 'user_id' })
+  userId!: string;
+
+  @Column('text')
+  purpose!: string;
+
+  @Column('bytea', { name: 'token_hash' })
+  tokenHash!: Buffer;
+
+  /** SHA-256 of the normalised email, to clear its failed-login count after a reset. */
+  @Column('bytea', { name: 'email_hash' })
+  emailHash!: Buffer;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'expires_at' })
+  expiresAt!: Date;
+
+  @Column('timestamptz', { name: 'used_at', nullable: true })
+  usedAt!: Date | null;
+
+  @Column('timestamptz', { name: 'invalidated_at', nullable: true })
+  invalidatedAt!: Date | null;
+}
+
+/** Requests per email (hashed) and purpose in the current window, for the per-email rate limit. */
+@Entity({ name: 'email_action_throttle' })
+export class EmailActionThrottleRow {
+  @PrimaryColumn('bytea', { name: 'key_hash' })
+  keyHash!: Buffer;
+
+  @PrimaryColumn('text')
+  purpose!: string;
+
+  @Column('timestamptz', { name: 'window_start' })
+  windowStart!: Date;
+
+  @Column('integer')
+  count!: number;
+}

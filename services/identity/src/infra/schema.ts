@@ -1,8 +1,9 @@
 import { CreateOutbox1763800000000, OutboxEventRow } from '@iam/platform';
-import { LoginFailureRow, RefreshTokenRow, RevokedAccessTokenRow, SigningKeyRow } from './entities';
+import { EmailActionThrottleRow, EmailActionTokenRow, LoginFailureRow, RefreshTokenRow, RevokedAccessTokenRow, SigningKeyRow } from './entities';
 import { IdentitySchema1763800000200 } from './migrations/1763800000200-identity-schema';
+import { EmailActions1763800000300 } from './migrations/1763800000300-email-actions';
 
-export const entities = [SigningKeyRow, RefreshTokenRow, LoginFailureRow, RevokedAccessTokenRow, OutboxEventRow];
+export const entities = [SigningKeyRow, RefreshTokenRow, LoginFailureRow, RevokedAccessTokenRow, EmailActionTokenRow, EmailActionThrottleRow, OutboxEventRow];
 
 /** In order; never edit one that has landed, add a new one. */
-export const migrations = [CreateOutbox1763800000000, IdentitySchema1763800000200];
+export const migrations = [CreateOutbox1763800000000, IdentitySchema1763800000200, EmailActions1763800000300];

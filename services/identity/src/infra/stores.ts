@@ -2,7 +2,7 @@
 import { appendEvents } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RefreshRecord } from '../domain/model';
-import type { DenylistStore, IdentityStores, LockoutStore, RefreshTokenStore, UnitOfWork } from '../domain/ports';
+import type { DenylistStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, ThrottleStore, UnitOfWork } from '../domain/ports';
 
 class PgRefreshTokens implements RefreshTokenStore {
   constructor(private readonly m: EntityManager) {}
@@ -106,8 +106,59 @@ class PgDenylist implements DenylistStore {
   }
 }
 
+class PgEmailActions implements EmailActionStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async issue(t: { id: string; userId: string; purpose: EmailPurpose; tokenHash: Buffer; emailHash: Buffer; expiresAt: Date }): Promise<void> {
+    await this.m.query(
+      `WITH invalidated AS (
+         UPDATE email_action_tokens SET invalidated_at = now()
+          WHERE user_id = $2 AND purpose = $3 AND used_at IS NULL AND invalidated_at IS NULL)
+       INSERT INTO email_action_tokens (id, user_id, purpose, token_hash, email_hash, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [t.id, t.userId, t.purpose, t.tokenHash, t.emailHash, t.expiresAt],
+    );
+  }
+
+  async claim(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null> {
+    const [row] = (await this.m.query(
+      `UPDATE email_action_tokens SET used_at = now()
+        WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND invalidated_at IS NULL AND expires_at > now()
+        RETURNING id, user_id, email_hash`,
+      [tokenHash, purpose],
+    )) as [Array<{ id: string; user_id: string; email_hash: Buffer }>, number];
+    const r = Array.isArray(row) ? row[0] : undefined;
+    return r ? { id: r.id, userId: r.user_id, emailHash: r.email_hash } : null;
+  }
+
+  async release(id: string): Promise<void> {
+    await this.m.query('UPDATE email_action_tokens SET used_at = NULL WHERE id = $1', [id]);
+  }
+}
+
+class PgThrottle implements ThrottleStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async hit(keyHash: Buffer, purpose: string, limit: number, windowSeconds: number): Promise<number> {
+    const [row] = (await this.m.query(
+      `INSERT INTO email_action_throttle AS t (key_hash, purpose, window_start, count) VALUES ($1, $2, now(), 1)
+       ON CONFLICT (key_hash, purpose) DO UPDATE SET
+         window_start = CASE WHEN t.window_start <= now() - make_interval(secs => $3) THEN now() ELSE t.window_start END,
+         count = CASE WHEN t.window_start <= now() - make_interval(secs => $3) THEN 1 ELSE t.count + 1 END
+       RETURNING count, ceil(extract(epoch FROM (t.window_start + make_interval(secs => $3) - now())))::int AS retry_after`,
+      [keyHash, purpose, windowSeconds],
+    )) as Array<{ count: number; retry_after: number }>;
+    return row!.count > limit ? Math.max(1, row!.retry_after) : 0;
+  }
+}
+
 export function pgIdentityStores(m: EntityManager): IdentityStores {
-  return { refreshTokens: new PgRefreshTokens(m), lockouts: new PgLockouts(m), denylist: new PgDenylist(m) };
+  return {
+    refreshTokens: new PgRefreshTokens(m),
+    lockouts: new PgLockouts(m),
+    denylist: new PgDenylist(m),
+    emailActions: new PgEmailActions(m),
+    throttle: new PgThrottle(m),
+  };
 }
 
 export function pgUnitOfWork(ds: DataSource): UnitOfWork {
@@ -128,6 +179,8 @@ export function pgUnitOfWork(ds: DataSource): UnitOfWork {
 export async function purgeExpired(ds: DataSource, lockoutMinutes: number): Promise<void> {
   await ds.query(`DELETE FROM refresh_tokens WHERE expires_at < now() - interval '1 day'`);
   await ds.query('DELETE FROM revoked_access_tokens WHERE expires_at < now()');
+  await ds.query(`DELETE FROM email_action_tokens WHERE expires_at < now() - interval '1 day'`);
+  await ds.query(`DELETE FROM email_action_throttle WHERE window_start < now() - interval '1 day'`);
   await ds.query(
     `DELETE FROM login_failures WHERE (locked_until IS NULL OR locked_until < now()) AND last_failed_at < now() - make_interval(mins => $1)`,
     [lockoutMinutes],

@@ -1,0 +1,120 @@
+/**
+ * Mail delivery against a real SMTP server in-process and the real PostgreSQL: the mails and
+ * their links, exactly one mail per event id, retries, dead letters, and the log-only sender.
+ */
+import { SUBJECTS, encodeEvent } from '@iam/contracts';
+import { type IncomingEvent, PermanentEventError, createDataSource, migrate, seal } from '@iam/platform';
+import { type SmtpSink, type TestDatabase, actionToken, createTestDatabase, startSmtpSink, testLogger, testMetrics } from '@iam/platform/testing';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { pgDeliveries } from '../infra/deliveries';
+import { notificationMetrics } from '../infra/metrics';
+import { entities, migrations } from '../infra/schema';
+import { LogOnlySender, SmtpSender } from '../infra/senders';
+import { createDeliver } from './deliver';
+
+describe('mail delivery', () => {
+  const logger = testLogger();
+  const key = randomBytes(32);
+  let db: TestDatabase;
+  let ds: DataSource;
+  let smtp: SmtpSink;
+  let sender: SmtpSender;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('notification');
+    ds = createDataSource({ url: db.url, name: 'notification', entities, migrations, logger });
+    await ds.initialize();
+    await migrate(ds, 'notification', logger);
+    smtp = await startSmtpSink();
+    sender = new SmtpSender(`smtp://127.0.0.1:${smtp.port}`, 'IAM <no-reply@iam.test>');
+  });
+
+  afterAll(async () => {
+    await sender?.close();
+    await smtp?.close();
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  const deliver = (s = sender as SmtpSender | LogOnlySender, maxAttempts = 3) =>
+    createDeliver({ deliveries: pgDeliveries(ds), sender: s, sealKey: key, actionBaseUrl: 'http://app.test', maxAttempts, metrics: notificationMetrics(testMetrics()), logger });
+
+  const resetEvent = (email: string, token: string, deliveryCount = 1, id = randomUUID()): IncomingEvent => ({
+    id,
+    subject: SUBJECTS.passwordResetRequested,
+    data: encodeEvent(SUBJECTS.passwordResetRequested, {
+      userId: randomUUID(),
+      email,
+      firstName: 'Ada <script>',
+      sealedToken: seal(key, token, id).toString('base64url'),
+      expiresAt: new Date(Date.now() + 3_600_000),
+    }),
+    occurredAt: new Date(),
+    deliveryCount,
+  });
+
+  it('the entity mappings match the migrated schema', async () => {
+    expect((await ds.driver.createSchemaBuilder().log()).upQueries).toEqual([]);
+  });
+
+  it('sends a reset mail with a plain-text and an HTML part and the link to the frontend', async () => {
+    const email = `ada-${randomUUID()}@example.com`;
+    const token = randomBytes(32).toString('base64url');
+    const e = resetEvent(email, token);
+    await deliver()(e);
+    const mail = await smtp.waitFor((m) => m.to.includes(email));
+    expect(mail.subject).toBe('Reset your password');
+    expect(mail.raw).toMatch(/multipart\/alternative/);
+    expect(mail.raw).toMatch(/text\/plain/);
+    expect(mail.raw).toMatch(/text\/html/);
+    expect(mail.text).toContain('<p>Hello Ada &#60;script&#62;,</p>'); // escaped in the HTML part
+    expect(actionToken(mail, 'reset-password')).toBe(token);
+    expect(mail.messageId).toBe(`<${e.id}@iam.notification>`);
+    expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'sent', attempts: 1, recipient: email });
+  });
+
+  it('a redelivered event never sends a second mail', async () => {
+    const email = `twice-${randomUUID()}@example.com`;
+    const e = resetEvent(email, randomBytes(32).toString('base64url'));
+    await deliver()(e);
+    await deliver()({ ...e, deliveryCount: 2 });
+    await Promise.all([deliver()({ ...e, deliveryCount: 3 }), deliver()({ ...e, deliveryCount: 3 })]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(smtp.mails.filter((m) => m.to.includes(email))).toHaveLength(1);
+  });
+
+  it('a failing server: the error is rethrown for a retry, the record says retrying, then dead_lettered', async () => {
+    const email = `flaky-${randomUUID()}@example.com`;
+    const e = resetEvent(email, randomBytes(32).toString('base64url'));
+    smtp.behave({ failNext: 1 });
+    await expect(deliver()(e)).rejects.toThrow();
+    expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'retrying', attempts: 1, lastError: expect.stringMatching(/451|Temporary/) });
+    await deliver()({ ...e, deliveryCount: 2 });
+    expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'sent', attempts: 2 });
+
+    const dead = resetEvent(`dead-${randomUUID()}@example.com`, 'x'.repeat(43), 3);
+    smtp.behave({ failNext: 1 });
+    await expect(deliver()(dead)).rejects.toThrow();
+    expect(await pgDeliveries(ds).get(dead.id)).toMatchObject({ status: 'dead_lettered' });
+  });
+
+  it('an event whose token cannot be opened is a permanent failure (dead-lettered at once)', async () => {
+    const e = resetEvent(`bad-${randomUUID()}@example.com`, 'token');
+    const tampered = { ...e, id: randomUUID() }; // the AAD no longer matches
+    await expect(deliver()(tampered)).rejects.toBeInstanceOf(PermanentEventError);
+  });
+
+  it('without SMTP the log-only sender records the request and logs neither token nor link', async () => {
+    const lines: string[] = [];
+    const pino = (await import('pino')).default;
+    const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(l) });
+    const token = randomBytes(32).toString('base64url');
+    const e = resetEvent(`quiet-${randomUUID()}@example.com`, token);
+    await deliver(new LogOnlySender(log))(e);
+    expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'recorded' });
+    expect(lines.join('')).toContain('email action requested');
+    expect(lines.join('')).not.toContain(token);
+    expect(lines.join('')).not.toContain('reset-password');
+  });
+});
