@@ -4,6 +4,7 @@
  * test NATS (or the in-process bus), with cheap argon2 parameters. Talks HTTP on real ports.
  */
 import { randomBytes } from 'node:crypto';
+import pino from 'pino';
 import { createDirectoryUseCases, directoryService, readDirectoryConfig } from '@iam/directory';
 import { type RunningGateway, readGatewayConfig, startGateway } from '@iam/gateway';
 import { identityService, readIdentityConfig } from '@iam/identity';
@@ -35,8 +36,8 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
-export async function startTestSystem(opts: { env?: Record<string, string>; gateways?: number } = {}): Promise<TestSystem> {
-  const logger = testLogger();
+export async function startTestSystem(opts: { env?: Record<string, string>; gateways?: number; logLines?: string[] } = {}): Promise<TestSystem> {
+  const logger = opts.logLines ? pino({ level: 'debug' }, { write: (l: string) => void opts.logLines!.push(l) }) : testLogger();
   const metrics = testMetrics();
   const lifecycle = new Lifecycle(logger, 5_000);
   const dbs: TestDatabase[] = [];
@@ -54,10 +55,13 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     ARGON2_ITERATIONS: '1',
     GATEWAY_PROFILES: 'full',
     JWT_KEY_ENCRYPTION_KEY: kek.toString('base64'),
+    EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
     RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
     RATE_LIMIT_LOGIN_BURST: '100000',
     RATE_LIMIT_REFRESH_PER_MINUTE: '100000',
     RATE_LIMIT_REFRESH_BURST: '100000',
+    RATE_LIMIT_EMAIL_ACTIONS_PER_MINUTE: '100000',
+    RATE_LIMIT_EMAIL_ACTIONS_BURST: '100000',
     ...opts.env,
   };
   const config = readConfig(env, (e) => ({

@@ -243,7 +243,8 @@ export class JetStreamEventBus implements EventBus {
       deliver_policy: DeliverPolicy.All,
       // One delivery more than the handler budget: a crash during the last try still reaches the dead letter.
       max_deliver: maxDeliver + 1,
-      ack_wait: nanos(30_000),
+      // Unacknowledged (a consumer that died) → redelivered after this; handlers signal progress.
+      ack_wait: nanos(15_000),
       max_ack_pending: 1_000,
       ...this.serverFilter(conn, filter),
     };
@@ -286,7 +287,7 @@ export class JetStreamEventBus implements EventBus {
       deliveryCount: m.info.deliveryCount,
     };
     const maxDeliver = spec.maxDeliver ?? 5;
-    const working = setInterval(() => m.working(), 10_000);
+    const working = setInterval(() => m.working(), 5_000);
     try {
       await spec.handler(event);
       m.ack();

@@ -72,6 +72,8 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
   });
+  // A client that dies mid-conversation (a killed sender) is not the sink's problem.
+  server.on('error', () => undefined);
   const address = server.server.address();
   return {
     port: typeof address === 'object' && address ? address.port : port,

@@ -1,0 +1,195 @@
+/**
+ * Nothing lost on the way from a reset request to the mail: with NATS stopped while 200 requests
+ * are made, every mail arrives once NATS is back, exactly once each; with the notification process
+ * killed (SIGKILL) mid-batch and restarted, every mail arrives, and a mail is repeated only if it
+ * was in flight at the kill (SMTP's own window, RFC 1047). Own NATS server and notification process.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDirectoryUseCases, directoryService, readDirectoryConfig } from '@iam/directory';
+import { type RunningGateway, readGatewayConfig, startGateway } from '@iam/gateway';
+import { identityService, readIdentityConfig } from '@iam/identity';
+import { JetStreamEventBus, Lifecycle, type RunningService, type ServiceRuntime, readConfig, startService } from '@iam/platform';
+import { type SmtpSink, type TestDatabase, createTestDatabase, eventually, startSmtpSink, testLogger, testMetrics } from '@iam/platform/testing';
+import { Client } from 'pg';
+import { http, strongPassword } from './harness';
+
+jest.setTimeout(180_000);
+
+const ROOT = join(__dirname, '..', '..', '..');
+const NOTIFICATION_MAIN = join(ROOT, 'services/notification/dist/main.js');
+const natsBinary = ['/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server'].find((p) => spawnSync(p, ['--version']).status === 0);
+const runnable = natsBinary && existsSync(NOTIFICATION_MAIN);
+const port = () => 40_000 + Math.floor(Math.random() * 20_000);
+
+function listening(p: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port: p }, () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
+}
+
+(runnable ? describe : describe.skip)('mail pipeline faults (own NATS, notification as its own process)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'iam-mail-faults-'));
+  const natsPort = port();
+  const natsUrl = `nats://127.0.0.1:${natsPort}`;
+  const notificationGrpcPort = port();
+  const sealKey = randomBytes(32).toString('base64');
+  const lifecycle = new Lifecycle(testLogger(), 5_000);
+  const dbs: TestDatabase[] = [];
+  let nats: ChildProcess | undefined;
+  let notification: ChildProcess | undefined;
+  let smtp: SmtpSink;
+  let gateway: RunningGateway;
+  let directory: RunningService;
+  let notificationDb: TestDatabase;
+  const users: string[] = [];
+
+  async function startNats(): Promise<void> {
+    nats = spawn(natsBinary!, ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dir, 'nats')], { stdio: 'ignore' });
+    await eventually(() => listening(natsPort), 10_000, 50);
+  }
+  async function stop(p: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
+    if (!p || p.exitCode !== null || p.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      p.once('exit', () => resolve());
+      p.kill(signal);
+    });
+  }
+  async function startNotification(): Promise<void> {
+    notification = spawn(process.execPath, [NOTIFICATION_MAIN], {
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        NATS_URL: natsUrl,
+        NOTIFICATION_DATABASE_URL: notificationDb.url,
+        NOTIFICATION_GRPC_PORT: String(notificationGrpcPort),
+        SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+        EMAIL_ACTION_BASE_URL: 'https://app.example',
+        EMAIL_ACTION_KEY: sealKey,
+        LOG_LEVEL: 'warn',
+      },
+    });
+    await eventually(() => listening(notificationGrpcPort), 20_000, 100);
+  }
+  const resetMails = (email: string, after = 0) => smtp.mails.slice(after).filter((m) => m.to.includes(email) && m.subject === 'Reset your password');
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    await startNats();
+    for (const n of ['directory', 'identity', 'notification']) dbs.push(await createTestDatabase(`faults_${n}`));
+    notificationDb = dbs[2]!;
+    const logger = testLogger();
+    const metrics = testMetrics();
+    const bus = new JetStreamEventBus({ url: natsUrl, name: 'faults-test', logger, metrics });
+    lifecycle.onShutdown('bus', () => bus.close());
+    const env = {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DIRECTORY_GRPC_PORT: '0',
+      IDENTITY_GRPC_PORT: '0',
+      ARGON2_MEMORY_KIB: '8192',
+      ARGON2_ITERATIONS: '1',
+      GATEWAY_PROFILES: 'full',
+      JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      EMAIL_ACTION_KEY: sealKey,
+      EMAIL_ACTION_MAX_PER_HOUR: '100',
+      RATE_LIMIT_EMAIL_ACTIONS_PER_MINUTE: '1000000',
+      RATE_LIMIT_EMAIL_ACTIONS_BURST: '1000000',
+    };
+    const config = readConfig(env, (e) => ({
+      gateway: readGatewayConfig(e),
+      directory: readDirectoryConfig(e, { databaseUrl: dbs[0]!.url }),
+      identity: readIdentityConfig(e, { databaseUrl: dbs[1]!.url }),
+    }));
+    const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
+    directory = await startService(directoryService(config.directory, rt), rt);
+    const identity = await startService(identityService({ ...config.identity, directoryTarget: `127.0.0.1:${directory.grpcPort}` }, rt), rt);
+    await startNotification();
+    gateway = await startGateway(
+      {
+        ...config.gateway,
+        upstreams: {
+          identity: `127.0.0.1:${identity.grpcPort}`,
+          directory: `127.0.0.1:${directory.grpcPort}`,
+          notification: `127.0.0.1:${notificationGrpcPort}`,
+        },
+      },
+      { logger, metrics, bus, lifecycle },
+    );
+    const uc = createDirectoryUseCases(directory.dataSource, config.directory);
+    for (let i = 0; i < 200; i++) {
+      const u = await uc.users.create({ firstName: 'F', lastName: `L${i}`, email: `fault-${i}-${randomBytes(3).toString('hex')}@example.com`, password: strongPassword() });
+      users.push(u.email);
+    }
+    await eventually(async () => (await gateway.health.refresh()).ready, 20_000, 200);
+  });
+
+  afterAll(async () => {
+    await stop(notification, 'SIGTERM');
+    await lifecycle.shutdown('test done');
+    await stop(nats, 'SIGTERM');
+    await smtp?.close();
+    for (const db of dbs) await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function requestAll(): Promise<void> {
+    const base = `http://127.0.0.1:${gateway.port}`;
+    for (let i = 0; i < users.length; i += 10) {
+      const batch = await Promise.all(users.slice(i, i + 10).map((email) => http(base, 'POST', '/api/v1/auth/password-reset/request', { body: { email } })));
+      expect(batch.map((r) => r.status)).toEqual(batch.map(() => 202));
+    }
+  }
+
+  it('NATS stopped while 200 resets are requested: all 200 mails arrive once it is back, exactly once each', async () => {
+    await stop(nats, 'SIGKILL');
+    const mark = smtp.mails.length;
+    await requestAll();
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(smtp.mails.length).toBe(mark);
+    await startNats();
+    await eventually(() => users.every((u) => resetMails(u, mark).length >= 1), 90_000, 250);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(users.map((u) => resetMails(u, mark).length)).toEqual(users.map(() => 1));
+  });
+
+  it('notification stopped (SIGTERM) mid-batch and restarted: every mail exactly once', async () => {
+    const mark = smtp.mails.length;
+    smtp.behave({ delayMs: 5 });
+    await requestAll();
+    await eventually(() => smtp.mails.length - mark >= 40, 60_000, 5);
+    await stop(notification, 'SIGTERM');
+    await startNotification();
+    await eventually(() => users.every((u) => resetMails(u, mark).length >= 1), 90_000, 250);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(users.map((u) => resetMails(u, mark).length)).toEqual(users.map(() => 1));
+  });
+
+  it('notification killed (SIGKILL) mid-batch and restarted: every mail arrives; only mails in flight at the kill may repeat', async () => {
+    const mark = smtp.mails.length;
+    smtp.behave({ delayMs: 5 });
+    await requestAll();
+    await eventually(() => smtp.mails.length - mark >= 40, 60_000, 5);
+    await stop(notification, 'SIGKILL');
+    const c = new Client({ connectionString: notificationDb.url });
+    await c.connect();
+    const inFlight = new Set(((await c.query(`SELECT recipient FROM deliveries WHERE status = 'pending'`)).rows as Array<{ recipient: string }>).map((r) => r.recipient));
+    await c.end();
+    await startNotification();
+    await eventually(() => users.every((u) => resetMails(u, mark).length >= 1), 90_000, 250);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const repeated = users.filter((u) => resetMails(u, mark).length > 1);
+    for (const u of repeated) expect(inFlight.has(u)).toBe(true);
+    expect(users.every((u) => resetMails(u, mark).length <= 2)).toBe(true);
+    process.stdout.write(`[mail-faults] killed with ${inFlight.size} in flight; ${repeated.length} mail(s) repeated\n`);
+  });
+});
