@@ -85,6 +85,7 @@ describe('readiness follows the database and NATS, and recovers without a restar
     lifecycle.onShutdown('bus', () => bus.close());
     const env = {
       JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
       GATEWAY_PROFILES: '',
       PORT: '0',
       HOST: '127.0.0.1',
