@@ -14,9 +14,11 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { readConfig } from '@iam/platform';
+import { startSmtpSink } from '@iam/platform/testing';
 import { Client } from 'pg';
 import { cannon, closedLoop, median, type LoadResult } from './load';
-import { searchTerms, seedUsers } from './seed';
+import { searchTerms, seedMailUsers, seedUsers } from './seed';
+import { mailScenarios } from './mail';
 import { ROOT, startChild, startSystem } from './system';
 
 const cfg = readConfig(process.env, (e) => ({
@@ -26,7 +28,10 @@ const cfg = readConfig(process.env, (e) => ({
   pgUrl: e.string('BENCH_PG_URL', { default: 'postgres://postgres@127.0.0.1:5432/postgres' }),
   natsUrl: e.optionalString('BENCH_NATS_URL') ?? 'nats://127.0.0.1:4222',
   port: e.port('BENCH_PORT', { default: 18080 }),
+  only: e.optionalString('BENCH_ONLY')?.split(',').map((x) => x.trim()),
+  mailRequests: e.int('BENCH_MAIL_REQUESTS', { default: 1_000, min: 10 }),
 }));
+const enabled = (n: string): boolean => !cfg.only || cfg.only.includes(n);
 
 const ADMIN = { email: 'bench-admin@example.com', password: 'Bench-Passw0rd!' };
 const log = (s: string) => process.stdout.write(`${s}\n`);
@@ -70,6 +75,11 @@ async function main(): Promise<void> {
     RATE_LIMIT_LOGIN_BURST: '10000000',
     RATE_LIMIT_REFRESH_PER_MINUTE: '10000000',
     RATE_LIMIT_REFRESH_BURST: '10000000',
+    RATE_LIMIT_EMAIL_ACTIONS_PER_MINUTE: '10000000',
+    RATE_LIMIT_EMAIL_ACTIONS_BURST: '10000000',
+    EMAIL_ACTION_MAX_PER_HOUR: '10000',
+    EMAIL_ACTION_BASE_URL: 'http://app.bench',
+    EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
     DATA_DIR: join(ROOT, '.data', 'bench'),
     EMBEDDED_PG_PORT: '54339',
   };
@@ -99,6 +109,8 @@ async function main(): Promise<void> {
 
   const split = Boolean(env.DIRECTORY_DATABASE_URL && env.NATS_URL);
   log(`processes: ${split ? 'one per service (production shape)' : 'all-in-one'}`);
+  const smtp = await startSmtpSink();
+  env.SMTP_URL = `smtp://127.0.0.1:${smtp.port}`;
   const sys = await startSystem(env, cfg.port, split);
   const hello = await startChild('hello.js', ['18090']);
   const rows: Array<{ scenario: string; value: string; baseline: string; ratio: number; target: string; met: boolean }> = [];
@@ -113,8 +125,10 @@ async function main(): Promise<void> {
     const created = await post('/api/v1/users', benchUser, admin);
     const userId = created.json.id as string;
 
-    // 1. login vs raw argon2
     const conc = availableParallelism();
+    let token = await loginAdmin();
+    if (enabled('1')) {
+    // 1. login vs raw argon2
     log('\n1. login/s vs raw argon2id verify/s');
     const argon = median(
       Array.from({ length: cfg.runs }, () =>
@@ -137,19 +151,22 @@ async function main(): Promise<void> {
       met: overload.timeouts === 0 && overload.errors === 0 && overload.status429 > 0,
     });
     log(`   overload: ${overload.status429} × 429, ${overload.timeouts} timeouts`);
+    }
 
     // 2. GET ?id= vs hello-world
+    const helloR = enabled('2') || enabled('3') ? await repeat(cfg.runs, () => cannon({ url: 'http://127.0.0.1:18090/', connections: 16, duration: cfg.seconds })) : { ok: NaN };
+    if (enabled('2')) {
     log('\n2. GET /api/v1/users?id= vs bare Fastify');
-    const helloR = await repeat(cfg.runs, () => cannon({ url: 'http://127.0.0.1:18090/', connections: 16, duration: cfg.seconds }));
-    let token = await loginAdmin();
     const byId = await repeat(cfg.runs, async () => {
       token = await loginAdmin();
       return cannon({ url: `${sys.base}/api/v1/users?id=${userId}`, headers: { authorization: `Bearer ${token}` }, connections: 16, duration: cfg.seconds });
     });
     rows.push({ scenario: '2. GET /api/v1/users?id= req/s ÷ hello-world req/s', value: `${r1(byId.ok)}/s (p99 ${r1(byId.p99)} ms)`, baseline: `${r1(helloR.ok)}/s`, ratio: r2(byId.ok / helloR.ok), target: '≥ 0.20, p99 < 20 ms', met: byId.ok / helloR.ok >= 0.2 && byId.p99 < 20 });
     log(`   hello ${r1(helloR.ok)}/s, by id ${r1(byId.ok)}/s p99 ${byId.p99} ms`);
+    }
 
     // 3. refresh rotations
+    if (enabled('3')) {
     log('\n3. refresh rotations/s');
     const refresh = await repeat(cfg.runs, async () => {
       const chains: string[] = [];
@@ -163,8 +180,10 @@ async function main(): Promise<void> {
     });
     rows.push({ scenario: '3. refresh rotations/s (÷ hello-world req/s)', value: `${r1(refresh.ok)}/s (p99 ${r1(refresh.p99)} ms, ${refresh.non2xx} non-2xx)`, baseline: `${r1(helloR.ok)}/s`, ratio: r2(refresh.ok / helloR.ok), target: '≥ 500/s', met: refresh.ok >= 500 });
     log(`   refresh ${r1(refresh.ok)}/s`);
+    }
 
     // 4. search over N users
+    if (enabled('4')) {
     log(`\n4. GET /api/v1/users?q= over ${cfg.users} users`);
     await seedUsers(directoryUrl, cfg.users, (s) => log(`   ${s}`));
     const terms = await searchTerms(directoryUrl, 500);
@@ -185,7 +204,16 @@ async function main(): Promise<void> {
       met: search.p95 <= 50,
     });
     log(`   search p95 ${r1(search.p95)} ms, id p95 ${r1(idLat.p95)} ms`);
+    }
+
+    // 5–6. reset request → mail received, and events/s through the pipeline
+    if (enabled('5')) {
+      log('\n5. password-reset request → mail received');
+      const emails = await seedMailUsers(directoryUrl, cfg.mailRequests);
+      rows.push(...(await mailScenarios({ base: sys.base, smtp, emails, log })));
+    }
   } finally {
+    await smtp.close();
     hello.kill();
     await sys.stop();
   }
@@ -202,6 +230,10 @@ async function main(): Promise<void> {
   log(`\n${table}\n`);
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', `${date}.json`), JSON.stringify({ date, machine, rows }, null, 2));
+  if (cfg.only) {
+    log('BENCH_ONLY set: bench/README.md is left as it is (a full run writes it)');
+    return;
+  }
   const readme = join(ROOT, 'bench', 'README.md');
   const text = readFileSync(readme, 'utf8');
   writeFileSync(readme, text.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, `<!-- results:start -->\n${table}\n<!-- results:end -->`));

@@ -66,3 +66,21 @@ export async function searchTerms(url: string, count: number): Promise<string[]>
     await c.end();
   }
 }
+
+/** `n` users (cheap dummy hashes) for the mail benchmark; returns their emails. */
+export async function seedMailUsers(url: string, n: number): Promise<string[]> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    const hash = '$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hzYWx0YmVuY2g$0000000000000000000000000000000000000000000';
+    await c.query(
+      `INSERT INTO users (id, first_name, last_name, email, password_hash)
+       SELECT gen_random_uuid(), 'Mail', 'Bench' || i, 'mailbench' || i || '@mail.bench', $2 FROM generate_series(1, $1::int) AS i
+       ON CONFLICT DO NOTHING`,
+      [n, hash],
+    );
+    return Array.from({ length: n }, (_, i) => `mailbench${i + 1}@mail.bench`);
+  } finally {
+    await c.end();
+  }
+}

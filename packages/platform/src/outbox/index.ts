@@ -122,6 +122,8 @@ export interface OutboxRelayOptions {
 export class OutboxRelay {
   private running = false;
   private wake: (() => void) | undefined;
+  /** A NOTIFY arrived while a batch was being published: go again without sleeping. */
+  private woken = false;
   private loop: Promise<void> | undefined;
   private listening: Promise<void> | undefined;
   private listener: Client | undefined;
@@ -135,6 +137,12 @@ export class OutboxRelay {
     this.running = true;
     this.listening = this.listen();
     this.loop = this.run();
+  }
+
+  /** Publishes soon: now if the relay is sleeping, right after the current batch otherwise. */
+  private nudge(): void {
+    if (this.wake) this.wake();
+    else this.woken = true;
   }
 
   async stop(): Promise<void> {
@@ -173,6 +181,10 @@ export class OutboxRelay {
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const t = setTimeout(done, ms);
       function done(): void {
@@ -181,6 +193,7 @@ export class OutboxRelay {
       }
       this.wake = () => {
         this.wake = undefined;
+        this.woken = false;
         done();
       };
     });
@@ -245,7 +258,7 @@ export class OutboxRelay {
         await client.connect();
         if (this.running) {
           this.listener = client;
-          client.on('notification', () => this.wake?.());
+          client.on('notification', () => this.nudge());
           await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
           this.wake?.();
           await new Promise<void>((resolve) => {
