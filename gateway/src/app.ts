@@ -10,7 +10,12 @@ import type { Authenticator } from './auth/authenticator';
 import type { Denylist } from './auth/denylist';
 import type { GatewayConfig } from './config';
 import { authPlugin } from './plugins/auth';
+import { openApiDocument, RouteCatalog } from './docs/openapi';
+import { docsRoutes } from './docs/routes';
+import { rateLimit } from './plugins/rate-limit';
+import { compactProfile } from './routes/compact';
 import { fullProfile } from './routes/full';
+import { Problem } from './schemas/common';
 import type { Upstreams } from './upstreams';
 import { errorsPlugin } from './plugins/errors';
 import { metricsPlugin } from './plugins/metrics';
@@ -71,17 +76,47 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(authPlugin);
 
-  await app.register(healthRoutes, { health: deps.health, metrics: deps.metrics });
+  // Each profile's routes are recorded for its OpenAPI document; health and metrics are in all.
+  const common = new RouteCatalog();
+  await app.register(async (ctx) => {
+    ctx.addHook('onRoute', common.onRoute);
+    await ctx.register(healthRoutes, { health: deps.health, metrics: deps.metrics });
+  });
+  const limits = {
+    login: rateLimit('login', deps.config.rateLimits.login),
+    refresh: rateLimit('refresh', deps.config.rateLimits.refresh),
+    emailActions: rateLimit('email-actions', deps.config.rateLimits.emailActions),
+  };
+  const documents: Record<string, () => unknown> = {};
   for (const profile of deps.config.profiles) {
-    if (profile === 'full') {
-      const { upstreams, authenticator, denylist } = required(deps);
-      await app.register(fullProfile, { upstreams, authenticator, denylist, limits: deps.config.rateLimits });
-    } else {
+    if (profile === 'edge') {
       deps.logger.warn({ profile }, 'profile is not available in this build yet; its routes are not mounted');
+      continue;
     }
+    const { upstreams, authenticator, denylist } = required(deps);
+    const catalog = new RouteCatalog();
+    await app.register(async (ctx) => {
+      ctx.addHook('onRoute', catalog.onRoute);
+      if (profile === 'full') await ctx.register(fullProfile, { upstreams, authenticator, denylist, limits });
+      else await ctx.register(compactProfile, { upstreams, authenticator, limits });
+    });
+    documents[profile] = () =>
+      openApiDocument({
+        title: `IAM API: ${profile} profile`,
+        version: profile === 'compact' ? '0.1.0' : '1.0.0',
+        description: PROFILE_DESCRIPTIONS[profile] ?? '',
+        routes: [...common.routes, ...catalog.routes],
+        problem: Problem,
+      });
   }
+  if (Object.keys(documents).length > 0) await app.register(docsRoutes, { documents });
   return app;
 }
+
+const PROFILE_DESCRIPTIONS: Record<string, string> = {
+  full: 'Plural resource paths, authentication under /api/v1/auth, pageSize, permission-based authorization, email actions, health probes.',
+  compact: 'Singular resource paths (/api/v1/user, /api/v1/role), page_size, login at /api/v1/generate-jwt, health at /health.',
+};
 
 function required(deps: AppDeps): Required<Pick<AppDeps, 'upstreams' | 'authenticator' | 'denylist'>> {
   if (!deps.upstreams || !deps.authenticator || !deps.denylist) throw new Error('the API profiles need upstreams, an authenticator and a denylist');

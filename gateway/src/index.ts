@@ -1,3 +1,4 @@
 export { buildApp, BODY_LIMIT_BYTES, type AppDeps } from './app';
 export { readGatewayConfig, PROFILES, type GatewayConfig, type Profile } from './config';
 export { startGateway, type GatewayRuntime, type RunningGateway } from './gateway';
+export { ResponseChecker } from './docs/response-check';

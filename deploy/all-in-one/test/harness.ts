@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import { ResponseChecker } from '@iam/gateway';
 import { createDirectoryUseCases, directoryService, readDirectoryConfig } from '@iam/directory';
 import { type RunningGateway, readGatewayConfig, startGateway } from '@iam/gateway';
 import { identityService, readIdentityConfig } from '@iam/identity';
@@ -22,6 +23,9 @@ import {
 } from '@iam/platform/testing';
 
 export const ADMIN = { email: 'admin@example.com', password: 'Admin-Passw0rd!' };
+
+/** Response checkers of the running systems, by gateway base URL (see http()). */
+const checkers = new Map<string, ResponseChecker>();
 
 export interface TestSystem {
   readonly gateways: RunningGateway[];
@@ -102,6 +106,15 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     const snaps = await Promise.all(gateways.map((g) => g.health.refresh()));
     return snaps.every((s) => s.ready);
   }, 15_000, 100);
+  for (const g of gateways) {
+    const base = `http://127.0.0.1:${g.port}`;
+    const docs = [];
+    for (const profile of config.gateway.profiles) {
+      const r = await fetch(`${base}/docs/${profile}/openapi.json`);
+      if (r.status === 200) docs.push(await r.json());
+    }
+    if (docs.length > 0) checkers.set(base, new ResponseChecker(docs));
+  }
   return {
     gateways,
     directory,
@@ -112,6 +125,7 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     env,
     url: (i = 0) => `http://127.0.0.1:${gateways[i]!.port}`,
     stop: async () => {
+      for (const g of gateways) checkers.delete(`http://127.0.0.1:${g.port}`);
       await lifecycle.shutdown('test done');
       await Promise.all(extraBuses.map((b) => b.close()));
       await bus.close();
@@ -147,6 +161,8 @@ export async function http(base: string, method: string, path: string, opts: { b
   } catch {
     json = null;
   }
+  const problems = checkers.get(base)?.check(method, base + path, res.status, res.headers.get('content-type'), text ? json ?? text : null) ?? [];
+  if (problems.length > 0) throw new Error(`response does not match the OpenAPI document:\n  ${problems.join('\n  ')}`);
   return { status: res.status, headers: res.headers, text, json };
 }
 

@@ -42,7 +42,7 @@ export async function healthRoutes(app: FastifyInstance, opts: { health: HealthM
     return reply.code(s.ready ? 200 : 503).send({ status: s.ready ? 'ok' : 'unavailable', db: dbUp ? 'up' : 'down', timestamp: now() });
   });
 
-  app.get('/metrics', {}, async (_req, reply) => {
+  app.get('/metrics', { schema: { summary: 'Prometheus metrics (text format)', response: { 200: { type: 'string' } } } }, async (_req, reply) => {
     const text = await opts.metrics.registry.metrics();
     return reply.type(opts.metrics.registry.contentType).send(text);
   });

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator';
 import type { Denylist } from '../../auth/denylist';
 import { authenticate } from '../../plugins/auth';
-import { type RateLimit, rateLimit } from '../../plugins/rate-limit';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { problems } from '../../schemas/common';
 import { Accepted, ConfirmResetBody, EmailBody, Jwks, LoginBody, LoginResponse, RefreshBody, TokenBody, TokenResponse } from '../../schemas/auth';
 import type { Upstreams } from '../../upstreams';
@@ -16,7 +16,8 @@ export interface AuthRouteDeps {
   readonly upstreams: Upstreams;
   readonly authenticator: Authenticator;
   readonly denylist: Denylist;
-  readonly limits: { readonly login: RateLimit; readonly refresh: RateLimit; readonly emailActions: RateLimit };
+  /** Per-client rate limits, shared by every profile that mounts the same kind of route. */
+  readonly limits: { readonly login: onRequestAsyncHookHandler; readonly refresh: onRequestAsyncHookHandler; readonly emailActions: onRequestAsyncHookHandler };
 }
 
 const ACCEPTED = { status: 'accepted' as const, message: 'If the account exists, an email is on its way.' };
@@ -41,7 +42,7 @@ export async function fullAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps):
   app.post(
     '/api/v1/auth/generate-jwt',
     {
-      onRequest: rateLimit('login', deps.limits.login),
+      onRequest: deps.limits.login,
       schema: { tags: ['auth'], summary: 'Exchange email and password for tokens', body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 413, 415, 429) } },
     },
     async (req) => login(upstreams, req.body as { email: string; password: string }),
@@ -50,7 +51,7 @@ export async function fullAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps):
   app.post(
     '/api/v1/auth/refresh',
     {
-      onRequest: rateLimit('refresh', deps.limits.refresh),
+      onRequest: deps.limits.refresh,
       schema: { tags: ['auth'], summary: 'Rotate a refresh token', body: RefreshBody, response: { 200: TokenResponse, ...problems(400, 401, 413, 415, 429) } },
     },
     async (req) => tokenJson(await upstreams.identity.refresh(req.body as { refreshToken: string })),
@@ -70,7 +71,7 @@ export async function fullAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps):
     },
   );
 
-  const emailLimit = rateLimit('email-actions', deps.limits.emailActions);
+  const emailLimit = deps.limits.emailActions;
 
   app.post(
     '/api/v1/auth/password-reset/request',
