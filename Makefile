@@ -35,8 +35,9 @@ run: build ## Start the whole system on an embedded PostgreSQL (gateway on PORT,
 test: typecheck ## Unit and integration tests (real PostgreSQL/NATS when reachable, else embedded/in-process)
 	NODE_OPTIONS=--experimental-vm-modules $(BIN)/jest
 
-proto: $(STAMP) ## Lint the protos and regenerate packages/contracts/src/gen
+proto: $(STAMP) ## Lint the protos and regenerate packages/contracts/src/gen (code and descriptor set)
 	cd protos && ../$(BIN)/buf lint && ../$(BIN)/buf generate
+	cd protos && ../$(BIN)/buf build --exclude-source-info -o -#format=binpb | node write-descriptor-set.mjs ../packages/contracts/src/gen/descriptor-set.ts
 
 proto-check: proto ## Fail when the generated code differs from what is committed
 	@test -z "$$(git status --porcelain -- packages/contracts/src/gen)" || \

@@ -7,3 +7,4 @@ export * as healthV1 from './gen/grpc/health/v1/health';
 export * as eventsV1 from './events';
 export { STREAMS, SUBJECTS, decodeEvent, encodeEvent } from './events';
 export type { EventPayload, EventSubject, StreamSpec } from './events';
+export { DESCRIPTOR_SET_BASE64 } from './gen/descriptor-set';

@@ -115,6 +115,31 @@ describe('gRPC helpers (in-process server on port 0)', () => {
     c.close();
   });
 
+  it('answers server reflection (what grpcurl uses) with exactly the services it implements', async () => {
+    const protoLoader = await import('@grpc/proto-loader');
+    const grpc = await import('@grpc/grpc-js');
+    const path = require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto');
+    const pkg = grpc.loadPackageDefinition(protoLoader.loadSync(path)) as unknown as {
+      grpc: { reflection: { v1: { ServerReflection: new (t: string, c: unknown) => { serverReflectionInfo(): import('@grpc/grpc-js').ClientDuplexStream<unknown, Record<string, { service?: Array<{ name: string }>; fileDescriptorProto?: Buffer[] }>>; close(): void } } } };
+    };
+    const client = new pkg.grpc.reflection.v1.ServerReflection(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
+    const ask = (req: Record<string, string>) =>
+      new Promise<Record<string, { service?: Array<{ name: string }>; fileDescriptorProto?: Buffer[] }>>((resolve, reject) => {
+        const call = client.serverReflectionInfo();
+        call.on('data', (d) => {
+          resolve(d);
+          call.end();
+        });
+        call.on('error', reject);
+        call.write(req);
+      });
+    const list = await ask({ listServices: '' });
+    expect(list.listServicesResponse!.service!.map((s) => s.name).sort()).toEqual(['directory.v1.UserService', 'grpc.health.v1.Health']);
+    const file = await ask({ fileContainingSymbol: 'directory.v1.UserService' });
+    expect(file.fileDescriptorResponse!.fileDescriptorProto!.length).toBeGreaterThan(0);
+    client.close();
+  });
+
   it('serves grpc.health.v1 following the health monitor, per component and overall', async () => {
     const h = createGrpcClient(healthV1.HealthService, { target: `127.0.0.1:${server.port}`, metrics });
     const { SERVING, NOT_SERVING } = healthV1.HealthCheckResponse_ServingStatus;

@@ -5,7 +5,9 @@
  * always registered and follows a HealthMonitor.
  */
 import * as grpc from '@grpc/grpc-js';
-import { healthV1 } from '@iam/contracts';
+import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { DESCRIPTOR_SET_BASE64, healthV1 } from '@iam/contracts';
 import { AppError, internalError } from '../errors';
 import type { HealthMonitor } from '../health';
 import type { Logger } from '../logger';
@@ -163,6 +165,12 @@ export class GrpcHealth {
 // ---------------------------------------------------------------------------
 // Server lifecycle
 
+let reflectionPkg: ReturnType<typeof loadFileDescriptorSetFromBuffer> | undefined;
+function reflectionPackage(): ReturnType<typeof loadFileDescriptorSetFromBuffer> {
+  reflectionPkg ??= loadFileDescriptorSetFromBuffer(Buffer.from(DESCRIPTOR_SET_BASE64, 'base64'));
+  return reflectionPkg;
+}
+
 export interface GrpcServerOptions {
   readonly host: string;
   /** 0 lets the OS pick (tests). */
@@ -185,7 +193,10 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServ
     'grpc.keepalive_time_ms': 60_000,
     'grpc.keepalive_permit_without_calls': 1,
   });
-  for (const b of [...opts.bindings, opts.health.binding()]) server.addService(b.definition, b.implementation);
+  const bindings = [...opts.bindings, opts.health.binding()];
+  for (const b of bindings) server.addService(b.definition, b.implementation);
+  // Server reflection (grpcurl, grpcui) for exactly the services this server implements.
+  new ReflectionService(reflectionPackage(), { services: bindings.map((b) => b.name) }).addToServer(server);
   const address = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(address, opts.credentials ?? grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
