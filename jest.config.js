@@ -24,6 +24,7 @@ module.exports = {
   moduleNameMapper: {
     '^@iam/(platform|contracts)$': '<rootDir>/packages/$1/src',
     '^@iam/platform/testing$': '<rootDir>/packages/platform/src/testing',
+    '^@iam/identity-client$': '<rootDir>/packages/identity-client/src',
     '^@iam/(identity|directory|notification)$': '<rootDir>/services/$1/src',
     '^@iam/gateway$': '<rootDir>/gateway/src',
   },

@@ -2,6 +2,7 @@
  * Starts the gateway on a runtime (logger, metrics, bus, lifecycle): upstream clients and
  * readiness checks, the Fastify app, the HTTP listener, and their shutdown.
  */
+import type { ChannelCredentials } from '@grpc/grpc-js';
 import { type EventBus, HealthMonitor, type Lifecycle, type Logger, type Metrics } from '@iam/platform';
 import type { FastifyInstance } from 'fastify';
 import type { JWK } from 'jose';
@@ -17,6 +18,8 @@ export interface GatewayRuntime {
   readonly metrics: Metrics;
   readonly bus: EventBus;
   readonly lifecycle: Lifecycle;
+  /** TLS for the channels to the services (plaintext when absent). */
+  readonly grpcClientCredentials?: ChannelCredentials;
 }
 
 export interface RunningGateway {
@@ -27,7 +30,7 @@ export interface RunningGateway {
 
 export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): Promise<RunningGateway> {
   const logger = rt.logger.child({ component: 'gateway' });
-  const upstreams = createUpstreams(config, { metrics: rt.metrics, bus: rt.bus });
+  const upstreams = createUpstreams(config, { metrics: rt.metrics, bus: rt.bus, credentials: rt.grpcClientCredentials });
   rt.lifecycle.onShutdown('gateway upstream clients', () => upstreams.close());
   const health = new HealthMonitor({ checks: upstreams.checks, logger });
   health.start();

@@ -7,6 +7,7 @@ import {
   createLogger,
   createMetrics,
   exitOnStartupError,
+  grpcCredentials,
   readConfig,
   readRuntimeConfig,
 } from '@iam/platform';
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
     const bus = new JetStreamEventBus({ url: config.runtime.natsUrl!, name: 'gateway', logger, metrics });
     lifecycle.onShutdown('event bus', () => bus.close());
     lifecycle.installSignalHandlers();
-    await startGateway(config.gateway, { logger, metrics, bus, lifecycle });
+    await startGateway(config.gateway, { logger, metrics, bus, lifecycle, grpcClientCredentials: grpcCredentials(config.runtime.grpcTls).client });
   } catch (err) {
     exitOnStartupError(err, logger);
   }

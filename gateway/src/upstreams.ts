@@ -2,6 +2,7 @@
  * The gateway's view of the services: typed gRPC clients, and readiness checks that ask each
  * service's grpc.health.v1 endpoint for the whole service ("") and for its database ("db").
  */
+import type { ChannelCredentials } from '@grpc/grpc-js';
 import { directoryV1, healthV1, identityV1 } from '@iam/contracts';
 import { type AsyncClient, type EventBus, type HealthCheck, type Metrics, createGrpcClient } from '@iam/platform';
 import type { GatewayConfig } from './config';
@@ -22,10 +23,10 @@ export interface Upstreams {
   close(): void;
 }
 
-export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics; bus: EventBus }): Upstreams {
+export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics; bus: EventBus; credentials?: ChannelCredentials }): Upstreams {
   const closers: Array<() => void> = [];
   const client = <D extends Parameters<typeof createGrpcClient>[0]>(definition: D, target: string, idempotent: Array<keyof D>) => {
-    const c = createGrpcClient(definition, { target, metrics: deps.metrics, defaultDeadlineMs: config.upstreamTimeoutMs, idempotent });
+    const c = createGrpcClient(definition, { target, metrics: deps.metrics, credentials: deps.credentials, defaultDeadlineMs: config.upstreamTimeoutMs, idempotent });
     closers.push(() => c.close());
     return c.call;
   };
@@ -33,7 +34,7 @@ export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics;
 
   const checks: Record<string, HealthCheck> = {};
   for (const name of UPSTREAMS) {
-    const health = createGrpcClient(healthV1.HealthService, { target: config.upstreams[name], metrics: deps.metrics, defaultDeadlineMs: 800 });
+    const health = createGrpcClient(healthV1.HealthService, { target: config.upstreams[name], metrics: deps.metrics, credentials: deps.credentials, defaultDeadlineMs: 800 });
     closers.push(() => health.close());
     const serving = async (service: string): Promise<void> => {
       const res = await health.call.check({ service });

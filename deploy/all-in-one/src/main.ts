@@ -20,6 +20,7 @@ import {
   createLogger,
   createMetrics,
   exitOnStartupError,
+  grpcCredentials,
   readConfig,
   readRuntimeConfig,
   startService,
@@ -85,8 +86,9 @@ async function main(): Promise<void> {
     lifecycle.onShutdown('event bus', () => bus.close());
     log.info({ bus: bus.kind }, 'event bus');
 
-    // Services are internal: they listen on loopback only.
-    const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
+    // Services are internal: they listen on loopback only (with TLS when configured).
+    const creds = grpcCredentials(config.runtime.grpcTls);
+    const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1', grpcServerCredentials: creds.server, grpcClientCredentials: creds.client };
     const directory = await startService(directoryService(config.directory, rt), rt);
     if (config.admin.email && config.admin.password) {
       // --create-admin at start: ADMIN_EMAIL / ADMIN_PASSWORD create or update that administrator.
@@ -113,7 +115,7 @@ async function main(): Promise<void> {
           notification: `127.0.0.1:${notification.grpcPort}`,
         },
       },
-      { logger, metrics, bus, lifecycle },
+      { logger, metrics, bus, lifecycle, grpcClientCredentials: creds.client },
     );
     await gateway.health.refresh();
     log.info({ port: gateway.port, startupMs: Date.now() - started, ready: gateway.health.snapshot().ready }, 'iam is up');

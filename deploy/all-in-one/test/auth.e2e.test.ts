@@ -245,6 +245,22 @@ describe('authentication (end to end)', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
+  it('internal services: the identity client validates, introspects and lists keys', async () => {
+    const { createIdentityClient, IdentityClientError } = await import('@iam/identity-client');
+    const client = createIdentityClient({ target: `127.0.0.1:${sys.identity.grpcPort}` });
+    const u = await newUser({ roles: ['Administrator'] });
+    const s = (await login(u.email, u.password)).json;
+    await expect(client.validateToken(s.token)).resolves.toMatchObject({ sub: u.id, email: u.email, roles: ['Administrator'] });
+    await expect(client.introspect('garbage')).resolves.toEqual({ active: false });
+    expect((await client.getJwks()).map((k) => k.kid)).toContain(JSON.parse(Buffer.from(s.token.split('.')[0], 'base64url').toString()).kid);
+    expect((await call('POST', '/api/v1/auth/revoke', { token: s.token })).status).toBe(204);
+    const err = await client.validateToken(s.token).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IdentityClientError);
+    expect((err as InstanceType<typeof IdentityClientError>).code).toBe('UNAUTHENTICATED');
+    await expect(client.introspect(s.token)).resolves.toEqual({ active: false });
+    client.close();
+  });
+
   it('JWKS: public keys only, with kid, alg and use', async () => {
     const r = await call('GET', '/.well-known/jwks.json');
     expect(r.status).toBe(200);

@@ -11,6 +11,7 @@ import type { DurableConsumerSpec, EventBus, EventHandler, Subscription } from '
 import { EnvReader, type Env, readConfig } from './config';
 import { openDatabase, pingDatabase } from './db';
 import { GrpcHealth, type ServiceBinding, startGrpcServer } from './grpc/server';
+import { type GrpcTlsConfig, grpcCredentials, readGrpcTlsConfig } from './grpc/tls';
 import { HealthMonitor } from './health';
 import { JetStreamEventBus } from './bus/jetstream';
 import { Lifecycle, exitOnStartupError } from './lifecycle';
@@ -26,7 +27,9 @@ export interface ServiceRuntime {
   readonly lifecycle: Lifecycle;
   /** Interface the gRPC server binds to. */
   readonly bindHost: string;
+  /** TLS for the gRPC listeners and the channels to other services (plaintext when absent). */
   readonly grpcServerCredentials?: grpc.ServerCredentials;
+  readonly grpcClientCredentials?: grpc.ChannelCredentials;
 }
 
 export interface ServiceContext {
@@ -132,6 +135,7 @@ export interface RuntimeConfig {
   readonly natsUrl: string | undefined;
   readonly bindHost: string;
   readonly shutdownTimeoutMs: number;
+  readonly grpcTls: GrpcTlsConfig;
 }
 
 /** Variables every process reads. */
@@ -141,6 +145,7 @@ export function readRuntimeConfig(e: EnvReader): RuntimeConfig {
     natsUrl: e.optionalUrl('NATS_URL', ['nats', 'tls']),
     bindHost: e.string('BIND_HOST', { default: '0.0.0.0' }),
     shutdownTimeoutMs: e.int('SHUTDOWN_TIMEOUT_MS', { default: 10_000, min: 100, max: 600_000 }),
+    grpcTls: readGrpcTlsConfig(e),
   };
 }
 
@@ -168,7 +173,16 @@ export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void
     const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
     const bus = new JetStreamEventBus({ url: config.runtime.natsUrl!, name: opts.name, logger, metrics });
     lifecycle.onShutdown('event bus', () => bus.close());
-    const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: config.runtime.bindHost };
+    const creds = grpcCredentials(config.runtime.grpcTls);
+    const rt: ServiceRuntime = {
+      logger,
+      metrics,
+      bus,
+      lifecycle,
+      bindHost: config.runtime.bindHost,
+      grpcServerCredentials: creds.server,
+      grpcClientCredentials: creds.client,
+    };
     lifecycle.installSignalHandlers();
     const running = await startService(opts.spec(config.service, rt), rt);
     if (config.metricsPort > 0) {

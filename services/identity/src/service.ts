@@ -34,7 +34,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime): Ser
         logger,
       });
       await keys.start();
-      const directory = grpcDirectory(config.directoryTarget, rt.metrics);
+      const directory = grpcDirectory(config.directoryTarget, rt.metrics, rt.grpcClientCredentials);
       const auth = createAuthUseCases({
         settings: {
           maxFailedAttempts: config.auth.maxFailedAttempts,

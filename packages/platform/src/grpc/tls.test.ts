@@ -1,0 +1,74 @@
+/**
+ * TLS and mutual TLS on the gRPC listeners and channels, with certificates made by openssl for
+ * this test (a CA, a server certificate for 127.0.0.1, a client certificate).
+ */
+import { execSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { healthV1 } from '@iam/contracts';
+import { HealthMonitor } from '../health';
+import { readConfig } from '../config';
+import { testLogger, testMetrics } from '../testing';
+import { createGrpcClient } from './client';
+import { GrpcHealth, type GrpcServerHandle, startGrpcServer } from './server';
+import { type GrpcTlsConfig, grpcCredentials, readGrpcTlsConfig } from './tls';
+
+const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
+
+(haveOpenssl ? describe : describe.skip)('gRPC over TLS and mutual TLS', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'iam-tls-'));
+  const f = (n: string) => join(dir, n);
+  const logger = testLogger();
+  const servers: GrpcServerHandle[] = [];
+
+  beforeAll(() => {
+    const sh = (cmd: string) => execSync(cmd, { cwd: dir, stdio: 'ignore', shell: '/bin/bash' });
+    const key = (name: string) => sh(`openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ${name}.key`);
+    key('ca');
+    sh('openssl req -x509 -new -key ca.key -out ca.crt -days 1 -subj /CN=iam-test-ca');
+    for (const [name, san] of [['server', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], ['client', 'subjectAltName=DNS:gateway']]) {
+      key(name!);
+      sh(`openssl req -new -key ${name}.key -out ${name}.csr -subj /CN=${name}`);
+      sh(`openssl x509 -req -in ${name}.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out ${name}.crt -days 1 -extfile <(printf '%s' '${san}')`);
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.shutdown(500)));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function serve(tls: GrpcTlsConfig): Promise<number> {
+    const monitor = new HealthMonitor({ logger, checks: {} });
+    await monitor.refresh();
+    const health = new GrpcHealth();
+    health.follow(monitor);
+    const s = await startGrpcServer({ host: '127.0.0.1', port: 0, bindings: [], health, logger, credentials: grpcCredentials(tls).server });
+    servers.push(s);
+    return s.port;
+  }
+
+  const check = (port: number, tls: GrpcTlsConfig) => {
+    const c = createGrpcClient(healthV1.HealthService, { target: `127.0.0.1:${port}`, metrics: testMetrics(), defaultDeadlineMs: 1_500, credentials: grpcCredentials(tls).client });
+    return c.call.check({ service: '' }).finally(() => c.close());
+  };
+
+  it('mutual TLS: a client with a certificate from the CA gets in; one without, or in plaintext, does not', async () => {
+    const port = await serve({ certFile: f('server.crt'), keyFile: f('server.key'), caFile: f('ca.crt') });
+    await expect(check(port, { caFile: f('ca.crt'), certFile: f('client.crt'), keyFile: f('client.key') })).resolves.toMatchObject({ status: 1 });
+    await expect(check(port, { caFile: f('ca.crt') })).rejects.toMatchObject({ code: expect.stringMatching(/UNAVAILABLE|TIMEOUT/) });
+    await expect(check(port, {})).rejects.toMatchObject({ code: expect.stringMatching(/UNAVAILABLE|TIMEOUT|INTERNAL/) });
+  });
+
+  it('TLS without client certificates: the client verifies the server against the CA', async () => {
+    const port = await serve({ certFile: f('server.crt'), keyFile: f('server.key') });
+    await expect(check(port, { caFile: f('ca.crt') })).resolves.toMatchObject({ status: 1 });
+    await expect(check(port, {})).rejects.toBeDefined();
+  });
+
+  it('configuration: certificate and key go together; unreadable files are named', () => {
+    expect(() => readConfig({ GRPC_TLS_CERT_FILE: f('server.crt') }, readGrpcTlsConfig)).toThrow(/GRPC_TLS_KEY_FILE/);
+    expect(() => readConfig({ GRPC_TLS_CA_FILE: f('missing.crt') }, readGrpcTlsConfig)).toThrow(/GRPC_TLS_CA_FILE: cannot read/);
+  });
+});
