@@ -57,7 +57,7 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     NOTIFICATION_GRPC_PORT: '0',
     ARGON2_MEMORY_KIB: '8192',
     ARGON2_ITERATIONS: '1',
-    GATEWAY_PROFILES: 'full',
+    GATEWAY_PROFILES: 'full,compact',
     JWT_KEY_ENCRYPTION_KEY: kek.toString('base64'),
     EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
     RATE_LIMIT_LOGIN_PER_MINUTE: '100000',

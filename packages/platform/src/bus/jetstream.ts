@@ -27,6 +27,7 @@ import type { Metrics } from '../metrics';
 import {
   backoffFor,
   deadLetterOf,
+  handleInTrace,
   type DurableConsumerSpec,
   type EventBus,
   type EventHandler,
@@ -289,7 +290,7 @@ export class JetStreamEventBus implements EventBus {
     const maxDeliver = spec.maxDeliver ?? 5;
     const working = setInterval(() => m.working(), 5_000);
     try {
-      await spec.handler(event);
+      await handleInTrace(spec.handler, event);
       m.ack();
       this.opts.metrics.eventsConsumed.inc({ consumer: spec.name, subject: event.subject, outcome: 'ack' });
     } catch (err) {

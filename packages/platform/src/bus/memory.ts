@@ -10,6 +10,7 @@ import type { Metrics } from '../metrics';
 import {
   backoffFor,
   deadLetterOf,
+  handleInTrace,
   type DurableConsumerSpec,
   type EventBus,
   type EventHandler,
@@ -158,7 +159,7 @@ export class InMemoryEventBus implements EventBus {
           return;
         }
         const incoming: IncomingEvent = { ...event, deliveryCount };
-        await spec.handler(incoming);
+        await handleInTrace(spec.handler, incoming);
         this.deps.metrics.eventsConsumed.inc({ consumer: d.name, subject: event.subject, outcome: 'ack' });
       } catch (err) {
         const max = spec.maxDeliver ?? 5;

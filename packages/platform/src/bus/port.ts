@@ -4,6 +4,7 @@
  * (platform/src/testing/bus-contract.ts).
  */
 import type { StreamSpec } from '@iam/contracts';
+import { runWithTrace, traceFromCarrier } from '../trace';
 
 export type { StreamSpec } from '@iam/contracts';
 
@@ -77,6 +78,14 @@ export interface EventBus {
 }
 
 export const DEFAULT_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000] as const;
+
+/** Runs a handler inside the trace of the work that produced the event (its traceparent header). */
+export function handleInTrace(handler: EventHandler, event: IncomingEvent): Promise<void> {
+  return runWithTrace(
+    traceFromCarrier((name) => (name === 'traceparent' ? event.traceparent : undefined)),
+    () => handler(event),
+  );
+}
 
 export function backoffFor(spec: DurableConsumerSpec, deliveryCount: number): number {
   const list = spec.backoffMs ?? DEFAULT_BACKOFF_MS;

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { StreamSpec } from '@iam/contracts';
 import type { EventBus, IncomingEvent } from '../bus/port';
 import { PermanentEventError } from '../bus/port';
+import { currentTrace } from '../trace';
 
 export interface BusFactory {
   /** A new bus in a world of its own (a fresh namespace on the broker). */
@@ -91,6 +92,27 @@ export function runEventBusContract(name: string, makeFactory: () => BusFactory 
       expect(dec(got!.data)).toBe('hello');
       expect(got!.traceparent).toBe(e.traceparent);
       expect(got!.deliveryCount).toBe(1);
+      await sub.stop();
+    });
+
+    it('handlers run inside the trace of the event (its traceparent)', async () => {
+      const b = bus();
+      await b.declareStreams([stream, dead]);
+      let seen: string | undefined;
+      let done!: () => void;
+      const got = new Promise<void>((r) => (done = r));
+      const sub = b.consume({
+        name: consumerName(),
+        stream,
+        subjects: stream.subjects,
+        handler: async () => {
+          seen = currentTrace()?.traceId;
+          done();
+        },
+      });
+      await b.publish(ev(subj('created'), 'traced'));
+      await got;
+      expect(seen).toBe('a'.repeat(32));
       await sub.stop();
     });
 

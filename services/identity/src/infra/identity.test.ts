@@ -73,6 +73,19 @@ describe('identity persistence', () => {
     expect((await ds.query('SELECT kid FROM signing_keys')) as unknown[]).toHaveLength(2);
   });
 
+  it.each(['ES256', 'RS256'] as const)('JWT_ALG=%s: keys of that type, tokens signed and verified with it', async (alg) => {
+    await ds.query('DELETE FROM signing_keys');
+    const m = new KeyManager({ dataSource: ds, alg, keyEncryptionKey: kek, rotationHours: 720, tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api', logger });
+    await m.rotateIfDue();
+    const { token } = await m.issue({ userId: '7c2b5d1e-0000-4000-8000-000000000002', firstName: 'A', lastName: 'B', email: 'a@b.cd', roles: [], permissions: [], emailVerified: true });
+    expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).alg).toBe(alg);
+    await expect(m.verify(token)).resolves.toMatchObject({ sub: '7c2b5d1e-0000-4000-8000-000000000002' });
+    const [jwk] = await m.jwks();
+    expect(jwk).toMatchObject({ alg, kty: alg === 'ES256' ? 'EC' : 'RSA', use: 'sig' });
+    const other = new KeyManager({ dataSource: ds, alg: alg === 'ES256' ? 'RS256' : 'ES256', keyEncryptionKey: kek, rotationHours: 720, tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api', logger });
+    await expect(other.verify(token)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+
   it('lockout counting is exact under concurrency', async () => {
     const stores = pgIdentityStores(ds.manager);
     const key = randomBytes(32);
