@@ -1,10 +1,11 @@
 /**
  * Structural checks of the Helm chart (helm/iam) and the compose file, runnable without helm:
  * Chart.yaml fields, values.yaml against values.schema.json, every value documented, template
- * blocks balanced, every named template defined, every static .Values path present, and the
- * process paths pointing at real entry points. With a helm binary (HELM_BIN, or `helm` on PATH)
- * it also lints and renders the chart and checks validateValues; with /usr/bin/docker-compose it
- * runs `docker-compose config -q`.
+ * blocks balanced, every named template defined, every static .Values path present, the
+ * process paths pointing at real entry points, and every variable the chart or the compose file
+ * sets being one the application reads. With a helm binary (HELM_BIN, or `helm` on PATH) it also
+ * lints and renders the chart and checks validateValues; with /usr/bin/docker-compose it runs
+ * `docker-compose config -q`.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -123,6 +124,9 @@ describe('values.yaml and values.schema.json', () => {
     ['an invalid env name', (v) => ((v.config as JsonObject)['LOG-LEVEL'] = 'info')],
     ['a service without opsPort', (v) => delete (v.directory as JsonObject).opsPort],
     ['a bad pull policy', (v) => ((v.image as JsonObject).pullPolicy = 'Sometimes')],
+    ['a gRPC TLS Secret for an unknown component', (v) => (((v.grpcTls as JsonObject).existingSecrets as JsonObject).nats = 'x')],
+    ['a relative gRPC TLS mount path', (v) => ((v.grpcTls as JsonObject).mountPath = 'etc/iam/tls')],
+    ['extraVolumes that are not a list', (v) => ((v.identity as JsonObject).extraVolumes = { keys: {} })],
   ])('the schema rejects %s', (_what, change) => {
     const v = structuredClone(values);
     change(v);
@@ -177,6 +181,66 @@ describe('values.yaml and values.schema.json', () => {
       (values.adminBootstrap as JsonObject).password,
     ];
     expect(inline.every((v) => v === '')).toBe(true);
+  });
+
+  it('ships gRPC TLS off, with a Secret slot for every component', () => {
+    const tls = values.grpcTls as JsonObject;
+    expect(tls.enabled).toBe(false);
+    expect(Object.keys(tls.existingSecrets as JsonObject).sort()).toEqual(['directory', 'gateway', 'identity', 'notification']);
+  });
+
+  it('has a test values file that turns gRPC TLS on for every component', () => {
+    const tlsFixtures = fixtures.filter((f) => (fixture(f).grpcTls as JsonObject | undefined)?.enabled === true);
+    expect(tlsFixtures.length).toBeGreaterThan(0);
+    for (const f of tlsFixtures) {
+      const secrets = (withValues(fixture(f)).grpcTls as JsonObject).existingSecrets as JsonObject;
+      expect([f, Object.values(secrets).every((s) => typeof s === 'string' && s !== '')]).toEqual([f, true]);
+    }
+  });
+});
+
+describe('variables', () => {
+  // Every quoted upper-case name in the processes' sources (tests and all-in-one left out): what
+  // the application can read. A name the chart sets that is not among them is a typo.
+  const sourceDirs = ['gateway/src', 'services/identity/src', 'services/directory/src', 'services/notification/src', 'packages/platform/src'];
+  const read_ = (dir: string): string[] =>
+    readdirSync(join(repoRoot, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? read_(join(dir, e.name)) : /\.ts$/.test(e.name) && !/\.test\.ts$/.test(e.name) ? [read(repoRoot, dir, e.name)] : [],
+    );
+  const known = new Set(sourceDirs.flatMap(read_).flatMap((t) => [...t.matchAll(/(?:[`'"]|\benv\.)([A-Z][A-Z0-9_]*)\b/g)].map((m) => m[1]!)));
+  // Names built from a service name in the sources (`${upper}_METRICS_PORT`) or read by the CLI.
+  for (const svc of ['IDENTITY', 'DIRECTORY', 'NOTIFICATION']) known.add(`${svc}_METRICS_PORT`);
+  for (const n of ['JWT_KEY_ENCRYPTION_KEY_FILE', 'EMAIL_ACTION_KEY_FILE']) known.add(n);
+  const helpers = templates.get('_helpers.tpl')!;
+
+  it('finds the variables in the sources', () => {
+    for (const n of ['GRPC_TLS_CERT_FILE', 'RATE_LIMIT_LOGIN_BURST', 'NOTIFICATION_MAX_ATTEMPTS', 'EMAIL_ACTION_KEY']) expect(known).toContain(n);
+  });
+
+  it('values.yaml sets only variables the application reads (config and every component env)', () => {
+    const names = [
+      ...Object.keys(values.config as JsonObject),
+      ...['gateway', 'identity', 'directory', 'notification'].flatMap((c) => Object.keys(((values[c] as JsonObject).env as JsonObject) ?? {})),
+    ];
+    expect(names.filter((n) => !known.has(n))).toEqual([]);
+  });
+
+  it('the chart derives only variables the application reads', () => {
+    const derived = [...helpers.matchAll(/set \$env (?:"([A-Z0-9_]+)"|\(printf "%s_([A-Z_]+)")/g)].map((m) => m[1] ?? `IDENTITY_${m[2]}`);
+    const secrets = [...helpers.matchAll(/"(?:env|fileEnv)" "([A-Z0-9_]+)"/g)].map((m) => m[1]!);
+    expect(derived).toEqual(expect.arrayContaining(['GRPC_TLS_CERT_FILE', 'GRPC_TLS_KEY_FILE', 'GRPC_TLS_CA_FILE', 'TRUST_PROXY']));
+    expect([...derived, ...secrets].filter((n) => !known.has(n))).toEqual([]);
+  });
+
+  it('the compose file sets only variables the application reads', () => {
+    const compose = parse(read(composeDir, 'docker-compose.yml'), { merge: true }) as {
+      services: Record<string, { command?: string[]; environment?: Record<string, unknown> }>;
+    };
+    const names = Object.values(compose.services)
+      .filter((s) => s.command?.[0] === 'node')
+      .flatMap((s) => Object.keys(s.environment ?? {}));
+    expect(names).toEqual(expect.arrayContaining(['GRPC_TLS_CA_FILE', 'EMAIL_ACTION_KEY', 'SMTP_URL', 'RATE_LIMIT_LOGIN_PER_MINUTE']));
+    expect([...new Set(names)].filter((n) => !known.has(n))).toEqual([]);
   });
 });
 
@@ -299,13 +363,56 @@ describe('helm (when a helm binary is available)', () => {
       expect(kinds).toContain(`Deployment/r-iam-${c}`);
       expect(kinds).toContain(`Service/r-iam-${c}`);
     }
+    const tls = withValues(fixture(name)).grpcTls as JsonObject;
     for (const d of docs.filter((x) => x.kind === 'Deployment')) {
       const pod = (d.spec as JsonObject).template as JsonObject;
       const container = ((pod.spec as JsonObject).containers as JsonObject[])[0]!;
       expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true });
-      const names = (container.env as JsonObject[]).map((e) => e.name);
+      const env = container.env as JsonObject[];
+      const names = env.map((e) => e.name);
       expect(new Set(names).size).toBe(names.length);
+      // gRPC TLS: the three variables point into the read-only mount of the component's Secret.
+      const tlsEnv = Object.fromEntries(env.filter((e) => String(e.name).startsWith('GRPC_TLS_')).map((e) => [e.name, e.value]));
+      const mount = (container.volumeMounts as JsonObject[]).find((m) => m.name === 'grpc-tls');
+      if (!tls.enabled) {
+        expect([d.metadata, tlsEnv, mount]).toEqual([d.metadata, {}, undefined]);
+        continue;
+      }
+      const dir = String(tls.mountPath);
+      expect(tlsEnv).toEqual({ GRPC_TLS_CERT_FILE: `${dir}/tls.crt`, GRPC_TLS_KEY_FILE: `${dir}/tls.key`, GRPC_TLS_CA_FILE: `${dir}/ca.crt` });
+      expect(mount).toEqual({ name: 'grpc-tls', mountPath: dir, readOnly: true });
+      const volume = ((pod.spec as JsonObject).volumes as JsonObject[]).find((v) => v.name === 'grpc-tls')!;
+      const sources = (volume.projected as JsonObject).sources as { secret: { name: string; items: JsonObject[] } }[];
+      const component = String(((d.metadata as JsonObject).labels as JsonObject)['app.kubernetes.io/component']);
+      expect(sources[0]!.secret.name).toBe((tls.existingSecrets as JsonObject)[component]);
+      expect(sources.flatMap((s) => s.secret.items.map((i) => i.path)).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
     }
+    for (const j of docs.filter((x) => x.kind === 'Job')) {
+      const container = ((((j.spec as JsonObject).template as JsonObject).spec as JsonObject).containers as JsonObject[])[0]!;
+      expect((container.env as JsonObject[]).filter((e) => String(e.name).startsWith('GRPC_TLS_'))).toEqual([]);
+    }
+  });
+
+  run('derives TRUST_PROXY from ingress.enabled unless gateway.env sets it', () => {
+    const trustProxy = (...args: string[]) => {
+      const r = helmRun('template', 'r', 'iam', '-f', join(fixturesDir, 'existing-secrets.yaml'), '--show-only', 'templates/deployment.yaml', ...args);
+      expect(r.stderr).toBe('');
+      const gw = parseAllDocuments(r.stdout).map((d) => d.toJS() as JsonObject).find((d) => (d?.metadata as JsonObject)?.name === 'r-iam-gateway')!;
+      const container = ((((gw.spec as JsonObject).template as JsonObject).spec as JsonObject).containers as JsonObject[])[0]!;
+      return (container.env as JsonObject[]).find((e) => e.name === 'TRUST_PROXY')?.value;
+    };
+    expect(trustProxy()).toBe('false');
+    expect(trustProxy('--set', 'ingress.enabled=true')).toBe('true');
+    expect(trustProxy('--set', 'ingress.enabled=true', '--set', 'gateway.env.TRUST_PROXY=false')).toBe('false');
+  });
+
+  run('requires EMAIL_ACTION_KEY of notification only when it sends mail', () => {
+    const notificationOnly = ['-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'email.actionKey=', '--set', 'gateway.enabled=false',
+      '--set', 'identity.enabled=false', '--set', 'ingress.enabled=false'];
+    const withSmtp = helmRun('template', 'r', 'iam', ...notificationOnly);
+    expect(withSmtp.stderr).toContain('EMAIL_ACTION_KEY is required (by notification)');
+    const logOnly = helmRun('template', 'r', 'iam', ...notificationOnly, '--set', 'smtp.url=');
+    expect({ status: logOnly.status, stderr: logOnly.stderr }).toEqual({ status: 0, stderr: '' });
   });
 
   run('the default values fail validateValues with the missing external settings', () => {
@@ -322,6 +429,11 @@ describe('helm (when a helm binary is available)', () => {
     ['a secret in plain env', ['--set', 'config.SMTP_URL=smtp://x'], 'SMTP_URL is a secret'],
     ['a malformed key', ['--set', 'jwt.keyEncryptionKey=short'], 'base64 of exactly 32 bytes'],
     ['a grace period shorter than the shutdown', ['--set', 'config.SHUTDOWN_TIMEOUT_MS=60000'], 'terminationGracePeriodSeconds must exceed'],
+    ['gRPC TLS without Secrets', ['--set', 'grpcTls.enabled=true'], 'grpcTls.enabled needs grpcTls.existingSecrets.gateway'],
+    ['a gRPC TLS certificate without its key', ['--set', 'identity.env.GRPC_TLS_CERT_FILE=/etc/x/tls.crt'], 'GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE go together'],
+    ['a key file next to the key Secret', ['--set', 'identity.env.JWT_KEY_ENCRYPTION_KEY_FILE=/etc/x/k'], 'are both set'],
+    ['an SMTP URL of another scheme', ['--set', 'smtp.url=http://mail.example.com'], 'smtp.url must be an smtp:// or smtps:// URL'],
+    ['a relative action base URL', ['--set', 'email.actionBaseUrl=app.example.com'], 'must be an http:// or https:// URL'],
   ])('validateValues rejects %s', (_what, args, message) => {
     const r = helmRun('template', 'r', 'iam', ...validValues, ...args);
     expect(r.status).not.toBe(0);

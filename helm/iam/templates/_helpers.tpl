@@ -124,22 +124,32 @@ imagePullSecrets:
 
 {{/*
 Every secret the application reads (JSON list). Each entry: env (variable), readers (components
-that get it), required (validateValues insists when a reader is enabled), value (inline, goes
-into the chart's Secret), existingSecret/key (where the pods read it from), path (values path of the inline value,
-for messages). Adding a secret = one entry here plus its values section.
+that get it), requiredBy (readers that need it: validateValues insists when one of them runs),
+value (inline, goes into the chart's Secret), existingSecret/key (where the pods read it from),
+path (values path of the inline value, for messages), and optionally fileEnv/fileReaders (a
+variable naming a file that holds the secret instead, and the readers that accept it).
+Adding a secret = one entry here plus its values section.
 */}}
 {{- define "iam.secretSources" -}}
 {{- $v := .Values -}}
 {{- $s := list -}}
 {{- range $svc := list "directory" "identity" "notification" -}}
 {{- $pg := index $v.postgresql $svc -}}
-{{- $s = append $s (dict "env" (printf "%s_DATABASE_URL" (upper $svc)) "readers" (list $svc) "required" true "value" $pg.url "existingSecret" $pg.existingSecret "key" $pg.existingSecretKey "path" (printf "postgresql.%s.url" $svc)) -}}
+{{- $s = append $s (dict "env" (printf "%s_DATABASE_URL" (upper $svc)) "readers" (list $svc) "requiredBy" (list $svc) "value" $pg.url "existingSecret" $pg.existingSecret "key" $pg.existingSecretKey "path" (printf "postgresql.%s.url" $svc)) -}}
 {{- end -}}
-{{- $s = append $s (dict "env" "JWT_KEY_ENCRYPTION_KEY" "readers" (list "identity") "required" true "value" $v.jwt.keyEncryptionKey "existingSecret" $v.jwt.existingSecret "key" $v.jwt.existingSecretKey "path" "jwt.keyEncryptionKey") -}}
-{{- $s = append $s (dict "env" "EMAIL_ACTION_KEY" "readers" (list "identity" "notification") "required" true "value" $v.email.actionKey "existingSecret" $v.email.existingSecret "key" $v.email.existingSecretKey "path" "email.actionKey") -}}
-{{- $s = append $s (dict "env" "SMTP_URL" "readers" (list "notification") "required" false "value" $v.smtp.url "existingSecret" $v.smtp.existingSecret "key" $v.smtp.existingSecretKey "path" "smtp.url") -}}
-{{- $s = append $s (dict "env" "ADMIN_PASSWORD" "readers" (list "adminBootstrap") "required" true "value" $v.adminBootstrap.password "existingSecret" $v.adminBootstrap.existingSecret "key" $v.adminBootstrap.existingSecretKey "path" "adminBootstrap.password") -}}
+{{- $s = append $s (dict "env" "JWT_KEY_ENCRYPTION_KEY" "readers" (list "identity") "requiredBy" (list "identity") "value" $v.jwt.keyEncryptionKey "existingSecret" $v.jwt.existingSecret "key" $v.jwt.existingSecretKey "path" "jwt.keyEncryptionKey" "fileEnv" "JWT_KEY_ENCRYPTION_KEY_FILE" "fileReaders" (list "identity")) -}}
+{{- /* notification needs the key only to deliver mail (SMTP and EMAIL_ACTION_BASE_URL set). */ -}}
+{{- $emailKeyUsers := ternary (list "identity" "notification") (list "identity") (eq (include "iam.mailDelivery" .) "true") -}}
+{{- $s = append $s (dict "env" "EMAIL_ACTION_KEY" "readers" (list "identity" "notification") "requiredBy" $emailKeyUsers "value" $v.email.actionKey "existingSecret" $v.email.existingSecret "key" $v.email.existingSecretKey "path" "email.actionKey" "fileEnv" "EMAIL_ACTION_KEY_FILE" "fileReaders" (list "identity")) -}}
+{{- $s = append $s (dict "env" "SMTP_URL" "readers" (list "notification") "requiredBy" list "value" $v.smtp.url "existingSecret" $v.smtp.existingSecret "key" $v.smtp.existingSecretKey "path" "smtp.url") -}}
+{{- $s = append $s (dict "env" "ADMIN_PASSWORD" "readers" (list "adminBootstrap") "requiredBy" (list "adminBootstrap") "value" $v.adminBootstrap.password "existingSecret" $v.adminBootstrap.existingSecret "key" $v.adminBootstrap.existingSecretKey "path" "adminBootstrap.password") -}}
 {{- toJson $s -}}
+{{- end -}}
+
+{{/* "true" when notification delivers mail over SMTP: an SMTP URL (inline or existingSecret) and EMAIL_ACTION_BASE_URL. */}}
+{{- define "iam.mailDelivery" -}}
+{{- $env := include "iam.plainEnv" (dict "ctx" . "component" "notification") | fromJson -}}
+{{- if and (or .Values.smtp.url .Values.smtp.existingSecret) (not (empty (get $env "EMAIL_ACTION_BASE_URL"))) }}true{{ end -}}
 {{- end -}}
 
 {{/* env entries (secretKeyRef) for the secrets a reader gets; a secret given nowhere is left out. */}}
@@ -168,7 +178,8 @@ for messages). Adding a secret = one entry here plus its values section.
 
 {{/*
 Variables the chart derives for a component (JSON map): NATS, its own ports, the targets of its
-upstreams (from the chart's Service names), JWT and email settings.
+upstreams (from the chart's Service names), JWT and email settings, the gateway's TRUST_PROXY, and
+the gRPC TLS files (not for the admin Job, called with "hook" true: it dials nothing).
 */}}
 {{- define "iam.computedEnv" -}}
 {{- $ctx := .ctx -}}
@@ -178,6 +189,7 @@ upstreams (from the chart's Service names), JWT and email settings.
 {{- $env := dict "NATS_URL" $v.nats.url -}}
 {{- if eq $name "gateway" -}}
 {{- $_ := set $env "PORT" $c.port -}}
+{{- $_ := set $env "TRUST_PROXY" $v.ingress.enabled -}}
 {{- else -}}
 {{- $_ := set $env (printf "%s_GRPC_PORT" (upper $name)) $c.port -}}
 {{- $_ := set $env (printf "%s_METRICS_PORT" (upper $name)) $c.opsPort -}}
@@ -195,6 +207,12 @@ upstreams (from the chart's Service names), JWT and email settings.
 {{- if eq $name "notification" -}}
 {{- with $v.email.actionBaseUrl }}{{ $_ := set $env "EMAIL_ACTION_BASE_URL" . }}{{ end -}}
 {{- with $v.email.from }}{{ $_ := set $env "EMAIL_FROM" . }}{{ end -}}
+{{- end -}}
+{{- if and $v.grpcTls.enabled (not .hook) -}}
+{{- $dir := trimSuffix "/" $v.grpcTls.mountPath -}}
+{{- $_ := set $env "GRPC_TLS_CERT_FILE" (printf "%s/tls.crt" $dir) -}}
+{{- $_ := set $env "GRPC_TLS_KEY_FILE" (printf "%s/tls.key" $dir) -}}
+{{- $_ := set $env "GRPC_TLS_CA_FILE" (printf "%s/ca.crt" $dir) -}}
 {{- end -}}
 {{- toJson $env -}}
 {{- end -}}
@@ -221,6 +239,38 @@ upstreams (from the chart's Service names), JWT and email settings.
 {{- with $c.extraEnvVars }}
 {{ toYaml . }}
 {{- end }}
+{{- end -}}
+
+{{/*
+The volume of a component's gRPC TLS files (grpcTls.enabled): its Secret's certificate and key,
+and the CA from the same Secret or grpcTls.existingCASecret, under fixed names (tls.crt, tls.key,
+ca.crt; computedEnv points at them).
+*/}}
+{{- define "iam.grpcTlsVolume" -}}
+{{- $t := .ctx.Values.grpcTls -}}
+- name: grpc-tls
+  projected:
+    {{- /* 0440: root-owned, readable by the app through the pod's fsGroup (podSecurityContext). */}}
+    defaultMode: 288
+    sources:
+      - secret:
+          name: {{ index $t.existingSecrets .component }}
+          items:
+            - key: {{ $t.certFilename }}
+              path: tls.crt
+            - key: {{ $t.certKeyFilename }}
+              path: tls.key
+            {{- if not $t.existingCASecret }}
+            - key: {{ $t.certCAFilename }}
+              path: ca.crt
+            {{- end }}
+      {{- with $t.existingCASecret }}
+      - secret:
+          name: {{ . }}
+          items:
+            - key: {{ $t.certCAFilename }}
+              path: ca.crt
+      {{- end }}
 {{- end -}}
 
 {{/*
@@ -265,11 +315,30 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- $msgs = append $msgs "iam: nats.url is required (NATS with JetStream is not bundled), e.g. nats://nats.nats.svc:4222." -}}
 {{- end -}}
 {{- range $src := $sources -}}
-{{- $needed := false -}}
-{{- range $r := $src.readers }}{{ if has $r $running }}{{ $needed = true }}{{ end }}{{ end -}}
-{{- if and $needed $src.required (not $src.value) (not $src.existingSecret) -}}
+{{- $given := or $src.value $src.existingSecret -}}
 {{- $prefix := regexReplaceAll "\\.[^.]+$" $src.path "" -}}
-{{- $msgs = append $msgs (printf "iam: %s is required: set %s, or %s.existingSecret (key %s.existingSecretKey)." $src.env $src.path $prefix $prefix) -}}
+{{- /* Readers that run, need the secret, and do not read it from a file ($src.fileEnv in their env). */ -}}
+{{- $missing := list -}}
+{{- range $r := $src.requiredBy -}}
+{{- if has $r $running -}}
+{{- $fromFile := false -}}
+{{- if has $r ($src.fileReaders | default list) -}}
+{{- $fromFile = not (empty (get (include "iam.plainEnv" (dict "ctx" $ "component" $r) | fromJson) $src.fileEnv)) -}}
+{{- if and $fromFile $given -}}
+{{- $msgs = append $msgs (printf "iam: %s.env.%s and %s (or %s.existingSecret) are both set; %s would win and the file be ignored: keep one." $r $src.fileEnv $src.path $prefix $src.env) -}}
+{{- end -}}
+{{- end -}}
+{{- if not $fromFile }}{{ $missing = append $missing $r }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- if and $missing (not $given) -}}
+{{- $orFile := "" -}}
+{{- $allFile := not (empty $src.fileEnv) -}}
+{{- range $m := $missing }}{{ if not (has $m ($src.fileReaders | default list)) }}{{ $allFile = false }}{{ end }}{{ end -}}
+{{- if $allFile -}}
+{{- $orFile = printf ", or %s in %s.env (a mounted file)" $src.fileEnv (join "/" $missing) -}}
+{{- end -}}
+{{- $msgs = append $msgs (printf "iam: %s is required (by %s): set %s, or %s.existingSecret (key %s.existingSecretKey)%s." $src.env (join ", " $missing) $src.path $prefix $prefix $orFile) -}}
 {{- end -}}
 {{- end -}}
 {{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) -}}
@@ -283,6 +352,22 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- end -}}
 {{- if and $v.ingress.enabled (not $v.gateway.enabled) -}}
 {{- $msgs = append $msgs "iam: ingress.enabled needs gateway.enabled (the Ingress routes to the gateway)." -}}
+{{- end -}}
+{{- if and $v.smtp.url (not $v.smtp.existingSecret) (not (regexMatch "^smtps?://[^\\s]+$" $v.smtp.url)) -}}
+{{- $msgs = append $msgs "iam: smtp.url must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@smtp.example.com:587." -}}
+{{- end -}}
+{{- if $v.notification.enabled -}}
+{{- $baseUrl := get (include "iam.plainEnv" (dict "ctx" $ "component" "notification") | fromJson) "EMAIL_ACTION_BASE_URL" -}}
+{{- if and $baseUrl (not (regexMatch "^https?://[^\\s]+$" (toString $baseUrl))) -}}
+{{- $msgs = append $msgs "iam: EMAIL_ACTION_BASE_URL (email.actionBaseUrl) must be an http:// or https:// URL, the public frontend." -}}
+{{- end -}}
+{{- end -}}
+{{- if $v.grpcTls.enabled -}}
+{{- range $name := $components -}}
+{{- if and (index $v $name).enabled (not (index $v.grpcTls.existingSecrets $name)) -}}
+{{- $msgs = append $msgs (printf "iam: grpcTls.enabled needs grpcTls.existingSecrets.%s: a Secret with %s, %s and %s (e.g. a cert-manager Certificate's)." $name $v.grpcTls.certFilename $v.grpcTls.certKeyFilename $v.grpcTls.certCAFilename) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- range $name := $components -}}
 {{- $c := index $v $name -}}
@@ -298,6 +383,9 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- if and (not (index $v $up).enabled) (not (hasKey $env $var)) -}}
 {{- $msgs = append $msgs (printf "iam: %s dials %s, which is disabled: enable %s or set %s in %s.env." $name $up $up $var $name) -}}
 {{- end -}}
+{{- end -}}
+{{- if ne (empty (get $env "GRPC_TLS_CERT_FILE")) (empty (get $env "GRPC_TLS_KEY_FILE")) -}}
+{{- $msgs = append $msgs (printf "iam: %s: GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE go together (set both or neither)." $name) -}}
 {{- end -}}
 {{- if and (ne $name "gateway") (eq (int $c.port) (int $c.opsPort)) -}}
 {{- $msgs = append $msgs (printf "iam: %s.port and %s.opsPort must differ." $name $name) -}}
