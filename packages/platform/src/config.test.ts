@@ -38,6 +38,22 @@ describe('readConfig', () => {
     expect((err as ConfigError).problems).toHaveLength(6);
   });
 
+  it('keys: base64 of 32 bytes, from the variable, a file, or a fallback; named when missing or wrong', () => {
+    const { mkdtempSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
+    const dir = mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'key-'));
+    const good = Buffer.alloc(32, 7).toString('base64');
+    writeFileSync(`${dir}/k`, `${good}\n`);
+    writeFileSync(`${dir}/bad`, 'short');
+    const read = (env: Record<string, string>, required = true) => readConfig(env, (e) => ({ k: e.key('K', { required }) }));
+    expect(read({ K: good }).k).toEqual(Buffer.alloc(32, 7));
+    expect(read({ K_FILE: `${dir}/k` }).k).toEqual(Buffer.alloc(32, 7));
+    expect(read({}, false).k).toBeUndefined();
+    expect(() => read({})).toThrow(/K: is required/);
+    expect(() => read({ K: 'c2hvcnQ=' })).toThrow(/K: must be base64 of exactly 32 bytes/);
+    expect(() => read({ K_FILE: `${dir}/bad` })).toThrow(/K_FILE: must hold base64/);
+    expect(() => read({ K_FILE: `${dir}/missing` })).toThrow(/K_FILE: cannot read/);
+  });
+
   it('does not echo long values back in full', () => {
     expect(() => parse({ DATABASE_URL: 'postgres://h/db', JWT_EXPIRY: 'x'.repeat(500) })).toThrow(/JWT_EXPIRY: must be an integer \(got "x{40}…"\)/);
   });

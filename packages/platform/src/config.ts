@@ -5,6 +5,8 @@
  * (a composition root) turns a ConfigError into a message on stderr and exit code 2.
  * Nothing else in the code base reads process.env.
  */
+import { readFileSync } from 'node:fs';
+
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -120,6 +122,30 @@ export class EnvReader {
     if (v === undefined) return undefined;
     const buf = Buffer.from(v, v.includes('-') || v.includes('_') ? 'base64url' : 'base64');
     return buf.length === bytes ? buf : this.fail(name, `must be base64 of exactly ${bytes} bytes`, undefined);
+  }
+
+  /**
+   * A 32-byte secret key: `NAME` (base64), or `NAME_FILE` (a file holding it, e.g. a mounted
+   * secret), or `fallback` (e.g. one kept in the all-in-one data directory); when `required`,
+   * its absence is a problem.
+   */
+  key(name: string, opts: { fallback?: () => Buffer; required: boolean }): Buffer | undefined {
+    const direct = this.optionalKey(name, 32);
+    if (direct) return direct;
+    const file = this.optionalString(`${name}_FILE`);
+    if (file) {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8').trim();
+      } catch {
+        return this.fail(`${name}_FILE`, `cannot read ${file}`, undefined);
+      }
+      const key = Buffer.from(text, 'base64');
+      return key.length === 32 ? key : this.fail(`${name}_FILE`, 'must hold base64 of exactly 32 bytes', undefined);
+    }
+    if (opts.fallback) return opts.fallback();
+    if (opts.required) this.problem(name, `is required (base64 of 32 random bytes, e.g. \`openssl rand -base64 32\`), or set ${name}_FILE`);
+    return undefined;
   }
 
   /** Records a problem found by a cross-field rule. */

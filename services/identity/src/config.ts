@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform';
 
 export interface IdentityConfig {
@@ -54,10 +53,10 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       expirySeconds: e.int('JWT_EXPIRY', { default: 300, min: 30, max: 86_400 }),
       refreshExpirySeconds: e.int('JWT_REFRESH_EXPIRY', { default: 604_800, min: 60, max: 31_536_000 }),
       keyRotationHours: e.int('JWT_KEY_ROTATION_HOURS', { default: 720, min: 1, max: 87_600 }),
-      keyEncryptionKey: readKey(e, 'JWT_KEY_ENCRYPTION_KEY', defaults.keyEncryptionKey),
+      keyEncryptionKey: e.key('JWT_KEY_ENCRYPTION_KEY', { fallback: defaults.keyEncryptionKey, required: true }) ?? Buffer.alloc(32),
     },
     emailActions: {
-      sealKey: readKey(e, 'EMAIL_ACTION_KEY', defaults.emailActionKey),
+      sealKey: e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: true }) ?? Buffer.alloc(32),
       perEmailPerHour: e.int('EMAIL_ACTION_MAX_PER_HOUR', { default: 5, min: 1, max: 10_000 }),
     },
     auth: {
@@ -66,24 +65,4 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 0, min: 0, max: 300 }),
     },
   };
-}
-
-/** A 32-byte key: `NAME` (base64), or `NAME_FILE` (a file holding it: a mounted secret), or the default. */
-export function readKey(e: EnvReader, name: string, fallback?: () => Buffer): Buffer {
-  const direct = e.optionalKey(name, 32);
-  if (direct) return direct;
-  const file = e.optionalString(`${name}_FILE`);
-  if (file) {
-    try {
-      const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-      if (key.length === 32) return key;
-      e.problem(`${name}_FILE`, 'must hold base64 of exactly 32 bytes');
-    } catch {
-      e.problem(`${name}_FILE`, `cannot read ${file}`);
-    }
-    return Buffer.alloc(32);
-  }
-  if (fallback) return fallback();
-  e.problem(name, `is required (base64 of 32 random bytes, e.g. \`openssl rand -base64 32\`), or set ${name}_FILE`);
-  return Buffer.alloc(32);
 }

@@ -22,8 +22,8 @@ export interface NotificationDefaults {
 export function readNotificationConfig(e: EnvReader, defaults: NotificationDefaults = {}): NotificationConfig {
   const smtpUrl = e.optionalUrl('SMTP_URL', ['smtp', 'smtps']);
   const actionBaseUrl = e.optionalUrl('EMAIL_ACTION_BASE_URL', ['http', 'https']);
-  const key = e.optionalKey('EMAIL_ACTION_KEY', 32) ?? defaults.emailActionKey?.();
-  if (smtpUrl && actionBaseUrl && !key) e.problem('EMAIL_ACTION_KEY', 'is required to deliver email actions (the same base64 32-byte key identity has)');
+  // Needed only to open tokens for delivery: required when mail goes out over SMTP.
+  const key = e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: Boolean(smtpUrl && actionBaseUrl) });
   return {
     databaseUrl: e.url('NOTIFICATION_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('NOTIFICATION_GRPC_PORT', { default: 50053, allowZero: true }),
