@@ -13,16 +13,17 @@ export const userJson = (u: directoryV1.User) => ({ ...u, phone: u.phone ?? null
 export const roleJson = (r: directoryV1.Role) => ({ ...r, deletedAt: r.deletedAt ?? null });
 const permissionJson = (p: directoryV1.Permission) => ({ ...p, deletedAt: p.deletedAt ?? null });
 
+function mapPage<T, R>(page: { items: T[]; totalCount: number }, toJson: (item: T) => R) {
+  return { items: page.items.map(toJson), totalCount: page.totalCount };
+}
+
 type UserBody = { firstName?: string; lastName?: string; email?: string; phone?: number; password?: string; roles?: string[] };
 
 /** Create/update bodies of users → directory requests (shared with the Compact profile). */
 export function userCalls(u: Upstreams) {
   return {
     get: async (id: string) => userJson(await u.users.getUser({ id })),
-    list: async (a: { page: number; pageSize: number; q: string; includeDeleted: boolean }) => {
-      const r = await u.users.listUsers(a);
-      return { items: r.items.map(userJson), totalCount: r.totalCount };
-    },
+    list: async (a: { page: number; pageSize: number; q: string; includeDeleted: boolean }) => mapPage(await u.users.listUsers(a), userJson),
     create: async (b: UserBody) =>
       userJson(await u.users.createUser({ firstName: b.firstName!, lastName: b.lastName!, email: b.email!, phone: b.phone, password: b.password!, roles: b.roles ?? [] })),
     update: async (id: string, b: UserBody) =>
@@ -34,10 +35,7 @@ export function userCalls(u: Upstreams) {
 export function roleCalls(u: Upstreams) {
   return {
     get: async (id: string) => roleJson(await u.roles.getRole({ id })),
-    list: async (a: { page: number; pageSize: number; q: string; includeDeleted: boolean }) => {
-      const r = await u.roles.listRoles(a);
-      return { items: r.items.map(roleJson), totalCount: r.totalCount };
-    },
+    list: async (a: { page: number; pageSize: number; q: string; includeDeleted: boolean }) => mapPage(await u.roles.listRoles(a), roleJson),
     create: async (b: { name: string; description?: string }) => roleJson(await u.roles.createRole({ name: b.name, description: b.description ?? '' })),
     update: async (id: string, b: { name?: string; description?: string }) => roleJson(await u.roles.updateRole({ id, ...b })),
     remove: async (id: string) => void (await u.roles.deleteRole({ id })),
@@ -76,10 +74,7 @@ export async function fullProfile(app: FastifyInstance, deps: AuthRouteDeps): Pr
     createBody: S.CreateNamedBody,
     updateBody: S.UpdateNamedBody,
     get: async (id) => permissionJson(await u.permissions.getPermission({ id })),
-    list: async (a) => {
-      const r = await u.permissions.listPermissions(a);
-      return { items: r.items.map(permissionJson), totalCount: r.totalCount };
-    },
+    list: async (a) => mapPage(await u.permissions.listPermissions(a), permissionJson),
     create: async (b: { name: string; description?: string }) => permissionJson(await u.permissions.createPermission({ name: b.name, description: b.description ?? '' })),
     update: async (id, b: { name?: string; description?: string }) => permissionJson(await u.permissions.updatePermission({ id, ...b })),
     remove: async (id) => void (await u.permissions.deletePermission({ id })),

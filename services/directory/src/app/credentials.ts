@@ -9,7 +9,7 @@ import type { Principal, User } from '../domain/model';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
 import type { PasswordHasher, Stores, UnitOfWork } from '../domain/ports';
 import { PASSWORD_MAX_LENGTH, Violations, checkEmail, checkId, checkName, checkPassword, normalizeEmail } from '../domain/rules';
-import { resolveRoles } from './users';
+import { resolveRoles, userChanged } from './users';
 
 export interface CredentialUseCases {
   /** The principal for valid credentials, else null (unknown, deleted, or wrong password alike). */
@@ -60,16 +60,7 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       await deps.uow.run(async (tx) => {
         if (!(await tx.credentials.setPasswordHash(userId, hash))) throw AppError.notFound('The user does not exist.');
         const user = (await tx.users.findById(userId))!;
-        await tx.publish([
-          event(SUBJECTS.userUpdated, {
-            userId,
-            email: user.email,
-            firstName: user.firstName,
-            lastName: user.lastName,
-            roles: [...user.roles],
-            changedFields: ['password'],
-          }),
-        ]);
+        await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, ['password']))]);
       });
     },
 
@@ -78,16 +69,7 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       await deps.uow.run(async (tx) => {
         if (!(await tx.credentials.markEmailVerified(userId))) throw AppError.notFound('The user does not exist.');
         const user = (await tx.users.findById(userId))!;
-        await tx.publish([
-          event(SUBJECTS.userUpdated, {
-            userId,
-            email: user.email,
-            firstName: user.firstName,
-            lastName: user.lastName,
-            roles: [...user.roles],
-            changedFields: ['emailVerified'],
-          }),
-        ]);
+        await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, ['emailVerified']))]);
       });
     },
 
@@ -114,8 +96,7 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
         const roleIds = (await resolveRoles(tx, before!.roles)).filter((r) => r !== adminRoleId);
         await tx.users.setRoles(id, [...roleIds, adminRoleId!]);
         const user = (await tx.users.findById(id))!;
-        const payload = { userId: id, email, firstName: user.firstName, lastName: user.lastName, roles: [...user.roles], changedFields: found ? ['roles', 'password'] : [] };
-        await tx.publish([event(found ? SUBJECTS.userUpdated : SUBJECTS.userCreated, payload)]);
+        await tx.publish([event(found ? SUBJECTS.userUpdated : SUBJECTS.userCreated, userChanged(user, found ? ['roles', 'password'] : []))]);
         return { user, created: !found };
       });
     },

@@ -47,8 +47,9 @@ export async function resolveRoles(tx: Pick<Stores, 'roles'>, names: readonly st
   return found.map((r) => r.id);
 }
 
-function changed(user: User) {
-  return { userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, roles: [...user.roles], changedFields: [] as string[] };
+/** The payload of a `directory.user.*` event. */
+export function userChanged(user: User, changedFields: string[] = []) {
+  return { userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, roles: [...user.roles], changedFields };
 }
 
 export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher: PasswordHasher }): UserUseCases {
@@ -68,7 +69,7 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
         await tx.users.insert({ id, firstName, lastName, email, phone, passwordHash });
         await tx.users.setRoles(id, roleIds);
         const user = (await tx.users.findById(id))!;
-        await tx.publish([event(SUBJECTS.userCreated, changed(user))]);
+        await tx.publish([event(SUBJECTS.userCreated, userChanged(user))]);
         return user;
       });
     },
@@ -96,7 +97,7 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
         if (input.roles !== undefined) await tx.users.setRoles(id, await resolveRoles(tx, input.roles));
         const user = (await tx.users.findById(id))!;
         const fields = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined);
-        if (fields.length > 0) await tx.publish([event(SUBJECTS.userUpdated, { ...changed(user), changedFields: fields })]);
+        if (fields.length > 0) await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, fields))]);
         return user;
       });
     },
@@ -106,7 +107,7 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
       await deps.uow.run(async (tx) => {
         const user = await tx.users.findById(id, { forUpdate: true });
         if (!user || !(await tx.users.softDelete(id))) throw AppError.notFound('The user does not exist.');
-        await tx.publish([event(SUBJECTS.userDeleted, changed(user))]);
+        await tx.publish([event(SUBJECTS.userDeleted, userChanged(user))]);
       });
     },
 

@@ -44,12 +44,8 @@ export class UserRow {
   deletedAt!: Date | null;
 }
 
-@Entity({ name: 'roles' })
-@Index('uq_roles_name_live', { synchronize: false })
-@Index('ix_roles_created', ['createdAt', 'id'])
-@Index('ix_roles_name_trgm', { synchronize: false })
-@Index('ix_roles_description_trgm', { synchronize: false })
-export class RoleRow {
+/** Roles and permissions share their columns: a name (unique among live rows, case-insensitively), a description, soft delete. */
+abstract class NamedRecord {
   @PrimaryColumn('uuid')
   id!: string;
 
@@ -68,31 +64,20 @@ export class RoleRow {
   @Column('timestamptz', { name: 'deleted_at', nullable: true })
   deletedAt!: Date | null;
 }
+
+@Entity({ name: 'roles' })
+@Index('uq_roles_name_live', { synchronize: false })
+@Index('ix_roles_created', ['createdAt', 'id'])
+@Index('ix_roles_name_trgm', { synchronize: false })
+@Index('ix_roles_description_trgm', { synchronize: false })
+export class RoleRow extends NamedRecord {}
 
 @Entity({ name: 'permissions' })
 @Index('uq_permissions_name_live', { synchronize: false })
 @Index('ix_permissions_created', ['createdAt', 'id'])
 @Index('ix_permissions_name_trgm', { synchronize: false })
 @Index('ix_permissions_description_trgm', { synchronize: false })
-export class PermissionRow {
-  @PrimaryColumn('uuid')
-  id!: string;
-
-  @Column('text')
-  name!: string;
-
-  @Column('text', { default: '' })
-  description!: string;
-
-  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
-  createdAt!: Date;
-
-  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
-  updatedAt!: Date;
-
-  @Column('timestamptz', { name: 'deleted_at', nullable: true })
-  deletedAt!: Date | null;
-}
+export class PermissionRow extends NamedRecord {}
 
 /** A grant of a permission to a role; revoking sets `revoked_at` (the row stays for audit). */
 @Entity({ name: 'role_permissions' })
