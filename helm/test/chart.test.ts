@@ -100,7 +100,7 @@ describe('Chart.yaml', () => {
 });
 
 describe('values.yaml and values.schema.json', () => {
-  const ajv = new Ajv({ allErrors: true, allowUnionTypes: true });
+  const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, strictTypes: false });
   const validate = ajv.compile(schema);
   const errorsOf = (v: JsonObject): string => ajv.errorsText(validate(v) ? null : validate.errors);
 

@@ -78,6 +78,8 @@ export class KeyManager implements TokenService {
     if (!this.needsKey(now)) return;
     await this.opts.dataSource.transaction(async (m) => {
       await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['identity:signing-keys']);
+      // Under the lock, with the time of now: a replica that waited here sees the key the other just made.
+      now = new Date(Math.max(now.getTime(), Date.now()));
       this.keys = await this.read(m.query.bind(m));
       if (!this.needsKey(now)) return;
       const current = this.signing(now);
