@@ -50,14 +50,14 @@ export function syncDenylist(opts: {
       opts.denylist.purge();
       if (!loaded) opts.logger.info({ entries: opts.denylist.size }, 'token denylist loaded');
       loaded = true;
+      clearInterval(fast);
     } catch (err) {
       opts.logger.warn({ err: (err as Error).message }, 'loading the token denylist failed; will retry');
     }
   };
+  // Retried every 2 s until the first load succeeds, then reloaded every reloadMs.
+  const fast = setInterval(() => void reload(), 2_000);
   void reload();
-  const fast = setInterval(() => {
-    if (!loaded) void reload();
-  }, 2_000);
   const slow = setInterval(() => void reload(), opts.reloadMs ?? 30_000);
   fast.unref();
   slow.unref();

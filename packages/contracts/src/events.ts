@@ -62,10 +62,6 @@ export function decodeEvent<S extends EventSubject>(subject: S, data: Uint8Array
   return (CATALOG[subject] as unknown as Codec<EventPayload<S>>).decode(data);
 }
 
-export function isEventSubject(subject: string): subject is EventSubject {
-  return Object.prototype.hasOwnProperty.call(CATALOG, subject);
-}
-
 export interface StreamSpec {
   /** JetStream stream name. */
   readonly name: string;

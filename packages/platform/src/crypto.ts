@@ -2,7 +2,7 @@
  * Small cryptographic helpers: AES-256-GCM sealing (signing keys at rest, email-action tokens in
  * events), SHA-256 digests of secrets we only compare, and random opaque tokens.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -35,8 +35,4 @@ export function sha256(data: string | Buffer): Buffer {
 /** `bytes` random bytes as base64url (32 bytes → 43 characters). */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
-}
-
-export function constantTimeEqual(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
 }

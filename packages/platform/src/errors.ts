@@ -94,10 +94,6 @@ export class AppError extends Error {
   }
 }
 
-export function isAppError(e: unknown): e is AppError {
-  return e instanceof AppError;
-}
-
 /** RFC 9457 problem details, as every HTTP error leaves the gateway. */
 export interface Problem {
   type: string;

@@ -70,11 +70,6 @@ export function runWithTrace<T>(ctx: TraceContext, fn: () => T): T {
   return storage.run(ctx, fn);
 }
 
-/** Binds the context to the rest of the current async execution (used by HTTP hooks). */
-export function enterTrace(ctx: TraceContext): void {
-  storage.enterWith(ctx);
-}
-
 /** Milliseconds left before the current deadline, or undefined when there is none. */
 export function remainingMs(): number | undefined {
   const d = storage.getStore()?.deadline;

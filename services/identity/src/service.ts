@@ -35,6 +35,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime): Ser
       });
       await keys.start();
       const directory = grpcDirectory(config.directoryTarget, rt.metrics, rt.grpcClientCredentials);
+      const uow = pgUnitOfWork(dataSource);
+      const read = pgIdentityStores(dataSource.manager);
       const auth = createAuthUseCases({
         settings: {
           maxFailedAttempts: config.auth.maxFailedAttempts,
@@ -43,8 +45,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime): Ser
           refreshReuseGraceSeconds: config.auth.refreshReuseGraceSeconds,
           accessExpirySeconds: config.jwt.expirySeconds,
         },
-        uow: pgUnitOfWork(dataSource),
-        read: pgIdentityStores(dataSource.manager),
+        uow,
+        read,
         directory,
         tokens: keys,
         logger,
@@ -56,8 +58,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime): Ser
           perEmailLimit: config.emailActions.perEmailPerHour,
           perEmailWindowSeconds: 3_600,
         },
-        uow: pgUnitOfWork(dataSource),
-        read: pgIdentityStores(dataSource.manager),
+        uow,
+        read,
         directory,
         logger,
         endSessions: (userId) => auth.endSessions(userId),

@@ -42,6 +42,16 @@ export function roleCalls(u: Upstreams) {
   };
 }
 
+function permissionCalls(u: Upstreams) {
+  return {
+    get: async (id: string) => permissionJson(await u.permissions.getPermission({ id })),
+    list: async (a: { page: number; pageSize: number; q: string; includeDeleted: boolean }) => mapPage(await u.permissions.listPermissions(a), permissionJson),
+    create: async (b: { name: string; description?: string }) => permissionJson(await u.permissions.createPermission({ name: b.name, description: b.description ?? '' })),
+    update: async (id: string, b: { name?: string; description?: string }) => permissionJson(await u.permissions.updatePermission({ id, ...b })),
+    remove: async (id: string) => void (await u.permissions.deletePermission({ id })),
+  };
+}
+
 export async function fullProfile(app: FastifyInstance, deps: AuthRouteDeps): Promise<void> {
   const u = deps.upstreams;
   await app.register(fullAuthRoutes, deps);
@@ -73,11 +83,7 @@ export async function fullProfile(app: FastifyInstance, deps: AuthRouteDeps): Pr
     resource: S.Permission,
     createBody: S.CreateNamedBody,
     updateBody: S.UpdateNamedBody,
-    get: async (id) => permissionJson(await u.permissions.getPermission({ id })),
-    list: async (a) => mapPage(await u.permissions.listPermissions(a), permissionJson),
-    create: async (b: { name: string; description?: string }) => permissionJson(await u.permissions.createPermission({ name: b.name, description: b.description ?? '' })),
-    update: async (id, b: { name?: string; description?: string }) => permissionJson(await u.permissions.updatePermission({ id, ...b })),
-    remove: async (id) => void (await u.permissions.deletePermission({ id })),
+    ...permissionCalls(u),
   });
 
   registerCollection(app, deps.authenticator, {

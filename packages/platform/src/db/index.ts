@@ -134,7 +134,6 @@ export function escapeLike(text: string): string {
 
 /** PostgreSQL error code of a unique violation, for mapping to 409. */
 export const UNIQUE_VIOLATION = '23505';
-export const FOREIGN_KEY_VIOLATION = '23503';
 
 export function pgErrorCode(err: unknown): string | undefined {
   const e = err as { code?: string; driverError?: { code?: string } };

@@ -79,6 +79,29 @@ export function event<S extends EventSubject>(subject: S, payload: EventPayload<
   return { subject, payload, id } as NewEvent;
 }
 
+/** Stores bound to one transaction, plus publishing events into that transaction's outbox. */
+export type InTransaction<S> = S & { publish(events: readonly NewEvent[]): Promise<void> };
+
+/** Runs work in one database transaction; events it publishes are written to the outbox in it. */
+export interface UnitOfWork<S> {
+  run<T>(fn: (tx: InTransaction<S>) => Promise<T>): Promise<T>;
+}
+
+/** A UnitOfWork over `ds` whose transactions see the stores `stores(manager)` builds. */
+export function outboxUnitOfWork<S extends object>(ds: DataSource, stores: (m: EntityManager) => S): UnitOfWork<S> {
+  return {
+    run: (fn) =>
+      ds.transaction((m) =>
+        fn({
+          ...stores(m),
+          publish: async (events: readonly NewEvent[]) => {
+            await appendEvents(m, events);
+          },
+        }),
+      ),
+  };
+}
+
 /** Writes events in the caller's transaction and wakes the relay when it commits. Returns the ids. */
 export async function appendEvents(manager: EntityManager, events: readonly NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
@@ -152,16 +175,6 @@ export class OutboxRelay {
     await this.listener?.end().catch(() => undefined);
     await this.listening;
     this.listener = undefined;
-  }
-
-  /** Publishes everything pending now (tests, shutdown). Returns how many rows were published. */
-  async drainOnce(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const n = await this.publishBatch();
-      total += n;
-      if (n < (this.opts.batchSize ?? 100)) return total;
-    }
   }
 
   private async run(): Promise<void> {

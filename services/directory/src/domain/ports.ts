@@ -2,7 +2,7 @@
  * Ports the directory's use cases need. Reading users and reading password hashes are separate
  * ports: only the credential use cases get the privileged one.
  */
-import type { NewEvent } from '@iam/platform';
+import type { UnitOfWork as PlatformUnitOfWork } from '@iam/platform';
 import type { ListQuery, Page, Permission, Principal, Role, RolePermission, User } from './model';
 
 export interface UserStore {
@@ -67,10 +67,8 @@ export interface Stores {
   readonly links: RolePermissionStore;
 }
 
-/** Runs `fn` in one database transaction; events appended in it are published after commit. */
-export interface UnitOfWork {
-  run<T>(fn: (tx: Stores & { publish(events: readonly NewEvent[]): Promise<void> }) => Promise<T>): Promise<T>;
-}
+/** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */
+export type UnitOfWork = PlatformUnitOfWork<Stores>;
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;

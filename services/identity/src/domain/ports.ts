@@ -1,5 +1,5 @@
 /** Ports of the identity service's use cases. */
-import type { NewEvent } from '@iam/platform';
+import type { UnitOfWork as PlatformUnitOfWork } from '@iam/platform';
 import type { AccessClaims, Principal, PublicJwk, RefreshRecord } from './model';
 
 /** The directory, as identity needs it (implemented over gRPC). */
@@ -50,8 +50,7 @@ export interface RefreshTokenStore {
    * Of concurrent rotations of one token, exactly one succeeds.
    */
   rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }): Promise<{ familyId: string; userId: string; expiresAt: Date } | null>;
-  findByHash(hash: Buffer, opts?: { forUpdate?: boolean }): Promise<RefreshRecord | null>;
-  markRotated(id: string, replacedBy: string): Promise<void>;
+  findByHash(hash: Buffer): Promise<RefreshRecord | null>;
   revokeFamily(familyId: string): Promise<number>;
   revokeAllOfUser(userId: string): Promise<number>;
 }
@@ -79,6 +78,5 @@ export interface IdentityStores {
   readonly throttle: ThrottleStore;
 }
 
-export interface UnitOfWork {
-  run<T>(fn: (tx: IdentityStores & { publish(events: readonly NewEvent[]): Promise<void> }) => Promise<T>): Promise<T>;
-}
+/** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */
+export type UnitOfWork = PlatformUnitOfWork<IdentityStores>;

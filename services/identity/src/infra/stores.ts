@@ -1,5 +1,5 @@
 /** PostgreSQL stores of the identity service (parameterised SQL over an EntityManager). */
-import { appendEvents } from '@iam/platform';
+import { outboxUnitOfWork } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RefreshRecord } from '../domain/model';
 import type { DenylistStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, ThrottleStore, UnitOfWork } from '../domain/ports';
@@ -29,16 +29,12 @@ class PgRefreshTokens implements RefreshTokenStore {
     return row ? { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at } : null;
   }
 
-  async findByHash(hash: Buffer, opts: { forUpdate?: boolean } = {}): Promise<RefreshRecord | null> {
+  async findByHash(hash: Buffer): Promise<RefreshRecord | null> {
     const [r] = (await this.m.query(
-      `SELECT id, family_id, user_id, expires_at, rotated_at, revoked_at FROM refresh_tokens WHERE token_hash = $1 ${opts.forUpdate ? 'FOR UPDATE' : ''}`,
+      `SELECT id, family_id, user_id, expires_at, rotated_at, revoked_at FROM refresh_tokens WHERE token_hash = $1`,
       [hash],
     )) as Array<{ id: string; family_id: string; user_id: string; expires_at: Date; rotated_at: Date | null; revoked_at: Date | null }>;
     return r ? { id: r.id, familyId: r.family_id, userId: r.user_id, expiresAt: r.expires_at, rotatedAt: r.rotated_at, revokedAt: r.revoked_at } : null;
-  }
-
-  async markRotated(id: string, replacedBy: string): Promise<void> {
-    await this.m.query('UPDATE refresh_tokens SET rotated_at = now(), replaced_by = $2 WHERE id = $1', [id, replacedBy]);
   }
 
   async revokeFamily(familyId: string): Promise<number> {
@@ -161,18 +157,9 @@ export function pgIdentityStores(m: EntityManager): IdentityStores {
   };
 }
 
+/** Transactions over the identity database; events go to the outbox in the same transaction. */
 export function pgUnitOfWork(ds: DataSource): UnitOfWork {
-  return {
-    run: (fn) =>
-      ds.transaction((m) =>
-        fn({
-          ...pgIdentityStores(m),
-          publish: async (events) => {
-            await appendEvents(m, events);
-          },
-        }),
-      ),
-  };
+  return outboxUnitOfWork(ds, pgIdentityStores);
 }
 
 /** Removes what can no longer matter: expired refresh tokens and denylist entries, stale failure counts. */
