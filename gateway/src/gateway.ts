@@ -43,7 +43,7 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
   const sync = syncDenylist({
     denylist,
     bus: rt.bus,
-    load: async () => (await upstreams.identity.listRevokedTokens({})).tokens,
+    load: () => upstreams.identity.listRevokedTokens({}),
     logger,
   });
   rt.lifecycle.onShutdown('gateway denylist sync', () => sync.stop());

@@ -121,8 +121,8 @@ describe('directory collections (end to end)', () => {
 
   it('the Administrator role can be neither deleted nor renamed', async () => {
     const adminRole = (await http(sys.url(), 'GET', '/api/v1/roles?q=Administrator', { token: admin })).json.items.find((r: { name: string }) => r.name === 'Administrator');
-    expect((await call('DELETE', `/api/v1/roles/${adminRole.id}`)).status).toBe(400);
-    expect((await call('PUT', `/api/v1/roles/${adminRole.id}`, { body: { name: 'Root' } })).status).toBe(400);
+    expect((await call('DELETE', `/api/v1/roles/${adminRole.id}`)).status).toBe(409);
+    expect((await call('PUT', `/api/v1/roles/${adminRole.id}`, { body: { name: 'Root' } })).status).toBe(409);
   });
 
   it('every change publishes its directory event through the outbox', async () => {

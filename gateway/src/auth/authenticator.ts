@@ -30,7 +30,7 @@ export function createAuthenticator(opts: { jwks: JwksCache; denylist: Denylist;
         if (verified.size >= CACHE_LIMIT) verified.delete(verified.keys().next().value!);
         verified.set(token, claims);
       }
-      if (opts.denylist.has(claims.jti)) throw AppError.unauthenticated('The access token has been revoked.');
+      if (opts.denylist.refuses(claims)) throw AppError.unauthenticated('The access token has been revoked.');
       return claims;
     },
   };

@@ -1,26 +1,42 @@
 /**
- * Revoked access tokens (by jti) known to this gateway replica, until they expire. Fed by
- * `identity.token.revoked` events (every replica receives every event), loaded from identity at
- * start and reloaded periodically, so a replica that missed events while NATS was away catches up.
+ * Revoked access tokens known to this gateway replica, until they expire: single tokens (by jti),
+ * and every token of a subject issued before a time (a deleted user, a changed password or
+ * email). Fed by `identity.token.revoked` and `identity.subject.revoked` events (every replica
+ * receives every event), loaded from identity at start and reloaded periodically, so a replica
+ * that missed events while NATS was away catches up.
  */
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
 import type { EventBus, Logger, Subscription } from '@iam/platform';
 
 export class Denylist {
   private readonly entries = new Map<string, number>();
+  /** sub → the first iat (seconds) still accepted, and until when that matters (ms). */
+  private readonly subjects = new Map<string, { minIat: number; until: number }>();
 
-  has(jti: string): boolean {
-    const exp = this.entries.get(jti);
-    return exp !== undefined && exp > Date.now();
+  /** Whether the token is refused: its jti is denylisted, or its subject was revoked after it was issued. */
+  refuses(claims: { jti: string; sub: string; iat: number }): boolean {
+    const exp = this.entries.get(claims.jti);
+    if (exp !== undefined && exp > Date.now()) return true;
+    const s = this.subjects.get(claims.sub);
+    return s !== undefined && s.until > Date.now() && claims.iat < s.minIat;
   }
 
   add(jti: string, expiresAt: Date): void {
     if (expiresAt.getTime() > Date.now()) this.entries.set(jti, expiresAt.getTime());
   }
 
+  /** Refuses the subject's tokens issued before `notBefore` (the later of two revocations wins). */
+  revokeSubject(sub: string, notBefore: Date, expiresAt: Date): void {
+    if (expiresAt.getTime() <= Date.now()) return;
+    const minIat = Math.ceil(notBefore.getTime() / 1000);
+    const prev = this.subjects.get(sub);
+    this.subjects.set(sub, { minIat: Math.max(minIat, prev?.minIat ?? 0), until: Math.max(expiresAt.getTime(), prev?.until ?? 0) });
+  }
+
   purge(): void {
     const now = Date.now();
     for (const [jti, exp] of this.entries) if (exp <= now) this.entries.delete(jti);
+    for (const [sub, s] of this.subjects) if (s.until <= now) this.subjects.delete(sub);
   }
 
   get size(): number {
@@ -35,18 +51,25 @@ export interface DenylistSync {
 export function syncDenylist(opts: {
   denylist: Denylist;
   bus: EventBus;
-  load: () => Promise<Array<{ jti: string; expiresAt?: Date }>>;
+  load: () => Promise<{ tokens: Array<{ jti: string; expiresAt?: Date }>; subjects: Array<{ userId: string; notBefore?: Date; expiresAt?: Date }> }>;
   logger: Logger;
   reloadMs?: number;
 }): DenylistSync {
-  const sub: Subscription = opts.bus.subscribe([SUBJECTS.tokenRevoked], async (e) => {
+  const sub: Subscription = opts.bus.subscribe([SUBJECTS.tokenRevoked, SUBJECTS.subjectRevoked], async (e) => {
+    if (e.subject === SUBJECTS.subjectRevoked) {
+      const p = decodeEvent(SUBJECTS.subjectRevoked, e.data);
+      if (p.notBefore && p.expiresAt) opts.denylist.revokeSubject(p.userId, p.notBefore, p.expiresAt);
+      return;
+    }
     const p = decodeEvent(SUBJECTS.tokenRevoked, e.data);
     if (p.expiresAt) opts.denylist.add(p.jti, p.expiresAt);
   });
   let loaded = false;
   const reload = async (): Promise<void> => {
     try {
-      for (const t of await opts.load()) if (t.expiresAt) opts.denylist.add(t.jti, t.expiresAt);
+      const { tokens, subjects } = await opts.load();
+      for (const t of tokens) if (t.expiresAt) opts.denylist.add(t.jti, t.expiresAt);
+      for (const s of subjects) if (s.notBefore && s.expiresAt) opts.denylist.revokeSubject(s.userId, s.notBefore, s.expiresAt);
       opts.denylist.purge();
       if (!loaded) opts.logger.info({ entries: opts.denylist.size }, 'token denylist loaded');
       loaded = true;

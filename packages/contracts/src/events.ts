@@ -4,9 +4,9 @@
  */
 import type { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged } from './gen/events/v1/directory_events';
-import { EmailActionRequested, PasswordChanged, TokenRevoked } from './gen/events/v1/identity_events';
+import { EmailActionRequested, PasswordChanged, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
 
-export { EmailActionRequested, PasswordChanged, PermissionChanged, RoleChanged, RolePermissionChanged, TokenRevoked, UserChanged };
+export { EmailActionRequested, PasswordChanged, PermissionChanged, RoleChanged, RolePermissionChanged, SubjectRevoked, TokenRevoked, UserChanged };
 
 interface Codec<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
@@ -27,6 +27,7 @@ export const SUBJECTS = {
   rolePermissionUpdated: 'directory.role_permission.updated',
   rolePermissionDeleted: 'directory.role_permission.deleted',
   tokenRevoked: 'identity.token.revoked',
+  subjectRevoked: 'identity.subject.revoked',
   passwordResetRequested: 'identity.password_reset.requested',
   emailVerificationRequested: 'identity.email_verification.requested',
   passwordChanged: 'identity.password.changed',
@@ -46,6 +47,7 @@ const CATALOG = {
   [SUBJECTS.rolePermissionUpdated]: RolePermissionChanged,
   [SUBJECTS.rolePermissionDeleted]: RolePermissionChanged,
   [SUBJECTS.tokenRevoked]: TokenRevoked,
+  [SUBJECTS.subjectRevoked]: SubjectRevoked,
   [SUBJECTS.passwordResetRequested]: EmailActionRequested,
   [SUBJECTS.emailVerificationRequested]: EmailActionRequested,
   [SUBJECTS.passwordChanged]: PasswordChanged,

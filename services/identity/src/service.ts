@@ -70,7 +70,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime): Ser
       purge.unref();
       return {
         grpc: identityGrpc({ auth, emailActions, tokens: keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity' }),
-        consumers: identityConsumers(auth, logger),
+        consumers: identityConsumers({ auth, emailActions }, logger),
         stop: async () => {
           await emailActions.idle();
           clearInterval(purge);

@@ -49,7 +49,7 @@ function compactCollection<R>(app: FastifyInstance, auth: Authenticator, spec: C
     spec.path,
     { onRequest: guard, schema: { tags: [spec.tag], summary: `Create one of ${spec.tag}`, security, body: spec.createBody, response: { 201: spec.resource, ...problems(400, 401, 403, 409) } } },
     async (req, reply) => {
-      const created = await spec.create(req.body as never);
+      const created = await spec.create(req.body as never, req.principal!.sub);
       return reply.code(201).header('location', `${spec.path}/${created.id}`).send(created);
     },
   );
@@ -64,13 +64,13 @@ function compactCollection<R>(app: FastifyInstance, auth: Authenticator, spec: C
       onRequest: guard,
       schema: { tags: [spec.tag], summary: `Update one of ${spec.tag}`, security, params: IdParams, body: spec.updateBody, response: { 200: spec.resource, ...problems(400, 401, 403, 404, 409) } },
     },
-    async (req) => spec.update((req.params as { id: string }).id, req.body as never),
+    async (req) => spec.update((req.params as { id: string }).id, req.body as never, req.principal!.sub),
   );
   app.delete(
     byId,
     { onRequest: guard, schema: { tags: [spec.tag], summary: `Delete one of ${spec.tag}`, security, params: IdParams, response: { 204: { type: 'null' }, ...problems(400, 401, 403, 404) } } },
     async (req, reply) => {
-      await spec.remove((req.params as { id: string }).id);
+      await spec.remove((req.params as { id: string }).id, req.principal!.sub);
       return reply.code(204).send();
     },
   );

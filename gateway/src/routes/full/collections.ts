@@ -27,9 +27,10 @@ export interface CollectionSpec<R> {
   readonly updateBody: TSchema;
   readonly get: (id: string) => Promise<R>;
   readonly list: (args: ListArgs) => Promise<{ items: readonly R[]; totalCount: number }>;
-  readonly create: (body: never) => Promise<R & { id: string }>;
-  readonly update: (id: string, body: never) => Promise<R>;
-  readonly remove: (id: string) => Promise<void>;
+  /** Writes name the caller (the token's `sub`): the directory authorizes against its rights. */
+  readonly create: (body: never, actor: string) => Promise<R & { id: string }>;
+  readonly update: (id: string, body: never, actor: string) => Promise<R>;
+  readonly remove: (id: string, actor: string) => Promise<void>;
 }
 
 export function registerCollection<R>(app: FastifyInstance, auth: Authenticator, spec: CollectionSpec<R>): void {
@@ -64,7 +65,7 @@ export function registerCollection<R>(app: FastifyInstance, auth: Authenticator,
       schema: { tags: [spec.tag], summary: `Create one of ${spec.tag}`, security, body: spec.createBody, response: { 201: spec.resource, ...common, ...problems(409, 413, 415) } },
     },
     async (req, reply) => {
-      const created = await spec.create(req.body as never);
+      const created = await spec.create(req.body as never, req.principal!.sub);
       return reply.code(201).header('location', `${spec.path}?id=${created.id}`).send(created);
     },
   );
@@ -82,7 +83,7 @@ export function registerCollection<R>(app: FastifyInstance, auth: Authenticator,
         response: { 200: spec.resource, ...common, ...problems(404, 409, 413, 415) },
       },
     },
-    async (req) => spec.update((req.params as { id: string }).id, req.body as never),
+    async (req) => spec.update((req.params as { id: string }).id, req.body as never, req.principal!.sub),
   );
 
   app.delete(
@@ -92,7 +93,7 @@ export function registerCollection<R>(app: FastifyInstance, auth: Authenticator,
       schema: { tags: [spec.tag], summary: `Delete one of ${spec.tag}`, security, params: IdParams, response: { 204: { type: 'null' }, ...common, ...problems(404) } },
     },
     async (req, reply) => {
-      await spec.remove((req.params as { id: string }).id);
+      await spec.remove((req.params as { id: string }).id, req.principal!.sub);
       return reply.code(204).send();
     },
   );

@@ -24,11 +24,13 @@ export function userCalls(u: Upstreams) {
   return {
     get: async (id: string) => userJson(await u.users.getUser({ id })),
     list: async (a: { page: number; pageSize: number; q: string; includeDeleted: boolean }) => mapPage(await u.users.listUsers(a), userJson),
-    create: async (b: UserBody) =>
-      userJson(await u.users.createUser({ firstName: b.firstName!, lastName: b.lastName!, email: b.email!, phone: b.phone, password: b.password!, roles: b.roles ?? [] })),
-    update: async (id: string, b: UserBody) =>
-      userJson(await u.users.updateUser({ id, ...b, roles: b.roles === undefined ? undefined : { names: b.roles } })),
-    remove: async (id: string) => void (await u.users.deleteUser({ id })),
+    create: async (b: UserBody, actor: string) =>
+      userJson(
+        await u.users.createUser({ firstName: b.firstName!, lastName: b.lastName!, email: b.email!, phone: b.phone, password: b.password!, roles: b.roles ?? [] }, { actor }),
+      ),
+    update: async (id: string, b: UserBody, actor: string) =>
+      userJson(await u.users.updateUser({ id, ...b, roles: b.roles === undefined ? undefined : { names: b.roles } }, { actor })),
+    remove: async (id: string, actor: string) => void (await u.users.deleteUser({ id }, { actor })),
   };
 }
 
@@ -36,9 +38,9 @@ export function roleCalls(u: Upstreams) {
   return {
     get: async (id: string) => roleJson(await u.roles.getRole({ id })),
     list: async (a: { page: number; pageSize: number; q: string; includeDeleted: boolean }) => mapPage(await u.roles.listRoles(a), roleJson),
-    create: async (b: { name: string; description?: string }) => roleJson(await u.roles.createRole({ name: b.name, description: b.description ?? '' })),
-    update: async (id: string, b: { name?: string; description?: string }) => roleJson(await u.roles.updateRole({ id, ...b })),
-    remove: async (id: string) => void (await u.roles.deleteRole({ id })),
+    create: async (b: { name: string; description?: string }, actor: string) => roleJson(await u.roles.createRole({ name: b.name, description: b.description ?? '' }, { actor })),
+    update: async (id: string, b: { name?: string; description?: string }, actor: string) => roleJson(await u.roles.updateRole({ id, ...b }, { actor })),
+    remove: async (id: string, actor: string) => void (await u.roles.deleteRole({ id }, { actor })),
   };
 }
 
@@ -46,9 +48,10 @@ function permissionCalls(u: Upstreams) {
   return {
     get: async (id: string) => permissionJson(await u.permissions.getPermission({ id })),
     list: async (a: { page: number; pageSize: number; q: string; includeDeleted: boolean }) => mapPage(await u.permissions.listPermissions(a), permissionJson),
-    create: async (b: { name: string; description?: string }) => permissionJson(await u.permissions.createPermission({ name: b.name, description: b.description ?? '' })),
-    update: async (id: string, b: { name?: string; description?: string }) => permissionJson(await u.permissions.updatePermission({ id, ...b })),
-    remove: async (id: string) => void (await u.permissions.deletePermission({ id })),
+    create: async (b: { name: string; description?: string }, actor: string) =>
+      permissionJson(await u.permissions.createPermission({ name: b.name, description: b.description ?? '' }, { actor })),
+    update: async (id: string, b: { name?: string; description?: string }, actor: string) => permissionJson(await u.permissions.updatePermission({ id, ...b }, { actor })),
+    remove: async (id: string, actor: string) => void (await u.permissions.deletePermission({ id }, { actor })),
   };
 }
 
@@ -95,8 +98,8 @@ export async function fullProfile(app: FastifyInstance, deps: AuthRouteDeps): Pr
     updateBody: S.UpdateLinkBody,
     get: (id) => u.links.getRolePermission({ id }),
     list: (a) => u.links.listRolePermissions(a),
-    create: (b: { roleId: string; permissionId: string }) => u.links.createRolePermission(b),
-    update: (id, b: { roleId?: string; permissionId?: string }) => u.links.updateRolePermission({ id, ...b }),
-    remove: async (id) => void (await u.links.deleteRolePermission({ id })),
+    create: (b: { roleId: string; permissionId: string }, actor) => u.links.createRolePermission(b, { actor }),
+    update: (id, b: { roleId?: string; permissionId?: string }, actor) => u.links.updateRolePermission({ id, ...b }, { actor }),
+    remove: async (id, actor) => void (await u.links.deleteRolePermission({ id }, { actor })),
   });
 }

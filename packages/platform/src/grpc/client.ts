@@ -8,11 +8,13 @@ import * as grpc from '@grpc/grpc-js';
 import { AppError, type ErrorCode, ERROR_CODES, type FieldError } from '../errors';
 import type { Metrics } from '../metrics';
 import { currentTrace, formatTraceparent, remainingMs } from '../trace';
-import { ERROR_CODE_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
+import { ACTOR_KEY, ERROR_CODE_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
 export interface CallOptions {
   /** Per-call deadline in ms (default: the client's). */
   readonly deadlineMs?: number;
+  /** The end user this call acts for (a token's `sub`), sent as ACTOR_KEY metadata. */
+  readonly actor?: string;
 }
 
 export type AsyncClient<D extends ServiceDef> = {
@@ -54,7 +56,7 @@ export function createGrpcClient<D extends ServiceDef>(definition: D, opts: Grpc
       for (let attempt = 0; ; attempt++) {
         const started = process.hrtime.bigint();
         try {
-          const res = await unary(client, def, request, deadline);
+          const res = await unary(client, def, request, deadline, o?.actor);
           opts.metrics.grpcClientDuration.observe({ grpc_service: service, grpc_method: method, grpc_code: 'OK' }, seconds(started));
           return res;
         } catch (e) {
@@ -74,8 +76,9 @@ export function createGrpcClient<D extends ServiceDef>(definition: D, opts: Grpc
   return { call: call as unknown as AsyncClient<D>, close: () => client.close() };
 }
 
-function unary(client: grpc.Client, def: grpc.MethodDefinition<unknown, unknown>, request: unknown, deadline: number): Promise<unknown> {
+function unary(client: grpc.Client, def: grpc.MethodDefinition<unknown, unknown>, request: unknown, deadline: number, actor?: string): Promise<unknown> {
   const md = new grpc.Metadata();
+  if (actor) md.set(ACTOR_KEY, actor);
   const trace = currentTrace();
   if (trace) md.set('traceparent', formatTraceparent(trace));
   return new Promise((resolve, reject) => {

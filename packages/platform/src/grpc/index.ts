@@ -1,4 +1,4 @@
 export * from './client';
 export * from './server';
-export { splitPath, type RequestOf, type ResponseOf, type ServiceDef } from './types';
+export { ACTOR_KEY, splitPath, type RequestOf, type ResponseOf, type ServiceDef } from './types';
 export * from './tls';

@@ -13,13 +13,19 @@ import type { HealthMonitor } from '../health';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { runWithTrace, traceFromCarrier } from '../trace';
-import { ERROR_CODE_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
+import { ACTOR_KEY, ERROR_CODE_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
 export interface CallContext {
   readonly metadata: grpc.Metadata;
   /** Absolute deadline in ms since epoch, when the caller set one. */
   readonly deadline?: number;
   readonly peer: string;
+}
+
+/** The end user a call acts for (ACTOR_KEY metadata), or undefined when the caller named none. */
+export function actorOf(ctx: CallContext): string | undefined {
+  const v = ctx.metadata.get(ACTOR_KEY)[0];
+  return v === undefined ? undefined : v.toString();
 }
 
 export type AsyncHandlers<D extends ServiceDef> = {

@@ -12,6 +12,7 @@ import type { EventBus } from '../bus/port';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { currentTrace, formatTraceparent } from '../trace';
+import { pgErrorCode } from '../db';
 
 @Entity({ name: 'outbox_events' })
 @Index('ix_outbox_events_pending', ['occurredAt'], { where: '"published_at" IS NULL' })
@@ -90,17 +91,30 @@ export interface UnitOfWork<S> {
 /** A UnitOfWork over `ds` whose transactions see the stores `stores(manager)` builds. */
 export function outboxUnitOfWork<S extends object>(ds: DataSource, stores: (m: EntityManager) => S): UnitOfWork<S> {
   return {
-    run: (fn) =>
-      ds.transaction((m) =>
-        fn({
-          ...stores(m),
-          publish: async (events: readonly NewEvent[]) => {
-            await appendEvents(m, events);
-          },
-        }),
-      ),
+    run: async (fn) => {
+      // A transaction PostgreSQL aborted to break a deadlock (or a serialization failure) did
+      // nothing; it is run again, a few times, rather than surfacing as an internal error.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await ds.transaction((m) =>
+            fn({
+              ...stores(m),
+              publish: async (events: readonly NewEvent[]) => {
+                await appendEvents(m, events);
+              },
+            }),
+          );
+        } catch (err) {
+          if (attempt >= 3 || !RETRYABLE_TX_ERRORS.has(pgErrorCode(err) ?? '')) throw err;
+          await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 20));
+        }
+      }
+    },
   };
 }
+
+/** deadlock_detected, serialization_failure. */
+const RETRYABLE_TX_ERRORS = new Set(['40P01', '40001']);
 
 /** Writes events in the caller's transaction and wakes the relay when it commits. Returns the ids. */
 export async function appendEvents(manager: EntityManager, events: readonly NewEvent[]): Promise<string[]> {

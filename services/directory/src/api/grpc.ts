@@ -1,6 +1,7 @@
 /** gRPC handlers: proto messages in, use cases, proto messages out. No rules live here. */
 import { directoryV1 } from '@iam/contracts';
-import { type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
+import { AppError, type CallContext, type HandlerDeps, type ServiceBinding, actorOf, bindService } from '@iam/platform';
+import type { Actor } from '../domain/authorization';
 import type { CredentialUseCases } from '../app/credentials';
 import type { LinkUseCases } from '../app/links';
 import type { NamedUseCases } from '../app/roles';
@@ -52,16 +53,23 @@ const toLink = (l: RolePermission): directoryV1.RolePermission => ({ ...l });
 
 const toPrincipal = (p: Principal): directoryV1.Principal => ({ ...p, roles: [...p.roles], permissions: [...p.permissions] });
 
+/** The end user a write acts for; a write that names none is refused (never treated as privileged). */
+function actor(ctx: CallContext): Actor {
+  const userId = actorOf(ctx);
+  if (!userId) throw AppError.forbidden('The call does not name the user it acts for.');
+  return { userId };
+}
+
 export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): ServiceBinding[] {
   return [
     bindService(
       directoryV1.UserServiceService,
       {
-        createUser: async (r) => toUser(await uc.users.create({ ...r, phone: r.phone })),
+        createUser: async (r, ctx) => toUser(await uc.users.create(actor(ctx), { ...r, phone: r.phone })),
         getUser: async (r) => toUser(await uc.users.get(r.id)),
-        updateUser: async (r) =>
+        updateUser: async (r, ctx) =>
           toUser(
-            await uc.users.update(r.id, {
+            await uc.users.update(actor(ctx), r.id, {
               firstName: r.firstName,
               lastName: r.lastName,
               email: r.email,
@@ -70,7 +78,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
               roles: r.roles?.names,
             }),
           ),
-        deleteUser: async (r) => (await uc.users.remove(r.id), {}),
+        deleteUser: async (r, ctx) => (await uc.users.remove(actor(ctx), r.id), {}),
         listUsers: async (q) => {
           const page = await uc.users.list(checkListQuery(q));
           return { items: page.items.map(toUser), totalCount: page.totalCount };
@@ -109,10 +117,10 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
     bindService(
       directoryV1.RolePermissionServiceService,
       {
-        createRolePermission: async (r) => toLink(await uc.links.create(r)),
+        createRolePermission: async (r, ctx) => toLink(await uc.links.create(actor(ctx), r)),
         getRolePermission: async (r) => toLink(await uc.links.get(r.id)),
-        updateRolePermission: async (r) => toLink(await uc.links.update(r.id, { roleId: r.roleId, permissionId: r.permissionId })),
-        deleteRolePermission: async (r) => (await uc.links.remove(r.id), {}),
+        updateRolePermission: async (r, ctx) => toLink(await uc.links.update(actor(ctx), r.id, { roleId: r.roleId, permissionId: r.permissionId })),
+        deleteRolePermission: async (r, ctx) => (await uc.links.remove(actor(ctx), r.id), {}),
         listRolePermissions: async (q) => {
           const page = await uc.links.list(checkListQuery(q));
           return { items: page.items.map(toLink), totalCount: page.totalCount };
@@ -124,16 +132,16 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
       directoryV1.CredentialServiceService,
       {
         verifyCredentials: async (r) => {
-          const p = await uc.credentials.verify(r.email, r.password);
-          return p ? { valid: true, principal: toPrincipal(p) } : { valid: false, principal: undefined };
+          const { principal: p, accountExists } = await uc.credentials.verify(r.email, r.password, { skipEvaluation: r.skipEvaluation });
+          return p ? { valid: true, principal: toPrincipal(p), accountExists } : { valid: false, principal: undefined, accountExists };
         },
         getPrincipal: async (r) => toPrincipal(await uc.credentials.principal(r.userId)),
         findAccount: async (r) => {
           const p = await uc.credentials.findAccount(r.email);
           return p ? { found: true, principal: toPrincipal(p) } : { found: false, principal: undefined };
         },
-        setPassword: async (r) => (await uc.credentials.setPassword(r.userId, r.password), {}),
-        markEmailVerified: async (r) => (await uc.credentials.markEmailVerified(r.userId), {}),
+        setPassword: async (r) => (await uc.credentials.setPassword(r.userId, r.password, Buffer.from(r.emailSha256)), {}),
+        markEmailVerified: async (r) => (await uc.credentials.markEmailVerified(r.userId, Buffer.from(r.emailSha256)), {}),
         ensureAdministrator: async (r) => {
           const { user, created } = await uc.credentials.ensureAdministrator({
             email: r.email,

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { AppError, event } from '@iam/platform';
+import { AppError, event, sha256 } from '@iam/platform';
 import type { Principal, User } from '../domain/model';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
 import type { PasswordHasher, Stores, UnitOfWork } from '../domain/ports';
@@ -12,32 +12,41 @@ import { PASSWORD_MAX_LENGTH, Violations, checkEmail, checkId, checkName, checkP
 import { resolveRoles, userChanged } from './users';
 
 export interface CredentialUseCases {
-  /** The principal for valid credentials, else null (unknown, deleted, or wrong password alike). */
-  verify(email: string, password: string): Promise<Principal | null>;
+  /**
+   * The principal for valid credentials, else null (unknown, deleted, or wrong password alike, at
+   * one cost); `accountExists` is for the lockout only. With `skipEvaluation` the password is not
+   * checked at all (a locked account), at the same cost.
+   */
+  verify(email: string, password: string, opts?: { skipEvaluation?: boolean }): Promise<{ principal: Principal | null; accountExists: boolean }>;
   principal(userId: string): Promise<Principal>;
   findAccount(email: string): Promise<Principal | null>;
-  setPassword(userId: string, password: string): Promise<void>;
-  markEmailVerified(userId: string): Promise<void>;
+  /**
+   * With `emailSha256` (the address an email-action token was mailed to), only while the account
+   * still has that address: NOT_FOUND otherwise, as for a deleted user.
+   */
+  setPassword(userId: string, password: string, emailSha256?: Buffer): Promise<void>;
+  markEmailVerified(userId: string, emailSha256?: Buffer): Promise<void>;
   ensureAdministrator(input: { email: string; password: string; firstName?: string; lastName?: string }): Promise<{ user: User; created: boolean }>;
 }
 
 export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; hasher: PasswordHasher }): CredentialUseCases {
   const { read, hasher } = deps;
   return {
-    async verify(email, password) {
-      // Longer than any valid password: refused without hashing (nothing about the account leaks).
-      if ([...password].length > PASSWORD_MAX_LENGTH) return null;
+    async verify(email, password, opts = {}) {
       const account = await read.credentials.credentialsByEmail(normalizeEmail(email));
-      if (!account) {
+      const accountExists = account !== null;
+      // Longer than any valid password: refused without hashing (nothing about the account leaks).
+      if ([...password].length > PASSWORD_MAX_LENGTH) return { principal: null, accountExists };
+      if (!account || opts.skipEvaluation) {
         await hasher.verifyDummy(password);
-        return null;
+        return { principal: null, accountExists };
       }
-      if (!(await hasher.verify(account.passwordHash, password))) return null;
+      if (!(await hasher.verify(account.passwordHash, password))) return { principal: null, accountExists };
       if (hasher.needsRehash(account.passwordHash)) {
         const rehashed = await hasher.hash(password);
         await read.credentials.setPasswordHash(account.principal.userId, rehashed);
       }
-      return account.principal;
+      return { principal: account.principal, accountExists };
     },
 
     async principal(userId) {
@@ -51,24 +60,26 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       return account ? read.credentials.principal(account.id) : null;
     },
 
-    async setPassword(userId, password) {
-      checkId(userId, 'userId');
+    async setPassword(userId, password, emailSha256) {
+      const id = checkId(userId, 'userId');
       const v = new Violations();
       checkPassword(v, 'newPassword', password);
       v.throwIfAny('The new password does not meet the password policy.');
       const hash = await hasher.hash(password);
       await deps.uow.run(async (tx) => {
-        if (!(await tx.credentials.setPasswordHash(userId, hash))) throw AppError.notFound('The user does not exist.');
-        const user = (await tx.users.findById(userId))!;
+        await liveWithAddress(tx, id, emailSha256);
+        await tx.credentials.setPasswordHash(id, hash);
+        const user = (await tx.users.findById(id))!;
         await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, ['password']))]);
       });
     },
 
-    async markEmailVerified(userId) {
-      checkId(userId, 'userId');
+    async markEmailVerified(userId, emailSha256) {
+      const id = checkId(userId, 'userId');
       await deps.uow.run(async (tx) => {
-        if (!(await tx.credentials.markEmailVerified(userId))) throw AppError.notFound('The user does not exist.');
-        const user = (await tx.users.findById(userId))!;
+        await liveWithAddress(tx, id, emailSha256);
+        await tx.credentials.markEmailVerified(id);
+        const user = (await tx.users.findById(id))!;
         await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, ['emailVerified']))]);
       });
     },
@@ -80,25 +91,43 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       const firstName = checkName(v, 'firstName', input.firstName ?? 'Admin');
       const lastName = checkName(v, 'lastName', input.lastName ?? 'User');
       v.throwIfAny('The administrator account is not valid.');
+      // Run again with the same settings, nothing changes: no write, no event, no session ended.
       const existing = await read.credentials.findByEmail(email);
-      // Keep the stored hash when the password did not change: running twice is a no-op.
-      const passwordHash = existing && (await hasher.verify(existing.passwordHash, input.password)) ? existing.passwordHash : await hasher.hash(input.password);
+      const keptHash = existing && (await hasher.verify(existing.passwordHash, input.password)) ? existing.passwordHash : undefined;
+      const newHash = keptHash ? undefined : await hasher.hash(input.password);
       return deps.uow.run(async (tx) => {
-        const [adminRoleId] = await resolveRoles(tx, [ADMINISTRATOR_ROLE]);
+        const [adminRole] = await resolveRoles(tx, [ADMINISTRATOR_ROLE]);
         const found = await tx.credentials.findByEmail(email);
-        const id = found?.id ?? randomUUID();
-        if (found) {
-          await tx.users.update(id, { passwordHash, ...(input.firstName ? { firstName } : {}), ...(input.lastName ? { lastName } : {}) });
-        } else {
-          await tx.users.insert({ id, firstName, lastName, email, phone: null, passwordHash });
+        if (!found) {
+          const id = randomUUID();
+          await tx.users.insert({ id, firstName, lastName, email, phone: null, passwordHash: newHash ?? keptHash! });
+          await tx.users.setRoles(id, [adminRole!.id]);
+          const user = (await tx.users.findById(id))!;
+          await tx.publish([event(SUBJECTS.userCreated, userChanged(user))]);
+          return { user, created: true };
         }
-        const before = await tx.users.findById(id);
-        const roleIds = (await resolveRoles(tx, before!.roles)).filter((r) => r !== adminRoleId);
-        await tx.users.setRoles(id, [...roleIds, adminRoleId!]);
-        const user = (await tx.users.findById(id))!;
-        await tx.publish([event(found ? SUBJECTS.userUpdated : SUBJECTS.userCreated, userChanged(user, found ? ['roles', 'password'] : []))]);
-        return { user, created: !found };
+        const before = (await tx.users.findById(found.id, { forUpdate: true }))!;
+        const patch: Parameters<Stores['users']['update']>[1] = {};
+        if (input.firstName && firstName !== before.firstName) patch.firstName = firstName;
+        if (input.lastName && lastName !== before.lastName) patch.lastName = lastName;
+        if (found.passwordHash !== keptHash) patch.passwordHash = newHash ?? (await hasher.hash(input.password));
+        const changed: string[] = Object.keys(patch).map((k) => (k === 'passwordHash' ? 'password' : k));
+        await tx.users.update(found.id, patch);
+        if (!before.roles.includes(ADMINISTRATOR_ROLE)) {
+          const current = await resolveRoles(tx, before.roles);
+          await tx.users.setRoles(found.id, [...current.map((r) => r.id), adminRole!.id]);
+          changed.push('roles');
+        }
+        const user = (await tx.users.findById(found.id))!;
+        if (changed.length > 0) await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, changed))]);
+        return { user, created: false };
       });
     },
   };
+}
+
+/** The live user, locked; NOT_FOUND when deleted or (with `emailSha256`) no longer at that address. */
+async function liveWithAddress(tx: Stores, id: string, emailSha256?: Buffer): Promise<void> {
+  const user = await tx.users.findById(id, { forUpdate: true });
+  if (!user || (emailSha256 && emailSha256.length > 0 && !sha256(user.email).equals(emailSha256))) throw AppError.notFound('The user does not exist.');
 }

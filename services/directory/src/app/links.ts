@@ -2,16 +2,18 @@
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { AppError, event } from '@iam/platform';
+import { type Actor, assertMayGrant, assertMayRevoke } from '../domain/authorization';
 import type { ListQuery, Page, RolePermission } from '../domain/model';
 import type { Stores, UnitOfWork } from '../domain/ports';
 import { Violations, checkId, isUuid } from '../domain/rules';
 import { linkRevokedEvent } from './roles';
+import { rightsIn } from './users';
 
 export interface LinkUseCases {
-  create(input: { roleId: string; permissionId: string }): Promise<RolePermission>;
+  create(actor: Actor, input: { roleId: string; permissionId: string }): Promise<RolePermission>;
   get(id: string): Promise<RolePermission>;
-  update(id: string, input: { roleId?: string; permissionId?: string }): Promise<RolePermission>;
-  remove(id: string): Promise<void>;
+  update(actor: Actor, id: string, input: { roleId?: string; permissionId?: string }): Promise<RolePermission>;
+  remove(actor: Actor, id: string): Promise<void>;
   list(query: ListQuery): Promise<Page<RolePermission>>;
 }
 
@@ -22,12 +24,19 @@ function checkRefs(input: { roleId?: string; permissionId?: string }): void {
   v.throwIfAny();
 }
 
-/** A link may only point at live records: an unknown role or permission is 400, not 404. */
-async function checkTargets(tx: Stores, input: { roleId?: string; permissionId?: string }): Promise<void> {
+/**
+ * A link may only point at live records: an unknown role or permission is 400, not 404. Both ends
+ * are locked FOR SHARE until the transaction ends, so a concurrent delete of either waits and then
+ * revokes this link too (or this check sees the end gone): no live link to a deleted record.
+ */
+async function lockTargets(tx: Stores, ids: { roleId: string; permissionId: string }): Promise<{ roleName: string; permissionName: string }> {
   const v = new Violations();
-  if (input.roleId !== undefined && !(await tx.roles.findById(input.roleId))) v.add('roleId', 'no such role');
-  if (input.permissionId !== undefined && !(await tx.permissions.findById(input.permissionId))) v.add('permissionId', 'no such permission');
+  const role = await tx.roles.findById(ids.roleId, { forShare: true });
+  const permission = await tx.permissions.findById(ids.permissionId, { forShare: true });
+  if (!role) v.add('roleId', 'no such role');
+  if (!permission) v.add('permissionId', 'no such permission');
   v.throwIfAny('The link refers to a role or permission that does not exist.');
+  return { roleName: role!.name, permissionName: permission!.name };
 }
 
 function linkEvent(subject: typeof SUBJECTS.rolePermissionCreated | typeof SUBJECTS.rolePermissionUpdated, l: RolePermission) {
@@ -37,12 +46,13 @@ function linkEvent(subject: typeof SUBJECTS.rolePermissionCreated | typeof SUBJE
 export function createLinkUseCases(deps: { uow: UnitOfWork; read: Stores }): LinkUseCases {
   const notFound = () => AppError.notFound('The role-permission link does not exist.');
   return {
-    async create(input) {
+    async create(actor, input) {
       checkRefs(input);
+      const ids = { roleId: input.roleId.toLowerCase(), permissionId: input.permissionId.toLowerCase() };
       return deps.uow.run(async (tx) => {
-        await checkTargets(tx, input);
+        assertMayGrant(await rightsIn(tx, actor), await lockTargets(tx, ids));
         const id = randomUUID();
-        await tx.links.insert({ id, roleId: input.roleId.toLowerCase(), permissionId: input.permissionId.toLowerCase() });
+        await tx.links.insert({ id, ...ids });
         const link = (await tx.links.findById(id))!;
         await tx.publish([linkEvent(SUBJECTS.rolePermissionCreated, link)]);
         return link;
@@ -55,24 +65,34 @@ export function createLinkUseCases(deps: { uow: UnitOfWork; read: Stores }): Lin
       return link;
     },
 
-    async update(id, input) {
+    async update(actor, id, input) {
       checkId(id);
       checkRefs(input);
       return deps.uow.run(async (tx) => {
-        if (!(await tx.links.findById(id, { forUpdate: true }))) throw notFound();
-        await checkTargets(tx, input);
-        await tx.links.update(id, { roleId: input.roleId?.toLowerCase(), permissionId: input.permissionId?.toLowerCase() });
+        const before = await tx.links.findById(id, { forUpdate: true });
+        if (!before) throw notFound();
+        // Moving a link revokes the old grant and makes a new one: both must be allowed.
+        const rights = await rightsIn(tx, actor);
+        const ids = { roleId: input.roleId?.toLowerCase() ?? before.roleId, permissionId: input.permissionId?.toLowerCase() ?? before.permissionId };
+        const target = await lockTargets(tx, ids);
+        if (ids.roleId !== before.roleId || ids.permissionId !== before.permissionId) {
+          assertMayRevoke(rights, before);
+          assertMayGrant(rights, target);
+        }
+        await tx.links.update(id, ids);
         const link = (await tx.links.findById(id))!;
         await tx.publish([linkEvent(SUBJECTS.rolePermissionUpdated, link)]);
         return link;
       });
     },
 
-    async remove(id) {
+    async remove(actor, id) {
       checkId(id);
       await deps.uow.run(async (tx) => {
         const link = await tx.links.findById(id, { forUpdate: true });
-        if (!link || !(await tx.links.revoke(id))) throw notFound();
+        if (!link) throw notFound();
+        assertMayRevoke(await rightsIn(tx, actor), link);
+        if (!(await tx.links.revoke(id))) throw notFound();
         await tx.publish([linkRevokedEvent(link)]);
       });
     },

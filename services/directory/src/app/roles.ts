@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { AppError, event, type NewEvent } from '@iam/platform';
 import type { ListQuery, Page, Permission, Role, RolePermission } from '../domain/model';
-import { ADMINISTRATOR_ROLE } from '../domain/model';
+import { assertNotBuiltin } from '../domain/authorization';
 import type { Stores, UnitOfWork } from '../domain/ports';
 import { Violations, checkDescription, checkId, checkName } from '../domain/rules';
 
@@ -86,8 +86,11 @@ function namedUseCases<T extends { id: string; name: string }>(
       return deps.uow.run(async (tx) => {
         const before = await store(tx).findById(id, { forUpdate: true });
         if (!before) throw notFound();
-        if (kind === 'role' && before.name === ADMINISTRATOR_ROLE && patch.name !== undefined && patch.name !== ADMINISTRATOR_ROLE) {
-          throw AppError.validation('The Administrator role cannot be renamed.', [{ field: 'name', message: 'cannot change' }]);
+        if (patch.name !== undefined && patch.name !== before.name) {
+          // Policies and other services check permissions by name: a rename would make one
+          // permission become another. Roles may be renamed, but not Administrator.
+          if (kind === 'permission') throw AppError.conflict('Permission names cannot be changed; only the description can.', [{ field: 'name', message: 'is immutable' }]);
+          assertNotBuiltin(kind, before.name, 'renamed');
         }
         await store(tx).update(id, patch);
         const after = (await store(tx).findById(id)) as unknown as T;
@@ -102,9 +105,7 @@ function namedUseCases<T extends { id: string; name: string }>(
       await deps.uow.run(async (tx) => {
         const found = await store(tx).findById(id, { forUpdate: true });
         if (!found) throw notFound();
-        if (kind === 'role' && found.name === ADMINISTRATOR_ROLE) {
-          throw AppError.validation('The Administrator role cannot be deleted.', [{ field: 'id', message: 'is the Administrator role' }]);
-        }
+        assertNotBuiltin(kind, found.name, 'deleted');
         if (!(await store(tx).softDelete(id))) throw notFound();
         const revoked = await tx.links.revokeAllOf(kind === 'role' ? { roleId: id } : { permissionId: id });
         await tx.publish([namedEvent(kind, 'deleted', found), ...revoked.map(linkRevokedEvent)]);

@@ -7,7 +7,8 @@ import { SUBJECTS } from '@iam/contracts';
 import { AppError, event } from '@iam/platform';
 import type { ListQuery, Page, User } from '../domain/model';
 import type { PasswordHasher, Stores, UnitOfWork } from '../domain/ports';
-import { Violations, checkEmail, checkId, checkName, checkPassword, checkPhone } from '../domain/rules';
+import { type Actor, type Rights, assertMayAssignRoles, assertMayManageUser, isAdministratorRole, lastAdministrator, rightsOf } from '../domain/authorization';
+import { Violations, checkEmail, checkId, checkName, checkPassword, checkPhone, isUuid } from '../domain/rules';
 
 export interface CreateUserInput {
   firstName: string;
@@ -28,15 +29,17 @@ export interface UpdateUserInput {
 }
 
 export interface UserUseCases {
-  create(input: CreateUserInput): Promise<User>;
+  create(actor: Actor, input: CreateUserInput): Promise<User>;
   get(id: string): Promise<User>;
-  update(id: string, input: UpdateUserInput): Promise<User>;
-  remove(id: string): Promise<void>;
+  update(actor: Actor, id: string, input: UpdateUserInput): Promise<User>;
+  remove(actor: Actor, id: string): Promise<void>;
   list(query: ListQuery): Promise<Page<User>>;
 }
 
-/** Role names → ids of live roles; an unknown name is a VALIDATION error on `roles`. */
-export async function resolveRoles(tx: Pick<Stores, 'roles'>, names: readonly string[]): Promise<string[]> {
+type LiveRole = { id: string; name: string; permissions: string[] };
+
+/** Role names → live roles (locked FOR SHARE); an unknown name is a VALIDATION error on `roles`. */
+export async function resolveRoles(tx: Pick<Stores, 'roles'>, names: readonly string[]): Promise<LiveRole[]> {
   const wanted = [...new Set(names.map((n) => n.trim()))];
   const found = await tx.roles.findLiveByNames(wanted);
   const known = new Set(found.map((r) => r.name.toLowerCase()));
@@ -44,7 +47,18 @@ export async function resolveRoles(tx: Pick<Stores, 'roles'>, names: readonly st
   if (unknown.length > 0) {
     throw AppError.validation('Unknown role.', [{ field: 'roles', message: `unknown role(s): ${unknown.map((n) => JSON.stringify(n.slice(0, 100))).join(', ')}` }]);
   }
-  return found.map((r) => r.id);
+  return found;
+}
+
+/** The actor's rights as stored now (an id that is not a UUID names nobody and holds nothing). */
+export async function rightsIn(tx: Pick<Stores, 'credentials'>, actor: Actor): Promise<Rights> {
+  return rightsOf(isUuid(actor.userId) ? await tx.credentials.principal(actor.userId.toLowerCase()) : null);
+}
+
+/** CONFLICT when removing `userId` from the Administrators would leave none (serialised on the role). */
+export async function assertNotLastAdministrator(tx: Pick<Stores, 'users'>, userId: string): Promise<void> {
+  const admins = await tx.users.lockAdministrators();
+  if (!admins.some((id) => id !== userId)) throw lastAdministrator();
 }
 
 /** The payload of a `directory.user.*` event. */
@@ -52,9 +66,11 @@ export function userChanged(user: User, changedFields: string[] = []) {
   return { userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, roles: [...user.roles], changedFields };
 }
 
+const lower = (names: readonly string[]) => new Set(names.map((n) => n.toLowerCase()));
+
 export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher: PasswordHasher }): UserUseCases {
   return {
-    async create(input) {
+    async create(actor, input) {
       const v = new Violations();
       const firstName = checkName(v, 'firstName', input.firstName);
       const lastName = checkName(v, 'lastName', input.lastName);
@@ -64,10 +80,11 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
       v.throwIfAny();
       const passwordHash = await deps.hasher.hash(input.password);
       return deps.uow.run(async (tx) => {
-        const roleIds = await resolveRoles(tx, input.roles ?? []);
+        const roles = await resolveRoles(tx, input.roles ?? []);
+        assertMayAssignRoles(await rightsIn(tx, actor), roles, []);
         const id = randomUUID();
         await tx.users.insert({ id, firstName, lastName, email, phone, passwordHash });
-        await tx.users.setRoles(id, roleIds);
+        await tx.users.setRoles(id, roles.map((r) => r.id));
         const user = (await tx.users.findById(id))!;
         await tx.publish([event(SUBJECTS.userCreated, userChanged(user))]);
         return user;
@@ -80,8 +97,8 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
       return user;
     },
 
-    async update(id, input) {
-      checkId(id);
+    async update(actor, rawId, input) {
+      const id = checkId(rawId);
       const v = new Violations();
       const patch: Parameters<Stores['users']['update']>[1] = {};
       if (input.firstName !== undefined) patch.firstName = checkName(v, 'firstName', input.firstName);
@@ -92,21 +109,40 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
       v.throwIfAny();
       if (input.password !== undefined) patch.passwordHash = await deps.hasher.hash(input.password);
       return deps.uow.run(async (tx) => {
-        if (!(await tx.users.findById(id, { forUpdate: true }))) throw AppError.notFound('The user does not exist.');
+        const before = await tx.users.findById(id, { forUpdate: true });
+        if (!before) throw AppError.notFound('The user does not exist.');
+        const rights = await rightsIn(tx, actor);
+        assertMayManageUser(rights, (await tx.credentials.principal(id))!);
+        const changed: string[] = (['firstName', 'lastName', 'email', 'phone'] as const).filter((k) => patch[k] !== undefined && patch[k] !== before[k]);
+        if (patch.passwordHash !== undefined) changed.push('password');
+        // A new address is unverified until its owner proves it (DESIGN §3).
+        if (changed.includes('email')) patch.emailVerified = false;
         await tx.users.update(id, patch);
-        if (input.roles !== undefined) await tx.users.setRoles(id, await resolveRoles(tx, input.roles));
+        if (input.roles !== undefined) {
+          const next = await resolveRoles(tx, input.roles);
+          const had = lower(before.roles);
+          const keeps = lower(next.map((r) => r.name));
+          const added = next.filter((r) => !had.has(r.name.toLowerCase()));
+          const removed = before.roles.filter((n) => !keeps.has(n.toLowerCase())).map((name) => ({ name }));
+          assertMayAssignRoles(rights, added, removed);
+          if (removed.some((r) => isAdministratorRole(r.name))) await assertNotLastAdministrator(tx, id);
+          await tx.users.setRoles(id, next.map((r) => r.id));
+          if (added.length > 0 || removed.length > 0) changed.push('roles');
+        }
         const user = (await tx.users.findById(id))!;
-        const fields = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined);
-        if (fields.length > 0) await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, fields))]);
+        if (changed.length > 0) await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, changed))]);
         return user;
       });
     },
 
-    async remove(id) {
-      checkId(id);
+    async remove(actor, rawId) {
+      const id = checkId(rawId);
       await deps.uow.run(async (tx) => {
         const user = await tx.users.findById(id, { forUpdate: true });
-        if (!user || !(await tx.users.softDelete(id))) throw AppError.notFound('The user does not exist.');
+        if (!user) throw AppError.notFound('The user does not exist.');
+        assertMayManageUser(await rightsIn(tx, actor), (await tx.credentials.principal(id))!);
+        if (user.roles.some(isAdministratorRole)) await assertNotLastAdministrator(tx, id);
+        if (!(await tx.users.softDelete(id))) throw AppError.notFound('The user does not exist.');
         await tx.publish([event(SUBJECTS.userDeleted, userChanged(user))]);
       });
     },

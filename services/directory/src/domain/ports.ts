@@ -9,12 +9,18 @@ export interface UserStore {
   /** Throws CONFLICT (field email) when a live user has the email. */
   insert(user: { id: string; firstName: string; lastName: string; email: string; phone: number | null; passwordHash: string }): Promise<void>;
   /** Applies the given fields; throws CONFLICT (field email) on a duplicate. */
-  update(id: string, patch: Partial<{ firstName: string; lastName: string; email: string; phone: number | null; passwordHash: string }>): Promise<void>;
+  update(id: string, patch: Partial<{ firstName: string; lastName: string; email: string; phone: number | null; passwordHash: string; emailVerified: boolean }>): Promise<void>;
   /** Replaces the user's role assignments. */
   setRoles(userId: string, roleIds: readonly string[]): Promise<void>;
   softDelete(id: string): Promise<boolean>;
   findById(id: string, opts?: { includeDeleted?: boolean; forUpdate?: boolean }): Promise<User | null>;
   list(query: ListQuery): Promise<Page<User>>;
+  /**
+   * Ids of the live users holding the live Administrator role, after locking that role's row:
+   * transactions that could remove an Administrator serialise here, so two of them cannot each
+   * leave the other as the last one and both succeed.
+   */
+  lockAdministrators(): Promise<string[]>;
 }
 
 /** Privileged: password hashes and token claims. */
@@ -29,22 +35,32 @@ export interface CredentialStore {
   credentialsByEmail(email: string): Promise<{ passwordHash: string; principal: Principal } | null>;
 }
 
+/** Row lock of a read in a transaction: FOR UPDATE (changing it) or FOR SHARE (depending on it). */
+export interface RowLock {
+  readonly includeDeleted?: boolean;
+  readonly forUpdate?: boolean;
+  readonly forShare?: boolean;
+}
+
 export interface RoleStore {
   /** Throws CONFLICT (field name) when a live role has the name (case-insensitively). */
   insert(role: { id: string; name: string; description: string }): Promise<void>;
   update(id: string, patch: Partial<{ name: string; description: string }>): Promise<void>;
   softDelete(id: string): Promise<boolean>;
-  findById(id: string, opts?: { includeDeleted?: boolean; forUpdate?: boolean }): Promise<Role | null>;
+  findById(id: string, opts?: RowLock): Promise<Role | null>;
   list(query: ListQuery): Promise<Page<Role>>;
-  /** Live roles matching the names case-insensitively. */
-  findLiveByNames(names: readonly string[]): Promise<Array<{ id: string; name: string }>>;
+  /**
+   * Live roles matching the names case-insensitively, with the permissions they grant; locked
+   * FOR SHARE, so a concurrent delete of one waits for the assignment (or the assignment sees it gone).
+   */
+  findLiveByNames(names: readonly string[]): Promise<Array<{ id: string; name: string; permissions: string[] }>>;
 }
 
 export interface PermissionStore {
   insert(permission: { id: string; name: string; description: string }): Promise<void>;
   update(id: string, patch: Partial<{ name: string; description: string }>): Promise<void>;
   softDelete(id: string): Promise<boolean>;
-  findById(id: string, opts?: { includeDeleted?: boolean; forUpdate?: boolean }): Promise<Permission | null>;
+  findById(id: string, opts?: RowLock): Promise<Permission | null>;
   list(query: ListQuery): Promise<Page<Permission>>;
 }
 

@@ -6,7 +6,7 @@ import { AppError, UNIQUE_VIOLATION, escapeLike, pgConstraint, pgErrorCode } fro
 import type { EntityManager } from 'typeorm';
 import type { ListQuery, Page, Permission, Principal, Role, RolePermission, User } from '../domain/model';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
-import type { CredentialStore, PermissionStore, RolePermissionStore, RoleStore, Stores, UserStore } from '../domain/ports';
+import type { CredentialStore, PermissionStore, RolePermissionStore, RoleStore, RowLock, Stores, UserStore } from '../domain/ports';
 
 /** Unique indexes → the conflict the caller sees. */
 const CONFLICTS: Record<string, { field: string; detail: string }> = {
@@ -84,8 +84,15 @@ class PgUserStore implements UserStore {
     );
   }
 
-  async update(id: string, patch: Partial<{ firstName: string; lastName: string; email: string; phone: number | null; passwordHash: string }>): Promise<void> {
-    const columns: Record<string, string> = { firstName: 'first_name', lastName: 'last_name', email: 'email', phone: 'phone', passwordHash: 'password_hash' };
+  async update(id: string, patch: Partial<{ firstName: string; lastName: string; email: string; phone: number | null; passwordHash: string; emailVerified: boolean }>): Promise<void> {
+    const columns: Record<string, string> = {
+      firstName: 'first_name',
+      lastName: 'last_name',
+      email: 'email',
+      phone: 'phone',
+      passwordHash: 'password_hash',
+      emailVerified: 'email_verified',
+    };
     const sets: string[] = [];
     const params: unknown[] = [id];
     for (const [k, col] of Object.entries(columns)) {
@@ -137,6 +144,16 @@ class PgUserStore implements UserStore {
       params,
     )) as UserRowSql[];
     return { items: await this.withRoles(rows), totalCount };
+  }
+
+  async lockAdministrators(): Promise<string[]> {
+    const [role] = (await this.m.query('SELECT id FROM roles WHERE name = $1 AND deleted_at IS NULL FOR UPDATE', [ADMINISTRATOR_ROLE])) as Array<{ id: string }>;
+    if (!role) return [];
+    const rows = (await this.m.query(
+      'SELECT ur.user_id FROM user_roles ur JOIN users u ON u.id = ur.user_id AND u.deleted_at IS NULL WHERE ur.role_id = $1',
+      [role.id],
+    )) as Array<{ user_id: string }>;
+    return rows.map((r) => r.user_id);
   }
 
   private async withRoles(rows: UserRowSql[]): Promise<User[]> {
@@ -272,10 +289,11 @@ class PgNamedStore {
     return n > 0;
   }
 
-  protected async findRows(id: string, opts: { includeDeleted?: boolean; forUpdate?: boolean }): Promise<NamedRowSql[]> {
+  protected async findRows(id: string, opts: RowLock): Promise<NamedRowSql[]> {
+    const lock = opts.forUpdate ? 'FOR UPDATE' : opts.forShare ? 'FOR SHARE' : '';
     return (await this.m.query(
       `SELECT id, name, description, created_at, updated_at, deleted_at FROM ${this.table}
-        WHERE id = $1 ${opts.includeDeleted ? '' : 'AND deleted_at IS NULL'} ${opts.forUpdate ? 'FOR UPDATE' : ''}`,
+        WHERE id = $1 ${opts.includeDeleted ? '' : 'AND deleted_at IS NULL'} ${lock}`,
       [id],
     )) as NamedRowSql[];
   }
@@ -303,7 +321,7 @@ class PgPermissionStore extends PgNamedStore implements PermissionStore {
     super(m, 'permissions');
   }
 
-  async findById(id: string, opts: { includeDeleted?: boolean; forUpdate?: boolean } = {}): Promise<Permission | null> {
+  async findById(id: string, opts: RowLock = {}): Promise<Permission | null> {
     const [r] = await this.findRows(id, opts);
     return r ? toPermission(r) : null;
   }
@@ -319,7 +337,7 @@ class PgRoleStore extends PgNamedStore implements RoleStore {
     super(m, 'roles');
   }
 
-  async findById(id: string, opts: { includeDeleted?: boolean; forUpdate?: boolean } = {}): Promise<Role | null> {
+  async findById(id: string, opts: RowLock = {}): Promise<Role | null> {
     return (await this.withPermissions(await this.findRows(id, opts)))[0] ?? null;
   }
 
@@ -328,11 +346,15 @@ class PgRoleStore extends PgNamedStore implements RoleStore {
     return { items: await this.withPermissions(rows), totalCount };
   }
 
-  async findLiveByNames(names: readonly string[]): Promise<Array<{ id: string; name: string }>> {
+  async findLiveByNames(names: readonly string[]): Promise<Array<{ id: string; name: string; permissions: string[] }>> {
     if (names.length === 0) return [];
-    return (await this.m.query('SELECT id, name FROM roles WHERE deleted_at IS NULL AND lower(name) = ANY($1::text[])', [
-      names.map((n) => n.toLowerCase()),
-    ])) as Array<{ id: string; name: string }>;
+    const rows = (await this.m.query(
+      'SELECT id, name, description, created_at, updated_at, deleted_at FROM roles WHERE deleted_at IS NULL AND lower(name) = ANY($1::text[]) ORDER BY id FOR SHARE',
+      [
+        names.map((n) => n.toLowerCase()),
+      ],
+    )) as NamedRowSql[];
+    return (await this.withPermissions(rows)).map((r) => ({ id: r.id, name: r.name, permissions: [...r.permissions] }));
   }
 
   private async withPermissions(rows: NamedRowSql[]): Promise<Role[]> {

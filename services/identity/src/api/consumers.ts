@@ -1,12 +1,14 @@
 /**
- * Directory events identity reacts to: a deleted user's sessions end, and so do the sessions of
- * a user whose password changed.
+ * Directory events identity reacts to. A deleted user, or one whose password or email changed,
+ * loses every session and every access token issued before the change (subject revocation); a
+ * changed email also invalidates pending email-action tokens (they were mailed to the old address).
  */
 import { STREAMS, SUBJECTS, decodeEvent } from '@iam/contracts';
 import { type DurableConsumerSpec, type Logger, PermanentEventError } from '@iam/platform';
 import type { AuthUseCases } from '../app/auth';
+import type { EmailActionUseCases } from '../app/email-actions';
 
-export function identityConsumers(auth: AuthUseCases, logger: Logger): DurableConsumerSpec[] {
+export function identityConsumers(deps: { auth: AuthUseCases; emailActions: EmailActionUseCases }, logger: Logger): DurableConsumerSpec[] {
   return [
     {
       name: 'identity-user-sessions',
@@ -19,10 +21,16 @@ export function identityConsumers(auth: AuthUseCases, logger: Logger): DurableCo
         } catch (err) {
           throw new PermanentEventError('undecodable user event', { cause: err });
         }
-        const ends = e.subject === SUBJECTS.userDeleted || payload.changedFields.includes('password');
+        const changed = new Set(payload.changedFields);
+        if (changed.has('email')) {
+          const n = await deps.emailActions.invalidatePending(payload.userId);
+          if (n > 0) logger.info({ userId: payload.userId, invalidated: n }, 'pending email actions invalidated (email changed)');
+        }
+        const ends = e.subject === SUBJECTS.userDeleted || changed.has('password') || changed.has('email');
         if (!ends) return;
-        const n = await auth.endSessions(payload.userId);
-        if (n > 0) logger.info({ userId: payload.userId, revoked: n, reason: e.subject }, 'sessions ended');
+        // The change's own time: tokens issued before it are refused, later ones are not.
+        const n = await deps.auth.endSessions(payload.userId, e.occurredAt);
+        logger.info({ userId: payload.userId, revoked: n, reason: e.subject }, 'sessions ended');
       },
     },
   ];

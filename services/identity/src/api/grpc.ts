@@ -30,7 +30,7 @@ export function identityGrpc(deps: { auth: AuthUseCases; emailActions: EmailActi
         getJwks: async () => ({
           keys: (await tokens.jwks()).map((k) => ({ kid: k.kid, kty: k.kty, alg: k.alg, use: k.use, crv: k.crv ?? '', x: k.x ?? '', y: k.y ?? '', n: k.n ?? '', e: k.e ?? '' })),
         }),
-        listRevokedTokens: async () => ({ tokens: await auth.revokedTokens() }),
+        listRevokedTokens: async () => auth.revokedTokens(),
         requestPasswordReset: async (r) => (await emailActions.requestPasswordReset(r.email), {}),
         confirmPasswordReset: async (r) => (await emailActions.confirmPasswordReset(r.token, r.newPassword), {}),
         requestEmailVerification: async (r) => (await emailActions.requestEmailVerification(r.userId), {}),

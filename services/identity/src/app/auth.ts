@@ -26,11 +26,19 @@ export interface AuthUseCases {
   validate(accessToken: string): Promise<AccessClaims>;
   /** Like validate, but null instead of an error (RFC 7662 "active": false). */
   introspect(token: string): Promise<AccessClaims | null>;
-  revokedTokens(): Promise<Array<{ jti: string; expiresAt: Date }>>;
-  /** Ends every session of a user (deleted, or password changed). */
-  endSessions(userId: string): Promise<number>;
+  revokedTokens(): Promise<{ tokens: Array<{ jti: string; expiresAt: Date }>; subjects: Array<{ userId: string; notBefore: Date; expiresAt: Date }> }>;
+  /**
+   * Ends every session of a user (deleted, password or email changed): its refresh tokens, and
+   * its access tokens issued before `at` (subject-level revocation, published to every gateway).
+   */
+  endSessions(userId: string, at?: Date): Promise<number>;
   /** Clears the failed-login count of an email (after a password reset). */
   clearLockout(email: string): Promise<void>;
+}
+
+/** Whether a subject revocation at `notBefore` refuses a token issued at `iat` (seconds). */
+export function revokedBySubject(iat: number, notBefore: Date | null | undefined): boolean {
+  return notBefore != null && iat < Math.ceil(notBefore.getTime() / 1000);
 }
 
 /** Base64url of 32 random bytes. */
@@ -78,21 +86,31 @@ export function createAuthUseCases(deps: {
   return {
     async login(email, password) {
       const key = emailKey(email);
-      const locked = await read.lockouts.isLocked(key);
-      // Checked even when locked, so a locked account answers exactly as slowly as any other.
-      const principal = await directory.verifyCredentials(email, password);
-      if (!principal || locked) {
-        if (!locked) {
-          const r = await read.lockouts.recordFailure(key, s.maxFailedAttempts, s.lockoutMinutes);
-          if (r.locked) deps.logger.warn({ failures: r.count }, 'account locked after repeated failed logins');
-        }
+      // Reserve the evaluation first: of any number of concurrent guesses, at most the limit are
+      // checked. A locked email still pays one (dummy) verification, so it answers as slowly.
+      const slot = await read.lockouts.reserve(key, s.maxFailedAttempts, s.lockoutMinutes);
+      let result;
+      try {
+        result = await directory.verifyCredentials(email, password, { skipEvaluation: !slot.allowed });
+      } catch (err) {
+        if (slot.allowed) await read.lockouts.release(key, s.maxFailedAttempts);
+        throw err;
+      }
+      const principal = result.principal;
+      if (!principal || !slot.allowed) {
+        // Failures against no account are not counted: a later account with this email starts active.
+        if (slot.allowed && !result.accountExists) await read.lockouts.release(key, s.maxFailedAttempts);
+        else if (slot.allowed && slot.count >= s.maxFailedAttempts) deps.logger.warn({ failures: slot.count }, 'account locked after repeated failed logins');
         throw AppError.unauthenticated(INVALID_CREDENTIALS);
       }
       const refreshToken = randomToken(32);
       const expiresAt = new Date(Date.now() + s.refreshExpirySeconds * 1000);
       // One statement: the new family's first token, and the failed-login count cleared.
-      await read.refreshTokens.startFamily({ id: randomUUID(), familyId: randomUUID(), userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt }, key);
-      return { tokens: pair(await tokens.issue(principal), refreshToken, expiresAt), principal };
+      const { subjectNotBefore } = await read.refreshTokens.startFamily(
+        { id: randomUUID(), familyId: randomUUID(), userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt },
+        key,
+      );
+      return { tokens: pair(await tokens.issue(principal, { notBefore: subjectNotBefore }), refreshToken, expiresAt), principal };
     },
 
     async refresh(refreshToken) {
@@ -111,7 +129,7 @@ export function createAuthUseCases(deps: {
         await read.refreshTokens.revokeFamily(claimed.familyId);
         throw AppError.unauthenticated(INVALID_REFRESH);
       }
-      return pair(await tokens.issue(principal), next, claimed.expiresAt);
+      return pair(await tokens.issue(principal, { notBefore: claimed.subjectNotBefore }), next, claimed.expiresAt);
     },
 
     async revoke(accessToken) {
@@ -126,7 +144,8 @@ export function createAuthUseCases(deps: {
 
     async validate(accessToken) {
       const claims = await tokens.verify(accessToken);
-      if (await read.denylist.has(claims.jti)) throw AppError.unauthenticated('The access token has been revoked.');
+      const [denied, notBefore] = await Promise.all([read.denylist.has(claims.jti), read.subjects.notBefore(claims.sub)]);
+      if (denied || revokedBySubject(claims.iat, notBefore)) throw AppError.unauthenticated('The access token has been revoked.');
       return claims;
     },
 
@@ -139,9 +158,19 @@ export function createAuthUseCases(deps: {
       }
     },
 
-    revokedTokens: () => read.denylist.active(),
+    revokedTokens: async () => {
+      const [tokens, subjects] = await Promise.all([read.denylist.active(), read.subjects.active()]);
+      return { tokens, subjects };
+    },
 
-    endSessions: (userId) => read.refreshTokens.revokeAllOfUser(userId),
+    endSessions: (userId, at = new Date()) =>
+      uow.run(async (tx) => {
+        const n = await tx.refreshTokens.revokeAllOfUser(userId);
+        // Tokens issued before `at` stay refused until the last of them has expired (plus skew).
+        const r = await tx.subjects.revoke(userId, at, new Date(at.getTime() + (s.accessExpirySeconds + 60) * 1000));
+        await tx.publish([event(SUBJECTS.subjectRevoked, { userId, notBefore: r.notBefore, expiresAt: r.expiresAt })]);
+        return n;
+      }),
 
     clearLockout: (email) => read.lockouts.clear(emailKey(email)),
   };

@@ -26,6 +26,8 @@ export interface EmailActionUseCases {
   confirmPasswordReset(token: string, newPassword: string): Promise<void>;
   requestEmailVerification(userId: string): Promise<void>;
   confirmEmailVerification(token: string): Promise<void>;
+  /** Invalidates the user's pending tokens: they were mailed to an address the account no longer has. */
+  invalidatePending(userId: string): Promise<number>;
   /** Resolves when the background work started so far is done (tests, shutdown). */
   idle(): Promise<void>;
 }
@@ -94,7 +96,8 @@ export function createEmailActionUseCases(deps: {
     async confirmPasswordReset(token, newPassword) {
       const claimed = await claim(token, 'password_reset');
       try {
-        await directory.setPassword(claimed.userId, newPassword);
+        // Only while the account still has the address the token was mailed to.
+        await directory.setPassword(claimed.userId, newPassword, claimed.emailHash);
       } catch (err) {
         // A weak password (or a deleted account) leaves the token usable for another try.
         await read.emailActions.release(claimed.id);
@@ -121,13 +124,15 @@ export function createEmailActionUseCases(deps: {
     async confirmEmailVerification(token) {
       const claimed = await claim(token, 'email_verification');
       try {
-        await directory.markEmailVerified(claimed.userId);
+        await directory.markEmailVerified(claimed.userId, claimed.emailHash);
       } catch (err) {
         await read.emailActions.release(claimed.id);
         if (err instanceof AppError && err.code === 'NOT_FOUND') throw INVALID_TOKEN();
         throw err;
       }
     },
+
+    invalidatePending: (userId) => read.emailActions.invalidateAllOf(userId),
 
     idle: async () => {
       await Promise.allSettled([...background]);

@@ -15,9 +15,9 @@ export function grpcDirectory(target: string, metrics: Metrics, credentials?: Ch
   });
   const toPrincipal = (p: directoryV1.Principal): Principal => ({ ...p });
   return {
-    async verifyCredentials(email, password) {
-      const r = await client.call.verifyCredentials({ email, password });
-      return r.valid && r.principal ? toPrincipal(r.principal) : null;
+    async verifyCredentials(email, password, opts = {}) {
+      const r = await client.call.verifyCredentials({ email, password, skipEvaluation: opts.skipEvaluation ?? false });
+      return { principal: r.valid && r.principal ? toPrincipal(r.principal) : null, accountExists: r.accountExists };
     },
     async principal(userId) {
       try {
@@ -31,11 +31,11 @@ export function grpcDirectory(target: string, metrics: Metrics, credentials?: Ch
       const r = await client.call.findAccount({ email });
       return r.found && r.principal ? toPrincipal(r.principal) : null;
     },
-    async setPassword(userId, password) {
-      await client.call.setPassword({ userId, password });
+    async setPassword(userId, password, emailHash) {
+      await client.call.setPassword({ userId, password, emailSha256: emailHash });
     },
-    async markEmailVerified(userId) {
-      await client.call.markEmailVerified({ userId });
+    async markEmailVerified(userId, emailHash) {
+      await client.call.markEmailVerified({ userId, emailSha256: emailHash });
     },
     close: () => client.close(),
   };

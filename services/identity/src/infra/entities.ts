@@ -100,6 +100,23 @@ export class RevokedAccessTokenRow {
   revokedAt!: Date;
 }
 
+/**
+ * Subject-level revocation: the user's access tokens issued before `notBefore` are refused (the
+ * user was deleted, or changed password or email); kept until those tokens have expired anyway.
+ */
+@Entity({ name: 'revoked_subjects' })
+@Index('ix_revoked_subjects_expires', ['expiresAt'])
+export class RevokedSubjectRow {
+  @PrimaryColumn('uuid', { name: 'user_id' })
+  userId!: string;
+
+  @Column('timestamptz', { name: 'not_before' })
+  notBefore!: Date;
+
+  @Column('timestamptz', { name: 'expires_at' })
+  expiresAt!: Date;
+}
+
 /** Single-use email-action tokens (password reset, email verification): only a SHA-256 is stored. */
 @Entity({ name: 'email_action_tokens' })
 @Index('uq_email_action_tokens_hash', ['tokenHash'], { unique: true })

@@ -86,15 +86,34 @@ describe('identity persistence', () => {
     await expect(other.verify(token)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
-  it('lockout counting is exact under concurrency', async () => {
+  it('lockout reservations are exact under concurrency: at most max allowed, then locked', async () => {
     const stores = pgIdentityStores(ds.manager);
     const key = randomBytes(32);
-    const results = await Promise.all(Array.from({ length: 25 }, () => stores.lockouts.recordFailure(key, 100, 15)));
-    expect(results.map((r) => r.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
-    const r = await stores.lockouts.recordFailure(key, 26, 15);
-    expect(r).toEqual({ count: 26, locked: true });
-    await expect(stores.lockouts.isLocked(key)).resolves.toBe(true);
+    const results = await Promise.all(Array.from({ length: 25 }, () => stores.lockouts.reserve(key, 10, 15)));
+    expect(results.filter((r) => r.allowed).map((r) => r.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(results.filter((r) => !r.allowed)).toHaveLength(15);
+    await expect(stores.lockouts.reserve(key, 10, 15)).resolves.toEqual({ allowed: false, count: 10 });
+    // An expired lock starts the count again.
     await ds.query(`UPDATE login_failures SET locked_until = now() - interval '1 second' WHERE email_hash = $1`, [key]);
-    await expect(stores.lockouts.recordFailure(key, 26, 15)).resolves.toEqual({ count: 1, locked: false });
+    await expect(stores.lockouts.reserve(key, 10, 15)).resolves.toEqual({ allowed: true, count: 1 });
+    // Released reservations (no account) do not count, and undo a lock they caused.
+    const other = randomBytes(32);
+    const held = await Promise.all(Array.from({ length: 3 }, () => stores.lockouts.reserve(other, 3, 15)));
+    expect(held.every((r) => r.allowed)).toBe(true);
+    expect((await stores.lockouts.reserve(other, 3, 15)).allowed).toBe(false);
+    for (let i = 0; i < 3; i++) await stores.lockouts.release(other, 3);
+    await expect(stores.lockouts.reserve(other, 3, 15)).resolves.toEqual({ allowed: true, count: 1 });
+  });
+
+  it('subject revocations keep the later time', async () => {
+    const stores = pgIdentityStores(ds.manager);
+    const user = '7c2b5d1e-0000-4000-8000-0000000000aa';
+    const t1 = new Date(Date.now() - 5_000);
+    const t2 = new Date();
+    await stores.subjects.revoke(user, t2, new Date(t2.getTime() + 60_000));
+    const r = await stores.subjects.revoke(user, t1, new Date(t1.getTime() + 60_000));
+    expect(r.notBefore.getTime()).toBe(t2.getTime());
+    await expect(stores.subjects.notBefore(user)).resolves.toEqual(t2);
+    expect((await stores.subjects.active()).some((s) => s.userId === user)).toBe(true);
   });
 });

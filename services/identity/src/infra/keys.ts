@@ -148,7 +148,7 @@ export class KeyManager implements TokenService {
     return out;
   }
 
-  async issue(p: Principal): Promise<{ token: string; jti: string; expiresAt: Date }> {
+  async issue(p: Principal, opts: { notBefore?: Date | null } = {}): Promise<{ token: string; jti: string; expiresAt: Date }> {
     const now = new Date();
     let key = this.signing(now);
     if (!key) {
@@ -157,7 +157,9 @@ export class KeyManager implements TokenService {
     }
     if (!key?.privateKey) throw new Error('no signing key');
     const jti = randomUUID();
-    const iat = Math.floor(now.getTime() / 1000);
+    // A token issued just after its subject was revoked (in the same second) must not look older
+    // than the revocation: its iat is moved up to the next whole second (gateways allow 30 s skew).
+    const iat = Math.max(Math.floor(now.getTime() / 1000), opts.notBefore ? Math.ceil(opts.notBefore.getTime() / 1000) : 0);
     const exp = iat + this.opts.tokenLifetimeSeconds;
     const token = await new SignJWT({ email: p.email, roles: [...p.roles], permissions: [...p.permissions] })
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })

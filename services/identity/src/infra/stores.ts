@@ -2,20 +2,22 @@
 import { outboxUnitOfWork } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RefreshRecord } from '../domain/model';
-import type { DenylistStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, ThrottleStore, UnitOfWork } from '../domain/ports';
+import type { DenylistStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, UnitOfWork } from '../domain/ports';
 
 class PgRefreshTokens implements RefreshTokenStore {
   constructor(private readonly m: EntityManager) {}
 
-  async startFamily(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }, emailHash: Buffer): Promise<void> {
-    await this.m.query(
+  async startFamily(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }, emailHash: Buffer): Promise<{ subjectNotBefore: Date | null }> {
+    const [row] = (await this.m.query(
       `WITH cleared AS (DELETE FROM login_failures WHERE email_hash = $6)
-       INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5)`,
+       INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5)
+       RETURNING (SELECT not_before FROM revoked_subjects WHERE user_id = $3) AS not_before`,
       [r.id, r.familyId, r.userId, r.tokenHash, r.expiresAt, emailHash],
-    );
+    )) as Array<{ not_before: Date | null }>;
+    return { subjectNotBefore: row?.not_before ?? null };
   }
 
-  async rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }): Promise<{ familyId: string; userId: string; expiresAt: Date } | null> {
+  async rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null } | null> {
     const [row] = (await this.m.query(
       `WITH claimed AS (
          UPDATE refresh_tokens SET rotated_at = now(), replaced_by = $2
@@ -23,10 +25,10 @@ class PgRefreshTokens implements RefreshTokenStore {
           RETURNING family_id, user_id, expires_at)
        INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at)
        SELECT $2, family_id, user_id, $3, expires_at FROM claimed
-       RETURNING family_id, user_id, expires_at`,
+       RETURNING family_id, user_id, expires_at, (SELECT not_before FROM revoked_subjects s WHERE s.user_id = refresh_tokens.user_id) AS not_before`,
       [hash, next.id, next.tokenHash],
-    )) as Array<{ family_id: string; user_id: string; expires_at: Date }>;
-    return row ? { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at } : null;
+    )) as Array<{ family_id: string; user_id: string; expires_at: Date; not_before: Date | null }>;
+    return row ? { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at, subjectNotBefore: row.not_before } : null;
   }
 
   async findByHash(hash: Buffer): Promise<RefreshRecord | null> {
@@ -51,32 +53,63 @@ class PgRefreshTokens implements RefreshTokenStore {
 class PgLockouts implements LockoutStore {
   constructor(private readonly m: EntityManager) {}
 
-  async isLocked(emailHash: Buffer): Promise<boolean> {
-    const rows = (await this.m.query('SELECT 1 FROM login_failures WHERE email_hash = $1 AND locked_until > now()', [emailHash])) as unknown[];
-    return rows.length > 0;
-  }
-
-  async recordFailure(emailHash: Buffer, max: number, lockMinutes: number): Promise<{ count: number; locked: boolean }> {
-    // One statement: concurrent failures serialise on the row, so every one is counted.
+  async reserve(emailHash: Buffer, max: number, lockMinutes: number): Promise<{ allowed: boolean; count: number }> {
+    // One statement: concurrent attempts serialise on the row. A locked row is left as it is (no
+    // row returned: refused); an expired lock starts the count again; the max-th reservation locks.
     const [row] = (await this.m.query(
       `INSERT INTO login_failures AS f (email_hash, failed_count, locked_until, last_failed_at)
        VALUES ($1, 1, CASE WHEN 1 >= $2 THEN now() + make_interval(mins => $3) END, now())
        ON CONFLICT (email_hash) DO UPDATE SET
-         failed_count = CASE WHEN f.locked_until IS NOT NULL AND f.locked_until <= now() THEN 1 ELSE f.failed_count + 1 END,
-         locked_until = CASE
-           WHEN f.locked_until IS NOT NULL AND f.locked_until > now() THEN f.locked_until
-           WHEN (CASE WHEN f.locked_until IS NOT NULL AND f.locked_until <= now() THEN 1 ELSE f.failed_count + 1 END) >= $2
-             THEN now() + make_interval(mins => $3)
-           ELSE NULL END,
+         failed_count = CASE WHEN f.locked_until IS NOT NULL THEN 1 ELSE f.failed_count + 1 END,
+         locked_until = CASE WHEN (CASE WHEN f.locked_until IS NOT NULL THEN 1 ELSE f.failed_count + 1 END) >= $2
+                             THEN now() + make_interval(mins => $3) END,
          last_failed_at = now()
-       RETURNING failed_count, locked_until`,
+       WHERE f.locked_until IS NULL OR f.locked_until <= now()
+       RETURNING failed_count`,
       [emailHash, max, lockMinutes],
-    )) as Array<{ failed_count: number; locked_until: Date | null }>;
-    return { count: row!.failed_count, locked: row!.locked_until !== null && row!.locked_until > new Date() };
+    )) as Array<{ failed_count: number }>;
+    return row ? { allowed: true, count: row.failed_count } : { allowed: false, count: max };
+  }
+
+  async release(emailHash: Buffer, max: number): Promise<void> {
+    await this.m.query(
+      `UPDATE login_failures SET failed_count = greatest(failed_count - 1, 0),
+              locked_until = CASE WHEN failed_count - 1 < $2 THEN NULL ELSE locked_until END
+        WHERE email_hash = $1`,
+      [emailHash, max],
+    );
   }
 
   async clear(emailHash: Buffer): Promise<void> {
     await this.m.query('DELETE FROM login_failures WHERE email_hash = $1', [emailHash]);
+  }
+}
+
+class PgSubjects implements SubjectRevocationStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async revoke(userId: string, notBefore: Date, expiresAt: Date): Promise<{ notBefore: Date; expiresAt: Date }> {
+    const [row] = (await this.m.query(
+      `INSERT INTO revoked_subjects AS s (user_id, not_before, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT (user_id) DO UPDATE SET not_before = greatest(s.not_before, $2), expires_at = greatest(s.expires_at, $3)
+       RETURNING not_before, expires_at`,
+      [userId, notBefore, expiresAt],
+    )) as Array<{ not_before: Date; expires_at: Date }>;
+    return { notBefore: row!.not_before, expiresAt: row!.expires_at };
+  }
+
+  async notBefore(userId: string): Promise<Date | null> {
+    const [row] = (await this.m.query('SELECT not_before FROM revoked_subjects WHERE user_id = $1', [userId])) as Array<{ not_before: Date }>;
+    return row?.not_before ?? null;
+  }
+
+  async active(): Promise<Array<{ userId: string; notBefore: Date; expiresAt: Date }>> {
+    const rows = (await this.m.query('SELECT user_id, not_before, expires_at FROM revoked_subjects WHERE expires_at > now()')) as Array<{
+      user_id: string;
+      not_before: Date;
+      expires_at: Date;
+    }>;
+    return rows.map((r) => ({ userId: r.user_id, notBefore: r.not_before, expiresAt: r.expires_at }));
   }
 }
 
@@ -129,6 +162,14 @@ class PgEmailActions implements EmailActionStore {
   async release(id: string): Promise<void> {
     await this.m.query('UPDATE email_action_tokens SET used_at = NULL WHERE id = $1', [id]);
   }
+
+  async invalidateAllOf(userId: string): Promise<number> {
+    const [, n] = (await this.m.query(
+      'UPDATE email_action_tokens SET invalidated_at = now() WHERE user_id = $1 AND used_at IS NULL AND invalidated_at IS NULL',
+      [userId],
+    )) as [unknown, number];
+    return n;
+  }
 }
 
 class PgThrottle implements ThrottleStore {
@@ -152,6 +193,7 @@ export function pgIdentityStores(m: EntityManager): IdentityStores {
     refreshTokens: new PgRefreshTokens(m),
     lockouts: new PgLockouts(m),
     denylist: new PgDenylist(m),
+    subjects: new PgSubjects(m),
     emailActions: new PgEmailActions(m),
     throttle: new PgThrottle(m),
   };
@@ -166,6 +208,7 @@ export function pgUnitOfWork(ds: DataSource): UnitOfWork {
 export async function purgeExpired(ds: DataSource, lockoutMinutes: number): Promise<void> {
   await ds.query(`DELETE FROM refresh_tokens WHERE expires_at < now() - interval '1 day'`);
   await ds.query('DELETE FROM revoked_access_tokens WHERE expires_at < now()');
+  await ds.query('DELETE FROM revoked_subjects WHERE expires_at < now()');
   await ds.query(`DELETE FROM email_action_tokens WHERE expires_at < now() - interval '1 day'`);
   await ds.query(`DELETE FROM email_action_throttle WHERE window_start < now() - interval '1 day'`);
   await ds.query(

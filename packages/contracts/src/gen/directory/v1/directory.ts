@@ -178,12 +178,22 @@ export interface Principal {
 export interface VerifyCredentialsRequest {
   email: string;
   password: string;
+  /**
+   * The caller may not evaluate this password (the account is locked): the call costs one dummy
+   * verification, like any other, and answers valid = false.
+   */
+  skipEvaluation: boolean;
 }
 
-/** One answer for every failure (unknown, deleted, wrong password): valid = false and no principal. */
+/**
+ * One answer for every failure (unknown, deleted, wrong password): valid = false and no principal.
+ * account_exists tells identity's lockout whether the failure counts against a live account; it is
+ * never shown to end users.
+ */
 export interface VerifyCredentialsResponse {
   valid: boolean;
   principal: Principal | undefined;
+  accountExists: boolean;
 }
 
 export interface GetPrincipalRequest {
@@ -199,13 +209,19 @@ export interface FindAccountResponse {
   principal: Principal | undefined;
 }
 
+/**
+ * When email_sha256 is set (SHA-256 of the normalised address an email-action token was mailed
+ * to), the change applies only while the account still has that address: NOT_FOUND otherwise.
+ */
 export interface SetPasswordRequest {
   userId: string;
   password: string;
+  emailSha256: Buffer;
 }
 
 export interface MarkEmailVerifiedRequest {
   userId: string;
+  emailSha256: Buffer;
 }
 
 export interface EnsureAdministratorRequest {
@@ -2112,7 +2128,7 @@ export const Principal: MessageFns<Principal> = {
 };
 
 function createBaseVerifyCredentialsRequest(): VerifyCredentialsRequest {
-  return { email: "", password: "" };
+  return { email: "", password: "", skipEvaluation: false };
 }
 
 export const VerifyCredentialsRequest: MessageFns<VerifyCredentialsRequest> = {
@@ -2122,6 +2138,9 @@ export const VerifyCredentialsRequest: MessageFns<VerifyCredentialsRequest> = {
     }
     if (message.password !== "") {
       writer.uint32(18).string(message.password);
+    }
+    if (message.skipEvaluation !== false) {
+      writer.uint32(24).bool(message.skipEvaluation);
     }
     return writer;
   },
@@ -2155,6 +2174,14 @@ export const VerifyCredentialsRequest: MessageFns<VerifyCredentialsRequest> = {
             message.password = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.skipEvaluation = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2174,12 +2201,13 @@ export const VerifyCredentialsRequest: MessageFns<VerifyCredentialsRequest> = {
     const message = createBaseVerifyCredentialsRequest();
     message.email = object.email ?? "";
     message.password = object.password ?? "";
+    message.skipEvaluation = object.skipEvaluation ?? false;
     return message;
   },
 };
 
 function createBaseVerifyCredentialsResponse(): VerifyCredentialsResponse {
-  return { valid: false, principal: undefined };
+  return { valid: false, principal: undefined, accountExists: false };
 }
 
 export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = {
@@ -2189,6 +2217,9 @@ export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = 
     }
     if (message.principal !== undefined) {
       Principal.encode(message.principal, writer.uint32(18).fork()).join();
+    }
+    if (message.accountExists !== false) {
+      writer.uint32(24).bool(message.accountExists);
     }
     return writer;
   },
@@ -2222,6 +2253,14 @@ export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = 
             message.principal = Principal.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.accountExists = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2243,6 +2282,7 @@ export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = 
     message.principal = (object.principal !== undefined && object.principal !== null)
       ? Principal.fromPartial(object.principal)
       : undefined;
+    message.accountExists = object.accountExists ?? false;
     return message;
   },
 };
@@ -2427,7 +2467,7 @@ export const FindAccountResponse: MessageFns<FindAccountResponse> = {
 };
 
 function createBaseSetPasswordRequest(): SetPasswordRequest {
-  return { userId: "", password: "" };
+  return { userId: "", password: "", emailSha256: Buffer.alloc(0) };
 }
 
 export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
@@ -2437,6 +2477,9 @@ export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
     }
     if (message.password !== "") {
       writer.uint32(18).string(message.password);
+    }
+    if (message.emailSha256.length !== 0) {
+      writer.uint32(26).bytes(message.emailSha256);
     }
     return writer;
   },
@@ -2470,6 +2513,14 @@ export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
             message.password = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.emailSha256 = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2489,18 +2540,22 @@ export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
     const message = createBaseSetPasswordRequest();
     message.userId = object.userId ?? "";
     message.password = object.password ?? "";
+    message.emailSha256 = object.emailSha256 ?? Buffer.alloc(0);
     return message;
   },
 };
 
 function createBaseMarkEmailVerifiedRequest(): MarkEmailVerifiedRequest {
-  return { userId: "" };
+  return { userId: "", emailSha256: Buffer.alloc(0) };
 }
 
 export const MarkEmailVerifiedRequest: MessageFns<MarkEmailVerifiedRequest> = {
   encode(message: MarkEmailVerifiedRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
+    }
+    if (message.emailSha256.length !== 0) {
+      writer.uint32(18).bytes(message.emailSha256);
     }
     return writer;
   },
@@ -2526,6 +2581,14 @@ export const MarkEmailVerifiedRequest: MessageFns<MarkEmailVerifiedRequest> = {
             message.userId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.emailSha256 = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2544,6 +2607,7 @@ export const MarkEmailVerifiedRequest: MessageFns<MarkEmailVerifiedRequest> = {
   fromPartial(object: DeepPartial<MarkEmailVerifiedRequest>): MarkEmailVerifiedRequest {
     const message = createBaseMarkEmailVerifiedRequest();
     message.userId = object.userId ?? "";
+    message.emailSha256 = object.emailSha256 ?? Buffer.alloc(0);
     return message;
   },
 };

@@ -20,6 +20,17 @@ export interface TokenRevoked {
 }
 
 /**
+ * identity.subject.revoked: every access token of user_id issued before not_before is refused
+ * (the user was deleted, or changed their password or email). The entry matters until
+ * expires_at, when the last token issued before not_before has expired.
+ */
+export interface SubjectRevoked {
+  userId: string;
+  notBefore: Date | undefined;
+  expiresAt: Date | undefined;
+}
+
+/**
  * identity.password_reset.requested | identity.email_verification.requested
  * The raw single-use token is sealed (AES-256-GCM, key shared by identity and notification only);
  * it is never stored or logged in the clear.
@@ -114,6 +125,85 @@ export const TokenRevoked: MessageFns<TokenRevoked> = {
     const message = createBaseTokenRevoked();
     message.jti = object.jti ?? "";
     message.userId = object.userId ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSubjectRevoked(): SubjectRevoked {
+  return { userId: "", notBefore: undefined, expiresAt: undefined };
+}
+
+export const SubjectRevoked: MessageFns<SubjectRevoked> = {
+  encode(message: SubjectRevoked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.notBefore !== undefined) {
+      Timestamp.encode(toTimestamp(message.notBefore), writer.uint32(18).fork()).join();
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubjectRevoked {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubjectRevoked();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.notBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SubjectRevoked>): SubjectRevoked {
+    return SubjectRevoked.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SubjectRevoked>): SubjectRevoked {
+    const message = createBaseSubjectRevoked();
+    message.userId = object.userId ?? "";
+    message.notBefore = object.notBefore ?? undefined;
     message.expiresAt = object.expiresAt ?? undefined;
     return message;
   },

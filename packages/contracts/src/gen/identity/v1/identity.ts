@@ -128,9 +128,20 @@ export interface RevokedToken {
   expiresAt: Date | undefined;
 }
 
-/** Every access token still on the denylist (not yet expired), for a gateway warming its cache. */
+/** Every access token of user_id issued before not_before is refused (until expires_at). */
+export interface RevokedSubject {
+  userId: string;
+  notBefore: Date | undefined;
+  expiresAt: Date | undefined;
+}
+
+/**
+ * Every access token still on the denylist (not yet expired), and every subject whose older
+ * tokens are refused, for a gateway warming its cache.
+ */
 export interface ListRevokedTokensResponse {
   tokens: RevokedToken[];
+  subjects: RevokedSubject[];
 }
 
 export interface RequestPasswordResetRequest {
@@ -1408,14 +1419,96 @@ export const RevokedToken: MessageFns<RevokedToken> = {
   },
 };
 
+function createBaseRevokedSubject(): RevokedSubject {
+  return { userId: "", notBefore: undefined, expiresAt: undefined };
+}
+
+export const RevokedSubject: MessageFns<RevokedSubject> = {
+  encode(message: RevokedSubject, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.notBefore !== undefined) {
+      Timestamp.encode(toTimestamp(message.notBefore), writer.uint32(18).fork()).join();
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokedSubject {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokedSubject();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.notBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RevokedSubject>): RevokedSubject {
+    return RevokedSubject.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokedSubject>): RevokedSubject {
+    const message = createBaseRevokedSubject();
+    message.userId = object.userId ?? "";
+    message.notBefore = object.notBefore ?? undefined;
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
 function createBaseListRevokedTokensResponse(): ListRevokedTokensResponse {
-  return { tokens: [] };
+  return { tokens: [], subjects: [] };
 }
 
 export const ListRevokedTokensResponse: MessageFns<ListRevokedTokensResponse> = {
   encode(message: ListRevokedTokensResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.tokens) {
       RevokedToken.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.subjects) {
+      RevokedSubject.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -1441,6 +1534,14 @@ export const ListRevokedTokensResponse: MessageFns<ListRevokedTokensResponse> = 
             message.tokens.push(RevokedToken.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subjects.push(RevokedSubject.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1459,6 +1560,7 @@ export const ListRevokedTokensResponse: MessageFns<ListRevokedTokensResponse> = 
   fromPartial(object: DeepPartial<ListRevokedTokensResponse>): ListRevokedTokensResponse {
     const message = createBaseListRevokedTokensResponse();
     message.tokens = object.tokens?.map((e) => RevokedToken.fromPartial(e)) || [];
+    message.subjects = object.subjects?.map((e) => RevokedSubject.fromPartial(e)) || [];
     return message;
   },
 };
