@@ -6,11 +6,12 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
-};
+/** The files served under /docs/assets, with their types. A Map: no inherited keys (`constructor`, `__proto__`). */
+const ASSETS = new Map<string, string>([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
+  ['swagger-ui-standalone-preset.js', 'application/javascript; charset=utf-8'],
+]);
 
 export async function docsRoutes(app: FastifyInstance, opts: { documents: Record<string, () => unknown> }): Promise<void> {
   const dist = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -32,8 +33,9 @@ export async function docsRoutes(app: FastifyInstance, opts: { documents: Record
 
   app.get('/docs/assets/:file', { schema: { hide: true } }, async (req, reply) => {
     const file = (req.params as { file: string }).file;
-    if (!ASSETS[file]) return reply.callNotFound();
-    return reply.type(ASSETS[file]).header('cache-control', 'public, max-age=86400').send(asset(file));
+    const type = ASSETS.get(file);
+    if (type === undefined) return reply.callNotFound();
+    return reply.type(type).header('cache-control', 'public, max-age=86400').send(asset(file));
   });
 
   const page = `<!doctype html>

@@ -1,11 +1,15 @@
 /**
  * Bearer authentication and permission policies, as onRequest hooks: a request without valid
  * credentials is refused (401) before its body is read, one without the permission (403) too.
+ * Nothing a cache could keep leaves with credentials in it: every authenticated response (its
+ * 401 and 403 included) and every token response is `Cache-Control: no-store` (RFC 6749 §5.1,
+ * RFC 9700).
  */
 import { type AccessClaims, AppError, hasPermission } from '@iam/platform';
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Authenticator } from '../auth/authenticator';
+import { answersTokens } from '../schemas/auth';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,17 +20,37 @@ declare module 'fastify' {
 
 const BEARER_RE = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)\s*$/i;
 
+function noStore(reply: FastifyReply): void {
+  reply.header('cache-control', 'no-store');
+}
+
+/** onRequest hook put first on every token route: its answer, success or error, is never stored. */
+const tokenResponseHeaders: onRequestAsyncHookHandler = async (_req, reply) => {
+  noStore(reply);
+  reply.header('pragma', 'no-cache');
+};
+
+/** onRoute hook: a route whose success response carries tokens (schemas/auth.ts) gets tokenResponseHeaders, in every profile. */
+function markTokenRoute(route: RouteOptions): void {
+  if (!answersTokens(route.schema?.response)) return;
+  const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+  route.onRequest = [tokenResponseHeaders, ...existing] as RouteOptions['onRequest'];
+}
+
+/** Registered before any route: decorates requests and marks the token routes registered after it. */
 export const authPlugin = fp(
   async (app: FastifyInstance) => {
     app.decorateRequest('principal', null);
     app.decorateRequest('bearerToken', null);
+    app.addHook('onRoute', markTokenRoute);
   },
   { name: 'iam-auth' },
 );
 
-/** onRequest hook: 401 unless the request carries a valid bearer token. */
+/** onRequest hook: 401 unless the request carries a valid bearer token. Its response, whatever it is, is no-store. */
 export function authenticate(auth: Authenticator): onRequestAsyncHookHandler {
-  return async (req: FastifyRequest) => {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    noStore(reply);
     const header = req.headers.authorization;
     if (!header) throw AppError.unauthenticated('A bearer token is required.');
     const m = BEARER_RE.exec(header);

@@ -31,6 +31,18 @@ export const LoginResponse = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Whether a route's response schemas (by status) answer with tokens: a success response with a
+ * `token` or `refreshToken` field. Such routes are never cached (plugins/auth.ts), in every profile.
+ */
+export function answersTokens(response: unknown): boolean {
+  if (typeof response !== 'object' || response === null) return false;
+  return Object.entries(response).some(([status, schema]) => {
+    const properties = (schema as { properties?: Record<string, unknown> } | null)?.properties;
+    return /^2/.test(status) && properties !== undefined && ('token' in properties || 'refreshToken' in properties);
+  });
+}
+
 export const RefreshBody = Type.Object({ refreshToken: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
 const Jwk = Type.Object({

@@ -7,10 +7,19 @@ export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
+/**
+ * Paging bounds the whole path can carry: the page travels to the directory as an int32
+ * (ListQuery.page), so a larger one (or 1e309, or 2^53 + 1) is a 400 here, never a 500 later.
+ */
+export const PAGE_MAX = 2_147_483_647;
+export const PAGE_SIZE_MAX = 100;
+export const Page = Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: '1-based page number' });
+export const PageSize = Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: 25 });
+
 /** Full profile collection query (spec §4.2 note 2); `id` fetches one resource instead. */
 export const CollectionQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1, description: '1-based page number' }),
-  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+  page: Page,
+  pageSize: PageSize,
   q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring search' })),
   includeDeleted: Type.Boolean({ default: false, description: 'Include soft-deleted records' }),
   id: Type.Optional(Uuid),

@@ -9,7 +9,7 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator';
 import { authenticate, requirePermission } from '../../plugins/auth';
 import { LoginBody, LoginResponse } from '../../schemas/auth';
-import { Envelope, IdParams, envelope, problems } from '../../schemas/common';
+import { Envelope, IdParams, Page, PageSize, envelope, problems } from '../../schemas/common';
 import * as S from '../../schemas/resources';
 import type { Upstreams } from '../../upstreams';
 import { login } from '../full/auth';
@@ -23,8 +23,8 @@ export interface CompactDeps {
 }
 
 const CompactQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  page_size: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+  page: Page,
+  page_size: PageSize,
 });
 
 type CompactSpec<R> = Omit<CollectionSpec<R>, 'list'> & {

@@ -1,5 +1,5 @@
 import { AppError } from '@iam/platform';
-import { checkListQuery, normalizeEmail, passwordProblems } from './rules';
+import { PAGE_MAX, Violations, checkEmail, checkIdentifierName, checkListQuery, checkName, normalizeEmail, passwordProblems } from './rules';
 
 describe('directory rules', () => {
   it.each([
@@ -28,8 +28,154 @@ describe('directory rules', () => {
       { page: 0, pageSize: 25, q: '', includeDeleted: false },
       { page: 1, pageSize: 101, q: '', includeDeleted: false },
       { page: 1, pageSize: 25, q: 'a\u0000', includeDeleted: false },
+      { page: PAGE_MAX + 1, pageSize: 25, q: '', includeDeleted: false },
+      { page: Number.MAX_SAFE_INTEGER + 2, pageSize: 25, q: '', includeDeleted: false },
+      { page: Infinity, pageSize: 25, q: '', includeDeleted: false },
+      { page: 1e20, pageSize: 25, q: '', includeDeleted: false },
     ]) {
       expect(() => checkListQuery(bad)).toThrow(AppError);
     }
+    expect(checkListQuery({ page: PAGE_MAX, pageSize: 100, q: '', includeDeleted: false }).page).toBe(PAGE_MAX);
+  });
+
+  /** The field errors a check adds for one value (empty when it passes). */
+  const errorsOf = (check: (v: Violations, field: string, value: string) => string, value: string) => {
+    const v = new Violations();
+    check(v, 'name', value);
+    try {
+      v.throwIfAny();
+      return [];
+    } catch (e) {
+      return (e as AppError).errors ?? [];
+    }
+  };
+
+  // Each character below makes a name or an email look like another one (or like nothing).
+  const INVISIBLE: Array<[string, string]> = [
+    ['NUL', '\u0000'],
+    ['BEL', '\u0007'],
+    ['tab', '\t'],
+    ['DEL', '\u007f'],
+    ['C1 control', '\u0085'],
+    ['soft hyphen', '\u00ad'],
+    ['combining grapheme joiner', '\u034f'],
+    ['Arabic letter mark', '\u061c'],
+    ['Hangul choseong filler', '\u115f'],
+    ['Hangul jungseong filler', '\u1160'],
+    ['Mongolian vowel separator', '\u180e'],
+    ['zero-width space', '\u200b'],
+    ['zero-width non-joiner', '\u200c'],
+    ['zero-width joiner', '\u200d'],
+    ['left-to-right mark', '\u200e'],
+    ['right-to-left mark', '\u200f'],
+    ['line separator', '\u2028'],
+    ['paragraph separator', '\u2029'],
+    ['left-to-right embedding', '\u202a'],
+    ['right-to-left override', '\u202e'],
+    ['word joiner', '\u2060'],
+    ['invisible times (Cf)', '\u2062'],
+    ['left-to-right isolate', '\u2066'],
+    ['pop directional isolate', '\u2069'],
+    ['no-break space', '\u00a0'],
+    ['en quad', '\u2000'],
+    ['narrow no-break space', '\u202f'],
+    ['ideographic space', '\u3000'],
+    ['Hangul filler', '\u3164'],
+    ['variation selector 16', '\ufe0f'],
+    ['BOM / zero-width no-break space', '\ufeff'],
+    ['halfwidth Hangul filler', '\uffa0'],
+    ['replacement character', '\ufffd'],
+    ['tag letter A', '\u{e0041}'],
+    ['private use', '\ue000'],
+    ['supplementary private use', '\u{f0000}'],
+    ['unassigned', '\u0378'],
+    ['noncharacter', '\ufdd0'],
+    ['lone high surrogate', '\ud800'],
+    ['lone low surrogate', '\udc00'],
+    ['blank Braille pattern', '\u2800'],
+  ];
+
+  describe('identifier names (roles, permissions)', () => {
+    it.each(INVISIBLE)('refuses %s inside, before and after the name', (_what, c) => {
+      for (const value of [`Admini${c}strator`, `${c}Administrator`, `Administrator${c}`]) {
+        expect(errorsOf(checkIdentifierName, value)).toEqual([{ field: 'name', message: expect.any(String) }]);
+      }
+    });
+
+    it.each([
+      ['Cyrillic А', '\u0410dministrator'],
+      ['Cyrillic а and о', 'Administr\u0430t\u043er'],
+      ['Greek Α', '\u0391dministrator'],
+      ['Greek ο', 'users.manage.t\u03bfken'],
+      ['Armenian օ', 'r\u0585les.manage'],
+      ['Cyrillic in a second word', 'Support \u0430gent'],
+    ])('refuses Latin mixed with %s', (_what, value) => {
+      expect(errorsOf(checkIdentifierName, value)).toEqual([{ field: 'name', message: 'must not mix Latin letters with Cyrillic, Greek or Armenian letters' }]);
+    });
+
+    it.each([
+      ['fullwidth Ａ', '\uff21dministrator'],
+      ['decomposed é', 'Caf\u0065\u0301'],
+      ['ligature ﬁ', 'pro\ufb01le.read'],
+    ])('refuses %s (not NFKC)', (_what, value) => {
+      expect(errorsOf(checkIdentifierName, value)).toEqual([{ field: 'name', message: expect.stringContaining('NFKC') }]);
+    });
+
+    it.each(['Administrator', 'users.manage', 'role-permissions.manage', 'Support Agent', 'Café', 'Администратор', 'Διαχειριστής', 'Ադմին', '管理者', 'Auditor 2', '  trimmed  '])(
+      'accepts %s',
+      (value) => {
+        expect(errorsOf(checkIdentifierName, value)).toEqual([]);
+      },
+    );
+
+    it('trims, and keeps the empty and length rules', () => {
+      const v = new Violations();
+      expect(checkIdentifierName(v, 'name', '  Auditors ')).toBe('Auditors');
+      expect(errorsOf(checkIdentifierName, '   ')).toEqual([{ field: 'name', message: 'must not be empty' }]);
+      expect(errorsOf(checkIdentifierName, 'x'.repeat(101))).toEqual([{ field: 'name', message: 'must be at most 100 characters' }]);
+    });
+  });
+
+  describe('emails', () => {
+    it.each(INVISIBLE)('refuses %s inside, before and after the address', (_what, c) => {
+      for (const value of [`ad${c}min@example.com`, `admin@exam${c}ple.com`, `${c}admin@example.com`, `admin@example.com${c}`]) {
+        expect(errorsOf(checkEmail, value)).toEqual([{ field: 'name', message: expect.any(String) }]);
+      }
+    });
+
+    it.each([
+      ['Cyrillic а in the local part', '\u0430dmin@example.com'],
+      ['Cyrillic е in the domain', 'admin@\u0435xample.com'],
+      ['Greek ο in the domain', 'admin@example.c\u03bfm'],
+      ['Armenian օ in the local part', 'j\u0585hn@example.com'],
+    ])('refuses %s', (_what, value) => {
+      expect(errorsOf(checkEmail, value)).toEqual([{ field: 'name', message: 'must not mix Latin letters with Cyrillic, Greek or Armenian letters' }]);
+    });
+
+    it.each(['ada@example.com', '  Ada@Example.COM ', 'иван@example.com', 'ivan@пример.рф', 'josé@example.com', 'ελένη@example.gr'])('accepts %s', (value) => {
+      expect(errorsOf(checkEmail, value)).toEqual([]);
+    });
+
+    it('still normalises what it accepts', () => {
+      expect(checkEmail(new Violations(), 'email', '  Ada@Example.COM ')).toBe('ada@example.com');
+    });
+  });
+
+  describe('person names', () => {
+    it.each([
+      ['left-to-right mark', 'Ada\u200e'],
+      ['right-to-left override', '\u202eAda'],
+      ['first strong isolate', 'A\u2068da'],
+      ['Arabic letter mark', 'Ada\u061c'],
+      ['lone surrogate', 'Ada\ud800'],
+      ['replacement character (a lone surrogate after UTF-8)', 'Ada\ufffd'],
+      ['control character', 'A\u0007da'],
+    ])('refuses %s', (_what, value) => {
+      expect(errorsOf(checkName, value)).toHaveLength(1);
+    });
+
+    it.each(['Ada', 'Zoë', "O'Brien", 'Jean-Luc', 'Ольга', 'محمد', '김민준', 'Ana\u00a0María', 'Emoji 👩\u200d💻'])('accepts %s (the display-name rule is unchanged)', (value) => {
+      expect(errorsOf(checkName, value)).toEqual([]);
+    });
   });
 });

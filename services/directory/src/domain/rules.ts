@@ -13,10 +13,30 @@ export const DESCRIPTION_MAX_LENGTH = 500;
 export const EMAIL_MAX_LENGTH = 254;
 export const PHONE_MAX = 999_999_999_999_999; // 15 digits (E.164)
 export const Q_MAX_LENGTH = 200;
+/** The page travels as an int32 (ListQuery.page). */
+export const PAGE_MAX = 2_147_483_647;
 
 const EMAIL_RE = /^[^\s@"(),:;<>[\]\\]+@[^\s@"(),:;<>[\]\\]+\.[^\s@"(),:;<>[\]\\]{2,}$/;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+/**
+ * What an identifier (email, role or permission name) may not contain, because it is invisible
+ * or changes how the text around it is shown: controls (C0, C1), format characters (\p{Cf}:
+ * zero-width, bidi controls, soft hyphen, word joiner, BOM, …), every other default-ignorable
+ * code point (combining grapheme joiner, Hangul fillers, variation selectors), line and paragraph
+ * separators, spaces other than U+0020, private-use and unassigned code points, lone surrogates,
+ * the replacement character (what a lone surrogate becomes on its way here) and the blank
+ * Braille pattern.
+ */
+const INVISIBLE_RE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\u2800\ufffd]|(?! )\p{Zs}/u;
+/**
+ * Bidi controls (which reorder what is shown) and lone surrogates (and U+FFFD, what one becomes
+ * on its way here): refused even in person names.
+ */
+const BIDI_OR_LONE_SURROGATE_RE = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\p{Cs}\ufffd]/u;
+/** Latin letters, and the letters of the scripts with the most Latin lookalikes (Cyrillic 'а', Greek 'ο', Armenian 'օ'). */
+const LATIN_LETTER_RE = /(?=\p{L})\p{Script=Latin}/u;
+const LATIN_LOOKALIKE_LETTER_RE = /(?=\p{L})[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}]/u;
 
 export class Violations {
   private readonly list: FieldError[] = [];
@@ -34,9 +54,38 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/**
+ * Why an identifier would not be told apart from another one that looks the same, or undefined:
+ * invisible characters anywhere (checked before trimming, so a trailing U+FEFF is not silently
+ * dropped), compatibility or decomposed forms (the value must be NFKC, as PRECIS IdentifierClass
+ * asks: no fullwidth 'Ａ', no 'e' + combining accent beside a precomposed 'é'), and Latin letters
+ * mixed with Cyrillic, Greek or Armenian ones within one of `segments` (default: the whole value).
+ */
+export function identifierProblem(raw: string, segments?: (trimmed: string) => readonly string[]): string | undefined {
+  if (INVISIBLE_RE.test(raw)) return 'must not contain invisible, control, formatting, private-use or unassigned characters, or spaces other than U+0020';
+  const s = raw.trim();
+  if (s.normalize('NFKC') !== s) return 'must be in Unicode normalization form NFKC (no compatibility or decomposed characters)';
+  if ((segments ? segments(s) : [s]).some((part) => LATIN_LETTER_RE.test(part) && LATIN_LOOKALIKE_LETTER_RE.test(part))) {
+    return 'must not mix Latin letters with Cyrillic, Greek or Armenian letters';
+  }
+  return undefined;
+}
+
+/** The local part and each domain label are checked for mixed scripts on their own (so `иван@example.com` stays valid). */
+const emailSegments = (e: string): string[] => {
+  const at = e.lastIndexOf('@');
+  return at < 0 ? [e] : [e.slice(0, at), ...e.slice(at + 1).split('.')];
+};
+
+/** An email address: trimmed and lower-cased, shaped like an address, and a clean identifier (identifierProblem). */
 export function checkEmail(v: Violations, field: string, email: string): string {
   const e = normalizeEmail(email);
-  if (e.length === 0 || e.length > EMAIL_MAX_LENGTH || !EMAIL_RE.test(e) || CONTROL_RE.test(e)) v.add(field, 'must be a valid email address');
+  if (e.length === 0 || e.length > EMAIL_MAX_LENGTH || !EMAIL_RE.test(e) || CONTROL_RE.test(e)) {
+    v.add(field, 'must be a valid email address');
+    return e;
+  }
+  const problem = identifierProblem(email.toLowerCase(), emailSegments);
+  if (problem) v.add(field, problem);
   return e;
 }
 
@@ -58,12 +107,29 @@ export function checkPassword(v: Violations, field: string, password: string): v
   if (problems.length > 0) v.add(field, problems.join('; '));
 }
 
-/** A display name: trimmed, 1..100 characters, no control characters. */
+/** A person's name: trimmed, 1..100 characters, no control characters, bidi controls or lone surrogates. */
 export function checkName(v: Violations, field: string, value: string, max = NAME_MAX_LENGTH): string {
   const s = value.trim();
   if (s.length === 0) v.add(field, 'must not be empty');
   else if (s.length > max) v.add(field, `must be at most ${max} characters`);
   else if (CONTROL_RE.test(s)) v.add(field, 'must not contain control characters');
+  else if (BIDI_OR_LONE_SURROGATE_RE.test(value)) v.add(field, 'must not contain bidirectional controls or lone surrogates');
+  return s;
+}
+
+/**
+ * A name that identifies something and that policies or people match by eye (role and
+ * permission names): trimmed, 1..100 characters, and a clean identifier (identifierProblem), so
+ * no lookalike of `Administrator` or of a permission can be made.
+ */
+export function checkIdentifierName(v: Violations, field: string, value: string, max = NAME_MAX_LENGTH): string {
+  const s = value.trim();
+  if (s.length === 0) v.add(field, 'must not be empty');
+  else if (s.length > max) v.add(field, `must be at most ${max} characters`);
+  else {
+    const problem = identifierProblem(value);
+    if (problem) v.add(field, problem);
+  }
   return s;
 }
 
@@ -93,7 +159,7 @@ export function checkId(id: string, field = 'id'): string {
 
 export function checkListQuery(q: { page: number; pageSize: number; q: string; includeDeleted: boolean }): ListQuery {
   const v = new Violations();
-  if (!Number.isInteger(q.page) || q.page < 1) v.add('page', 'must be an integer ≥ 1');
+  if (!Number.isInteger(q.page) || q.page < 1 || q.page > PAGE_MAX) v.add('page', `must be an integer from 1 to ${PAGE_MAX}`);
   if (!Number.isInteger(q.pageSize) || q.pageSize < 1 || q.pageSize > 100) v.add('pageSize', 'must be an integer from 1 to 100');
   if (q.q.length > Q_MAX_LENGTH) v.add('q', `must be at most ${Q_MAX_LENGTH} characters`);
   if (q.q.includes('\u0000')) v.add('q', 'must not contain NUL characters');
