@@ -3,7 +3,9 @@
  * The all-in-one process (`make run`): every service and the gateway in one process, on an
  * embedded PostgreSQL (a database per service, data kept in DATA_DIR) and the in-process event
  * bus. `<SERVICE>_DATABASE_URL` and `NATS_URL` switch any of them to external servers.
- * This file is the composition root of that process.
+ * This file is the composition root of that process. As in production, the gateway's public
+ * /metrics shows only the gateway (and the process); each service has its own metrics, served on
+ * its ops port (`<SERVICE>_METRICS_PORT`, loopback, off by default).
  */
 import { join, resolve } from 'node:path';
 import { createDirectoryUseCases, readDirectoryConfig, directoryService } from '@iam/directory';
@@ -16,12 +18,15 @@ import {
   JetStreamEventBus,
   Lifecycle,
   type Logger,
+  type RunningService,
   type ServiceRuntime,
+  type ServiceSpec,
   createLogger,
   createMetrics,
   exitOnStartupError,
   grpcCredentials,
   readConfig,
+  readMetricsPort,
   readRuntimeConfig,
   startService,
 } from '@iam/platform';
@@ -30,6 +35,7 @@ import { embeddedUrls } from './embedded-urls';
 import { loadOrCreateSecret } from './local-secrets';
 
 const SERVICES = ['identity', 'directory', 'notification'] as const;
+type ServiceName = (typeof SERVICES)[number];
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -55,6 +61,7 @@ async function main(): Promise<void> {
         databaseUrl: urls.url('notification'),
         emailActionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'email-action-key')),
       }),
+      metricsPorts: Object.fromEntries(SERVICES.map((s) => [s, readMetricsPort(e, s)])) as Record<ServiceName, number>,
       admin: {
         email: e.optionalString('ADMIN_EMAIL'),
         password: e.optionalString('ADMIN_PASSWORD'),
@@ -65,7 +72,6 @@ async function main(): Promise<void> {
 
     logger = createLogger({ level: config.runtime.logLevel, service: 'iam' });
     const log = logger;
-    const metrics = createMetrics();
     const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
     lifecycle.installSignalHandlers();
 
@@ -80,16 +86,30 @@ async function main(): Promise<void> {
       log.info({ port: embedded.port, dataDir: urls.dir }, 'embedded PostgreSQL started');
     }
 
+    // No metrics of the bus's own: each service counts its consumers' deliveries in its registry.
     const bus: EventBus = config.runtime.natsUrl
-      ? new JetStreamEventBus({ url: config.runtime.natsUrl, name: 'iam-all-in-one', logger, metrics })
-      : new InMemoryEventBus({ logger, metrics });
+      ? new JetStreamEventBus({ url: config.runtime.natsUrl, name: 'iam-all-in-one', logger })
+      : new InMemoryEventBus({ logger });
     lifecycle.onShutdown('event bus', () => bus.close());
     log.info({ bus: bus.kind }, 'event bus');
 
-    // Services are internal: they listen on loopback only (with TLS when configured).
+    // Services are internal: they listen on loopback only (with TLS when configured), their ops
+    // ports included. Each gets metrics of its own (the process's default metrics are the gateway's).
     const creds = grpcCredentials(config.runtime.grpcTls);
-    const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1', grpcServerCredentials: creds.server, grpcClientCredentials: creds.client };
-    const directory = await startService(directoryService(config.directory, rt), rt);
+    const start = (name: ServiceName, spec: (rt: ServiceRuntime) => ServiceSpec): Promise<RunningService> => {
+      const rt: ServiceRuntime = {
+        logger: log,
+        metrics: createMetrics({ defaultMetrics: false }),
+        metricsPort: config.metricsPorts[name],
+        bus,
+        lifecycle,
+        bindHost: '127.0.0.1',
+        grpcServerCredentials: creds.server,
+        grpcClientCredentials: creds.client,
+      };
+      return startService(spec(rt), rt);
+    };
+    const directory = await start('directory', (rt) => directoryService(config.directory, rt));
     if (config.admin.email && config.admin.password) {
       // --create-admin at start: ADMIN_EMAIL / ADMIN_PASSWORD create or update that administrator.
       const { user, created } = await createDirectoryUseCases(directory.dataSource, config.directory).credentials.ensureAdministrator({
@@ -100,11 +120,8 @@ async function main(): Promise<void> {
       });
       log.info({ email: user.email, created }, 'administrator account ready');
     }
-    const identity = await startService(
-      identityService({ ...config.identity, directoryTarget: `127.0.0.1:${directory.grpcPort}` }, rt),
-      rt,
-    );
-    const notification = await startService(notificationService(config.notification, rt), rt);
+    const identity = await start('identity', (rt) => identityService({ ...config.identity, directoryTarget: `127.0.0.1:${directory.grpcPort}` }, rt));
+    const notification = await start('notification', (rt) => notificationService(config.notification, rt));
 
     const gateway = await startGateway(
       {
@@ -115,7 +132,7 @@ async function main(): Promise<void> {
           notification: `127.0.0.1:${notification.grpcPort}`,
         },
       },
-      { logger, metrics, bus, lifecycle, grpcClientCredentials: creds.client },
+      { logger, metrics: createMetrics(), bus, lifecycle, grpcClientCredentials: creds.client },
     );
     await gateway.health.refresh();
     log.info({ port: gateway.port, startupMs: Date.now() - started, ready: gateway.health.snapshot().ready }, 'iam is up');

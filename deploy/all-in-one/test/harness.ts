@@ -10,7 +10,7 @@ import { createDirectoryUseCases, directoryService, readDirectoryConfig } from '
 import { type RunningGateway, readGatewayConfig, startGateway } from '@iam/gateway';
 import { identityService, readIdentityConfig } from '@iam/identity';
 import { notificationService, readNotificationConfig } from '@iam/notification';
-import { type EventBus, JetStreamEventBus, Lifecycle, type RunningService, type ServiceRuntime, readConfig, startService } from '@iam/platform';
+import { type EventBus, JetStreamEventBus, Lifecycle, type RunningService, type ServiceRuntime, type ServiceSpec, readConfig, startService } from '@iam/platform';
 import {
   type TestDatabase,
   createTestDatabase,
@@ -47,7 +47,7 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
   const dbs: TestDatabase[] = [];
   for (const name of ['directory', 'identity', 'notification']) dbs.push(await createTestDatabase(`e2e_${name}`));
   const [dirDb, idDb, notDb] = dbs as [TestDatabase, TestDatabase, TestDatabase];
-  const bus = testBus({ logger, metrics });
+  const bus = testBus({ logger });
   const kek = randomBytes(32);
   const env: Record<string, string> = {
     HOST: '127.0.0.1',
@@ -74,11 +74,16 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     identity: readIdentityConfig(e, { databaseUrl: idDb.url }),
     notification: readNotificationConfig(e, { databaseUrl: notDb.url }),
   }));
-  const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
-  const directory = await startService(directoryService(config.directory, rt), rt);
+  // As in the all-in-one process: each service has metrics of its own (RunningService.metrics);
+  // `metrics` is the gateways', what their public /metrics shows.
+  const start = (spec: (rt: ServiceRuntime) => ServiceSpec): Promise<RunningService> => {
+    const rt: ServiceRuntime = { logger, metrics: testMetrics(), bus, lifecycle, bindHost: '127.0.0.1' };
+    return startService(spec(rt), rt);
+  };
+  const directory = await start((rt) => directoryService(config.directory, rt));
   await createDirectoryUseCases(directory.dataSource, config.directory).credentials.ensureAdministrator(ADMIN);
-  const identity = await startService(identityService({ ...config.identity, directoryTarget: `127.0.0.1:${directory.grpcPort}` }, rt), rt);
-  const notification = await startService(notificationService(config.notification, rt), rt);
+  const identity = await start((rt) => identityService({ ...config.identity, directoryTarget: `127.0.0.1:${directory.grpcPort}` }, rt));
+  const notification = await start((rt) => notificationService(config.notification, rt));
   const gateways: RunningGateway[] = [];
   const extraBuses: EventBus[] = [];
   for (let i = 0; i < (opts.gateways ?? 1); i++) {

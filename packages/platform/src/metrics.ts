@@ -1,6 +1,9 @@
 /**
- * Prometheus metrics. One Metrics object per process (the all-in-one process shares one across
- * its services; the `service` label tells them apart).
+ * Prometheus metrics. One Metrics object per service and one for the gateway, each its own
+ * registry, also when they share a process (the all-in-one): the gateway's /metrics is public
+ * and anonymous, so it must show only what the gateway itself does, never a service's series
+ * (those move with work done for accounts that exist: a reset mail, an event, a directory call).
+ * Services serve theirs on their internal ops port.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 

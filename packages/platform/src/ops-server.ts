@@ -1,6 +1,7 @@
 /**
- * A small HTTP listener for a service process run on its own: /health/live, /health/ready and
- * /metrics, for Kubernetes probes and Prometheus. (The gateway serves these itself.)
+ * A service's small HTTP listener (`<SERVICE>_METRICS_PORT`, started by startService): its
+ * /health/live, /health/ready and its own /metrics, for Kubernetes probes and Prometheus. (The
+ * gateway serves these itself, with only its own metrics.)
  */
 import { createServer, type Server } from 'node:http';
 import type { HealthMonitor } from './health';

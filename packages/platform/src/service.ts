@@ -2,7 +2,8 @@
  * The bootstrap every service shares: database (migrated), outbox relay, gRPC server with health,
  * durable consumers, readiness, and shutdown in the right order. A service describes itself with
  * a ServiceSpec; a composition root (the service's own main, or the all-in-one process) provides
- * the runtime: logger, metrics, event bus and lifecycle.
+ * the runtime: logger, metrics, event bus and lifecycle. Metrics are the service's own (one
+ * registry per service, also in the all-in-one process), served only on its ops port.
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { StreamSpec } from '@iam/contracts';
@@ -22,6 +23,7 @@ import { OutboxRelay } from './outbox';
 
 export interface ServiceRuntime {
   readonly logger: Logger;
+  /** This service's own metrics (never shared with the gateway: its /metrics is public). */
   readonly metrics: Metrics;
   readonly bus: EventBus;
   readonly lifecycle: Lifecycle;
@@ -30,6 +32,8 @@ export interface ServiceRuntime {
   /** TLS for the gRPC listeners and the channels to other services (plaintext when absent). */
   readonly grpcServerCredentials?: grpc.ServerCredentials;
   readonly grpcClientCredentials?: grpc.ChannelCredentials;
+  /** Port of the service's ops HTTP listener (/health/*, /metrics) on `bindHost`; 0 or absent: none. */
+  readonly metricsPort?: number;
 }
 
 export interface ServiceContext {
@@ -71,6 +75,9 @@ export interface RunningService {
   readonly health: HealthMonitor;
   readonly dataSource: DataSource;
   readonly relay: OutboxRelay;
+  readonly metrics: Metrics;
+  /** Port of the ops HTTP listener, when there is one. */
+  readonly metricsPort?: number;
 }
 
 export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promise<RunningService> {
@@ -98,7 +105,7 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
   if (parts.stop) rt.lifecycle.onShutdown(`${spec.name} components`, parts.stop);
 
   const subs: Subscription[] = [
-    ...(parts.consumers ?? []).map((c) => rt.bus.consume(c)),
+    ...(parts.consumers ?? []).map((c) => rt.bus.consume({ metrics: rt.metrics, ...c })),
     ...(parts.broadcasts ?? []).map((b) => rt.bus.subscribe(b.subjects, b.handler)),
   ];
   rt.lifecycle.onShutdown(`${spec.name} consumers`, async () => {
@@ -124,7 +131,14 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
   });
   rt.lifecycle.onShutdown(`${spec.name} gRPC server`, () => server.shutdown(5_000));
 
-  return { name: spec.name, grpcPort: server.port, health, dataSource, relay };
+  let metricsPort: number | undefined;
+  if (rt.metricsPort) {
+    const ops = await startOpsServer({ host: rt.bindHost, port: rt.metricsPort, health, metrics: rt.metrics, logger });
+    rt.lifecycle.onShutdown(`${spec.name} ops server`, () => ops.close());
+    metricsPort = ops.port;
+  }
+
+  return { name: spec.name, grpcPort: server.port, health, dataSource, relay, metrics: rt.metrics, metricsPort };
 }
 
 // ---------------------------------------------------------------------------
@@ -136,6 +150,11 @@ export interface RuntimeConfig {
   readonly bindHost: string;
   readonly shutdownTimeoutMs: number;
   readonly grpcTls: GrpcTlsConfig;
+}
+
+/** `<SERVICE>_METRICS_PORT`: the service's ops HTTP port (0 = none). */
+export function readMetricsPort(e: EnvReader, service: string): number {
+  return e.port(`${service.toUpperCase()}_METRICS_PORT`, { default: 0, allowZero: true });
 }
 
 /** Variables every process reads. */
@@ -161,12 +180,10 @@ export interface StandaloneOptions<C> {
 export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void> {
   let logger: Logger | undefined;
   try {
-    const upper = opts.name.toUpperCase();
     const config = readConfig(opts.env ?? process.env, (e) => {
       const runtime = readRuntimeConfig(e);
       if (!runtime.natsUrl) e.problem('NATS_URL', 'is required when a service runs as its own process');
-      const metricsPort = e.port(`${upper}_METRICS_PORT`, { default: 0, allowZero: true });
-      return { runtime, metricsPort, service: opts.readConfig(e) };
+      return { runtime, metricsPort: readMetricsPort(e, opts.name), service: opts.readConfig(e) };
     });
     logger = createLogger({ level: config.runtime.logLevel, service: opts.name });
     const metrics = createMetrics();
@@ -182,13 +199,10 @@ export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void
       bindHost: config.runtime.bindHost,
       grpcServerCredentials: creds.server,
       grpcClientCredentials: creds.client,
+      metricsPort: config.metricsPort,
     };
     lifecycle.installSignalHandlers();
     const running = await startService(opts.spec(config.service, rt), rt);
-    if (config.metricsPort > 0) {
-      const ops = await startOpsServer({ host: config.runtime.bindHost, port: config.metricsPort, health: running.health, metrics, logger });
-      lifecycle.onShutdown('ops server', () => ops.close());
-    }
     logger.info({ grpcPort: running.grpcPort }, `${opts.name} started`);
   } catch (err) {
     exitOnStartupError(err, logger);

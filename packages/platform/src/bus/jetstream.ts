@@ -44,7 +44,8 @@ export interface JetStreamBusOptions {
   /** Connection name shown by the server (process name). */
   readonly name: string;
   readonly logger: Logger;
-  readonly metrics: Metrics;
+  /** Counts deliveries of consumers whose spec names no metrics of its own. */
+  readonly metrics?: Metrics;
   /**
    * Prefix for every subject and stream name (empty in production). Tests use it to get a
    * private namespace on a shared server.
@@ -288,17 +289,18 @@ export class JetStreamEventBus implements EventBus {
       deliveryCount: m.info.deliveryCount,
     };
     const maxDeliver = spec.maxDeliver ?? 5;
+    const consumed = (spec.metrics ?? this.opts.metrics)?.eventsConsumed;
     const working = setInterval(() => m.working(), 5_000);
     try {
       await handleInTrace(spec.handler, event);
       m.ack();
-      this.opts.metrics.eventsConsumed.inc({ consumer: spec.name, subject: event.subject, outcome: 'ack' });
+      consumed?.inc({ consumer: spec.name, subject: event.subject, outcome: 'ack' });
     } catch (err) {
       if (err instanceof PermanentEventError || event.deliveryCount >= maxDeliver) {
         try {
           await this.publish(deadLetterOf(spec.name, event, err, event.deliveryCount));
           m.term(err instanceof Error ? err.message.slice(0, 200) : 'failed');
-          this.opts.metrics.eventsConsumed.inc({ consumer: spec.name, subject: event.subject, outcome: 'dead_letter' });
+          consumed?.inc({ consumer: spec.name, subject: event.subject, outcome: 'dead_letter' });
           this.opts.logger.error({ err, subject: event.subject, eventId: event.id, deliveries: event.deliveryCount }, 'event dead-lettered');
         } catch (dlqErr) {
           // The dead letter could not be stored: keep the event for another try.
@@ -307,7 +309,7 @@ export class JetStreamEventBus implements EventBus {
         }
       } else {
         m.nak(backoffFor(spec, event.deliveryCount));
-        this.opts.metrics.eventsConsumed.inc({ consumer: spec.name, subject: event.subject, outcome: 'retry' });
+        consumed?.inc({ consumer: spec.name, subject: event.subject, outcome: 'retry' });
         this.opts.logger.warn({ err, subject: event.subject, eventId: event.id, deliveries: event.deliveryCount }, 'event handler failed; will retry');
       }
     } finally {

@@ -60,7 +60,8 @@ export class InMemoryEventBus implements EventBus {
   private seq = 0;
   private closed = false;
 
-  constructor(private readonly deps: { logger: Logger; metrics: Metrics }) {}
+  /** `metrics`: counts deliveries of consumers whose spec names no metrics of its own. */
+  constructor(private readonly deps: { logger: Logger; metrics?: Metrics }) {}
 
   async declareStreams(streams: readonly StreamSpec[]): Promise<void> {
     for (const spec of streams) if (!this.streams.has(spec.name)) this.streams.set(spec.name, { spec, events: [] });
@@ -151,6 +152,7 @@ export class InMemoryEventBus implements EventBus {
       return;
     }
     const spec = member.spec;
+    const consumed = (spec.metrics ?? this.deps.metrics)?.eventsConsumed;
     const run = (async () => {
       await member.sem.acquire();
       try {
@@ -160,15 +162,15 @@ export class InMemoryEventBus implements EventBus {
         }
         const incoming: IncomingEvent = { ...event, deliveryCount };
         await handleInTrace(spec.handler, incoming);
-        this.deps.metrics.eventsConsumed.inc({ consumer: d.name, subject: event.subject, outcome: 'ack' });
+        consumed?.inc({ consumer: d.name, subject: event.subject, outcome: 'ack' });
       } catch (err) {
         const max = spec.maxDeliver ?? 5;
         if (err instanceof PermanentEventError || deliveryCount >= max) {
-          this.deps.metrics.eventsConsumed.inc({ consumer: d.name, subject: event.subject, outcome: 'dead_letter' });
+          consumed?.inc({ consumer: d.name, subject: event.subject, outcome: 'dead_letter' });
           this.deps.logger.error({ err, subject: event.subject, eventId: event.id, deliveryCount }, 'event dead-lettered');
           await this.publishDeadLetter(d.name, event, err, deliveryCount);
         } else {
-          this.deps.metrics.eventsConsumed.inc({ consumer: d.name, subject: event.subject, outcome: 'retry' });
+          consumed?.inc({ consumer: d.name, subject: event.subject, outcome: 'retry' });
           this.deps.logger.warn({ err, subject: event.subject, eventId: event.id, deliveryCount }, 'event handler failed; will retry');
           this.retryLater(d, event, deliveryCount + 1, backoffFor(spec, deliveryCount));
         }

@@ -4,6 +4,7 @@
  * (platform/src/testing/bus-contract.ts).
  */
 import type { StreamSpec } from '@iam/contracts';
+import type { Metrics } from '../metrics';
 import { runWithTrace, traceFromCarrier } from '../trace';
 
 export type { StreamSpec } from '@iam/contracts';
@@ -50,6 +51,12 @@ export interface DurableConsumerSpec {
   readonly backoffMs?: readonly number[];
   /** Handlers running at once (default 8). */
   readonly concurrency?: number;
+  /**
+   * Where deliveries are counted (`events_consumed_total`): the consuming service's metrics, so a
+   * bus shared by several services in one process counts each in its own registry. Default: the
+   * bus's own metrics, if it has any.
+   */
+  readonly metrics?: Metrics;
 }
 
 export interface Subscription {
