@@ -113,10 +113,10 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
   }, 15_000, 100);
   for (const g of gateways) {
     const base = `http://127.0.0.1:${g.port}`;
-    const docs = [];
+    const docs: ConstructorParameters<typeof ResponseChecker>[0] = [];
     for (const profile of config.gateway.profiles) {
       const r = await fetch(`${base}/docs/${profile}/openapi.json`);
-      if (r.status === 200) docs.push(await r.json());
+      if (r.status === 200) docs.push((await r.json()) as (typeof docs)[number]);
     }
     if (docs.length > 0) checkers.set(base, new ResponseChecker(docs));
   }

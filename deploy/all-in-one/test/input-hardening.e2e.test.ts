@@ -236,7 +236,7 @@ describe('input hardening (issue #8 points 12–14, end to end)', () => {
       const ops = await securedOperations();
       expect(ops.length).toBeGreaterThanOrEqual(28);
       for (const op of ops) {
-        for (const headers of [{}, { authorization: 'Basic YTpi' }, { authorization: 'Bearer not.a.jwt' }]) {
+        for (const headers of [{}, { authorization: 'Basic YTpi' }, { authorization: 'Bearer not.a.jwt' }] as Array<Record<string, string>>) {
           const r = await http(sys.url(), op.method, op.path, { headers });
           const what = `${op.method} ${op.path} ${JSON.stringify(headers)}`;
           expectProblem(r, 401, what);

@@ -5,7 +5,7 @@
  * was in flight at the kill (SMTP's own window, RFC 1047). Own NATS server and notification process.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -126,8 +126,10 @@ function listening(p: number): Promise<boolean> {
       { logger, metrics, bus, lifecycle },
     );
     const uc = createDirectoryUseCases(directory.dataSource, config.directory);
+    // Plain users without roles: a caller with no rights at all may create those.
+    const nobody = { userId: randomUUID() };
     for (let i = 0; i < 200; i++) {
-      const u = await uc.users.create({ firstName: 'F', lastName: `L${i}`, email: `fault-${i}-${randomBytes(3).toString('hex')}@example.com`, password: strongPassword() });
+      const u = await uc.users.create(nobody, { firstName: 'F', lastName: `L${i}`, email: `fault-${i}-${randomBytes(3).toString('hex')}@example.com`, password: strongPassword() });
       users.push(u.email);
     }
     await eventually(async () => (await gateway.health.refresh()).ready, 20_000, 200);

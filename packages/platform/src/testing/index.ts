@@ -81,7 +81,7 @@ export function testBus(deps: { logger?: Logger; metrics?: Metrics } = {}): Even
 }
 
 /** Polls `fn` until it returns a truthy value or the timeout passes. */
-export async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 5_000, intervalMs = 25): Promise<T> {
+export async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 5_000, intervalMs = 25): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

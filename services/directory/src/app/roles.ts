@@ -8,7 +8,7 @@ import { AppError, event, type NewEvent } from '@iam/platform';
 import type { ListQuery, Page, Permission, Role, RolePermission } from '../domain/model';
 import { assertNotBuiltin } from '../domain/authorization';
 import type { Stores, UnitOfWork } from '../domain/ports';
-import { Violations, checkDescription, checkId, checkName } from '../domain/rules';
+import { Violations, checkDescription, checkId, checkIdentifierName } from '../domain/rules';
 
 export interface NamedInput {
   name?: string;
@@ -49,7 +49,7 @@ export function linkRevokedEvent(l: RolePermission): NewEvent {
 function validate(input: NamedInput, requireName: boolean): { name?: string; description?: string } {
   const v = new Violations();
   const out: { name?: string; description?: string } = {};
-  if (input.name !== undefined || requireName) out.name = checkName(v, 'name', input.name ?? '');
+  if (input.name !== undefined || requireName) out.name = checkIdentifierName(v, 'name', input.name ?? '');
   if (input.description !== undefined) out.description = checkDescription(v, 'description', input.description);
   v.throwIfAny();
   return out;
