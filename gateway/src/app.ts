@@ -9,7 +9,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Authenticator } from './auth/authenticator';
 import type { Denylist } from './auth/denylist';
 import type { GatewayConfig } from './config';
-import { authPlugin } from './plugins/auth';
+import { authPlugin } from './plugins/app/auth';
 import { openApiDocument, RouteCatalog } from './docs/openapi';
 import { docsRoutes } from './docs/routes';
 import { rateLimit } from './plugins/rate-limit';
@@ -17,10 +17,10 @@ import { compactProfile } from './routes/compact';
 import { fullProfile } from './routes/full';
 import { Problem } from './schemas/common';
 import type { Upstreams } from './upstreams';
-import { errorsPlugin } from './plugins/errors';
-import { metricsPlugin } from './plugins/metrics';
-import { tracePlugin } from './plugins/trace';
-import { installValidators } from './plugins/validation';
+import { errorsPlugin } from './plugins/app/errors';
+import { metricsPlugin } from './plugins/app/metrics';
+import { tracePlugin } from './plugins/app/trace';
+import { installValidators } from './plugins/app/validation';
 import { healthRoutes } from './routes/health';
 
 /** DESIGN §2: JSON bodies up to 64 KiB. */

@@ -7,7 +7,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator';
-import { authenticate, requirePermission } from '../../plugins/auth';
+import { authenticate, requirePermission } from '../../plugins/app/auth';
 import { LoginBody, LoginResponse } from '../../schemas/auth';
 import { Envelope, IdParams, Page, PageSize, envelope, problems } from '../../schemas/common';
 import * as S from '../../schemas/resources';

@@ -6,7 +6,7 @@ import type { identityV1 } from '@iam/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator';
 import type { Denylist } from '../../auth/denylist';
-import { authenticate } from '../../plugins/auth';
+import { authenticate } from '../../plugins/app/auth';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import { problems } from '../../schemas/common';
 import { Accepted, ConfirmResetBody, EmailBody, Jwks, LoginBody, LoginResponse, RefreshBody, TokenBody, TokenResponse } from '../../schemas/auth';

@@ -6,7 +6,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator';
-import { authenticate, requirePermission } from '../../plugins/auth';
+import { authenticate, requirePermission } from '../../plugins/app/auth';
 import { CollectionQuery, Envelope, IdParams, envelope, problems } from '../../schemas/common';
 
 export interface ListArgs {

@@ -8,8 +8,8 @@
 import { type AccessClaims, AppError, hasPermission } from '@iam/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Authenticator } from '../auth/authenticator';
-import { answersTokens } from '../schemas/auth';
+import type { Authenticator } from '../../auth/authenticator';
+import { answersTokens } from '../../schemas/auth';
 
 declare module 'fastify' {
   interface FastifyRequest {
