@@ -3,10 +3,22 @@
  * is, and the JetStream stream that stores it. Subjects follow `<context>.<entity>.<verb>`.
  */
 import type { BinaryWriter } from '@bufbuild/protobuf/wire';
+import { OrderChanged, OrderLineSnapshot } from './gen/events/v1/commerce_events';
 import { PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged } from './gen/events/v1/directory_events';
 import { EmailActionRequested, PasswordChanged, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
 
-export { EmailActionRequested, PasswordChanged, PermissionChanged, RoleChanged, RolePermissionChanged, SubjectRevoked, TokenRevoked, UserChanged };
+export {
+  EmailActionRequested,
+  OrderChanged,
+  OrderLineSnapshot,
+  PasswordChanged,
+  PermissionChanged,
+  RoleChanged,
+  RolePermissionChanged,
+  SubjectRevoked,
+  TokenRevoked,
+  UserChanged,
+};
 
 interface Codec<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
@@ -31,6 +43,8 @@ export const SUBJECTS = {
   passwordResetRequested: 'identity.password_reset.requested',
   emailVerificationRequested: 'identity.email_verification.requested',
   passwordChanged: 'identity.password.changed',
+  orderPlaced: 'commerce.order.placed',
+  orderCancelled: 'commerce.order.cancelled',
 } as const;
 
 const CATALOG = {
@@ -51,6 +65,8 @@ const CATALOG = {
   [SUBJECTS.passwordResetRequested]: EmailActionRequested,
   [SUBJECTS.emailVerificationRequested]: EmailActionRequested,
   [SUBJECTS.passwordChanged]: PasswordChanged,
+  [SUBJECTS.orderPlaced]: OrderChanged,
+  [SUBJECTS.orderCancelled]: OrderChanged,
 } as const satisfies Record<string, Codec<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each entry has its own message type
 
 export type EventSubject = keyof typeof CATALOG;
@@ -77,5 +93,6 @@ export interface StreamSpec {
 export const STREAMS = {
   directory: { name: 'DIRECTORY', subjects: ['directory.>'], maxAgeSeconds: 7 * 24 * 3600 },
   identity: { name: 'IDENTITY', subjects: ['identity.>'], maxAgeSeconds: 7 * 24 * 3600 },
+  commerce: { name: 'COMMERCE', subjects: ['commerce.>'], maxAgeSeconds: 7 * 24 * 3600 },
   deadLetter: { name: 'DEAD_LETTER', subjects: ['dead.>'], maxAgeSeconds: 30 * 24 * 3600 },
 } as const satisfies Record<string, StreamSpec>;

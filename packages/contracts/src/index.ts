@@ -1,5 +1,6 @@
 // Public surface of the contracts package: the generated code under src/gen (ts-proto, never
 // edited by hand) and the hand-written event catalog that maps subjects to payload types.
+export * as commerceV1 from './gen/commerce/v1/commerce';
 export * as directoryV1 from './gen/directory/v1/directory';
 export * as identityV1 from './gen/identity/v1/identity';
 export * as notificationV1 from './gen/notification/v1/notification';
