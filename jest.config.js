@@ -25,7 +25,7 @@ module.exports = {
     '^@iam/(platform|contracts)$': '<rootDir>/packages/$1/src',
     '^@iam/platform/testing$': '<rootDir>/packages/platform/src/testing',
     '^@iam/identity-client$': '<rootDir>/packages/identity-client/src',
-    '^@iam/(identity|directory|notification)$': '<rootDir>/services/$1/src',
+    '^@iam/(identity|directory|notification|commerce)$': '<rootDir>/services/$1/src',
     '^@iam/gateway$': '<rootDir>/gateway/src',
   },
   globalSetup: '<rootDir>/deploy/all-in-one/src/testing/jest-global-setup.ts',

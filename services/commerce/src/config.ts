@@ -1,0 +1,17 @@
+import type { EnvReader } from '@iam/platform';
+
+export interface CommerceConfig {
+  readonly databaseUrl: string;
+  readonly grpcPort: number;
+  /** Seed the demo catalog at start when the catalog is empty (make run turns it on). */
+  readonly seedDemo: boolean;
+}
+
+/** `defaults` are the all-in-one mode's (its embedded database, the demo catalog); standalone has none. */
+export function readCommerceConfig(e: EnvReader, defaults: { databaseUrl?: string; seedDemo?: boolean } = {}): CommerceConfig {
+  return {
+    databaseUrl: e.url('COMMERCE_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
+    grpcPort: e.port('COMMERCE_GRPC_PORT', { default: 50054, allowZero: true }),
+    seedDemo: e.bool('COMMERCE_SEED_DEMO', { default: defaults.seedDemo ?? false }),
+  };
+}
