@@ -56,7 +56,8 @@ describe('gateway HTTP basics (Minimal profile)', () => {
   it('/health/ready and /api/v1/health follow the checks: 503 with db down, 200 again when it recovers', async () => {
     await health.refresh();
     expect((await app.inject({ url: '/health/ready' })).statusCode).toBe(200);
-    expect((await app.inject({ url: '/api/v1/health' })).json()).toMatchObject({ status: 'ok', db: 'up' });
+    // Minimal profile (spec §2 Health responses): status and timestamp, without db.
+    expect((await app.inject({ url: '/api/v1/health' })).json()).toEqual({ status: 'ok', timestamp: expect.stringMatching(/Z$/) });
 
     status['directory.db'] = false;
     status.directory = false;
@@ -66,14 +67,14 @@ describe('gateway HTTP basics (Minimal profile)', () => {
     expect(ready.json().checks).toMatchObject({ 'directory.db': 'down', 'identity.db': 'up' });
     const legacy = await app.inject({ url: '/api/v1/health' });
     expect(legacy.statusCode).toBe(503);
-    expect(legacy.json()).toMatchObject({ status: 'unavailable', db: 'down' });
+    expect(legacy.json()).toEqual({ status: 'unavailable', timestamp: expect.any(String) });
 
     status['directory.db'] = true;
     status.directory = true;
     status.bus = false;
     await health.refresh();
     expect((await app.inject({ url: '/health/ready' })).statusCode).toBe(503);
-    expect((await app.inject({ url: '/api/v1/health' })).json()).toMatchObject({ status: 'unavailable', db: 'up' });
+    expect((await app.inject({ url: '/api/v1/health' })).json()).toMatchObject({ status: 'unavailable' });
 
     status.bus = true;
     await health.refresh();
@@ -89,9 +90,20 @@ describe('gateway HTTP basics (Minimal profile)', () => {
     expect(res.body).toContain('route="/health"');
   });
 
-  it('unknown route → 404 problem+json with X-Trace-Id', async () => {
+  it('unknown route → 404 problem+json with X-Trace-Id; a known path with another method → 405 with Allow', async () => {
     expectProblem(await app.inject({ url: '/no/such/route' }), 404);
-    expectProblem(await app.inject({ method: 'DELETE', url: '/health' }), 404);
+    const res = await app.inject({ method: 'DELETE', url: '/health' });
+    expectProblem(res, 405);
+    expect(res.headers.allow).toBe('GET, HEAD');
+    expect((await app.inject({ method: 'PUT', url: '/test/echo' })).headers.allow).toBe('POST');
+  });
+
+  it('security headers for an API (helmet, no CSP on JSON); no CORS headers without CORS_ORIGINS', async () => {
+    const res = await app.inject({ url: '/health', headers: { origin: 'https://app.example' } });
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(res.headers['content-security-policy']).toBeUndefined();
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('malformed JSON → 400; wrong content type → 415; oversized body → 413; schema violation → 400 with field errors', async () => {

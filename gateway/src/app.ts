@@ -1,27 +1,30 @@
 /**
- * Builds the Fastify application (no listening): our plugins in one place, then the route groups
- * of the mounted profiles. Every route declares its schemas; responses are serialized from them,
- * so no field outside a schema can leave.
+ * Builds the Fastify application (no listening), in the order of fastify/demo's app.ts:
+ *   1. third-party plugins (plugins/external: helmet, CORS, under-pressure, rate limits),
+ *   2. our own (plugins/app: trace ids, problem+json errors, metrics, authentication),
+ *   3. routes: health and metrics in every profile, then each mounted profile's routes grouped by
+ *      audience (routes/), then the docs.
+ * Every route declares its schemas; responses are serialized from them, so no field outside a
+ * schema can leave. A known path with another method answers 405 with `Allow`.
  */
 import type { HealthMonitor, Logger, Metrics } from '@iam/platform';
 import { AppError, newTraceId, toProblem } from '@iam/platform';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Authenticator } from './auth/authenticator';
 import type { Denylist } from './auth/denylist';
-import type { GatewayConfig } from './config';
-import { authPlugin } from './plugins/app/auth';
+import type { GatewayConfig, Profile } from './config';
 import { openApiDocument, RouteCatalog } from './docs/openapi';
 import { docsRoutes } from './docs/routes';
-import { rateLimit } from './plugins/rate-limit';
-import { compactProfile } from './routes/compact';
-import { fullProfile } from './routes/full';
-import { Problem } from './schemas/common';
-import type { Upstreams } from './upstreams';
+import { authPlugin } from './plugins/app/auth';
 import { errorsPlugin } from './plugins/app/errors';
 import { metricsPlugin } from './plugins/app/metrics';
 import { tracePlugin } from './plugins/app/trace';
 import { installValidators } from './plugins/app/validation';
+import { externalPlugins } from './plugins/external';
 import { healthRoutes } from './routes/health';
+import { type ProfileDeps, compactProfile, fullProfile } from './routes';
+import { Problem } from './schemas/common';
+import type { Upstreams } from './upstreams';
 
 /** DESIGN §2: JSON bodies up to 64 KiB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -36,6 +39,19 @@ export interface AppDeps {
   readonly authenticator?: Authenticator;
   readonly denylist?: Denylist;
 }
+
+const PROFILES: Partial<Record<Profile, { mount: (app: FastifyInstance, deps: ProfileDeps) => Promise<void>; version: string; description: string }>> = {
+  full: {
+    mount: fullProfile,
+    version: '1.0.0',
+    description: 'Plural resource paths, authentication under /api/v1/auth, pageSize, permission-based authorization, email actions, health probes.',
+  },
+  compact: {
+    mount: compactProfile,
+    version: '0.1.0',
+    description: 'Singular resource paths (/api/v1/user, /api/v1/role), page_size, login at /api/v1/generate-jwt, health at /health.',
+  },
+};
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -52,7 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (!socket.writable) return;
       const traceId = newTraceId();
       const tooLarge = (err as { code?: string }).code === 'HPE_HEADER_OVERFLOW';
-      const e = tooLarge ? new AppError('PAYLOAD_TOO_LARGE', 'The request headers are too large.') : AppError.validation('The request is not valid HTTP.');
+      const e = tooLarge ? new AppError('HEADERS_TOO_LARGE', 'The request headers are too large.') : AppError.validation('The request is not valid HTTP.');
       const body = JSON.stringify(toProblem(e, { instance: '/', traceId }));
       socket.end(
         `HTTP/1.1 ${e.httpStatus} ${e.title}\r\nContent-Type: application/problem+json\r\nX-Trace-Id: ${traceId}\r\n` +
@@ -63,8 +79,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installValidators(app);
   app.removeContentTypeParser('text/plain');
 
+  // 1. Third-party plugins. The trace plugin goes first so even their answers carry a trace id.
   await app.register(tracePlugin);
   await app.register(errorsPlugin, { logger: deps.logger });
+  await externalPlugins(app, { config: deps.config, logger: deps.logger, metrics: deps.metrics });
+
+  // 2. Our own plugins.
   await app.register(metricsPlugin, { metrics: deps.metrics });
   app.addHook('onResponse', (req, reply, done) => {
     deps.logger.info(
@@ -73,23 +93,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
     done();
   });
-
   await app.register(authPlugin);
 
-  // Each profile's routes are recorded for its OpenAPI document; health and metrics are in all.
+  // 3. Routes; each profile's are recorded for its OpenAPI document (health and metrics are in all).
   const common = new RouteCatalog();
   await app.register(async (ctx) => {
     ctx.addHook('onRoute', common.onRoute);
-    await ctx.register(healthRoutes, { health: deps.health, metrics: deps.metrics });
+    await ctx.register(healthRoutes, { health: deps.health, metrics: deps.metrics, minimal: deps.config.profiles.length === 0 });
   });
-  const limits = {
-    login: rateLimit('login', deps.config.rateLimits.login),
-    refresh: rateLimit('refresh', deps.config.rateLimits.refresh),
-    emailActions: rateLimit('email-actions', deps.config.rateLimits.emailActions),
-  };
   const documents: Record<string, () => unknown> = {};
   for (const profile of deps.config.profiles) {
-    if (profile === 'edge') {
+    const p = PROFILES[profile];
+    if (!p) {
       deps.logger.warn({ profile }, 'profile is not available in this build yet; its routes are not mounted');
       continue;
     }
@@ -97,26 +112,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const catalog = new RouteCatalog();
     await app.register(async (ctx) => {
       ctx.addHook('onRoute', catalog.onRoute);
-      if (profile === 'full') await ctx.register(fullProfile, { upstreams, authenticator, denylist, limits });
-      else await ctx.register(compactProfile, { upstreams, authenticator, limits });
+      await p.mount(ctx, { upstreams, authenticator, denylist, rateLimits: deps.config.rateLimits });
     });
     documents[profile] = () =>
-      openApiDocument({
-        title: `IAM API: ${profile} profile`,
-        version: profile === 'compact' ? '0.1.0' : '1.0.0',
-        description: PROFILE_DESCRIPTIONS[profile] ?? '',
-        routes: [...common.routes, ...catalog.routes],
-        problem: Problem,
-      });
+      openApiDocument({ title: `IAM API: ${profile} profile`, version: p.version, description: p.description, routes: [...common.routes, ...catalog.routes], problem: Problem });
   }
   if (Object.keys(documents).length > 0) await app.register(docsRoutes, { documents });
   return app;
 }
-
-const PROFILE_DESCRIPTIONS: Record<string, string> = {
-  full: 'Plural resource paths, authentication under /api/v1/auth, pageSize, permission-based authorization, email actions, health probes.',
-  compact: 'Singular resource paths (/api/v1/user, /api/v1/role), page_size, login at /api/v1/generate-jwt, health at /health.',
-};
 
 function required(deps: AppDeps): Required<Pick<AppDeps, 'upstreams' | 'authenticator' | 'denylist'>> {
   if (!deps.upstreams || !deps.authenticator || !deps.denylist) throw new Error('the API profiles need upstreams, an authenticator and a denylist');

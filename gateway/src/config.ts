@@ -17,9 +17,18 @@ export interface GatewayConfig {
   readonly upstreamTimeoutMs: number;
   /** Trust X-Forwarded-For from a proxy in front (for per-IP rate limits). */
   readonly trustProxy: boolean;
+  /** Browser origins allowed to call the API (CORS); empty = no CORS headers at all. */
+  readonly corsOrigins: readonly string[];
+  /** Rate-limit counters shared by every replica through Redis; unset = in this process only. */
+  readonly redis: { readonly url?: string; readonly keyPrefix: string };
+  /** Event-loop delay beyond which requests get 503 + Retry-After (ms). */
+  readonly maxEventLoopDelayMs: number;
   /** What an acceptable access token looks like (must match the identity service). */
   readonly jwt: { readonly alg: JwtAlg; readonly issuer: string; readonly audience: string };
-  /** Per-client limits of the anonymous token routes. */
+  /**
+   * Per-client limits of the anonymous token routes: at most `burst` requests in a window of
+   * `burst / perMinute` minutes, so the sustained rate is `perMinute`.
+   */
   readonly rateLimits: {
     readonly login: { readonly perMinute: number; readonly burst: number };
     readonly refresh: { readonly perMinute: number; readonly burst: number };
@@ -39,6 +48,9 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
     },
     upstreamTimeoutMs: e.int('UPSTREAM_TIMEOUT_MS', { default: 5_000, min: 100, max: 120_000 }),
     trustProxy: e.bool('TRUST_PROXY', { default: false }),
+    corsOrigins: readOrigins(e),
+    redis: { url: e.optionalUrl('REDIS_URL', ['redis', 'rediss']), keyPrefix: e.string('REDIS_KEY_PREFIX', { default: 'iam:rate-limit:' }) },
+    maxEventLoopDelayMs: e.int('MAX_EVENT_LOOP_DELAY_MS', { default: 1_000, min: 0, max: 60_000 }),
     jwt: {
       alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),
       issuer: e.string('JWT_ISSUER', { default: 'iam' }),
@@ -59,4 +71,21 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
       },
     },
   };
+}
+
+/** `CORS_ORIGINS`: a comma list of origins (`scheme://host[:port]`, no path). */
+function readOrigins(e: EnvReader): string[] {
+  const raw = e.optionalString('CORS_ORIGINS') ?? '';
+  const origins = raw.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const o of origins) {
+    let ok = false;
+    try {
+      const u = new URL(o);
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === o.replace(/\/$/, '');
+    } catch {
+      ok = false;
+    }
+    if (!ok) e.problem('CORS_ORIGINS', `"${o}" is not an origin (scheme://host[:port])`);
+  }
+  return origins.map((o) => o.replace(/\/$/, ''));
 }

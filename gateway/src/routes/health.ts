@@ -3,7 +3,8 @@
  *   /health         → {status: "ok", timestamp}            (the process serves)
  *   /health/live    → {status: "ok", timestamp}            (liveness: no dependency checked)
  *   /health/ready   → 200 / 503 {status, checks, timestamp} (every service, its database, NATS)
- *   /api/v1/health  → 200 / 503 {status, db, timestamp}     (legacy, kept for existing clients)
+ *   /api/v1/health  → 200 / 503 {status, db, timestamp}     (legacy, kept for existing clients;
+ *                                                            Minimal profile: without db, spec §2)
  *   /metrics        → Prometheus text format
  */
 import type { HealthMonitor, Metrics } from '@iam/platform';
@@ -24,7 +25,9 @@ const LegacyHealth = Type.Object({
   timestamp: Timestamp,
 });
 
-export async function healthRoutes(app: FastifyInstance, opts: { health: HealthMonitor; metrics: Metrics }): Promise<void> {
+const MinimalHealth = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), timestamp: Timestamp });
+
+export async function healthRoutes(app: FastifyInstance, opts: { health: HealthMonitor; metrics: Metrics; minimal: boolean }): Promise<void> {
   const now = (): string => new Date().toISOString();
   const ok = async () => ({ status: 'ok', timestamp: now() });
 
@@ -36,11 +39,18 @@ export async function healthRoutes(app: FastifyInstance, opts: { health: HealthM
     return reply.code(s.ready ? 200 : 503).send({ status: s.ready ? 'ready' : 'unavailable', checks: s.checks, timestamp: now() });
   });
 
-  app.get('/api/v1/health', { schema: { response: { 200: LegacyHealth, 503: LegacyHealth } } }, async (_req, reply) => {
-    const s = opts.health.snapshot();
-    const dbUp = DB_CHECKS.every((c) => s.checks[c] === 'up');
-    return reply.code(s.ready ? 200 : 503).send({ status: s.ready ? 'ok' : 'unavailable', db: dbUp ? 'up' : 'down', timestamp: now() });
-  });
+  if (opts.minimal) {
+    app.get('/api/v1/health', { schema: { response: { 200: MinimalHealth, 503: MinimalHealth } } }, async (_req, reply) => {
+      const s = opts.health.snapshot();
+      return reply.code(s.ready ? 200 : 503).send({ status: s.ready ? 'ok' : 'unavailable', timestamp: now() });
+    });
+  } else {
+    app.get('/api/v1/health', { schema: { response: { 200: LegacyHealth, 503: LegacyHealth } } }, async (_req, reply) => {
+      const s = opts.health.snapshot();
+      const dbUp = DB_CHECKS.every((c) => s.checks[c] === 'up');
+      return reply.code(s.ready ? 200 : 503).send({ status: s.ready ? 'ok' : 'unavailable', db: dbUp ? 'up' : 'down', timestamp: now() });
+    });
+  }
 
   app.get('/metrics', { schema: { summary: 'Prometheus metrics (text format)', response: { 200: { type: 'string' } } } }, async (_req, reply) => {
     const text = await opts.metrics.registry.metrics();

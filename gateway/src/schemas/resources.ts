@@ -45,7 +45,7 @@ export const UpdateUserBody = Type.Object(
     firstName: Type.Optional(Name),
     lastName: Type.Optional(Name),
     email: Type.Optional(Email),
-    phone: Type.Optional(Phone),
+    phone: Type.Optional(Type.Union([Phone, Type.Null()], { description: 'A number; null clears it' })),
     password: Type.Optional(Password),
     roles: Type.Optional(RoleNames),
   },

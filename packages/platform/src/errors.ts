@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   CONFLICT: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, title: 'Conflict' },
   PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Payload Too Large' },
   UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, title: 'Unsupported Media Type' },
+  HEADERS_TOO_LARGE: { http: 431, grpc: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Request Header Fields Too Large' },
   RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Too Many Requests' },
   INTERNAL: { http: 500, grpc: GrpcStatus.INTERNAL, title: 'Internal Server Error' },
   UNIMPLEMENTED: { http: 501, grpc: GrpcStatus.UNIMPLEMENTED, title: 'Not Implemented' },

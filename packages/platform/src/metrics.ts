@@ -17,6 +17,8 @@ export interface Metrics {
   readonly eventsPublished: Counter<'subject'>;
   readonly eventsConsumed: Counter<'consumer' | 'subject' | 'outcome'>;
   readonly outboxPending: Gauge<'service'>;
+  /** Gateway: rate-limit checks that could not reach the shared store and let the request through. */
+  readonly rateLimitStoreErrors: Counter;
 }
 
 export function createMetrics(opts: { prefix?: string; defaultMetrics?: boolean } = {}): Metrics {
@@ -62,6 +64,11 @@ export function createMetrics(opts: { prefix?: string; defaultMetrics?: boolean 
       name: `${p}outbox_pending_events`,
       help: 'Events written to the outbox and not yet published.',
       labelNames: ['service'],
+      registers: [registry],
+    }),
+    rateLimitStoreErrors: new Counter({
+      name: `${p}rate_limit_store_errors_total`,
+      help: 'Rate-limit checks that could not reach the shared store (Redis) and let the request through (fail open).',
       registers: [registry],
     }),
   };

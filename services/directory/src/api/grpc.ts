@@ -73,7 +73,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
               firstName: r.firstName,
               lastName: r.lastName,
               email: r.email,
-              phone: r.phone,
+              phone: r.clearFields.includes('phone') ? null : r.phone,
               password: r.password,
               roles: r.roles?.names,
             }),

@@ -23,7 +23,8 @@ export interface UpdateUserInput {
   firstName?: string;
   lastName?: string;
   email?: string;
-  phone?: number;
+  /** null clears it. */
+  phone?: number | null;
   password?: string;
   roles?: readonly string[];
 }
@@ -104,7 +105,7 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
       if (input.firstName !== undefined) patch.firstName = checkName(v, 'firstName', input.firstName);
       if (input.lastName !== undefined) patch.lastName = checkName(v, 'lastName', input.lastName);
       if (input.email !== undefined) patch.email = checkEmail(v, 'email', input.email);
-      if (input.phone !== undefined) patch.phone = checkPhone(v, 'phone', input.phone);
+      if (input.phone !== undefined) patch.phone = input.phone === null ? null : checkPhone(v, 'phone', input.phone);
       if (input.password !== undefined) checkPassword(v, 'password', input.password);
       v.throwIfAny();
       if (input.password !== undefined) patch.passwordHash = await deps.hasher.hash(input.password);

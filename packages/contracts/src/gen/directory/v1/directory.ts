@@ -78,7 +78,11 @@ export interface UpdateUserRequest {
   email?: string | undefined;
   phone?: number | undefined;
   password?: string | undefined;
-  roles?: RoleNames | undefined;
+  roles?:
+    | RoleNames
+    | undefined;
+  /** Optional fields to set to null (today only "phone"). */
+  clearFields: string[];
 }
 
 export interface ListUsersResponse {
@@ -781,6 +785,7 @@ function createBaseUpdateUserRequest(): UpdateUserRequest {
     phone: undefined,
     password: undefined,
     roles: undefined,
+    clearFields: [],
   };
 }
 
@@ -806,6 +811,9 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
     }
     if (message.roles !== undefined) {
       RoleNames.encode(message.roles, writer.uint32(58).fork()).join();
+    }
+    for (const v of message.clearFields) {
+      writer.uint32(66).string(v!);
     }
     return writer;
   },
@@ -879,6 +887,14 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
             message.roles = RoleNames.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.clearFields.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -905,6 +921,7 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
     message.roles = (object.roles !== undefined && object.roles !== null)
       ? RoleNames.fromPartial(object.roles)
       : undefined;
+    message.clearFields = object.clearFields?.map((e) => e) || [];
     return message;
   },
 };

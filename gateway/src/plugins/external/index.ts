@@ -1,0 +1,40 @@
+/**
+ * Third-party plugins, registered in one place and in this order: security headers (helmet, API
+ * settings: no CSP on JSON, the docs page sets its own), CORS by allow-list, load shedding
+ * (under-pressure: a stalled event loop answers 503 + Retry-After instead of queueing), and the
+ * rate limiter (routes opt in). Our own plugins are in ../app.
+ */
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import underPressure from '@fastify/under-pressure';
+import { AppError, type Logger, type Metrics } from '@iam/platform';
+import type { FastifyInstance } from 'fastify';
+import type { GatewayConfig } from '../../config';
+import { rateLimitPlugin } from './rate-limit';
+
+export async function externalPlugins(app: FastifyInstance, opts: { config: GatewayConfig; logger: Logger; metrics: Metrics }): Promise<void> {
+  await app.register(helmet, { global: true, contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
+  if (opts.config.corsOrigins.length > 0) {
+    const allowed = new Set(opts.config.corsOrigins);
+    await app.register(cors, {
+      // Another origin gets no CORS headers at all (the browser then refuses the response).
+      origin: (origin, cb) => cb(null, origin !== undefined && allowed.has(origin)),
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'traceparent', 'X-Trace-Id'],
+      exposedHeaders: ['X-Trace-Id', 'Location', 'Retry-After'],
+      credentials: false,
+      maxAge: 600,
+      strictPreflight: true,
+    });
+  }
+  if (opts.config.maxEventLoopDelayMs > 0) {
+    await app.register(underPressure, {
+      maxEventLoopDelay: opts.config.maxEventLoopDelayMs,
+      retryAfter: 2,
+      pressureHandler: () => {
+        throw new AppError('UNAVAILABLE', 'The gateway is overloaded; try again shortly.', { retryAfter: 2 });
+      },
+    });
+  }
+  await app.register(rateLimitPlugin, { redis: opts.config.redis, logger: opts.logger, metrics: opts.metrics });
+}

@@ -1,0 +1,106 @@
+/**
+ * Anonymous auth routes (spec §5 point 2): login, refresh, password reset, email-verification
+ * confirm, and the JWKS. The token routes are rate-limited per client, with one budget per kind
+ * of route across profiles; their answers are never stored (plugins/app/auth.ts).
+ */
+import type { identityV1 } from '@iam/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { GatewayConfig } from '../../config';
+import { limitOf } from '../../plugins/external/rate-limit';
+import { Accepted, ConfirmResetBody, EmailBody, Jwks, LoginBody, LoginResponse, RefreshBody, TokenBody, TokenResponse } from '../../schemas/auth';
+import { problems } from '../../schemas/common';
+import type { Upstreams } from '../../upstreams';
+
+export interface AnonymousAuthDeps {
+  readonly upstreams: Upstreams;
+  readonly rateLimits: GatewayConfig['rateLimits'];
+}
+
+export const ACCEPTED = { status: 'accepted' as const, message: 'If the account exists, an email is on its way.' };
+
+const tokenJson = (t: identityV1.TokenPair) => ({
+  token: t.accessToken,
+  refreshToken: t.refreshToken,
+  tokenType: 'Bearer' as const,
+  expiresIn: t.expiresIn,
+  refreshExpiresIn: t.refreshExpiresIn,
+});
+
+/** The login route at `path` (Full: /api/v1/auth/generate-jwt, Compact: /api/v1/generate-jwt). */
+export function loginRoute(path: string, deps: AnonymousAuthDeps) {
+  return (app: FastifyInstance): void => {
+    app.post(
+      path,
+      {
+        config: { rateLimit: limitOf('login', deps.rateLimits.login) },
+        schema: { tags: ['auth'], summary: 'Exchange email and password for tokens', body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 413, 415, 429) } },
+      },
+      async (req) => {
+        const r = await deps.upstreams.identity.login(req.body as { email: string; password: string });
+        return { ...tokenJson(r.tokens!), user: r.user! };
+      },
+    );
+  };
+}
+
+/** Refresh, password reset, email-verification confirm and the JWKS (Full profile). */
+export function anonymousAuthRoutes(deps: AnonymousAuthDeps) {
+  const { upstreams } = deps;
+  const emailActions = { rateLimit: limitOf('email-actions', deps.rateLimits.emailActions) };
+  return (app: FastifyInstance): void => {
+    app.post(
+      '/api/v1/auth/refresh',
+      {
+        config: { rateLimit: limitOf('refresh', deps.rateLimits.refresh) },
+        schema: { tags: ['auth'], summary: 'Rotate a refresh token', body: RefreshBody, response: { 200: TokenResponse, ...problems(400, 401, 413, 415, 429) } },
+      },
+      async (req) => tokenJson(await upstreams.identity.refresh(req.body as { refreshToken: string })),
+    );
+
+    app.post(
+      '/api/v1/auth/password-reset/request',
+      {
+        config: emailActions,
+        schema: { tags: ['auth'], summary: 'Ask for a password-reset email (202 whether or not the account exists)', body: EmailBody, response: { 202: Accepted, ...problems(400, 413, 415, 429) } },
+      },
+      async (req, reply) => {
+        await upstreams.identity.requestPasswordReset(req.body as { email: string });
+        return reply.code(202).send(ACCEPTED);
+      },
+    );
+
+    app.post(
+      '/api/v1/auth/password-reset/confirm',
+      {
+        config: emailActions,
+        schema: { tags: ['auth'], summary: 'Set a new password with the emailed token', body: ConfirmResetBody, response: { 204: { type: 'null' }, ...problems(400, 413, 415, 429) } },
+      },
+      async (req, reply) => {
+        await upstreams.identity.confirmPasswordReset(req.body as { token: string; newPassword: string });
+        return reply.code(204).send();
+      },
+    );
+
+    app.post(
+      '/api/v1/auth/email-verification/confirm',
+      {
+        config: emailActions,
+        schema: { tags: ['auth'], summary: 'Confirm the email address with the emailed token', body: TokenBody, response: { 204: { type: 'null' }, ...problems(400, 413, 415, 429) } },
+      },
+      async (req, reply) => {
+        await upstreams.identity.confirmEmailVerification(req.body as { token: string });
+        return reply.code(204).send();
+      },
+    );
+
+    app.get(
+      '/.well-known/jwks.json',
+      { schema: { tags: ['auth'], summary: 'Public keys that verify access tokens', response: { 200: Jwks } } },
+      async (_req, reply) => {
+        const { keys } = await upstreams.identity.getJwks({});
+        const clean = keys.map((k) => Object.fromEntries(Object.entries(k).filter(([, v]) => v !== '')));
+        return reply.header('cache-control', 'public, max-age=300').send({ keys: clean });
+      },
+    );
+  };
+}

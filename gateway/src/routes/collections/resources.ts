@@ -1,0 +1,92 @@
+/**
+ * The four collections: what each is (permission, schemas) and how it calls the directory. The
+ * same specs serve the Full and the Compact profile (./collection.ts dialects).
+ */
+import type { directoryV1 } from '@iam/contracts';
+import * as S from '../../schemas/resources';
+import type { Upstreams } from '../../upstreams';
+import type { CollectionSpec, ListArgs } from './collection';
+
+const userJson = (u: directoryV1.User) => ({ ...u, phone: u.phone ?? null, deletedAt: u.deletedAt ?? null });
+const roleJson = (r: directoryV1.Role) => ({ ...r, deletedAt: r.deletedAt ?? null });
+const permissionJson = (p: directoryV1.Permission) => ({ ...p, deletedAt: p.deletedAt ?? null });
+
+function mapPage<T, R>(page: { items: T[]; totalCount: number }, toJson: (item: T) => R) {
+  return { items: page.items.map(toJson), totalCount: page.totalCount };
+}
+
+type UserBody = { firstName?: string; lastName?: string; email?: string; phone?: number | null; password?: string; roles?: string[] };
+type NamedBody = { name?: string; description?: string };
+type LinkBody = { roleId?: string; permissionId?: string };
+
+export function users(u: Upstreams): CollectionSpec<ReturnType<typeof userJson>> {
+  return {
+    tag: 'users',
+    permission: 'users.manage',
+    resource: S.User,
+    createBody: S.CreateUserBody,
+    updateBody: S.UpdateUserBody,
+    get: async (id) => userJson(await u.users.getUser({ id })),
+    list: async (a: ListArgs) => mapPage(await u.users.listUsers(a), userJson),
+    create: async (b: UserBody, actor) =>
+      userJson(
+        await u.users.createUser(
+          { firstName: b.firstName!, lastName: b.lastName!, email: b.email!, phone: b.phone ?? undefined, password: b.password!, roles: b.roles ?? [] },
+          { actor },
+        ),
+      ),
+    update: async (id, b: UserBody, actor) =>
+      userJson(
+        await u.users.updateUser(
+          { id, ...b, phone: b.phone ?? undefined, clearFields: b.phone === null ? ['phone'] : [], roles: b.roles === undefined ? undefined : { names: b.roles } },
+          { actor },
+        ),
+      ),
+    remove: async (id, actor) => void (await u.users.deleteUser({ id }, { actor })),
+  };
+}
+
+export function roles(u: Upstreams): CollectionSpec<ReturnType<typeof roleJson>> {
+  return {
+    tag: 'roles',
+    permission: 'roles.manage',
+    resource: S.Role,
+    createBody: S.CreateNamedBody,
+    updateBody: S.UpdateNamedBody,
+    get: async (id) => roleJson(await u.roles.getRole({ id })),
+    list: async (a) => mapPage(await u.roles.listRoles(a), roleJson),
+    create: async (b: NamedBody, actor) => roleJson(await u.roles.createRole({ name: b.name!, description: b.description ?? '' }, { actor })),
+    update: async (id, b: NamedBody, actor) => roleJson(await u.roles.updateRole({ id, ...b }, { actor })),
+    remove: async (id, actor) => void (await u.roles.deleteRole({ id }, { actor })),
+  };
+}
+
+export function permissions(u: Upstreams): CollectionSpec<ReturnType<typeof permissionJson>> {
+  return {
+    tag: 'permissions',
+    permission: 'permissions.manage',
+    resource: S.Permission,
+    createBody: S.CreateNamedBody,
+    updateBody: S.UpdateNamedBody,
+    get: async (id) => permissionJson(await u.permissions.getPermission({ id })),
+    list: async (a) => mapPage(await u.permissions.listPermissions(a), permissionJson),
+    create: async (b: NamedBody, actor) => permissionJson(await u.permissions.createPermission({ name: b.name!, description: b.description ?? '' }, { actor })),
+    update: async (id, b: NamedBody, actor) => permissionJson(await u.permissions.updatePermission({ id, ...b }, { actor })),
+    remove: async (id, actor) => void (await u.permissions.deletePermission({ id }, { actor })),
+  };
+}
+
+export function rolePermissions(u: Upstreams): CollectionSpec<directoryV1.RolePermission> {
+  return {
+    tag: 'role-permissions',
+    permission: 'role-permissions.manage',
+    resource: S.RolePermission,
+    createBody: S.CreateLinkBody,
+    updateBody: S.UpdateLinkBody,
+    get: (id) => u.links.getRolePermission({ id }),
+    list: (a) => u.links.listRolePermissions(a),
+    create: (b: LinkBody, actor) => u.links.createRolePermission({ roleId: b.roleId!, permissionId: b.permissionId! }, { actor }),
+    update: (id, b: LinkBody, actor) => u.links.updateRolePermission({ id, ...b }, { actor }),
+    remove: async (id, actor) => void (await u.links.deleteRolePermission({ id }, { actor })),
+  };
+}
