@@ -117,7 +117,7 @@ describe('orders', () => {
   it('prices come from the catalog: a price sent by the client is ignored; lines are priced at checkout time', async () => {
     const p = await product({ priceMinor: 4_990 });
     const customerId = randomUUID();
-    const tampered = [{ productId: p.id, quantity: 2, unitPriceMinor: 1, priceMinor: 1, totalMinor: 2 }] as Array<{ productId: string; quantity: number }>;
+    const tampered: Array<{ productId: string; quantity: number }> = [{ productId: p.id, quantity: 2, ...{ unitPriceMinor: 1, priceMinor: 1, totalMinor: 2 } }];
     const { order } = await uc.orders.checkout({ customerId, idempotencyKey: 'p', lines: tampered });
     expect(order.lines).toEqual([{ productId: p.id, quantity: 2, unitPriceMinor: 4_990, sku: p.sku, name: p.name }]);
     expect(order).toMatchObject({ totalMinor: 9_980, currency: 'EUR', status: 'CONFIRMED' });
