@@ -12,7 +12,7 @@ import { ADMIN, type HttpResult, type TestSystem, http, startTestSystem, strongP
 
 jest.setTimeout(90_000);
 
-const BUILTINS = ['users.manage', 'roles.manage', 'permissions.manage', 'role-permissions.manage'];
+const BUILTINS = ['users.manage', 'roles.manage', 'permissions.manage', 'role-permissions.manage', 'products.manage'];
 
 describe('authorization integrity and auth-core races (end to end)', () => {
   let sys: TestSystem;
@@ -142,7 +142,7 @@ describe('authorization integrity and auth-core races (end to end)', () => {
   });
 
   describe('3. built-ins are protected; permission names are immutable', () => {
-    it('the four built-in permissions cannot be deleted or renamed, nor unlinked from Administrator (409)', async () => {
+    it('the built-in permissions cannot be deleted or renamed, nor unlinked from Administrator (409)', async () => {
       const links = (await as(admin).get('/api/v1/role-permissions?q=Administrator&pageSize=100')).json.items.filter((l: { roleName: string }) => l.roleName === 'Administrator');
       for (const name of BUILTINS) {
         const id = await permissionId(name);

@@ -8,8 +8,8 @@
 import { AppError } from '@iam/platform';
 import { ADMINISTRATOR_ROLE, type Principal } from './model';
 
-/** Seeded by the first migration; cannot be deleted or renamed, nor unlinked from Administrator. */
-export const BUILTIN_PERMISSIONS: readonly string[] = ['users.manage', 'roles.manage', 'permissions.manage', 'role-permissions.manage'];
+/** Seeded by migrations; cannot be deleted or renamed, nor unlinked from Administrator. */
+export const BUILTIN_PERMISSIONS: readonly string[] = ['users.manage', 'roles.manage', 'permissions.manage', 'role-permissions.manage', 'products.manage'];
 
 /** The end user a change is made for (the verified token's `sub`). */
 export interface Actor {

@@ -24,14 +24,14 @@ describe('directory schema', () => {
     expect(log.upQueries.map((q) => q.query)).toEqual([]);
   });
 
-  it('seeds the four management permissions and the Administrator role holding them', async () => {
+  it('seeds the five built-in permissions and the Administrator role holding them', async () => {
     const perms = (await ds.query('SELECT name FROM permissions ORDER BY name')) as Array<{ name: string }>;
-    expect(perms.map((p) => p.name)).toEqual(['permissions.manage', 'role-permissions.manage', 'roles.manage', 'users.manage']);
+    expect(perms.map((p) => p.name)).toEqual(['permissions.manage', 'products.manage', 'role-permissions.manage', 'roles.manage', 'users.manage']);
     const linked = (await ds.query(
       `SELECT p.name FROM role_permissions rp JOIN roles r ON r.id = rp.role_id JOIN permissions p ON p.id = rp.permission_id
         WHERE r.name = 'Administrator' AND rp.revoked_at IS NULL ORDER BY p.name`,
     )) as Array<{ name: string }>;
-    expect(linked.map((p) => p.name)).toHaveLength(4);
+    expect(linked.map((p) => p.name)).toHaveLength(5);
   });
 
   it('running the migrations again is a no-op', async () => {
