@@ -21,7 +21,7 @@ export interface GatewayConfig {
   readonly corsOrigins: readonly string[];
   /** Rate-limit counters shared by every replica through Redis; unset = in this process only. */
   readonly redis: { readonly url?: string; readonly keyPrefix: string };
-  /** Event-loop delay beyond which requests get 503 + Retry-After (ms). */
+  /** Mean event-loop delay (over a second) beyond which requests get 503 + Retry-After (ms); 0 = off. */
   readonly maxEventLoopDelayMs: number;
   /** What an acceptable access token looks like (must match the identity service). */
   readonly jwt: { readonly alg: JwtAlg; readonly issuer: string; readonly audience: string };

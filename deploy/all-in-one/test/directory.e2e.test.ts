@@ -95,6 +95,20 @@ describe('directory collections (end to end)', () => {
     expect(dup.json.errors).toEqual([{ field: 'body.email', message: expect.any(String) }]);
   });
 
+  it('PUT: fields given replace, absent stay, null clears an optional field (phone) in both profiles', async () => {
+    const email = uniqueEmail('phone');
+    const created = await call('POST', '/api/v1/users', { body: { firstName: 'Pho', lastName: 'Ne', email, password: strongPassword(), phone: 4915112345678 } });
+    expect(created.json.phone).toBe(4915112345678);
+    const kept = await call('PUT', `/api/v1/users/${created.json.id}`, { body: { firstName: 'Kept' } });
+    expect(kept.json).toMatchObject({ firstName: 'Kept', phone: 4915112345678 });
+    const cleared = await call('PUT', `/api/v1/users/${created.json.id}`, { body: { phone: null } });
+    expect(cleared.json).toMatchObject({ firstName: 'Kept', phone: null });
+    expect((await call('PUT', `/api/v1/user/${created.json.id}`, { body: { phone: 123 } })).json.phone).toBe(123);
+    expect((await call('PUT', `/api/v1/user/${created.json.id}`, { body: { phone: null } })).json.phone).toBeNull();
+    // Required fields cannot be nulled.
+    expect((await call('PUT', `/api/v1/users/${created.json.id}`, { body: { firstName: null } })).status).toBe(400);
+  });
+
   it('soft delete: hidden by default, listed with includeDeleted, email free again', async () => {
     const u = await createUser(tok());
     expect((await call('DELETE', `/api/v1/users/${u.id}`)).status).toBe(204);

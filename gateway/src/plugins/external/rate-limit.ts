@@ -111,6 +111,11 @@ export const rateLimitPlugin = fp(
       app.addHook('onClose', async () => {
         redis.disconnect();
       });
+      // Started with Redis reachable, the first requests are counted too; without it, start anyway.
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 2_000);
+        redis.once('ready', () => (clearTimeout(t), resolve()));
+      });
       shared = new RedisWindowStore(redis, opts.redis.keyPrefix, () => opts.metrics.rateLimitStoreErrors.inc());
     }
     // The plugin constructs its store with `new`; a constructor returning an object yields it.
