@@ -11,6 +11,7 @@ import { pgDeliveries } from '../infra/deliveries';
 import { notificationMetrics } from '../infra/metrics';
 import { entities, migrations } from '../infra/schema';
 import { LogOnlySender, SmtpSender } from '../infra/senders';
+import { formatMoney } from '../domain/mails';
 import { createDeliver } from './deliver';
 
 describe('mail delivery', () => {
@@ -103,6 +104,60 @@ describe('mail delivery', () => {
     const e = resetEvent(`bad-${randomUUID()}@example.com`, 'token');
     const tampered = { ...e, id: randomUUID() }; // the AAD no longer matches
     await expect(deliver()(tampered)).rejects.toBeInstanceOf(PermanentEventError);
+  });
+
+  const orderEvent = (email: string, id = randomUUID()): IncomingEvent => ({
+    id,
+    subject: SUBJECTS.orderPlaced,
+    data: encodeEvent(SUBJECTS.orderPlaced, {
+      orderId: id,
+      customerId: randomUUID(),
+      customerEmail: email,
+      lines: [
+        { productId: randomUUID(), sku: 'MUG-001', name: 'Enamel <b>mug</b>', quantity: 2, unitPriceMinor: 1_490 },
+        { productId: randomUUID(), sku: 'TEE-001', name: 'T-shirt', quantity: 1, unitPriceMinor: 2_900 },
+      ],
+      totalMinor: 5_880,
+      currency: 'EUR',
+      placedAt: new Date(),
+    }),
+    occurredAt: new Date(),
+    deliveryCount: 1,
+  });
+
+  it('an order placed event produces exactly one confirmation mail: the order id, its lines and the total', async () => {
+    const email = `buyer-${randomUUID()}@example.com`;
+    const e = orderEvent(email);
+    await deliver()(e);
+    await deliver()({ ...e, deliveryCount: 2 });
+    await Promise.all([deliver()({ ...e, deliveryCount: 3 }), deliver()({ ...e, deliveryCount: 3 })]);
+    const mail = await smtp.waitFor((m) => m.to.includes(email));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(smtp.mails.filter((m) => m.to.includes(email))).toHaveLength(1);
+    expect(mail.subject).toBe(`Your order ${e.id.slice(0, 8)} is confirmed`);
+    expect(mail.messageId).toBe(`<${e.id}@iam.notification>`);
+    // The sink's text reads quoted-printable bytes as Latin-1; these lines have UTF-8 (×, €).
+    const text = Buffer.from(mail.raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+    expect(text).toContain(e.id);
+    expect(text).toContain('2 × Enamel <b>mug</b> (MUG-001) at €14.90: €29.80');
+    expect(text).toContain('<p>2 × Enamel &#60;b&#62;mug&#60;/b&#62; (MUG-001)'); // escaped in the HTML part
+    expect(text).toContain('1 × T-shirt (TEE-001) at €29.00: €29.00');
+    expect(text).toContain('Total: €58.80');
+    expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'sent', kind: 'order_confirmation', recipient: email });
+  });
+
+  it('an order placed without a buyer email is acknowledged without a mail or a record', async () => {
+    const e = orderEvent('');
+    const before = smtp.mails.length;
+    await deliver()(e);
+    expect(smtp.mails).toHaveLength(before);
+    expect(await pgDeliveries(ds).get(e.id)).toBeNull();
+  });
+
+  it('amounts use their currency decimals', () => {
+    expect(formatMoney(1_234, 'EUR')).toBe('€12.34');
+    expect(formatMoney(1_234, 'JPY')).toBe('¥1,234');
+    expect(formatMoney(1_234, 'KWD')).toMatch(/^KWD\s1\.234$/);
   });
 
   it('without SMTP the log-only sender records the request and logs neither token nor link', async () => {

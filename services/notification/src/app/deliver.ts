@@ -1,22 +1,27 @@
 /**
- * Turns an identity event into one mail, exactly once per event id: the delivery record is
+ * Turns an identity event (email actions) or a placed order (its confirmation) into one mail,
+ * exactly once per event id (a placed order's event id is the order id): the delivery record is
  * checked and counted first (a redelivered event that was already sent is acknowledged without a
  * second mail), the mail is sent, then the record is closed. Failures are rethrown so the bus
  * retries with backoff; the last try marks the record dead-lettered.
  */
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
 import { type IncomingEvent, type Logger, PermanentEventError, open } from '@iam/platform';
-import { type MailKind, composeMail } from '../domain/mails';
-import type { DeliveryStore, EmailSender } from '../domain/ports';
+import { type MailKind, composeMail, composeOrderConfirmation } from '../domain/mails';
+import type { DeliveryStore, EmailSender, OutgoingMail } from '../domain/ports';
 import type { NotificationMetrics } from '../infra/metrics';
 
 const KINDS: Record<string, MailKind> = {
   [SUBJECTS.passwordResetRequested]: 'password_reset',
   [SUBJECTS.emailVerificationRequested]: 'email_verification',
   [SUBJECTS.passwordChanged]: 'password_changed',
+  [SUBJECTS.orderPlaced]: 'order_confirmation',
 };
 
-export const MAIL_SUBJECTS = Object.keys(KINDS);
+/** identity's mail events: consumer `notification-mail` on the IDENTITY stream. */
+export const MAIL_SUBJECTS: readonly string[] = [SUBJECTS.passwordResetRequested, SUBJECTS.emailVerificationRequested, SUBJECTS.passwordChanged];
+/** Orders to confirm: consumer `notification-orders` on the COMMERCE stream. */
+export const ORDER_MAIL_SUBJECTS: readonly string[] = [SUBJECTS.orderPlaced];
 
 export interface DeliverDeps {
   readonly deliveries: DeliveryStore;
@@ -28,17 +33,29 @@ export interface DeliverDeps {
   readonly logger: Logger;
 }
 
-function decode(e: IncomingEvent, sealKey: Buffer, needToken: boolean): { kind: MailKind; to: string; firstName: string; token?: string } {
+interface Decoded {
+  readonly kind: MailKind;
+  readonly to: string;
+  readonly compose: (eventId: string) => OutgoingMail;
+}
+
+/** The mail an event asks for; null when there is nobody to write to (an order placed without an email). */
+function decode(e: IncomingEvent, sealKey: Buffer, needToken: boolean, actionBaseUrl: string | undefined): Decoded | null {
   const kind = KINDS[e.subject];
   if (!kind) throw new PermanentEventError(`no mail for ${e.subject}`);
   try {
+    if (kind === 'order_confirmation') {
+      const p = decodeEvent(SUBJECTS.orderPlaced, e.data);
+      if (!p.customerEmail) return null;
+      return { kind, to: p.customerEmail, compose: (eventId) => composeOrderConfirmation({ to: p.customerEmail, eventId, order: p }) };
+    }
     if (kind === 'password_changed') {
       const p = decodeEvent(SUBJECTS.passwordChanged, e.data);
-      return { kind, to: p.email, firstName: p.firstName };
+      return { kind, to: p.email, compose: (eventId) => composeMail(kind, { to: p.email, firstName: p.firstName, eventId }) };
     }
     const p = decodeEvent(SUBJECTS.passwordResetRequested, e.data);
     const token = needToken ? open(sealKey, Buffer.from(p.sealedToken, 'base64url'), e.id).toString('utf8') : undefined;
-    return { kind, to: p.email, firstName: p.firstName, token };
+    return { kind, to: p.email, compose: (eventId) => composeMail(kind, { to: p.email, firstName: p.firstName, eventId, actionBaseUrl, token }) };
   } catch (err) {
     throw new PermanentEventError('the event cannot be decoded or its token cannot be opened', { cause: err });
   }
@@ -49,17 +66,21 @@ export function createDeliver(deps: DeliverDeps): (e: IncomingEvent) => Promise<
   return async (e) => {
     let mail;
     try {
-      mail = decode(e, deps.sealKey, needToken);
+      mail = decode(e, deps.sealKey, needToken, deps.actionBaseUrl);
     } catch (err) {
       deps.metrics.deadLettered.inc({ kind: KINDS[e.subject] ?? 'unknown' });
       throw err;
+    }
+    if (!mail) {
+      deps.logger.info({ eventId: e.id, subject: e.subject }, 'no recipient address in the event: nothing to send');
+      return;
     }
     if (!(await deps.deliveries.begin({ eventId: e.id, subject: e.subject, kind: mail.kind, recipient: mail.to.toLowerCase() }))) {
       deps.logger.info({ eventId: e.id }, 'mail already delivered; redelivery acknowledged');
       return;
     }
     try {
-      await deps.sender.send(composeMail(mail.kind, { to: mail.to, firstName: mail.firstName, eventId: e.id, actionBaseUrl: deps.actionBaseUrl, token: mail.token }));
+      await deps.sender.send(mail.compose(e.id));
     } catch (err) {
       const final = e.deliveryCount >= deps.maxAttempts;
       await deps.deliveries.fail(e.id, err instanceof Error ? err.message : String(err), final);

@@ -1,24 +1,25 @@
 /** The mails the platform sends: a plain-text and an HTML part each. Links carry the token only in the URL. */
 import type { OutgoingMail } from './ports';
 
-export type MailKind = 'password_reset' | 'email_verification' | 'password_changed';
+export type MailKind = 'password_reset' | 'email_verification' | 'password_changed' | 'order_confirmation';
 
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function layout(title: string, paragraphs: string[], action?: { label: string; url: string }): { text: string; html: string } {
-  const text = [...paragraphs, ...(action ? ['', `${action.label}: ${action.url}`] : [])].join('\n');
+function layout(title: string, paragraphs: string[], action?: { label: string; url: string }, after: string[] = []): { text: string; html: string } {
+  const text = [...paragraphs, ...(action ? ['', `${action.label}: ${action.url}`] : []), ...after].join('\n');
   const html = [
     '<!doctype html><html><body style="font-family: sans-serif">',
     `<h1 style="font-size: 18px">${escape(title)}</h1>`,
     ...paragraphs.map((p) => `<p>${escape(p)}</p>`),
     action ? `<p><a href="${escape(action.url)}">${escape(action.label)}</a></p>` : '',
+    ...after.map((p) => `<p>${escape(p)}</p>`),
     '</body></html>',
   ].join('');
   return { text, html };
 }
 
 export function composeMail(
-  kind: MailKind,
+  kind: Exclude<MailKind, 'order_confirmation'>,
   input: { to: string; firstName: string; eventId: string; actionBaseUrl?: string; token?: string },
 ): OutgoingMail {
   const hello = `Hello ${input.firstName || 'there'},`;
@@ -44,4 +45,36 @@ export function composeMail(
       return { to: input.to, subject: 'Your password was changed', messageId, ...body };
     }
   }
+}
+
+/** An amount of minor units in its currency's own decimals (EUR 2, JPY 0, KWD 3), e.g. "€12.50". */
+export function formatMoney(minor: number, currency: string): string {
+  try {
+    const fmt = new Intl.NumberFormat('en', { style: 'currency', currency });
+    return fmt.format(minor / 10 ** (fmt.resolvedOptions().maximumFractionDigits ?? 2));
+  } catch {
+    return `${(minor / 100).toFixed(2)} ${currency}`;
+  }
+}
+
+export interface OrderSummary {
+  readonly orderId: string;
+  readonly lines: ReadonlyArray<{ readonly sku: string; readonly name: string; readonly quantity: number; readonly unitPriceMinor: number }>;
+  readonly totalMinor: number;
+  readonly currency: string;
+}
+
+/** The order confirmation: the order id, each line with its price, the total. */
+export function composeOrderConfirmation(input: { to: string; eventId: string; order: OrderSummary }): OutgoingMail {
+  const { order } = input;
+  const lines = order.lines.map(
+    (l) => `${l.quantity} × ${l.name} (${l.sku}) at ${formatMoney(l.unitPriceMinor, order.currency)}: ${formatMoney(l.quantity * l.unitPriceMinor, order.currency)}`,
+  );
+  const body = layout(
+    'Thank you for your order',
+    ['Hello,', `We have received your order ${order.orderId} and reserved its items:`, ...lines, `Total: ${formatMoney(order.totalMinor, order.currency)}`],
+    undefined,
+    ['If you did not place this order, contact support.'],
+  );
+  return { to: input.to, subject: `Your order ${order.orderId.slice(0, 8)} is confirmed`, messageId: `<${input.eventId}@iam.notification>`, ...body };
 }
