@@ -20,7 +20,7 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
   // ESM-only dependencies are compiled to CommonJS for jest.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|cookie)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|cookie|content-disposition)/)'],
   moduleNameMapper: {
     '^@iam/(platform|contracts)$': '<rootDir>/packages/$1/src',
     '^@iam/platform/testing$': '<rootDir>/packages/platform/src/testing',

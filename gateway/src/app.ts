@@ -13,7 +13,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Authenticator } from './auth/authenticator';
 import type { Denylist } from './auth/denylist';
 import type { GatewayConfig, Profile } from './config';
-import { openApiDocument, RouteCatalog } from './docs/openapi';
+import { RouteCatalog, profileDocument } from './docs/openapi';
 import { docsRoutes } from './docs/routes';
 import { authPlugin } from './plugins/app/auth';
 import { errorsPlugin } from './plugins/app/errors';
@@ -23,7 +23,6 @@ import { installValidators } from './plugins/app/validation';
 import { externalPlugins } from './plugins/external';
 import { healthRoutes } from './routes/health';
 import { type ProfileDeps, compactProfile, fullProfile } from './routes';
-import { Problem } from './schemas/common';
 import type { Upstreams } from './upstreams';
 
 /** DESIGN §2: JSON bodies up to 64 KiB. */
@@ -114,8 +113,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ctx.addHook('onRoute', catalog.onRoute);
       await p.mount(ctx, { upstreams, authenticator, denylist, rateLimits: deps.config.rateLimits });
     });
-    documents[profile] = () =>
-      openApiDocument({ title: `IAM API: ${profile} profile`, version: p.version, description: p.description, routes: [...common.routes, ...catalog.routes], problem: Problem });
+    const routes = new Set([...common.routes, ...catalog.routes]);
+    documents[profile] = () => profileDocument(app.swagger() as Record<string, unknown>, routes, { title: `IAM API: ${profile} profile`, version: p.version, description: p.description });
   }
   if (Object.keys(documents).length > 0) await app.register(docsRoutes, { documents });
   return app;

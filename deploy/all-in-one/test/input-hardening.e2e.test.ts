@@ -147,18 +147,22 @@ describe('input hardening (issue #8 points 12–14, end to end)', () => {
       }
     });
 
-    it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'propertyIsEnumerable', 'toLocaleString', 'swagger-ui.js', '..%2Fpackage.json'])(
-      '/docs/assets/%s → 404 problem+json',
+    it.each(
+      ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'propertyIsEnumerable', 'toLocaleString', 'swagger-ui.jsx', '..%2Fpackage.json'].flatMap(
+        (name) => ['assets', 'static'].map((dir) => `${dir}/${name}`),
+      ),
+    )(
+      '/docs/%s → 404 problem+json',
       async (name) => {
-        const res = await fetch(`${sys.url()}/docs/assets/${name}`);
+        const res = await fetch(`${sys.url()}/docs/${name}`);
         const body = (await res.json()) as { status: number; traceId: string };
         expect([name, res.status, res.headers.get('content-type')]).toEqual([name, 404, expect.stringMatching(/^application\/problem\+json/)]);
         expect(body).toMatchObject({ status: 404, traceId: expect.stringMatching(TRACE_ID) });
       },
     );
 
-    it('/docs/assets still serves its own files', async () => {
-      const res = await fetch(`${sys.url()}/docs/assets/swagger-ui.css`);
+    it('/docs still serves its own files (Swagger UI)', async () => {
+      const res = await fetch(`${sys.url()}/docs/static/swagger-ui.css`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/css/);
       await res.arrayBuffer();

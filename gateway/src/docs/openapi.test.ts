@@ -49,7 +49,7 @@ describe('OpenAPI documents and profiles', () => {
     expect(create.responses['201'].content['application/json'].schema.properties).not.toHaveProperty('password');
     expect(compact.paths['/api/v1/user'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['page', 'page_size']);
     expect((await a.inject({ url: '/docs' })).headers['content-type']).toMatch(/text\/html/);
-    expect((await a.inject({ url: '/docs/assets/swagger-ui.css' })).statusCode).toBe(200);
+    expect((await a.inject({ url: '/docs/static/swagger-ui.css' })).statusCode).toBe(200);
     await a.close();
   });
 

@@ -28,7 +28,11 @@ const ANONYMOUS = [
   'GET /docs',
   'GET /docs/full/openapi.json',
   'GET /docs/compact/openapi.json',
-  'GET /docs/assets/:file',
+  // Swagger UI (@fastify/swagger-ui): its page, assets (a wildcard route, not listed) and the combined document.
+  'GET /docs/json',
+  'GET /docs/yaml',
+  'GET /docs/static/index.html',
+  'GET /docs/static/swagger-initializer.js',
 ].sort();
 
 describe('routes by audience', () => {

@@ -2,14 +2,17 @@
  * Third-party plugins, registered in one place and in this order: security headers (helmet, API
  * settings: no CSP on JSON, the docs page sets its own), CORS by allow-list, load shedding
  * (under-pressure: a stalled event loop answers 503 + Retry-After instead of queueing), and the
- * rate limiter (routes opt in). Our own plugins are in ../app.
+ * rate limiter (routes opt in), and @fastify/swagger, which documents every route registered after
+ * it (the UI is mounted with the docs routes). Our own plugins are in ../app.
  */
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
 import underPressure from '@fastify/under-pressure';
 import { AppError, type Logger, type Metrics } from '@iam/platform';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../../config';
+import { swaggerOptions } from '../../docs/openapi';
 import { rateLimitPlugin } from './rate-limit';
 
 export async function externalPlugins(app: FastifyInstance, opts: { config: GatewayConfig; logger: Logger; metrics: Metrics }): Promise<void> {
@@ -37,4 +40,5 @@ export async function externalPlugins(app: FastifyInstance, opts: { config: Gate
     });
   }
   await app.register(rateLimitPlugin, { redis: opts.config.redis, logger: opts.logger, metrics: opts.metrics });
+  await app.register(swagger, swaggerOptions);
 }
