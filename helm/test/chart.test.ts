@@ -39,6 +39,8 @@ const schema = JSON.parse(read(chartDir, 'values.schema.json')) as Schema;
 const templateFiles = readdirSync(templatesDir).filter((f) => /\.(ya?ml|tpl|txt)$/.test(f));
 const templates = new Map(templateFiles.map((f) => [f, read(templatesDir, f)]));
 const fixtures = readdirSync(fixturesDir).filter((f) => f.endsWith('.yaml'));
+/** The processes the chart deploys (iam.components). */
+const COMPONENTS = ['gateway', 'identity', 'directory', 'notification', 'commerce'];
 
 /** Helm's merge of user values over the chart's defaults: maps merge, anything else replaces. */
 function mergeValues(base: Json, over: Json): Json {
@@ -186,7 +188,7 @@ describe('values.yaml and values.schema.json', () => {
   it('ships gRPC TLS off, with a Secret slot for every component', () => {
     const tls = values.grpcTls as JsonObject;
     expect(tls.enabled).toBe(false);
-    expect(Object.keys(tls.existingSecrets as JsonObject).sort()).toEqual(['directory', 'gateway', 'identity', 'notification']);
+    expect(Object.keys(tls.existingSecrets as JsonObject).sort()).toEqual([...COMPONENTS].sort());
   });
 
   it('has a test values file that turns gRPC TLS on for every component', () => {
@@ -202,14 +204,14 @@ describe('values.yaml and values.schema.json', () => {
 describe('variables', () => {
   // Every quoted upper-case name in the processes' sources (tests and all-in-one left out): what
   // the application can read. A name the chart sets that is not among them is a typo.
-  const sourceDirs = ['gateway/src', 'services/identity/src', 'services/directory/src', 'services/notification/src', 'packages/platform/src'];
+  const sourceDirs = ['gateway/src', 'services/identity/src', 'services/directory/src', 'services/notification/src', 'services/commerce/src', 'packages/platform/src'];
   const read_ = (dir: string): string[] =>
     readdirSync(join(repoRoot, dir), { withFileTypes: true }).flatMap((e) =>
       e.isDirectory() ? read_(join(dir, e.name)) : /\.ts$/.test(e.name) && !/\.test\.ts$/.test(e.name) ? [read(repoRoot, dir, e.name)] : [],
     );
   const known = new Set(sourceDirs.flatMap(read_).flatMap((t) => [...t.matchAll(/(?:[`'"]|\benv\.)([A-Z][A-Z0-9_]*)\b/g)].map((m) => m[1]!)));
   // Names built from a service name in the sources (`${upper}_METRICS_PORT`) or read by the CLI.
-  for (const svc of ['IDENTITY', 'DIRECTORY', 'NOTIFICATION']) known.add(`${svc}_METRICS_PORT`);
+  for (const svc of ['IDENTITY', 'DIRECTORY', 'NOTIFICATION', 'COMMERCE']) known.add(`${svc}_METRICS_PORT`);
   for (const n of ['JWT_KEY_ENCRYPTION_KEY_FILE', 'EMAIL_ACTION_KEY_FILE']) known.add(n);
   const helpers = templates.get('_helpers.tpl')!;
 
@@ -220,7 +222,7 @@ describe('variables', () => {
   it('values.yaml sets only variables the application reads (config and every component env)', () => {
     const names = [
       ...Object.keys(values.config as JsonObject),
-      ...['gateway', 'identity', 'directory', 'notification'].flatMap((c) => Object.keys(((values[c] as JsonObject).env as JsonObject) ?? {})),
+      ...COMPONENTS.flatMap((c) => Object.keys(((values[c] as JsonObject).env as JsonObject) ?? {})),
     ];
     expect(names.filter((n) => !known.has(n))).toEqual([]);
   });
@@ -306,7 +308,7 @@ describe('templates', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('renders the four components from one Deployment and one Service template', () => {
+  it('renders the five components from one Deployment and one Service template', () => {
     const deployments = [...templates.values()].filter((t) => /^kind: Deployment$/m.test(t));
     const services = [...templates.values()].filter((t) => /^kind: Service$/m.test(t));
     expect(deployments).toHaveLength(1);
@@ -319,7 +321,7 @@ describe('process paths', () => {
   // node <pkg>/dist/main.js is built by tsc from <pkg>/src/main.ts.
   const entry = (distPath: string): string => join(repoRoot, distPath.replace('/dist/', '/src/').replace(/\.js$/, '.ts'));
 
-  it.each(['gateway', 'identity', 'directory', 'notification'])('%s.command starts an existing entry point', (name) => {
+  it.each(COMPONENTS)('%s.command starts an existing entry point', (name) => {
     const command = (values[name] as JsonObject).command as string[];
     expect(command[0]).toBe('node');
     expect(existsSync(entry(command[1]!))).toBe(true);
@@ -359,7 +361,7 @@ describe('helm (when a helm binary is available)', () => {
     expect(rendered.stderr).toBe('');
     const docs = parseAllDocuments(rendered.stdout).map((d) => d.toJS() as JsonObject | null).filter(isObject);
     const kinds = docs.map((d) => `${d.kind}/${(d.metadata as JsonObject).name}`);
-    for (const c of ['gateway', 'identity', 'directory', 'notification']) {
+    for (const c of COMPONENTS) {
       expect(kinds).toContain(`Deployment/r-iam-${c}`);
       expect(kinds).toContain(`Service/r-iam-${c}`);
     }

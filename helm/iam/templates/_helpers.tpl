@@ -28,9 +28,9 @@ Named templates for the whole chart. Templates that take a component are called 
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{/* The four processes, in the order they are rendered (JSON list; use with fromJsonArray). */}}
+{{/* The five processes, in the order they are rendered (JSON list; use with fromJsonArray). */}}
 {{- define "iam.components" -}}
-{{- list "gateway" "identity" "directory" "notification" | toJson -}}
+{{- list "gateway" "identity" "directory" "notification" "commerce" | toJson -}}
 {{- end -}}
 
 {{/*
@@ -38,7 +38,7 @@ Which components each component dials over gRPC (JSON map). Sets the *_GRPC_TARG
 and, read the other way round, which pods the NetworkPolicy lets reach a service's gRPC port.
 */}}
 {{- define "iam.upstreams" -}}
-{{- dict "gateway" (list "identity" "directory" "notification") "identity" (list "directory") | toJson -}}
+{{- dict "gateway" (list "identity" "directory" "notification" "commerce") "identity" (list "directory") | toJson -}}
 {{- end -}}
 
 {{/* Name of a component's resources (Deployment, Service, ...): "<fullname>-<component>". */}}
@@ -133,7 +133,7 @@ Adding a secret = one entry here plus its values section.
 {{- define "iam.secretSources" -}}
 {{- $v := .Values -}}
 {{- $s := list -}}
-{{- range $svc := list "directory" "identity" "notification" -}}
+{{- range $svc := list "directory" "identity" "notification" "commerce" -}}
 {{- $pg := index $v.postgresql $svc -}}
 {{- $s = append $s (dict "env" (printf "%s_DATABASE_URL" (upper $svc)) "readers" (list $svc) "requiredBy" (list $svc) "value" $pg.url "existingSecret" $pg.existingSecret "key" $pg.existingSecretKey "path" (printf "postgresql.%s.url" $svc)) -}}
 {{- end -}}
@@ -309,7 +309,7 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- range $name := $components }}{{ if (index $v $name).enabled }}{{ $running = append $running $name }}{{ end }}{{ end -}}
 {{- if $v.adminBootstrap.enabled }}{{ $running = concat $running (list "adminBootstrap" "directory") | uniq }}{{ end -}}
 {{- if not $running -}}
-{{- $msgs = append $msgs "iam: no component is enabled: enable at least one of gateway, identity, directory, notification." -}}
+{{- $msgs = append $msgs "iam: no component is enabled: enable at least one of gateway, identity, directory, notification, commerce." -}}
 {{- end -}}
 {{- if not (regexMatch "^(nats|tls)://[^\\s]+$" $v.nats.url) -}}
 {{- $msgs = append $msgs "iam: nats.url is required (NATS with JetStream is not bundled), e.g. nats://nats.nats.svc:4222." -}}
