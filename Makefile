@@ -5,7 +5,7 @@ BIN   := node_modules/.bin
 STAMP := node_modules/.install-stamp
 
 .DEFAULT_GOAL := help
-.PHONY: help install build typecheck run test proto proto-check bench clean
+.PHONY: help install build typecheck run test lint proto proto-check bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -34,6 +34,14 @@ run: build ## Start the whole system on an embedded PostgreSQL (gateway on PORT,
 
 test: typecheck ## Unit and integration tests (real PostgreSQL/NATS when reachable, else embedded/in-process)
 	NODE_OPTIONS=--experimental-vm-modules $(BIN)/jest
+
+LINT_STAMP := tools/lint/node_modules/.install-stamp
+$(LINT_STAMP): tools/lint/package.json tools/lint/package-lock.json
+	@cd tools/lint && $(NPM) ci --no-audit --no-fund 2>&1 | grep -v 'Unknown user config'; test -x node_modules/.bin/eslint
+	@touch $@
+
+lint: $(STAMP) $(LINT_STAMP) ## ESLint, type-aware (typescript-eslint; its own install in tools/lint)
+	tools/lint/node_modules/.bin/eslint --max-warnings 0 .
 
 proto: $(STAMP) ## Lint the protos and regenerate packages/contracts/src/gen (code and descriptor set)
 	cd protos && ../$(BIN)/buf lint && ../$(BIN)/buf generate
