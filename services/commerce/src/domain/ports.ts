@@ -46,7 +46,8 @@ export interface StockStore {
 export interface CartStore {
   /**
    * The customer's lines in order and when they were last written; null for no cart. `forUpdate`
-   * locks the cart row (checkout: a concurrent replace waits, so no line is cleared unseen).
+   * locks the cart row, creating an empty one when there is none (checkout: a concurrent replace
+   * waits, so no line is cleared unseen).
    */
   get(customerId: string, opts?: { forUpdate?: boolean }): Promise<{ lines: Line[]; updatedAt: Date } | null>;
   /** Replaces every line (locks the cart row, so concurrent replaces apply one after the other). */

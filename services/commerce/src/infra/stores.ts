@@ -189,6 +189,9 @@ class PgCartStore implements CartStore {
   constructor(private readonly m: EntityManager) {}
 
   async get(customerId: string, opts: { forUpdate?: boolean } = {}): Promise<{ lines: Line[]; updatedAt: Date } | null> {
+    // Locking needs a row: made first when missing (waiting for a concurrent first write of the
+    // cart), so a cart created during this transaction cannot be emptied unseen by it.
+    if (opts.forUpdate) await this.m.query('INSERT INTO carts (customer_id) VALUES ($1) ON CONFLICT (customer_id) DO NOTHING', [customerId]);
     const [cart] = (await this.m.query(`SELECT updated_at FROM carts WHERE customer_id = $1 ${opts.forUpdate ? 'FOR UPDATE' : ''}`, [customerId])) as Array<{
       updated_at: Date;
     }>;
