@@ -75,7 +75,7 @@ describe('order confirmation: checkout → outbox → bus → notification → S
 
     await expect(checkout()).resolves.toMatchObject({ replayed: true });
     // The relay publishing the same event again (a crash before it marked the row) is deduplicated.
-    const [row] = (await commerce.dataSource.query('SELECT payload, occurred_at FROM outbox_events WHERE id = $1', [order.id])) as Array<{ payload: Buffer; occurred_at: Date }>;
+    const [row] = await commerce.dataSource.query<Array<{ payload: Buffer; occurred_at: Date }>>('SELECT payload, occurred_at FROM outbox_events WHERE id = $1', [order.id]);
     await bus.publish({ id: order.id, subject: 'commerce.order.placed', data: row!.payload, occurredAt: row!.occurred_at });
     await new Promise((r) => setTimeout(r, 1_000));
     expect(smtp.mails.filter((m) => m.to.includes(email))).toHaveLength(1);
@@ -90,7 +90,7 @@ describe('order confirmation: checkout → outbox → bus → notification → S
     await smtp.waitFor((m) => m.to.includes(email), 15_000);
     expect(smtp.mails.length).toBe(before + 1);
     await eventually(async () => {
-      const [{ n }] = (await commerce.dataSource.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL')) as [{ n: number }];
+      const [{ n }] = await commerce.dataSource.query<[{ n: number }]>('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
       return n === 0;
     });
   });

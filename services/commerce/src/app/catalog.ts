@@ -83,7 +83,7 @@ export function createCatalogUseCases(deps: { uow: UnitOfWork; read: Stores }): 
       if (!before) throw notFound();
       const changed = Object.entries(patch).filter(([k, value]) => before[k as keyof Product] !== value);
       if (changed.length === 0) return before;
-      await tx.products.update(id, Object.fromEntries(changed) as ProductPatch);
+      await tx.products.update(id, Object.fromEntries(changed));
       return (await tx.products.findById(id))!;
     });
 

@@ -36,7 +36,7 @@ describe('orders', () => {
     uc.catalog.create({ sku: `SKU-${randomUUID().slice(0, 8)}`, name: over.name ?? 'Thing', priceMinor: over.priceMinor ?? 1_250, currency: over.currency ?? 'EUR', onHand: over.onHand ?? 10 });
 
   const placedEvents = async (orderIds?: readonly string[]): Promise<Array<{ id: string; orderId: string; customerId: string; totalMinor: number }>> => {
-    const rows = (await ds.query(`SELECT id, payload FROM outbox_events WHERE subject = $1`, [SUBJECTS.orderPlaced])) as Array<{ id: string; payload: Buffer }>;
+    const rows = await ds.query<Array<{ id: string; payload: Buffer }>>(`SELECT id, payload FROM outbox_events WHERE subject = $1`, [SUBJECTS.orderPlaced]);
     return rows
       .map((r) => ({ id: r.id, ...decodeEvent(SUBJECTS.orderPlaced, r.payload) }))
       .filter((e) => !orderIds || orderIds.includes(e.orderId));
@@ -61,7 +61,7 @@ describe('orders', () => {
       expect(reasonOf(err)).toBe(REASONS.insufficientStock);
     }
     expect(await uc.catalog.get(p.id)).toMatchObject({ onHand: 25, reserved: 25, available: 0 });
-    const [{ n }] = (await ds.query('SELECT count(*)::int AS n FROM order_lines WHERE product_id = $1', [p.id])) as [{ n: number }];
+    const [{ n }] = await ds.query<[{ n: number }]>('SELECT count(*)::int AS n FROM order_lines WHERE product_id = $1', [p.id]);
     expect(n).toBe(25);
     expect(await placedEvents(placed.map((o) => o.id))).toHaveLength(25);
   });
@@ -203,7 +203,7 @@ describe('orders', () => {
     expect(await uc.catalog.get(p.id)).toMatchObject({ reserved: 0, available: 10 });
     await uc.orders.cancel(customerId, order.id);
     expect((await uc.catalog.get(p.id)).reserved).toBe(0);
-    const cancelled = (await ds.query(`SELECT payload FROM outbox_events WHERE subject = $1`, [SUBJECTS.orderCancelled])) as Array<{ payload: Buffer }>;
+    const cancelled = await ds.query<Array<{ payload: Buffer }>>(`SELECT payload FROM outbox_events WHERE subject = $1`, [SUBJECTS.orderCancelled]);
     expect(cancelled.map((r) => decodeEvent(SUBJECTS.orderCancelled, r.payload)).filter((e) => e.orderId === order.id)).toHaveLength(1);
     // The replay of a cancelled order's checkout shows it cancelled, and reserves nothing again.
     await expect(uc.orders.checkout({ customerId, idempotencyKey: 'c', lines: [{ productId: p.id, quantity: 4 }] })).resolves.toMatchObject({
@@ -222,10 +222,10 @@ describe('orders', () => {
       ...Array.from({ length: 10 }, (_, i) => outcome(uc.orders.checkout({ customerId: randomUUID(), idempotencyKey: `b${i}`, lines: [{ productId: p.id, quantity: 2 }] }))),
     ]);
     for (const r of mixed) if ('err' in r) expect(reasonOf(r.err)).toBe(REASONS.insufficientStock);
-    const [{ held }] = (await ds.query(
+    const [{ held }] = await ds.query<[{ held: number }]>(
       `SELECT coalesce(sum(l.quantity), 0)::int AS held FROM order_lines l JOIN orders o ON o.id = l.order_id WHERE l.product_id = $1 AND o.status = 'CONFIRMED'`,
       [p.id],
-    )) as [{ held: number }];
+    );
     expect((await uc.catalog.get(p.id)).reserved).toBe(held);
   });
 

@@ -34,7 +34,7 @@ describe('commerce schema', () => {
 
   it('running the migrations again is a no-op', async () => {
     await migrate(ds, 'commerce', testLogger());
-    const [{ n }] = (await ds.query('SELECT count(*)::int AS n FROM schema_migrations')) as [{ n: number }];
+    const [{ n }] = await ds.query<[{ n: number }]>('SELECT count(*)::int AS n FROM schema_migrations');
     expect(n).toBe(migrations.length);
   });
 });

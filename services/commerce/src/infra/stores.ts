@@ -112,15 +112,15 @@ class PgProductStore implements ProductStore {
   }
 
   async findById(id: string, opts: { forUpdate?: boolean } = {}): Promise<Product | null> {
-    const [r] = (await this.m.query(`${PRODUCT_SELECT} WHERE p.id = $1 ${opts.forUpdate ? 'FOR UPDATE OF p' : ''}`, [id])) as ProductRowSql[];
+    const [r] = await this.m.query<ProductRowSql[]>(`${PRODUCT_SELECT} WHERE p.id = $1 ${opts.forUpdate ? 'FOR UPDATE OF p' : ''}`, [id]);
     return r ? toProduct(r) : null;
   }
 
   async findByIds(ids: readonly string[], opts: { forShare?: boolean } = {}): Promise<Product[]> {
     if (ids.length === 0) return [];
-    const rows = (await this.m.query(`${PRODUCT_SELECT} WHERE p.id = ANY($1::uuid[]) ORDER BY p.id ${opts.forShare ? 'FOR SHARE OF p' : ''}`, [
+    const rows = await this.m.query<ProductRowSql[]>(`${PRODUCT_SELECT} WHERE p.id = ANY($1::uuid[]) ORDER BY p.id ${opts.forShare ? 'FOR SHARE OF p' : ''}`, [
       [...new Set(ids)],
-    ])) as ProductRowSql[];
+    ]);
     return rows.map(toProduct);
   }
 
@@ -138,15 +138,15 @@ class PgProductStore implements ProductStore {
     }
     if (query.after) where.push(afterCursor('p', '>', query.after, params));
     params.push(query.pageSize + 1);
-    const rows = (await this.m.query(
+    const rows = await this.m.query<ProductRowSql[]>(
       `${PRODUCT_SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY p.created_at, p.id LIMIT $${params.length}`,
       params,
-    )) as ProductRowSql[];
+    );
     return page(rows, query.pageSize, toProduct);
   }
 
   async count(): Promise<number> {
-    const [{ n }] = (await this.m.query('SELECT count(*)::int AS n FROM products')) as [{ n: number }];
+    const [{ n }] = await this.m.query<[{ n: number }]>('SELECT count(*)::int AS n FROM products');
     return n;
   }
 }
@@ -159,7 +159,7 @@ class PgStockStore implements StockStore {
   async reserve(productId: string, quantity: number): Promise<boolean> {
     // One statement: the row lock and the re-check of the condition on the latest row version
     // (READ COMMITTED re-evaluates the WHERE after waiting) make the reservation atomic.
-    const result = await this.m.query(
+    const result: unknown = await this.m.query(
       `UPDATE stock s SET reserved = s.reserved + $2, updated_at = now()
          FROM products p
         WHERE s.product_id = $1 AND p.id = s.product_id AND p.status = 'ACTIVE' AND s.on_hand - s.reserved >= $2`,
@@ -174,7 +174,7 @@ class PgStockStore implements StockStore {
 
   async adjust(productId: string, change: StockChange, max: number): Promise<boolean> {
     const next = 'delta' in change ? 'on_hand + $2::integer' : '$2::integer';
-    const result = await this.m.query(
+    const result: unknown = await this.m.query(
       `UPDATE stock SET on_hand = ${next}, updated_at = now()
         WHERE product_id = $1 AND ${next} >= reserved AND ${next} >= 0 AND ${next} <= $3`,
       [productId, 'delta' in change ? change.delta : change.setOnHand, max],
@@ -192,14 +192,14 @@ class PgCartStore implements CartStore {
     // Locking needs a row: made first when missing (waiting for a concurrent first write of the
     // cart), so a cart created during this transaction cannot be emptied unseen by it.
     if (opts.forUpdate) await this.m.query('INSERT INTO carts (customer_id) VALUES ($1) ON CONFLICT (customer_id) DO NOTHING', [customerId]);
-    const [cart] = (await this.m.query(`SELECT updated_at FROM carts WHERE customer_id = $1 ${opts.forUpdate ? 'FOR UPDATE' : ''}`, [customerId])) as Array<{
+    const [cart] = await this.m.query<Array<{
       updated_at: Date;
-    }>;
+    }>>(`SELECT updated_at FROM carts WHERE customer_id = $1 ${opts.forUpdate ? 'FOR UPDATE' : ''}`, [customerId]);
     if (!cart) return null;
-    const lines = (await this.m.query('SELECT product_id, quantity FROM cart_lines WHERE customer_id = $1 ORDER BY position', [customerId])) as Array<{
+    const lines = await this.m.query<Array<{
       product_id: string;
       quantity: number;
-    }>;
+    }>>('SELECT product_id, quantity FROM cart_lines WHERE customer_id = $1 ORDER BY position', [customerId]);
     return { lines: lines.map((l) => ({ productId: l.product_id, quantity: l.quantity })), updatedAt: cart.updated_at };
   }
 
@@ -252,11 +252,11 @@ class PgOrderStore implements OrderStore {
   constructor(private readonly m: EntityManager) {}
 
   async insert(o: NewOrder): Promise<Order> {
-    const [t] = (await this.m.query(
+    const [t] = await this.m.query<[{ created_at: Date; updated_at: Date }]>(
       `INSERT INTO orders (id, customer_id, status, total_minor, currency, customer_email) VALUES ($1, $2, $3, $4, $5, $6)
        RETURNING created_at, updated_at`,
       [o.id, o.customerId, o.status, o.totalMinor, o.currency, o.customerEmail],
-    )) as [{ created_at: Date; updated_at: Date }];
+    );
     await this.m.query(
       `INSERT INTO order_lines (order_id, product_id, sku, name, quantity, unit_price_minor)
        SELECT $1, * FROM unnest($2::uuid[], $3::text[], $4::text[], $5::integer[], $6::bigint[])`,
@@ -273,10 +273,10 @@ class PgOrderStore implements OrderStore {
   }
 
   async findById(customerId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<Order | null> {
-    const rows = (await this.m.query(`${ORDER_SELECT} WHERE o.id = $1 AND o.customer_id = $2 ${opts.forUpdate ? 'FOR UPDATE OF o' : ''}`, [
+    const rows = await this.m.query<OrderRowSql[]>(`${ORDER_SELECT} WHERE o.id = $1 AND o.customer_id = $2 ${opts.forUpdate ? 'FOR UPDATE OF o' : ''}`, [
       id,
       customerId,
-    ])) as OrderRowSql[];
+    ]);
     return (await this.withLines(rows))[0] ?? null;
   }
 
@@ -289,7 +289,7 @@ class PgOrderStore implements OrderStore {
     }
     if (query.after) where.push(afterCursor('o', '<', query.after, params));
     params.push(query.pageSize + 1);
-    const rows = (await this.m.query(`${ORDER_SELECT} WHERE ${where.join(' AND ')} ORDER BY o.created_at DESC, o.id DESC LIMIT $${params.length}`, params)) as OrderRowSql[];
+    const rows = await this.m.query<OrderRowSql[]>(`${ORDER_SELECT} WHERE ${where.join(' AND ')} ORDER BY o.created_at DESC, o.id DESC LIMIT $${params.length}`, params);
     const p = page(rows, query.pageSize, (r) => r);
     return { items: await this.withLines([...p.items]), next: p.next };
   }
@@ -303,10 +303,10 @@ class PgOrderStore implements OrderStore {
 
   private async withLines(rows: OrderRowSql[]): Promise<Order[]> {
     if (rows.length === 0) return [];
-    const lines = (await this.m.query(
+    const lines = await this.m.query<OrderLineRowSql[]>(
       'SELECT order_id, product_id, sku, name, quantity, unit_price_minor FROM order_lines WHERE order_id = ANY($1::uuid[]) ORDER BY order_id, product_id',
       [rows.map((r) => r.id)],
-    )) as OrderLineRowSql[];
+    );
     const byOrder = new Map<string, OrderLine[]>();
     for (const l of lines) {
       const list = byOrder.get(l.order_id) ?? [];
@@ -336,16 +336,16 @@ class PgIdempotencyStore implements IdempotencyStore {
     // A conflict without a visible row means the other transaction rolled back in between: the
     // next insert claims the key (records are never deleted).
     for (let attempt = 1; ; attempt++) {
-      const inserted = (await this.m.query(
+      const inserted = await this.m.query<unknown[]>(
         `INSERT INTO idempotency_records (customer_id, key, request_sha256, order_id) VALUES ($1, $2, $3, $4)
          ON CONFLICT (customer_id, key) DO NOTHING RETURNING order_id`,
         [r.customerId, r.key, r.fingerprint, r.orderId],
-      )) as unknown[];
+      );
       if (inserted.length > 0) return { claimed: true };
-      const [found] = (await this.m.query('SELECT request_sha256, order_id FROM idempotency_records WHERE customer_id = $1 AND key = $2', [
+      const [found] = await this.m.query<Array<{ request_sha256: Buffer; order_id: string }>>('SELECT request_sha256, order_id FROM idempotency_records WHERE customer_id = $1 AND key = $2', [
         r.customerId,
         r.key,
-      ])) as Array<{ request_sha256: Buffer; order_id: string }>;
+      ]);
       if (found) return { claimed: false, fingerprint: found.request_sha256, orderId: found.order_id };
       if (attempt >= 3) throw AppError.unavailable('The idempotency key is busy; try again.');
     }
