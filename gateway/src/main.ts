@@ -10,6 +10,7 @@ import {
   grpcCredentials,
   readConfig,
   readRuntimeConfig,
+  startTracing,
 } from '@iam/platform';
 import { readGatewayConfig } from './config';
 import { startGateway } from './gateway';
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     logger = createLogger({ level: config.runtime.logLevel, service: 'gateway' });
     const metrics = createMetrics();
     const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
+    startTracing(config.runtime.tracing, { serviceName: 'gateway', logger, lifecycle });
     const bus = new JetStreamEventBus({ url: config.runtime.natsUrl!, name: 'gateway', logger, metrics });
     lifecycle.onShutdown('event bus', () => bus.close());
     lifecycle.installSignalHandlers();

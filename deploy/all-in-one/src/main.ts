@@ -29,6 +29,7 @@ import {
   readMetricsPort,
   readRuntimeConfig,
   startService,
+  startTracing,
 } from '@iam/platform';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { embeddedUrls } from './embedded-urls';
@@ -73,6 +74,8 @@ async function main(): Promise<void> {
     logger = createLogger({ level: config.runtime.logLevel, service: 'iam' });
     const log = logger;
     const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
+    // One tracer provider for the whole process (spans name their service in `iam.service`).
+    startTracing(config.runtime.tracing, { serviceName: 'iam', logger, lifecycle });
     lifecycle.installSignalHandlers();
 
     const usesEmbedded = SERVICES.some((s) => config[s].databaseUrl.startsWith(urls.prefix));

@@ -1,9 +1,10 @@
 /**
- * Structured JSON logs (pino) carrying the current traceId. Secrets are redacted by path and
+ * Structured JSON logs (pino); a line written inside a span carries its `traceId` and `spanId`
+ * (OpenTelemetry's active span). Secrets are redacted by path and
  * callers never log tokens, passwords or links that embed them.
  */
 import pino, { type Logger, type LevelWithSilent } from 'pino';
-import { currentTrace } from './trace';
+import { activeSpanIds } from './trace';
 
 export type { Logger } from 'pino';
 
@@ -45,8 +46,7 @@ export function createLogger(opts: LoggerOptions): Logger {
       redact: { paths: REDACT, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
       mixin() {
-        const t = currentTrace();
-        return t ? { traceId: t.traceId, spanId: t.spanId } : {};
+        return activeSpanIds() ?? {};
       },
     },
     opts.destination ?? pino.destination({ dest: 1, sync: true }),

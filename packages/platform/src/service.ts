@@ -20,6 +20,7 @@ import { createLogger, LOG_LEVELS, type Logger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
 import { startOpsServer } from './ops-server';
 import { OutboxRelay } from './outbox';
+import { type Tracing, type TracingConfig, readTracingConfig, setupTracing } from './trace';
 
 export interface ServiceRuntime {
   readonly logger: Logger;
@@ -105,7 +106,7 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
   if (parts.stop) rt.lifecycle.onShutdown(`${spec.name} components`, parts.stop);
 
   const subs: Subscription[] = [
-    ...(parts.consumers ?? []).map((c) => rt.bus.consume({ metrics: rt.metrics, ...c })),
+    ...(parts.consumers ?? []).map((c) => rt.bus.consume({ metrics: rt.metrics, service: spec.name, ...c })),
     ...(parts.broadcasts ?? []).map((b) => rt.bus.subscribe(b.subjects, b.handler)),
   ];
   rt.lifecycle.onShutdown(`${spec.name} consumers`, async () => {
@@ -150,6 +151,7 @@ export interface RuntimeConfig {
   readonly bindHost: string;
   readonly shutdownTimeoutMs: number;
   readonly grpcTls: GrpcTlsConfig;
+  readonly tracing: TracingConfig;
 }
 
 /** `<SERVICE>_METRICS_PORT`: the service's ops HTTP port (0 = none). */
@@ -165,7 +167,18 @@ export function readRuntimeConfig(e: EnvReader): RuntimeConfig {
     bindHost: e.string('BIND_HOST', { default: '0.0.0.0' }),
     shutdownTimeoutMs: e.int('SHUTDOWN_TIMEOUT_MS', { default: 10_000, min: 100, max: 600_000 }),
     grpcTls: readGrpcTlsConfig(e),
+    tracing: readTracingConfig(e),
   };
+}
+
+/**
+ * Sets up the process's one tracer provider (see setupTracing) and flushes it as the last step of
+ * the shutdown: call right after creating the lifecycle, before anything else registers.
+ */
+export function startTracing(config: TracingConfig, deps: { serviceName: string; logger: Logger; lifecycle: Lifecycle }): Tracing {
+  const tracing = setupTracing(config, { serviceName: deps.serviceName, logger: deps.logger });
+  deps.lifecycle.onShutdown('tracing', () => tracing.shutdown());
+  return tracing;
 }
 
 export interface StandaloneOptions<C> {
@@ -188,6 +201,7 @@ export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void
     logger = createLogger({ level: config.runtime.logLevel, service: opts.name });
     const metrics = createMetrics();
     const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
+    startTracing(config.runtime.tracing, { serviceName: opts.name, logger, lifecycle });
     const bus = new JetStreamEventBus({ url: config.runtime.natsUrl!, name: opts.name, logger, metrics });
     lifecycle.onShutdown('event bus', () => bus.close());
     const creds = grpcCredentials(config.runtime.grpcTls);

@@ -1,8 +1,10 @@
 /**
- * Every request runs inside a trace context: continued from a valid `traceparent` or
- * `X-Trace-Id`, otherwise new. Every response, errors and 404s included, carries X-Trace-Id.
+ * Every request is an OpenTelemetry server span: it continues a valid `traceparent`, else a valid
+ * `X-Trace-Id` names the new trace, else a new trace starts; anything malformed is ignored. The
+ * route, the upstream calls and the logs run inside it. Every response, errors and 404s
+ * included, carries X-Trace-Id: the span's trace id.
  */
-import { type TraceContext, runWithTrace, traceFromCarrier } from '@iam/platform';
+import { type Span, SpanKind, SpanStatusCode, type TraceContext, extractContext, runInContext, startSpan } from '@iam/platform';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -12,14 +14,52 @@ declare module 'fastify' {
   }
 }
 
+const spans = new WeakMap<object, Span>();
+
 export const tracePlugin = fp(
   async (app: FastifyInstance) => {
     app.decorateRequest('trace', undefined as unknown as TraceContext);
     app.addHook('onRequest', (req, reply, done) => {
-      const ctx = traceFromCarrier((name) => req.headers[name]);
-      req.trace = ctx;
-      reply.header('x-trace-id', ctx.traceId);
-      runWithTrace(ctx, done);
+      const route = req.routeOptions?.url;
+      const { span, ctx } = startSpan(
+        route ? `${req.method} ${route}` : req.method,
+        {
+          kind: SpanKind.SERVER,
+          attributes: {
+            'http.request.method': req.method,
+            'url.path': (req.url ?? '/').split('?')[0] ?? '/',
+            'url.scheme': req.protocol,
+            'iam.service': 'gateway',
+            ...(route ? { 'http.route': route } : {}),
+          },
+        },
+        extractContext((name) => req.headers[name], { traceIdHeader: true }),
+      );
+      spans.set(req, span);
+      const sc = span.spanContext();
+      req.trace = { traceId: sc.traceId, spanId: sc.spanId, flags: sc.traceFlags.toString(16).padStart(2, '0') };
+      reply.header('x-trace-id', sc.traceId);
+      runInContext(ctx, done);
+    });
+    const end = (req: object, status?: number): void => {
+      const span = spans.get(req);
+      if (!span) return;
+      spans.delete(req);
+      if (status !== undefined) {
+        span.setAttribute('http.response.status_code', status);
+        if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      } else {
+        span.setAttribute('error.type', 'aborted');
+      }
+      span.end();
+    };
+    app.addHook('onResponse', (req, reply, done) => {
+      end(req, reply.statusCode);
+      done();
+    });
+    app.addHook('onRequestAbort', (req, done) => {
+      end(req);
+      done();
     });
   },
   { name: 'iam-trace' },

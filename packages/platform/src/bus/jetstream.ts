@@ -34,6 +34,7 @@ import {
   type IncomingEvent,
   type OutgoingEvent,
   PermanentEventError,
+  publishInTrace,
   Semaphore,
   type Subscription,
   subjectMatches,
@@ -186,11 +187,13 @@ export class JetStreamEventBus implements EventBus {
     const timeout = this.opts.publishTimeoutMs ?? 3_000;
     if (!this.connected) throw new Error('not connected to NATS');
     const conn = await this.connection();
-    const h = natsHeaders();
-    h.set(OCCURRED_AT, event.occurredAt.toISOString());
-    if (event.traceparent) h.set('traceparent', event.traceparent);
-    for (const [k, v] of Object.entries(event.headers ?? {})) h.set(k, v);
-    await conn.js.publish(this.subject(event.subject), event.data, { msgID: event.id, headers: h, timeout });
+    await publishInTrace(event, { system: 'nats' }, async (traceparent) => {
+      const h = natsHeaders();
+      h.set(OCCURRED_AT, event.occurredAt.toISOString());
+      for (const [k, v] of Object.entries(event.headers ?? {})) h.set(k, v);
+      if (traceparent) h.set('traceparent', traceparent);
+      await conn.js.publish(this.subject(event.subject), event.data, { msgID: event.id, headers: h, timeout });
+    });
   }
 
   consume(spec: DurableConsumerSpec): Subscription {
@@ -292,7 +295,7 @@ export class JetStreamEventBus implements EventBus {
     const consumed = (spec.metrics ?? this.opts.metrics)?.eventsConsumed;
     const working = setInterval(() => m.working(), 5_000);
     try {
-      await handleInTrace(spec.handler, event);
+      await handleInTrace(spec.handler, event, { system: 'nats', consumer: spec.name, service: spec.service });
       m.ack();
       consumed?.inc({ consumer: spec.name, subject: event.subject, outcome: 'ack' });
     } catch (err) {
@@ -337,7 +340,7 @@ export class JetStreamEventBus implements EventBus {
                 headers: headersToRecord(msg.headers),
                 deliveryCount: 1,
               };
-              handler(event).catch((e: unknown) => this.opts.logger.warn({ err: e, subject: event.subject }, 'broadcast handler failed'));
+              handleInTrace(handler, event, { system: 'nats' }).catch((e: unknown) => this.opts.logger.warn({ err: e, subject: event.subject }, 'broadcast handler failed'));
             },
           }),
         );

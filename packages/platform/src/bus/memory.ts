@@ -17,6 +17,7 @@ import {
   type IncomingEvent,
   type OutgoingEvent,
   PermanentEventError,
+  publishInTrace,
   Semaphore,
   type Subscription,
   subjectMatches,
@@ -69,6 +70,10 @@ export class InMemoryEventBus implements EventBus {
 
   async publish(event: OutgoingEvent): Promise<void> {
     if (this.closed) throw new Error('event bus is closed');
+    await publishInTrace(event, { system: 'memory' }, async (traceparent) => this.store({ ...event, traceparent }));
+  }
+
+  private store(event: OutgoingEvent): void {
     const now = Date.now();
     for (const [id, at] of this.seen) if (now - at > DEDUP_WINDOW_MS) this.seen.delete(id);
     if (this.seen.has(event.id)) return;
@@ -79,7 +84,11 @@ export class InMemoryEventBus implements EventBus {
     if (stream.events.length > MAX_STREAM_EVENTS) stream.events.splice(0, stream.events.length - MAX_STREAM_EVENTS);
     for (const b of this.broadcasts) {
       if (b.subjects.some((p) => subjectMatches(p, event.subject))) {
-        queueMicrotask(() => b.handler({ ...event, deliveryCount: 1 }).catch((err: unknown) => this.deps.logger.warn({ err, subject: event.subject }, 'broadcast handler failed')));
+        queueMicrotask(() =>
+          handleInTrace(b.handler, { ...event, deliveryCount: 1 }, { system: 'memory' }).catch((err: unknown) =>
+            this.deps.logger.warn({ err, subject: event.subject }, 'broadcast handler failed'),
+          ),
+        );
       }
     }
     for (const d of this.durables.values()) if (d.stream === stream.spec.name) this.pump(d);
@@ -161,7 +170,7 @@ export class InMemoryEventBus implements EventBus {
           return;
         }
         const incoming: IncomingEvent = { ...event, deliveryCount };
-        await handleInTrace(spec.handler, incoming);
+        await handleInTrace(spec.handler, incoming, { system: 'memory', consumer: d.name, service: spec.service });
         consumed?.inc({ consumer: d.name, subject: event.subject, outcome: 'ack' });
       } catch (err) {
         const max = spec.maxDeliver ?? 5;

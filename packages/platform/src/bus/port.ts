@@ -4,8 +4,9 @@
  * (platform/src/testing/bus-contract.ts).
  */
 import type { StreamSpec } from '@iam/contracts';
+import { type Attributes, SpanKind, context } from '@opentelemetry/api';
 import type { Metrics } from '../metrics';
-import { runWithTrace, traceFromCarrier } from '../trace';
+import { extractContext, failSpan, injectContext, startSpan } from '../trace';
 
 export type { StreamSpec } from '@iam/contracts';
 
@@ -16,7 +17,10 @@ export interface OutgoingEvent {
   readonly subject: string;
   readonly data: Uint8Array;
   readonly occurredAt: Date;
-  /** W3C traceparent of the work that produced the event. */
+  /**
+   * W3C traceparent. Outgoing: the work that produced the event (the outbox row's), parent of
+   * the publish span; incoming: the publish span, parent of the handler's span.
+   */
   readonly traceparent?: string;
   /** Extra headers (dead letters carry the original subject, id, error and delivery count). */
   readonly headers?: Readonly<Record<string, string>>;
@@ -51,6 +55,8 @@ export interface DurableConsumerSpec {
   readonly backoffMs?: readonly number[];
   /** Handlers running at once (default 8). */
   readonly concurrency?: number;
+  /** The consuming service (an attribute of the handler's spans). */
+  readonly service?: string;
   /**
    * Where deliveries are counted (`events_consumed_total`): the consuming service's metrics, so a
    * bus shared by several services in one process counts each in its own registry. Default: the
@@ -86,12 +92,60 @@ export interface EventBus {
 
 export const DEFAULT_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000] as const;
 
-/** Runs a handler inside the trace of the work that produced the event (its traceparent header). */
-export function handleInTrace(handler: EventHandler, event: IncomingEvent): Promise<void> {
-  return runWithTrace(
-    traceFromCarrier((name) => (name === 'traceparent' ? event.traceparent : undefined)),
-    () => handler(event),
-  );
+/** What a bus span says about where the message went. */
+export interface BusSpanInfo {
+  /** `messaging.system`: `nats` (JetStream) or `memory` (in-process). */
+  readonly system: 'nats' | 'memory';
+  /** Durable consumer name (absent for broadcast subscriptions). */
+  readonly consumer?: string;
+  readonly service?: string;
+}
+
+function messagingAttributes(event: OutgoingEvent, info: BusSpanInfo, operation: 'send' | 'process'): Attributes {
+  return {
+    'messaging.system': info.system,
+    'messaging.operation.type': operation,
+    'messaging.destination.name': event.subject,
+    'messaging.message.id': event.id,
+    ...(info.consumer ? { 'messaging.consumer.group.name': info.consumer } : {}),
+    ...(info.service ? { 'iam.service': info.service } : {}),
+  };
+}
+
+/**
+ * Publishes inside a producer span, child of the event's traceparent (the work that produced it)
+ * or else of the active span; `send` gets the traceparent to put in the message's headers.
+ */
+export async function publishInTrace(event: OutgoingEvent, info: BusSpanInfo, send: (traceparent: string | undefined) => Promise<void>): Promise<void> {
+  const parent = event.traceparent ? extractContext((name) => (name === 'traceparent' ? event.traceparent : undefined)) : context.active();
+  const { span, ctx } = startSpan(`publish ${event.subject}`, { kind: SpanKind.PRODUCER, attributes: messagingAttributes(event, info, 'send') }, parent);
+  let traceparent: string | undefined;
+  injectContext((name, value) => {
+    if (name === 'traceparent') traceparent = value;
+  }, ctx);
+  try {
+    await context.with(ctx, () => send(traceparent));
+  } catch (err) {
+    failSpan(span, err);
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/** Runs a handler in a consumer span continuing the trace of the event (its traceparent header). */
+export async function handleInTrace(handler: EventHandler, event: IncomingEvent, info: BusSpanInfo = { system: 'memory' }): Promise<void> {
+  const parent = extractContext((name) => (name === 'traceparent' ? event.traceparent : undefined));
+  const attributes = { ...messagingAttributes(event, info, 'process'), 'iam.delivery_count': event.deliveryCount };
+  const { span, ctx } = startSpan(`process ${event.subject}`, { kind: SpanKind.CONSUMER, attributes }, parent);
+  try {
+    await context.with(ctx, () => handler(event));
+  } catch (err) {
+    failSpan(span, err);
+    throw err;
+  } finally {
+    span.end();
+  }
 }
 
 export function backoffFor(spec: DurableConsumerSpec, deliveryCount: number): number {

@@ -1,13 +1,16 @@
 /**
- * Promise-based gRPC clients over generated definitions. Every call carries the current trace
- * (traceparent metadata) and a deadline: the caller's own, capped by the deadline of the work in
- * progress. Only methods listed as idempotent are retried, and only on UNAVAILABLE.
- * Failures arrive as AppErrors (the server's code and field errors when it sent them).
+ * Promise-based gRPC clients over generated definitions. Every call is a client span whose
+ * context crosses in the metadata (W3C traceparent), and carries a deadline: the caller's own,
+ * capped by the deadline of the work in progress. Methods listed as idempotent are retried by
+ * grpc-js itself (service-config retryPolicy: UNAVAILABLE only, bounded attempts and backoff,
+ * within the deadline); others never are. Failures arrive as AppErrors (the server's code and
+ * field errors when it sent them).
  */
 import * as grpc from '@grpc/grpc-js';
+import { type Context, SpanKind, SpanStatusCode, context } from '@opentelemetry/api';
 import { AppError, type ErrorCode, ERROR_CODES, type FieldError } from '../errors';
 import type { Metrics } from '../metrics';
-import { currentTrace, formatTraceparent, remainingMs } from '../trace';
+import { injectContext, remainingMs, startSpan } from '../trace';
 import { ACTOR_KEY, ERROR_CODE_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
 export interface CallOptions {
@@ -29,6 +32,7 @@ export interface GrpcClientOptions<D extends ServiceDef> {
   readonly defaultDeadlineMs?: number;
   /** Methods that are safe to repeat (reads, and writes that are idempotent by design). */
   readonly idempotent?: readonly (keyof D)[];
+  /** Retries of an idempotent call after the first attempt (default 2; grpc-js allows at most 4). */
   readonly maxRetries?: number;
 }
 
@@ -37,55 +41,101 @@ export interface ClientHandle<D extends ServiceDef> {
   close(): void;
 }
 
+/** Health probes are not traced: they run every few seconds outside any request. */
+const UNTRACED_SERVICES = new Set(['grpc.health.v1.Health']);
+
+/**
+ * The channel's service config: a retryPolicy for the idempotent methods (UNAVAILABLE only).
+ * grpc-js spaces attempts by a random backoff below 50 ms, 150 ms, 450 ms … (capped at 500 ms).
+ */
+export function retryServiceConfig(definition: ServiceDef, idempotent: readonly PropertyKey[], maxRetries = 2): object | undefined {
+  const names = Object.entries(definition)
+    .filter(([key]) => idempotent.includes(key))
+    .map(([, def]) => splitPath(def.path));
+  const maxAttempts = Math.min(Math.max(maxRetries, 0) + 1, 5);
+  if (names.length === 0 || maxAttempts < 2) return undefined;
+  return {
+    methodConfig: [
+      {
+        name: names,
+        retryPolicy: {
+          maxAttempts,
+          initialBackoff: '0.05s',
+          maxBackoff: '0.5s',
+          backoffMultiplier: 3,
+          retryableStatusCodes: ['UNAVAILABLE'],
+        },
+      },
+    ],
+  };
+}
+
 export function createGrpcClient<D extends ServiceDef>(definition: D, opts: GrpcClientOptions<D>): ClientHandle<D> {
+  const serviceConfig = retryServiceConfig(definition, (opts.idempotent ?? []) as PropertyKey[], opts.maxRetries);
   const client = new grpc.Client(opts.target, opts.credentials ?? grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 60_000,
-    'grpc.enable_retries': 0,
+    'grpc.enable_retries': serviceConfig ? 1 : 0,
+    ...(serviceConfig ? { 'grpc.service_config': JSON.stringify(serviceConfig) } : {}),
+    // Only our own config: no service config taken from DNS TXT records.
+    'grpc.service_config_disable_resolution': 1,
     'grpc.initial_reconnect_backoff_ms': 200,
     'grpc.max_reconnect_backoff_ms': 2_000,
   });
-  const idempotent = new Set<keyof D>(opts.idempotent ?? []);
-  const maxRetries = opts.maxRetries ?? 2;
   const defaultDeadline = opts.defaultDeadlineMs ?? 5_000;
+  const [host = opts.target, port] = splitTarget(opts.target);
   const call = {} as Record<keyof D, (req: unknown, o?: CallOptions) => Promise<unknown>>;
   for (const [key, def] of Object.entries(definition) as [keyof D, D[keyof D]][]) {
     const { service, method } = splitPath(def.path);
+    const traced = !UNTRACED_SERVICES.has(service);
+    const attributes = { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': method, 'server.address': host, ...(port ? { 'server.port': port } : {}) };
     call[key] = async (request, o) => {
       const budget = Math.min(o?.deadlineMs ?? defaultDeadline, remainingMs() ?? Infinity);
       const deadline = Date.now() + Math.max(budget, 0);
-      for (let attempt = 0; ; attempt++) {
-        const started = process.hrtime.bigint();
-        try {
-          const res = await unary(client, def, request, deadline, o?.actor);
-          opts.metrics.grpcClientDuration.observe({ grpc_service: service, grpc_method: method, grpc_code: 'OK' }, seconds(started));
-          return res;
-        } catch (e) {
-          const err = e as grpc.ServiceError;
-          opts.metrics.grpcClientDuration.observe(
-            { grpc_service: service, grpc_method: method, grpc_code: grpc.status[err.code] ?? 'UNKNOWN' },
-            seconds(started),
-          );
-          const backoff = 50 * 3 ** attempt;
-          const retry = idempotent.has(key) && err.code === grpc.status.UNAVAILABLE && attempt < maxRetries && Date.now() + backoff < deadline;
-          if (!retry) throw fromServiceError(err);
-          await new Promise((r) => setTimeout(r, backoff));
+      const started = process.hrtime.bigint();
+      const s = traced ? startSpan(`${service}/${method}`, { kind: SpanKind.CLIENT, attributes }) : undefined;
+      try {
+        const res = await unary(client, def, request, deadline, o?.actor, s?.ctx ?? context.active());
+        opts.metrics.grpcClientDuration.observe({ grpc_service: service, grpc_method: method, grpc_code: 'OK' }, seconds(started));
+        s?.span.setAttribute('rpc.grpc.status_code', grpc.status.OK);
+        return res;
+      } catch (e) {
+        const err = e as grpc.ServiceError;
+        const codeName = grpc.status[err.code] ?? 'UNKNOWN';
+        opts.metrics.grpcClientDuration.observe({ grpc_service: service, grpc_method: method, grpc_code: codeName }, seconds(started));
+        if (s) {
+          s.span.setAttribute('rpc.grpc.status_code', err.code ?? grpc.status.UNKNOWN);
+          s.span.setStatus({ code: SpanStatusCode.ERROR, message: codeName });
         }
+        throw fromServiceError(err);
+      } finally {
+        s?.span.end();
       }
     };
   }
   return { call: call as unknown as AsyncClient<D>, close: () => client.close() };
 }
 
-function unary(client: grpc.Client, def: grpc.MethodDefinition<unknown, unknown>, request: unknown, deadline: number, actor?: string): Promise<unknown> {
+function unary(
+  client: grpc.Client,
+  def: grpc.MethodDefinition<unknown, unknown>,
+  request: unknown,
+  deadline: number,
+  actor: string | undefined,
+  ctx: Context,
+): Promise<unknown> {
   const md = new grpc.Metadata();
   if (actor) md.set(ACTOR_KEY, actor);
-  const trace = currentTrace();
-  if (trace) md.set('traceparent', formatTraceparent(trace));
+  injectContext((name, value) => md.set(name, value), ctx);
   return new Promise((resolve, reject) => {
     client.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, request, md, { deadline }, (err, res) =>
       err ? reject(err) : resolve(res),
     );
   });
+}
+
+function splitTarget(target: string): [string, number | undefined] {
+  const m = /^(?:dns:(?:\/\/[^/]*\/)?)?(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(target);
+  return m ? [m[1]!, m[2] ? Number(m[2]) : undefined] : [target, undefined];
 }
 
 function seconds(started: bigint): number {

@@ -1,20 +1,23 @@
 import { healthV1, directoryV1 } from '@iam/contracts';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AppError } from '../errors';
 import { HealthMonitor } from '../health';
-import { currentTrace, runWithTrace } from '../trace';
-import { testLogger, testMetrics } from '../testing';
-import { createGrpcClient } from './client';
+import { currentTrace, remainingMs, runWithTrace } from '../trace';
+import { eventually, testLogger, testMetrics } from '../testing';
+import { installTestTracing } from '../testing/tracing';
+import { createGrpcClient, retryServiceConfig } from './client';
 import { GrpcHealth, bindService, startGrpcServer, type GrpcServerHandle } from './server';
 
 const TID = '0af7651916cd43dd8448eb211c80319c';
 
 describe('gRPC helpers (in-process server on port 0)', () => {
+  const tracing = installTestTracing();
   const logger = testLogger();
   const metrics = testMetrics();
   let server: GrpcServerHandle;
   let monitorUp = true;
   const monitor = new HealthMonitor({ logger, checks: { db: async () => { if (!monitorUp) throw new Error('down'); } } });
-  const seen: { traceId?: string; deadline?: number } = {};
+  const seen: { traceId?: string; deadline?: number; remaining?: number } = {};
   let flakyCalls = 0;
 
   beforeAll(async () => {
@@ -33,6 +36,7 @@ describe('gRPC helpers (in-process server on port 0)', () => {
             getUser: async (req, ctx) => {
               seen.traceId = currentTrace()?.traceId;
               seen.deadline = ctx.deadline;
+              seen.remaining = remainingMs();
               if (req.id === 'missing') throw AppError.notFound('No such user.');
               if (req.id === 'invalid') throw AppError.validation('Bad input.', [{ field: 'body.email', message: 'is not an email' }]);
               if (req.id === 'boom') throw new Error('database password is hunter2');
@@ -69,6 +73,25 @@ describe('gRPC helpers (in-process server on port 0)', () => {
     expect(seen.traceId).toBe(TID);
     expect(seen.deadline).toBeGreaterThan(Date.now());
     expect(seen.deadline).toBeLessThanOrEqual(Date.now() + 2_000);
+    expect(seen.remaining).toBeGreaterThan(0);
+    expect(seen.remaining).toBeLessThanOrEqual(2_000);
+    c.close();
+  });
+
+  it('a call is a client span, the handler a server span under it, in the caller\'s trace', async () => {
+    const c = client();
+    tracing.reset();
+    await runWithTrace({ traceId: TID, spanId: 'b7ad6b7169203331', flags: '01' }, () => c.call.getUser({ id: 'u2' }));
+    await expect(runWithTrace({ traceId: TID, spanId: 'b7ad6b7169203331', flags: '01' }, () => c.call.getUser({ id: 'boom' }))).rejects.toThrow();
+    const spans = tracing.spans(TID);
+    const [client1, client2] = spans.filter((s) => s.kind === SpanKind.CLIENT);
+    const [server1, server2] = spans.filter((s) => s.kind === SpanKind.SERVER);
+    expect(client1).toMatchObject({ name: 'directory.v1.UserService/GetUser', attributes: { 'rpc.system': 'grpc', 'rpc.grpc.status_code': 0 } });
+    expect(client1!.parentSpanContext?.spanId).toBe('b7ad6b7169203331');
+    expect(server1).toMatchObject({ name: 'directory.v1.UserService/GetUser', attributes: { 'iam.service': 'test', 'rpc.grpc.status_code': 0 } });
+    expect(server1!.parentSpanContext?.spanId).toBe(client1!.spanContext().spanId);
+    expect(server2!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(client2!.status.code).toBe(SpanStatusCode.ERROR);
     c.close();
   });
 
@@ -104,6 +127,31 @@ describe('gRPC helpers (in-process server on port 0)', () => {
     flakyCalls = 0;
     await expect(c.call.createUser(directoryV1.CreateUserRequest.fromPartial({}))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(flakyCalls).toBe(1);
+    c.close();
+  });
+
+  it('retries only the idempotent methods, on UNAVAILABLE only, a bounded number of times (service config)', () => {
+    expect(retryServiceConfig(directoryV1.UserServiceService, ['getUser', 'listUsers'])).toEqual({
+      methodConfig: [
+        {
+          name: [
+            { service: 'directory.v1.UserService', method: 'GetUser' },
+            { service: 'directory.v1.UserService', method: 'ListUsers' },
+          ],
+          retryPolicy: { maxAttempts: 3, initialBackoff: '0.05s', maxBackoff: '0.5s', backoffMultiplier: 3, retryableStatusCodes: ['UNAVAILABLE'] },
+        },
+      ],
+    });
+    expect(retryServiceConfig(directoryV1.UserServiceService, [])).toBeUndefined();
+    expect(retryServiceConfig(directoryV1.UserServiceService, ['getUser'], 0)).toBeUndefined();
+    expect((retryServiceConfig(directoryV1.UserServiceService, ['getUser'], 10) as { methodConfig: Array<{ retryPolicy: { maxAttempts: number } }> }).methodConfig[0]!.retryPolicy.maxAttempts).toBe(5);
+  });
+
+  it('an idempotent call to a server that is down fails within its deadline', async () => {
+    const c = createGrpcClient(directoryV1.UserServiceService, { target: '127.0.0.1:1', metrics, defaultDeadlineMs: 1_000, idempotent: ['getUser'] });
+    const t = Date.now();
+    await expect(c.call.getUser({ id: 'x' })).rejects.toMatchObject({ code: expect.stringMatching(/^(UNAVAILABLE|TIMEOUT)$/) });
+    expect(Date.now() - t).toBeLessThan(1_500);
     c.close();
   });
 
@@ -154,5 +202,64 @@ describe('gRPC helpers (in-process server on port 0)', () => {
     expect((await h.call.check({ service: '' })).status).toBe(SERVING);
     await expect(h.call.check({ service: 'nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     h.close();
+  });
+
+  it('Watch sends the current status at once, then only changes; unknown services are SERVICE_UNKNOWN', async () => {
+    const grpc = await import('@grpc/grpc-js');
+    const { SERVING, NOT_SERVING, SERVICE_UNKNOWN } = healthV1.HealthCheckResponse_ServingStatus;
+    const raw = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
+    const watch = (service: string) => {
+      const got: number[] = [];
+      const call = raw.makeServerStreamRequest(
+        healthV1.HealthService.watch.path,
+        healthV1.HealthService.watch.requestSerialize,
+        healthV1.HealthService.watch.responseDeserialize,
+        { service },
+      );
+      call.on('data', (r: healthV1.HealthCheckResponse) => got.push(r.status));
+      call.on('error', () => undefined);
+      return { got, cancel: () => call.cancel() };
+    };
+    const db = watch('db');
+    const unknown = watch('nope');
+    await eventually(() => db.got.length === 1 && unknown.got.length === 1);
+    expect(db.got).toEqual([SERVING]);
+    expect(unknown.got).toEqual([SERVICE_UNKNOWN]);
+    await monitor.refresh(); // no change: nothing sent
+    monitorUp = false;
+    await monitor.refresh();
+    await eventually(() => db.got.length === 2);
+    monitorUp = true;
+    await monitor.refresh();
+    await eventually(() => db.got.length === 3);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(db.got).toEqual([SERVING, NOT_SERVING, SERVING]);
+    db.cancel();
+    unknown.cancel();
+    raw.close();
+  });
+
+  it('at shutdown every Watch gets NOT_SERVING and ends, and the server stops at once', async () => {
+    const grpc = await import('@grpc/grpc-js');
+    const { SERVING, NOT_SERVING } = healthV1.HealthCheckResponse_ServingStatus;
+    const health = new GrpcHealth();
+    health.follow(monitor);
+    await monitor.refresh();
+    const s = await startGrpcServer({ host: '127.0.0.1', port: 0, logger, health, bindings: [] });
+    const raw = new grpc.Client(`127.0.0.1:${s.port}`, grpc.credentials.createInsecure());
+    const got: number[] = [];
+    const call = raw.makeServerStreamRequest(healthV1.HealthService.watch.path, healthV1.HealthService.watch.requestSerialize, healthV1.HealthService.watch.responseDeserialize, { service: '' });
+    call.on('data', (r: healthV1.HealthCheckResponse) => got.push(r.status));
+    const ended = new Promise<void>((resolve) => {
+      call.on('end', resolve);
+      call.on('error', () => resolve());
+    });
+    await eventually(() => got.length === 1);
+    const t = Date.now();
+    await s.shutdown(5_000);
+    await ended;
+    expect(Date.now() - t).toBeLessThan(2_000);
+    expect(got).toEqual([SERVING, NOT_SERVING]);
+    raw.close();
   });
 });

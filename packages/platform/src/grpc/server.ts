@@ -1,18 +1,21 @@
 /**
- * gRPC server helpers: async handlers wrapped so they reply exactly once, with trace context,
- * deadline and metrics; AppErrors leave as their gRPC status (plus code and field errors in
- * trailing metadata), anything else as a bare INTERNAL. The standard grpc.health.v1 service is
- * always registered and follows a HealthMonitor.
+ * gRPC server helpers: async handlers wrapped so they reply exactly once, each call a server
+ * span continuing the caller's trace (traceparent metadata) with the caller's deadline in its
+ * context, and metrics; AppErrors leave as their gRPC status (plus code and field errors in
+ * trailing metadata), anything else as a bare INTERNAL. The standard grpc.health.v1 service
+ * (`grpc-health-check`) is always registered and follows a HealthMonitor.
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import { DESCRIPTOR_SET_BASE64, healthV1 } from '@iam/contracts';
+import { DESCRIPTOR_SET_BASE64 } from '@iam/contracts';
+import { SpanKind, SpanStatusCode, context } from '@opentelemetry/api';
+import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import { AppError, internalError } from '../errors';
 import type { HealthMonitor } from '../health';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
-import { runWithTrace, traceFromCarrier } from '../trace';
+import { extractContext, startSpan, withDeadline } from '../trace';
 import { ACTOR_KEY, ERROR_CODE_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
 export interface CallContext {
@@ -64,31 +67,47 @@ export function bindService<D extends ServiceDef>(
 
 type UnaryFn = (request: unknown, ctx: CallContext) => Promise<unknown>;
 
+/** Statuses that are the server's fault: they mark its span failed (OTel's gRPC conventions). */
+const SERVER_FAULTS = new Set([
+  grpc.status.UNKNOWN,
+  grpc.status.DEADLINE_EXCEEDED,
+  grpc.status.UNIMPLEMENTED,
+  grpc.status.INTERNAL,
+  grpc.status.UNAVAILABLE,
+  grpc.status.DATA_LOSS,
+]);
+
 function wrapUnary(grpcService: string, method: string, handler: UnaryFn | undefined, deps: HandlerDeps): grpc.handleUnaryCall<unknown, unknown> {
+  const attributes = { 'rpc.system': 'grpc', 'rpc.service': grpcService, 'rpc.method': method, 'iam.service': deps.service };
   return (call, callback) => {
     const started = process.hrtime.bigint();
+    const deadlineValue = call.getDeadline();
+    const deadline = deadlineValue instanceof Date ? deadlineValue.getTime() : Number.isFinite(deadlineValue) ? Number(deadlineValue) : undefined;
+    const parent = withDeadline(extractContext((k) => call.metadata.get(k)[0]), deadline);
+    const { span, ctx } = startSpan(`${grpcService}/${method}`, { kind: SpanKind.SERVER, attributes }, parent);
     let replied = false;
     const reply = (err: grpc.ServiceError | Partial<grpc.StatusObject> | null, value?: unknown): void => {
       if (replied) return;
       replied = true;
       const code = err ? (err.code ?? grpc.status.UNKNOWN) : grpc.status.OK;
+      const codeName = grpc.status[code] ?? String(code);
       deps.metrics.grpcServerDuration.observe(
-        { service: deps.service, grpc_service: grpcService, grpc_method: method, grpc_code: grpc.status[code] ?? String(code) },
+        { service: deps.service, grpc_service: grpcService, grpc_method: method, grpc_code: codeName },
         Number(process.hrtime.bigint() - started) / 1e9,
       );
+      span.setAttribute('rpc.grpc.status_code', code);
+      if (SERVER_FAULTS.has(code)) span.setStatus({ code: SpanStatusCode.ERROR, message: codeName });
+      span.end();
       if (err) callback(err as grpc.ServiceError);
       else callback(null, value);
     };
-    const deadlineValue = call.getDeadline();
-    const deadline = deadlineValue instanceof Date ? deadlineValue.getTime() : Number.isFinite(deadlineValue) ? Number(deadlineValue) : undefined;
-    const trace = { ...traceFromCarrier((k) => call.metadata.get(k)[0]?.toString()), deadline };
-    runWithTrace(trace, () => {
+    context.with(ctx, () => {
       if (!handler) {
         reply({ code: grpc.status.UNIMPLEMENTED, details: `${method} is not implemented` });
         return;
       }
-      const ctx: CallContext = { metadata: call.metadata, deadline, peer: call.getPeer() };
-      handler(call.request, ctx).then(
+      const callCtx: CallContext = { metadata: call.metadata, deadline, peer: call.getPeer() };
+      handler(call.request, callCtx).then(
         (res) => reply(null, res),
         (err: unknown) => reply(toStatus(err, deps.logger, `${grpcService}/${method}`)),
       );
@@ -113,16 +132,18 @@ export function toStatus(err: unknown, logger: Logger, where: string): Partial<g
 // ---------------------------------------------------------------------------
 // grpc.health.v1
 
-const { HealthCheckResponse_ServingStatus: ServingStatus } = healthV1;
-
 /**
- * The standard health service. Service "" is the whole process; every HealthMonitor check is
- * also a service name of its own (e.g. "db", "bus"), so callers can tell what is down.
+ * The standard health service (`grpc-health-check`). Service "" is the whole process; every
+ * HealthMonitor check is also a service name of its own (e.g. "db", "bus"), so callers can tell
+ * what is down. Watch streams get the current status at once and then only changes; at shutdown
+ * every status turns NOT_SERVING and the streams end.
  */
 export class GrpcHealth {
-  private readonly statuses = new Map<string, healthV1.HealthCheckResponse_ServingStatus>([['', ServingStatus.NOT_SERVING]]);
-  private readonly watchers = new Set<{ service: string; call: grpc.ServerWritableStream<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse> }>();
+  private readonly impl = new HealthImplementation({ '': 'NOT_SERVING' });
+  private readonly statuses = new Map<string, ServingStatus>([['', 'NOT_SERVING']]);
+  private readonly watches = new Set<grpc.ServerWritableStream<unknown, unknown>>();
   private shuttingDown = false;
+  private ended = false;
 
   follow(monitor: HealthMonitor): void {
     monitor.onChange((s) => {
@@ -138,35 +159,41 @@ export class GrpcHealth {
   }
 
   private set(service: string, serving: boolean): void {
-    const st = serving && !this.shuttingDown ? ServingStatus.SERVING : ServingStatus.NOT_SERVING;
+    if (this.ended) return;
+    const st: ServingStatus = serving && !this.shuttingDown ? 'SERVING' : 'NOT_SERVING';
     if (this.statuses.get(service) === st) return;
     this.statuses.set(service, st);
-    for (const w of this.watchers) if (w.service === service) w.call.write({ status: st });
+    this.impl.setStatus(service, st);
   }
 
-  binding(): ServiceBinding {
-    const implementation: grpc.UntypedServiceImplementation = {
-      check: (call: grpc.ServerUnaryCall<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse>, cb: grpc.sendUnaryData<healthV1.HealthCheckResponse>) => {
-        const st = this.statuses.get(call.request.service);
-        if (st === undefined) cb({ code: grpc.status.NOT_FOUND, details: 'unknown service' });
-        else cb(null, { status: st });
+  /** Registers grpc.health.v1.Health on `server`, keeping hold of Watch streams to end them at shutdown. */
+  addToServer(server: grpc.Server): void {
+    this.impl.addToServer({
+      addService: (definition, implementation) => {
+        const watch = implementation.watch as unknown as grpc.handleServerStreamingCall<unknown, unknown>;
+        server.addService(definition as unknown as grpc.ServiceDefinition, {
+          ...(implementation as unknown as grpc.UntypedServiceImplementation),
+          watch: (call: grpc.ServerWritableStream<unknown, unknown>) => {
+            this.watches.add(call);
+            const forget = (): void => void this.watches.delete(call);
+            call.on('cancelled', forget);
+            call.on('close', forget);
+            watch(call);
+          },
+        });
       },
-      watch: (call: grpc.ServerWritableStream<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse>) => {
-        const w = { service: call.request.service, call };
-        this.watchers.add(w);
-        call.write({ status: this.statuses.get(w.service) ?? ServingStatus.SERVICE_UNKNOWN });
-        call.on('cancelled', () => this.watchers.delete(w));
-        call.on('close', () => this.watchers.delete(w));
-      },
-    };
-    return { name: 'grpc.health.v1.Health', definition: healthV1.HealthService as unknown as grpc.ServiceDefinition, implementation };
+    });
   }
 
   endWatches(): void {
-    for (const w of this.watchers) w.call.end();
-    this.watchers.clear();
+    this.ended = true;
+    for (const w of this.watches) w.end();
+    this.watches.clear();
   }
 }
+
+/** Name of the health service (reflection lists it). */
+export const HEALTH_SERVICE_NAME = 'grpc.health.v1.Health';
 
 // ---------------------------------------------------------------------------
 // Server lifecycle
@@ -199,10 +226,10 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServ
     'grpc.keepalive_time_ms': 60_000,
     'grpc.keepalive_permit_without_calls': 1,
   });
-  const bindings = [...opts.bindings, opts.health.binding()];
-  for (const b of bindings) server.addService(b.definition, b.implementation);
+  for (const b of opts.bindings) server.addService(b.definition, b.implementation);
+  opts.health.addToServer(server);
   // Server reflection (grpcurl, grpcui) for exactly the services this server implements.
-  new ReflectionService(reflectionPackage(), { services: bindings.map((b) => b.name) }).addToServer(server);
+  new ReflectionService(reflectionPackage(), { services: [...opts.bindings.map((b) => b.name), HEALTH_SERVICE_NAME] }).addToServer(server);
   const address = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(address, opts.credentials ?? grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));

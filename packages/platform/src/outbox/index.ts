@@ -11,7 +11,7 @@ import { Column, type DataSource, Entity, type EntityManager, Index, type Migrat
 import type { EventBus } from '../bus/port';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
-import { currentTrace, formatTraceparent } from '../trace';
+import { activeTraceparent, withSpan } from '../trace';
 import { pgErrorCode } from '../db';
 
 @Entity({ name: 'outbox_events' })
@@ -116,24 +116,31 @@ export function outboxUnitOfWork<S extends object>(ds: DataSource, stores: (m: E
 /** deadlock_detected, serialization_failure. */
 const RETRYABLE_TX_ERRORS = new Set(['40P01', '40001']);
 
-/** Writes events in the caller's transaction and wakes the relay when it commits. Returns the ids. */
+/**
+ * Writes events in the caller's transaction and wakes the relay when it commits. Returns the ids.
+ * An `outbox append` span covers it; its traceparent is stored with each row, so the publish
+ * (and whoever consumes the event) continues this trace.
+ */
 export async function appendEvents(manager: EntityManager, events: readonly NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const trace = currentTrace();
-  const now = new Date();
-  const rows = events.map((e) => ({
-    id: e.id ?? randomUUID(),
-    subject: e.subject,
-    payload: Buffer.from(encodeEvent(e.subject, e.payload as never)),
-    traceparent: trace ? formatTraceparent(trace) : null,
-    occurredAt: now,
-    publishedAt: null,
-    attempts: 0,
-    lastError: null,
-  }));
-  await manager.insert(OutboxEventRow, rows);
-  await manager.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
-  return rows.map((r) => r.id);
+  const subjects = [...new Set(events.map((e) => e.subject))];
+  return withSpan('outbox append', { attributes: { 'messaging.destination.name': subjects.join(','), 'messaging.batch.message_count': events.length } }, async () => {
+    const traceparent = activeTraceparent() ?? null;
+    const now = new Date();
+    const rows = events.map((e) => ({
+      id: e.id ?? randomUUID(),
+      subject: e.subject,
+      payload: Buffer.from(encodeEvent(e.subject, e.payload as never)),
+      traceparent,
+      occurredAt: now,
+      publishedAt: null,
+      attempts: 0,
+      lastError: null,
+    }));
+    await manager.insert(OutboxEventRow, rows);
+    await manager.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+    return rows.map((r) => r.id);
+  });
 }
 
 export interface OutboxRelayOptions {

@@ -113,3 +113,4 @@ export async function deleteNamespaceStreams(url: string, namespace: string): Pr
 
 export { runEventBusContract, type BusFactory } from './bus-contract';
 export { startSmtpSink, actionToken, type SmtpSink, type ReceivedMail } from './smtp';
+export { installTestTracing, parentSpan, spanPath, type ReadableSpan, type TestTracing } from './tracing';
