@@ -143,6 +143,18 @@ describe('tracing configuration and export', () => {
     return tracing.shutdown();
   });
 
+  it('a collector that is down does not hold the shutdown for long', async () => {
+    const dead = createServer();
+    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
+    const { port } = dead.address() as AddressInfo;
+    await new Promise<void>((r) => dead.close(() => r()));
+    const tracing = setupTracing(parse({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` }), { serviceName: 't' });
+    startSpan('lost', {}).span.end();
+    const t = Date.now();
+    await tracing.shutdown().catch(() => undefined);
+    expect(Date.now() - t).toBeLessThan(4_000);
+  });
+
   it('with OTEL_EXPORTER_OTLP_ENDPOINT, spans go to the collector over OTLP/HTTP', async () => {
     const received: Array<{ url?: string; type?: string; bytes: number }> = [];
     const collector = createServer((req, res) => {

@@ -178,23 +178,39 @@ export function setupTracing(config: TracingConfig, opts: TracingOptions): Traci
   installed = { provider, tracer: provider.getTracer('@iam/platform') };
   if (opts.logger) {
     const log = opts.logger.child({ component: 'opentelemetry' });
+    const warn = (msg: string, ...args: unknown[]): void => log.warn({ detail: describeDiag(args) }, `tracing: ${describeDiag([msg])}`);
     diag.setLogger(
-      {
-        error: (msg, ...args) => log.warn({ detail: args.map(String).join(' ').slice(0, 500) }, msg),
-        warn: (msg, ...args) => log.warn({ detail: args.map(String).join(' ').slice(0, 500) }, msg),
-        info: () => undefined,
-        debug: () => undefined,
-        verbose: () => undefined,
-      },
+      { error: warn, warn, info: () => undefined, debug: () => undefined, verbose: () => undefined },
       { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
     );
   }
   return {
     forceFlush: () => provider.forceFlush(),
-    shutdown: async () => {
-      await provider.shutdown();
-    },
+    // Bounded: a collector that is down must not hold the process's exit.
+    shutdown: () => Promise.race([provider.shutdown(), new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_FLUSH_MS).unref())]),
   };
+}
+
+/** How long the last export may take at shutdown. */
+const SHUTDOWN_FLUSH_MS = 3_000;
+
+/** One short line from what the SDK reports (often a serialized error with its stack). */
+function describeDiag(args: readonly unknown[]): string {
+  return args
+    .map((a) => {
+      if (a instanceof Error) return a.message;
+      const text = typeof a === 'string' ? a : JSON.stringify(a) ?? String(a);
+      try {
+        const parsed = JSON.parse(text) as { message?: unknown };
+        if (parsed && typeof parsed.message === 'string') return parsed.message;
+      } catch {
+        // not JSON: the text itself
+      }
+      return text;
+    })
+    .join(' ')
+    .split('\n')[0]!
+    .slice(0, 300);
 }
 
 function samplerOf(config: TracingConfig): Sampler {
