@@ -86,7 +86,7 @@ describe('readiness follows the database and NATS, and recovers without a restar
     const env = {
       JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
-      GATEWAY_PROFILES: '',
+      GATEWAY_PROFILES: 'full', // the Full profile's /api/v1/health names the database (Minimal's does not)
       PORT: '0',
       HOST: '127.0.0.1',
       DIRECTORY_GRPC_PORT: '0',
