@@ -8,35 +8,29 @@
  * its ops port (`<SERVICE>_METRICS_PORT`, loopback, off by default).
  */
 import { join, resolve } from 'node:path';
-import { createDirectoryUseCases, readDirectoryConfig, directoryService } from '@iam/directory';
-import { readGatewayConfig, startGateway } from '@iam/gateway';
-import { readIdentityConfig, identityService } from '@iam/identity';
-import { readNotificationConfig, notificationService } from '@iam/notification';
+import { readCommerceConfig } from '@iam/commerce';
+import { readDirectoryConfig } from '@iam/directory';
+import { readGatewayConfig } from '@iam/gateway';
+import { readIdentityConfig } from '@iam/identity';
+import { readNotificationConfig } from '@iam/notification';
 import {
   type EventBus,
   InMemoryEventBus,
   JetStreamEventBus,
   Lifecycle,
   type Logger,
-  type RunningService,
-  type ServiceRuntime,
-  type ServiceSpec,
   createLogger,
-  createMetrics,
   exitOnStartupError,
   grpcCredentials,
   readConfig,
   readMetricsPort,
   readRuntimeConfig,
-  startService,
   startTracing,
 } from '@iam/platform';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { embeddedUrls } from './embedded-urls';
 import { loadOrCreateSecret } from './local-secrets';
-
-const SERVICES = ['identity', 'directory', 'notification'] as const;
-type ServiceName = (typeof SERVICES)[number];
+import { SERVICES, type ServiceName, startSystem } from './system';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -62,6 +56,8 @@ async function main(): Promise<void> {
         databaseUrl: urls.url('notification'),
         emailActionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'email-action-key')),
       }),
+      // A newcomer's first `curl /api/v1/products` shows a small demo catalog (seeded once, when empty).
+      commerce: readCommerceConfig(e, { databaseUrl: urls.url('commerce'), seedDemo: true }),
       metricsPorts: Object.fromEntries(SERVICES.map((s) => [s, readMetricsPort(e, s)])) as Record<ServiceName, number>,
       admin: {
         email: e.optionalString('ADMIN_EMAIL'),
@@ -96,47 +92,17 @@ async function main(): Promise<void> {
     lifecycle.onShutdown('event bus', () => bus.close());
     log.info({ bus: bus.kind }, 'event bus');
 
-    // Services are internal: they listen on loopback only (with TLS when configured), their ops
-    // ports included. Each gets metrics of its own (the process's default metrics are the gateway's).
-    const creds = grpcCredentials(config.runtime.grpcTls);
-    const start = (name: ServiceName, spec: (rt: ServiceRuntime) => ServiceSpec): Promise<RunningService> => {
-      const rt: ServiceRuntime = {
-        logger: log,
-        metrics: createMetrics({ defaultMetrics: false }),
-        metricsPort: config.metricsPorts[name],
-        bus,
-        lifecycle,
-        bindHost: '127.0.0.1',
-        grpcServerCredentials: creds.server,
-        grpcClientCredentials: creds.client,
-      };
-      return startService(spec(rt), rt);
-    };
-    const directory = await start('directory', (rt) => directoryService(config.directory, rt));
-    if (config.admin.email && config.admin.password) {
-      // --create-admin at start: ADMIN_EMAIL / ADMIN_PASSWORD create or update that administrator.
-      const { user, created } = await createDirectoryUseCases(directory.dataSource, config.directory).credentials.ensureAdministrator({
-        email: config.admin.email,
-        password: config.admin.password,
-        firstName: config.admin.firstName,
-        lastName: config.admin.lastName,
-      });
-      log.info({ email: user.email, created }, 'administrator account ready');
-    }
-    const identity = await start('identity', (rt) => identityService({ ...config.identity, directoryTarget: `127.0.0.1:${directory.grpcPort}` }, rt));
-    const notification = await start('notification', (rt) => notificationService(config.notification, rt));
-
-    const gateway = await startGateway(
-      {
-        ...config.gateway,
-        upstreams: {
-          identity: `127.0.0.1:${identity.grpcPort}`,
-          directory: `127.0.0.1:${directory.grpcPort}`,
-          notification: `127.0.0.1:${notification.grpcPort}`,
-        },
-      },
-      { logger, metrics: createMetrics(), bus, lifecycle, grpcClientCredentials: creds.client },
-    );
+    const admin = config.admin.email && config.admin.password ? { ...config.admin, email: config.admin.email, password: config.admin.password } : undefined;
+    const system = await startSystem({
+      config,
+      logger,
+      bus,
+      lifecycle,
+      metricsPorts: config.metricsPorts,
+      grpcCredentials: grpcCredentials(config.runtime.grpcTls),
+      admin,
+    });
+    const gateway = system.gateways[0]!;
     await gateway.health.refresh();
     log.info({ port: gateway.port, startupMs: Date.now() - started, ready: gateway.health.snapshot().ready }, 'iam is up');
   } catch (err) {

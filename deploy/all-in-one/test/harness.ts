@@ -1,16 +1,17 @@
 /**
- * Starts the whole system in this process for end-to-end tests: the three services and one or
- * more gateway replicas, on fresh databases of the test PostgreSQL and a private namespace of the
- * test NATS (or the in-process bus), with cheap argon2 parameters. Talks HTTP on real ports.
+ * Starts the whole system in this process for end-to-end tests (startSystem, as `make run` does):
+ * the four services and one or more gateway replicas, on fresh databases of the test PostgreSQL
+ * and a private namespace of the test NATS (or the in-process bus), with cheap argon2 parameters.
+ * Talks HTTP on real ports.
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { ResponseChecker } from '@iam/gateway';
-import { createDirectoryUseCases, directoryService, readDirectoryConfig } from '@iam/directory';
-import { type RunningGateway, readGatewayConfig, startGateway } from '@iam/gateway';
-import { identityService, readIdentityConfig } from '@iam/identity';
-import { notificationService, readNotificationConfig } from '@iam/notification';
-import { type EventBus, JetStreamEventBus, Lifecycle, type RunningService, type ServiceRuntime, type ServiceSpec, readConfig, startService } from '@iam/platform';
+import { readCommerceConfig } from '@iam/commerce';
+import { readDirectoryConfig } from '@iam/directory';
+import { ResponseChecker, type RunningGateway, readGatewayConfig } from '@iam/gateway';
+import { readIdentityConfig } from '@iam/identity';
+import { readNotificationConfig } from '@iam/notification';
+import { type EventBus, JetStreamEventBus, Lifecycle, type RunningService, readConfig } from '@iam/platform';
 import {
   type TestDatabase,
   createTestDatabase,
@@ -21,6 +22,7 @@ import {
   testMetrics,
   testNatsUrl,
 } from '@iam/platform/testing';
+import { SERVICES, startSystem } from '../src/system';
 
 export const ADMIN = { email: 'admin@example.com', password: 'Admin-Passw0rd!' };
 
@@ -32,6 +34,7 @@ export interface TestSystem {
   readonly directory: RunningService;
   readonly identity: RunningService;
   readonly notification: RunningService;
+  readonly commerce: RunningService;
   readonly bus: EventBus;
   readonly kek: Buffer;
   readonly env: Readonly<Record<string, string>>;
@@ -44,9 +47,8 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
   const logger = opts.logLines ? pino({ level: 'debug' }, { write: (l: string) => void opts.logLines!.push(l) }) : testLogger();
   const metrics = testMetrics();
   const lifecycle = new Lifecycle(logger, 5_000);
-  const dbs: TestDatabase[] = [];
-  for (const name of ['directory', 'identity', 'notification']) dbs.push(await createTestDatabase(`e2e_${name}`));
-  const [dirDb, idDb, notDb] = dbs as [TestDatabase, TestDatabase, TestDatabase];
+  const dbs: Record<string, TestDatabase> = {};
+  for (const name of SERVICES) dbs[name] = await createTestDatabase(`e2e_${name}`);
   const bus = testBus({ logger });
   const kek = randomBytes(32);
   const env: Record<string, string> = {
@@ -55,6 +57,7 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     DIRECTORY_GRPC_PORT: '0',
     IDENTITY_GRPC_PORT: '0',
     NOTIFICATION_GRPC_PORT: '0',
+    COMMERCE_GRPC_PORT: '0',
     ARGON2_MEMORY_KIB: '8192',
     ARGON2_ITERATIONS: '1',
     GATEWAY_PROFILES: 'full,compact',
@@ -72,43 +75,23 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
   };
   const config = readConfig(env, (e) => ({
     gateway: readGatewayConfig(e),
-    directory: readDirectoryConfig(e, { databaseUrl: dirDb.url }),
-    identity: readIdentityConfig(e, { databaseUrl: idDb.url }),
-    notification: readNotificationConfig(e, { databaseUrl: notDb.url }),
+    directory: readDirectoryConfig(e, { databaseUrl: dbs.directory!.url }),
+    identity: readIdentityConfig(e, { databaseUrl: dbs.identity!.url }),
+    notification: readNotificationConfig(e, { databaseUrl: dbs.notification!.url }),
+    commerce: readCommerceConfig(e, { databaseUrl: dbs.commerce!.url }),
   }));
+  // Each replica beyond the first gets its own bus connection, as separate processes would.
+  const extraBuses: EventBus[] = [];
+  const gatewayBus = (i: number): EventBus => {
+    if (i === 0 || !(bus instanceof JetStreamEventBus)) return bus;
+    const b = new JetStreamEventBus({ url: testNatsUrl()!, name: `gateway-${i}`, namespace: bus.namespace, logger, metrics });
+    extraBuses.push(b);
+    return b;
+  };
   // As in the all-in-one process: each service has metrics of its own (RunningService.metrics);
   // `metrics` is the gateways', what their public /metrics shows.
-  const start = (spec: (rt: ServiceRuntime) => ServiceSpec): Promise<RunningService> => {
-    const rt: ServiceRuntime = { logger, metrics: testMetrics(), bus, lifecycle, bindHost: '127.0.0.1' };
-    return startService(spec(rt), rt);
-  };
-  const directory = await start((rt) => directoryService(config.directory, rt));
-  await createDirectoryUseCases(directory.dataSource, config.directory).credentials.ensureAdministrator(ADMIN);
-  const identity = await start((rt) => identityService({ ...config.identity, directoryTarget: `127.0.0.1:${directory.grpcPort}` }, rt));
-  const notification = await start((rt) => notificationService(config.notification, rt));
-  const gateways: RunningGateway[] = [];
-  const extraBuses: EventBus[] = [];
-  for (let i = 0; i < (opts.gateways ?? 1); i++) {
-    // Each replica beyond the first gets its own bus connection, as separate processes would.
-    let gwBus = bus;
-    if (i > 0 && bus instanceof JetStreamEventBus) {
-      gwBus = new JetStreamEventBus({ url: testNatsUrl()!, name: `gateway-${i}`, namespace: bus.namespace, logger, metrics });
-      extraBuses.push(gwBus);
-    }
-    gateways.push(
-      await startGateway(
-        {
-          ...config.gateway,
-          upstreams: {
-            identity: `127.0.0.1:${identity.grpcPort}`,
-            directory: `127.0.0.1:${directory.grpcPort}`,
-            notification: `127.0.0.1:${notification.grpcPort}`,
-          },
-        },
-        { logger, metrics, bus: gwBus, lifecycle },
-      ),
-    );
-  }
+  const system = await startSystem({ config, logger, bus, lifecycle, gateways: opts.gateways, gatewayBus, gatewayMetrics: metrics, serviceMetrics: () => testMetrics(), admin: ADMIN });
+  const { gateways } = system;
   await eventually(async () => {
     const snaps = await Promise.all(gateways.map((g) => g.health.refresh()));
     return snaps.every((s) => s.ready);
@@ -122,11 +105,13 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     }
     if (docs.length > 0) checkers.set(base, new ResponseChecker(docs));
   }
+  const s = system.services as Required<typeof system.services>;
   return {
     gateways,
-    directory,
-    identity,
-    notification,
+    directory: s.directory,
+    identity: s.identity,
+    notification: s.notification,
+    commerce: s.commerce,
     bus,
     kek,
     env,
@@ -138,7 +123,7 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
       await bus.close();
       const url = testNatsUrl();
       if (url && bus instanceof JetStreamEventBus) await deleteNamespaceStreams(url, bus.namespace);
-      for (const db of dbs) await db.drop();
+      for (const db of Object.values(dbs)) await db.drop();
     },
   };
 }

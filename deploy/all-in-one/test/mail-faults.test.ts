@@ -10,12 +10,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDirectoryUseCases, directoryService, readDirectoryConfig } from '@iam/directory';
-import { type RunningGateway, readGatewayConfig, startGateway } from '@iam/gateway';
-import { identityService, readIdentityConfig } from '@iam/identity';
-import { JetStreamEventBus, Lifecycle, type RunningService, type ServiceRuntime, readConfig, startService } from '@iam/platform';
+import { readCommerceConfig } from '@iam/commerce';
+import { createDirectoryUseCases, readDirectoryConfig } from '@iam/directory';
+import { type RunningGateway, readGatewayConfig } from '@iam/gateway';
+import { readIdentityConfig } from '@iam/identity';
+import { JetStreamEventBus, Lifecycle, type RunningService, readConfig } from '@iam/platform';
 import { type SmtpSink, type TestDatabase, createTestDatabase, eventually, startSmtpSink, testLogger, testMetrics } from '@iam/platform/testing';
 import { Client } from 'pg';
+import { startSystem } from '../src/system';
 import { http, strongPassword } from './harness';
 
 jest.setTimeout(180_000);
@@ -85,7 +87,7 @@ function listening(p: number): Promise<boolean> {
   beforeAll(async () => {
     smtp = await startSmtpSink();
     await startNats();
-    for (const n of ['directory', 'identity', 'notification']) dbs.push(await createTestDatabase(`faults_${n}`));
+    for (const n of ['directory', 'identity', 'notification', 'commerce']) dbs.push(await createTestDatabase(`faults_${n}`));
     notificationDb = dbs[2]!;
     const logger = testLogger();
     const metrics = testMetrics();
@@ -96,6 +98,7 @@ function listening(p: number): Promise<boolean> {
       PORT: '0',
       DIRECTORY_GRPC_PORT: '0',
       IDENTITY_GRPC_PORT: '0',
+      COMMERCE_GRPC_PORT: '0',
       ARGON2_MEMORY_KIB: '8192',
       ARGON2_ITERATIONS: '1',
       GATEWAY_PROFILES: 'full',
@@ -109,22 +112,21 @@ function listening(p: number): Promise<boolean> {
       gateway: readGatewayConfig(e),
       directory: readDirectoryConfig(e, { databaseUrl: dbs[0]!.url }),
       identity: readIdentityConfig(e, { databaseUrl: dbs[1]!.url }),
+      commerce: readCommerceConfig(e, { databaseUrl: dbs[3]!.url }),
     }));
-    const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
-    directory = await startService(directoryService(config.directory, rt), rt);
-    const identity = await startService(identityService({ ...config.identity, directoryTarget: `127.0.0.1:${directory.grpcPort}` }, rt), rt);
+    // Notification runs as its own process here, so that it can be killed and restarted.
     await startNotification();
-    gateway = await startGateway(
-      {
-        ...config.gateway,
-        upstreams: {
-          identity: `127.0.0.1:${identity.grpcPort}`,
-          directory: `127.0.0.1:${directory.grpcPort}`,
-          notification: `127.0.0.1:${notificationGrpcPort}`,
-        },
-      },
-      { logger, metrics, bus, lifecycle },
-    );
+    const system = await startSystem({
+      config,
+      logger,
+      bus,
+      lifecycle,
+      gatewayMetrics: metrics,
+      serviceMetrics: () => metrics,
+      external: { notification: `127.0.0.1:${notificationGrpcPort}` },
+    });
+    directory = system.services.directory!;
+    gateway = system.gateways[0]!;
     const uc = createDirectoryUseCases(directory.dataSource, config.directory);
     // Plain users without roles: a caller with no rights at all may create those.
     const nobody = { userId: randomUUID() };

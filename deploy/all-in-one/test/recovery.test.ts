@@ -10,13 +10,15 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { directoryService, readDirectoryConfig } from '@iam/directory';
-import { readGatewayConfig, startGateway, type RunningGateway } from '@iam/gateway';
-import { identityService, readIdentityConfig } from '@iam/identity';
-import { notificationService, readNotificationConfig } from '@iam/notification';
-import { type EventBus, InMemoryEventBus, JetStreamEventBus, Lifecycle, type ServiceRuntime, readConfig, startService } from '@iam/platform';
+import { readCommerceConfig } from '@iam/commerce';
+import { readDirectoryConfig } from '@iam/directory';
+import { readGatewayConfig, type RunningGateway } from '@iam/gateway';
+import { readIdentityConfig } from '@iam/identity';
+import { readNotificationConfig } from '@iam/notification';
+import { type EventBus, InMemoryEventBus, JetStreamEventBus, Lifecycle, readConfig } from '@iam/platform';
 import { eventually, testLogger, testMetrics } from '@iam/platform/testing';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/embedded-postgres';
+import { startSystem } from '../src/system';
 
 jest.setTimeout(120_000);
 
@@ -92,28 +94,17 @@ describe('readiness follows the database and NATS, and recovers without a restar
       DIRECTORY_GRPC_PORT: '0',
       IDENTITY_GRPC_PORT: '0',
       NOTIFICATION_GRPC_PORT: '0',
+      COMMERCE_GRPC_PORT: '0',
     };
     const config = readConfig(env, (e) => ({
       gateway: readGatewayConfig(e),
       directory: readDirectoryConfig(e, { databaseUrl: pg.url('directory') }),
       identity: readIdentityConfig(e, { databaseUrl: pg.url('identity') }),
       notification: readNotificationConfig(e, { databaseUrl: pg.url('notification') }),
+      commerce: readCommerceConfig(e, { databaseUrl: pg.url('commerce') }),
     }));
-    const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
-    const directory = await startService(directoryService(config.directory, rt), rt);
-    const identity = await startService(identityService({ ...config.identity, directoryTarget: `127.0.0.1:${directory.grpcPort}` }, rt), rt);
-    const notification = await startService(notificationService(config.notification, rt), rt);
-    gateway = await startGateway(
-      {
-        ...config.gateway,
-        upstreams: {
-          identity: `127.0.0.1:${identity.grpcPort}`,
-          directory: `127.0.0.1:${directory.grpcPort}`,
-          notification: `127.0.0.1:${notification.grpcPort}`,
-        },
-      },
-      { logger, metrics, bus, lifecycle },
-    );
+    const system = await startSystem({ config, logger, bus, lifecycle, gatewayMetrics: metrics, serviceMetrics: () => metrics });
+    gateway = system.gateways[0]!;
   });
 
   afterAll(async () => {

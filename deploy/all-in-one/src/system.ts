@@ -1,0 +1,110 @@
+/**
+ * The whole system in one process: every service and one or more gateway replicas, wired to each
+ * other on loopback. One function for the all-in-one runner (main.ts), the end-to-end tests and
+ * the fault tests; each brings its own configuration, databases, bus and lifecycle.
+ */
+import type { ChannelCredentials, ServerCredentials } from '@grpc/grpc-js';
+import { type CommerceConfig, commerceService } from '@iam/commerce';
+import { type DirectoryConfig, createDirectoryUseCases, directoryService } from '@iam/directory';
+import { type GatewayConfig, type RunningGateway, startGateway } from '@iam/gateway';
+import { type IdentityConfig, identityService } from '@iam/identity';
+import { type NotificationConfig, notificationService } from '@iam/notification';
+import {
+  type EventBus,
+  type Lifecycle,
+  type Logger,
+  type Metrics,
+  type RunningService,
+  type ServiceRuntime,
+  type ServiceSpec,
+  createMetrics,
+  startService,
+} from '@iam/platform';
+
+export const SERVICES = ['directory', 'identity', 'notification', 'commerce'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export interface SystemConfig {
+  readonly gateway: GatewayConfig;
+  readonly directory: DirectoryConfig;
+  readonly identity: Omit<IdentityConfig, 'directoryTarget'>;
+  readonly commerce: CommerceConfig;
+  /** Absent when notification runs elsewhere (see `external`). */
+  readonly notification?: NotificationConfig;
+}
+
+export interface SystemOptions {
+  readonly config: SystemConfig;
+  readonly logger: Logger;
+  readonly bus: EventBus;
+  readonly lifecycle: Lifecycle;
+  /** Gateway replicas (default 1). */
+  readonly gateways?: number;
+  /** The bus of gateway replica `i` (default: the shared one); separate processes would each have their own. */
+  readonly gatewayBus?: (i: number) => EventBus;
+  /** The gateways' metrics: what their public /metrics shows (default: a registry with the process metrics). */
+  readonly gatewayMetrics?: Metrics;
+  /** Each service's own metrics (default: a fresh registry without the process metrics). */
+  readonly serviceMetrics?: (name: ServiceName) => Metrics;
+  /** Ops ports (`<SERVICE>_METRICS_PORT`) of the services; 0 or absent = none. */
+  readonly metricsPorts?: Partial<Record<ServiceName, number>>;
+  readonly grpcCredentials?: { readonly server?: ServerCredentials; readonly client?: ChannelCredentials };
+  /** The administrator to create or update at start (`--create-admin`). */
+  readonly admin?: { readonly email: string; readonly password: string; readonly firstName?: string; readonly lastName?: string };
+  /** Services that run outside this process, by gRPC target (fault tests run notification on its own). */
+  readonly external?: Partial<Record<ServiceName, string>>;
+}
+
+export interface RunningSystem {
+  readonly services: Partial<Record<ServiceName, RunningService>>;
+  readonly gateways: RunningGateway[];
+  /** Where each service answers (`host:port`). */
+  readonly targets: Record<ServiceName, string>;
+}
+
+export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
+  const { config, logger, bus, lifecycle } = opts;
+  const services: Partial<Record<ServiceName, RunningService>> = {};
+  const targets = { ...opts.external } as Record<ServiceName, string>;
+  // Services are internal: they listen on loopback only, their ops ports included.
+  const start = async (name: ServiceName, spec: (rt: ServiceRuntime) => ServiceSpec): Promise<void> => {
+    if (opts.external?.[name]) return;
+    const rt: ServiceRuntime = {
+      logger,
+      metrics: opts.serviceMetrics?.(name) ?? createMetrics({ defaultMetrics: false }),
+      metricsPort: opts.metricsPorts?.[name],
+      bus,
+      lifecycle,
+      bindHost: '127.0.0.1',
+      grpcServerCredentials: opts.grpcCredentials?.server,
+      grpcClientCredentials: opts.grpcCredentials?.client,
+    };
+    const running = await startService(spec(rt), rt);
+    services[name] = running;
+    targets[name] = `127.0.0.1:${running.grpcPort}`;
+  };
+
+  await start('directory', (rt) => directoryService(config.directory, rt));
+  if (opts.admin && services.directory) {
+    const { user, created } = await createDirectoryUseCases(services.directory.dataSource, config.directory).credentials.ensureAdministrator(opts.admin);
+    logger.info({ email: user.email, created }, 'administrator account ready');
+  }
+  await start('identity', (rt) => identityService({ ...config.identity, directoryTarget: targets.directory }, rt));
+  if (config.notification) {
+    const notification = config.notification;
+    await start('notification', (rt) => notificationService(notification, rt));
+  }
+  await start('commerce', (rt) => commerceService(config.commerce, rt));
+
+  const gatewayMetrics = opts.gatewayMetrics ?? createMetrics();
+  const gateways: RunningGateway[] = [];
+  for (let i = 0; i < (opts.gateways ?? 1); i++) {
+    gateways.push(
+      await startGateway(
+        { ...config.gateway, upstreams: { ...config.gateway.upstreams, ...targets } },
+        { logger, metrics: gatewayMetrics, bus: opts.gatewayBus?.(i) ?? bus, lifecycle, grpcClientCredentials: opts.grpcCredentials?.client },
+      ),
+    );
+  }
+  return { services, gateways, targets };
+}
