@@ -5,7 +5,7 @@ import { connect } from '@nats-io/transport-node';
 
 const nc = await connect({ servers: process.argv[2] ?? 'nats://127.0.0.1:4222' });
 const jsm = await jetstreamManager(nc);
-for (const name of ['DIRECTORY', 'IDENTITY', 'DEAD_LETTER']) {
+for (const name of ['DIRECTORY', 'IDENTITY', 'COMMERCE', 'DEAD_LETTER']) {
   await jsm.streams.delete(name).catch(() => false);
 }
 await nc.close();
