@@ -23,7 +23,7 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(jose|cookie|content-disposition)/)'],
   moduleNameMapper: {
     '^@iam/(platform|contracts)$': '<rootDir>/packages/$1/src',
-    '^@iam/platform/testing$': '<rootDir>/packages/platform/src/testing',
+    '^@iam/platform/(testing|core|grpc|bus|db|outbox)$': '<rootDir>/packages/platform/src/$1',
     '^@iam/identity-client$': '<rootDir>/packages/identity-client/src',
     '^@iam/(identity|directory|notification|commerce)$': '<rootDir>/services/$1/src',
     '^@iam/gateway$': '<rootDir>/gateway/src',

@@ -1,4 +1,4 @@
-import { HealthMonitor, readConfig } from '@iam/platform';
+import { HealthMonitor, readConfig } from '@iam/platform/core';
 import { testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { BODY_LIMIT_BYTES, buildApp } from './app';

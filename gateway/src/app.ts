@@ -7,8 +7,8 @@
  * Every route declares its schemas; responses are serialized from them, so no field outside a
  * schema can leave. A known path with another method answers 405 with `Allow`.
  */
-import type { HealthMonitor, Logger, Metrics } from '@iam/platform';
-import { AppError, newTraceId, toProblem } from '@iam/platform';
+import type { HealthMonitor, Logger, Metrics } from '@iam/platform/core';
+import { AppError, newTraceId, toProblem } from '@iam/platform/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Authenticator } from './auth/authenticator';
 import type { Denylist } from './auth/denylist';

@@ -1,4 +1,4 @@
-import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform';
+import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform/core';
 
 export const PROFILES = ['full', 'compact', 'edge'] as const;
 export type Profile = (typeof PROFILES)[number];

@@ -3,7 +3,8 @@
  * readiness checks, the Fastify app, the HTTP listener, and their shutdown.
  */
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { type EventBus, HealthMonitor, type Lifecycle, type Logger, type Metrics } from '@iam/platform';
+import type { EventBus } from '@iam/platform/bus';
+import { HealthMonitor, type Lifecycle, type Logger, type Metrics } from '@iam/platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { JWK } from 'jose';
 import { buildApp } from './app';

@@ -1,17 +1,8 @@
 #!/usr/bin/env node
 // The gateway as its own process (one or more replicas behind a load balancer).
-import {
-  JetStreamEventBus,
-  Lifecycle,
-  type Logger,
-  createLogger,
-  createMetrics,
-  exitOnStartupError,
-  grpcCredentials,
-  readConfig,
-  readRuntimeConfig,
-  startTracing,
-} from '@iam/platform';
+import { JetStreamEventBus } from '@iam/platform/bus';
+import { Lifecycle, type Logger, createLogger, createMetrics, exitOnStartupError, readConfig, readRuntimeConfig, startTracing } from '@iam/platform/core';
+import { grpcCredentials } from '@iam/platform/grpc';
 import { readGatewayConfig } from './config';
 import { startGateway } from './gateway';
 

@@ -4,7 +4,9 @@
  */
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import { directoryV1, healthV1, identityV1 } from '@iam/contracts';
-import { type AsyncClient, type EventBus, type HealthCheck, type Metrics, createGrpcClient } from '@iam/platform';
+import type { EventBus } from '@iam/platform/bus';
+import type { HealthCheck, Metrics } from '@iam/platform/core';
+import { type AsyncClient, createGrpcClient } from '@iam/platform/grpc';
 import type { GatewayConfig } from './config';
 
 export const UPSTREAMS = ['identity', 'directory', 'notification'] as const;

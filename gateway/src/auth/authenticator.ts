@@ -1,4 +1,4 @@
-import { type AccessClaims, AppError, type JwtAlg, verifyAccessToken } from '@iam/platform';
+import { type AccessClaims, AppError, type JwtAlg, verifyAccessToken } from '@iam/platform/core';
 import type { Denylist } from './denylist';
 import type { JwksCache } from './jwks';
 

@@ -6,7 +6,8 @@
  * that missed events while NATS was away catches up.
  */
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
-import type { EventBus, Logger, Subscription } from '@iam/platform';
+import type { EventBus, Subscription } from '@iam/platform/bus';
+import type { Logger } from '@iam/platform/core';
 
 export class Denylist {
   private readonly entries = new Map<string, number>();

@@ -3,7 +3,7 @@
  * every few seconds, shared by concurrent requests); the set is also refreshed periodically so
  * pre-published keys are known before their first token.
  */
-import { type JwtAlg, type Logger, AppError, importPublicJwk } from '@iam/platform';
+import { type JwtAlg, type Logger, AppError, importPublicJwk } from '@iam/platform/core';
 import type { CryptoKey, JWK } from 'jose';
 
 export type FetchJwks = () => Promise<JWK[]>;

@@ -2,7 +2,7 @@
  * The OpenAPI documents and the profiles: generated from the routes, one per mounted profile,
  * and GATEWAY_PROFILES deciding what is mounted (full only, compact only, both, minimal).
  */
-import { HealthMonitor, readConfig } from '@iam/platform';
+import { HealthMonitor, readConfig } from '@iam/platform/core';
 import { testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app';

@@ -5,7 +5,7 @@
  * Errors are documented as application/problem+json (RFC 9457), /metrics as text/plain.
  */
 import type { SwaggerOptions } from '@fastify/swagger';
-import { ERROR_CODES } from '@iam/platform';
+import { ERROR_CODES } from '@iam/platform/core';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { Problem } from '../schemas/common';
 

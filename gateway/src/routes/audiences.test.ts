@@ -3,7 +3,7 @@
  * without credentials; exactly the anonymous list (spec §5 point 2, plus the JWKS, the docs and
  * the emailed-token confirmations) answers anything but 401.
  */
-import { AppError, HealthMonitor, readConfig } from '@iam/platform';
+import { AppError, HealthMonitor, readConfig } from '@iam/platform/core';
 import { testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app';

@@ -7,7 +7,7 @@
  *                                                            Minimal profile: without db, spec §2)
  *   /metrics        → Prometheus text format
  */
-import type { HealthMonitor, Metrics } from '@iam/platform';
+import type { HealthMonitor, Metrics } from '@iam/platform/core';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { DB_CHECKS } from '../upstreams';

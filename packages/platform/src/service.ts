@@ -12,15 +12,15 @@ import type { DurableConsumerSpec, EventBus, EventHandler, Subscription } from '
 import { EnvReader, type Env, readConfig } from './config';
 import { openDatabase, pingDatabase } from './db';
 import { GrpcHealth, type ServiceBinding, startGrpcServer } from './grpc/server';
-import { type GrpcTlsConfig, grpcCredentials, readGrpcTlsConfig } from './grpc/tls';
+import { grpcCredentials } from './grpc/tls';
 import { HealthMonitor } from './health';
 import { JetStreamEventBus } from './bus/jetstream';
 import { Lifecycle, exitOnStartupError } from './lifecycle';
-import { createLogger, LOG_LEVELS, type Logger } from './logger';
+import { createLogger, type Logger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
 import { startOpsServer } from './ops-server';
 import { OutboxRelay } from './outbox';
-import { type Tracing, type TracingConfig, readTracingConfig, setupTracing } from './trace';
+import { readMetricsPort, readRuntimeConfig, startTracing } from './runtime';
 
 export interface ServiceRuntime {
   readonly logger: Logger;
@@ -144,42 +144,6 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
 
 // ---------------------------------------------------------------------------
 // Running one service as its own process (production: one per container)
-
-export interface RuntimeConfig {
-  readonly logLevel: (typeof LOG_LEVELS)[number];
-  readonly natsUrl: string | undefined;
-  readonly bindHost: string;
-  readonly shutdownTimeoutMs: number;
-  readonly grpcTls: GrpcTlsConfig;
-  readonly tracing: TracingConfig;
-}
-
-/** `<SERVICE>_METRICS_PORT`: the service's ops HTTP port (0 = none). */
-export function readMetricsPort(e: EnvReader, service: string): number {
-  return e.port(`${service.toUpperCase()}_METRICS_PORT`, { default: 0, allowZero: true });
-}
-
-/** Variables every process reads. */
-export function readRuntimeConfig(e: EnvReader): RuntimeConfig {
-  return {
-    logLevel: e.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),
-    natsUrl: e.optionalUrl('NATS_URL', ['nats', 'tls']),
-    bindHost: e.string('BIND_HOST', { default: '0.0.0.0' }),
-    shutdownTimeoutMs: e.int('SHUTDOWN_TIMEOUT_MS', { default: 10_000, min: 100, max: 600_000 }),
-    grpcTls: readGrpcTlsConfig(e),
-    tracing: readTracingConfig(e),
-  };
-}
-
-/**
- * Sets up the process's one tracer provider (see setupTracing) and flushes it as the last step of
- * the shutdown: call right after creating the lifecycle, before anything else registers.
- */
-export function startTracing(config: TracingConfig, deps: { serviceName: string; logger: Logger; lifecycle: Lifecycle }): Tracing {
-  const tracing = setupTracing(config, { serviceName: deps.serviceName, logger: deps.logger });
-  deps.lifecycle.onShutdown('tracing', () => tracing.shutdown());
-  return tracing;
-}
 
 export interface StandaloneOptions<C> {
   readonly name: string;

@@ -5,7 +5,7 @@
  * 401 and 403 included) and every token response is `Cache-Control: no-store` (RFC 6749 §5.1,
  * RFC 9700).
  */
-import { type AccessClaims, AppError, hasPermission } from '@iam/platform';
+import { type AccessClaims, AppError, hasPermission } from '@iam/platform/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Authenticator } from '../../auth/authenticator';

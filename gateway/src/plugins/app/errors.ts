@@ -4,7 +4,7 @@
  * 500 without message or stack. An unknown path is 404; a known path asked with a method it does
  * not serve is 405 with `Allow` (RFC 9110 §15.5.6).
  */
-import { AppError, type FieldError, type Logger, internalError, newTraceId, toProblem } from '@iam/platform';
+import { AppError, type FieldError, type Logger, internalError, newTraceId, toProblem } from '@iam/platform/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 

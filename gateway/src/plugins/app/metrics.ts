@@ -1,5 +1,5 @@
 /** HTTP latency histogram by method, route template and status; /metrics serves the registry. */
-import type { Metrics } from '@iam/platform';
+import type { Metrics } from '@iam/platform/core';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { HealthMonitor, createLogger, readConfig } from '@iam/platform';
+import { HealthMonitor, createLogger, readConfig } from '@iam/platform/core';
 import { installTestTracing, testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../app';

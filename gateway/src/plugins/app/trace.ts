@@ -4,7 +4,7 @@
  * route, the upstream calls and the logs run inside it. Every response, errors and 404s
  * included, carries X-Trace-Id: the span's trace id.
  */
-import { type Span, SpanKind, SpanStatusCode, type TraceContext, extractContext, runInContext, startSpan } from '@iam/platform';
+import { type Span, SpanKind, SpanStatusCode, type TraceContext, extractContext, runInContext, startSpan } from '@iam/platform/core';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { HealthMonitor, readConfig } from '@iam/platform';
+import { HealthMonitor, readConfig } from '@iam/platform/core';
 import { testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../app';

@@ -9,7 +9,7 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import underPressure from '@fastify/under-pressure';
-import { AppError, type Logger, type Metrics } from '@iam/platform';
+import { AppError, type Logger, type Metrics } from '@iam/platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../../config';
 import { swaggerOptions } from '../../docs/openapi';

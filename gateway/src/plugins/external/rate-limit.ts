@@ -6,7 +6,7 @@
  * of the limiter must not become an outage of login.
  */
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
-import { AppError, type Logger, type Metrics } from '@iam/platform';
+import { AppError, type Logger, type Metrics } from '@iam/platform/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
