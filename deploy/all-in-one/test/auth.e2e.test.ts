@@ -18,7 +18,7 @@ describe('authentication (end to end)', () => {
   const refresh = (refreshToken: unknown) => call('POST', '/api/v1/auth/refresh', { body: { refreshToken } });
   const users = (token: string, replica = 0) => call('GET', '/api/v1/users', { token }, replica);
   const strip = (r: HttpResult) => {
-    const { traceId, instance, ...rest } = r.json as Record<string, unknown>;
+    const { traceId: _traceId, instance: _instance, ...rest } = r.json as Record<string, unknown>;
     return rest;
   };
 
@@ -76,10 +76,10 @@ describe('authentication (end to end)', () => {
     expect((await login(u.email, u.password)).status).toBe(200); // 4 < 5: not locked, and the success resets
     await Promise.all(Array.from({ length: 5 }, () => login(u.email, strongPassword())));
     expect((await login(u.email, u.password)).status).toBe(401); // exactly 5: locked
-    const [row] = (await sys.identity.dataSource.query(
+    const [row] = await sys.identity.dataSource.query<Array<{ failed_count: number; locked: boolean }>>(
       `SELECT failed_count, locked_until > now() AS locked FROM login_failures WHERE email_hash = sha256($1::bytea)`,
       [Buffer.from(u.email)],
-    )) as Array<{ failed_count: number; locked: boolean }>;
+    );
     expect(row).toEqual({ failed_count: 5, locked: true });
   });
 
@@ -119,7 +119,7 @@ describe('authentication (end to end)', () => {
     await login(u.email, u.password);
     expect((await call('DELETE', `/api/v1/users/${u.id}`, { token: admin })).status).toBe(204);
     await eventually(async () => {
-      const rows = (await sys.identity.dataSource.query('SELECT revoked_at FROM refresh_tokens WHERE user_id = $1', [u.id])) as Array<{ revoked_at: Date | null }>;
+      const rows = await sys.identity.dataSource.query<Array<{ revoked_at: Date | null }>>('SELECT revoked_at FROM refresh_tokens WHERE user_id = $1', [u.id]);
       return rows.length === 2 && rows.every((r) => r.revoked_at !== null);
     }, 5_000);
     expect((await refresh(s.refreshToken)).status).toBe(401);
@@ -130,7 +130,7 @@ describe('authentication (end to end)', () => {
     const s = (await login(u.email, u.password)).json;
     expect((await call('PUT', `/api/v1/users/${u.id}`, { token: admin, body: { password: strongPassword() } })).status).toBe(200);
     await eventually(async () => {
-      const rows = (await sys.identity.dataSource.query('SELECT revoked_at FROM refresh_tokens WHERE user_id = $1', [u.id])) as Array<{ revoked_at: Date | null }>;
+      const rows = await sys.identity.dataSource.query<Array<{ revoked_at: Date | null }>>('SELECT revoked_at FROM refresh_tokens WHERE user_id = $1', [u.id]);
       return rows.length === 1 && rows[0]!.revoked_at !== null;
     }, 5_000);
     expect((await refresh(s.refreshToken)).status).toBe(401);
@@ -158,10 +158,10 @@ describe('authentication (end to end)', () => {
     let claims: Record<string, unknown>;
 
     beforeAll(async () => {
-      const [row] = (await sys.identity.dataSource.query('SELECT kid, private_key FROM signing_keys ORDER BY activates_at LIMIT 1')) as Array<{
+      const [row] = await sys.identity.dataSource.query<Array<{
         kid: string;
         private_key: Buffer;
-      }>;
+      }>>('SELECT kid, private_key FROM signing_keys ORDER BY activates_at LIMIT 1');
       kid = row!.kid;
       signingJwk = JSON.parse(open(sys.kek, row!.private_key, kid).toString('utf8')) as JWK;
       const u = await newUser({ roles: ['Administrator'] });

@@ -134,9 +134,9 @@ describe('email actions (end to end)', () => {
     const r = await requestReset(u.email);
     const token = await tokenFor(u.email, 'reset-password');
     expect(r.text).not.toContain(token);
-    const rows = (await sys.identity.dataSource.query('SELECT * FROM email_action_tokens WHERE user_id = $1', [u.id])) as Array<Record<string, unknown>>;
+    const rows = await sys.identity.dataSource.query<Array<Record<string, unknown>>>('SELECT * FROM email_action_tokens WHERE user_id = $1', [u.id]);
     expect(JSON.stringify(rows)).not.toContain(token);
-    const outbox = (await sys.identity.dataSource.query(`SELECT payload FROM outbox_events WHERE subject = 'identity.password_reset.requested'`)) as Array<{ payload: Buffer }>;
+    const outbox = await sys.identity.dataSource.query<Array<{ payload: Buffer }>>(`SELECT payload FROM outbox_events WHERE subject = 'identity.password_reset.requested'`);
     expect(outbox.length).toBeGreaterThan(0);
     for (const o of outbox) expect(o.payload.toString('latin1')).not.toContain(token);
     await eventually(() => logLines.length > 0);

@@ -77,7 +77,7 @@ describe('routes by audience', () => {
 
   it('the documents show the bearer scheme and the 401/403 problems on exactly the protected operations', async () => {
     for (const profile of ['full', 'compact']) {
-      const doc = (await app.inject({ url: `/docs/${profile}/openapi.json` })).json() as { paths: Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>> };
+      const doc = (await app.inject({ url: `/docs/${profile}/openapi.json` })).json<{ paths: Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>> }>();
       for (const [path, ops] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(ops)) {
           const anonymous = ANONYMOUS.includes(`${method.toUpperCase()} ${path.replace('{id}', ':id')}`);

@@ -87,7 +87,7 @@ describe('transactional outbox', () => {
     expect(decodeEvent(SUBJECTS.tokenRevoked, received[0]!.data).jti).toBe('jti-1');
     expect(received[0]!.traceparent).toContain(TID);
     await eventually(async () => {
-      const [row] = (await ds.query('SELECT published_at FROM outbox_events WHERE id = $1', [id])) as [{ published_at: Date | null }];
+      const [row] = await ds.query<[{ published_at: Date | null }]>('SELECT published_at FROM outbox_events WHERE id = $1', [id]);
       return row.published_at !== null;
     });
     await r.stop();
@@ -116,7 +116,7 @@ describe('transactional outbox', () => {
     for (let i = 0; i < 5; i++) await ds.transaction((m) => appendEvents(m, [revoked(`down-${i}`)]));
     await new Promise((res) => setTimeout(res, 300));
     expect(received).toHaveLength(0);
-    const [{ attempts }] = (await ds.query('SELECT max(attempts)::int AS attempts FROM outbox_events')) as [{ attempts: number }];
+    const [{ attempts }] = await ds.query<[{ attempts: number }]>('SELECT max(attempts)::int AS attempts FROM outbox_events');
     expect(attempts).toBeGreaterThan(0);
     bus.up = true;
     await eventually(() => received.length === 5, 10_000);

@@ -25,18 +25,18 @@ describe('directory schema', () => {
   });
 
   it('seeds the five built-in permissions and the Administrator role holding them', async () => {
-    const perms = (await ds.query('SELECT name FROM permissions ORDER BY name')) as Array<{ name: string }>;
+    const perms = await ds.query<Array<{ name: string }>>('SELECT name FROM permissions ORDER BY name');
     expect(perms.map((p) => p.name)).toEqual(['permissions.manage', 'products.manage', 'role-permissions.manage', 'roles.manage', 'users.manage']);
-    const linked = (await ds.query(
+    const linked = await ds.query<Array<{ name: string }>>(
       `SELECT p.name FROM role_permissions rp JOIN roles r ON r.id = rp.role_id JOIN permissions p ON p.id = rp.permission_id
         WHERE r.name = 'Administrator' AND rp.revoked_at IS NULL ORDER BY p.name`,
-    )) as Array<{ name: string }>;
+    );
     expect(linked.map((p) => p.name)).toHaveLength(5);
   });
 
   it('running the migrations again is a no-op', async () => {
     await migrate(ds, 'directory', testLogger());
-    const [{ n }] = (await ds.query('SELECT count(*)::int AS n FROM schema_migrations')) as [{ n: number }];
+    const [{ n }] = await ds.query<[{ n: number }]>('SELECT count(*)::int AS n FROM schema_migrations');
     expect(n).toBe(migrations.length);
   });
 });

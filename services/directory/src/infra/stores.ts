@@ -52,7 +52,7 @@ function pageParams(query: ListQuery, params: unknown[]): { limit: string; offse
 }
 
 async function count(m: EntityManager, sql: string, params: unknown[]): Promise<number> {
-  const [row] = (await m.query(sql, params)) as [{ n: string }];
+  const [row] = await m.query<[{ n: string }]>(sql, params);
   return Number(row.n);
 }
 
@@ -117,19 +117,19 @@ class PgUserStore implements UserStore {
   }
 
   async softDelete(id: string): Promise<boolean> {
-    const [, n] = (await this.m.query('UPDATE users SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [id])) as [unknown, number];
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE users SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [id]);
     return n > 0;
   }
 
   async findById(id: string, opts: { includeDeleted?: boolean; forUpdate?: boolean } = {}): Promise<User | null> {
     // One round trip: the row and its live role names (FOR UPDATE locks only the user row).
-    const rows = (await this.m.query(
+    const rows = await this.m.query<Array<UserRowSql & { role_names: string[] }>>(
       `SELECT ${USER_COLUMNS},
               ARRAY(SELECT r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
                      WHERE ur.user_id = u.id AND r.deleted_at IS NULL ORDER BY r.name) AS role_names
          FROM users u WHERE u.id = $1 ${opts.includeDeleted ? '' : 'AND u.deleted_at IS NULL'} ${opts.forUpdate ? 'FOR UPDATE OF u' : ''}`,
       [id],
-    )) as Array<UserRowSql & { role_names: string[] }>;
+    );
     const r = rows[0];
     return r ? toUser(r, r.role_names) : null;
   }
@@ -139,30 +139,30 @@ class PgUserStore implements UserStore {
     const totalCount = await count(this.m, `SELECT count(*) AS n FROM users u ${f.where}`, f.params);
     const params = [...f.params];
     const p = pageParams(query, params);
-    const rows = (await this.m.query(
+    const rows = await this.m.query<UserRowSql[]>(
       `SELECT ${USER_COLUMNS} FROM users u ${f.where} ORDER BY u.created_at, u.id LIMIT ${p.limit} OFFSET ${p.offset}`,
       params,
-    )) as UserRowSql[];
+    );
     return { items: await this.withRoles(rows), totalCount };
   }
 
   async lockAdministrators(): Promise<string[]> {
-    const [role] = (await this.m.query('SELECT id FROM roles WHERE name = $1 AND deleted_at IS NULL FOR UPDATE', [ADMINISTRATOR_ROLE])) as Array<{ id: string }>;
+    const [role] = await this.m.query<Array<{ id: string }>>('SELECT id FROM roles WHERE name = $1 AND deleted_at IS NULL FOR UPDATE', [ADMINISTRATOR_ROLE]);
     if (!role) return [];
-    const rows = (await this.m.query(
+    const rows = await this.m.query<Array<{ user_id: string }>>(
       'SELECT ur.user_id FROM user_roles ur JOIN users u ON u.id = ur.user_id AND u.deleted_at IS NULL WHERE ur.role_id = $1',
       [role.id],
-    )) as Array<{ user_id: string }>;
+    );
     return rows.map((r) => r.user_id);
   }
 
   private async withRoles(rows: UserRowSql[]): Promise<User[]> {
     if (rows.length === 0) return [];
-    const roles = (await this.m.query(
+    const roles = await this.m.query<Array<{ user_id: string; name: string }>>(
       `SELECT ur.user_id, r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
         WHERE ur.user_id = ANY($1::uuid[]) AND r.deleted_at IS NULL ORDER BY r.name`,
       [rows.map((r) => r.id)],
-    )) as Array<{ user_id: string; name: string }>;
+    );
     return rows.map((r) => toUser(r, roles.filter((x) => x.user_id === r.id).map((x) => x.name)));
   }
 }
@@ -186,36 +186,33 @@ class PgCredentialStore implements CredentialStore {
   constructor(private readonly m: EntityManager) {}
 
   async findByEmail(email: string): Promise<{ id: string; passwordHash: string } | null> {
-    const [row] = (await this.m.query('SELECT id, password_hash FROM users WHERE email = $1 AND deleted_at IS NULL', [email])) as Array<{
+    const [row] = await this.m.query<Array<{
       id: string;
       password_hash: string;
-    }>;
+    }>>('SELECT id, password_hash FROM users WHERE email = $1 AND deleted_at IS NULL', [email]);
     return row ? { id: row.id, passwordHash: row.password_hash } : null;
   }
 
   async setPasswordHash(userId: string, hash: string): Promise<boolean> {
-    const [, n] = (await this.m.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [userId, hash])) as [
-      unknown,
-      number,
-    ];
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [userId, hash]);
     return n > 0;
   }
 
   async markEmailVerified(userId: string): Promise<boolean> {
-    const [, n] = (await this.m.query(
+    const [, n] = await this.m.query<[unknown, number]>(
       'UPDATE users SET email_verified = true, updated_at = now() WHERE id = $1 AND deleted_at IS NULL',
       [userId],
-    )) as [unknown, number];
+    );
     return n > 0;
   }
 
   async principal(userId: string): Promise<Principal | null> {
-    const [row] = (await this.m.query(`${PRINCIPAL_SELECT} WHERE u.id = $1 AND u.deleted_at IS NULL`, [userId])) as PrincipalRowSql[];
+    const [row] = await this.m.query<PrincipalRowSql[]>(`${PRINCIPAL_SELECT} WHERE u.id = $1 AND u.deleted_at IS NULL`, [userId]);
     return row ? toPrincipal(row) : null;
   }
 
   async credentialsByEmail(email: string): Promise<{ passwordHash: string; principal: Principal } | null> {
-    const [row] = (await this.m.query(`${PRINCIPAL_SELECT} WHERE u.email = $1 AND u.deleted_at IS NULL`, [email])) as PrincipalRowSql[];
+    const [row] = await this.m.query<PrincipalRowSql[]>(`${PRINCIPAL_SELECT} WHERE u.email = $1 AND u.deleted_at IS NULL`, [email]);
     return row ? { passwordHash: row.password_hash, principal: toPrincipal(row) } : null;
   }
 }
@@ -282,20 +279,17 @@ class PgNamedStore {
   }
 
   async softDelete(id: string): Promise<boolean> {
-    const [, n] = (await this.m.query(`UPDATE ${this.table} SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL`, [id])) as [
-      unknown,
-      number,
-    ];
+    const [, n] = await this.m.query<[unknown, number]>(`UPDATE ${this.table} SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL`, [id]);
     return n > 0;
   }
 
   protected async findRows(id: string, opts: RowLock): Promise<NamedRowSql[]> {
     const lock = opts.forUpdate ? 'FOR UPDATE' : opts.forShare ? 'FOR SHARE' : '';
-    return (await this.m.query(
+    return await this.m.query<NamedRowSql[]>(
       `SELECT id, name, description, created_at, updated_at, deleted_at FROM ${this.table}
         WHERE id = $1 ${opts.includeDeleted ? '' : 'AND deleted_at IS NULL'} ${lock}`,
       [id],
-    )) as NamedRowSql[];
+    );
   }
 
   protected async listRows(query: ListQuery): Promise<{ rows: NamedRowSql[]; totalCount: number }> {
@@ -303,11 +297,11 @@ class PgNamedStore {
     const totalCount = await count(this.m, `SELECT count(*) AS n FROM ${this.table} ${f.where}`, f.params);
     const params = [...f.params];
     const p = pageParams(query, params);
-    const rows = (await this.m.query(
+    const rows = await this.m.query<NamedRowSql[]>(
       `SELECT id, name, description, created_at, updated_at, deleted_at FROM ${this.table} ${f.where}
         ORDER BY created_at, id LIMIT ${p.limit} OFFSET ${p.offset}`,
       params,
-    )) as NamedRowSql[];
+    );
     return { rows, totalCount };
   }
 }
@@ -348,22 +342,22 @@ class PgRoleStore extends PgNamedStore implements RoleStore {
 
   async findLiveByNames(names: readonly string[]): Promise<Array<{ id: string; name: string; permissions: string[] }>> {
     if (names.length === 0) return [];
-    const rows = (await this.m.query(
+    const rows = await this.m.query<NamedRowSql[]>(
       'SELECT id, name, description, created_at, updated_at, deleted_at FROM roles WHERE deleted_at IS NULL AND lower(name) = ANY($1::text[]) ORDER BY id FOR SHARE',
       [
         names.map((n) => n.toLowerCase()),
       ],
-    )) as NamedRowSql[];
+    );
     return (await this.withPermissions(rows)).map((r) => ({ id: r.id, name: r.name, permissions: [...r.permissions] }));
   }
 
   private async withPermissions(rows: NamedRowSql[]): Promise<Role[]> {
     if (rows.length === 0) return [];
-    const perms = (await this.m.query(
+    const perms = await this.m.query<Array<{ role_id: string; name: string }>>(
       `SELECT rp.role_id, p.name FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id
         WHERE rp.role_id = ANY($1::uuid[]) AND rp.revoked_at IS NULL AND p.deleted_at IS NULL ORDER BY p.name`,
       [rows.map((r) => r.id)],
-    )) as Array<{ role_id: string; name: string }>;
+    );
     return rows.map((r) => ({ ...toPermission(r), permissions: perms.filter((p) => p.role_id === r.id).map((p) => p.name) }));
   }
 }
@@ -418,30 +412,30 @@ class PgRolePermissionStore implements RolePermissionStore {
   }
 
   async revoke(id: string): Promise<boolean> {
-    const [, n] = (await this.m.query(
+    const [, n] = await this.m.query<[unknown, number]>(
       'UPDATE role_permissions SET revoked_at = now(), updated_at = now() WHERE id = $1 AND revoked_at IS NULL',
       [id],
-    )) as [unknown, number];
+    );
     return n > 0;
   }
 
   async revokeAllOf(by: { roleId?: string; permissionId?: string }): Promise<RolePermission[]> {
     const [col, value] = by.roleId ? ['role_id', by.roleId] : ['permission_id', by.permissionId];
-    const rows = (await this.m.query(
+    const rows = await this.m.query<LinkRowSql[]>(
       `WITH revoked AS (
          UPDATE role_permissions SET revoked_at = now(), updated_at = now() WHERE ${col} = $1 AND revoked_at IS NULL
          RETURNING id, role_id, permission_id, created_at, updated_at)
        SELECT v.id, v.role_id, v.permission_id, r.name AS role_name, p.name AS permission_name, v.created_at, v.updated_at
          FROM revoked v JOIN roles r ON r.id = v.role_id JOIN permissions p ON p.id = v.permission_id`,
       [value],
-    )) as LinkRowSql[];
+    );
     return rows.map(toLink);
   }
 
   async findById(id: string, opts: { forUpdate?: boolean } = {}): Promise<RolePermission | null> {
-    const [r] = (await this.m.query(`${LINK_SELECT} WHERE rp.id = $1 AND rp.revoked_at IS NULL ${opts.forUpdate ? 'FOR UPDATE OF rp' : ''}`, [
+    const [r] = await this.m.query<LinkRowSql[]>(`${LINK_SELECT} WHERE rp.id = $1 AND rp.revoked_at IS NULL ${opts.forUpdate ? 'FOR UPDATE OF rp' : ''}`, [
       id,
-    ])) as LinkRowSql[];
+    ]);
     return r ? toLink(r) : null;
   }
 
@@ -452,7 +446,7 @@ class PgRolePermissionStore implements RolePermissionStore {
     const totalCount = await count(this.m, `SELECT count(*) AS n ${from} ${where}`, f.params);
     const params = [...f.params];
     const p = pageParams(query, params);
-    const rows = (await this.m.query(`${LINK_SELECT} ${where} ORDER BY rp.created_at, rp.id LIMIT ${p.limit} OFFSET ${p.offset}`, params)) as LinkRowSql[];
+    const rows = await this.m.query<LinkRowSql[]>(`${LINK_SELECT} ${where} ORDER BY rp.created_at, rp.id LIMIT ${p.limit} OFFSET ${p.offset}`, params);
     return { items: rows.map(toLink), totalCount };
   }
 }

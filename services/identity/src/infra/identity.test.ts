@@ -36,7 +36,7 @@ describe('identity persistence', () => {
     const a = keys();
     const b = keys();
     await Promise.all([a.rotateIfDue(), b.rotateIfDue()]);
-    const rows = (await ds.query('SELECT kid, private_key, public_jwk FROM signing_keys')) as Array<{ kid: string; private_key: Buffer; public_jwk: Record<string, unknown> }>;
+    const rows = await ds.query<Array<{ kid: string; private_key: Buffer; public_jwk: Record<string, unknown> }>>('SELECT kid, private_key, public_jwk FROM signing_keys');
     expect(rows).toHaveLength(1);
     expect(rows[0]!.private_key.toString('latin1')).not.toContain('"d"');
     expect(JSON.parse(open(kek, rows[0]!.private_key, rows[0]!.kid).toString()).d).toEqual(expect.any(String));
@@ -50,15 +50,15 @@ describe('identity persistence', () => {
     await ds.query('DELETE FROM signing_keys');
     const m = keys(2);
     await m.rotateIfDue();
-    const [first] = (await ds.query('SELECT kid, retires_at, expires_at FROM signing_keys')) as Array<{ kid: string; retires_at: Date; expires_at: Date }>;
+    const [first] = await ds.query<Array<{ kid: string; retires_at: Date; expires_at: Date }>>('SELECT kid, retires_at, expires_at FROM signing_keys');
     const later = new Date(first!.retires_at.getTime() - 30 * 60_000);
     await m.rotateIfDue(later);
-    const all = (await ds.query('SELECT kid, activates_at, retires_at, expires_at FROM signing_keys ORDER BY activates_at')) as Array<{
+    const all = await ds.query<Array<{
       kid: string;
       activates_at: Date;
       retires_at: Date;
       expires_at: Date;
-    }>;
+    }>>('SELECT kid, activates_at, retires_at, expires_at FROM signing_keys ORDER BY activates_at');
     expect(all).toHaveLength(2);
     expect(all[1]!.activates_at.getTime()).toBe(first!.retires_at.getTime());
     expect(first!.expires_at.getTime()).toBeGreaterThan(first!.retires_at.getTime() + 300_000);
@@ -70,7 +70,7 @@ describe('identity persistence', () => {
     await keys().rotateIfDue();
     const other = new KeyManager({ dataSource: ds, alg: 'EdDSA', keyEncryptionKey: randomBytes(32), rotationHours: 720, tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api', logger });
     await other.rotateIfDue();
-    expect((await ds.query('SELECT kid FROM signing_keys')) as unknown[]).toHaveLength(2);
+    expect(await ds.query<unknown[]>('SELECT kid FROM signing_keys')).toHaveLength(2);
   });
 
   it.each(['ES256', 'RS256'] as const)('JWT_ALG=%s: keys of that type, tokens signed and verified with it', async (alg) => {

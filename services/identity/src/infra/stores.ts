@@ -8,17 +8,17 @@ class PgRefreshTokens implements RefreshTokenStore {
   constructor(private readonly m: EntityManager) {}
 
   async startFamily(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }, emailHash: Buffer): Promise<{ subjectNotBefore: Date | null }> {
-    const [row] = (await this.m.query(
+    const [row] = await this.m.query<Array<{ not_before: Date | null }>>(
       `WITH cleared AS (DELETE FROM login_failures WHERE email_hash = $6)
        INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5)
        RETURNING (SELECT not_before FROM revoked_subjects WHERE user_id = $3) AS not_before`,
       [r.id, r.familyId, r.userId, r.tokenHash, r.expiresAt, emailHash],
-    )) as Array<{ not_before: Date | null }>;
+    );
     return { subjectNotBefore: row?.not_before ?? null };
   }
 
   async rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null } | null> {
-    const [row] = (await this.m.query(
+    const [row] = await this.m.query<Array<{ family_id: string; user_id: string; expires_at: Date; not_before: Date | null }>>(
       `WITH claimed AS (
          UPDATE refresh_tokens SET rotated_at = now(), replaced_by = $2
           WHERE token_hash = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > now()
@@ -27,25 +27,25 @@ class PgRefreshTokens implements RefreshTokenStore {
        SELECT $2, family_id, user_id, $3, expires_at FROM claimed
        RETURNING family_id, user_id, expires_at, (SELECT not_before FROM revoked_subjects s WHERE s.user_id = refresh_tokens.user_id) AS not_before`,
       [hash, next.id, next.tokenHash],
-    )) as Array<{ family_id: string; user_id: string; expires_at: Date; not_before: Date | null }>;
+    );
     return row ? { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at, subjectNotBefore: row.not_before } : null;
   }
 
   async findByHash(hash: Buffer): Promise<RefreshRecord | null> {
-    const [r] = (await this.m.query(
+    const [r] = await this.m.query<Array<{ id: string; family_id: string; user_id: string; expires_at: Date; rotated_at: Date | null; revoked_at: Date | null }>>(
       `SELECT id, family_id, user_id, expires_at, rotated_at, revoked_at FROM refresh_tokens WHERE token_hash = $1`,
       [hash],
-    )) as Array<{ id: string; family_id: string; user_id: string; expires_at: Date; rotated_at: Date | null; revoked_at: Date | null }>;
+    );
     return r ? { id: r.id, familyId: r.family_id, userId: r.user_id, expiresAt: r.expires_at, rotatedAt: r.rotated_at, revokedAt: r.revoked_at } : null;
   }
 
   async revokeFamily(familyId: string): Promise<number> {
-    const [, n] = (await this.m.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [familyId])) as [unknown, number];
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [familyId]);
     return n;
   }
 
   async revokeAllOfUser(userId: string): Promise<number> {
-    const [, n] = (await this.m.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId])) as [unknown, number];
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
     return n;
   }
 }
@@ -56,7 +56,7 @@ class PgLockouts implements LockoutStore {
   async reserve(emailHash: Buffer, max: number, lockMinutes: number): Promise<{ allowed: boolean; count: number }> {
     // One statement: concurrent attempts serialise on the row. A locked row is left as it is (no
     // row returned: refused); an expired lock starts the count again; the max-th reservation locks.
-    const [row] = (await this.m.query(
+    const [row] = await this.m.query<Array<{ failed_count: number }>>(
       `INSERT INTO login_failures AS f (email_hash, failed_count, locked_until, last_failed_at)
        VALUES ($1, 1, CASE WHEN 1 >= $2 THEN now() + make_interval(mins => $3) END, now())
        ON CONFLICT (email_hash) DO UPDATE SET
@@ -67,7 +67,7 @@ class PgLockouts implements LockoutStore {
        WHERE f.locked_until IS NULL OR f.locked_until <= now()
        RETURNING failed_count`,
       [emailHash, max, lockMinutes],
-    )) as Array<{ failed_count: number }>;
+    );
     return row ? { allowed: true, count: row.failed_count } : { allowed: false, count: max };
   }
 
@@ -89,26 +89,26 @@ class PgSubjects implements SubjectRevocationStore {
   constructor(private readonly m: EntityManager) {}
 
   async revoke(userId: string, notBefore: Date, expiresAt: Date): Promise<{ notBefore: Date; expiresAt: Date }> {
-    const [row] = (await this.m.query(
+    const [row] = await this.m.query<Array<{ not_before: Date; expires_at: Date }>>(
       `INSERT INTO revoked_subjects AS s (user_id, not_before, expires_at) VALUES ($1, $2, $3)
        ON CONFLICT (user_id) DO UPDATE SET not_before = greatest(s.not_before, $2), expires_at = greatest(s.expires_at, $3)
        RETURNING not_before, expires_at`,
       [userId, notBefore, expiresAt],
-    )) as Array<{ not_before: Date; expires_at: Date }>;
+    );
     return { notBefore: row!.not_before, expiresAt: row!.expires_at };
   }
 
   async notBefore(userId: string): Promise<Date | null> {
-    const [row] = (await this.m.query('SELECT not_before FROM revoked_subjects WHERE user_id = $1', [userId])) as Array<{ not_before: Date }>;
+    const [row] = await this.m.query<Array<{ not_before: Date }>>('SELECT not_before FROM revoked_subjects WHERE user_id = $1', [userId]);
     return row?.not_before ?? null;
   }
 
   async active(): Promise<Array<{ userId: string; notBefore: Date; expiresAt: Date }>> {
-    const rows = (await this.m.query('SELECT user_id, not_before, expires_at FROM revoked_subjects WHERE expires_at > now()')) as Array<{
+    const rows = await this.m.query<Array<{
       user_id: string;
       not_before: Date;
       expires_at: Date;
-    }>;
+    }>>('SELECT user_id, not_before, expires_at FROM revoked_subjects WHERE expires_at > now()');
     return rows.map((r) => ({ userId: r.user_id, notBefore: r.not_before, expiresAt: r.expires_at }));
   }
 }
@@ -117,20 +117,20 @@ class PgDenylist implements DenylistStore {
   constructor(private readonly m: EntityManager) {}
 
   async add(jti: string, userId: string, expiresAt: Date): Promise<boolean> {
-    const rows = (await this.m.query(
+    const rows = await this.m.query<unknown[]>(
       'INSERT INTO revoked_access_tokens (jti, user_id, expires_at) VALUES ($1, $2, $3) ON CONFLICT (jti) DO NOTHING RETURNING jti',
       [jti, userId, expiresAt],
-    )) as unknown[];
+    );
     return rows.length > 0;
   }
 
   async has(jti: string): Promise<boolean> {
-    const rows = (await this.m.query('SELECT 1 FROM revoked_access_tokens WHERE jti = $1', [jti])) as unknown[];
+    const rows = await this.m.query<unknown[]>('SELECT 1 FROM revoked_access_tokens WHERE jti = $1', [jti]);
     return rows.length > 0;
   }
 
   async active(): Promise<Array<{ jti: string; expiresAt: Date }>> {
-    const rows = (await this.m.query('SELECT jti, expires_at FROM revoked_access_tokens WHERE expires_at > now()')) as Array<{ jti: string; expires_at: Date }>;
+    const rows = await this.m.query<Array<{ jti: string; expires_at: Date }>>('SELECT jti, expires_at FROM revoked_access_tokens WHERE expires_at > now()');
     return rows.map((r) => ({ jti: r.jti, expiresAt: r.expires_at }));
   }
 }
@@ -149,12 +149,12 @@ class PgEmailActions implements EmailActionStore {
   }
 
   async claim(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null> {
-    const [row] = (await this.m.query(
+    const [row] = await this.m.query<[Array<{ id: string; user_id: string; email_hash: Buffer }>, number]>(
       `UPDATE email_action_tokens SET used_at = now()
         WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND invalidated_at IS NULL AND expires_at > now()
         RETURNING id, user_id, email_hash`,
       [tokenHash, purpose],
-    )) as [Array<{ id: string; user_id: string; email_hash: Buffer }>, number];
+    );
     const r = Array.isArray(row) ? row[0] : undefined;
     return r ? { id: r.id, userId: r.user_id, emailHash: r.email_hash } : null;
   }
@@ -164,10 +164,10 @@ class PgEmailActions implements EmailActionStore {
   }
 
   async invalidateAllOf(userId: string): Promise<number> {
-    const [, n] = (await this.m.query(
+    const [, n] = await this.m.query<[unknown, number]>(
       'UPDATE email_action_tokens SET invalidated_at = now() WHERE user_id = $1 AND used_at IS NULL AND invalidated_at IS NULL',
       [userId],
-    )) as [unknown, number];
+    );
     return n;
   }
 }
@@ -176,14 +176,14 @@ class PgThrottle implements ThrottleStore {
   constructor(private readonly m: EntityManager) {}
 
   async hit(keyHash: Buffer, purpose: string, limit: number, windowSeconds: number): Promise<number> {
-    const [row] = (await this.m.query(
+    const [row] = await this.m.query<Array<{ count: number; retry_after: number }>>(
       `INSERT INTO email_action_throttle AS t (key_hash, purpose, window_start, count) VALUES ($1, $2, now(), 1)
        ON CONFLICT (key_hash, purpose) DO UPDATE SET
          window_start = CASE WHEN t.window_start <= now() - make_interval(secs => $3) THEN now() ELSE t.window_start END,
          count = CASE WHEN t.window_start <= now() - make_interval(secs => $3) THEN 1 ELSE t.count + 1 END
        RETURNING count, ceil(extract(epoch FROM (t.window_start + make_interval(secs => $3) - now())))::int AS retry_after`,
       [keyHash, purpose, windowSeconds],
-    )) as Array<{ count: number; retry_after: number }>;
+    );
     return row!.count > limit ? Math.max(1, row!.retry_after) : 0;
   }
 }

@@ -29,13 +29,13 @@ const toDelivery = (r: Row): Delivery => ({
 export function pgDeliveries(ds: DataSource): DeliveryStore {
   return {
     async begin(d) {
-      const rows = (await ds.query(
+      const rows = await ds.query<unknown[]>(
         `INSERT INTO deliveries AS d (event_id, subject, kind, recipient, status, attempts) VALUES ($1, $2, $3, $4, 'pending', 1)
          ON CONFLICT (event_id) DO UPDATE SET attempts = d.attempts + 1, updated_at = now()
           WHERE d.status NOT IN ('sent', 'recorded')
          RETURNING status`,
         [d.eventId, d.subject, d.kind, d.recipient],
-      )) as unknown[];
+      );
       return rows.length > 0;
     },
     async finish(eventId, status) {
@@ -49,7 +49,7 @@ export function pgDeliveries(ds: DataSource): DeliveryStore {
       ]);
     },
     async get(eventId) {
-      const [r] = (await ds.query('SELECT * FROM deliveries WHERE event_id = $1', [eventId])) as Row[];
+      const [r] = await ds.query<Row[]>('SELECT * FROM deliveries WHERE event_id = $1', [eventId]);
       return r ? toDelivery(r) : null;
     },
     async list(q) {
@@ -64,9 +64,9 @@ export function pgDeliveries(ds: DataSource): DeliveryStore {
         where.push(`recipient = $${params.length}`);
       }
       const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-      const [{ n }] = (await ds.query(`SELECT count(*)::int AS n FROM deliveries ${w}`, params)) as [{ n: number }];
+      const [{ n }] = await ds.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM deliveries ${w}`, params);
       params.push(q.pageSize, (q.page - 1) * q.pageSize);
-      const rows = (await ds.query(`SELECT * FROM deliveries ${w} ORDER BY created_at DESC, event_id LIMIT $${params.length - 1} OFFSET $${params.length}`, params)) as Row[];
+      const rows = await ds.query<Row[]>(`SELECT * FROM deliveries ${w} ORDER BY created_at DESC, event_id LIMIT $${params.length - 1} OFFSET $${params.length}`, params);
       return { items: rows.map(toDelivery), totalCount: n };
     },
   };
