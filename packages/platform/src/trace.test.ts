@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { ConfigError, readConfig } from './config';
+import { type ConfigError, readConfig } from './config';
 import { createLogger } from './logger';
 import { installTestTracing } from './testing/tracing';
 import {

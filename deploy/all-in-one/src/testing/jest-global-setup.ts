@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../embedded-postgres';
 
 declare global {
-  // eslint-disable-next-line no-var -- shared between global setup and teardown
+  // Shared between global setup and teardown (`declare global` needs a `var`).
   var __IAM_EMBEDDED_PG__: EmbeddedPostgresHandle | undefined;
 }
 

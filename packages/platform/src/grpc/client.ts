@@ -71,7 +71,7 @@ export function retryServiceConfig(definition: ServiceDef, idempotent: readonly 
 }
 
 export function createGrpcClient<D extends ServiceDef>(definition: D, opts: GrpcClientOptions<D>): ClientHandle<D> {
-  const serviceConfig = retryServiceConfig(definition, (opts.idempotent ?? []) as PropertyKey[], opts.maxRetries);
+  const serviceConfig = retryServiceConfig(definition, opts.idempotent ?? [], opts.maxRetries);
   const client = new grpc.Client(opts.target, opts.credentials ?? grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 60_000,
     'grpc.enable_retries': serviceConfig ? 1 : 0,

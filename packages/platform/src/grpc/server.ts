@@ -62,7 +62,7 @@ export function bindService<D extends ServiceDef>(
     const handler = handlers[key as keyof D];
     implementation[key] = wrapUnary(service, method, handler as UnaryFn | undefined, deps);
   }
-  return { name, definition: definition as grpc.ServiceDefinition, implementation };
+  return { name, definition, implementation };
 }
 
 type UnaryFn = (request: unknown, ctx: CallContext) => Promise<unknown>;
@@ -98,7 +98,7 @@ function wrapUnary(grpcService: string, method: string, handler: UnaryFn | undef
       span.setAttribute('rpc.grpc.status_code', code);
       if (SERVER_FAULTS.has(code)) span.setStatus({ code: SpanStatusCode.ERROR, message: codeName });
       span.end();
-      if (err) callback(err as grpc.ServiceError);
+      if (err) callback(err);
       else callback(null, value);
     };
     context.with(ctx, () => {
@@ -171,7 +171,7 @@ export class GrpcHealth {
     this.impl.addToServer({
       addService: (definition, implementation) => {
         const watch = implementation.watch as unknown as grpc.handleServerStreamingCall<unknown, unknown>;
-        server.addService(definition as unknown as grpc.ServiceDefinition, {
+        server.addService(definition, {
           ...(implementation as unknown as grpc.UntypedServiceImplementation),
           watch: (call: grpc.ServerWritableStream<unknown, unknown>) => {
             this.watches.add(call);
