@@ -16,7 +16,7 @@ export interface LoadResult {
 export async function cannon(opts: autocannon.Options): Promise<LoadResult> {
   const statuses: Record<number, number> = {};
   const r = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ pipelining: 1, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+    const instance = autocannon({ pipelining: 1, ...opts }, (err: Error | null, result) => (err ? reject(err) : resolve(result)));
     instance.on('response', (_client: unknown, statusCode: number) => {
       statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
     });

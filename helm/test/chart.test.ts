@@ -33,6 +33,11 @@ type Schema = {
 
 const read = (...p: string[]): string => readFileSync(join(...p), 'utf8');
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A string field of a rendered manifest; anything else fails the test. */
+const str = (v: Json | undefined): string => {
+  if (typeof v !== 'string') throw new Error(`expected a string, got ${JSON.stringify(v)}`);
+  return v;
+};
 
 const values = parse(read(chartDir, 'values.yaml')) as JsonObject;
 const schema = JSON.parse(read(chartDir, 'values.schema.json')) as Schema;
@@ -360,7 +365,7 @@ describe('helm (when a helm binary is available)', () => {
     const rendered = helmRun('template', 'r', 'iam', '--namespace', 'iam', '-f', join(fixturesDir, name));
     expect(rendered.stderr).toBe('');
     const docs = parseAllDocuments(rendered.stdout).map((d) => d.toJS() as JsonObject | null).filter(isObject);
-    const kinds = docs.map((d) => `${d.kind}/${(d.metadata as JsonObject).name}`);
+    const kinds = docs.map((d) => `${str(d.kind)}/${str((d.metadata as JsonObject).name)}`);
     for (const c of COMPONENTS) {
       expect(kinds).toContain(`Deployment/r-iam-${c}`);
       expect(kinds).toContain(`Service/r-iam-${c}`);
@@ -374,24 +379,24 @@ describe('helm (when a helm binary is available)', () => {
       const names = env.map((e) => e.name);
       expect(new Set(names).size).toBe(names.length);
       // gRPC TLS: the three variables point into the read-only mount of the component's Secret.
-      const tlsEnv = Object.fromEntries(env.filter((e) => String(e.name).startsWith('GRPC_TLS_')).map((e) => [e.name, e.value]));
+      const tlsEnv = Object.fromEntries(env.filter((e) => str(e.name).startsWith('GRPC_TLS_')).map((e) => [e.name, e.value]));
       const mount = (container.volumeMounts as JsonObject[]).find((m) => m.name === 'grpc-tls');
       if (!tls.enabled) {
         expect([d.metadata, tlsEnv, mount]).toEqual([d.metadata, {}, undefined]);
         continue;
       }
-      const dir = String(tls.mountPath);
+      const dir = str(tls.mountPath);
       expect(tlsEnv).toEqual({ GRPC_TLS_CERT_FILE: `${dir}/tls.crt`, GRPC_TLS_KEY_FILE: `${dir}/tls.key`, GRPC_TLS_CA_FILE: `${dir}/ca.crt` });
       expect(mount).toEqual({ name: 'grpc-tls', mountPath: dir, readOnly: true });
       const volume = ((pod.spec as JsonObject).volumes as JsonObject[]).find((v) => v.name === 'grpc-tls')!;
       const sources = (volume.projected as JsonObject).sources as { secret: { name: string; items: JsonObject[] } }[];
-      const component = String(((d.metadata as JsonObject).labels as JsonObject)['app.kubernetes.io/component']);
+      const component = str(((d.metadata as JsonObject).labels as JsonObject)['app.kubernetes.io/component']);
       expect(sources[0]!.secret.name).toBe((tls.existingSecrets as JsonObject)[component]);
       expect(sources.flatMap((s) => s.secret.items.map((i) => i.path)).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
     }
     for (const j of docs.filter((x) => x.kind === 'Job')) {
       const container = ((((j.spec as JsonObject).template as JsonObject).spec as JsonObject).containers as JsonObject[])[0]!;
-      expect((container.env as JsonObject[]).filter((e) => String(e.name).startsWith('GRPC_TLS_'))).toEqual([]);
+      expect((container.env as JsonObject[]).filter((e) => str(e.name).startsWith('GRPC_TLS_'))).toEqual([]);
     }
   });
 

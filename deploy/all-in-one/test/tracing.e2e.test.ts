@@ -3,15 +3,13 @@
  * identity → directory; a password-reset request goes gateway → identity → outbox → event bus
  * (JetStream when NATS is reachable) → notification. Each hop is the child of the one before.
  */
+import { SpanKind } from '@iam/platform/core';
 import { type ReadableSpan, type TestTracing, eventually, installTestTracing, spanPath } from '@iam/platform/testing';
 import { ADMIN, type TestSystem, http, startTestSystem } from './harness';
 
 jest.setTimeout(60_000);
 
-const SERVER = 1;
-const CLIENT = 2;
-const PRODUCER = 3;
-const CONSUMER = 4;
+const { INTERNAL, SERVER, CLIENT, PRODUCER, CONSUMER } = SpanKind;
 
 /** A readable line per span: kind, name and the service it ran in. */
 const describeSpan = (s: ReadableSpan): string =>
@@ -90,7 +88,7 @@ describe('tracing across the services (end to end)', () => {
       'messaging.system': sys.bus.kind === 'jetstream' ? 'nats' : 'memory',
       'messaging.destination.name': 'identity.password_reset.requested',
     });
-    expect(path.map((s) => s.kind)).toEqual([SERVER, CLIENT, SERVER, 0, PRODUCER, CONSUMER]);
+    expect(path.map((s) => s.kind)).toEqual([SERVER, CLIENT, SERVER, INTERNAL, PRODUCER, CONSUMER]);
     // The outbox row was written by a query inside the append span.
     const append = path[3]!;
     expect(spans.some((s) => s.parentSpanContext?.spanId === append.spanContext().spanId && s.attributes['db.system.name'] === 'postgresql')).toBe(true);

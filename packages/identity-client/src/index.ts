@@ -56,23 +56,23 @@ export function createIdentityClient(opts: IdentityClientOptions): IdentityClien
     : grpc.credentials.createInsecure();
   const client = new identityV1.IdentityServiceClient(opts.target, credentials);
   const deadline = () => new Date(Date.now() + (opts.deadlineMs ?? 2_000));
-  const call = <Req, Res>(method: (req: Req, md: grpc.Metadata, o: Partial<grpc.CallOptions>, cb: (e: grpc.ServiceError | null, r: Res) => void) => unknown, req: Req) =>
+  const call = <Res>(invoke: (md: grpc.Metadata, o: Partial<grpc.CallOptions>, cb: (e: grpc.ServiceError | null, r: Res) => void) => unknown) =>
     new Promise<Res>((resolve, reject) => {
-      method.call(client, req, new grpc.Metadata(), { deadline: deadline() }, (err, res) =>
+      invoke(new grpc.Metadata(), { deadline: deadline() }, (err, res) =>
         err ? reject(new IdentityClientError(grpc.status[err.code] ?? 'UNKNOWN', err.details || err.message)) : resolve(res),
       );
     });
   return {
     async validateToken(accessToken) {
-      const r = await call<identityV1.ValidateTokenRequest, identityV1.ValidateTokenResponse>(client.validateToken, { accessToken });
+      const r = await call<identityV1.ValidateTokenResponse>((md, o, cb) => client.validateToken({ accessToken }, md, o, cb));
       return r.claims!;
     },
     async introspect(token) {
-      const r = await call<identityV1.IntrospectRequest, identityV1.IntrospectResponse>(client.introspect, { token });
+      const r = await call<identityV1.IntrospectResponse>((md, o, cb) => client.introspect({ token }, md, o, cb));
       return r.active && r.claims ? { active: true, claims: r.claims } : { active: false };
     },
     async getJwks() {
-      const r = await call<identityV1.GetJwksRequest, identityV1.GetJwksResponse>(client.getJwks, {});
+      const r = await call<identityV1.GetJwksResponse>((md, o, cb) => client.getJwks({}, md, o, cb));
       return r.keys;
     },
     close: () => client.close(),

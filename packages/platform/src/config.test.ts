@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, readConfig } from './config';
 
 describe('readConfig', () => {
@@ -39,8 +42,7 @@ describe('readConfig', () => {
   });
 
   it('keys: base64 of 32 bytes, from the variable, a file, or a fallback; named when missing or wrong', () => {
-    const { mkdtempSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
-    const dir = mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'key-'));
+    const dir = mkdtempSync(join(tmpdir(), 'key-'));
     const good = Buffer.alloc(32, 7).toString('base64');
     writeFileSync(`${dir}/k`, `${good}\n`);
     writeFileSync(`${dir}/bad`, 'short');

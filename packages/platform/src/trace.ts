@@ -236,7 +236,7 @@ function samplerOf(config: TracingConfig): Sampler {
  * that exports nothing, so ids are still made and propagated.
  */
 export function tracer(): Tracer {
-  installed ?? setupTracing(NO_TRACE_EXPORT, { serviceName: 'iam' });
+  if (!installed) setupTracing(NO_TRACE_EXPORT, { serviceName: 'iam' });
   return installed!.tracer;
 }
 

@@ -35,6 +35,7 @@ export interface DatabaseOptions {
 export class TracedPgClient extends Client {}
 
 type AnyQuery = (this: Client, ...args: unknown[]) => unknown;
+// eslint-disable-next-line @typescript-eslint/unbound-method -- pg's own query, always called with .apply on the client it runs for
 const plainQuery = Client.prototype.query as unknown as AnyQuery;
 const MAX_STATEMENT_CHARS = 2_000;
 

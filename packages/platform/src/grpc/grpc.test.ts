@@ -1,3 +1,4 @@
+import type { ClientDuplexStream } from '@grpc/grpc-js';
 import { healthV1, directoryV1 } from '@iam/contracts';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AppError } from '../errors';
@@ -168,7 +169,7 @@ describe('gRPC helpers (in-process server on port 0)', () => {
     const grpc = await import('@grpc/grpc-js');
     const path = require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto');
     const pkg = grpc.loadPackageDefinition(protoLoader.loadSync(path)) as unknown as {
-      grpc: { reflection: { v1: { ServerReflection: new (t: string, c: unknown) => { serverReflectionInfo(): import('@grpc/grpc-js').ClientDuplexStream<unknown, Record<string, { service?: Array<{ name: string }>; fileDescriptorProto?: Buffer[] }>>; close(): void } } } };
+      grpc: { reflection: { v1: { ServerReflection: new (t: string, c: unknown) => { serverReflectionInfo(): ClientDuplexStream<unknown, Record<string, { service?: Array<{ name: string }>; fileDescriptorProto?: Buffer[] }>>; close(): void } } } };
     };
     const client = new pkg.grpc.reflection.v1.ServerReflection(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
     const ask = (req: Record<string, string>) =>

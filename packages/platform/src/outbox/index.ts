@@ -77,7 +77,7 @@ export interface NewEvent<S extends EventSubject = EventSubject> {
 
 /** Typed constructor so the payload is checked against its subject. */
 export function event<S extends EventSubject>(subject: S, payload: EventPayload<S>, id?: string): NewEvent {
-  return { subject, payload, id } as NewEvent;
+  return { subject, payload, id };
 }
 
 /** Stores bound to one transaction, plus publishing events into that transaction's outbox. */
@@ -235,7 +235,7 @@ export class OutboxRelay {
 
   private async publishBatch(): Promise<number> {
     const limit = this.opts.batchSize ?? 100;
-    let failure: unknown;
+    let failure: Error | undefined;
     const published = await this.opts.dataSource.transaction(async (m) => {
       const rows: Array<{ id: string; subject: string; payload: Buffer; traceparent: string | null; occurred_at: Date }> = await m.query(
         `SELECT id, subject, payload, traceparent, occurred_at FROM outbox_events
@@ -254,11 +254,8 @@ export class OutboxRelay {
           });
         } catch (err) {
           // Keep the order: stop at the first failure, remember why, retry later.
-          failure = err;
-          await m.query('UPDATE outbox_events SET attempts = attempts + 1, last_error = $2 WHERE id = $1', [
-            r.id,
-            String((err as Error).message).slice(0, 500),
-          ]);
+          failure = err instanceof Error ? err : new Error(String(err));
+          await m.query('UPDATE outbox_events SET attempts = attempts + 1, last_error = $2 WHERE id = $1', [r.id, failure.message.slice(0, 500)]);
           break;
         }
         done.push(r.id);
@@ -279,7 +276,7 @@ export class OutboxRelay {
       `DELETE FROM outbox_events WHERE published_at IS NOT NULL AND published_at < now() - ($1::bigint * interval '1 millisecond')`,
       [retention],
     );
-    const [{ n }] = (await this.opts.dataSource.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL')) as [{ n: number }];
+    const [{ n }] = await this.opts.dataSource.query<[{ n: number }]>('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
     this.opts.metrics.outboxPending.set({ service: this.opts.service }, n);
   }
 

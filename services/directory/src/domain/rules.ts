@@ -136,7 +136,7 @@ export function checkIdentifierName(v: Violations, field: string, value: string,
 export function checkDescription(v: Violations, field: string, value: string): string {
   const s = value.trim();
   if (s.length > DESCRIPTION_MAX_LENGTH) v.add(field, `must be at most ${DESCRIPTION_MAX_LENGTH} characters`);
-  if (/\u0000/.test(s)) v.add(field, 'must not contain NUL characters');
+  if (s.includes('\u0000')) v.add(field, 'must not contain NUL characters');
   return s;
 }
 
