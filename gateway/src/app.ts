@@ -23,6 +23,7 @@ import { installValidators } from './plugins/app/validation';
 import { externalPlugins } from './plugins/external';
 import { healthRoutes } from './routes/health';
 import { type ProfileDeps, compactProfile, fullProfile } from './routes';
+import { edgeProfile } from './routes/edge';
 import type { Upstreams } from './upstreams';
 
 /** DESIGN §2: JSON bodies up to 64 KiB. */
@@ -49,6 +50,12 @@ const PROFILES: Partial<Record<Profile, { mount: (app: FastifyInstance, deps: Pr
     mount: compactProfile,
     version: '0.1.0',
     description: 'Singular resource paths (/api/v1/user, /api/v1/role), page_size, login at /api/v1/generate-jwt, health at /health.',
+  },
+  edge: {
+    mount: edgeProfile,
+    version: '1.0.0',
+    description:
+      'The storefront edge: /healthz, the public catalog (/api/v1/products, page_size and an opaque page_token), and POST /api/v1/graphql (products, cart, orders, checkout, product administration; the GraphQL schema by introspection).',
   },
 };
 
@@ -108,10 +115,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       continue;
     }
     const { upstreams, authenticator, denylist } = required(deps);
+    if (profile === 'edge' && !upstreams.commerce) {
+      deps.logger.warn({ profile }, 'no commerce service to call (COMMERCE_GRPC_TARGET); the edge routes are not mounted');
+      continue;
+    }
     const catalog = new RouteCatalog();
     await app.register(async (ctx) => {
       ctx.addHook('onRoute', catalog.onRoute);
-      await p.mount(ctx, { upstreams, authenticator, denylist, rateLimits: deps.config.rateLimits });
+      await p.mount(ctx, { upstreams, authenticator, denylist, rateLimits: deps.config.rateLimits, graphql: deps.config.graphql, health: deps.health, logger: deps.logger });
     });
     const routes = new Set([...common.routes, ...catalog.routes]);
     documents[profile] = () => profileDocument(app.swagger() as Record<string, unknown>, routes, { title: `IAM API: ${profile} profile`, version: p.version, description: p.description });

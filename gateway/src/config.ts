@@ -12,6 +12,11 @@ export interface GatewayConfig {
     readonly identity: string;
     readonly directory: string;
     readonly notification: string;
+    /**
+     * The edge profile's upstream (COMMERCE_GRPC_TARGET). A composition root that starts no
+     * commerce service leaves it out; the edge profile is then not mounted (a warning says so).
+     */
+    readonly commerce?: string;
   };
   /** Deadline of a call to a service (ms). */
   readonly upstreamTimeoutMs: number;
@@ -25,6 +30,17 @@ export interface GatewayConfig {
   readonly maxEventLoopDelayMs: number;
   /** What an acceptable access token looks like (must match the identity service). */
   readonly jwt: { readonly alg: JwtAlg; readonly issuer: string; readonly audience: string };
+  /** The edge profile's GraphQL endpoint (/api/v1/graphql). */
+  readonly graphql: {
+    /** Schema introspection (`__schema`, `__type`); `__typename` is always allowed. */
+    readonly introspection: boolean;
+    /** GraphiQL at /graphiql. */
+    readonly ide: boolean;
+    /** Deepest selection of data fields (introspection subtrees are bounded by the complexity instead). */
+    readonly maxDepth: number;
+    /** Upper bound of the fields a query may resolve, lists counted at their largest size (routes/edge/graphql/limits.ts). */
+    readonly maxComplexity: number;
+  };
   /**
    * Per-client limits of the anonymous token routes: at most `burst` requests in a window of
    * `burst / perMinute` minutes, so the sustained rate is `perMinute`.
@@ -33,6 +49,8 @@ export interface GatewayConfig {
     readonly login: { readonly perMinute: number; readonly burst: number };
     readonly refresh: { readonly perMinute: number; readonly burst: number };
     readonly emailActions: { readonly perMinute: number; readonly burst: number };
+    /** GraphQL requests that check out (checkout, createOrder). */
+    readonly checkout: { readonly perMinute: number; readonly burst: number };
   };
 }
 
@@ -45,6 +63,7 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
       identity: e.string('IDENTITY_GRPC_TARGET', { default: '127.0.0.1:50051' }),
       directory: e.string('DIRECTORY_GRPC_TARGET', { default: '127.0.0.1:50052' }),
       notification: e.string('NOTIFICATION_GRPC_TARGET', { default: '127.0.0.1:50053' }),
+      commerce: e.string('COMMERCE_GRPC_TARGET', { default: '127.0.0.1:50054' }),
     },
     upstreamTimeoutMs: e.int('UPSTREAM_TIMEOUT_MS', { default: 5_000, min: 100, max: 120_000 }),
     trustProxy: e.bool('TRUST_PROXY', { default: false }),
@@ -55,6 +74,12 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
       alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),
       issuer: e.string('JWT_ISSUER', { default: 'iam' }),
       audience: e.string('JWT_AUDIENCE', { default: 'iam-api' }),
+    },
+    graphql: {
+      introspection: e.bool('GRAPHQL_INTROSPECTION', { default: true }),
+      ide: e.bool('GRAPHQL_IDE', { default: false }),
+      maxDepth: e.int('GRAPHQL_MAX_DEPTH', { default: 8, min: 2, max: 100 }),
+      maxComplexity: e.int('GRAPHQL_MAX_COMPLEXITY', { default: 50_000, min: 100, max: 10_000_000 }),
     },
     rateLimits: {
       login: {
@@ -68,6 +93,10 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
       emailActions: {
         perMinute: e.int('RATE_LIMIT_EMAIL_ACTIONS_PER_MINUTE', { default: 30, min: 1, max: 10_000_000 }),
         burst: e.int('RATE_LIMIT_EMAIL_ACTIONS_BURST', { default: 30, min: 1, max: 10_000_000 }),
+      },
+      checkout: {
+        perMinute: e.int('RATE_LIMIT_CHECKOUT_PER_MINUTE', { default: 60, min: 1, max: 10_000_000 }),
+        burst: e.int('RATE_LIMIT_CHECKOUT_BURST', { default: 30, min: 1, max: 10_000_000 }),
       },
     },
   };

@@ -1,9 +1,11 @@
 /**
  * The gateway's view of the services: typed gRPC clients, and readiness checks that ask each
  * service's grpc.health.v1 endpoint for the whole service ("") and for its database ("db").
+ * Commerce is an upstream only when the edge profile is mounted (and a target is configured): its
+ * clients and checks exist then, and readiness counts it.
  */
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { directoryV1, healthV1, identityV1 } from '@iam/contracts';
+import { commerceV1, directoryV1, healthV1, identityV1 } from '@iam/contracts';
 import type { EventBus } from '@iam/platform/bus';
 import type { HealthCheck, Metrics } from '@iam/platform/core';
 import { type AsyncClient, createGrpcClient } from '@iam/platform/grpc';
@@ -12,8 +14,12 @@ import type { GatewayConfig } from './config';
 export const UPSTREAMS = ['identity', 'directory', 'notification'] as const;
 export type UpstreamName = (typeof UPSTREAMS)[number];
 
-/** Names of the checks that tell whether the databases are reachable. */
-export const DB_CHECKS = UPSTREAMS.map((n) => `${n}.db`);
+/** The commerce service's clients (the edge profile). */
+export interface CommerceClients {
+  readonly catalog: AsyncClient<typeof commerceV1.CatalogServiceService>;
+  readonly carts: AsyncClient<typeof commerceV1.CartServiceService>;
+  readonly orders: AsyncClient<typeof commerceV1.OrderServiceService>;
+}
 
 export interface Upstreams {
   readonly identity: AsyncClient<typeof identityV1.IdentityServiceService>;
@@ -21,6 +27,8 @@ export interface Upstreams {
   readonly roles: AsyncClient<typeof directoryV1.RoleServiceService>;
   readonly permissions: AsyncClient<typeof directoryV1.PermissionServiceService>;
   readonly links: AsyncClient<typeof directoryV1.RolePermissionServiceService>;
+  /** Present when the edge profile is mounted and COMMERCE_GRPC_TARGET is set. */
+  readonly commerce?: CommerceClients;
   readonly checks: Record<string, HealthCheck>;
   close(): void;
 }
@@ -34,9 +42,13 @@ export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics;
   };
   const { identity: idTarget, directory: dirTarget } = config.upstreams;
 
+  const commerceTarget = config.profiles.includes('edge') ? config.upstreams.commerce : undefined;
+  const targets: Array<[string, string]> = UPSTREAMS.map((n) => [n, config.upstreams[n]]);
+  if (commerceTarget) targets.push(['commerce', commerceTarget]);
+
   const checks: Record<string, HealthCheck> = {};
-  for (const name of UPSTREAMS) {
-    const health = createGrpcClient(healthV1.HealthService, { target: config.upstreams[name], metrics: deps.metrics, credentials: deps.credentials, defaultDeadlineMs: 800 });
+  for (const [name, target] of targets) {
+    const health = createGrpcClient(healthV1.HealthService, { target, metrics: deps.metrics, credentials: deps.credentials, defaultDeadlineMs: 800 });
     closers.push(() => health.close());
     const serving = async (service: string): Promise<void> => {
       const res = await health.call.check({ service });
@@ -53,6 +65,14 @@ export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics;
     roles: client(directoryV1.RoleServiceService, dirTarget, ['getRole', 'listRoles']),
     permissions: client(directoryV1.PermissionServiceService, dirTarget, ['getPermission', 'listPermissions']),
     links: client(directoryV1.RolePermissionServiceService, dirTarget, ['getRolePermission', 'listRolePermissions']),
+    commerce: commerceTarget
+      ? {
+          catalog: client(commerceV1.CatalogServiceService, commerceTarget, ['listProducts', 'getProduct', 'batchGetProducts', 'archiveProduct']),
+          carts: client(commerceV1.CartServiceService, commerceTarget, ['getCart', 'replaceCart', 'clearCart']),
+          // Checkout is idempotent by its key, and a replay never reserves twice.
+          orders: client(commerceV1.OrderServiceService, commerceTarget, ['getOrder', 'listOrders', 'checkout', 'cancelOrder']),
+        }
+      : undefined,
     checks,
     close: () => closers.forEach((c) => c()),
   };

@@ -36,6 +36,7 @@ const openApiPath = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{
 const STATUS_TITLES: Record<number, string> = Object.fromEntries(Object.values(ERROR_CODES).map((c) => [c.http, c.title]));
 const SUCCESS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 503: 'Service Unavailable' };
 const plain = (schema: unknown): JsonObject => JSON.parse(JSON.stringify(schema)) as JsonObject;
+const PROBLEM_JSON = JSON.stringify(plain(Problem));
 
 /** Route schema → the schema the document shows: content types, descriptions, an operation id, the default problem. */
 function documented(method: string, url: string, schema: FastifySchema): FastifySchema {
@@ -46,7 +47,10 @@ function documented(method: string, url: string, schema: FastifySchema): Fastify
     const body = plain(s);
     if (status === 204 || body.type === 'null') response[code] = { description, type: 'null' };
     else if (url === '/metrics') response[code] = { description, content: { 'text/plain': { schema: { type: 'string' } } } };
-    else response[code] = { description, content: { [status >= 400 ? 'application/problem+json' : 'application/json']: { schema: body } } };
+    // A response that names its content types itself (GraphQL's 400: a GraphQL response or a problem).
+    else if (body.content) response[code] = { description: (body.description as string | undefined) ?? description, content: body.content };
+    // Errors are problems; a status body (/health/ready's 503, /healthz's) is plain JSON.
+    else response[code] = { description, content: { [JSON.stringify(body) === PROBLEM_JSON ? 'application/problem+json' : 'application/json']: { schema: body } } };
   }
   // Whatever else can happen to any request (413, 415, 429, 500, 503, 504…) is a problem document.
   response.default = { description: 'An error (RFC 9457 problem details)', content: { 'application/problem+json': { schema: plain(Problem) } } };

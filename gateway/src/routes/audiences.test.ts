@@ -89,3 +89,92 @@ describe('routes by audience', () => {
     }
   });
 });
+
+describe('routes by audience: the edge profile', () => {
+  // Public: the catalog and /healthz. GraphQL takes an optional token and decides per field.
+  const EDGE_ANONYMOUS = [
+    'GET /health',
+    'GET /health/live',
+    'GET /health/ready',
+    'GET /api/v1/health',
+    'GET /metrics',
+    'GET /healthz',
+    'GET /api/v1/products',
+    'GET /api/v1/products/:id',
+    'GET /api/v1/graphql',
+    'POST /api/v1/graphql',
+    'GET /docs',
+    'GET /docs/edge/openapi.json',
+    'GET /docs/json',
+    'GET /docs/yaml',
+    'GET /docs/static/index.html',
+    'GET /docs/static/swagger-initializer.js',
+  ].sort();
+  let app: FastifyInstance;
+  const calls: string[] = [];
+
+  beforeAll(async () => {
+    const config = readConfig({ GATEWAY_PROFILES: 'edge' }, readGatewayConfig);
+    // Any upstream call fails (and is recorded): an anonymous route answers 503, never 401. The
+    // batch call fails as a bug would, with an internal message.
+    const failing = (path: string[]): unknown =>
+      new Proxy(() => undefined, {
+        get: (_t, key: string) => failing([...path, key]),
+        apply: () => {
+          calls.push(path.join('.'));
+          return Promise.reject(path.at(-1) === 'batchGetProducts' ? new Error('secret detail at /srv/app.js:12') : AppError.unavailable());
+        },
+      });
+    const upstreams = failing([]) as Upstreams;
+    const authenticator: Authenticator = { verify: async () => Promise.reject(AppError.unauthenticated()) };
+    const health = new HealthMonitor({ logger: testLogger(), checks: {} });
+    app = await buildApp({ config, logger: testLogger(), metrics: testMetrics(), health, upstreams, authenticator, denylist: new Denylist() });
+    await app.ready();
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('every edge route is public; a present but invalid token on GraphQL is 401 before any upstream call', async () => {
+    const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS');
+    const anonymous: string[] = [];
+    for (const r of routes) {
+      const url = r.url.replace(':id', '7c2b5d1e-0000-4000-8000-000000000001').replace(':file', 'swagger-ui.css');
+      const res = await app.inject({ method: r.method as 'GET', url, payload: r.method === 'POST' ? { query: '{ __typename }' } : undefined });
+      if (res.statusCode !== 401) anonymous.push(`${r.method} ${r.url}`);
+    }
+    expect(anonymous.sort()).toEqual(EDGE_ANONYMOUS);
+
+    calls.length = 0;
+    const forged = await app.inject({ method: 'POST', url: '/api/v1/graphql', headers: { authorization: 'Bearer forged' }, payload: { query: '{ products { nextPageToken } }' } });
+    expect(forged.statusCode).toBe(401);
+    expect(forged.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    expect(forged.headers['cache-control']).toBe('no-store');
+    expect(calls).toEqual([]);
+  });
+
+  it('protected GraphQL fields answer UNAUTHENTICATED without a token, before any upstream call', async () => {
+    calls.length = 0;
+    const res = await app.inject({ method: 'POST', url: '/api/v1/graphql', payload: { query: 'mutation { checkout(input: {idempotencyKey: "k"}) { id } }' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json<{ errors: Array<{ extensions: { code: string } }> }>().errors.map((e) => e.extensions.code)).toEqual(['UNAUTHENTICATED']);
+    expect(calls).toEqual([]);
+  });
+
+  it('an unavailable upstream is UPSTREAM_UNAVAILABLE; an unexpected fault INTERNAL_SERVER_ERROR without its message', async () => {
+    const down = await app.inject({ method: 'POST', url: '/api/v1/graphql', payload: { query: '{ products { products { id } } }' } });
+    expect(down.statusCode).toBe(200);
+    expect(down.json()).toEqual({
+      data: null,
+      errors: [{ message: 'The commerce service is unavailable; try again shortly.', path: ['products'], locations: [{ line: 1, column: 3 }], extensions: { code: 'UPSTREAM_UNAVAILABLE' } }],
+    });
+    const bug = await app.inject({ method: 'POST', url: '/api/v1/graphql', payload: { query: '{ product(id: "7c2b5d1e-0000-4000-8000-000000000001") { id } }' } });
+    expect(bug.statusCode).toBe(200);
+    expect(bug.json()).toEqual({
+      data: { product: null },
+      errors: [{ message: 'An unexpected error occurred.', path: ['product'], locations: [{ line: 1, column: 3 }], extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+    });
+    expect(bug.body).not.toMatch(/secret|srv|app\.js/);
+  });
+});

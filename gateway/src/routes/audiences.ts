@@ -5,21 +5,25 @@
  *
  *   authenticated(auth, routes)     a valid bearer token (401 otherwise)
  *   requiring(permission, routes)   inside authenticated: the permission, or Administrator (403)
+ *   optionallyAuthenticated(auth, routes)
+ *                                   a bearer token is optional, a present one must be valid (401);
+ *                                   for routes whose fields decide who may do what (GraphQL)
  *
  * The contexts also document their routes: the bearer scheme and the 401 / 403 problems.
  */
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
 import type { Authenticator } from '../auth/authenticator';
-import { authenticate, requirePermission } from '../plugins/app/auth';
+import { authenticate, authenticateIfPresent, requirePermission } from '../plugins/app/auth';
 import { problems } from '../schemas/common';
 
 type Routes = (ctx: FastifyInstance) => Promise<void> | void;
 
-function documented(statuses: number[]) {
+function documented(statuses: number[], optional = false) {
   return (route: RouteOptions): void => {
     // In place: the profile's route catalog (a parent onRoute hook) already holds this schema.
-    if (!route.schema) return;
-    route.schema.security = [{ bearer: [] }];
+    if (!route.schema || route.schema.hide) return;
+    // OpenAPI: an empty requirement makes the scheme optional.
+    route.schema.security = optional ? [{}, { bearer: [] }] : [{ bearer: [] }];
     route.schema.response = { ...problems(...statuses), ...(route.schema.response as Record<string, unknown> | undefined) };
   };
 }
@@ -28,6 +32,15 @@ export function authenticated(auth: Authenticator, routes: Routes): FastifyPlugi
   return async (ctx) => {
     ctx.addHook('onRoute', documented([401]));
     ctx.addHook('onRequest', authenticate(auth));
+    await routes(ctx);
+  };
+}
+
+/** The principal is set when a valid bearer token comes, null without one; an invalid one is 401. Resolvers check per field. */
+export function optionallyAuthenticated(auth: Authenticator, routes: Routes): FastifyPluginAsync {
+  return async (ctx) => {
+    ctx.addHook('onRoute', documented([401], true));
+    ctx.addHook('onRequest', authenticateIfPresent(auth));
     await routes(ctx);
   };
 }

@@ -2,7 +2,8 @@
  * Health and metrics, mounted in every profile (Minimal included).
  *   /health         → {status: "ok", timestamp}            (the process serves)
  *   /health/live    → {status: "ok", timestamp}            (liveness: no dependency checked)
- *   /health/ready   → 200 / 503 {status, checks, timestamp} (every service, its database, NATS)
+ *   /health/ready   → 200 / 503 {status, checks, timestamp} (every service, its database, NATS;
+ *                                                            commerce with the edge profile)
  *   /api/v1/health  → 200 / 503 {status, db, timestamp}     (legacy, kept for existing clients;
  *                                                            Minimal profile: without db, spec §2)
  *   /metrics        → Prometheus text format
@@ -10,7 +11,6 @@
 import type { HealthMonitor, Metrics } from '@iam/platform/core';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { DB_CHECKS } from '../upstreams';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
 const Status = Type.Object({ status: Type.String(), timestamp: Timestamp });
@@ -47,7 +47,8 @@ export async function healthRoutes(app: FastifyInstance, opts: { health: HealthM
   } else {
     app.get('/api/v1/health', { schema: { response: { 200: LegacyHealth, 503: LegacyHealth } } }, async (_req, reply) => {
       const s = opts.health.snapshot();
-      const dbUp = DB_CHECKS.every((c) => s.checks[c] === 'up');
+      // Every service's database check (`<service>.db`), commerce's too when the edge profile is mounted.
+      const dbUp = Object.entries(s.checks).every(([name, status]) => !name.endsWith('.db') || status === 'up');
       return reply.code(s.ready ? 200 : 503).send({ status: s.ready ? 'ok' : 'unavailable', db: dbUp ? 'up' : 'down', timestamp: now() });
     });
   }

@@ -6,9 +6,11 @@
  *     requiring(users.manage | roles.manage | permissions.manage | role-permissions.manage)
  *                   the collections, in the profile's dialect
  *
+ * The edge profile's routes are in ./edge (its own audiences: public products, GraphQL).
  * Health, metrics and the docs are mounted for every profile elsewhere (health.ts, ../docs).
  * A new route goes into the group of its audience; it gets its authentication from the group.
  */
+import type { HealthMonitor, Logger } from '@iam/platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth/authenticator';
 import type { Denylist } from '../auth/denylist';
@@ -25,6 +27,9 @@ export interface ProfileDeps {
   readonly authenticator: Authenticator;
   readonly denylist: Denylist;
   readonly rateLimits: GatewayConfig['rateLimits'];
+  readonly graphql: GatewayConfig['graphql'];
+  readonly health: HealthMonitor;
+  readonly logger: Logger;
 }
 
 type Mounted = Array<{ spec: CollectionSpec<unknown>; dialect: Dialect }>;

@@ -51,13 +51,29 @@ export const authPlugin = fp(
 export function authenticate(auth: Authenticator): onRequestAsyncHookHandler {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     noStore(reply);
-    const header = req.headers.authorization;
-    if (!header) throw AppError.unauthenticated('A bearer token is required.');
-    const m = BEARER_RE.exec(header);
-    if (!m) throw AppError.unauthenticated('The Authorization header must be "Bearer <token>".');
-    req.bearerToken = m[1]!;
-    req.principal = await auth.verify(m[1]!);
+    if (!req.headers.authorization) throw AppError.unauthenticated('A bearer token is required.');
+    await verifyBearer(auth, req);
   };
+}
+
+/**
+ * onRequest hook for routes whose fields decide (GraphQL): without an Authorization header the
+ * request goes on anonymous (`principal` null); with one, it must be a valid bearer token (401
+ * otherwise) and the response is no-store.
+ */
+export function authenticateIfPresent(auth: Authenticator): onRequestAsyncHookHandler {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    if (req.headers.authorization === undefined) return;
+    noStore(reply);
+    await verifyBearer(auth, req);
+  };
+}
+
+async function verifyBearer(auth: Authenticator, req: FastifyRequest): Promise<void> {
+  const m = BEARER_RE.exec(req.headers.authorization ?? '');
+  if (!m) throw AppError.unauthenticated('The Authorization header must be "Bearer <token>".');
+  req.bearerToken = m[1]!;
+  req.principal = await auth.verify(m[1]!);
 }
 
 /** onRequest hook (after authenticate): 403 unless the token grants the permission (or Administrator). */

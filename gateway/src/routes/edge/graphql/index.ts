@@ -1,0 +1,186 @@
+/**
+ * POST (and GET, queries only) /api/v1/graphql with mercurius, JIT-compiled after a document's
+ * first run. Its own context: the bearer token is optional (products are public) and each
+ * resolver decides (./resolvers.ts); a present but invalid token is 401 before anything runs.
+ *
+ * Answers:
+ *   200  a GraphQL response; a resolver's error is in `errors[]` with `extensions.code`
+ *        (../errors.ts), never an internal message or stack
+ *   400  a document that does not parse or validate, or breaks a limit (./limits.ts): a
+ *        GraphQL response without `data`, code BAD_USER_INPUT
+ *   4xx  an HTTP request that is not acceptable (malformed JSON, a body over 64 KiB, another
+ *        content type, an invalid token, too many checkouts): problem+json, as every route
+ */
+import { type Logger, AppError, internalError } from '@iam/platform/core';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { type DocumentNode, type ExecutionResult, type GraphQLError, Kind, NoSchemaIntrospectionCustomRule, OperationTypeNode, type SelectionSetNode } from 'graphql';
+import mercurius, { type IResolvers, type MercuriusContext } from 'mercurius';
+import type { Authenticator } from '../../../auth/authenticator';
+import type { GatewayConfig } from '../../../config';
+import { sendProblem, toAppError } from '../../../plugins/app/errors';
+import { type RateLimit, limitOf } from '../../../plugins/external/rate-limit';
+import { problems } from '../../../schemas/common';
+import { GraphQLBadRequest, GraphQLBody, GraphQLQueryString, GraphQLResponse } from '../../../schemas/edge';
+import type { CommerceClients } from '../../../upstreams';
+import { optionallyAuthenticated } from '../../audiences';
+import { edgeErrorOf } from '../errors';
+import { MAX_TOKENS, documentChecker } from './limits';
+import { createProductLoader } from './loader';
+import { type EdgeContext, edgeResolvers } from './resolvers';
+import { typeDefs } from './schema';
+
+export const GRAPHQL_PATH = '/api/v1/graphql';
+
+export interface GraphQLDeps {
+  readonly commerce: CommerceClients;
+  readonly authenticator: Authenticator;
+  readonly config: GatewayConfig['graphql'];
+  readonly checkoutLimit: RateLimit;
+  readonly logger: Logger;
+}
+
+/** A document refused before execution: its errors go back as a GraphQL response (400). */
+class RefusedDocument extends Error {
+  constructor(readonly errors: readonly GraphQLError[]) {
+    super('The GraphQL document was refused.');
+  }
+}
+
+interface FormattedError {
+  message: string;
+  locations?: ReadonlyArray<{ line: number; column: number }>;
+  path?: ReadonlyArray<string | number>;
+  extensions: { code: string; errors?: ReadonlyArray<{ field: string; message: string }> };
+}
+
+const INTERNAL = 'INTERNAL_SERVER_ERROR';
+
+/** Route schemas of mercurius's routes, for validation and the edge OpenAPI document; GraphiQL stays out of it. */
+function describeRoutes(route: RouteOptions): void {
+  if (route.url.startsWith('/graphiql')) {
+    route.schema = { ...route.schema, hide: true };
+    return;
+  }
+  if (route.url !== GRAPHQL_PATH) return;
+  const common = { tags: ['graphql'], description: 'The edge GraphQL API (the schema: introspection, or gateway/src/routes/edge/graphql/schema.ts).' };
+  route.schema =
+    route.method === 'POST'
+      ? { ...common, summary: 'Run a GraphQL query or mutation', body: GraphQLBody, response: { 200: GraphQLResponse, 400: GraphQLBadRequest, ...problems(413, 415, 429) } }
+      : { ...common, summary: 'Run a GraphQL query (mutations need POST)', querystring: GraphQLQueryString, response: { 200: GraphQLResponse, 400: GraphQLBadRequest, ...problems(405) } };
+}
+
+/** Whether a document has a mutation that checks out (the operations' top levels, fragments included). */
+function checksOut(document: DocumentNode): boolean {
+  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+  const seen = new Set<string>();
+  const visit = (set: SelectionSetNode): boolean =>
+    set.selections.some((s) => {
+      if (s.kind === Kind.FIELD) return s.name.value === 'checkout' || s.name.value === 'createOrder';
+      if (s.kind === Kind.INLINE_FRAGMENT) return visit(s.selectionSet);
+      const f = fragments.get(s.name.value);
+      if (!f || seen.has(s.name.value)) return false;
+      seen.add(s.name.value);
+      return visit(f.selectionSet);
+    });
+  return document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === OperationTypeNode.MUTATION && visit(d.selectionSet));
+}
+
+export function graphqlRoutes(deps: GraphQLDeps) {
+  const { logger } = deps;
+  const quiet = !deps.config.introspection;
+  // Without introspection, validation messages do not suggest field names either.
+  const message = (m: string): string => (quiet ? m.replace(/ Did you mean .*$/s, '') : m);
+
+  const requestError = (e: Error): FormattedError => {
+    const g = e as Partial<GraphQLError>;
+    return { message: message(e.message), ...(g.locations ? { locations: g.locations } : {}), extensions: { code: 'BAD_USER_INPUT' } };
+  };
+
+  const executionError = (e: GraphQLError, req: FastifyRequest | undefined): FormattedError => {
+    const at = { ...(e.locations ? { locations: e.locations } : {}), ...(e.path ? { path: e.path } : {}) };
+    const known = edgeErrorOf(e.originalError);
+    if (known) {
+      if (known.code === 'UPSTREAM_UNAVAILABLE') logger.warn({ err: e.originalError, path: e.path }, 'GraphQL: commerce unavailable');
+      const extensions = known.fields && known.fields.length > 0 ? { code: known.code, errors: known.fields } : { code: known.code };
+      return { message: known.message, ...at, extensions };
+    }
+    // Without a path the request itself is at fault (its variables, its operation name).
+    if (!e.path) return requestError(e);
+    logger.error({ err: e.originalError ?? e, path: e.path, route: req?.routeOptions?.url }, 'GraphQL resolver failed');
+    return { message: 'An unexpected error occurred.', ...at, extensions: { code: INTERNAL } };
+  };
+
+  const answer = (err: FastifyError & { errors?: unknown[] }, req: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    // Refused documents: a GraphQL response. A body that is not {query, ...}: a problem, as elsewhere.
+    const errors = err instanceof RefusedDocument ? err.errors : err.code === 'MER_ERR_GQL_VALIDATION' ? err.errors : undefined;
+    if (errors && errors.length > 0) {
+      const first = errors[0] as FastifyError & { validation?: unknown };
+      if (first.validation) return sendProblem(req, reply, toAppError(first));
+      return reply
+        .code(400)
+        .type('application/json')
+        .send({ errors: errors.map((e) => requestError(e as Error)) });
+    }
+    if (err.code === 'MER_ERR_GQL_VALIDATION') return sendProblem(req, reply, AppError.validation('The variables or extensions are not valid JSON.'));
+    if (err.code === 'MER_ERR_METHOD_NOT_ALLOWED') {
+      reply.header('allow', 'POST');
+      return sendProblem(req, reply, new AppError('METHOD_NOT_ALLOWED', 'Mutations need POST.'));
+    }
+    const appErr = err instanceof AppError ? err : toAppError(err);
+    if (appErr.code === 'INTERNAL' || appErr.httpStatus >= 500) logger.error({ err: appErr.cause ?? err, route: GRAPHQL_PATH }, 'GraphQL request failed');
+    return sendProblem(req, reply, appErr.code === 'INTERNAL' ? internalError(err) : appErr);
+  };
+
+  // Waits for the answer to be written (a reply is thenable), so mercurius's wrapper sends nothing more.
+  const errorHandler = async (err: FastifyError & { errors?: unknown[] }, req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    await answer(err, req, reply);
+  };
+
+  const errorFormatter = (execution: ExecutionResult & Required<Pick<ExecutionResult, 'errors'>>, ctx: MercuriusContext) => ({
+    statusCode: 200,
+    response: { data: execution.data ?? null, errors: execution.errors.map((e) => executionError(e, ctx.reply?.request)) } as unknown as ExecutionResult,
+  });
+
+  return async (app: FastifyInstance): Promise<void> => {
+    app.addHook('onRoute', describeRoutes);
+    await app.register(
+      optionallyAuthenticated(deps.authenticator, async (ctx) => {
+        const { catalog } = deps.commerce;
+        await ctx.register(mercurius, {
+          schema: typeDefs,
+          resolvers: edgeResolvers(deps.commerce) as unknown as IResolvers,
+          path: GRAPHQL_PATH,
+          // Compiled by graphql-jit from a document's second run on (documents are cached by text).
+          jit: 1,
+          graphiql: deps.config.ide,
+          allowBatchedQueries: false,
+          validationRules: deps.config.introspection ? [] : [NoSchemaIntrospectionCustomRule],
+          graphql: { parseOptions: { maxTokens: MAX_TOKENS } },
+          context: (req: FastifyRequest): EdgeContext => ({
+            principal: req.principal,
+            products: createProductLoader(async (ids) => (await catalog.batchGetProducts({ ids })).products),
+          }),
+          errorFormatter,
+          errorHandler,
+        });
+
+        const check = documentChecker(ctx.graphql.schema, deps.config);
+        ctx.graphql.addHook('preValidation', (_schema, document) => {
+          const errors = check(document);
+          if (errors.length > 0) throw new RefusedDocument(errors);
+        });
+
+        // Checkouts per client: the shared limiter of plugins/external/rate-limit.ts (429).
+        const limiter = ctx.createRateLimit(limitOf('checkout', deps.checkoutLimit));
+        const checkouts = new WeakMap<DocumentNode, boolean>();
+        ctx.graphql.addHook('preExecution', async (_schema, document, context) => {
+          let hit = checkouts.get(document);
+          if (hit === undefined) checkouts.set(document, (hit = checksOut(document)));
+          if (!hit) return;
+          const r = await limiter(context.reply.request);
+          if (!r.isAllowed && r.isExceeded) throw AppError.rateLimited(r.ttlInSeconds);
+        });
+      }),
+    );
+  };
+}
