@@ -1,0 +1,243 @@
+/**
+ * The edge BFF end to end through the running gateway (edge profile on, real tokens from
+ * identity, the commerce service on its own database, real PostgreSQL and the test bus):
+ * checkouts under concurrency never oversell, idempotent replays place one order, cancelling gives
+ * stock back once, customers only ever see their own orders, prices cannot be tampered with,
+ * product administration needs products.manage, the catalog's REST paging, query bombs, and what
+ * the kit's edge.test.mjs expects. Every response is checked against the OpenAPI documents.
+ */
+import { randomUUID } from 'node:crypto';
+import { ADMIN, type HttpResult, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
+
+jest.setTimeout(120_000);
+
+interface GqlResult {
+  status: number;
+  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- GraphQL data is checked field by field
+  errors: Array<{ message: string; extensions: { code: string; errors?: Array<{ field: string }> } }> | undefined;
+  codes: string[];
+  ms: number;
+}
+
+describe('edge BFF (end to end)', () => {
+  let sys: TestSystem;
+  let admin: string;
+  const customers: Array<{ id: string; token: string }> = [];
+  const call = (method: string, path: string, opts: Parameters<typeof http>[3] = {}) => http(sys.url(), method, path, opts);
+
+  async function gql(query: string, opts: { token?: string; variables?: Record<string, unknown> } = {}): Promise<GqlResult> {
+    const started = process.hrtime.bigint();
+    const r = await call('POST', '/api/v1/graphql', { body: { query, variables: opts.variables }, token: opts.token });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const errors = r.status === 200 || r.headers.get('content-type') === 'application/json; charset=utf-8' ? r.json?.errors : undefined;
+    return { status: r.status, data: r.json?.data, errors, codes: (errors ?? []).map((e: { extensions: { code: string } }) => e.extensions.code), ms };
+  }
+
+  async function login(email: string, password: string): Promise<{ id: string; token: string }> {
+    const r = await call('POST', '/api/v1/auth/generate-jwt', { body: { email, password } });
+    expect(r.status).toBe(200);
+    return { id: r.json.user.id as string, token: r.json.token as string };
+  }
+
+  async function newUser(roles: string[] = []): Promise<{ id: string; token: string }> {
+    const email = uniqueEmail('edge');
+    const password = strongPassword();
+    const r = await call('POST', '/api/v1/users', { token: admin, body: { firstName: 'Edge', lastName: 'Buyer', email, password, roles } });
+    expect(r.status).toBe(201);
+    return login(email, password);
+  }
+
+  const CREATE = 'mutation($i: CreateProductInput!) { createProduct(input: $i) { id sku priceMinor available } }';
+  async function product(onHand: number, priceMinor = 1_500, name = 'E2E product'): Promise<{ id: string; sku: string; priceMinor: number }> {
+    const r = await gql(CREATE, { token: admin, variables: { i: { sku: `E2E-${randomUUID().slice(0, 8).toUpperCase()}`, name, priceMinor, currency: 'EUR', onHand } } });
+    expect(r.errors).toBeUndefined();
+    return r.data.createProduct;
+  }
+  const available = async (id: string): Promise<number> => (await call('GET', `/api/v1/products/${id}`)).json.product.available;
+
+  beforeAll(async () => {
+    sys = await startTestSystem({
+      env: { GATEWAY_PROFILES: 'full,compact,edge', RATE_LIMIT_CHECKOUT_PER_MINUTE: '100000', RATE_LIMIT_CHECKOUT_BURST: '100000' },
+    });
+    admin = (await login(ADMIN.email, ADMIN.password)).token;
+    for (let i = 0; i < 10; i++) customers.push(await newUser());
+  });
+
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  describe("the kit's edge.test.mjs expectations", () => {
+    it('GET /healthz → 200 {status: ok}', async () => {
+      const r = await call('GET', '/healthz');
+      expect({ status: r.status, body: r.json }).toEqual({ status: 200, body: { status: 'ok' } });
+    });
+
+    it('GET /api/v1/products (public) → 200 {products, nextPageToken} with typed fields; page_size 0 / 101 / abc → 400 problem+json', async () => {
+      await product(3);
+      const r = await call('GET', '/api/v1/products');
+      expect(r.status).toBe(200);
+      expect(Array.isArray(r.json.products)).toBe(true);
+      expect(r.json.nextPageToken === null || typeof r.json.nextPageToken === 'string').toBe(true);
+      for (const p of r.json.products) {
+        for (const f of ['id', 'sku', 'name', 'currency', 'status']) expect(typeof p[f]).toBe('string');
+        expect(typeof p.priceMinor).toBe('number');
+        expect(['ACTIVE', 'ARCHIVED']).toContain(p.status);
+      }
+      for (const v of ['0', '101', 'abc']) {
+        const bad = await call('GET', `/api/v1/products?page_size=${v}`);
+        expect({ v, status: bad.status, type: bad.headers.get('content-type') }).toEqual({ v, status: 400, type: 'application/problem+json' });
+      }
+    });
+
+    it('GraphQL: cart without a token → UNAUTHENTICATED; { __typename } → 200 with data and no errors', async () => {
+      expect((await gql('{ cart { customerId } }')).codes).toContain('UNAUTHENTICATED');
+      const r = await gql('{ __typename }');
+      expect({ status: r.status, errors: r.errors, typename: typeof r.data?.__typename }).toEqual({ status: 200, errors: undefined, typename: 'string' });
+    });
+  });
+
+  it('the catalog pages by an opaque token, filters by status and q, refuses a forged token', async () => {
+    const tag = `Paged${randomUUID().slice(0, 8)}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await product(1, 100, `${tag} ${i}`)).id);
+    await gql(`mutation { archiveProduct(id: "${ids[0]}") { status } }`, { token: admin });
+    const seen: string[] = [];
+    let token: string | null = null;
+    let pages = 0;
+    do {
+      const r: HttpResult = await call('GET', `/api/v1/products?page_size=2&q=${tag}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+      seen.push(...r.json.products.map((p: { id: string }) => p.id));
+      token = r.json.nextPageToken;
+      pages++;
+    } while (token && pages < 10);
+    expect({ pages, seen }).toEqual({ pages: 3, seen: ids });
+    expect((await call('GET', `/api/v1/products?q=${tag}&status=archived`)).json.products.map((p: { id: string }) => p.id)).toEqual([ids[0]]);
+    expect((await call('GET', `/api/v1/products?q=${tag}&status=active&page_size=100`)).json.products).toHaveLength(4);
+    const forged = await call('GET', '/api/v1/products?page_token=eyJ0IjoiMSJ9');
+    expect(forged.status).toBe(400);
+    expect(forged.json.errors[0].field).toBe('querystring.page_token');
+    expect((await call('GET', `/api/v1/products/${randomUUID()}`)).status).toBe(404);
+  });
+
+  it('100 concurrent checkouts of one product with stock 25 by 10 customers: exactly 25 orders, available 0, no 5xx', async () => {
+    const p = await product(25, 990);
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        gql(`mutation($k: String!) { checkout(input: {idempotencyKey: $k, lines: [{productId: "${p.id}", quantity: 1}]}) { id customerId totalMinor } }`, {
+          token: customers[i % 10]!.token,
+          variables: { k: `rush-${i}` },
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status >= 500)).toEqual([]);
+    expect(new Set(results.map((r) => r.status))).toEqual(new Set([200]));
+    const placed = results.filter((r) => r.errors === undefined);
+    expect(placed).toHaveLength(25);
+    expect(new Set(placed.map((r) => r.data.checkout.id)).size).toBe(25);
+    expect(placed.every((r) => r.data.checkout.totalMinor === 990)).toBe(true);
+    expect(new Set(results.flatMap((r) => r.codes))).toEqual(new Set(['INSUFFICIENT_STOCK']));
+    expect(await available(p.id)).toBe(0);
+    // Each customer's own orders of this product add up to 25.
+    let mine = 0;
+    for (const c of customers) {
+      const r = await gql('{ orders(pageSize: 100, status: CONFIRMED) { orders { customerId lines { productId } } } }', { token: c.token });
+      const orders = r.data.orders.orders as Array<{ customerId: string; lines: Array<{ productId: string }> }>;
+      expect(orders.every((o) => o.customerId === c.id)).toBe(true);
+      mine += orders.filter((o) => o.lines.some((l) => l.productId === p.id)).length;
+    }
+    expect(mine).toBe(25);
+  });
+
+  it('20 concurrent identical idempotent checkouts → one order, one reservation; the key with other lines → IDEMPOTENCY_CONFLICT', async () => {
+    const p = await product(10, 1_200);
+    const buyer = customers[0]!;
+    const q = `mutation { createOrder(input: {idempotencyKey: "same-key-${p.id}", lines: [{productId: "${p.id}", quantity: 3}]}) { id totalMinor } }`;
+    const results = await Promise.all(Array.from({ length: 20 }, () => gql(q, { token: buyer.token })));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(results.flatMap((r) => r.codes)).toEqual([]);
+    expect(new Set(results.map((r) => r.data.createOrder.id)).size).toBe(1);
+    expect(results[0]!.data.createOrder.totalMinor).toBe(3_600);
+    expect(await available(p.id)).toBe(7);
+    const orders = await gql('{ orders(pageSize: 100) { orders { id lines { productId } } } }', { token: buyer.token });
+    expect(orders.data.orders.orders.filter((o: { lines: Array<{ productId: string }> }) => o.lines.some((l) => l.productId === p.id))).toHaveLength(1);
+    const other = await gql(q.replace('quantity: 3', 'quantity: 2'), { token: buyer.token });
+    expect(other.codes).toEqual(['IDEMPOTENCY_CONFLICT']);
+  });
+
+  it('cancel gives the stock back once (concurrent cancels included); A never sees or cancels B’s order', async () => {
+    const p = await product(5);
+    const [a, b] = [customers[1]!, customers[2]!];
+    const placed = await gql(`mutation { checkout(input: {idempotencyKey: "to-cancel", lines: [{productId: "${p.id}", quantity: 4}]}) { id customerId status } }`, { token: b.token });
+    const order = placed.data.checkout as { id: string; customerId: string; status: string };
+    expect(order).toMatchObject({ customerId: b.id, status: 'CONFIRMED' });
+    expect(await available(p.id)).toBe(1);
+
+    expect((await gql(`{ order(id: "${order.id}") { id } }`, { token: a.token })).data).toEqual({ order: null });
+    const aOrders = await gql('{ orders(pageSize: 100) { orders { id } } }', { token: a.token });
+    expect(aOrders.data.orders.orders.map((o: { id: string }) => o.id)).not.toContain(order.id);
+    expect((await gql(`mutation { cancelOrder(id: "${order.id}") { id } }`, { token: a.token })).codes).toEqual(['NOT_FOUND']);
+    expect(await available(p.id)).toBe(1);
+
+    const cancels = await Promise.all(Array.from({ length: 5 }, () => gql(`mutation { cancelOrder(id: "${order.id}") { status } }`, { token: b.token })));
+    expect(cancels.map((c) => c.data?.cancelOrder?.status)).toEqual(Array(5).fill('CANCELLED'));
+    expect(await available(p.id)).toBe(5);
+    expect((await gql(`mutation { cancelOrder(id: "${order.id}") { status } }`, { token: b.token })).data.cancelOrder.status).toBe('CANCELLED');
+    expect(await available(p.id)).toBe(5);
+    expect((await gql(`{ order(id: "${order.id}") { status customerId } }`, { token: b.token })).data.order).toEqual({ status: 'CANCELLED', customerId: b.id });
+  });
+
+  it('prices cannot be tampered with: there is no price input (a validation error), and the total comes from the catalog', async () => {
+    const p = await product(5, 7_777);
+    const c = customers[3]!;
+    const tampered = await gql(`mutation { checkout(input: {idempotencyKey: "tamper", lines: [{productId: "${p.id}", quantity: 1, unitPriceMinor: 1}]}) { id } }`, { token: c.token });
+    expect({ status: tampered.status, codes: tampered.codes, data: tampered.data }).toEqual({ status: 400, codes: ['BAD_USER_INPUT'], data: undefined });
+    const viaCart = await gql(`mutation { updateCart(lines: [{productId: "${p.id}", quantity: 2, priceMinor: 1}]) { subtotalMinor } }`, { token: c.token });
+    expect(viaCart.codes).toEqual(['BAD_USER_INPUT']);
+    const cart = await gql(`mutation { updateCart(lines: [{productId: "${p.id}", quantity: 2}]) { customerId subtotalMinor lines { product { priceMinor } } } }`, { token: c.token });
+    expect(cart.data.updateCart).toEqual({ customerId: c.id, subtotalMinor: 15_554, lines: [{ product: { priceMinor: 7_777 } }] });
+    const order = await gql('mutation { checkout(input: {idempotencyKey: "from-cart"}) { totalMinor lines { unitPriceMinor quantity } } }', { token: c.token });
+    expect(order.data.checkout).toEqual({ totalMinor: 15_554, lines: [{ unitPriceMinor: 7_777, quantity: 2 }] });
+    expect((await gql('{ cart { lines { productId } } }', { token: c.token })).data.cart.lines).toEqual([]);
+    expect(await available(p.id)).toBe(3);
+  });
+
+  it('product administration needs products.manage (or Administrator)', async () => {
+    const input = { i: { sku: `GATE-${randomUUID().slice(0, 8).toUpperCase()}`, name: 'Gated', priceMinor: 100, currency: 'EUR', onHand: 1 } };
+    expect((await gql(CREATE, { variables: input })).codes).toEqual(['UNAUTHENTICATED']);
+    expect((await gql(CREATE, { token: customers[4]!.token, variables: input })).codes).toEqual(['FORBIDDEN']);
+    // A role granting products.manage, made through the Full profile, and a user holding it.
+    const role = await call('POST', '/api/v1/roles', { token: admin, body: { name: `catalog-${randomUUID().slice(0, 8)}`, description: 'catalog managers' } });
+    const perms = await call('GET', '/api/v1/permissions?q=products.manage', { token: admin });
+    const permissionId = perms.json.items.find((x: { name: string }) => x.name === 'products.manage').id as string;
+    expect((await call('POST', '/api/v1/role-permissions', { token: admin, body: { roleId: role.json.id, permissionId } })).status).toBe(201);
+    const manager = await newUser([role.json.name]);
+    const made = await gql(CREATE, { token: manager.token, variables: input });
+    expect(made.errors).toBeUndefined();
+    const id = made.data.createProduct.id as string;
+    const stock = await gql(`mutation { adjustStock(id: "${id}", input: {delta: 9}) { available stock { onHand reserved } } }`, { token: manager.token });
+    expect(stock.data.adjustStock).toEqual({ available: 10, stock: { onHand: 10, reserved: 0 } });
+    expect((await gql(`mutation { archiveProduct(id: "${id}") { status } }`, { token: customers[4]!.token })).codes).toEqual(['FORBIDDEN']);
+    expect((await gql(`mutation { archiveProduct(id: "${id}") { status } }`, { token: manager.token })).data.archiveProduct.status).toBe('ARCHIVED');
+  });
+
+  it('query bombs are refused in milliseconds with a GraphQL error, never a 5xx; a present but invalid token is 401', async () => {
+    const bombs = {
+      aliases: `{ ${Array.from({ length: 50 }, (_, i) => `a${i}: orders(pageSize: 100) { orders { lines { product { name } } } }`).join(' ')} }`,
+      nested: '{ __schema { types { fields { type { fields { type { fields { type { fields { name } } } } } } } } } }',
+      // Two allowed root fields, but up to 2 × 100 orders × 50 lines × 9 fields.
+      wide: `{ a: orders(pageSize: 100) { orders { lines { sku name quantity unitPriceMinor product { id name description } } } } b: orders(pageSize: 100) { orders { lines { sku name quantity unitPriceMinor product { id name description } } } } }`,
+    };
+    const ms: Record<string, number> = {};
+    for (const [name, query] of Object.entries(bombs)) {
+      const r = await gql(query, { token: customers[5]!.token });
+      expect({ name, status: r.status, codes: r.codes.slice(0, 1) }).toEqual({ name, status: 400, codes: ['BAD_USER_INPUT'] });
+      ms[name] = Math.round(r.ms * 10) / 10;
+    }
+    process.stdout.write(`edge e2e bomb refusals over HTTP (ms): ${JSON.stringify(ms)}\n`);
+    for (const [name, t] of Object.entries(ms)) expect({ name, fast: t < 500 }).toEqual({ name, fast: true });
+    const forged = await call('POST', '/api/v1/graphql', { body: { query: '{ cart { customerId } }' }, token: 'not.a.jwt' });
+    expect(forged.status).toBe(401);
+    expect(forged.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+});
