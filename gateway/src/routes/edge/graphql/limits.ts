@@ -9,9 +9,9 @@
  *   depth         data fields nested at most `maxDepth` deep (introspection is bounded by the
  *                 complexity instead: its standard query is 15 deep)
  *   complexity    an upper bound of the fields the operation resolves: every field counts 1, and
- *                 a list multiplies its selection by its largest size (a page by its pageSize,
- *                 a variable one by the maximum; order and cart lines by 50; introspection lists
- *                 by their sizes in this schema), at most `maxComplexity`
+ *                 a list multiplies its selection by its largest size (a page by its pageSize:
+ *                 its default when absent, the maximum when a variable; order and cart lines by
+ *                 50; introspection lists by their sizes in this schema), at most `maxComplexity`
  *
  * A document that breaks one is refused with a GraphQL error (code BAD_USER_INPUT) before any
  * resolver runs.
@@ -112,9 +112,10 @@ export function documentChecker(schema: GraphQLSchema, limits: DocumentLimits): 
     /** How many times a field's selection is resolved. */
     const multiplier = (parent: GraphQLNamedType | undefined, node: FieldNode, def: ReturnType<typeof fieldDef>, aggregate: boolean): number => {
       if (!def) return 1;
-      if (def.args.some((a) => a.name === 'pageSize')) {
+      const paged = def.args.find((a) => a.name === 'pageSize');
+      if (paged) {
         const arg = node.arguments?.find((a) => a.name.value === 'pageSize');
-        if (!arg) return PAGE_SIZE_MAX;
+        if (!arg) return typeof paged.defaultValue === 'number' ? paged.defaultValue : PAGE_SIZE_MAX;
         return arg.value.kind === Kind.INT ? Math.min(PAGE_SIZE_MAX, Math.max(1, Number(arg.value.value))) : PAGE_SIZE_MAX;
       }
       if (!isListType(getNullableType(def.type))) return 1;
