@@ -61,6 +61,7 @@ const PROFILES: Partial<Record<Profile, { mount: (app: FastifyInstance, deps: Pr
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- TypeScript 7 (the compiler) needs it; the linter's 5.9 does not
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Our own access log (onResponse below) carries the route template and never headers.
     logController: new LogController({ disableRequestLogging: true }),
