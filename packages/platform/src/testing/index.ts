@@ -114,3 +114,4 @@ export async function deleteNamespaceStreams(url: string, namespace: string): Pr
 export { runEventBusContract, type BusFactory } from './bus-contract';
 export { startSmtpSink, actionToken, type SmtpSink, type ReceivedMail } from './smtp';
 export { installTestTracing, parentSpan, spanPath, type ReadableSpan, type TestTracing } from './tracing';
+export { describeSchemaContract, migratedTestDatabase, type MigratedDatabase } from './schema';
