@@ -40,7 +40,7 @@ $(LINT_STAMP): tools/lint/package.json tools/lint/package-lock.json
 	@cd tools/lint && $(NPM) ci --no-audit --no-fund 2>&1 | grep -v 'Unknown user config'; test -x node_modules/.bin/eslint
 	@touch $@
 
-lint: $(STAMP) $(LINT_STAMP) ## ESLint, type-aware (typescript-eslint; its own install in tools/lint)
+lint: build $(LINT_STAMP) ## ESLint, type-aware (typescript-eslint; its own install in tools/lint), on a built tree
 	tools/lint/node_modules/.bin/eslint --max-warnings 0 .
 
 proto: $(STAMP) ## Lint the protos and regenerate packages/contracts/src/gen (code and descriptor set)

@@ -7,6 +7,8 @@
  *   2. authenticated GET /api/v1/users?id= req/s ÷ bare Fastify hello-world req/s; p99
  *   3. refresh rotations/s (÷ hello-world req/s)
  *   4. GET /api/v1/users?q=… p95 over N seeded users (÷ the p95 of GET ?id= in the same run)
+ *   5-6. password-reset request → mail, events/s through the pipeline
+ *   7. GET /api/v1/products req/s ÷ hello-world; 8. GraphQL checkout/s ÷ GET /api/v1/products req/s
  */
 import { execFileSync, execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +20,7 @@ import { startSmtpSink } from '@iam/platform/testing';
 import { Client } from 'pg';
 import { cannon, closedLoop, median, type LoadResult } from './load';
 import { searchTerms, seedMailUsers, seedUsers } from './seed';
+import { edgeScenarios } from './edge';
 import { mailScenarios } from './mail';
 import { ROOT, startChild, startSystem } from './system';
 
@@ -68,7 +71,9 @@ async function repeat(runs: number, fn: () => Promise<LoadResult>): Promise<Load
 
 async function main(): Promise<void> {
   const env: Record<string, string> = {
-    GATEWAY_PROFILES: 'full',
+    GATEWAY_PROFILES: 'full,edge',
+    RATE_LIMIT_CHECKOUT_PER_MINUTE: '10000000',
+    RATE_LIMIT_CHECKOUT_BURST: '10000000',
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     RATE_LIMIT_LOGIN_PER_MINUTE: '10000000',
@@ -85,7 +90,7 @@ async function main(): Promise<void> {
   };
   let directoryUrl: string;
   if (await reachable(cfg.pgUrl)) {
-    for (const s of ['directory', 'identity', 'notification']) {
+    for (const s of ['directory', 'identity', 'notification', 'commerce']) {
       const u = new URL(cfg.pgUrl);
       u.pathname = `/bench_${s}`;
       env[`${s.toUpperCase()}_DATABASE_URL`] = u.toString();
@@ -154,7 +159,7 @@ async function main(): Promise<void> {
     }
 
     // 2. GET ?id= vs hello-world
-    const helloR = enabled('2') || enabled('3') ? await repeat(cfg.runs, () => cannon({ url: 'http://127.0.0.1:18090/', connections: 16, duration: cfg.seconds })) : { ok: NaN };
+    const helloR = enabled('2') || enabled('3') || enabled('7') ? await repeat(cfg.runs, () => cannon({ url: 'http://127.0.0.1:18090/', connections: 16, duration: cfg.seconds })) : { ok: NaN };
     if (enabled('2')) {
     log('\n2. GET /api/v1/users?id= vs bare Fastify');
     const byId = await repeat(cfg.runs, async () => {
@@ -204,6 +209,19 @@ async function main(): Promise<void> {
       met: search.p95 <= 50,
     });
     log(`   search p95 ${r1(search.p95)} ms, id p95 ${r1(idLat.p95)} ms`);
+    }
+
+    // 7–8. the edge BFF: catalog reads and checkouts
+    if (enabled('7')) {
+      const customers: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const c = { firstName: 'Bench', lastName: `Buyer${i}`, email: `bench-buyer-${Date.now()}-${i}@example.com`, password: 'Bench-Passw0rd!' };
+        await post('/api/v1/users', c, admin);
+        customers.push((await post('/api/v1/auth/generate-jwt', { email: c.email, password: c.password })).json.token as string);
+      }
+      rows.push(
+        ...(await edgeScenarios({ base: sys.base, adminToken: await loginAdmin(), customerTokens: customers, helloPerSecond: helloR.ok, seconds: cfg.seconds, repeat: (fn) => repeat(cfg.runs, fn), log })),
+      );
     }
 
     // 5–6. reset request → mail received, and events/s through the pipeline

@@ -15,7 +15,7 @@ export const ROOT = join(__dirname, '..', '..');
  */
 export async function startSystem(env: Record<string, string>, port: number, split: boolean): Promise<BenchSystem> {
   const scripts = split
-    ? ['services/directory/dist/main.js', 'services/identity/dist/main.js', 'services/notification/dist/main.js', 'gateway/dist/main.js']
+    ? ['services/directory/dist/main.js', 'services/identity/dist/main.js', 'services/notification/dist/main.js', 'services/commerce/dist/main.js', 'gateway/dist/main.js']
     : ['deploy/all-in-one/dist/main.js'];
   if (split && env.ADMIN_EMAIL) {
     execFileSync(process.execPath, [join(ROOT, 'services/directory/dist/main.js'), '--create-admin'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'inherit' });
