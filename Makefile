@@ -23,11 +23,14 @@ $(STAMP): package.json package-lock.json
 
 install: $(STAMP) ## Install dependencies (npm ci) when package-lock.json changed
 
-build: $(STAMP) ## Compile every package (tsc -b)
+build: $(STAMP) ## Compile every package (tsc -b) and the console (type-checked by tsc, bundled by Vite into console/dist)
 	$(BIN)/tsc -b
+	$(BIN)/tsc -p console/tsconfig.json
+	cd console && ../$(BIN)/vite build --logLevel warn
 
 typecheck: build ## Type-check everything, tests included
 	$(BIN)/tsc -p tsconfig.test.json
+	$(BIN)/tsc -p console/test/tsconfig.json
 
 run: build ## Start the whole system on an embedded PostgreSQL (gateway on PORT, default 8080)
 	node deploy/all-in-one/dist/main.js
@@ -56,3 +59,4 @@ bench: build ## Benchmarks (not in CI); results go to bench/README.md
 
 clean: ## Remove build output (keeps .data)
 	$(BIN)/tsc -b --clean
+	rm -rf console/dist

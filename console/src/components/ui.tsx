@@ -1,0 +1,116 @@
+/** The console's few components: plain, accessible HTML (see README). */
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { type Problem, fieldErrors, toProblem } from '../api/problem';
+
+export function ProblemAlert({ error }: { error: unknown }) {
+  if (!error) return null;
+  const p: Problem = toProblem(error);
+  return (
+    <div role="alert" className="problem">
+      <strong>{p.status === 403 ? 'Not allowed: ' : ''}{p.title}</strong>
+      {p.detail ? <p>{p.detail}</p> : null}
+      {p.traceId ? <p className="trace">Trace id: <code>{p.traceId}</code></p> : null}
+    </div>
+  );
+}
+
+export function Notice({ children }: { children: ReactNode }) {
+  return <p role="status" className="notice">{children}</p>;
+}
+
+export interface FieldSpec {
+  name: string;
+  label: string;
+  type?: 'text' | 'email' | 'password' | 'tel';
+  required?: boolean;
+  maxLength?: number;
+  autoComplete?: string;
+}
+
+/**
+ * A form declared once by its fields; problem+json field errors (`body.<field>`) appear beside
+ * their field, the rest of the problem above the buttons.
+ */
+export function Form(props: {
+  fields: FieldSpec[];
+  initial?: Record<string, string>;
+  submitLabel: string;
+  onSubmit: (values: Record<string, string>) => Promise<unknown>;
+  error?: unknown;
+  children?: ReactNode;
+  disabled?: boolean;
+}) {
+  const [values, setValues] = useState<Record<string, string>>(props.initial ?? {});
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+  const errs = fieldErrors(props.error);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      await props.onSubmit(values);
+    } catch {
+      // shown through props.error
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={(e) => void submit(e)} noValidate={false}>
+      {props.fields.map((f) => {
+        const fid = `${id}-${f.name}`;
+        const err = errs[f.name];
+        return (
+          <div className="field" key={f.name}>
+            <label htmlFor={fid}>
+              {f.label}
+              {f.required ? <span aria-hidden="true"> *</span> : null}
+            </label>
+            <input
+              id={fid}
+              name={f.name}
+              type={f.type ?? 'text'}
+              required={f.required}
+              maxLength={f.maxLength}
+              autoComplete={f.autoComplete}
+              value={values[f.name] ?? ''}
+              aria-invalid={err ? true : undefined}
+              aria-describedby={err ? `${fid}-error` : undefined}
+              onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}
+            />
+            {err ? <span id={`${fid}-error`} className="field-error">{err}</span> : null}
+          </div>
+        );
+      })}
+      {props.children}
+      <ProblemAlert error={props.error} />
+      <button type="submit" disabled={busy || props.disabled}>{props.submitLabel}</button>
+    </form>
+  );
+}
+
+export function Pager({ page, totalPages, onPage }: { page: number; totalPages: number; onPage: (p: number) => void }) {
+  return (
+    <nav aria-label="Pages" className="pager">
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
+      <span>Page {page} of {Math.max(totalPages, 1)}</span>
+      <button type="button" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>Next</button>
+    </nav>
+  );
+}
+
+/** A two-step destructive button (no window.confirm: keyboard and screen-reader friendly). */
+export function ConfirmButton({ label, confirmLabel, onConfirm, disabled }: { label: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean }) {
+  const [armed, setArmed] = useState(false);
+  if (!armed) return <button type="button" className="danger" disabled={disabled} onClick={() => setArmed(true)}>{label}</button>;
+  return (
+    <span className="confirm">
+      <button type="button" className="danger" onClick={() => { setArmed(false); onConfirm(); }}>{confirmLabel}</button>
+      <button type="button" onClick={() => setArmed(false)}>Cancel</button>
+    </span>
+  );
+}
+
+export function NoPermission({ permission }: { permission: string }) {
+  return <div role="alert" className="problem"><strong>Not allowed</strong><p>This page needs the <code>{permission}</code> permission.</p></div>;
+}

@@ -1,0 +1,37 @@
+import { useState } from 'react';
+import { auth } from '../api/resources';
+import { startSession } from '../auth/session';
+import { Form } from '../components/ui';
+
+/** Wrong and locked logins get the same message (the API answers both alike; so do we). */
+export function SignIn({ reason }: { reason?: string }) {
+  const [error, setError] = useState<unknown>();
+  return (
+    <main id="main" className="signin">
+      <h1 tabIndex={-1}>Sign in to the IAM console</h1>
+      {reason ? <p role="status" className="notice">{reason}</p> : null}
+      <Form
+        fields={[
+          { name: 'email', label: 'Email', type: 'email', required: true, autoComplete: 'username' },
+          { name: 'password', label: 'Password', type: 'password', required: true, autoComplete: 'current-password' },
+        ]}
+        submitLabel="Sign in"
+        error={error}
+        onSubmit={async (v) => {
+          setError(undefined);
+          try {
+            startSession(await auth.signIn(v.email ?? '', v.password ?? ''));
+          } catch (e) {
+            const status = (e as { status?: number }).status;
+            setError(
+              status === 401 || status === 403 || status === 423
+                ? new Error('The email or password is not correct, or the account cannot sign in now.')
+                : e,
+            );
+            throw e;
+          }
+        }}
+      />
+    </main>
+  );
+}
