@@ -21,6 +21,7 @@ import { metricsPlugin } from './plugins/app/metrics';
 import { tracePlugin } from './plugins/app/trace';
 import { installValidators } from './plugins/app/validation';
 import { externalPlugins } from './plugins/external';
+import { consoleRoutes } from './routes/console';
 import { healthRoutes } from './routes/health';
 import { type ProfileDeps, compactProfile, fullProfile } from './routes';
 import { edgeProfile } from './routes/edge';
@@ -129,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     documents[profile] = () => profileDocument(app.swagger() as Record<string, unknown>, routes, { title: `IAM API: ${profile} profile`, version: p.version, description: p.description });
   }
   if (Object.keys(documents).length > 0) await app.register(docsRoutes, { documents });
+  if (deps.config.profiles.includes('full')) await app.register(consoleRoutes, { dir: deps.config.console.dir, devUrl: deps.config.console.devUrl, logger: deps.logger });
   return app;
 }
 

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform/core';
 
 export const PROFILES = ['full', 'compact', 'edge'] as const;
@@ -28,6 +29,8 @@ export interface GatewayConfig {
   readonly redis: { readonly url?: string; readonly keyPrefix: string };
   /** Mean event-loop delay (over a second) beyond which requests get 503 + Retry-After (ms); 0 = off. */
   readonly maxEventLoopDelayMs: number;
+  /** The admin console at /console (Full profile): its built files, or a Vite dev server to proxy to. */
+  readonly console: { readonly dir: string; readonly devUrl?: string };
   /** What an acceptable access token looks like (must match the identity service). */
   readonly jwt: { readonly alg: JwtAlg; readonly issuer: string; readonly audience: string };
   /** The edge profile's GraphQL endpoint (/api/v1/graphql). */
@@ -70,6 +73,11 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
     corsOrigins: readOrigins(e),
     redis: { url: e.optionalUrl('REDIS_URL', ['redis', 'rediss']), keyPrefix: e.string('REDIS_KEY_PREFIX', { default: 'iam:rate-limit:' }) },
     maxEventLoopDelayMs: e.int('MAX_EVENT_LOOP_DELAY_MS', { default: 1_000, min: 0, max: 60_000 }),
+    console: {
+      // gateway/src or gateway/dist → console/dist
+      dir: e.string('CONSOLE_DIR', { default: join(__dirname, '..', '..', 'console', 'dist') }),
+      devUrl: e.optionalUrl('CONSOLE_DEV_URL', ['http', 'https']),
+    },
     jwt: {
       alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),
       issuer: e.string('JWT_ISSUER', { default: 'iam' }),

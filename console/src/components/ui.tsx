@@ -56,7 +56,8 @@ export function Form(props: {
     }
   };
   return (
-    <form onSubmit={(e) => void submit(e)} noValidate={false}>
+    // noValidate: the API validates (its schema is the one source); its field errors show beside the fields.
+    <form onSubmit={(e) => void submit(e)} noValidate>
       {props.fields.map((f) => {
         const fid = `${id}-${f.name}`;
         const err = errs[f.name];
@@ -100,9 +101,9 @@ export function Pager({ page, totalPages, onPage }: { page: number; totalPages: 
 }
 
 /** A two-step destructive button (no window.confirm: keyboard and screen-reader friendly). */
-export function ConfirmButton({ label, confirmLabel, onConfirm, disabled }: { label: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean }) {
+export function ConfirmButton({ label, name, confirmLabel, onConfirm, disabled }: { label: string; name?: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean }) {
   const [armed, setArmed] = useState(false);
-  if (!armed) return <button type="button" className="danger" disabled={disabled} onClick={() => setArmed(true)}>{label}</button>;
+  if (!armed) return <button type="button" className="danger" aria-label={name} disabled={disabled} onClick={() => setArmed(true)}>{label}</button>;
   return (
     <span className="confirm">
       <button type="button" className="danger" onClick={() => { setArmed(false); onConfirm(); }}>{confirmLabel}</button>

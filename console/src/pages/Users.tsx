@@ -46,8 +46,8 @@ export function UsersPage() {
                   <td className="actions">
                     {manage && !u.deletedAt ? (
                       <>
-                        <button type="button" onClick={() => reset.mutate(u.email)} aria-label={`Send password reset to ${u.email}`}>Reset password</button>
-                        <ConfirmButton label={`Delete`} confirmLabel={`Confirm delete of ${u.email}`} onConfirm={() => remove.mutate(u.id)} />
+                        <button type="button" onClick={() => reset.mutate(u.email)} aria-label={`Reset password for ${u.email}`}>Reset password</button>
+                        <ConfirmButton label="Delete" name={`Delete ${u.email}`} confirmLabel={`Confirm delete of ${u.email}`} onConfirm={() => remove.mutate(u.id)} />
                       </>
                     ) : null}
                   </td>

@@ -3,6 +3,9 @@
  * without credentials; exactly the anonymous list (spec §5 point 2, plus the JWKS, the docs and
  * the emailed-token confirmations) answers anything but 401.
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AppError, HealthMonitor, readConfig } from '@iam/platform/core';
 import { testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance } from 'fastify';
@@ -33,6 +36,9 @@ const ANONYMOUS = [
   'GET /docs/yaml',
   'GET /docs/static/index.html',
   'GET /docs/static/swagger-initializer.js',
+  // The admin console (routes/console.ts): static files; its wildcards (/console/*, /console/assets/*)
+  // are not listed, like the docs' assets (routes/console.test.ts checks them).
+  'GET /console',
 ].sort();
 
 describe('routes by audience', () => {
@@ -40,7 +46,11 @@ describe('routes by audience', () => {
   const calls: string[] = [];
 
   beforeAll(async () => {
-    const config = readConfig({ GATEWAY_PROFILES: 'full,compact' }, readGatewayConfig);
+    // A built console (whether or not console/dist exists in this tree).
+    const consoleDir = mkdtempSync(join(tmpdir(), 'console-'));
+    mkdirSync(join(consoleDir, 'assets'));
+    writeFileSync(join(consoleDir, 'index.html'), '<!doctype html><title>console</title>');
+    const config = readConfig({ GATEWAY_PROFILES: 'full,compact', CONSOLE_DIR: consoleDir }, readGatewayConfig);
     // Any upstream call fails: an anonymous route answers 503, never 401.
     const upstreams = new Proxy({} as Upstreams, {
       get: (_t, service: string) =>

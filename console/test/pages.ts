@@ -1,0 +1,140 @@
+/** Page objects of the console's browser test: what a user sees and does, not how the DOM is built. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown }[];
+}
+
+export class ConsoleApp {
+  readonly shots: string[] = [];
+  constructor(
+    readonly page: Page,
+    readonly baseUrl: string,
+    readonly outDir: string,
+  ) {}
+
+  async open(path = ''): Promise<void> {
+    await this.page.goto(`${this.baseUrl}/console${path}`);
+  }
+
+  heading() {
+    return this.page.getByRole('heading', { level: 1 });
+  }
+
+  /** axe-core on the current page: the serious and critical violations. */
+  async axe(): Promise<AxeViolation[]> {
+    await this.page.evaluate(AXE_SOURCE);
+    const result = await this.page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: AxeViolation[] }> } }).axe;
+      return (await axe.run(document)).violations;
+    });
+    return result
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+  }
+
+  async screenshot(name: string): Promise<string> {
+    const path = join(this.outDir, `${String(this.shots.length + 1).padStart(2, '0')}-${name}.png`);
+    await this.page.screenshot({ path, fullPage: true });
+    this.shots.push(path);
+    return path;
+  }
+
+  async go(link: 'Users' | 'Roles' | 'Permissions' | 'My account'): Promise<void> {
+    await this.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
+  }
+
+  async signOut(): Promise<void> {
+    await this.page.getByRole('button', { name: 'Sign out' }).click();
+  }
+
+  alert() {
+    return this.page.getByRole('alert');
+  }
+
+  status() {
+    return this.page.getByRole('status');
+  }
+}
+
+export class SignInPage {
+  constructor(readonly app: ConsoleApp) {}
+  async signIn(email: string, password: string): Promise<void> {
+    const p = this.app.page;
+    await p.getByLabel('Email').fill(email);
+    await p.getByLabel('Password').fill(password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+  }
+}
+
+export class UsersPage {
+  constructor(readonly app: ConsoleApp) {}
+  get page(): Page {
+    return this.app.page;
+  }
+  async search(q: string): Promise<void> {
+    await this.page.getByLabel('Search users').fill(q);
+  }
+  async showDeleted(on: boolean): Promise<void> {
+    await this.page.getByLabel('Show deleted').setChecked(on);
+  }
+  row(text: string) {
+    return this.page.getByRole('row').filter({ hasText: text });
+  }
+  createButton() {
+    return this.page.getByRole('link', { name: 'Create user' });
+  }
+  async create(u: { firstName: string; lastName: string; email: string; password: string; roles: string[] }): Promise<void> {
+    await this.createButton().click();
+    await this.page.getByLabel('First name').fill(u.firstName);
+    await this.page.getByLabel('Last name').fill(u.lastName);
+    await this.page.getByLabel('Email').fill(u.email);
+    await this.page.getByLabel('Password').fill(u.password);
+    for (const r of u.roles) await this.page.getByRole('checkbox', { name: r, exact: true }).check();
+    await this.page.getByRole('button', { name: 'Create' }).click();
+  }
+  async edit(name: string, changes: { lastName: string }): Promise<void> {
+    await this.row(name).getByRole('link').click();
+    await this.page.getByLabel('Last name').fill(changes.lastName);
+    await this.page.getByRole('button', { name: 'Save' }).click();
+  }
+  async remove(email: string): Promise<void> {
+    await this.page.getByRole('button', { name: `Delete ${email}` }).click();
+    await this.page.getByRole('button', { name: `Confirm delete of ${email}` }).click();
+  }
+  async resetPassword(email: string): Promise<void> {
+    await this.page.getByRole('button', { name: `Reset password for ${email}` }).click();
+  }
+}
+
+export class RolesPage {
+  constructor(readonly app: ConsoleApp) {}
+  get page(): Page {
+    return this.app.page;
+  }
+  async create(name: string): Promise<void> {
+    await this.page.getByLabel('Role name').fill(name);
+    await this.page.getByRole('button', { name: 'Create role' }).click();
+  }
+  async open(name: string): Promise<void> {
+    await this.page.getByRole('link', { name, exact: true }).click();
+  }
+  granted() {
+    return this.page.getByRole('region', { name: 'Permissions of this role' }).getByRole('listitem');
+  }
+  async grant(permission: string): Promise<void> {
+    await this.page.getByLabel('Permission', { exact: true }).selectOption({ label: permission });
+    await this.page.getByRole('button', { name: 'Grant' }).click();
+  }
+  async revoke(permission: string): Promise<void> {
+    await this.page.getByRole('button', { name: `Revoke ${permission}` }).click();
+    await this.page.getByRole('button', { name: `Confirm revoke of ${permission}` }).click();
+  }
+}
