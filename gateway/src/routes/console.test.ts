@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,5 +43,23 @@ describe('console routes', () => {
     await bare.register(consoleRoutes, { dir: join(tmpdir(), 'no-such-console'), logger: testLogger() });
     expect((await bare.inject({ url: '/console' })).statusCode).toBe(404);
     await bare.close();
+  });
+
+  it('proxies /console to the dev server when CONSOLE_DEV_URL is set', async () => {
+    const seen: string[] = [];
+    const vite = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.setHeader('content-type', 'text/html');
+      res.end('vite dev page');
+    });
+    await new Promise<void>((r) => vite.listen(0, '127.0.0.1', r));
+    const dev = Fastify();
+    await dev.register(consoleRoutes, { dir: '/nonexistent', devUrl: `http://127.0.0.1:${(vite.address() as AddressInfo).port}`, logger: testLogger() });
+    const res = await dev.inject({ url: '/console/src/main.tsx' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('vite dev page');
+    expect(seen).toEqual(['/console/src/main.tsx']);
+    await dev.close();
+    await new Promise((r) => vite.close(r));
   });
 });
