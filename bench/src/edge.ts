@@ -4,19 +4,8 @@
  * outbox event and a cleared cart, in one commerce transaction) against those catalog reads.
  */
 import { randomUUID } from 'node:crypto';
-import { cannon, closedLoop, type LoadResult } from './load';
+import { type LoadResult, type ScenarioRow, cannon, closedLoop, r1, r2 } from './load';
 
-export interface EdgeRow {
-  scenario: string;
-  value: string;
-  baseline: string;
-  ratio: number;
-  target: string;
-  met: boolean;
-}
-
-const r1 = (n: number) => Math.round(n * 10) / 10;
-const r2 = (n: number) => Math.round(n * 100) / 100;
 
 export async function edgeScenarios(opts: {
   base: string;
@@ -26,7 +15,7 @@ export async function edgeScenarios(opts: {
   seconds: number;
   repeat: (fn: () => Promise<LoadResult>) => Promise<LoadResult>;
   log: (s: string) => void;
-}): Promise<EdgeRow[]> {
+}): Promise<ScenarioRow[]> {
   const gql = async (token: string | undefined, query: string, variables: Record<string, unknown> = {}) => {
     const r = await fetch(`${opts.base}/api/v1/graphql`, {
       method: 'POST',

@@ -1,6 +1,20 @@
 /** Load generators: autocannon (throughput) and a closed-loop client that records every latency (percentiles). */
 import autocannon from 'autocannon';
 
+/** One line of the results table: a scenario against its same-run baseline. */
+export interface ScenarioRow {
+  scenario: string;
+  value: string;
+  baseline: string;
+  ratio: number;
+  target: string;
+  met: boolean;
+}
+
+/** Rounded to one and two decimals, for the table. */
+export const r1 = (n: number): number => Math.round(n * 10) / 10;
+export const r2 = (n: number): number => Math.round(n * 100) / 100;
+
 export interface LoadResult {
   /** Successful (2xx) requests per second. */
   readonly ok: number;

@@ -6,24 +6,14 @@
  */
 import type { SmtpSink } from '@iam/platform/testing';
 import nodemailer from 'nodemailer';
-import { median } from './load';
-
-interface Row {
-  scenario: string;
-  value: string;
-  baseline: string;
-  ratio: number;
-  target: string;
-  met: boolean;
-}
+import { type ScenarioRow, median, r1 } from './load';
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
-const r1 = (n: number) => Math.round(n * 10) / 10;
 
-export async function mailScenarios(opts: { base: string; smtp: SmtpSink; emails: string[]; log: (s: string) => void }): Promise<Row[]> {
+export async function mailScenarios(opts: { base: string; smtp: SmtpSink; emails: string[]; log: (s: string) => void }): Promise<ScenarioRow[]> {
   const { base, smtp, emails, log } = opts;
   const request = (email: string) =>
     fetch(`${base}/api/v1/auth/password-reset/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) }).then(async (r) => {

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { readConfig } from '@iam/platform';
 import { startSmtpSink } from '@iam/platform/testing';
 import { Client } from 'pg';
-import { cannon, closedLoop, median, type LoadResult } from './load';
+import { type LoadResult, type ScenarioRow, cannon, closedLoop, median, r1, r2 } from './load';
 import { searchTerms, seedMailUsers, seedUsers } from './seed';
 import { edgeScenarios } from './edge';
 import { mailScenarios } from './mail';
@@ -38,8 +38,6 @@ const enabled = (n: string): boolean => !cfg.only || cfg.only.includes(n);
 
 const ADMIN = { email: 'bench-admin@example.com', password: 'Bench-Passw0rd!' };
 const log = (s: string) => process.stdout.write(`${s}\n`);
-const r1 = (n: number) => Math.round(n * 10) / 10;
-const r2 = (n: number) => Math.round(n * 100) / 100;
 
 async function reachable(url: string): Promise<boolean> {
   const c = new Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
@@ -118,7 +116,7 @@ async function main(): Promise<void> {
   env.SMTP_URL = `smtp://127.0.0.1:${smtp.port}`;
   const sys = await startSystem(env, cfg.port, split);
   const hello = await startChild('hello.js', ['18090']);
-  const rows: Array<{ scenario: string; value: string; baseline: string; ratio: number; target: string; met: boolean }> = [];
+  const rows: ScenarioRow[] = [];
   try {
     const post = async (path: string, body: unknown, token?: string) => {
       const r = await fetch(sys.base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
