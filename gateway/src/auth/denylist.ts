@@ -7,7 +7,7 @@
  */
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
 import type { EventBus, Subscription } from '@iam/platform/bus';
-import type { Logger } from '@iam/platform/core';
+import { type Logger, firstAcceptedIat } from '@iam/platform/core';
 
 export class Denylist {
   private readonly entries = new Map<string, number>();
@@ -29,7 +29,7 @@ export class Denylist {
   /** Refuses the subject's tokens issued before `notBefore` (the later of two revocations wins). */
   revokeSubject(sub: string, notBefore: Date, expiresAt: Date): void {
     if (expiresAt.getTime() <= Date.now()) return;
-    const minIat = Math.ceil(notBefore.getTime() / 1000);
+    const minIat = firstAcceptedIat(notBefore);
     const prev = this.subjects.get(sub);
     this.subjects.set(sub, { minIat: Math.max(minIat, prev?.minIat ?? 0), until: Math.max(expiresAt.getTime(), prev?.until ?? 0) });
   }

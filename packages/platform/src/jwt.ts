@@ -85,6 +85,15 @@ export async function importPublicJwk(jwk: JWK, alg: JwtAlg): Promise<CryptoKey>
   return key;
 }
 
+/**
+ * Subject-level revocation: after a user's tokens are revoked at `notBefore`, the first `iat`
+ * (whole seconds) still accepted. Identity issues no token older than it; identity and every
+ * gateway refuse any older one. A token of the same second as the revocation counts as older.
+ */
+export function firstAcceptedIat(notBefore: Date): number {
+  return Math.ceil(notBefore.getTime() / 1000);
+}
+
 /** Whether the principal passes a policy: the permission itself, or the Administrator role. */
 export function hasPermission(claims: Pick<AccessClaims, 'roles' | 'permissions'>, permission: string): boolean {
   return claims.roles.includes('Administrator') || claims.permissions.includes(permission);

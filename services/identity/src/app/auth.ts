@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { type AccessClaims, AppError, type Logger, event, randomToken, sha256 } from '@iam/platform';
+import { type AccessClaims, AppError, type Logger, event, firstAcceptedIat, randomToken, sha256 } from '@iam/platform';
 import type { Principal, TokenPair } from '../domain/model';
 import type { Directory, IdentityStores, TokenService, UnitOfWork } from '../domain/ports';
 
@@ -38,7 +38,7 @@ export interface AuthUseCases {
 
 /** Whether a subject revocation at `notBefore` refuses a token issued at `iat` (seconds). */
 export function revokedBySubject(iat: number, notBefore: Date | null | undefined): boolean {
-  return notBefore != null && iat < Math.ceil(notBefore.getTime() / 1000);
+  return notBefore != null && iat < firstAcceptedIat(notBefore);
 }
 
 /** Base64url of 32 random bytes. */

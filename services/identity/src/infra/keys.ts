@@ -5,7 +5,7 @@
  * before the first token it signs; a retired key stays in the JWKS until its last token expires.
  * Replicas coordinate key creation with an advisory lock.
  */
-import { type AccessClaims, type JwtAlg, type Logger, open, seal, verifyAccessToken } from '@iam/platform';
+import { type AccessClaims, type JwtAlg, type Logger, firstAcceptedIat, open, seal, verifyAccessToken } from '@iam/platform';
 import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -159,7 +159,7 @@ export class KeyManager implements TokenService {
     const jti = randomUUID();
     // A token issued just after its subject was revoked (in the same second) must not look older
     // than the revocation: its iat is moved up to the next whole second (gateways allow 30 s skew).
-    const iat = Math.max(Math.floor(now.getTime() / 1000), opts.notBefore ? Math.ceil(opts.notBefore.getTime() / 1000) : 0);
+    const iat = Math.max(Math.floor(now.getTime() / 1000), opts.notBefore ? firstAcceptedIat(opts.notBefore) : 0);
     const exp = iat + this.opts.tokenLifetimeSeconds;
     const token = await new SignJWT({ email: p.email, roles: [...p.roles], permissions: [...p.permissions] })
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
