@@ -17,7 +17,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/gateway', '<rootDir>/deploy', '<rootDir>/helm', '<rootDir>/console'],
   testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // The fault suite is its own project (deploy/all-in-one/test/faults/jest.config.js: make faults).
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/deploy/all-in-one/test/faults/'],
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
   // ESM-only dependencies are compiled to CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!(jose|cookie|content-disposition)/)'],
@@ -25,7 +26,7 @@ module.exports = {
     '^@iam/(platform|contracts)$': '<rootDir>/packages/$1/src',
     '^@iam/platform/(testing|core|grpc|bus|db|outbox)$': '<rootDir>/packages/platform/src/$1',
     '^@iam/identity-client$': '<rootDir>/packages/identity-client/src',
-    '^@iam/(identity|directory|notification|commerce)$': '<rootDir>/services/$1/src',
+    '^@iam/(identity|directory|notification|commerce|audit)$': '<rootDir>/services/$1/src',
     '^@iam/gateway$': '<rootDir>/gateway/src',
   },
   globalSetup: '<rootDir>/deploy/all-in-one/src/testing/jest-global-setup.ts',

@@ -1,4 +1,5 @@
 /** Load generators: autocannon (throughput) and a closed-loop client that records every latency (percentiles). */
+import { Agent, request } from 'node:http';
 import autocannon from 'autocannon';
 
 /** One line of the results table: a scenario against its same-run baseline. */
@@ -80,4 +81,49 @@ export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export interface JsonAnswer {
+  status: number;
+  json: Record<string, unknown>;
+}
+
+/**
+ * A JSON client for closed loops over node:http with a keep-alive agent (`connections` sockets).
+ * `fetch` costs about 2 ms of CPU per request here, on the same cores as the system, against
+ * 0.1 ms for autocannon on the baseline's side; node:http is about a tenth of fetch.
+ */
+export function jsonClient(
+  base: string,
+  connections: number,
+  options: { timeoutMs?: number } = {},
+): { call(method: string, path: string, body?: unknown, token?: string): Promise<JsonAnswer>; close(): void } {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const target = new URL(base);
+  return {
+    call: (method, path, body, token) =>
+      new Promise<JsonAnswer>((resolve, reject) => {
+        const data = body === undefined ? undefined : JSON.stringify(body);
+        const headers: Record<string, string | number> = token ? { authorization: `Bearer ${token}` } : {};
+        if (data !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
+        const signal = options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined;
+        const req = request({ host: target.hostname, port: target.port, path, method, agent, headers, signal }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            let json: Record<string, unknown> = {};
+            try {
+              json = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+            } catch {
+              // not JSON: the status says enough
+            }
+            resolve({ status: res.statusCode ?? 0, json });
+          });
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(data);
+      }),
+    close: () => agent.destroy(),
+  };
 }

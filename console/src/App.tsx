@@ -3,7 +3,9 @@ import { useEffect, useState } from 'react';
 import { auth } from './api/resources';
 import { type Session, endSession, onSession, session } from './auth/session';
 import { Link, navigate, useFocusHeading, usePath } from './router';
+import { AuditPage } from './pages/Audit';
 import { MePage } from './pages/Me';
+import { ProductCreatePage, ProductPage, ProductsPage } from './pages/Products';
 import { PermissionsPage, RolePage, RolesPage } from './pages/Roles';
 import { SignIn } from './pages/SignIn';
 import { UserCreatePage, UserEditPage, UsersPage } from './pages/Users';
@@ -15,6 +17,10 @@ function Page({ path }: { path: string }) {
   if (section === 'roles' && id) return <RolePage id={id} />;
   if (section === 'roles') return <RolesPage />;
   if (section === 'permissions') return <PermissionsPage />;
+  if (section === 'products' && id === 'new') return <ProductCreatePage />;
+  if (section === 'products' && id) return <ProductPage id={id} />;
+  if (section === 'products') return <ProductsPage />;
+  if (section === 'audit') return <AuditPage key={path} />;
   if (section === 'me') return <MePage />;
   return <UsersPage />;
 }
@@ -23,6 +29,8 @@ const NAV = [
   ['/users', 'Users'],
   ['/roles', 'Roles'],
   ['/permissions', 'Permissions'],
+  ['/products', 'Products'],
+  ['/audit', 'Audit'],
   ['/me', 'My account'],
 ] as const;
 

@@ -47,7 +47,7 @@ export class ConsoleApp {
     return path;
   }
 
-  async go(link: 'Users' | 'Roles' | 'Permissions' | 'My account'): Promise<void> {
+  async go(link: 'Users' | 'Roles' | 'Permissions' | 'Products' | 'Audit' | 'My account'): Promise<void> {
     await this.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
   }
 
@@ -119,6 +119,9 @@ export class RolesPage {
   get page(): Page {
     return this.app.page;
   }
+  async search(q: string): Promise<void> {
+    await this.page.getByLabel('Search roles').fill(q);
+  }
   async create(name: string): Promise<void> {
     await this.page.getByLabel('Role name').fill(name);
     await this.page.getByRole('button', { name: 'Create role' }).click();
@@ -136,5 +139,65 @@ export class RolesPage {
   async revoke(permission: string): Promise<void> {
     await this.page.getByRole('button', { name: `Revoke ${permission}` }).click();
     await this.page.getByRole('button', { name: `Confirm revoke of ${permission}` }).click();
+  }
+}
+
+export class ProductsPage {
+  constructor(readonly app: ConsoleApp) {}
+  get page(): Page {
+    return this.app.page;
+  }
+  async search(q: string): Promise<void> {
+    await this.page.getByLabel('Search products').fill(q);
+  }
+  row(text: string) {
+    return this.page.getByRole('row').filter({ hasText: text });
+  }
+  createButton() {
+    return this.page.getByRole('link', { name: 'Create product' });
+  }
+  async create(p: { sku: string; name: string; priceMinor: string; currency: string; onHand: string }): Promise<void> {
+    await this.createButton().click();
+    await this.page.getByLabel('SKU').fill(p.sku);
+    await this.page.getByLabel('Name').fill(p.name);
+    await this.page.getByLabel('Price in minor units').fill(p.priceMinor);
+    await this.page.getByLabel('Currency').fill(p.currency);
+    await this.page.getByLabel('Units on hand').fill(p.onHand);
+    await this.page.getByRole('button', { name: 'Create' }).click();
+  }
+  async rename(name: string): Promise<void> {
+    await this.page.getByLabel('Name').fill(name);
+    await this.page.getByRole('button', { name: 'Save' }).click();
+  }
+  async adjustStock(delta: string): Promise<void> {
+    await this.page.getByLabel('Change in units on hand').fill(delta);
+    await this.page.getByRole('button', { name: 'Adjust stock' }).click();
+  }
+  async archive(sku: string): Promise<void> {
+    await this.page.getByRole('button', { name: `Archive ${sku}` }).click();
+    await this.page.getByRole('button', { name: `Confirm archive of ${sku}` }).click();
+  }
+}
+
+export class AuditTrailPage {
+  constructor(readonly app: ConsoleApp) {}
+  get page(): Page {
+    return this.app.page;
+  }
+  /** Filters by action prefix until a row with `text` shows (entries arrive through the bus). */
+  async find(action: string, text: string): Promise<void> {
+    await this.page.getByLabel('Action starts with').fill(action);
+    for (let i = 0; ; i++) {
+      await this.page.getByRole('button', { name: 'Filter' }).click();
+      try {
+        await this.page.getByRole('row').filter({ hasText: text }).first().waitFor({ timeout: 1_000 });
+        return;
+      } catch (err) {
+        if (i >= 15) throw err;
+      }
+    }
+  }
+  async verify(): Promise<void> {
+    await this.page.getByRole('button', { name: 'Verify the hash chain' }).click();
   }
 }

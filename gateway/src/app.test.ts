@@ -1,5 +1,5 @@
 import { HealthMonitor, readConfig } from '@iam/platform/core';
-import { testLogger, testMetrics } from '@iam/platform/testing';
+import { NO_SHEDDING, testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { BODY_LIMIT_BYTES, buildApp } from './app';
 import { readGatewayConfig } from './config';
@@ -16,7 +16,7 @@ describe('gateway HTTP basics (Minimal profile)', () => {
   const health = new HealthMonitor({ logger: testLogger(), checks: Object.fromEntries(names.map((n) => [n, check(n)])) });
 
   beforeAll(async () => {
-    const config = readConfig({ GATEWAY_PROFILES: '' }, readGatewayConfig);
+    const config = readConfig({ GATEWAY_PROFILES: '', ...NO_SHEDDING }, readGatewayConfig);
     app = await buildApp({ config, logger: testLogger(), metrics: testMetrics(), health });
     // A JSON route to exercise body handling (the profiles add the real ones).
     app.post(

@@ -12,12 +12,14 @@ import { AppError, newTraceId, toProblem } from '@iam/platform/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Authenticator } from './auth/authenticator';
 import type { Denylist } from './auth/denylist';
+import type { ReadCache } from './cache/read-cache';
 import type { GatewayConfig, Profile } from './config';
 import { RouteCatalog, profileDocument } from './docs/openapi';
 import { docsRoutes } from './docs/routes';
 import { authPlugin } from './plugins/app/auth';
-import { errorsPlugin } from './plugins/app/errors';
+import { errorsPlugin, sendProblem, toAppError } from './plugins/app/errors';
 import { metricsPlugin } from './plugins/app/metrics';
+import { requestContextPlugin } from './plugins/app/request-context';
 import { tracePlugin } from './plugins/app/trace';
 import { installValidators } from './plugins/app/validation';
 import { externalPlugins } from './plugins/external';
@@ -30,6 +32,9 @@ import type { Upstreams } from './upstreams';
 /** DESIGN §2: JSON bodies up to 64 KiB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+/** Orchestrator probes and Prometheus scrapes, logged at debug. */
+const PROBE_ROUTES = new Set(['/health', '/health/live', '/health/ready', '/metrics']);
+
 export interface AppDeps {
   readonly config: GatewayConfig;
   readonly logger: Logger;
@@ -39,6 +44,8 @@ export interface AppDeps {
   readonly upstreams?: Upstreams;
   readonly authenticator?: Authenticator;
   readonly denylist?: Denylist;
+  /** Single-resource reads by id (absent: GATEWAY_READ_CACHE=false, or a test without one). */
+  readonly readCache?: ReadCache;
 }
 
 const PROFILES: Partial<Record<Profile, { mount: (app: FastifyInstance, deps: ProfileDeps) => Promise<void>; version: string; description: string }>> = {
@@ -71,6 +78,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     requestTimeout: 30_000,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // A URL the router refuses (bad percent-encoding, an over-long path parameter) never reaches
+    // the error handler: answer it as problem+json with a trace id here (was Fastify's own JSON).
+    frameworkErrors: (err, req, reply) => {
+      void sendProblem(req, reply, toAppError(err));
+    },
     // Malformed HTTP never reaches a route; answer it as problem+json with a trace id too.
     clientErrorHandler: (err, socket) => {
       if (!socket.writable) return;
@@ -89,16 +101,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // 1. Third-party plugins. The trace plugin goes first so even their answers carry a trace id.
   await app.register(tracePlugin);
+  await app.register(requestContextPlugin);
   await app.register(errorsPlugin, { logger: deps.logger });
   await externalPlugins(app, { config: deps.config, logger: deps.logger, metrics: deps.metrics });
 
   // 2. Our own plugins.
   await app.register(metricsPlugin, { metrics: deps.metrics });
   app.addHook('onResponse', (req, reply, done) => {
-    deps.logger.info(
-      { method: req.method, route: req.routeOptions?.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
+    const route = req.routeOptions?.url ?? 'unmatched';
+    // Probes and scrapes come every few seconds: at debug, so they do not bury the requests (a
+    // readiness change is logged by the health monitor as it happens).
+    const level = PROBE_ROUTES.has(route) ? 'debug' : 'info';
+    deps.logger[level]({ method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     done();
   });
   await app.register(authPlugin);
@@ -107,7 +121,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const common = new RouteCatalog();
   await app.register(async (ctx) => {
     ctx.addHook('onRoute', common.onRoute);
-    await ctx.register(healthRoutes, { health: deps.health, metrics: deps.metrics, minimal: deps.config.profiles.length === 0 });
+    // With an ops port (GATEWAY_OPS_PORT), component names are shown only there.
+    await ctx.register(healthRoutes, { health: deps.health, metrics: deps.metrics, minimal: deps.config.profiles.length === 0, namesComponents: !deps.config.opsPort });
   });
   const documents: Record<string, () => unknown> = {};
   for (const profile of deps.config.profiles) {
@@ -124,7 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const catalog = new RouteCatalog();
     await app.register(async (ctx) => {
       ctx.addHook('onRoute', catalog.onRoute);
-      await p.mount(ctx, { upstreams, authenticator, denylist, rateLimits: deps.config.rateLimits, graphql: deps.config.graphql, health: deps.health, logger: deps.logger });
+      await p.mount(ctx, { upstreams, authenticator, denylist, rateLimits: deps.config.rateLimits, graphql: deps.config.graphql, health: deps.health, logger: deps.logger, readCache: deps.readCache });
     });
     const routes = new Set([...common.routes, ...catalog.routes]);
     documents[profile] = () => profileDocument(app.swagger() as Record<string, unknown>, routes, { title: `IAM API: ${profile} profile`, version: p.version, description: p.description });

@@ -7,6 +7,14 @@ export type Profile = (typeof PROFILES)[number];
 export interface GatewayConfig {
   readonly host: string;
   readonly port: number;
+  /**
+   * Connections the kernel may queue for the API port before the process accepts them (Node's
+   * default, 511, overflowed when 500 clients connected at once: dropped SYNs came back only after
+   * the client's 1, 3 and 7 s retransmissions). Linux caps it at net.core.somaxconn.
+   */
+  readonly listenBacklog: number;
+  /** GATEWAY_OPS_PORT: a second listener with /health/* (components named) and /metrics only; 0 = none. */
+  readonly opsPort: number;
   /** Route groups to mount; empty = the Minimal profile (health and metrics only). */
   readonly profiles: readonly Profile[];
   readonly upstreams: {
@@ -18,6 +26,8 @@ export interface GatewayConfig {
      * commerce service leaves it out; the edge profile is then not mounted (a warning says so).
      */
     readonly commerce?: string;
+    /** The audit trail's service (AUDIT_GRPC_TARGET): the Full profile's /api/v1/audit-events. */
+    readonly audit: string;
   };
   /** Deadline of a call to a service (ms). */
   readonly upstreamTimeoutMs: number;
@@ -31,6 +41,11 @@ export interface GatewayConfig {
   readonly maxEventLoopDelayMs: number;
   /** The admin console at /console (Full profile): its built files, or a Vite dev server to proxy to. */
   readonly console: { readonly dir: string; readonly devUrl?: string };
+  /**
+   * The read cache of single resources by id (cache/read-cache.ts): on unless
+   * GATEWAY_READ_CACHE=false; entries live at most `ttlMs` (the backstop behind the events).
+   */
+  readonly readCache: { readonly enabled: boolean; readonly ttlMs: number; readonly maxEntries: number };
   /** What an acceptable access token looks like (must match the identity service). */
   readonly jwt: { readonly alg: JwtAlg; readonly issuer: string; readonly audience: string };
   /** The edge profile's GraphQL endpoint (/api/v1/graphql). */
@@ -61,12 +76,15 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
   return {
     host: e.string('HOST', { default: '0.0.0.0' }),
     port: e.port('PORT', { default: 8080, allowZero: true }),
+    listenBacklog: e.int('GATEWAY_LISTEN_BACKLOG', { default: 4096, min: 1, max: 65_535 }),
+    opsPort: e.port('GATEWAY_OPS_PORT', { default: 0, allowZero: true }),
     profiles: e.list('GATEWAY_PROFILES', PROFILES, { default: PROFILES }),
     upstreams: {
       identity: e.string('IDENTITY_GRPC_TARGET', { default: '127.0.0.1:50051' }),
       directory: e.string('DIRECTORY_GRPC_TARGET', { default: '127.0.0.1:50052' }),
       notification: e.string('NOTIFICATION_GRPC_TARGET', { default: '127.0.0.1:50053' }),
       commerce: e.string('COMMERCE_GRPC_TARGET', { default: '127.0.0.1:50054' }),
+      audit: e.string('AUDIT_GRPC_TARGET', { default: '127.0.0.1:50055' }),
     },
     upstreamTimeoutMs: e.int('UPSTREAM_TIMEOUT_MS', { default: 5_000, min: 100, max: 120_000 }),
     trustProxy: e.bool('TRUST_PROXY', { default: false }),
@@ -77,6 +95,11 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
       // gateway/src or gateway/dist → console/dist
       dir: e.string('CONSOLE_DIR', { default: join(__dirname, '..', '..', 'console', 'dist') }),
       devUrl: e.optionalUrl('CONSOLE_DEV_URL', ['http', 'https']),
+    },
+    readCache: {
+      enabled: e.bool('GATEWAY_READ_CACHE', { default: true }),
+      ttlMs: e.int('GATEWAY_READ_CACHE_TTL_MS', { default: 30_000, min: 100, max: 3_600_000 }),
+      maxEntries: e.int('GATEWAY_READ_CACHE_MAX_ENTRIES', { default: 10_000, min: 1, max: 10_000_000 }),
     },
     jwt: {
       alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),

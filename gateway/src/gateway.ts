@@ -1,17 +1,20 @@
 /**
  * Starts the gateway on a runtime (logger, metrics, bus, lifecycle): upstream clients and
- * readiness checks, the Fastify app, the HTTP listener, and their shutdown.
+ * readiness checks, the Fastify app, the HTTP listener (and the ops listener, GATEWAY_OPS_PORT),
+ * and their shutdown. Ready once identity's JWKS is loaded and the upstreams of the mounted
+ * profiles answer health; NATS and the other services are reported, never required.
  */
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { EventBus } from '@iam/platform/bus';
-import { HealthMonitor, type Lifecycle, type Logger, type Metrics } from '@iam/platform/core';
+import { HealthMonitor, type Lifecycle, type Logger, type Metrics, startOpsServer } from '@iam/platform/core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app';
 import { createAuthenticator } from './auth/authenticator';
 import { Denylist, syncDenylist } from './auth/denylist';
 import { JwksCache } from './auth/jwks';
+import { ReadCache, subscribeReadCache } from './cache/read-cache';
 import type { GatewayConfig } from './config';
-import { createUpstreams } from './upstreams';
+import { createUpstreams, readinessChecks } from './upstreams';
 
 export interface GatewayRuntime {
   readonly logger: Logger;
@@ -26,19 +29,20 @@ export interface RunningGateway {
   readonly app: FastifyInstance;
   readonly port: number;
   readonly health: HealthMonitor;
+  /** The ops listener's port (GATEWAY_OPS_PORT), when there is one. */
+  readonly opsPort?: number;
 }
 
 export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): Promise<RunningGateway> {
   const logger = rt.logger.child({ component: 'gateway' });
   const upstreams = createUpstreams(config, { metrics: rt.metrics, bus: rt.bus, credentials: rt.grpcClientCredentials });
   rt.lifecycle.onShutdown('gateway upstream clients', () => upstreams.close());
-  const health = new HealthMonitor({ checks: upstreams.checks, logger });
-  health.start();
-  rt.lifecycle.onShutdown('gateway health', () => health.stop());
-
   const jwks = new JwksCache(async () => (await upstreams.identity.getJwks({})).keys, config.jwt.alg, logger);
   jwks.start();
   rt.lifecycle.onShutdown('gateway JWKS cache', () => jwks.stop());
+  const health = new HealthMonitor({ ...readinessChecks(config.profiles, upstreams, { jwks: () => jwks.check(), metrics: rt.metrics, bus: rt.bus }), logger });
+  health.start();
+  rt.lifecycle.onShutdown('gateway health', () => health.stop());
   const denylist = new Denylist();
   const sync = syncDenylist({
     denylist,
@@ -49,11 +53,24 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
   rt.lifecycle.onShutdown('gateway denylist sync', () => sync.stop());
   const authenticator = createAuthenticator({ jwks, denylist, ...config.jwt });
 
-  const app = await buildApp({ config, logger, metrics: rt.metrics, health, upstreams, authenticator, denylist });
-  await app.listen({ host: config.host, port: config.port });
+  let readCache: ReadCache | undefined;
+  if (config.readCache.enabled) {
+    readCache = new ReadCache({ ttlMs: config.readCache.ttlMs, maxEntries: config.readCache.maxEntries, metrics: rt.metrics, logger });
+    const cacheSub = subscribeReadCache(readCache, rt.bus);
+    rt.lifecycle.onShutdown('gateway read cache', () => cacheSub.stop());
+  }
+
+  const app = await buildApp({ config, logger, metrics: rt.metrics, health, upstreams, authenticator, denylist, readCache });
+  await app.listen({ host: config.host, port: config.port, backlog: config.listenBacklog });
   rt.lifecycle.onShutdown('gateway HTTP server', () => app.close());
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, profiles: config.profiles }, 'gateway listening');
-  return { app, port, health };
+  let opsPort: number | undefined;
+  if (config.opsPort) {
+    const ops = await startOpsServer({ host: config.host, port: config.opsPort, health, metrics: rt.metrics, logger });
+    rt.lifecycle.onShutdown('gateway ops server', () => ops.close());
+    opsPort = ops.port;
+  }
+  return { app, port, health, opsPort };
 }

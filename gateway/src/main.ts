@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     const metrics = createMetrics();
     const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
     startTracing(config.runtime.tracing, { serviceName: 'gateway', logger, lifecycle });
-    const bus = new JetStreamEventBus({ url: config.runtime.natsUrl!, name: 'gateway', logger, metrics });
+    const bus = new JetStreamEventBus({ url: config.runtime.natsUrl!, name: 'gateway', logger, metrics, connection: config.runtime.nats });
     lifecycle.onShutdown('event bus', () => bus.close());
     lifecycle.installSignalHandlers();
     await startGateway(config.gateway, { logger, metrics, bus, lifecycle, grpcClientCredentials: grpcCredentials(config.runtime.grpcTls).client });

@@ -4,11 +4,14 @@
  * blocks balanced, every named template defined, every static .Values path present, the
  * process paths pointing at real entry points, and every variable the chart or the compose file
  * sets being one the application reads. With a helm binary (HELM_BIN, or `helm` on PATH) it also
- * lints and renders the chart and checks validateValues; with /usr/bin/docker-compose it runs
- * `docker-compose config -q`.
+ * lints the chart; with helm, or else the Go-template renderer of render/ (Go's text/template and
+ * sprig from Debian's packages: golang-go, golang-github-masterminds-sprig-dev,
+ * golang-gopkg-yaml.v3-dev), it renders the chart and checks the manifests and validateValues;
+ * with /usr/bin/docker-compose it runs `docker-compose config -q`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import Ajv from 'ajv';
 import { isMap, isSeq, parse, parseAllDocuments, parseDocument, visit } from 'yaml';
@@ -45,7 +48,9 @@ const templateFiles = readdirSync(templatesDir).filter((f) => /\.(ya?ml|tpl|txt)
 const templates = new Map(templateFiles.map((f) => [f, read(templatesDir, f)]));
 const fixtures = readdirSync(fixturesDir).filter((f) => f.endsWith('.yaml'));
 /** The processes the chart deploys (iam.components). */
-const COMPONENTS = ['gateway', 'identity', 'directory', 'notification', 'commerce'];
+const COMPONENTS = ['gateway', 'identity', 'directory', 'notification', 'commerce', 'audit'];
+/** The services with a database of their own and a migration Job (iam.databaseServices). */
+const SERVICES = ['directory', 'identity', 'notification', 'commerce', 'audit'];
 
 /** Helm's merge of user values over the chart's defaults: maps merge, anything else replaces. */
 function mergeValues(base: Json, over: Json): Json {
@@ -92,6 +97,70 @@ function helmBinary(): string | undefined {
   return undefined;
 }
 
+/**
+ * Without helm: render/main.go built from Debian's Go packages (render/build.sh), when they are
+ * installed. It renders like `helm template` (the subset of flags used below); it does not lint.
+ */
+function goRenderer(): string | undefined {
+  if (!existsSync('/usr/bin/go') || !existsSync('/usr/share/gocode/src/github.com/Masterminds/sprig')) return undefined;
+  const out = join(mkdtempSync(join(tmpdir(), 'iam-render-')), 'render');
+  const built = spawnSync(join(__dirname, 'render', 'build.sh'), [out], { encoding: 'utf8', timeout: 120_000 });
+  if (built.status !== 0) throw new Error(`building helm/test/render failed:\n${built.stderr}`);
+  return out;
+}
+
+/** The Kubernetes API types of helm/test/k8s (`cd helm/test/k8s && npm ci`), by kind. */
+const k8sDir = join(repoRoot, 'helm', 'test', 'k8s');
+const MODELS: Record<string, [string, string]> = {
+  Deployment: ['kubernetes-models/apps/v1/Deployment', 'IDeployment'],
+  Service: ['kubernetes-models/v1/Service', 'IService'],
+  Secret: ['kubernetes-models/v1/Secret', 'ISecret'],
+  ServiceAccount: ['kubernetes-models/v1/ServiceAccount', 'IServiceAccount'],
+  Job: ['kubernetes-models/batch/v1/Job', 'IJob'],
+  Ingress: ['kubernetes-models/networking.k8s.io/v1/Ingress', 'IIngress'],
+  NetworkPolicy: ['kubernetes-models/networking.k8s.io/v1/NetworkPolicy', 'INetworkPolicy'],
+  PodDisruptionBudget: ['kubernetes-models/policy/v1/PodDisruptionBudget', 'IPodDisruptionBudget'],
+  HorizontalPodAutoscaler: ['kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler', 'IHorizontalPodAutoscaler'],
+  ServiceMonitor: ['@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor', 'IServiceMonitor'],
+};
+
+/**
+ * Checks manifests against the Kubernetes API types of kubernetes-models, strictly: each becomes
+ * an object literal typed with its kind's interface, so TypeScript's excess-property check fails
+ * an unknown field anywhere, as well as a wrong type, a missing required field or a wrong
+ * apiVersion. Returns the compiler's complaints ('' when none).
+ */
+function k8sTypeErrors(docs: JsonObject[]): string {
+  const work = mkdtempSync(join(k8sDir, 'node_modules', '.check-'));
+  try {
+    const kinds = [...new Set(docs.map((d) => str(d.kind)))];
+    const unknown = kinds.filter((k) => !MODELS[k]);
+    if (unknown.length > 0) return `no Kubernetes model for kind(s) ${unknown.join(', ')}`;
+    const source = [
+      ...kinds.map((k) => `import type { ${MODELS[k]![1]} } from '${MODELS[k]![0]}';`),
+      ...docs.map((d, i) => `// ${str(d.kind)}/${str((d.metadata as JsonObject).name)}\nexport const m${i}: ${MODELS[str(d.kind)]![1]} = ${JSON.stringify(d, null, 1)};`),
+    ].join('\n');
+    writeFileSync(join(work, 'manifests.ts'), source);
+    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, module: 'esnext', moduleResolution: 'bundler', skipLibCheck: true, types: [] },
+      files: ['manifests.ts'],
+    }));
+    const tsc = spawnSync(join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', join(work, 'tsconfig.json')], { encoding: 'utf8', timeout: 120_000 });
+    if (tsc.status === 0) return '';
+    // Name the manifest each complaint is about (the comment line above its literal).
+    const lines = source.split('\n');
+    return (tsc.stdout + tsc.stderr).split('\n').filter(Boolean).map((l) => {
+      const at = /manifests\.ts\((\d+),/.exec(l);
+      if (!at) return l;
+      let n = Number(at[1]) - 1;
+      while (n > 0 && !lines[n]!.startsWith('// ')) n--;
+      return `${lines[n]!.slice(3)}: ${l.replace(/^.*?error /, '')}`;
+    }).join('\n');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 describe('Chart.yaml', () => {
   const chart = parse(read(chartDir, 'Chart.yaml')) as JsonObject;
 
@@ -123,6 +192,12 @@ describe('values.yaml and values.schema.json', () => {
     expect(errorsOf(withValues(fixture(name)))).toBe('No errors');
   });
 
+  it('values-production.yaml validates against the schema and leaves /docs out of the Ingress', () => {
+    const production = parse(read(chartDir, 'values-production.yaml')) as JsonObject;
+    expect(errorsOf(withValues(production))).toBe('No errors');
+    expect((production.ingress as JsonObject).exposeDocs).toBe(false);
+  });
+
   it.each<[string, (v: JsonObject) => void]>([
     ['an unknown algorithm', (v) => ((v.jwt as JsonObject).alg = 'HS256')],
     ['a misspelt component key', (v) => ((v.gateway as JsonObject).replicas = 3)],
@@ -134,6 +209,8 @@ describe('values.yaml and values.schema.json', () => {
     ['a gRPC TLS Secret for an unknown component', (v) => (((v.grpcTls as JsonObject).existingSecrets as JsonObject).nats = 'x')],
     ['a relative gRPC TLS mount path', (v) => ((v.grpcTls as JsonObject).mountPath = 'etc/iam/tls')],
     ['extraVolumes that are not a list', (v) => ((v.identity as JsonObject).extraVolumes = { keys: {} })],
+    ['an audit retention that is not a number of days', (v) => (((v.audit as JsonObject).env as JsonObject).AUDIT_RETENTION_DAYS = '1y')],
+    ['an audit retention of no days', (v) => (((v.audit as JsonObject).env as JsonObject).AUDIT_RETENTION_DAYS = 0)],
   ])('the schema rejects %s', (_what, change) => {
     const v = structuredClone(values);
     change(v);
@@ -209,14 +286,17 @@ describe('values.yaml and values.schema.json', () => {
 describe('variables', () => {
   // Every quoted upper-case name in the processes' sources (tests and all-in-one left out): what
   // the application can read. A name the chart sets that is not among them is a typo.
-  const sourceDirs = ['gateway/src', 'services/identity/src', 'services/directory/src', 'services/notification/src', 'services/commerce/src', 'packages/platform/src'];
+  const sourceDirs = ['gateway/src', 'services/identity/src', 'services/directory/src', 'services/notification/src', 'services/commerce/src', 'services/audit/src', 'packages/platform/src'];
   const read_ = (dir: string): string[] =>
     readdirSync(join(repoRoot, dir), { withFileTypes: true }).flatMap((e) =>
       e.isDirectory() ? read_(join(dir, e.name)) : /\.ts$/.test(e.name) && !/\.test\.ts$/.test(e.name) ? [read(repoRoot, dir, e.name)] : [],
     );
   const known = new Set(sourceDirs.flatMap(read_).flatMap((t) => [...t.matchAll(/(?:[`'"]|\benv\.)([A-Z][A-Z0-9_]*)\b/g)].map((m) => m[1]!)));
   // Names built from a service name in the sources (`${upper}_METRICS_PORT`) or read by the CLI.
-  for (const svc of ['IDENTITY', 'DIRECTORY', 'NOTIFICATION', 'COMMERCE']) known.add(`${svc}_METRICS_PORT`);
+  for (const svc of ['IDENTITY', 'DIRECTORY', 'NOTIFICATION', 'COMMERCE', 'AUDIT']) {
+    known.add(`${svc}_METRICS_PORT`);
+    known.add(`${svc}_DATABASE_RUNTIME_ROLE`);
+  }
   for (const n of ['JWT_KEY_ENCRYPTION_KEY_FILE', 'EMAIL_ACTION_KEY_FILE']) known.add(n);
   const helpers = templates.get('_helpers.tpl')!;
 
@@ -313,7 +393,7 @@ describe('templates', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('renders the five components from one Deployment and one Service template', () => {
+  it('renders the six components from one Deployment and one Service template', () => {
     const deployments = [...templates.values()].filter((t) => /^kind: Deployment$/m.test(t));
     const services = [...templates.values()].filter((t) => /^kind: Service$/m.test(t));
     expect(deployments).toHaveLength(1);
@@ -352,16 +432,56 @@ describe('docker-compose', () => {
   });
 });
 
-describe('helm (when a helm binary is available)', () => {
+describe('rendered manifests (helm, or the Go-template renderer when Debian\'s Go and sprig are installed)', () => {
   const helm = helmBinary();
-  const run = helm ? it : it.skip;
+  const renderer = helm ?? goRenderer();
+  const run = renderer ? it : it.skip;
   const helmRun = (...args: string[]) =>
-    spawnSync(helm!, args, { cwd: join(repoRoot, 'helm'), encoding: 'utf8', timeout: 60_000 });
+    spawnSync(args[0] === 'lint' ? helm! : renderer!, args, { cwd: join(repoRoot, 'helm'), encoding: 'utf8', timeout: 60_000 });
+  const render = (...args: string[]): JsonObject[] => {
+    const r = helmRun('template', 'r', 'iam', '--namespace', 'iam', ...args);
+    expect(r.stderr).toBe('');
+    return parseAllDocuments(r.stdout).map((d) => d.toJS() as JsonObject | null).filter(isObject);
+  };
+  const named = (docs: JsonObject[], kind: string, name: string): JsonObject => {
+    const d = docs.find((x) => x.kind === kind && (x.metadata as JsonObject).name === name);
+    if (!d) throw new Error(`no ${kind}/${name}`);
+    return d;
+  };
+  const podSpec = (d: JsonObject): JsonObject => ((d.spec as JsonObject).template as JsonObject).spec as JsonObject;
+  const schemas = renderer && existsSync(join(k8sDir, 'node_modules', 'kubernetes-models')) ? it : it.skip;
+
+  schemas.each([...fixtures.map((f) => [f, ['-f', join(fixturesDir, f)]] as const),
+    ['values-production.yaml over inline-secrets.yaml', ['-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(chartDir, 'values-production.yaml')]] as const,
+    ['every optional feature (NATS Secret, migration roles, ServiceMonitors, adminBootstrap)', ['-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'nats.existingSecret=n',
+      '--set', 'nats.credsKey=c', '--set', 'postgresql.identity.migration.runtimeRole=r', '--set', 'postgresql.audit.migration.runtimeRole=a',
+      '--set', 'metrics.serviceMonitor.enabled=true']] as const,
+  ])('every manifest rendered with %s is valid against the Kubernetes API types, unknown fields failing', (_name, args) => {
+    const docs = render(...args);
+    expect(docs.length).toBeGreaterThan(20);
+    expect(k8sTypeErrors(docs)).toBe('');
+  });
+
+  schemas('the Kubernetes type check does fail an unknown field, a wrong type and a wrong apiVersion', () => {
+    const docs = render('-f', join(fixturesDir, 'inline-secrets.yaml'), '--show-only', 'templates/deployment.yaml');
+    const [a, b, c] = [structuredClone(docs[0]!), structuredClone(docs[1]!), structuredClone(docs[2]!)];
+    ((podSpec(a).containers as JsonObject[])[0]!).imagePullPolcy = 'Always';
+    (b.spec as JsonObject).replicas = 'two';
+    c.apiVersion = 'apps/v1beta1';
+    const errors = k8sTypeErrors([a, b, c]);
+    expect(errors.split('\n')).toEqual([
+      expect.stringMatching(/^Deployment\/r-iam-gateway: TS2353: .*imagePullPolcy.* does not exist in type 'IContainer'/),
+      expect.stringMatching(/^Deployment\/r-iam-identity: TS2322: Type 'string' is not assignable to type 'number'/),
+      expect.stringMatching(/^Deployment\/r-iam-directory: TS2322: .*apps\/v1beta1.*apps\/v1/),
+    ]);
+  });
   const validValues = ['-f', join(fixturesDir, 'inline-secrets.yaml')];
 
-  run.each(fixtures)('lints and renders with %s', (name) => {
-    const lint = helmRun('lint', '--strict', 'iam', '-f', join(fixturesDir, name));
-    expect({ status: lint.status, out: lint.stdout + lint.stderr }).toMatchObject({ status: 0 });
+  run.each(fixtures)('lints (helm only) and renders with %s', (name) => {
+    if (helm) {
+      const lint = helmRun('lint', '--strict', 'iam', '-f', join(fixturesDir, name));
+      expect({ status: lint.status, out: lint.stdout + lint.stderr }).toMatchObject({ status: 0 });
+    }
     const rendered = helmRun('template', 'r', 'iam', '--namespace', 'iam', '-f', join(fixturesDir, name));
     expect(rendered.stderr).toBe('');
     const docs = parseAllDocuments(rendered.stdout).map((d) => d.toJS() as JsonObject | null).filter(isObject);
@@ -400,6 +520,162 @@ describe('helm (when a helm binary is available)', () => {
     }
   });
 
+  run('per-call balancing: a headless Service per gRPC service, clients dial it by dns:///', () => {
+    const docs = render('-f', join(fixturesDir, 'inline-secrets.yaml'));
+    for (const [svc, port] of [['identity', 50051], ['directory', 50052], ['notification', 50053], ['commerce', 50054], ['audit', 50055]] as const) {
+      const headless = named(docs, 'Service', `r-iam-${svc}-headless`);
+      expect(headless.spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: false, ports: [{ name: 'grpc', port, targetPort: 'grpc' }] });
+    }
+    const gatewayEnv = (podSpec(named(docs, 'Deployment', 'r-iam-gateway')).containers as JsonObject[])[0]!.env as JsonObject[];
+    const value = (n: string) => gatewayEnv.find((e) => e.name === n)?.value;
+    expect(value('IDENTITY_GRPC_TARGET')).toBe('dns:///r-iam-identity-headless.iam.svc.cluster.local:50051');
+    expect(value('DIRECTORY_GRPC_TARGET')).toBe('dns:///r-iam-directory-headless.iam.svc.cluster.local:50052');
+    expect(value('AUDIT_GRPC_TARGET')).toBe('dns:///r-iam-audit-headless.iam.svc.cluster.local:50055');
+    expect(value('GATEWAY_OPS_PORT')).toBe('9464');
+  });
+
+  run('migrations: a pre-install/pre-upgrade Job per service with the migration role; the hook Secret holds inline URLs', () => {
+    const docs = render('-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'postgresql.identity.migration.runtimeRole=iam_identity');
+    expect(docs.filter((d) => d.kind === 'Job' && str((d.metadata as JsonObject).name).endsWith('-migrate')).map((d) => (d.metadata as JsonObject).name))
+      .toEqual(SERVICES.map((svc) => `r-iam-${svc}-migrate`));
+    for (const svc of SERVICES) {
+      const job = named(docs, 'Job', `r-iam-${svc}-migrate`);
+      expect((job.metadata as JsonObject).annotations).toMatchObject({ 'helm.sh/hook': 'pre-install,pre-upgrade' });
+      const container = (podSpec(job).containers as JsonObject[])[0]!;
+      expect(container.args).toEqual(['node', `services/${svc}/dist/main.js`, 'migrate']);
+      const url = (container.env as JsonObject[]).find((e) => e.name === `${svc.toUpperCase()}_DATABASE_URL`)!;
+      expect(url.valueFrom).toEqual({ secretKeyRef: { name: 'r-iam-migrations', key: `${svc}-migration-url` } });
+      expect(podSpec(job).serviceAccountName).toBeUndefined();
+    }
+    const identityJob = (podSpec(named(docs, 'Job', 'r-iam-identity-migrate')).containers as JsonObject[])[0]!;
+    expect(identityJob.env).toContainEqual({ name: 'IDENTITY_DATABASE_RUNTIME_ROLE', value: 'iam_identity' });
+    expect((named(docs, 'Secret', 'r-iam-migrations').metadata as JsonObject).annotations).toMatchObject({ 'helm.sh/hook': 'pre-install,pre-upgrade', 'helm.sh/hook-weight': '-10' });
+    // An existing Secret for the migration role: no hook Secret needed for that service.
+    const existing = render('-f', join(fixturesDir, 'existing-secrets.yaml'), '--set', 'postgresql.directory.migration.existingSecret=db-owner');
+    const dirUrl = ((podSpec(named(existing, 'Job', 'r-iam-directory-migrate')).containers as JsonObject[])[0]!.env as JsonObject[])[0]!;
+    expect(dirUrl.valueFrom).toEqual({ secretKeyRef: { name: 'db-owner', key: 'directory-migration-database-url' } });
+  });
+
+  run('audit: its migration Job grants the runtime role and writes the retention, its pods get both ports and the retention, one replica recreated, gRPC from the gateway only', () => {
+    const docs = render('-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'postgresql.audit.migration.runtimeRole=iam_audit',
+      '--set', 'audit.env.AUDIT_RETENTION_DAYS=90');
+    // The migrate step: the owner's URL, the runtime role it narrows, the retention it writes into the database.
+    const job = (podSpec(named(docs, 'Job', 'r-iam-audit-migrate')).containers as JsonObject[])[0]!;
+    expect(job.args).toEqual(['node', 'services/audit/dist/main.js', 'migrate']);
+    expect(job.env).toEqual([
+      { name: 'AUDIT_DATABASE_URL', valueFrom: { secretKeyRef: { name: 'r-iam-migrations', key: 'audit-migration-url' } } },
+      { name: 'AUDIT_DATABASE_RUNTIME_ROLE', value: 'iam_audit' },
+      { name: 'AUDIT_RETENTION_DAYS', value: '90' },
+      { name: 'LOG_LEVEL', value: 'debug' },
+    ]);
+    expect(named(docs, 'Secret', 'r-iam-migrations').data).toHaveProperty('audit-migration-url');
+    // Only audit's Job gets the retention.
+    for (const svc of SERVICES.filter((x) => x !== 'audit')) {
+      const env = (podSpec(named(docs, 'Job', `r-iam-${svc}-migrate`)).containers as JsonObject[])[0]!.env as JsonObject[];
+      expect([svc, env.map((e) => e.name).filter((n) => str(n).startsWith('AUDIT_'))]).toEqual([svc, []]);
+    }
+    // The Deployment: one recording and one standing by, ports and retention, its database URL from the chart's Secret.
+    const deployment = named(docs, 'Deployment', 'r-iam-audit');
+    expect(deployment.spec).toMatchObject({ replicas: 2, strategy: { type: 'RollingUpdate' } });
+    const container = (podSpec(deployment).containers as JsonObject[])[0]!;
+    expect(container.args).toEqual(['node', 'services/audit/dist/main.js']);
+    expect(container.ports).toEqual([
+      { name: 'grpc', containerPort: 50055, protocol: 'TCP' },
+      { name: 'metrics', containerPort: 9464, protocol: 'TCP' },
+    ]);
+    expect(container.env).toEqual(expect.arrayContaining([
+      { name: 'AUDIT_GRPC_PORT', value: '50055' },
+      { name: 'AUDIT_METRICS_PORT', value: '9464' },
+      { name: 'AUDIT_RETENTION_DAYS', value: '90' },
+      { name: 'NATS_URL', value: 'nats://nats.messaging.svc:4222' },
+      { name: 'AUDIT_DATABASE_URL', valueFrom: { secretKeyRef: { name: 'r-iam', key: 'audit-database-url' } } },
+    ]));
+    expect(named(docs, 'Secret', 'r-iam').data).toHaveProperty('audit-database-url');
+    // No other component reads audit's database.
+    for (const d of docs.filter((x) => x.kind === 'Deployment' && x !== deployment)) {
+      const env = (podSpec(d).containers as JsonObject[])[0]!.env as JsonObject[];
+      expect([(d.metadata as JsonObject).name, env.some((e) => e.name === 'AUDIT_DATABASE_URL')]).toEqual([(d.metadata as JsonObject).name, false]);
+    }
+    expect(named(docs, 'Service', 'r-iam-audit').spec).toMatchObject({ ports: [{ name: 'grpc', port: 50055 }, { name: 'metrics', port: 9464 }] });
+    // Like every service: a PodDisruptionBudget, a ServiceMonitor on the ops port, no HPA by default.
+    expect(named(docs, 'PodDisruptionBudget', 'r-iam-audit').spec).toMatchObject({ maxUnavailable: 1 });
+    expect(named(docs, 'ServiceMonitor', 'r-iam-audit').spec).toMatchObject({ endpoints: [{ port: 'metrics', path: '/metrics' }] });
+    expect(docs.some((d) => d.kind === 'HorizontalPodAutoscaler' && (d.metadata as JsonObject).name === 'r-iam-audit')).toBe(false);
+    // Its gRPC port admits the gateway only; its ops port what networkPolicy.metricsIngressFrom names.
+    const selector = (component: string) => ({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'iam', 'app.kubernetes.io/instance': 'r', 'app.kubernetes.io/component': component } } });
+    expect((named(docs, 'NetworkPolicy', 'r-iam-audit').spec as JsonObject).ingress).toEqual([
+      { ports: [{ port: 'grpc' }], from: [selector('gateway')] },
+      { ports: [{ port: 'metrics' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
+    ]);
+    // From existing Secrets: the runtime URL's Secret, and the Job's when no migration role is given.
+    const existing = render('-f', join(fixturesDir, 'existing-secrets.yaml'));
+    const ref = { valueFrom: { secretKeyRef: { name: 'iam-db', key: 'audit' } } };
+    expect((podSpec(named(existing, 'Deployment', 'r-iam-audit')).containers as JsonObject[])[0]!.env).toContainEqual({ name: 'AUDIT_DATABASE_URL', ...ref });
+    expect((podSpec(named(existing, 'Job', 'r-iam-audit-migrate')).containers as JsonObject[])[0]!.env).toEqual([
+      { name: 'AUDIT_DATABASE_URL', ...ref },
+      { name: 'AUDIT_RETENTION_DAYS', value: '365' },
+      { name: 'LOG_LEVEL', value: 'info' },
+    ]);
+  });
+
+  // helm template does not render NOTES.txt; the Go renderer does (--show-only templates/NOTES.txt).
+  const notesRun = renderer && !helm ? it : it.skip;
+  notesRun('the install notes show the audit trail (audit.read), its retention, and warn about a second audit pod', () => {
+    const notes = (...args: string[]) => {
+      const r = helmRun('template', 'r', 'iam', '--namespace', 'iam', '-f', join(fixturesDir, 'inline-secrets.yaml'), '--show-only', 'templates/NOTES.txt', ...args);
+      expect(r.stderr).toBe('');
+      return r.stdout;
+    };
+    const text = notes();
+    expect(text).toContain('audit: 2 replica(s)');
+    expect(text).toContain('6. The audit trail (full profile; needs the audit.read permission, which Administrators have)');
+    expect(text).toContain('$IAM_URL/api/v1/audit-events?pageSize=20');
+    expect(text).toContain('$IAM_URL/api/v1/audit-events/verify');
+    expect(text).toContain('Entries are kept 365 days');
+    expect(text).not.toContain('audit runs more than one pod');
+    expect(notes('--set', 'audit.env.AUDIT_RETENTION_DAYS=30')).toContain('Entries are kept 30 days');
+    // More audit pods are safe (its consumers keep each stream's order): no warning.
+    expect(notes('--set', 'audit.replicaCount=3')).not.toContain('audit runs more than one pod');
+    expect(notes('--set', 'audit.enabled=false')).not.toContain('/api/v1/audit-events');
+  });
+
+  run('public surface, placement and rollouts: ingress paths, probes on the ops port, soft anti-affinity, zone spread, checksums', () => {
+    const docs = render('-f', join(fixturesDir, 'inline-secrets.yaml'));
+    const paths = (d: JsonObject) => (((d.spec as JsonObject).rules as JsonObject[])[0]!.http as JsonObject).paths as JsonObject[];
+    const ingress = named(docs, 'Ingress', 'r-iam-gateway');
+    expect(paths(ingress).map((p) => p.path)).toEqual(['/api', '/.well-known', '/console', '/docs']);
+    const production = render('-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(chartDir, 'values-production.yaml'));
+    expect(paths(named(production, 'Ingress', 'r-iam-gateway')).map((p) => p.path)).toEqual(['/api', '/.well-known', '/console']);
+    for (const d of docs.filter((x) => x.kind === 'Deployment')) {
+      const spec = podSpec(d);
+      const container = (spec.containers as JsonObject[])[0]!;
+      expect((container.readinessProbe as JsonObject).httpGet).toMatchObject({ path: '/health/ready', port: 'metrics' });
+      expect(spec.affinity).toMatchObject({ podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100 }] } });
+      expect(spec.topologySpreadConstraints).toMatchObject([{ topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' }]);
+      const annotations = ((d.spec as JsonObject).template as JsonObject).metadata as JsonObject;
+      expect(Object.keys(annotations.annotations as JsonObject)).toEqual(expect.arrayContaining(['checksum/secret', 'checksum/config', 'checksum/mounts']));
+    }
+    // A changed variable changes that component's checksum/config (the pods roll).
+    const checksum = (ds: JsonObject[]) => ((((named(ds, 'Deployment', 'r-iam-identity').spec as JsonObject).template as JsonObject).metadata as JsonObject).annotations as JsonObject)['checksum/config'];
+    expect(checksum(render('-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'identity.env.JWT_EXPIRY=600'))).not.toBe(checksum(docs));
+  });
+
+  run('NATS credentials come from a mounted Secret, never the URL', () => {
+    const docs = render('-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'nats.existingSecret=nats-creds', '--set', 'nats.credsKey=iam.creds',
+      '--set', 'nats.caKey=ca.crt', '--set', 'nats.streamReplicas=3');
+    for (const d of docs.filter((x) => x.kind === 'Deployment')) {
+      const spec = podSpec(d);
+      const container = (spec.containers as JsonObject[])[0]!;
+      expect(container.env).toEqual(expect.arrayContaining([
+        { name: 'NATS_CREDS_FILE', value: '/etc/iam/nats/iam.creds' },
+        { name: 'NATS_CA_FILE', value: '/etc/iam/nats/ca.crt' },
+        { name: 'NATS_STREAM_REPLICAS', value: '3' },
+      ]));
+      expect(container.volumeMounts).toContainEqual({ name: 'nats-credentials', mountPath: '/etc/iam/nats', readOnly: true });
+      expect(spec.volumes).toContainEqual({ name: 'nats-credentials', secret: { secretName: 'nats-creds', defaultMode: 288 } });
+    }
+  });
+
   run('derives TRUST_PROXY from ingress.enabled unless gateway.env sets it', () => {
     const trustProxy = (...args: string[]) => {
       const r = helmRun('template', 'r', 'iam', '-f', join(fixturesDir, 'existing-secrets.yaml'), '--show-only', 'templates/deployment.yaml', ...args);
@@ -428,6 +704,7 @@ describe('helm (when a helm binary is available)', () => {
     expect(r.stderr).toContain('nats.url is required');
     expect(r.stderr).toContain('DIRECTORY_DATABASE_URL is required');
     expect(r.stderr).toContain('JWT_KEY_ENCRYPTION_KEY is required');
+    expect(r.stderr).toContain('AUDIT_DATABASE_URL is required (by audit)');
   });
 
   run.each<[string, string[], string]>([
@@ -439,6 +716,10 @@ describe('helm (when a helm binary is available)', () => {
     ['gRPC TLS without Secrets', ['--set', 'grpcTls.enabled=true'], 'grpcTls.enabled needs grpcTls.existingSecrets.gateway'],
     ['a gRPC TLS certificate without its key', ['--set', 'identity.env.GRPC_TLS_CERT_FILE=/etc/x/tls.crt'], 'GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE go together'],
     ['a key file next to the key Secret', ['--set', 'identity.env.JWT_KEY_ENCRYPTION_KEY_FILE=/etc/x/k'], 'are both set'],
+    ['an audit retention of no days', ['--set', 'audit.env.AUDIT_RETENTION_DAYS=0'], 'AUDIT_RETENTION_DAYS (audit.env) must be a whole number of days from 1 to 36500, not "0"'],
+    ['an audit retention that is not a number', ['--set-string', 'audit.env.AUDIT_RETENTION_DAYS=1y'], 'must be a whole number of days from 1 to 36500, not "1y"'],
+    ['a disabled audit service the gateway dials', ['--set', 'audit.enabled=false'], 'gateway dials audit, which is disabled: enable audit or set AUDIT_GRPC_TARGET in gateway.env'],
+    ['gRPC TLS without audit\'s Secret', ['-f', join(fixturesDir, 'grpc-tls.yaml'), '--set', 'grpcTls.existingSecrets.audit='], 'grpcTls.enabled needs grpcTls.existingSecrets.audit'],
     ['an SMTP URL of another scheme', ['--set', 'smtp.url=http://mail.example.com'], 'smtp.url must be an smtp:// or smtps:// URL'],
     ['a relative action base URL', ['--set', 'email.actionBaseUrl=app.example.com'], 'must be an http:// or https:// URL'],
   ])('validateValues rejects %s', (_what, args, message) => {

@@ -30,7 +30,7 @@ export function fieldErrors(err: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!(err instanceof ProblemError)) return out;
   for (const e of err.problem.errors ?? []) {
-    const name = e.field.replace(/^body\./, '').replace(/^\//, '').split(/[.[/]/)[0] ?? e.field;
+    const name = e.field.replace(/^(body|input)\./, '').replace(/^\//, '').split(/[.[/]/)[0] ?? e.field;
     out[name] ??= e.message;
   }
   return out;
@@ -38,4 +38,9 @@ export function fieldErrors(err: unknown): Record<string, string> {
 
 export function isProblem(x: unknown): x is Problem {
   return typeof x === 'object' && x !== null && typeof (x as Problem).title === 'string' && typeof (x as Problem).status === 'number';
+}
+
+/** A field error raised before a call (a value the form cannot even send), shown like the API's. */
+export function inputProblem(field: string, message: string): ProblemError {
+  return new ProblemError({ type: 'about:blank', title: 'The input is not valid', status: 400, errors: [{ field, message }] });
 }

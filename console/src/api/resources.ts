@@ -23,11 +23,22 @@ export interface ListQuery {
 }
 const query = (l: ListQuery) => ({ page: l.page, pageSize: l.pageSize, ...(l.q ? { q: l.q } : {}), ...(l.includeDeleted ? { includeDeleted: true } : {}) });
 
+/** Every item of a list, fetched a page of 100 at a time (pickers must offer all of them). */
+async function everyPage<T>(fetch: (page: number) => Promise<{ items: T[]; totalCount: number }>): Promise<T[]> {
+  const all: T[] = [];
+  for (let page = 1; ; page++) {
+    const p = await fetch(page);
+    all.push(...p.items);
+    if (p.items.length < 100 || all.length >= p.totalCount) return all;
+  }
+}
+
 export const keys = {
   users: ['users'] as const,
   roles: ['roles'] as const,
   permissions: ['permissions'] as const,
   links: ['role-permissions'] as const,
+  audit: ['audit-events'] as const,
 };
 
 export const users = {
@@ -41,24 +52,43 @@ export const users = {
 export const roles = {
   list: (l: ListQuery) => call(() => api.GET('/api/v1/roles', { params: { query: query(l) } })) as Promise<RolePage>,
   get: (id: string) => call(() => api.GET('/api/v1/roles', { params: { query: { id } } })) as Promise<Role>,
+  all: () => everyPage((page) => roles.list({ page, pageSize: 100 })),
   create: (name: string) => call(() => api.POST('/api/v1/roles', { body: { name } })),
   remove: (id: string) => call(() => api.DELETE('/api/v1/roles/{id}', { params: { path: { id } } })),
 };
 
 export const permissions = {
   list: (l: ListQuery) => call(() => api.GET('/api/v1/permissions', { params: { query: query(l) } })) as Promise<PermissionPage>,
+  all: () => everyPage((page) => permissions.list({ page, pageSize: 100 })),
   create: (name: string) => call(() => api.POST('/api/v1/permissions', { body: { name } })),
   remove: (id: string) => call(() => api.DELETE('/api/v1/permissions/{id}', { params: { path: { id } } })),
 };
 
 export const links = {
-  /** A role's links: searched by the role's name, kept to its id. */
-  ofRole: async (roleId: string, roleName: string) => {
-    const page = (await call(() => api.GET('/api/v1/role-permissions', { params: { query: { page: 1, pageSize: 100, q: roleName } } }))) as LinkPage;
-    return page.items.filter((l) => l.roleId === roleId);
-  },
+  /** Every link of a role. */
+  ofRole: (roleId: string) => everyPage((page) => call(() => api.GET('/api/v1/role-permissions', { params: { query: { roleId, page, pageSize: 100 } } })) as Promise<LinkPage>),
   grant: (roleId: string, permissionId: string) => call(() => api.POST('/api/v1/role-permissions', { body: { roleId, permissionId } })),
   revoke: (id: string) => call(() => api.DELETE('/api/v1/role-permissions/{id}', { params: { path: { id } } })),
+};
+
+export type AuditPage = Ok<'/api/v1/audit-events', 'get'>;
+export type AuditEntry = AuditPage['items'][number];
+export type ChainReport = Ok<'/api/v1/audit-events/verify', 'get'>;
+export interface AuditFilter {
+  actorId?: string;
+  targetId?: string;
+  action?: string;
+  /** ISO 8601 */
+  from?: string;
+  to?: string;
+}
+
+export const audit = {
+  list: (f: AuditFilter, cursor?: string) => {
+    const query = Object.fromEntries(Object.entries({ ...f, cursor, pageSize: 25 }).filter(([, v]) => v !== undefined && v !== ''));
+    return call(() => api.GET('/api/v1/audit-events', { params: { query } })) as Promise<AuditPage>;
+  },
+  verify: () => call(() => api.GET('/api/v1/audit-events/verify')) as Promise<ChainReport>,
 };
 
 export const auth = {

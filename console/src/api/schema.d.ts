@@ -361,6 +361,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail, newest first (filters, keyset pages) */
+        get: operations["getApiV1AuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-events/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Verify the audit trail's hash chain from its retained start: the first broken link */
+        get: operations["getApiV1AuditEventsVerify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -497,7 +531,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         status: "ready" | "unavailable";
-                        checks: {
+                        checks?: {
                             [key: string]: "up" | "down";
                         };
                         /**
@@ -516,7 +550,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         status: "ready" | "unavailable";
-                        checks: {
+                        checks?: {
                             [key: string]: "up" | "down";
                         };
                         /**
@@ -567,6 +601,8 @@ export interface operations {
                     "application/json": {
                         status: "ok" | "unavailable";
                         db: "up" | "down";
+                        /** @description NATS, as the gateway and the services see it; detail only: events wait in the outboxes while it is down */
+                        nats?: "up" | "down";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC
@@ -584,6 +620,8 @@ export interface operations {
                     "application/json": {
                         status: "ok" | "unavailable";
                         db: "up" | "down";
+                        /** @description NATS, as the gateway and the services see it; detail only: events wait in the outboxes while it is down */
+                        nats?: "up" | "down";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC
@@ -1605,8 +1643,12 @@ export interface operations {
                         }[];
                         page: number;
                         pageSize: number;
+                        /** @description Exact up to 1,000 matches; beyond, an estimate (see totalCountExact) */
                         totalCount: number;
+                        /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
+                        totalCountExact: boolean;
                     } | {
                         /**
                          * Format: uuid
@@ -2324,8 +2366,12 @@ export interface operations {
                         }[];
                         page: number;
                         pageSize: number;
+                        /** @description Exact up to 1,000 matches; beyond, an estimate (see totalCountExact) */
                         totalCount: number;
+                        /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
+                        totalCountExact: boolean;
                     } | {
                         /**
                          * Format: uuid
@@ -3017,8 +3063,12 @@ export interface operations {
                         }[];
                         page: number;
                         pageSize: number;
+                        /** @description Exact up to 1,000 matches; beyond, an estimate (see totalCountExact) */
                         totalCount: number;
+                        /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
+                        totalCountExact: boolean;
                     } | {
                         /**
                          * Format: uuid
@@ -3671,6 +3721,10 @@ export interface operations {
                 includeDeleted?: boolean;
                 /** @description A UUID */
                 id?: string;
+                /** @description Only the links of this role */
+                roleId?: string;
+                /** @description Only the links to this permission */
+                permissionId?: string;
             };
             header?: never;
             path?: never;
@@ -3716,8 +3770,12 @@ export interface operations {
                         }[];
                         page: number;
                         pageSize: number;
+                        /** @description Exact up to 1,000 matches; beyond, an estimate (see totalCountExact) */
                         totalCount: number;
+                        /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
+                        totalCountExact: boolean;
                     } | {
                         /**
                          * Format: uuid
@@ -4361,6 +4419,260 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1AuditEvents: {
+        parameters: {
+            query?: {
+                pageSize?: number;
+                /** @description nextCursor of the previous page (opaque) */
+                cursor?: string;
+                /** @description Entries whose actor is this user id */
+                actorId?: string;
+                /** @description Entries about this record (a user, role, permission or order id) */
+                targetId?: string;
+                /** @description A prefix of the action: `user.` matches user.created, user.roles.changed, ... */
+                action?: string;
+                /** @description Happened at or after (ISO 8601) */
+                from?: string;
+                /** @description Happened before (ISO 8601) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first */
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description A UUID
+                             */
+                            id: string;
+                            /** @description Position in the hash chain */
+                            seq: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            occurredAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            recordedAt: string;
+                            actor: {
+                                type: "user" | "system" | "anonymous";
+                                id: string | null;
+                                email: string | null;
+                            };
+                            /** @description user.created, user.roles.changed, role.permission.granted, password.reset.requested, order.placed, ... */
+                            action: string;
+                            target: {
+                                type: string;
+                                id: string;
+                            };
+                            changes: {
+                                field: string;
+                                /** @description The value before (absent: unknown or not applicable) */
+                                before?: unknown;
+                                /** @description The value after */
+                                after?: unknown;
+                                /** @description A secret field: that it changed, never its value */
+                                redacted?: boolean;
+                            }[];
+                            traceId: string | null;
+                            clientIp: string | null;
+                            userAgent: string | null;
+                            eventId: string;
+                            /** @description Hex SHA-256 of the previous entry */
+                            prevHash: string;
+                            /** @description Hex SHA-256 of this entry (content and prevHash) */
+                            hash: string;
+                        }[];
+                        /** @description Pass as cursor for the next (older) page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1AuditEventsVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        /** @description Entries checked */
+                        checked: number;
+                        /** @description The first retained entry (older ones removed by retention) */
+                        firstSeq: number;
+                        /** @description The first entry whose link is broken */
+                        brokenAtSeq: number | null;
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,16 +12,27 @@ export interface Claims {
   exp?: number;
 }
 
+/** Who signed in, from the login response (refreshes do not repeat it, so it is kept). */
+export interface SignedInUser {
+  id: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  roles: string[];
+}
+
 export interface Session {
   token: string;
   refreshToken: string;
   claims: Claims;
+  user?: SignedInUser;
 }
 
 export interface TokenResponse {
   token: string;
   refreshToken: string;
   expiresIn: number;
+  user?: SignedInUser;
 }
 
 type Listener = (s: Session | null, reason?: string) => void;
@@ -53,7 +64,7 @@ export function setRefresher(fn: (refreshToken: string) => Promise<TokenResponse
 }
 
 export function startSession(t: TokenResponse): void {
-  current = { token: t.token, refreshToken: t.refreshToken, claims: decodeClaims(t.token) };
+  current = { token: t.token, refreshToken: t.refreshToken, claims: decodeClaims(t.token), user: t.user ?? current?.user };
   schedule(t.expiresIn);
   for (const l of listeners) l(current);
 }

@@ -115,3 +115,17 @@ export function ConfirmButton({ label, name, confirmLabel, onConfirm, disabled }
 export function NoPermission({ permission }: { permission: string }) {
   return <div role="alert" className="problem"><strong>Not allowed</strong><p>This page needs the <code>{permission}</code> permission.</p></div>;
 }
+
+/** A labelled search field (role="search"), with optional extra controls beside it. */
+export function SearchBox({ id, label, value, onChange, children }: { id: string; label: string; value: string; onChange: (q: string) => void; children?: ReactNode }) {
+  return (
+    <form role="search" className="toolbar" onSubmit={(e) => e.preventDefault()}>
+      <label htmlFor={id}>{label}</label>
+      <input id={id} type="search" value={value} onChange={(e) => onChange(e.target.value)} />
+      {children}
+    </form>
+  );
+}
+
+/** "1 role", "3 roles". */
+export const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -3,23 +3,25 @@ import { useState } from 'react';
 import { keys, links, permissions, roles } from '../api/resources';
 import { can } from '../auth/session';
 import { Link } from '../router';
-import { ConfirmButton, Form, NoPermission, Pager, ProblemAlert } from '../components/ui';
+import { ConfirmButton, Form, NoPermission, Pager, ProblemAlert, SearchBox, counted } from '../components/ui';
 
 export function RolesPage() {
   const qc = useQueryClient();
   const [page, setPage] = useState(1);
-  const list = useQuery({ queryKey: [...keys.roles, { page }], queryFn: () => roles.list({ page, pageSize: 20 }) });
+  const [q, setQ] = useState('');
+  const list = useQuery({ queryKey: [...keys.roles, { page, q }], queryFn: () => roles.list({ page, pageSize: 20, q }) });
   const create = useMutation({ mutationFn: roles.create, onSuccess: () => qc.invalidateQueries({ queryKey: keys.roles }) });
   const manage = can('roles.manage');
   return (
     <>
       <h1 tabIndex={-1}>Roles</h1>
       {!manage ? <NoPermission permission="roles.manage" /> : null}
+      <SearchBox id="role-q" label="Search roles" value={q} onChange={(v) => { setQ(v); setPage(1); }} />
       <ProblemAlert error={list.error} />
       {list.data ? (
         <>
           <table>
-            <caption>{list.data.totalCount} roles</caption>
+            <caption>{counted(list.data.totalCount, 'role')}</caption>
             <thead><tr><th scope="col">Role</th><th scope="col">Permissions</th></tr></thead>
             <tbody>
               {list.data.items.map((r) => (
@@ -44,15 +46,15 @@ export function RolePage({ id }: { id: string }) {
   const qc = useQueryClient();
   const role = useQuery({ queryKey: [...keys.roles, id], queryFn: () => roles.get(id) });
   const roleName = role.data?.name;
-  const granted = useQuery({ queryKey: [...keys.links, id], queryFn: () => links.ofRole(id, roleName ?? ''), enabled: !!roleName });
-  const all = useQuery({ queryKey: [...keys.permissions, 'all'], queryFn: () => permissions.list({ page: 1, pageSize: 100 }) });
+  const granted = useQuery({ queryKey: [...keys.links, id], queryFn: () => links.ofRole(id) });
+  const all = useQuery({ queryKey: [...keys.permissions, 'all'], queryFn: permissions.all });
   const [choice, setChoice] = useState('');
   const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: keys.links }), qc.invalidateQueries({ queryKey: keys.roles })]);
   const grant = useMutation({ mutationFn: (pid: string) => links.grant(id, pid), onSuccess: refresh });
   const revoke = useMutation({ mutationFn: links.revoke, onSuccess: refresh });
   const manage = can('role-permissions.manage');
   const have = new Set(granted.data?.map((l) => l.permissionId));
-  const grantable = all.data?.items.filter((p) => !have.has(p.id)) ?? [];
+  const grantable = all.data?.filter((p) => !have.has(p.id)) ?? [];
   return (
     <>
       <h1 tabIndex={-1}>Role {roleName ?? ''}</h1>
@@ -91,7 +93,8 @@ export function RolePage({ id }: { id: string }) {
 export function PermissionsPage() {
   const qc = useQueryClient();
   const [page, setPage] = useState(1);
-  const list = useQuery({ queryKey: [...keys.permissions, { page }], queryFn: () => permissions.list({ page, pageSize: 20 }) });
+  const [q, setQ] = useState('');
+  const list = useQuery({ queryKey: [...keys.permissions, { page, q }], queryFn: () => permissions.list({ page, pageSize: 20, q }) });
   const create = useMutation({ mutationFn: permissions.create, onSuccess: () => qc.invalidateQueries({ queryKey: keys.permissions }) });
   const remove = useMutation({ mutationFn: permissions.remove, onSuccess: () => qc.invalidateQueries({ queryKey: keys.permissions }) });
   const manage = can('permissions.manage');
@@ -99,11 +102,12 @@ export function PermissionsPage() {
     <>
       <h1 tabIndex={-1}>Permissions</h1>
       {!manage ? <NoPermission permission="permissions.manage" /> : null}
+      <SearchBox id="permission-q" label="Search permissions" value={q} onChange={(v) => { setQ(v); setPage(1); }} />
       <ProblemAlert error={list.error ?? remove.error} />
       {list.data ? (
         <>
           <table>
-            <caption>{list.data.totalCount} permissions</caption>
+            <caption>{counted(list.data.totalCount, 'permission')}</caption>
             <thead><tr><th scope="col">Permission</th><th scope="col">Actions</th></tr></thead>
             <tbody>
               {list.data.items.map((p) => (

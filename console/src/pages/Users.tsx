@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { type UserBody, auth, keys, roles, users } from '../api/resources';
 import { can } from '../auth/session';
 import { Link, navigate } from '../router';
-import { ConfirmButton, Form, Notice, NoPermission, Pager, ProblemAlert } from '../components/ui';
+import { ConfirmButton, Form, Notice, NoPermission, Pager, ProblemAlert, SearchBox, counted } from '../components/ui';
 
 const PAGE_SIZE = 10;
 
@@ -22,19 +22,17 @@ export function UsersPage() {
       <h1 tabIndex={-1}>Users</h1>
       {!manage ? <NoPermission permission="users.manage" /> : null}
       {manage ? <p><Link to="/users/new" className="button">Create user</Link></p> : null}
-      <form role="search" className="toolbar" onSubmit={(e) => e.preventDefault()}>
-        <label htmlFor="user-q">Search users</label>
-        <input id="user-q" type="search" value={q} onChange={(e) => { setQ(e.target.value); setPage(1); }} />
+      <SearchBox id="user-q" label="Search users" value={q} onChange={(v) => { setQ(v); setPage(1); }}>
         <label className="check">
           <input type="checkbox" checked={includeDeleted} onChange={(e) => { setIncludeDeleted(e.target.checked); setPage(1); }} /> Show deleted
         </label>
-      </form>
+      </SearchBox>
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error ?? remove.error ?? reset.error} />
       {list.data ? (
         <>
           <table>
-            <caption>{list.data.totalCount} users</caption>
+            <caption>{counted(list.data.totalCount, 'user')}</caption>
             <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Roles</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
             <tbody>
               {list.data.items.map((u) => (
@@ -63,11 +61,11 @@ export function UsersPage() {
 }
 
 function RoleChoices({ selected, onChange }: { selected: string[]; onChange: (r: string[]) => void }) {
-  const all = useQuery({ queryKey: [...keys.roles, 'all'], queryFn: () => roles.list({ page: 1, pageSize: 100 }) });
+  const all = useQuery({ queryKey: [...keys.roles, 'all'], queryFn: roles.all });
   return (
     <fieldset>
       <legend>Roles</legend>
-      {all.data?.items.map((r) => (
+      {all.data?.map((r) => (
         <label key={r.id} className="check">
           <input
             type="checkbox"
@@ -126,6 +124,7 @@ export function UserEditPage({ id }: { id: string }) {
     <>
       <h1 tabIndex={-1}>Edit user</h1>
       {!manage ? <NoPermission permission="users.manage" /> : null}
+      {can('audit.read') ? <p><Link to={`/audit?targetId=${id}`}>History of this user</Link></p> : null}
       <ProblemAlert error={user.error} />
       {saved ? <Notice>Saved.</Notice> : null}
       {user.data ? (

@@ -8,6 +8,7 @@
  * its ops port (`<SERVICE>_METRICS_PORT`, loopback, off by default).
  */
 import { join, resolve } from 'node:path';
+import { readAuditConfig } from '@iam/audit';
 import { readCommerceConfig } from '@iam/commerce';
 import { readDirectoryConfig } from '@iam/directory';
 import { readGatewayConfig } from '@iam/gateway';
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
     const urls = embeddedUrls(embedded.dataDir, embedded.port);
     // Pass 2: everything else, every problem reported at once.
     const config = readConfig(process.env, (e) => ({
-      runtime: readRuntimeConfig(e),
+      runtime: readRuntimeConfig(e, { grpcMaxConnectionAgeMs: 0 }),
       gateway: readGatewayConfig(e),
       directory: readDirectoryConfig(e, { databaseUrl: urls.url('directory') }),
       identity: readIdentityConfig(e, {
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
       }),
       // A newcomer's first `curl /api/v1/products` shows a small demo catalog (seeded once, when empty).
       commerce: readCommerceConfig(e, { databaseUrl: urls.url('commerce'), seedDemo: true }),
+      audit: readAuditConfig(e, { databaseUrl: urls.url('audit') }),
       metricsPorts: Object.fromEntries(SERVICES.map((s) => [s, readMetricsPort(e, s)])) as Record<ServiceName, number>,
       admin: {
         email: e.optionalString('ADMIN_EMAIL'),
@@ -87,7 +89,7 @@ async function main(): Promise<void> {
 
     // No metrics of the bus's own: each service counts its consumers' deliveries in its registry.
     const bus: EventBus = config.runtime.natsUrl
-      ? new JetStreamEventBus({ url: config.runtime.natsUrl, name: 'iam-all-in-one', logger })
+      ? new JetStreamEventBus({ url: config.runtime.natsUrl, name: 'iam-all-in-one', logger, connection: config.runtime.nats })
       : new InMemoryEventBus({ logger });
     lifecycle.onShutdown('event bus', () => bus.close());
     log.info({ bus: bus.kind }, 'event bus');
@@ -99,6 +101,7 @@ async function main(): Promise<void> {
       bus,
       lifecycle,
       metricsPorts: config.metricsPorts,
+      grpcConnectionAge: config.runtime.grpcConnectionAge,
       grpcCredentials: grpcCredentials(config.runtime.grpcTls),
       admin,
     });

@@ -4,6 +4,7 @@
  * the fault tests; each brings its own configuration, databases, bus and lifecycle.
  */
 import type { ChannelCredentials, ServerCredentials } from '@grpc/grpc-js';
+import { type AuditConfig, auditService } from '@iam/audit';
 import { type CommerceConfig, commerceService } from '@iam/commerce';
 import { type DirectoryConfig, createDirectoryUseCases, directoryService } from '@iam/directory';
 import { type GatewayConfig, type RunningGateway, startGateway } from '@iam/gateway';
@@ -21,7 +22,7 @@ import {
   startService,
 } from '@iam/platform';
 
-export const SERVICES = ['directory', 'identity', 'notification', 'commerce'] as const;
+export const SERVICES = ['directory', 'identity', 'notification', 'commerce', 'audit'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 export interface SystemConfig {
@@ -31,6 +32,8 @@ export interface SystemConfig {
   readonly commerce: CommerceConfig;
   /** Absent when notification runs elsewhere (see `external`). */
   readonly notification?: NotificationConfig;
+  /** Absent: no audit trail in this system (its routes answer 503). */
+  readonly audit?: AuditConfig;
 }
 
 export interface SystemOptions {
@@ -46,6 +49,8 @@ export interface SystemOptions {
   readonly gatewayMetrics?: Metrics;
   /** Each service's own metrics (default: a fresh registry without the process metrics). */
   readonly serviceMetrics?: (name: ServiceName) => Metrics;
+  /** Recycling of the services' gRPC connections (absent: the platform's default). */
+  readonly grpcConnectionAge?: ServiceRuntime['grpcConnectionAge'];
   /** Ops ports (`<SERVICE>_METRICS_PORT`) of the services; 0 or absent = none. */
   readonly metricsPorts?: Partial<Record<ServiceName, number>>;
   readonly grpcCredentials?: { readonly server?: ServerCredentials; readonly client?: ChannelCredentials };
@@ -78,6 +83,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       bindHost: '127.0.0.1',
       grpcServerCredentials: opts.grpcCredentials?.server,
       grpcClientCredentials: opts.grpcCredentials?.client,
+      grpcConnectionAge: opts.grpcConnectionAge,
     };
     const running = await startService(spec(rt), rt);
     services[name] = running;
@@ -95,6 +101,10 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     await start('notification', (rt) => notificationService(notification, rt));
   }
   await start('commerce', (rt) => commerceService(config.commerce, rt));
+  if (config.audit) {
+    const audit = config.audit;
+    await start('audit', (rt) => auditService(audit, rt));
+  }
 
   const gatewayMetrics = opts.gatewayMetrics ?? createMetrics();
   const gateways: RunningGateway[] = [];

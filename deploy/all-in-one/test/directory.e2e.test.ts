@@ -133,6 +133,25 @@ describe('directory collections (end to end)', () => {
     expect((await http(sys.url(), 'GET', `/api/v1/roles?id=${role.id}`, { token: admin })).json.permissions).toEqual([]);
   });
 
+  it('links list by roleId and by permissionId (exact, paged), a bad id → 400', async () => {
+    const [r1, r2] = [(await call('POST', '/api/v1/roles', { body: { name: `r-${tok()}` } })).json, (await call('POST', '/api/v1/roles', { body: { name: `r-${tok()}` } })).json];
+    const perms = [];
+    for (let i = 0; i < 3; i++) perms.push((await call('POST', '/api/v1/permissions', { body: { name: `p.${tok()}` } })).json);
+    for (const p of perms) expect((await call('POST', '/api/v1/role-permissions', { body: { roleId: r1.id, permissionId: p.id } })).status).toBe(201);
+    expect((await call('POST', '/api/v1/role-permissions', { body: { roleId: r2.id, permissionId: perms[0].id } })).status).toBe(201);
+    const ofR1 = (await call('GET', `/api/v1/role-permissions?roleId=${r1.id}&pageSize=2`)).json;
+    expect(ofR1.totalCount).toBe(3);
+    expect(ofR1.items).toHaveLength(2);
+    expect(ofR1.items.every((l: { roleId: string }) => l.roleId === r1.id)).toBe(true);
+    const toP0 = (await call('GET', `/api/v1/role-permissions?permissionId=${perms[0].id}`)).json;
+    expect(toP0.items.map((l: { roleId: string }) => l.roleId).sort()).toEqual([r1.id, r2.id].sort());
+    const both = (await call('GET', `/api/v1/role-permissions?roleId=${r2.id}&permissionId=${perms[1].id}`)).json;
+    expect(both.totalCount).toBe(0);
+    const bad = await call('GET', '/api/v1/role-permissions?roleId=not-a-uuid');
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toMatch(/application\/problem\+json/);
+  });
+
   it('the Administrator role can be neither deleted nor renamed', async () => {
     const adminRole = (await http(sys.url(), 'GET', '/api/v1/roles?q=Administrator', { token: admin })).json.items.find((r: { name: string }) => r.name === 'Administrator');
     expect((await call('DELETE', `/api/v1/roles/${adminRole.id}`)).status).toBe(409);

@@ -1,11 +1,12 @@
 /**
  * Starts the whole system in this process for end-to-end tests (startSystem, as `make run` does):
- * the four services and one or more gateway replicas, on fresh databases of the test PostgreSQL
+ * the five services and one or more gateway replicas, on fresh databases of the test PostgreSQL
  * and a private namespace of the test NATS (or the in-process bus), with cheap argon2 parameters.
  * Talks HTTP on real ports.
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import { readAuditConfig } from '@iam/audit';
 import { readCommerceConfig } from '@iam/commerce';
 import { readDirectoryConfig } from '@iam/directory';
 import { ResponseChecker, type RunningGateway, readGatewayConfig } from '@iam/gateway';
@@ -35,6 +36,7 @@ export interface TestSystem {
   readonly identity: RunningService;
   readonly notification: RunningService;
   readonly commerce: RunningService;
+  readonly audit: RunningService;
   readonly bus: EventBus;
   readonly kek: Buffer;
   readonly env: Readonly<Record<string, string>>;
@@ -58,6 +60,7 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     IDENTITY_GRPC_PORT: '0',
     NOTIFICATION_GRPC_PORT: '0',
     COMMERCE_GRPC_PORT: '0',
+    AUDIT_GRPC_PORT: '0',
     ARGON2_MEMORY_KIB: '8192',
     ARGON2_ITERATIONS: '1',
     GATEWAY_PROFILES: 'full,compact',
@@ -79,6 +82,7 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     identity: readIdentityConfig(e, { databaseUrl: dbs.identity!.url }),
     notification: readNotificationConfig(e, { databaseUrl: dbs.notification!.url }),
     commerce: readCommerceConfig(e, { databaseUrl: dbs.commerce!.url }),
+    audit: readAuditConfig(e, { databaseUrl: dbs.audit!.url }),
   }));
   // Each replica beyond the first gets its own bus connection, as separate processes would.
   const extraBuses: EventBus[] = [];
@@ -112,6 +116,7 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     identity: s.identity,
     notification: s.notification,
     commerce: s.commerce,
+    audit: s.audit,
     bus,
     kek,
     env,

@@ -4,10 +4,9 @@
  * killed (SIGKILL) mid-batch and restarted, every mail arrives, and a mail is repeated only if it
  * was in flight at the kill (SMTP's own window, RFC 1047). Own NATS server and notification process.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCommerceConfig } from '@iam/commerce';
@@ -19,34 +18,21 @@ import { type SmtpSink, type TestDatabase, createTestDatabase, eventually, start
 import { Client } from 'pg';
 import { startSystem } from '../src/system';
 import { http, strongPassword } from './harness';
+import { freePort, listening, natsBinary, testNatsServer } from './support/nats';
 
 jest.setTimeout(180_000);
 
 const ROOT = join(__dirname, '..', '..', '..');
 const NOTIFICATION_MAIN = join(ROOT, 'services/notification/dist/main.js');
-const natsBinary = ['/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server'].find((p) => spawnSync(p, ['--version']).status === 0);
 const runnable = natsBinary && existsSync(NOTIFICATION_MAIN);
-const port = () => 40_000 + Math.floor(Math.random() * 20_000);
-
-function listening(p: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port: p }, () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.on('error', () => resolve(false));
-  });
-}
 
 (runnable ? describe : describe.skip)('mail pipeline faults (own NATS, notification as its own process)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'iam-mail-faults-'));
-  const natsPort = port();
-  const natsUrl = `nats://127.0.0.1:${natsPort}`;
-  const notificationGrpcPort = port();
+  const nats = testNatsServer(dir);
+  let notificationGrpcPort: number;
   const sealKey = randomBytes(32).toString('base64');
   const lifecycle = new Lifecycle(testLogger(), 5_000);
   const dbs: TestDatabase[] = [];
-  let nats: ChildProcess | undefined;
   let notification: ChildProcess | undefined;
   let smtp: SmtpSink;
   let gateway: RunningGateway;
@@ -54,10 +40,6 @@ function listening(p: number): Promise<boolean> {
   let notificationDb: TestDatabase;
   const users: string[] = [];
 
-  async function startNats(): Promise<void> {
-    nats = spawn(natsBinary!, ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dir, 'nats')], { stdio: 'ignore' });
-    await eventually(() => listening(natsPort), 10_000, 50);
-  }
   async function stop(p: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
     if (!p || p.exitCode !== null || p.signalCode !== null) return;
     await new Promise<void>((resolve) => {
@@ -71,8 +53,9 @@ function listening(p: number): Promise<boolean> {
       env: {
         ...process.env,
         NODE_OPTIONS: '',
-        NATS_URL: natsUrl,
+        NATS_URL: nats.url,
         NOTIFICATION_DATABASE_URL: notificationDb.url,
+        MIGRATE_ON_START: 'true', // a fresh database; production runs `migrate` as its own step
         NOTIFICATION_GRPC_PORT: String(notificationGrpcPort),
         SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
         EMAIL_ACTION_BASE_URL: 'https://app.example',
@@ -86,12 +69,13 @@ function listening(p: number): Promise<boolean> {
 
   beforeAll(async () => {
     smtp = await startSmtpSink();
-    await startNats();
+    await nats.start();
+    notificationGrpcPort = await freePort();
     for (const n of ['directory', 'identity', 'notification', 'commerce']) dbs.push(await createTestDatabase(`faults_${n}`));
     notificationDb = dbs[2]!;
     const logger = testLogger();
     const metrics = testMetrics();
-    const bus = new JetStreamEventBus({ url: natsUrl, name: 'faults-test', logger, metrics });
+    const bus = new JetStreamEventBus({ url: nats.url, name: 'faults-test', logger, metrics });
     lifecycle.onShutdown('bus', () => bus.close());
     const env = {
       HOST: '127.0.0.1',
@@ -140,7 +124,7 @@ function listening(p: number): Promise<boolean> {
   afterAll(async () => {
     await stop(notification, 'SIGTERM');
     await lifecycle.shutdown('test done');
-    await stop(nats, 'SIGTERM');
+    await nats.stop('SIGTERM');
     await smtp?.close();
     for (const db of dbs) await db.drop();
     rmSync(dir, { recursive: true, force: true });
@@ -155,12 +139,12 @@ function listening(p: number): Promise<boolean> {
   }
 
   it('NATS stopped while 200 resets are requested: all 200 mails arrive once it is back, exactly once each', async () => {
-    await stop(nats, 'SIGKILL');
+    await nats.stop('SIGKILL');
     const mark = smtp.mails.length;
     await requestAll();
     await new Promise((r) => setTimeout(r, 1_000));
     expect(smtp.mails.length).toBe(mark);
-    await startNats();
+    await nats.start();
     await eventually(() => users.every((u) => resetMails(u, mark).length >= 1), 90_000, 250);
     await new Promise((r) => setTimeout(r, 1_500));
     expect(users.map((u) => resetMails(u, mark).length)).toEqual(users.map(() => 1));

@@ -31,6 +31,12 @@ export class JwksCache {
     if (this.timer) clearInterval(this.timer);
   }
 
+  /** Readiness: throws until a key of the configured algorithm is loaded (fetching meanwhile). */
+  async check(): Promise<void> {
+    if (this.keys.size === 0) await this.refresh();
+    if (this.keys.size === 0) throw new Error(`identity published no ${this.alg} key yet`);
+  }
+
   /** The key for `kid`, or undefined when identity does not know it either. */
   async key(kid: string): Promise<CryptoKey | undefined> {
     const hit = this.keys.get(kid);

@@ -3,7 +3,7 @@
  * and GATEWAY_PROFILES deciding what is mounted (full only, compact only, both, minimal).
  */
 import { HealthMonitor, readConfig } from '@iam/platform/core';
-import { testLogger, testMetrics } from '@iam/platform/testing';
+import { NO_SHEDDING, testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app';
 import type { Authenticator } from '../auth/authenticator';
@@ -17,7 +17,7 @@ const unreachable = new Proxy({}, { get: () => new Proxy({}, { get: () => () => 
 const authenticator: Authenticator = { verify: () => Promise.reject(new Error('not called in this test')) };
 
 async function app(profiles: string): Promise<FastifyInstance> {
-  const config = readConfig({ GATEWAY_PROFILES: profiles }, readGatewayConfig);
+  const config = readConfig({ GATEWAY_PROFILES: profiles, ...NO_SHEDDING }, readGatewayConfig);
   const a = await buildApp({
     config,
     logger: testLogger(),
@@ -48,6 +48,14 @@ describe('OpenAPI documents and profiles', () => {
     expect(create.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
     expect(create.responses['201'].content['application/json'].schema.properties).not.toHaveProperty('password');
     expect(compact.paths['/api/v1/user'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['page', 'page_size']);
+    // Parameters with a default may be left out: none is listed as required.
+    type Param = { name: string; in: string; required?: boolean };
+    const required = (doc: { paths: Record<string, Record<string, { parameters?: Param[] }>> }) =>
+      Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.parameters ?? []).filter((p) => p.in === 'query' && p.required)));
+    expect([...required(full), ...required(compact)]).toEqual([]);
+    // The links list narrows to one role or one permission (Full).
+    expect(full.paths['/api/v1/role-permissions'].get.parameters.map((p: Param) => p.name)).toEqual(expect.arrayContaining(['roleId', 'permissionId']));
+    expect(full.paths['/api/v1/users'].get.parameters.map((p: Param) => p.name)).not.toContain('roleId');
     expect((await a.inject({ url: '/docs' })).headers['content-type']).toMatch(/text\/html/);
     expect((await a.inject({ url: '/docs/static/swagger-ui.css' })).statusCode).toBe(200);
     await a.close();

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError, HealthMonitor, readConfig } from '@iam/platform/core';
-import { testLogger, testMetrics } from '@iam/platform/testing';
+import { NO_SHEDDING, testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app';
 import type { Authenticator } from '../auth/authenticator';
@@ -50,7 +50,7 @@ describe('routes by audience', () => {
     const consoleDir = mkdtempSync(join(tmpdir(), 'console-'));
     mkdirSync(join(consoleDir, 'assets'));
     writeFileSync(join(consoleDir, 'index.html'), '<!doctype html><title>console</title>');
-    const config = readConfig({ GATEWAY_PROFILES: 'full,compact', CONSOLE_DIR: consoleDir }, readGatewayConfig);
+    const config = readConfig({ GATEWAY_PROFILES: 'full,compact', CONSOLE_DIR: consoleDir, ...NO_SHEDDING }, readGatewayConfig);
     // Any upstream call fails: an anonymous route answers 503, never 401.
     const upstreams = new Proxy({} as Upstreams, {
       get: (_t, service: string) =>
@@ -124,7 +124,7 @@ describe('routes by audience: the edge profile', () => {
   const calls: string[] = [];
 
   beforeAll(async () => {
-    const config = readConfig({ GATEWAY_PROFILES: 'edge' }, readGatewayConfig);
+    const config = readConfig({ GATEWAY_PROFILES: 'edge', ...NO_SHEDDING }, readGatewayConfig);
     // Any upstream call fails (and is recorded): an anonymous route answers 503, never 401. The
     // batch call fails as a bug would, with an internal message.
     const failing = (path: string[]): unknown =>

@@ -2,10 +2,13 @@
  * Health and metrics, mounted in every profile (Minimal included).
  *   /health         → {status: "ok", timestamp}            (the process serves)
  *   /health/live    → {status: "ok", timestamp}            (liveness: no dependency checked)
- *   /health/ready   → 200 / 503 {status, checks, timestamp} (every service, its database, NATS;
- *                                                            commerce with the edge profile)
- *   /api/v1/health  → 200 / 503 {status, db, timestamp}     (legacy, kept for existing clients;
- *                                                            Minimal profile: without db, spec §2)
+ *   /health/ready   → 200 / 503 {status, checks?, timestamp} (JWKS loaded, the mounted profiles'
+ *                                                            upstreams serving; `checks` names every
+ *                                                            component, also those only reported,
+ *                                                            unless an ops port shows them instead)
+ *   /api/v1/health  → 200 / 503 {status, db, nats, timestamp} (legacy, kept for existing clients;
+ *                                                            503 also when a database is down; nats
+ *                                                            is detail only; Minimal: {status, timestamp})
  *   /metrics        → Prometheus text format
  */
 import type { HealthMonitor, Metrics } from '@iam/platform/core';
@@ -14,20 +17,25 @@ import type { FastifyInstance } from 'fastify';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
 const Status = Type.Object({ status: Type.String(), timestamp: Timestamp });
+const UpDown = Type.Union([Type.Literal('up'), Type.Literal('down')]);
 const Ready = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
-  checks: Type.Record(Type.String(), Type.Union([Type.Literal('up'), Type.Literal('down')])),
+  checks: Type.Optional(Type.Record(Type.String(), UpDown)),
   timestamp: Timestamp,
 });
 const LegacyHealth = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
-  db: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+  db: UpDown,
+  nats: Type.Optional(Type.Union([Type.Literal('up'), Type.Literal('down')], { description: 'NATS, as the gateway and the services see it; detail only: events wait in the outboxes while it is down' })),
   timestamp: Timestamp,
 });
 
 const MinimalHealth = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), timestamp: Timestamp });
 
-export async function healthRoutes(app: FastifyInstance, opts: { health: HealthMonitor; metrics: Metrics; minimal: boolean }): Promise<void> {
+export async function healthRoutes(
+  app: FastifyInstance,
+  opts: { health: HealthMonitor; metrics: Metrics; minimal: boolean; /** Show `checks` on /health/ready (false when an ops port does). */ namesComponents?: boolean },
+): Promise<void> {
   const now = (): string => new Date().toISOString();
   const ok = async () => ({ status: 'ok', timestamp: now() });
 
@@ -36,7 +44,8 @@ export async function healthRoutes(app: FastifyInstance, opts: { health: HealthM
 
   app.get('/health/ready', { schema: { response: { 200: Ready, 503: Ready } } }, async (_req, reply) => {
     const s = opts.health.snapshot();
-    return reply.code(s.ready ? 200 : 503).send({ status: s.ready ? 'ready' : 'unavailable', checks: s.checks, timestamp: now() });
+    const checks = opts.namesComponents === false ? {} : { checks: s.checks };
+    return reply.code(s.ready ? 200 : 503).send({ status: s.ready ? 'ready' : 'unavailable', ...checks, timestamp: now() });
   });
 
   if (opts.minimal) {
@@ -48,8 +57,15 @@ export async function healthRoutes(app: FastifyInstance, opts: { health: HealthM
     app.get('/api/v1/health', { schema: { response: { 200: LegacyHealth, 503: LegacyHealth } } }, async (_req, reply) => {
       const s = opts.health.snapshot();
       // Every service's database check (`<service>.db`), commerce's too when the edge profile is mounted.
-      const dbUp = Object.entries(s.checks).every(([name, status]) => !name.endsWith('.db') || status === 'up');
-      return reply.code(s.ready ? 200 : 503).send({ status: s.ready ? 'ok' : 'unavailable', db: dbUp ? 'up' : 'down', timestamp: now() });
+      const entries = Object.entries(s.checks);
+      // The databases of the services the gateway needs (`<service>.db` of a readiness upstream);
+      // a service it can do without (audit, notification) counts only while it answers.
+      const needed = (name: string): boolean => !s.informational.includes(name) || s.checks[name] === 'up';
+      const dbUp = entries.every(([name, status]) => status === 'up' || !name.endsWith('.db') || !needed(name.slice(0, -3)));
+      // The gateway's own connection (`bus`) and that of each service that answers (`<service>.bus`).
+      const natsUp = entries.every(([name, status]) => status === 'up' || !(name === 'bus' || (name.endsWith('.bus') && s.checks[name.slice(0, -4)] === 'up')));
+      const ok = s.ready && dbUp;
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', db: dbUp ? 'up' : 'down', nats: natsUp ? 'up' : 'down', timestamp: now() });
     });
   }
 

@@ -5,6 +5,8 @@
  *   authenticated   revoke, email-verification request
  *     requiring(users.manage | roles.manage | permissions.manage | role-permissions.manage)
  *                   the collections, in the profile's dialect
+ *     requiring(audit.read)
+ *                   the audit trail and its chain verification (Full profile)
  *
  * The edge profile's routes are in ./edge (its own audiences: public products, GraphQL).
  * Health, metrics and the docs are mounted for every profile elsewhere (health.ts, ../docs).
@@ -14,6 +16,8 @@ import type { HealthMonitor, Logger } from '@iam/platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth/authenticator';
 import type { Denylist } from '../auth/denylist';
+import { cachedSpec, dropUsersAfter } from '../cache/cached-spec';
+import type { ReadCache } from '../cache/read-cache';
 import type { GatewayConfig } from '../config';
 import type { Upstreams } from '../upstreams';
 import { anonymousAuthRoutes, loginRoute } from './auth/anonymous';
@@ -21,6 +25,7 @@ import { sessionRoutes } from './auth/session';
 import { authenticated, requiring } from './audiences';
 import { type CollectionSpec, type Dialect, collectionRoutes, compactDialect, fullDialect } from './collections/collection';
 import { permissions, rolePermissions, roles, users } from './collections/resources';
+import { auditRoutes } from './audit';
 
 export interface ProfileDeps {
   readonly upstreams: Upstreams;
@@ -30,24 +35,31 @@ export interface ProfileDeps {
   readonly graphql: GatewayConfig['graphql'];
   readonly health: HealthMonitor;
   readonly logger: Logger;
+  /** Single-resource reads by id are answered from it (absent: off). */
+  readonly readCache?: ReadCache;
 }
+
+const AUDIT_READ = 'audit.read';
 
 type Mounted = Array<{ spec: CollectionSpec<unknown>; dialect: Dialect }>;
 
 /** The Full profile (spec §4.2). */
 export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
   const u = deps.upstreams;
+  const c = deps.readCache;
   loginRoute('/api/v1/auth/generate-jwt', deps)(app);
+  dropUsersAfter(app, c);
   anonymousAuthRoutes(deps)(app);
   await app.register(
     authenticated(deps.authenticator, async (ctx) => {
       sessionRoutes(deps)(ctx);
       await mountCollections(ctx, [
-        { spec: users(u), dialect: fullDialect('/api/v1/users') },
-        { spec: roles(u), dialect: fullDialect('/api/v1/roles') },
-        { spec: permissions(u), dialect: fullDialect('/api/v1/permissions') },
-        { spec: rolePermissions(u), dialect: fullDialect('/api/v1/role-permissions') },
+        { spec: cachedSpec(users(u), c, 'user'), dialect: fullDialect('/api/v1/users') },
+        { spec: cachedSpec(roles(u), c, 'role'), dialect: fullDialect('/api/v1/roles') },
+        { spec: cachedSpec(permissions(u), c, 'permission'), dialect: fullDialect('/api/v1/permissions') },
+        { spec: cachedSpec(rolePermissions(u), c, 'link'), dialect: fullDialect('/api/v1/role-permissions') },
       ] as Mounted);
+      await ctx.register(requiring(AUDIT_READ, auditRoutes(u)));
     }),
   );
 }
@@ -55,12 +67,13 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
 /** The Compact profile (spec §4.1): the same calls and policies under singular paths. */
 export async function compactProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
   const u = deps.upstreams;
+  const c = deps.readCache;
   loginRoute('/api/v1/generate-jwt', deps)(app);
   await app.register(
     authenticated(deps.authenticator, (ctx) =>
       mountCollections(ctx, [
-        { spec: users(u), dialect: compactDialect('/api/v1/user') },
-        { spec: roles(u), dialect: compactDialect('/api/v1/role') },
+        { spec: cachedSpec(users(u), c, 'user'), dialect: compactDialect('/api/v1/user') },
+        { spec: cachedSpec(roles(u), c, 'role'), dialect: compactDialect('/api/v1/role') },
       ] as Mounted),
     ),
   );

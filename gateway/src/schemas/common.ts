@@ -16,23 +16,40 @@ export const PAGE_SIZE_MAX = 100;
 export const Page = Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: '1-based page number' });
 export const PageSize = Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: 25 });
 
-/** Full profile collection query (spec §4.2 note 2); `id` fetches one resource instead. */
+/**
+ * Full profile collection query (spec §4.2 note 2); `id` fetches one resource instead. Parameters
+ * with a default are optional: the validator fills them in, and the OpenAPI document must not list
+ * them as required.
+ */
 export const CollectionQuery = Type.Object({
-  page: Page,
-  pageSize: PageSize,
+  page: Type.Optional(Page),
+  pageSize: Type.Optional(PageSize),
   q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring search' })),
-  includeDeleted: Type.Boolean({ default: false, description: 'Include soft-deleted records' }),
+  includeDeleted: Type.Optional(Type.Boolean({ default: false, description: 'Include soft-deleted records' })),
   id: Type.Optional(Uuid),
 });
 
-export function Envelope<T extends TSchema>(item: T) {
+/** Beyond this many matches `totalCount` is the database's estimate (DESIGN §4; the directory's EXACT_COUNT_BOUND). */
+export const EXACT_COUNT_BOUND = 1_000;
+
+/** The collection envelope; `exactFlag` (Full profile) adds `totalCountExact`. */
+export function Envelope<T extends TSchema>(item: T, opts: { exactFlag?: boolean } = {}) {
   return Type.Object(
     {
       items: Type.Array(item),
       page: Type.Integer(),
       pageSize: Type.Integer(),
-      totalCount: Type.Integer(),
-      totalPages: Type.Integer(),
+      totalCount: Type.Integer({
+        description: opts.exactFlag ? `Exact up to ${EXACT_COUNT_BOUND.toLocaleString('en')} matches; beyond, an estimate (see totalCountExact)` : undefined,
+      }),
+      totalPages: Type.Integer({ description: opts.exactFlag ? 'ceil(totalCount / pageSize), so an estimate too when totalCount is' : undefined }),
+      ...(opts.exactFlag
+        ? {
+            totalCountExact: Type.Boolean({
+              description: `false when more than ${EXACT_COUNT_BOUND.toLocaleString('en')} records match and totalCount (and totalPages) are the database's estimate; every page stays correct`,
+            }),
+          }
+        : {}),
     },
     { additionalProperties: false },
   );
@@ -53,6 +70,6 @@ export function problems(...statuses: number[]): Record<number, typeof Problem> 
   return Object.fromEntries(statuses.map((s) => [s, Problem]));
 }
 
-export function envelope<T>(items: readonly T[], page: number, pageSize: number, totalCount: number) {
-  return { items, page, pageSize, totalCount, totalPages: Math.ceil(totalCount / pageSize) };
+export function envelope<T>(items: readonly T[], page: number, pageSize: number, totalCount: number, totalCountExact?: boolean) {
+  return { items, page, pageSize, totalCount, totalPages: Math.ceil(totalCount / pageSize), ...(totalCountExact === undefined ? {} : { totalCountExact }) };
 }

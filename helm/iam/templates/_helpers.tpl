@@ -28,17 +28,27 @@ Named templates for the whole chart. Templates that take a component are called 
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{/* The five processes, in the order they are rendered (JSON list; use with fromJsonArray). */}}
+{{/* The six processes, in the order they are rendered (JSON list; use with fromJsonArray). */}}
 {{- define "iam.components" -}}
-{{- list "gateway" "identity" "directory" "notification" "commerce" | toJson -}}
+{{- list "gateway" "identity" "directory" "notification" "commerce" "audit" | toJson -}}
+{{- end -}}
+
+{{/*
+The services with a database of their own (every component but the gateway), in the order their
+migration Jobs are listed (JSON list; use with fromJsonArray).
+*/}}
+{{- define "iam.databaseServices" -}}
+{{- list "directory" "identity" "notification" "commerce" "audit" | toJson -}}
 {{- end -}}
 
 {{/*
 Which components each component dials over gRPC (JSON map). Sets the *_GRPC_TARGET variables
 and, read the other way round, which pods the NetworkPolicy lets reach a service's gRPC port.
+(The gateway's readiness needs only some of them, its own choice: audit and notification it
+reports without waiting for them.)
 */}}
 {{- define "iam.upstreams" -}}
-{{- dict "gateway" (list "identity" "directory" "notification" "commerce") "identity" (list "directory") | toJson -}}
+{{- dict "gateway" (list "identity" "directory" "notification" "commerce" "audit") "identity" (list "directory") | toJson -}}
 {{- end -}}
 
 {{/* Name of a component's resources (Deployment, Service, ...): "<fullname>-<component>". */}}
@@ -111,15 +121,23 @@ imagePullSecrets:
 {{- include "iam.fullname" . -}}
 {{- end -}}
 
-{{/* host:port a client dials to reach a component's gRPC Service. */}}
-{{- define "iam.grpcTarget" -}}
-{{- $c := index .ctx.Values .component -}}
-{{- printf "%s.%s.svc.%s:%d" (include "iam.componentFullname" .) .ctx.Release.Namespace .ctx.Values.clusterDomain (int $c.service.port) -}}
+{{/* The headless Service of a component's gRPC port (one DNS address per ready pod). */}}
+{{- define "iam.headlessName" -}}
+{{- printf "%s-headless" (include "iam.componentFullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{/* Name of the port probes and Prometheus use: the gateway's HTTP port, a service's ops port. */}}
+{{/*
+The target a client dials to reach a component: its headless Service by DNS, on the pods' port
+(dns:/// makes grpc-js resolve every pod address; calls go round-robin over them).
+*/}}
+{{- define "iam.grpcTarget" -}}
+{{- $c := index .ctx.Values .component -}}
+{{- printf "dns:///%s.%s.svc.%s:%d" (include "iam.headlessName" .) .ctx.Release.Namespace .ctx.Values.clusterDomain (int $c.port) -}}
+{{- end -}}
+
+{{/* Name of the port probes and Prometheus use: every component's ops port. */}}
 {{- define "iam.opsPortName" -}}
-{{- ternary "http" "metrics" (eq .component "gateway") -}}
+metrics
 {{- end -}}
 
 {{/*
@@ -133,7 +151,7 @@ Adding a secret = one entry here plus its values section.
 {{- define "iam.secretSources" -}}
 {{- $v := .Values -}}
 {{- $s := list -}}
-{{- range $svc := list "directory" "identity" "notification" "commerce" -}}
+{{- range $svc := include "iam.databaseServices" . | fromJsonArray -}}
 {{- $pg := index $v.postgresql $svc -}}
 {{- $s = append $s (dict "env" (printf "%s_DATABASE_URL" (upper $svc)) "readers" (list $svc) "requiredBy" (list $svc) "value" $pg.url "existingSecret" $pg.existingSecret "key" $pg.existingSecretKey "path" (printf "postgresql.%s.url" $svc)) -}}
 {{- end -}}
@@ -186,9 +204,18 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- $name := .component -}}
 {{- $v := $ctx.Values -}}
 {{- $c := index $v $name -}}
-{{- $env := dict "NATS_URL" $v.nats.url -}}
+{{- $env := dict "NATS_URL" $v.nats.url "NATS_STREAM_REPLICAS" $v.nats.streamReplicas -}}
+{{- with $v.nats.existingSecret -}}
+{{- $dir := trimSuffix "/" $v.nats.mountPath -}}
+{{- with $v.nats.credsKey }}{{ $_ := set $env "NATS_CREDS_FILE" (printf "%s/%s" $dir .) }}{{ end -}}
+{{- with $v.nats.nkeyKey }}{{ $_ := set $env "NATS_NKEY_SEED_FILE" (printf "%s/%s" $dir .) }}{{ end -}}
+{{- with $v.nats.userKey }}{{ $_ := set $env "NATS_USER_FILE" (printf "%s/%s" $dir .) }}{{ end -}}
+{{- with $v.nats.passwordKey }}{{ $_ := set $env "NATS_PASSWORD_FILE" (printf "%s/%s" $dir .) }}{{ end -}}
+{{- with $v.nats.caKey }}{{ $_ := set $env "NATS_CA_FILE" (printf "%s/%s" $dir .) }}{{ end -}}
+{{- end -}}
 {{- if eq $name "gateway" -}}
 {{- $_ := set $env "PORT" $c.port -}}
+{{- $_ := set $env "GATEWAY_OPS_PORT" $c.opsPort -}}
 {{- $_ := set $env "TRUST_PROXY" $v.ingress.enabled -}}
 {{- else -}}
 {{- $_ := set $env (printf "%s_GRPC_PORT" (upper $name)) $c.port -}}
@@ -309,7 +336,7 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- range $name := $components }}{{ if (index $v $name).enabled }}{{ $running = append $running $name }}{{ end }}{{ end -}}
 {{- if $v.adminBootstrap.enabled }}{{ $running = concat $running (list "adminBootstrap" "directory") | uniq }}{{ end -}}
 {{- if not $running -}}
-{{- $msgs = append $msgs "iam: no component is enabled: enable at least one of gateway, identity, directory, notification, commerce." -}}
+{{- $msgs = append $msgs "iam: no component is enabled: enable at least one of gateway, identity, directory, notification, commerce, audit." -}}
 {{- end -}}
 {{- if not (regexMatch "^(nats|tls)://[^\\s]+$" $v.nats.url) -}}
 {{- $msgs = append $msgs "iam: nats.url is required (NATS with JetStream is not bundled), e.g. nats://nats.nats.svc:4222." -}}
@@ -360,6 +387,16 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- $baseUrl := get (include "iam.plainEnv" (dict "ctx" $ "component" "notification") | fromJson) "EMAIL_ACTION_BASE_URL" -}}
 {{- if and $baseUrl (not (regexMatch "^https?://[^\\s]+$" (toString $baseUrl))) -}}
 {{- $msgs = append $msgs "iam: EMAIL_ACTION_BASE_URL (email.actionBaseUrl) must be an http:// or https:// URL, the public frontend." -}}
+{{- end -}}
+{{- end -}}
+{{- if $v.audit.enabled -}}
+{{- $auditEnv := include "iam.plainEnv" (dict "ctx" $ "component" "audit") | fromJson -}}
+{{- $days := get $auditEnv "AUDIT_RETENTION_DAYS" -}}
+{{- if and (hasKey $auditEnv "AUDIT_RETENTION_DAYS") (not (kindIs "invalid" $days)) -}}
+{{- $d := include "iam.envValue" $days -}}
+{{- if or (not (regexMatch "^[0-9]+$" $d)) (lt (int $d) 1) (gt (int $d) 36500) -}}
+{{- $msgs = append $msgs (printf "iam: AUDIT_RETENTION_DAYS (audit.env) must be a whole number of days from 1 to 36500, not %q (the migration Job writes it into the audit database)." $d) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- if $v.grpcTls.enabled -}}

@@ -5,14 +5,16 @@
 import type { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { OrderChanged, OrderLineSnapshot } from './gen/events/v1/commerce_events';
 import { PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged } from './gen/events/v1/directory_events';
-import { EmailActionRequested, PasswordChanged, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
+import { EmailActionRequested, LoginAttempted, PasswordChanged, RefreshReuseDetected, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
 
 export {
   EmailActionRequested,
+  LoginAttempted,
   OrderChanged,
   OrderLineSnapshot,
   PasswordChanged,
   PermissionChanged,
+  RefreshReuseDetected,
   RoleChanged,
   RolePermissionChanged,
   SubjectRevoked,
@@ -43,6 +45,10 @@ export const SUBJECTS = {
   passwordResetRequested: 'identity.password_reset.requested',
   emailVerificationRequested: 'identity.email_verification.requested',
   passwordChanged: 'identity.password.changed',
+  loginSucceeded: 'identity.login.succeeded',
+  loginFailed: 'identity.login.failed',
+  accountLocked: 'identity.account.locked',
+  refreshReuseDetected: 'identity.refresh.reuse_detected',
   orderPlaced: 'commerce.order.placed',
   orderCancelled: 'commerce.order.cancelled',
 } as const;
@@ -65,6 +71,10 @@ const CATALOG = {
   [SUBJECTS.passwordResetRequested]: EmailActionRequested,
   [SUBJECTS.emailVerificationRequested]: EmailActionRequested,
   [SUBJECTS.passwordChanged]: PasswordChanged,
+  [SUBJECTS.loginSucceeded]: LoginAttempted,
+  [SUBJECTS.loginFailed]: LoginAttempted,
+  [SUBJECTS.accountLocked]: LoginAttempted,
+  [SUBJECTS.refreshReuseDetected]: RefreshReuseDetected,
   [SUBJECTS.orderPlaced]: OrderChanged,
   [SUBJECTS.orderCancelled]: OrderChanged,
 } as const satisfies Record<string, Codec<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each entry has its own message type

@@ -15,3 +15,5 @@ export * from './trace';
 export * from './runtime';
 export * from './jwt';
 export * from './crypto';
+export * from './batch-loop';
+export * from './request-context';

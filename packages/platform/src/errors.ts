@@ -127,3 +127,26 @@ export function toProblem(err: AppError, ctx: { instance: string; traceId: strin
 export function internalError(cause?: unknown): AppError {
   return new AppError('INTERNAL', 'An unexpected error occurred.', { cause });
 }
+
+/** Socket errors and PostgreSQL connection-exception / shutdown codes (class 08, 57P01-03, too many connections). */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
+// The last: TypeORM's QueryRunnerProviderAlreadyReleasedError ("... query runner was already
+// released") and QueryRunnerAlreadyReleasedError ("Query runner already released ..."), when the
+// pool dropped a broken connection mid-use (a transaction's next statement after a restart).
+const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error|Connection refused|query runner (was )?already released/i;
+
+/**
+ * Whether `err` (or what it wraps: TypeORM's driverError, a cause) says a dependency cannot be
+ * reached right now — a database restarting, a refused or dropped connection: the caller should
+ * get 503 and try again, not a 500. No driver is imported: codes and messages only.
+ */
+export function isDependencyUnreachable(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const x = e as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
+    if (typeof x.code === 'string' && UNREACHABLE_CODES.has(x.code)) return true;
+    if (typeof x.message === 'string' && UNREACHABLE_MESSAGES.test(x.message)) return true;
+    e = x.driverError ?? x.cause;
+  }
+  return false;
+}

@@ -1,6 +1,8 @@
 /**
- * Readiness of a process: named checks (database, event bus, upstream services) run in the
- * background on an interval, so probes read a fresh snapshot without doing I/O themselves.
+ * Readiness of a process: named checks (database, upstream services) run in the background on an
+ * interval, so probes read a fresh snapshot without doing I/O themselves. Informational checks
+ * (the event bus, upstreams the process can serve without) run alike and appear in the snapshot,
+ * but do not decide readiness.
  */
 import type { Logger } from './logger';
 
@@ -10,11 +12,16 @@ export type ComponentStatus = 'up' | 'down';
 export interface HealthSnapshot {
   readonly ready: boolean;
   readonly checks: Readonly<Record<string, ComponentStatus>>;
+  /** Names among `checks` that are only reported (they do not decide `ready`). */
+  readonly informational: readonly string[];
   readonly checkedAt: Date;
 }
 
 export interface HealthMonitorOptions {
+  /** Every one must pass for the process to be ready. */
   checks: Record<string, HealthCheck>;
+  /** Reported in the snapshot, never making the process unready. */
+  informational?: Record<string, HealthCheck>;
   logger: Logger;
   intervalMs?: number;
   timeoutMs?: number;
@@ -27,12 +34,14 @@ export class HealthMonitor {
   private readonly listeners: Array<(s: HealthSnapshot) => void> = [];
   private readonly intervalMs: number;
   private readonly timeoutMs: number;
+  private readonly all: Record<string, HealthCheck>;
 
   constructor(private readonly opts: HealthMonitorOptions) {
     this.intervalMs = opts.intervalMs ?? 1000;
     this.timeoutMs = opts.timeoutMs ?? 1000;
-    const checks = Object.fromEntries(Object.keys(opts.checks).map((k) => [k, 'down' as const]));
-    this.snapshotValue = { ready: false, checks, checkedAt: new Date(0) };
+    this.all = { ...opts.informational, ...opts.checks };
+    const checks = Object.fromEntries(Object.keys(this.all).map((k) => [k, 'down' as const]));
+    this.snapshotValue = { ready: false, checks, informational: Object.keys(opts.informational ?? {}), checkedAt: new Date(0) };
   }
 
   snapshot(): HealthSnapshot {
@@ -66,11 +75,11 @@ export class HealthMonitor {
   }
 
   private async runChecks(): Promise<HealthSnapshot> {
-    const names = Object.keys(this.opts.checks);
+    const names = Object.keys(this.all);
     const results = await Promise.all(
       names.map(async (name) => {
         try {
-          await withTimeout(this.opts.checks[name]!(), this.timeoutMs);
+          await withTimeout(this.all[name]!(), this.timeoutMs);
           return [name, 'up'] as const;
         } catch (err) {
           if (this.snapshotValue.checks[name] !== 'down' || this.snapshotValue.checkedAt.getTime() === 0) {
@@ -82,11 +91,12 @@ export class HealthMonitor {
     );
     const checks = Object.fromEntries(results) as Record<string, ComponentStatus>;
     const next: HealthSnapshot = {
-      ready: results.every(([, s]) => s === 'up'),
+      ready: results.every(([name, s]) => s === 'up' || !(name in this.opts.checks)),
       checks,
+      informational: this.snapshotValue.informational,
       checkedAt: new Date(),
     };
-    const changed = names.some((n) => this.snapshotValue.checks[n] !== checks[n]) || this.snapshotValue.checkedAt.getTime() === 0;
+    const changed = names.some((n) => this.snapshotValue.checks[n] !== checks[n]) || this.snapshotValue.checkedAt.getTime() === 0 || next.ready !== this.snapshotValue.ready;
     this.snapshotValue = next;
     if (changed) {
       this.opts.logger.info({ ready: next.ready, checks }, 'health changed');

@@ -17,8 +17,15 @@ export interface Metrics {
   readonly eventsPublished: Counter<'subject'>;
   readonly eventsConsumed: Counter<'consumer' | 'subject' | 'outcome'>;
   readonly outboxPending: Gauge<'service'>;
+  readonly outboxOldestAge: Gauge<'service'>;
+  /** 1 while the process's NATS connection answers, else 0 (absent with the in-process bus). */
+  readonly natsConnected: Gauge;
   /** Gateway: rate-limit checks that could not reach the shared store and let the request through. */
   readonly rateLimitStoreErrors: Counter;
+  /** Gateway: single-resource reads answered by its read cache (`hit`) or by the directory (`miss`, `bypass` while it cannot be trusted). */
+  readonly readCacheRequests: Counter<'kind' | 'outcome'>;
+  /** Gateway: read-cache entries dropped, by why (`event`, `write`, `gap`, `ttl`). */
+  readonly readCacheInvalidations: Counter<'reason'>;
 }
 
 export function createMetrics(opts: { prefix?: string; defaultMetrics?: boolean } = {}): Metrics {
@@ -66,9 +73,32 @@ export function createMetrics(opts: { prefix?: string; defaultMetrics?: boolean 
       labelNames: ['service'],
       registers: [registry],
     }),
+    outboxOldestAge: new Gauge({
+      name: `${p}outbox_oldest_pending_age_seconds`,
+      help: 'Age of the oldest event in the outbox not yet published (0 when none is pending): grows while NATS is unreachable.',
+      labelNames: ['service'],
+      registers: [registry],
+    }),
+    natsConnected: new Gauge({
+      name: `${p}nats_connected`,
+      help: '1 while the NATS connection answers, 0 while it does not (readiness does not depend on it).',
+      registers: [registry],
+    }),
     rateLimitStoreErrors: new Counter({
       name: `${p}rate_limit_store_errors_total`,
       help: 'Rate-limit checks that could not reach the shared store (Redis) and let the request through (fail open).',
+      registers: [registry],
+    }),
+    readCacheRequests: new Counter({
+      name: `${p}gateway_read_cache_requests_total`,
+      help: 'Single-resource reads by the gateway read cache outcome (hit, miss, joined: a miss that joined a load on its way, bypass) and resource kind.',
+      labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
+    readCacheInvalidations: new Counter({
+      name: `${p}gateway_read_cache_invalidations_total`,
+      help: 'Gateway read-cache invalidations by reason (event, write, gap).',
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

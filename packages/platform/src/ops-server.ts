@@ -20,6 +20,8 @@ export async function startOpsServer(opts: {
   health: HealthMonitor;
   metrics: Metrics;
   logger: Logger;
+  /** More detail for /health/ready (e.g. the outbox backlog). */
+  detail?: () => Record<string, unknown>;
 }): Promise<OpsServerHandle> {
   const server: Server = createServer((req, res) => {
     res.setHeader('X-Trace-Id', newTraceId());
@@ -32,7 +34,7 @@ export async function startOpsServer(opts: {
     if (path === '/health/live') return json(200, { status: 'ok', timestamp: new Date().toISOString() });
     if (path === '/health/ready') {
       const s = opts.health.snapshot();
-      return json(s.ready ? 200 : 503, { status: s.ready ? 'ready' : 'unavailable', checks: s.checks, timestamp: new Date().toISOString() });
+      return json(s.ready ? 200 : 503, { status: s.ready ? 'ready' : 'unavailable', checks: s.checks, ...opts.detail?.(), timestamp: new Date().toISOString() });
     }
     if (path === '/metrics') {
       opts.metrics.registry.metrics().then(

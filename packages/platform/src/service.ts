@@ -1,6 +1,9 @@
 /**
- * The bootstrap every service shares: database (migrated), outbox relay, gRPC server with health,
- * durable consumers, readiness, and shutdown in the right order. A service describes itself with
+ * The bootstrap every service shares: database (migrated, or checked to be), outbox relay, gRPC
+ * server with health, durable consumers, readiness, and shutdown in the right order. A service is
+ * ready when its own database answers (plus the service's own checks, e.g. identity's signing
+ * key); NATS is reported (health detail, `nats_connected`, the outbox backlog) but never makes it
+ * unready: the outbox holds events and consumers reconnect by themselves. A service describes itself with
  * a ServiceSpec; a composition root (the service's own main, or the all-in-one process) provides
  * the runtime: logger, metrics, event bus and lifecycle. Metrics are the service's own (one
  * registry per service, also in the all-in-one process), served only on its ops port.
@@ -8,10 +11,10 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { StreamSpec } from '@iam/contracts';
 import type { DataSource, EntitySchema, MixedList } from 'typeorm';
-import type { DurableConsumerSpec, EventBus, EventHandler, Subscription } from './bus/port';
+import { type DurableConsumerSpec, type EventBus, type EventHandler, type Subscription, busCheck } from './bus/port';
 import { EnvReader, type Env, readConfig } from './config';
-import { openDatabase, pingDatabase } from './db';
-import { GrpcHealth, type ServiceBinding, startGrpcServer } from './grpc/server';
+import { grantRuntimeRole, openDatabase, pingDatabase } from './db';
+import { type GrpcConnectionAge, GrpcHealth, type ServiceBinding, startGrpcServer } from './grpc/server';
 import { grpcCredentials } from './grpc/tls';
 import { HealthMonitor } from './health';
 import { JetStreamEventBus } from './bus/jetstream';
@@ -19,6 +22,7 @@ import { Lifecycle, exitOnStartupError } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
 import { startOpsServer } from './ops-server';
+import { BatchLoop } from './batch-loop';
 import { OutboxRelay } from './outbox';
 import { readMetricsPort, readRuntimeConfig, startTracing } from './runtime';
 
@@ -35,6 +39,13 @@ export interface ServiceRuntime {
   readonly grpcClientCredentials?: grpc.ChannelCredentials;
   /** Port of the service's ops HTTP listener (/health/*, /metrics) on `bindHost`; 0 or absent: none. */
   readonly metricsPort?: number;
+  /** Recycling of the gRPC server's connections (default DEFAULT_CONNECTION_AGE). */
+  readonly grpcConnectionAge?: GrpcConnectionAge;
+  /**
+   * Run pending migrations at start (default true: make run, tests). false: refuse to start on a
+   * schema that lacks a migration (SchemaBehindError); `<service> migrate` runs them.
+   */
+  readonly migrate?: boolean;
 }
 
 export interface ServiceContext {
@@ -50,11 +61,19 @@ export interface ServiceParts {
   readonly consumers?: readonly DurableConsumerSpec[];
   /** Broadcast subscriptions (every replica gets every event). */
   readonly broadcasts?: ReadonlyArray<{ subjects: readonly string[]; handler: EventHandler }>;
-  /** Extra readiness checks beyond the database and the bus. */
+  /** Extra readiness checks beyond the database (identity: a signing key is loaded). */
   readonly checks?: Record<string, () => Promise<void>>;
   /** Called at shutdown after gRPC stopped and before the database closes. */
   readonly stop?: () => Promise<void>;
+  /**
+   * Removes records that can no longer matter (expired tokens, old idempotency keys): at start,
+   * then every HOUSEKEEPING_INTERVAL_MS, on a BatchLoop (a failed run is retried with its backoff).
+   */
+  readonly housekeeping?: () => Promise<void>;
 }
+
+/** How often a service's housekeeping runs (every replica runs it; the deletes are idempotent). */
+export const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 
 export interface ServiceSpec {
   /** `identity`, `directory`, `notification`. */
@@ -89,10 +108,11 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
     entities: spec.entities,
     migrations: spec.migrations,
     logger,
+    migrate: rt.migrate ?? true,
   });
   rt.lifecycle.onShutdown(`${spec.name} database`, () => dataSource.destroy());
 
-  // Declared in the background: with NATS down the service still starts (not ready) and the
+  // Declared in the background: with NATS down the service still starts (and is ready) and the
   // JetStream adapter declares them again once it connects.
   rt.bus.declareStreams(spec.streams).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'declaring streams failed; will retry on reconnect'));
 
@@ -104,6 +124,16 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
   rt.lifecycle.onShutdown(`${spec.name} outbox relay`, () => relay.stop());
 
   if (parts.stop) rt.lifecycle.onShutdown(`${spec.name} components`, parts.stop);
+  if (parts.housekeeping) {
+    const { housekeeping } = parts;
+    const work = async (): Promise<number> => {
+      await housekeeping();
+      return 0; // nothing claimed: the loop sleeps until the next interval
+    };
+    const loop = new BatchLoop({ name: `${spec.name} housekeeping`, work, batchSize: 1, pollMs: HOUSEKEEPING_INTERVAL_MS, logger });
+    loop.start();
+    rt.lifecycle.onShutdown(`${spec.name} housekeeping`, () => loop.stop());
+  }
 
   const subs: Subscription[] = [
     ...(parts.consumers ?? []).map((c) => rt.bus.consume({ metrics: rt.metrics, service: spec.name, ...c })),
@@ -115,7 +145,8 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
 
   const health = new HealthMonitor({
     logger,
-    checks: { db: () => pingDatabase(dataSource), bus: () => rt.bus.check(), ...parts.checks },
+    checks: { db: () => pingDatabase(dataSource), ...parts.checks },
+    informational: { bus: busCheck(rt.bus, rt.metrics) },
   });
   health.start();
   rt.lifecycle.onShutdown(`${spec.name} health`, () => health.stop());
@@ -129,12 +160,13 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
     health: grpcHealth,
     logger,
     credentials: rt.grpcServerCredentials,
+    connectionAge: rt.grpcConnectionAge,
   });
   rt.lifecycle.onShutdown(`${spec.name} gRPC server`, () => server.shutdown(5_000));
 
   let metricsPort: number | undefined;
   if (rt.metricsPort) {
-    const ops = await startOpsServer({ host: rt.bindHost, port: rt.metricsPort, health, metrics: rt.metrics, logger });
+    const ops = await startOpsServer({ host: rt.bindHost, port: rt.metricsPort, health, metrics: rt.metrics, logger, detail: () => ({ outbox: relay.backlog() }) });
     rt.lifecycle.onShutdown(`${spec.name} ops server`, () => ops.close());
     metricsPort = ops.port;
   }
@@ -160,13 +192,18 @@ export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void
     const config = readConfig(opts.env ?? process.env, (e) => {
       const runtime = readRuntimeConfig(e);
       if (!runtime.natsUrl) e.problem('NATS_URL', 'is required when a service runs as its own process');
-      return { runtime, metricsPort: readMetricsPort(e, opts.name), service: opts.readConfig(e) };
+      return {
+        runtime,
+        metricsPort: readMetricsPort(e, opts.name),
+        migrateOnStart: e.bool('MIGRATE_ON_START', { default: false }),
+        service: opts.readConfig(e),
+      };
     });
     logger = createLogger({ level: config.runtime.logLevel, service: opts.name });
     const metrics = createMetrics();
     const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
     startTracing(config.runtime.tracing, { serviceName: opts.name, logger, lifecycle });
-    const bus = new JetStreamEventBus({ url: config.runtime.natsUrl!, name: opts.name, logger, metrics });
+    const bus = new JetStreamEventBus({ url: config.runtime.natsUrl!, name: opts.name, logger, metrics, connection: config.runtime.nats });
     lifecycle.onShutdown('event bus', () => bus.close());
     const creds = grpcCredentials(config.runtime.grpcTls);
     const rt: ServiceRuntime = {
@@ -178,6 +215,8 @@ export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void
       grpcServerCredentials: creds.server,
       grpcClientCredentials: creds.client,
       metricsPort: config.metricsPort,
+      grpcConnectionAge: config.runtime.grpcConnectionAge,
+      migrate: config.migrateOnStart,
     };
     lifecycle.installSignalHandlers();
     const running = await startService(opts.spec(config.service, rt), rt);
@@ -186,5 +225,55 @@ export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void
     exitOnStartupError(err, logger);
   }
 }
+
+/**
+ * `node services/<name>/dist/main.js migrate`: runs the pending migrations of `<NAME>_DATABASE_URL`
+ * (a role that may change the schema; the database is created when missing and the role may),
+ * then, with `<NAME>_DATABASE_RUNTIME_ROLE`, grants that role DML only. Needs no other variable.
+ * Returns the exit code: 0 done, 1 failed, 2 bad configuration.
+ */
+export async function runMigrate(opts: {
+  readonly name: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own type
+  readonly entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own type
+  readonly migrations: MixedList<Function | string>;
+  readonly env?: Env;
+  /**
+   * The service's own step after the migrations and the runtime grants, as the migrating role:
+   * narrower grants for some tables, settings the runtime role may read but not change.
+   */
+  readonly afterMigrate?: (ds: DataSource, ctx: { runtimeRole?: string; env: Env; logger: Logger }) => Promise<void>;
+}): Promise<number> {
+  const prefix = opts.name.toUpperCase();
+  let config: { url: string; runtimeRole: string | undefined; logLevel: RuntimeLogLevel };
+  try {
+    config = readConfig(opts.env ?? process.env, (e) => ({
+      url: e.url(`${prefix}_DATABASE_URL`, ['postgres', 'postgresql']),
+      runtimeRole: e.optionalString(`${prefix}_DATABASE_RUNTIME_ROLE`),
+      logLevel: readRuntimeConfig(e).logLevel,
+    }));
+  } catch (err) {
+    process.stderr.write(`${opts.name} migrate: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const logger = createLogger({ level: config.logLevel, service: opts.name });
+  try {
+    const ds = await openDatabase({ url: config.url, name: opts.name, entities: opts.entities, migrations: opts.migrations, logger, migrate: true });
+    try {
+      if (config.runtimeRole) await grantRuntimeRole(ds, config.runtimeRole, logger);
+      await opts.afterMigrate?.(ds, { runtimeRole: config.runtimeRole, env: opts.env ?? process.env, logger });
+    } finally {
+      await ds.destroy();
+    }
+    logger.info(`${opts.name} database migrated`);
+    return 0;
+  } catch (err) {
+    logger.error({ err }, `${opts.name} migrate failed`);
+    return 1;
+  }
+}
+
+type RuntimeLogLevel = ReturnType<typeof readRuntimeConfig>['logLevel'];
 
 export { EnvReader };

@@ -5,6 +5,8 @@ export interface CommerceConfig {
   readonly grpcPort: number;
   /** Seed the demo catalog at start when the catalog is empty (make run turns it on). */
   readonly seedDemo: boolean;
+  /** How long a checkout's idempotency key is kept (CHECKOUT_IDEMPOTENCY_HOURS, default 24). */
+  readonly idempotencyHours: number;
 }
 
 /** `defaults` are the all-in-one mode's (its embedded database, the demo catalog); standalone has none. */
@@ -13,5 +15,6 @@ export function readCommerceConfig(e: EnvReader, defaults: { databaseUrl?: strin
     databaseUrl: e.url('COMMERCE_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('COMMERCE_GRPC_PORT', { default: 50054, allowZero: true }),
     seedDemo: e.bool('COMMERCE_SEED_DEMO', { default: defaults.seedDemo ?? false }),
+    idempotencyHours: e.int('CHECKOUT_IDEMPOTENCY_HOURS', { default: 24, min: 1 }),
   };
 }

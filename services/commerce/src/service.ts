@@ -11,6 +11,7 @@ import { createOrderUseCases } from './app/orders';
 import { seedDemoCatalog } from './app/seed-demo';
 import type { CommerceConfig } from './config';
 import { entities, migrations } from './infra/schema';
+import { purgeExpired } from './infra/stores';
 import { pgReadStores, pgUnitOfWork } from './infra/unit-of-work';
 
 export function createCommerceUseCases(ds: DataSource): CommerceUseCases {
@@ -32,7 +33,10 @@ export function commerceService(config: CommerceConfig, rt: ServiceRuntime): Ser
     streams: [STREAMS.commerce, STREAMS.deadLetter],
     build: async ({ dataSource, logger }) => {
       if (config.seedDemo) await seedDemoCatalog(dataSource, logger);
-      return { grpc: commerceGrpc(createCommerceUseCases(dataSource), { logger: rt.logger, metrics: rt.metrics, service: 'commerce' }) };
+      return {
+        grpc: commerceGrpc(createCommerceUseCases(dataSource), { logger: rt.logger, metrics: rt.metrics, service: 'commerce' }),
+        housekeeping: () => purgeExpired(dataSource, config.idempotencyHours),
+      };
     },
   };
 }

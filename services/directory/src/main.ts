@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// The directory service as its own process (one per container), or `--create-admin` (one-shot).
-import { runStandalone } from '@iam/platform';
+// The directory service as its own process (one per container), `migrate` (one-shot: the schema step) or `--create-admin` (one-shot).
+import { runMigrate, runStandalone } from '@iam/platform';
 import { runCreateAdmin } from './cli/create-admin';
 import { readDirectoryConfig } from './config';
 import { directoryService } from './service';
+import { entities, migrations } from './infra/schema';
 
-if (process.argv.includes('--create-admin')) {
+if (process.argv[2] === 'migrate') {
+  void runMigrate({ name: 'directory', entities, migrations }).then((code) => process.exit(code));
+} else if (process.argv.includes('--create-admin')) {
   runCreateAdmin(process.argv.slice(2), process.env).then(
     (code) => process.exit(code),
     (err: unknown) => {

@@ -12,13 +12,13 @@ import { createUserUseCases } from './app/users';
 import type { DirectoryConfig } from './config';
 import { Argon2Hasher, BoundedQueue } from './infra/argon2-hasher';
 import { entities, migrations } from './infra/schema';
+import { purgeExpired } from './infra/stores';
 import { pgReadStores, pgUnitOfWork } from './infra/unit-of-work';
-import { availableParallelism } from 'node:os';
 
 export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig): DirectoryUseCases {
   const uow = pgUnitOfWork(ds);
   const read = pgReadStores(ds);
-  const hasher = new Argon2Hasher(config.argon2, new BoundedQueue(Math.max(1, availableParallelism()), config.hashQueueLimit));
+  const hasher = new Argon2Hasher(config.argon2, new BoundedQueue(config.hashConcurrency, config.hashQueueLimit));
   return {
     users: createUserUseCases({ uow, read, hasher }),
     roles: createRoleUseCases({ uow, read }),
@@ -38,6 +38,7 @@ export function directoryService(config: DirectoryConfig, rt: ServiceRuntime): S
     streams: [STREAMS.directory, STREAMS.deadLetter],
     build: ({ dataSource }) => ({
       grpc: directoryGrpc(createDirectoryUseCases(dataSource, config), { logger: rt.logger, metrics: rt.metrics, service: 'directory' }),
+      housekeeping: () => purgeExpired(dataSource),
     }),
   };
 }

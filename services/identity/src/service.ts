@@ -3,7 +3,7 @@
  * handlers and event consumers.
  */
 import { STREAMS } from '@iam/contracts';
-import type { ServiceRuntime, ServiceSpec } from '@iam/platform';
+import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
 import { identityConsumers } from './api/consumers';
 import { identityGrpc } from './api/grpc';
 import { createAuthUseCases } from './app/auth';
@@ -62,18 +62,21 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime): Ser
         read,
         directory,
         logger,
-        endSessions: (userId) => auth.endSessions(userId),
+        endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at),
+        accepted: () => requests.nudge(),
       });
-      const purge = setInterval(() => {
-        purgeExpired(dataSource, config.auth.lockoutMinutes).catch((err: unknown) => logger.warn({ err }, 'purging expired records failed'));
-      }, 10 * 60_000);
-      purge.unref();
+      // Accepted email-action requests become tokens and events here (also those a crashed
+      // process or another replica left behind).
+      const requests = new BatchLoop({ name: 'email-action requests', work: (n) => emailActions.processRequests(n), batchSize: 50, pollMs: 1_000, logger });
+      requests.start();
       return {
         grpc: identityGrpc({ auth, emailActions, tokens: keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity' }),
         consumers: identityConsumers({ auth, emailActions }, logger),
+        // Ready only while a signing key is loaded (the database is checked for every service).
+        checks: { keys: () => keys.check() },
+        housekeeping: () => purgeExpired(dataSource, config.auth.lockoutMinutes),
         stop: async () => {
-          await emailActions.idle();
-          clearInterval(purge);
+          await requests.stop();
           keys.stop();
           directory.close();
         },

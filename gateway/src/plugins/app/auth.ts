@@ -5,7 +5,7 @@
  * 401 and 403 included) and every token response is `Cache-Control: no-store` (RFC 6749 §5.1,
  * RFC 9700).
  */
-import { type AccessClaims, AppError, hasPermission } from '@iam/platform/core';
+import { type AccessClaims, AppError, hasPermission, requestContext } from '@iam/platform/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Authenticator } from '../../auth/authenticator';
@@ -74,6 +74,9 @@ async function verifyBearer(auth: Authenticator, req: FastifyRequest): Promise<v
   if (!m) throw AppError.unauthenticated('The Authorization header must be "Bearer <token>".');
   req.bearerToken = m[1]!;
   req.principal = await auth.verify(m[1]!);
+  // The request's records name its caller from here on (request-context.ts).
+  const rc = requestContext();
+  if (rc) rc.actor = req.principal.sub;
 }
 
 /** onRequest hook (after authenticate): 403 unless the token grants the permission (or Administrator). */

@@ -16,6 +16,7 @@ const FASTIFY_CODES: Record<string, () => AppError> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => AppError.validation('Content-Length does not match the body.'),
   FST_ERR_CTP_INVALID_TYPE: () => AppError.validation('The Content-Type header is not valid.'),
   FST_ERR_BAD_URL: () => AppError.validation('The URL is not valid.'),
+  FST_ERR_MAX_PARAM_LENGTH: () => AppError.validation('A path parameter is too long.'),
   FST_ERR_ASYNC_CONSTRAINT: () => AppError.validation('The request is not valid.'),
 };
 

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { HealthMonitor, createLogger, readConfig } from '@iam/platform/core';
-import { installTestTracing, testLogger, testMetrics } from '@iam/platform/testing';
+import { installTestTracing, NO_SHEDDING, testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../app';
 import { readGatewayConfig } from '../../config';
@@ -24,7 +24,7 @@ describe('trace plugin: every request is a server span', () => {
       }),
     });
     const health = new HealthMonitor({ logger: testLogger(), checks: {} });
-    app = await buildApp({ config: readConfig({ GATEWAY_PROFILES: '' }, readGatewayConfig), logger, metrics: testMetrics(), health });
+    app = await buildApp({ config: readConfig({ GATEWAY_PROFILES: '', ...NO_SHEDDING }, readGatewayConfig), logger, metrics: testMetrics(), health });
     app.get('/test/crash', async () => {
       throw new Error('boom');
     });
@@ -70,5 +70,11 @@ describe('trace plugin: every request is a server span', () => {
     const mine = lines.filter((l) => l.traceId === TID);
     expect(mine.map((l) => l.msg)).toEqual(expect.arrayContaining(['request failed', 'request']));
     expect(mine.every((l) => l.spanId === span!.spanContext().spanId)).toBe(true);
+  });
+
+  it('probes and scrapes are not in the access log at info (they come every few seconds)', async () => {
+    for (const url of ['/health/ready', '/health/live', '/metrics']) await app.inject({ url });
+    await app.inject({ url: '/nothing-here' });
+    expect(lines.filter((l) => l.msg === 'request').map((l) => l.route)).toEqual(['unmatched']);
   });
 });

@@ -4,7 +4,7 @@
  * Full uses plural paths, `pageSize`, `q`, `includeDeleted` and `?id=`; Compact singular paths,
  * `page_size` and `/{id}`. Registered inside a `requiring(permission)` context (./index.ts).
  */
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { CollectionQuery, Envelope, IdParams, Page, PageSize, envelope, problems } from '../../schemas/common';
 
@@ -13,6 +13,8 @@ export interface ListArgs {
   pageSize: number;
   q: string;
   includeDeleted: boolean;
+  /** The collection's own filters (CollectionSpec.listFilters) given in the query. */
+  filters: Record<string, string>;
 }
 
 /** What a collection is: its permission, schemas and upstream calls (./resources.ts). */
@@ -22,8 +24,11 @@ export interface CollectionSpec<R> {
   readonly resource: TSchema;
   readonly createBody: TSchema;
   readonly updateBody: TSchema;
+  /** Extra list filters (exact-match query parameters) in the dialects that search (Full). */
+  readonly listFilters?: TProperties;
   readonly get: (id: string) => Promise<R>;
-  readonly list: (args: ListArgs) => Promise<{ items: readonly R[]; totalCount: number }>;
+  /** `totalCountExact` false: `totalCount` is an estimate (beyond the directory's count bound). */
+  readonly list: (args: ListArgs) => Promise<{ items: readonly R[]; totalCount: number; totalCountExact?: boolean }>;
   /** Writes name the caller (the token's `sub`): the directory authorizes against its rights. */
   readonly create: (body: never, actor: string) => Promise<R & { id: string }>;
   readonly update: (id: string, body: never, actor: string) => Promise<R>;
@@ -32,7 +37,9 @@ export interface CollectionSpec<R> {
 
 export interface Dialect {
   readonly path: string;
-  readonly query: TSchema;
+  readonly query: TObject;
+  /** Whether a collection's listFilters are offered (Full: yes; Compact has no search). */
+  readonly filters: boolean;
   /** The list arguments a validated query stands for. */
   readonly listArgs: (query: Record<string, unknown>) => ListArgs;
   /** Full: `GET path?id=` answers one resource; Compact: `GET path/{id}`. */
@@ -44,19 +51,27 @@ export function fullDialect(path: string): Dialect {
   return {
     path,
     query: CollectionQuery,
-    listArgs: (q) => ({ page: q.page as number, pageSize: q.pageSize as number, q: (q.q as string | undefined) ?? '', includeDeleted: q.includeDeleted as boolean }),
+    filters: true,
+    listArgs: (q) => ({
+      page: q.page as number,
+      pageSize: q.pageSize as number,
+      q: (q.q as string | undefined) ?? '',
+      includeDeleted: q.includeDeleted as boolean,
+      filters: {},
+    }),
     singleByQuery: true,
     location: (id) => `${path}?id=${id}`,
   };
 }
 
-const CompactQuery = Type.Object({ page: Page, page_size: PageSize });
+const CompactQuery = Type.Object({ page: Type.Optional(Page), page_size: Type.Optional(PageSize) });
 
 export function compactDialect(path: string): Dialect {
   return {
     path,
     query: CompactQuery,
-    listArgs: (q) => ({ page: q.page as number, pageSize: q.page_size as number, q: '', includeDeleted: false }),
+    filters: false,
+    listArgs: (q) => ({ page: q.page as number, pageSize: q.page_size as number, q: '', includeDeleted: false, filters: {} }),
     singleByQuery: false,
     location: (id) => `${path}/${id}`,
   };
@@ -66,7 +81,11 @@ export function collectionRoutes<R>(spec: CollectionSpec<R>, d: Dialect) {
   return (app: FastifyInstance): void => {
     const tags = [spec.tag];
     const byId = `${d.path}/:id`;
-    const list = Envelope(spec.resource);
+    // The Full profile's envelope says whether totalCount is exact (additive); Compact's stays as it was.
+    const full = d.singleByQuery;
+    const list = Envelope(spec.resource, { exactFlag: full });
+    const filterNames = d.filters ? Object.keys(spec.listFilters ?? {}) : [];
+    const querystring = filterNames.length ? Type.Object({ ...d.query.properties, ...spec.listFilters }) : d.query;
 
     app.get(
       d.path,
@@ -74,16 +93,23 @@ export function collectionRoutes<R>(spec: CollectionSpec<R>, d: Dialect) {
         schema: {
           tags,
           summary: d.singleByQuery ? `List ${spec.tag} (paged, searchable), or fetch one with ?id=` : `List ${spec.tag}`,
-          querystring: d.query,
+          querystring,
           response: { 200: d.singleByQuery ? { anyOf: [list, spec.resource] } : list, ...problems(400, ...(d.singleByQuery ? [404] : [])) },
         },
       },
-      async (req) => {
+      async (req, reply) => {
         const q = req.query as Record<string, unknown>;
-        if (d.singleByQuery && typeof q.id === 'string') return spec.get(q.id);
+        if (d.singleByQuery && typeof q.id === 'string') {
+          const one = await spec.get(q.id);
+          // The documented 200 is `anyOf [envelope, resource]`, which fast-json-stringify serializes
+          // by validating the payload against the branches first (ajv, per response); here the
+          // branch is known, so the resource's own serializer (compiled once per route) writes it.
+          return reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(spec.resource, '200')).send(one);
+        }
         const args = d.listArgs(q);
+        for (const name of filterNames) if (typeof q[name] === 'string') args.filters[name] = q[name];
         const page = await spec.list(args);
-        return envelope(page.items, args.page, args.pageSize, page.totalCount);
+        return envelope(page.items, args.page, args.pageSize, page.totalCount, full ? (page.totalCountExact ?? true) : undefined);
       },
     );
 

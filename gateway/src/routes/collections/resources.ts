@@ -3,6 +3,8 @@
  * same specs serve the Full and the Compact profile (./collection.ts dialects).
  */
 import type { directoryV1 } from '@iam/contracts';
+import { Type } from '@sinclair/typebox';
+import { Uuid } from '../../schemas/common';
 import * as S from '../../schemas/resources';
 import type { Upstreams } from '../../upstreams';
 import type { CollectionSpec, ListArgs } from './collection';
@@ -11,8 +13,8 @@ const userJson = (u: directoryV1.User) => ({ ...u, phone: u.phone ?? null, delet
 const roleJson = (r: directoryV1.Role) => ({ ...r, deletedAt: r.deletedAt ?? null });
 const permissionJson = (p: directoryV1.Permission) => ({ ...p, deletedAt: p.deletedAt ?? null });
 
-function mapPage<T, R>(page: { items: T[]; totalCount: number }, toJson: (item: T) => R) {
-  return { items: page.items.map(toJson), totalCount: page.totalCount };
+function mapPage<T, R>(page: { items: T[]; totalCount: number; totalCountEstimated: boolean }, toJson: (item: T) => R) {
+  return { items: page.items.map(toJson), totalCount: page.totalCount, totalCountExact: !page.totalCountEstimated };
 }
 
 type UserBody = { firstName?: string; lastName?: string; email?: string; phone?: number | null; password?: string; roles?: string[] };
@@ -83,8 +85,12 @@ export function rolePermissions(u: Upstreams): CollectionSpec<directoryV1.RolePe
     resource: S.RolePermission,
     createBody: S.CreateLinkBody,
     updateBody: S.UpdateLinkBody,
+    listFilters: {
+      roleId: Type.Optional({ ...Uuid, description: 'Only the links of this role' }),
+      permissionId: Type.Optional({ ...Uuid, description: 'Only the links to this permission' }),
+    },
     get: (id) => u.links.getRolePermission({ id }),
-    list: (a) => u.links.listRolePermissions(a),
+    list: async (a) => mapPage(await u.links.listRolePermissions({ ...a, roleId: a.filters.roleId, permissionId: a.filters.permissionId }), (l) => l),
     create: (b: LinkBody, actor) => u.links.createRolePermission({ roleId: b.roleId!, permissionId: b.permissionId! }, { actor }),
     update: (id, b: LinkBody, actor) => u.links.updateRolePermission({ id, ...b }, { actor }),
     remove: async (id, actor) => void (await u.links.deleteRolePermission({ id }, { actor })),

@@ -233,6 +233,16 @@ describe('edge profile (real commerce service)', () => {
       expect((await gql('{ product(id: "nope") { name } }')).codes).toEqual(['BAD_USER_INPUT']);
     });
 
+    it('pageSize: null means the default page, not an internal error (found by the property tests)', async () => {
+      for (const who of [undefined, 'alice'] as const) {
+        const q = who ? '{ orders(pageSize: null) { orders { id } nextPageToken } }' : '{ products(pageSize: null) { products { id } nextPageToken } }';
+        const r = await gql(q, who ? { who } : {});
+        expect({ q, status: r.status, errors: r.errors }).toEqual({ q, status: 200, errors: undefined });
+      }
+      const viaVariable = await gql('query($n: Int) { products(pageSize: $n) { products { id } } }', { variables: { n: null } });
+      expect(viaVariable.errors).toBeUndefined();
+    });
+
     it('cart, orders and checkout need a token: UNAUTHENTICATED in extensions.code (HTTP 200); a bad token is 401', async () => {
       for (const q of [CART, '{ orders { orders { id } } }', `{ order(id: "${randomUUID()}") { id } }`, 'mutation { clearCart { customerId } }']) {
         const r = await gql(q);

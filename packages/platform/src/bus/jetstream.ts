@@ -20,14 +20,16 @@ import {
   StorageType,
   type ConsumerMessages,
 } from '@nats-io/jetstream';
-import { headers as natsHeaders, type MsgHdrs, type NatsConnection, nanos } from '@nats-io/nats-core';
+import { credsAuthenticator, headers as natsHeaders, type MsgHdrs, type NatsConnection, nanos, nkeyAuthenticator } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { Logger } from '../logger';
+import type { NatsConnectionConfig } from '../runtime';
 import type { Metrics } from '../metrics';
 import {
   backoffFor,
   deadLetterOf,
   handleInTrace,
+  type BroadcastOptions,
   type DurableConsumerSpec,
   type EventBus,
   type EventHandler,
@@ -54,6 +56,8 @@ export interface JetStreamBusOptions {
   readonly namespace?: string;
   /** How long publish waits for a connection and the stream's ack (ms, default 3000). */
   readonly publishTimeoutMs?: number;
+  /** Credentials, CA and stream replicas (readRuntimeConfig's `nats`); none = anonymous, 1 replica. */
+  readonly connection?: NatsConnectionConfig;
 }
 
 const OCCURRED_AT = 'Iam-Occurred-At';
@@ -73,6 +77,8 @@ export class JetStreamEventBus implements EventBus {
   private closed = false;
   private readonly declared = new Map<string, StreamSpec>();
   private readonly subs = new Set<Subscription>();
+  /** Broadcast subscribers that want to know when events may have been missed. */
+  private readonly liveListeners = new Set<(live: boolean) => void>();
   private readonly subjectPrefix: string;
   private readonly streamPrefix: string;
 
@@ -114,9 +120,13 @@ export class JetStreamEventBus implements EventBus {
     for (;;) {
       if (this.closed) throw new Error('event bus is closed');
       try {
+        const c = this.opts.connection;
         const nc = await connect({
           servers: this.opts.url,
           name: this.opts.name,
+          ...(c?.creds ? { authenticator: credsAuthenticator(c.creds) } : c?.nkeySeed ? { authenticator: nkeyAuthenticator(c.nkeySeed) } : {}),
+          ...(c?.user ? { user: c.user, pass: c.password } : {}),
+          ...(c?.caFile ? { tls: { caFile: c.caFile } } : {}),
           maxReconnectAttempts: -1,
           reconnectTimeWait: 1_000,
           pingInterval: 10_000,
@@ -143,9 +153,18 @@ export class JetStreamEventBus implements EventBus {
       if (s.type === 'disconnect') {
         this.connected = false;
         this.opts.logger.warn('disconnected from NATS');
+        // Core-NATS broadcasts published while away are lost for good.
+        for (const l of this.liveListeners) l(false);
       } else if (s.type === 'reconnect') {
         this.connected = true;
         this.opts.logger.info('reconnected to NATS');
+        // The client re-sends its subscriptions on reconnect; once the server has them, broadcasts flow again.
+        void nc.flush().then(
+          () => {
+            for (const l of this.liveListeners) l(true);
+          },
+          () => undefined,
+        );
         if (this.conn) void this.redeclare(this.conn).catch((err: unknown) => this.opts.logger.warn({ err }, 're-declaring streams failed'));
       }
     }
@@ -171,6 +190,7 @@ export class JetStreamEventBus implements EventBus {
       storage: StorageType.File,
       max_age: nanos(spec.maxAgeSeconds * 1000),
       duplicate_window: nanos(120_000),
+      num_replicas: this.opts.connection?.streamReplicas ?? 1,
     };
     try {
       const info = await conn.jsm.streams.info(name);
@@ -250,7 +270,7 @@ export class JetStreamEventBus implements EventBus {
       max_deliver: maxDeliver + 1,
       // Unacknowledged (a consumer that died) → redelivered after this; handlers signal progress.
       ack_wait: nanos(15_000),
-      max_ack_pending: 1_000,
+      max_ack_pending: spec.maxAckPending ?? 1_000,
       ...this.serverFilter(conn, filter),
     };
     try {
@@ -320,9 +340,10 @@ export class JetStreamEventBus implements EventBus {
     }
   }
 
-  subscribe(subjects: readonly string[], handler: EventHandler): Subscription {
+  subscribe(subjects: readonly string[], handler: EventHandler, opts?: BroadcastOptions): Subscription {
     let stopped = false;
     const active: Array<{ unsubscribe(): void }> = [];
+    const onLive = opts?.onLive;
     void (async () => {
       const conn = await this.connection();
       if (stopped) return;
@@ -345,10 +366,18 @@ export class JetStreamEventBus implements EventBus {
           }),
         );
       }
+      if (onLive) {
+        // Live once the server has the subscriptions (a round trip), and again after every reconnect.
+        await conn.nc.flush();
+        if (stopped) return;
+        this.liveListeners.add(onLive);
+        onLive(this.connected);
+      }
     })().catch(() => undefined);
     const sub: Subscription = {
       stop: async () => {
         stopped = true;
+        if (onLive) this.liveListeners.delete(onLive);
         for (const a of active) a.unsubscribe();
         this.subs.delete(sub);
       },

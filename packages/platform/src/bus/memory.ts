@@ -13,6 +13,7 @@ import {
   handleInTrace,
   type DurableConsumerSpec,
   type EventBus,
+  type BroadcastOptions,
   type EventHandler,
   type IncomingEvent,
   type OutgoingEvent,
@@ -50,6 +51,8 @@ interface Durable {
   parked: Array<{ event: OutgoingEvent; deliveryCount: number }>;
   timers: Set<NodeJS.Timeout>;
   inFlight: Set<Promise<void>>;
+  /** maxAckPending: events between delivery and ack or dead letter, across members (retries hold theirs). */
+  gate?: Semaphore;
 }
 
 export class InMemoryEventBus implements EventBus {
@@ -101,6 +104,7 @@ export class InMemoryEventBus implements EventBus {
       this.durables.set(spec.name, d);
     }
     const durable = d;
+    if (spec.maxAckPending) durable.gate ??= new Semaphore(spec.maxAckPending);
     const member: Member = { spec, running: true, sem: new Semaphore(spec.concurrency ?? 8) };
     durable.members.push(member);
     for (const p of durable.parked.splice(0)) this.deliver(durable, p.event, p.deliveryCount);
@@ -114,9 +118,11 @@ export class InMemoryEventBus implements EventBus {
     };
   }
 
-  subscribe(subjects: readonly string[], handler: EventHandler): Subscription {
+  subscribe(subjects: readonly string[], handler: EventHandler, opts?: BroadcastOptions): Subscription {
     const entry = { subjects, handler };
     this.broadcasts.add(entry);
+    // In process nothing is ever missed: live at once, for good.
+    opts?.onLive?.(true);
     return { stop: async () => void this.broadcasts.delete(entry) };
   }
 
@@ -154,19 +160,26 @@ export class InMemoryEventBus implements EventBus {
     return running[d.next];
   }
 
-  private deliver(d: Durable, event: OutgoingEvent, deliveryCount: number): void {
+  /** `gateHeld`: a redelivery of an event that still holds its place under maxAckPending. */
+  private deliver(d: Durable, event: OutgoingEvent, deliveryCount: number, gateHeld = false): void {
     const member = this.pick(d);
     if (!member) {
+      if (gateHeld) d.gate?.release();
       d.parked.push({ event, deliveryCount });
       return;
     }
     const spec = member.spec;
     const consumed = (spec.metrics ?? this.deps.metrics)?.eventsConsumed;
     const run = (async () => {
+      if (!gateHeld) await d.gate?.acquire();
+      // Released once the event is acked or dead-lettered; a retry keeps it (JetStream counts a
+      // nak'd event as pending until then).
+      let keepGate = false;
       await member.sem.acquire();
       try {
         if (!member.running) {
-          this.deliver(d, event, deliveryCount);
+          keepGate = true;
+          this.deliver(d, event, deliveryCount, d.gate !== undefined);
           return;
         }
         const incoming: IncomingEvent = { ...event, deliveryCount };
@@ -181,20 +194,22 @@ export class InMemoryEventBus implements EventBus {
         } else {
           consumed?.inc({ consumer: d.name, subject: event.subject, outcome: 'retry' });
           this.deps.logger.warn({ err, subject: event.subject, eventId: event.id, deliveryCount }, 'event handler failed; will retry');
-          this.retryLater(d, event, deliveryCount + 1, backoffFor(spec, deliveryCount));
+          keepGate = d.gate !== undefined;
+          this.retryLater(d, event, deliveryCount + 1, backoffFor(spec, deliveryCount), keepGate);
         }
       } finally {
         member.sem.release();
+        if (!keepGate) d.gate?.release();
       }
     })();
     d.inFlight.add(run);
     void run.finally(() => d.inFlight.delete(run));
   }
 
-  private retryLater(d: Durable, event: OutgoingEvent, deliveryCount: number, delayMs: number): void {
+  private retryLater(d: Durable, event: OutgoingEvent, deliveryCount: number, delayMs: number, gateHeld: boolean): void {
     const t = setTimeout(() => {
       d.timers.delete(t);
-      this.deliver(d, event, deliveryCount);
+      this.deliver(d, event, deliveryCount, gateHeld);
     }, delayMs);
     d.timers.add(t);
   }

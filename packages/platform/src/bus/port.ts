@@ -55,6 +55,12 @@ export interface DurableConsumerSpec {
   readonly backoffMs?: readonly number[];
   /** Handlers running at once (default 8). */
   readonly concurrency?: number;
+  /**
+   * Deliveries unacknowledged at once across every replica (JetStream's max_ack_pending, default
+   * 1000). 1 = one event at a time in stream order, however many replicas consume (the audit
+   * trail's before/after needs it); an event being retried then holds the ones behind it.
+   */
+  readonly maxAckPending?: number;
   /** The consuming service (an attribute of the handler's spans). */
   readonly service?: string;
   /**
@@ -63,6 +69,16 @@ export interface DurableConsumerSpec {
    * bus's own metrics, if it has any.
    */
   readonly metrics?: Metrics;
+}
+
+/** How a broadcast subscriber learns whether it may have missed events (a cache flushes then). */
+export interface BroadcastOptions {
+  /**
+   * `true` once the subscription receives every event published from now on; `false` as soon
+   * as events may be missed (the connection dropped). After a `false`, the next `true` follows a
+   * gap: whatever was derived from earlier events may be stale.
+   */
+  readonly onLive?: (live: boolean) => void;
 }
 
 export interface Subscription {
@@ -83,7 +99,7 @@ export interface EventBus {
    */
   consume(spec: DurableConsumerSpec): Subscription;
   /** Every instance receives every event, at most once, from now on (cache invalidation). */
-  subscribe(subjects: readonly string[], handler: EventHandler): Subscription;
+  subscribe(subjects: readonly string[], handler: EventHandler, opts?: BroadcastOptions): Subscription;
   /** Throws when the bus cannot be used right now (readiness). */
   check(): Promise<void>;
   /** Stops consumers, flushes and disconnects. */
@@ -212,4 +228,20 @@ export class Semaphore {
   async idle(): Promise<void> {
     while (this.active > 0) await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * The event bus as an informational check: its state shows in health details and, for NATS, in
+ * the `nats_connected` gauge; it never decides readiness.
+ */
+export function busCheck(bus: EventBus, metrics: Metrics): () => Promise<void> {
+  return async () => {
+    try {
+      await bus.check();
+      if (bus.kind === 'jetstream') metrics.natsConnected.set(1);
+    } catch (err) {
+      if (bus.kind === 'jetstream') metrics.natsConnected.set(0);
+      throw err;
+    }
+  };
 }

@@ -1,5 +1,9 @@
 /**
- * Promise-based gRPC clients over generated definitions. Every call is a client span whose
+ * Promise-based gRPC clients over generated definitions. Calls are balanced per call, not per
+ * connection: the channel resolves its target (`dns:///name:port`, or a plain `host:port`) to
+ * every address and spreads calls round-robin over them; when a server ends a connection (its
+ * `grpc.max_connection_age_ms`), the channel resolves the name again, so new replicas behind a
+ * headless Service get calls within a connection age. Every call is a client span whose
  * context crosses in the metadata (W3C traceparent), and carries a deadline: the caller's own,
  * capped by the deadline of the work in progress. Methods listed as idempotent are retried by
  * grpc-js itself (service-config retryPolicy: UNAVAILABLE only, bounded attempts and backoff,
@@ -10,6 +14,7 @@ import * as grpc from '@grpc/grpc-js';
 import { type Context, SpanKind, SpanStatusCode, context } from '@opentelemetry/api';
 import { AppError, type ErrorCode, ERROR_CODES, type FieldError } from '../errors';
 import type { Metrics } from '../metrics';
+import { CLIENT_IP_KEY, USER_AGENT_KEY, requestContext } from '../request-context';
 import { injectContext, remainingMs, startSpan } from '../trace';
 import { ACTOR_KEY, ERROR_CODE_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
@@ -34,6 +39,8 @@ export interface GrpcClientOptions<D extends ServiceDef> {
   readonly idempotent?: readonly (keyof D)[];
   /** Retries of an idempotent call after the first attempt (default 2; grpc-js allows at most 4). */
   readonly maxRetries?: number;
+  /** Shortest time between two DNS resolutions of the target (ms, default 5000; grpc-js's own is 30000). */
+  readonly minResolutionIntervalMs?: number;
 }
 
 export interface ClientHandle<D extends ServiceDef> {
@@ -45,10 +52,17 @@ export interface ClientHandle<D extends ServiceDef> {
 const UNTRACED_SERVICES = new Set(['grpc.health.v1.Health']);
 
 /**
- * The channel's service config: a retryPolicy for the idempotent methods (UNAVAILABLE only).
- * grpc-js spaces attempts by a random backoff below 50 ms, 150 ms, 450 ms … (capped at 500 ms).
+ * The channel's service config: round_robin over every resolved address (per-call balancing),
+ * and a retryPolicy for the idempotent methods (UNAVAILABLE only). grpc-js spaces attempts by a
+ * random backoff below 50 ms, 150 ms, 450 ms … (capped at 500 ms).
  */
-export function retryServiceConfig(definition: ServiceDef, idempotent: readonly PropertyKey[], maxRetries = 2): object | undefined {
+export function channelServiceConfig(definition: ServiceDef, idempotent: readonly PropertyKey[], maxRetries = 2): { loadBalancingConfig: object[]; methodConfig?: object[] } {
+  const retry = retryServiceConfig(definition, idempotent, maxRetries);
+  return { loadBalancingConfig: [{ round_robin: {} }], ...retry };
+}
+
+/** The retry part of the service config, or undefined when no method may be retried. */
+export function retryServiceConfig(definition: ServiceDef, idempotent: readonly PropertyKey[], maxRetries = 2): { methodConfig: object[] } | undefined {
   const names = Object.entries(definition)
     .filter(([key]) => idempotent.includes(key))
     .map(([, def]) => splitPath(def.path));
@@ -71,13 +85,14 @@ export function retryServiceConfig(definition: ServiceDef, idempotent: readonly 
 }
 
 export function createGrpcClient<D extends ServiceDef>(definition: D, opts: GrpcClientOptions<D>): ClientHandle<D> {
-  const serviceConfig = retryServiceConfig(definition, opts.idempotent ?? [], opts.maxRetries);
+  const serviceConfig = channelServiceConfig(definition, opts.idempotent ?? [], opts.maxRetries);
   const client = new grpc.Client(opts.target, opts.credentials ?? grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 60_000,
-    'grpc.enable_retries': serviceConfig ? 1 : 0,
-    ...(serviceConfig ? { 'grpc.service_config': JSON.stringify(serviceConfig) } : {}),
+    'grpc.enable_retries': serviceConfig.methodConfig ? 1 : 0,
+    'grpc.service_config': JSON.stringify(serviceConfig),
     // Only our own config: no service config taken from DNS TXT records.
     'grpc.service_config_disable_resolution': 1,
+    'grpc.dns_min_time_between_resolutions_ms': opts.minResolutionIntervalMs ?? 5_000,
     'grpc.initial_reconnect_backoff_ms': 200,
     'grpc.max_reconnect_backoff_ms': 2_000,
   });
@@ -124,7 +139,12 @@ function unary(
   ctx: Context,
 ): Promise<unknown> {
   const md = new grpc.Metadata();
-  if (actor) md.set(ACTOR_KEY, actor);
+  // The request this call serves (request-context.ts): who, from where; the actor named by the call wins.
+  const rc = requestContext();
+  const who = actor ?? rc?.actor;
+  if (who) md.set(ACTOR_KEY, who);
+  if (rc?.clientIp) md.set(CLIENT_IP_KEY, rc.clientIp);
+  if (rc?.userAgent) md.set(USER_AGENT_KEY, rc.userAgent);
   injectContext((name, value) => md.set(name, value), ctx);
   return new Promise((resolve, reject) => {
     client.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, request, md, { deadline }, (err, res) =>
@@ -177,7 +197,10 @@ export function fromServiceError(err: grpc.ServiceError): AppError {
       cause: err,
     });
   }
-  const code = BY_STATUS[err.code] ?? 'INTERNAL';
+  // A stream reset without a status (the server dropped the call under load, or the connection broke
+  // mid-call) is a transport failure, not a bug in the server: 503, never 500.
+  const reset = err.code === grpc.status.INTERNAL && /RST_STREAM|without gRPC status/.test(err.details ?? '');
+  const code = reset ? 'UNAVAILABLE' : BY_STATUS[err.code] ?? 'INTERNAL';
   const detail = code === 'UNAVAILABLE' ? 'An upstream service is unavailable; try again shortly.'
     : code === 'TIMEOUT' ? 'An upstream service did not answer in time.'
     : undefined;

@@ -263,4 +263,24 @@ describe('gRPC helpers (in-process server on port 0)', () => {
     expect(got).toEqual([SERVING, NOT_SERVING]);
     raw.close();
   });
+
+  it('a port held by another socket (an outgoing connection given it as its local port) is tried again until it is free, within bindRetryMs', async () => {
+    const net = await import('node:net');
+    // The kernel's own pick: a port nothing listens on; a plain listener holds it like a connection would.
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const port = (holder.address() as { port: number }).port;
+    setTimeout(() => holder.close(), 1_200);
+    const t = Date.now();
+    const s = await startGrpcServer({ host: '127.0.0.1', port, logger, health: new GrpcHealth(), bindings: [], bindRetryMs: 10_000 });
+    expect(s.port).toBe(port);
+    expect(Date.now() - t).toBeGreaterThanOrEqual(1_000);
+    await s.shutdown(1_000);
+
+    // Held for longer than the retry: the start fails with the bind error.
+    const still = net.createServer();
+    await new Promise<void>((r) => still.listen(port, '127.0.0.1', r));
+    await expect(startGrpcServer({ host: '127.0.0.1', port, logger, health: new GrpcHealth(), bindings: [], bindRetryMs: 600 })).rejects.toThrow(/EADDRINUSE/);
+    await new Promise<void>((r) => still.close(() => r()));
+  });
 });

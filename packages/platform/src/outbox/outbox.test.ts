@@ -4,7 +4,7 @@ import type { EventBus, IncomingEvent, OutgoingEvent } from '../bus/port';
 import { createDataSource, migrate } from '../db';
 import { createTestDatabase, eventually, testBus, testLogger, testMetrics, type TestDatabase } from '../testing';
 import { runWithTrace } from '../trace';
-import { CreateOutbox1763800000000, OutboxEventRow, OutboxRelay, appendEvents, event } from '.';
+import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200, OutboxRelay, appendEvents, event } from '.';
 
 /** A bus that can be switched off, standing for NATS being down. */
 class SwitchableBus implements EventBus {
@@ -33,7 +33,7 @@ describe('transactional outbox', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('outbox');
-    ds = createDataSource({ url: db.url, name: 'outbox-test', entities: [OutboxEventRow], migrations: [CreateOutbox1763800000000], logger });
+    ds = createDataSource({ url: db.url, name: 'outbox-test', entities: [OutboxEventRow], migrations: [CreateOutbox1763800000000, OutboxHeaders1764200000200], logger });
     await ds.initialize();
     await migrate(ds, 'outbox-test', logger);
   });

@@ -282,6 +282,42 @@ export function runEventBusContract(name: string, makeFactory: () => BusFactory 
       await s2.stop();
     });
 
+    it('maxAckPending 1: replicas handle one event at a time, in stream order, a retry holding the ones behind it', async () => {
+      const b1 = bus();
+      const b2 = bus();
+      await b1.declareStreams([stream, dead]);
+      await b2.declareStreams([stream, dead]);
+      const done: string[] = [];
+      let running = 0;
+      let peak = 0;
+      let failedOnce = false;
+      const handler = async (e: IncomingEvent): Promise<void> => {
+        running++;
+        peak = Math.max(peak, running);
+        try {
+          await new Promise((r) => setTimeout(r, Math.random() * 10));
+          if (dec(e.data) === 'o5' && !failedOnce) {
+            failedOnce = true;
+            throw new Error('first delivery fails');
+          }
+          done.push(dec(e.data));
+        } finally {
+          running--;
+        }
+      };
+      const name = consumerName();
+      const spec = { name, stream, subjects: stream.subjects, handler, concurrency: 4, maxAckPending: 1, backoffMs: [100] };
+      const s1 = b1.consume(spec);
+      const s2 = b2.consume(spec);
+      for (let i = 0; i < 12; i++) await b1.publish(ev(subj('created'), `o${i}`));
+      const deadline = Date.now() + 10_000;
+      while (done.length < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      expect(done).toEqual(Array.from({ length: 12 }, (_, i) => `o${i}`));
+      expect(peak).toBe(1);
+      await s1.stop();
+      await s2.stop();
+    });
+
     it('bounds the handlers running at once to the concurrency', async () => {
       const b = bus();
       await b.declareStreams([stream, dead]);

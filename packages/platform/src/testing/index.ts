@@ -43,6 +43,32 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * Gateway settings for tests that are not about load shedding: a test machine's stalls (other
+ * suites on the same cores, schema compilation at start) are not load to shed (the harness does
+ * the same; plugins/external tests shedding itself).
+ */
+export const NO_SHEDDING = { MAX_EVENT_LOOP_DELAY_MS: '0' } as const;
+
+/** Runs one statement as the test server's superuser (roles, ownership, grants). */
+export async function asSuperuser(sql: string): Promise<void> {
+  const c = new Client({ connectionString: testPgUrl() });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+/** `url` connecting as `role` (no password: the test server trusts local connections). */
+export function urlAsRole(url: string, role: string): string {
+  const u = new URL(url);
+  u.username = role;
+  u.password = '';
+  return u.toString();
+}
+
 /** Creates an empty database; `drop()` removes it (terminating leftover connections). */
 export async function createTestDatabase(prefix = 'iam_test'): Promise<TestDatabase> {
   const name = uniqueName(prefix).toLowerCase();

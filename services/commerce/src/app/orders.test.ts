@@ -11,6 +11,7 @@ import type { DataSource } from 'typeorm';
 import { REASONS, reasonOf } from '../domain/errors';
 import type { Product } from '../domain/model';
 import { entities, migrations } from '../infra/schema';
+import { purgeExpired } from '../infra/stores';
 import { createCommerceUseCases } from '../service';
 
 describe('orders', () => {
@@ -95,6 +96,20 @@ describe('orders', () => {
     expect((await uc.catalog.get(a.id)).reserved).toBe(1);
     expect((await uc.catalog.get(b.id)).reserved).toBe(0);
     await expect(uc.orders.checkout({ customerId: randomUUID(), idempotencyKey: 'same', lines: [{ productId: a.id, quantity: 2 }] })).resolves.toMatchObject({ replayed: false });
+  });
+
+  it('housekeeping drops idempotency keys older than their hours, keeps the newer ones and every order', async () => {
+    const p = await product({ onHand: 10 });
+    const customerId = randomUUID();
+    const [old, fresh] = [await uc.orders.checkout({ customerId, idempotencyKey: 'old', lines: [{ productId: p.id, quantity: 1 }] }), await uc.orders.checkout({ customerId, idempotencyKey: 'fresh', lines: [{ productId: p.id, quantity: 1 }] })];
+    await ds.query(`UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE customer_id = $1 AND key = 'old'`, [customerId]);
+    await purgeExpired(ds, 24);
+    const keys = await ds.query<Array<{ key: string }>>('SELECT key FROM idempotency_records WHERE customer_id = $1', [customerId]);
+    expect(keys.map((k) => k.key)).toEqual(['fresh']);
+    expect((await uc.orders.get(customerId, old.order.id)).id).toBe(old.order.id);
+    // The fresh key still replays; the purged one is a new checkout.
+    await expect(uc.orders.checkout({ customerId, idempotencyKey: 'fresh', lines: [{ productId: p.id, quantity: 1 }] })).resolves.toMatchObject({ replayed: true, order: { id: fresh.order.id } });
+    await expect(uc.orders.checkout({ customerId, idempotencyKey: 'old', lines: [{ productId: p.id, quantity: 1 }] })).resolves.toMatchObject({ replayed: false });
   });
 
   it('a failed checkout takes nothing and leaves its key unused', async () => {

@@ -4,7 +4,7 @@
  * pages on (created_at, id), the cursor's created_at in microseconds (exact, unlike a JS Date).
  */
 import { AppError, UNIQUE_VIOLATION, escapeLike, pgConstraint, pgErrorCode } from '@iam/platform';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { Cursor, Line, Order, OrderLine, OrderQuery, OrderStatus, Page, Product, ProductQuery, ProductStatus } from '../domain/model';
 import type { CartStore, Claim, IdempotencyStore, NewOrder, NewProduct, OrderStore, ProductPatch, ProductStore, StockChange, StockStore, Stores } from '../domain/ports';
 
@@ -360,4 +360,12 @@ export function pgStores(m: EntityManager): Stores {
     orders: new PgOrderStore(m),
     idempotency: new PgIdempotencyStore(m),
   };
+}
+
+/**
+ * Removes what can no longer matter: checkout idempotency keys older than `idempotencyHours`
+ * (a retry after that places a new order; clients retry within minutes).
+ */
+export async function purgeExpired(ds: DataSource, idempotencyHours: number): Promise<void> {
+  await ds.query('DELETE FROM idempotency_records WHERE created_at < now() - make_interval(hours => $1)', [idempotencyHours]);
 }

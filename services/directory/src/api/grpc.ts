@@ -81,7 +81,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         deleteUser: async (r, ctx) => (await uc.users.remove(actor(ctx), r.id), {}),
         listUsers: async (q) => {
           const page = await uc.users.list(checkListQuery(q));
-          return { items: page.items.map(toUser), totalCount: page.totalCount };
+          return { items: page.items.map(toUser), totalCount: page.totalCount, totalCountEstimated: !page.totalCountExact };
         },
       },
       deps,
@@ -95,7 +95,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         deleteRole: async (r) => (await uc.roles.remove(r.id), {}),
         listRoles: async (q) => {
           const page = await uc.roles.list(checkListQuery(q));
-          return { items: page.items.map(toRole), totalCount: page.totalCount };
+          return { items: page.items.map(toRole), totalCount: page.totalCount, totalCountEstimated: !page.totalCountExact };
         },
       },
       deps,
@@ -109,7 +109,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         deletePermission: async (r) => (await uc.permissions.remove(r.id), {}),
         listPermissions: async (q) => {
           const page = await uc.permissions.list(checkListQuery(q));
-          return { items: page.items.map(toPermission), totalCount: page.totalCount };
+          return { items: page.items.map(toPermission), totalCount: page.totalCount, totalCountEstimated: !page.totalCountExact };
         },
       },
       deps,
@@ -122,8 +122,8 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         updateRolePermission: async (r, ctx) => toLink(await uc.links.update(actor(ctx), r.id, { roleId: r.roleId, permissionId: r.permissionId })),
         deleteRolePermission: async (r, ctx) => (await uc.links.remove(actor(ctx), r.id), {}),
         listRolePermissions: async (q) => {
-          const page = await uc.links.list(checkListQuery(q));
-          return { items: page.items.map(toLink), totalCount: page.totalCount };
+          const page = await uc.links.list(checkListQuery(q), { roleId: q.roleId, permissionId: q.permissionId });
+          return { items: page.items.map(toLink), totalCount: page.totalCount, totalCountEstimated: !page.totalCountExact };
         },
       },
       deps,
@@ -132,15 +132,15 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
       directoryV1.CredentialServiceService,
       {
         verifyCredentials: async (r) => {
-          const { principal: p, accountExists } = await uc.credentials.verify(r.email, r.password, { skipEvaluation: r.skipEvaluation });
-          return p ? { valid: true, principal: toPrincipal(p), accountExists } : { valid: false, principal: undefined, accountExists };
+          const { principal: p, accountExists, accountId = '' } = await uc.credentials.verify(r.email, r.password, { skipEvaluation: r.skipEvaluation });
+          return p ? { valid: true, principal: toPrincipal(p), accountExists, accountId } : { valid: false, principal: undefined, accountExists, accountId };
         },
         getPrincipal: async (r) => toPrincipal(await uc.credentials.principal(r.userId)),
         findAccount: async (r) => {
           const p = await uc.credentials.findAccount(r.email);
           return p ? { found: true, principal: toPrincipal(p) } : { found: false, principal: undefined };
         },
-        setPassword: async (r) => (await uc.credentials.setPassword(r.userId, r.password, Buffer.from(r.emailSha256)), {}),
+        resetPassword: async (r) => uc.credentials.resetPassword({ ...r, emailSha256: Buffer.from(r.emailSha256) }),
         markEmailVerified: async (r) => (await uc.credentials.markEmailVerified(r.userId, Buffer.from(r.emailSha256)), {}),
         ensureAdministrator: async (r) => {
           const { user, created } = await uc.credentials.ensureAdministrator({

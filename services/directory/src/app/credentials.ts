@@ -17,14 +17,18 @@ export interface CredentialUseCases {
    * one cost); `accountExists` is for the lockout only. With `skipEvaluation` the password is not
    * checked at all (a locked account), at the same cost.
    */
-  verify(email: string, password: string, opts?: { skipEvaluation?: boolean }): Promise<{ principal: Principal | null; accountExists: boolean }>;
+  verify(email: string, password: string, opts?: { skipEvaluation?: boolean }): Promise<{ principal: Principal | null; accountExists: boolean; accountId?: string }>;
   principal(userId: string): Promise<Principal>;
   findAccount(email: string): Promise<Principal | null>;
   /**
-   * With `emailSha256` (the address an email-action token was mailed to), only while the account
-   * still has that address: NOT_FOUND otherwise, as for a deleted user.
+   * A password reset in one transaction: the new hash, the record that `resetId` (the
+   * email-action token) was used, and `directory.user.updated` carrying `passwordResetId`, from
+   * which identity completes the reset (token consumed, sessions ended, notice sent) once. Only
+   * while the account still has the address `emailSha256`. The same `attemptId` again answers as
+   * the first call did (a retry); NOT_FOUND for a deleted user, another address, or a reset
+   * another attempt used; VALIDATION (field newPassword) for a weak password, with nothing changed.
    */
-  setPassword(userId: string, password: string, emailSha256?: Buffer): Promise<void>;
+  resetPassword(r: { userId: string; password: string; emailSha256: Buffer; resetId: string; attemptId: string }): Promise<{ changedAt: Date; email: string; firstName: string }>;
   markEmailVerified(userId: string, emailSha256?: Buffer): Promise<void>;
   ensureAdministrator(input: { email: string; password: string; firstName?: string; lastName?: string }): Promise<{ user: User; created: boolean }>;
 }
@@ -35,18 +39,19 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
     async verify(email, password, opts = {}) {
       const account = await read.credentials.credentialsByEmail(normalizeEmail(email));
       const accountExists = account !== null;
+      const accountId = account?.principal.userId;
       // Longer than any valid password: refused without hashing (nothing about the account leaks).
-      if ([...password].length > PASSWORD_MAX_LENGTH) return { principal: null, accountExists };
+      if ([...password].length > PASSWORD_MAX_LENGTH) return { principal: null, accountExists, accountId };
       if (!account || opts.skipEvaluation) {
         await hasher.verifyDummy(password);
-        return { principal: null, accountExists };
+        return { principal: null, accountExists, accountId };
       }
-      if (!(await hasher.verify(account.passwordHash, password))) return { principal: null, accountExists };
+      if (!(await hasher.verify(account.passwordHash, password))) return { principal: null, accountExists, accountId };
       if (hasher.needsRehash(account.passwordHash)) {
         const rehashed = await hasher.hash(password);
         await read.credentials.setPasswordHash(account.principal.userId, rehashed);
       }
-      return { principal: account.principal, accountExists };
+      return { principal: account.principal, accountExists, accountId };
     },
 
     async principal(userId) {
@@ -60,17 +65,26 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       return account ? read.credentials.principal(account.id) : null;
     },
 
-    async setPassword(userId, password, emailSha256) {
-      const id = checkId(userId, 'userId');
+    async resetPassword(r) {
+      const id = checkId(r.userId, 'userId');
+      const resetId = checkId(r.resetId, 'resetId');
+      const attemptId = checkId(r.attemptId, 'attemptId');
       const v = new Violations();
-      checkPassword(v, 'newPassword', password);
+      checkPassword(v, 'newPassword', r.password);
       v.throwIfAny('The new password does not meet the password policy.');
-      const hash = await hasher.hash(password);
-      await deps.uow.run(async (tx) => {
-        await liveWithAddress(tx, id, emailSha256);
-        await tx.credentials.setPasswordHash(id, hash);
+      const hash = await hasher.hash(r.password);
+      return deps.uow.run(async (tx) => {
+        // The user's row lock serialises attempts on one reset: the second sees the first's record.
+        await liveWithAddress(tx, id, r.emailSha256);
+        const applied = await tx.credentials.recordPasswordReset({ resetId, userId: id, attemptId });
         const user = (await tx.users.findById(id))!;
-        await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, ['password']))]);
+        if (!applied.first) {
+          if (applied.attemptId !== attemptId || applied.userId !== id) throw AppError.notFound('The reset was already used.');
+          return { changedAt: applied.changedAt, email: user.email, firstName: user.firstName };
+        }
+        await tx.credentials.setPasswordHash(id, hash);
+        await tx.publish([event(SUBJECTS.userUpdated, { ...userChanged(user, ['password']), passwordResetId: resetId })]);
+        return { changedAt: applied.changedAt, email: user.email, firstName: user.firstName };
       });
     },
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { AppError, event } from '@iam/platform';
 import { type Actor, assertMayGrant, assertMayRevoke } from '../domain/authorization';
-import type { ListQuery, Page, RolePermission } from '../domain/model';
+import type { LinkQuery, ListQuery, Page, RolePermission } from '../domain/model';
 import type { Stores, UnitOfWork } from '../domain/ports';
 import { Violations, checkId, isUuid } from '../domain/rules';
 import { linkRevokedEvent } from './roles';
@@ -14,7 +14,8 @@ export interface LinkUseCases {
   get(id: string): Promise<RolePermission>;
   update(actor: Actor, id: string, input: { roleId?: string; permissionId?: string }): Promise<RolePermission>;
   remove(actor: Actor, id: string): Promise<void>;
-  list(query: ListQuery): Promise<Page<RolePermission>>;
+  /** `roleId` / `permissionId` narrow the list to one end of the links (400 when not UUIDs). */
+  list(query: ListQuery, ends?: { roleId?: string; permissionId?: string }): Promise<Page<RolePermission>>;
 }
 
 function checkRefs(input: { roleId?: string; permissionId?: string }): void {
@@ -97,6 +98,10 @@ export function createLinkUseCases(deps: { uow: UnitOfWork; read: Stores }): Lin
       });
     },
 
-    list: (query) => deps.read.links.list(query),
+    list: (query, ends = {}) => {
+      checkRefs(ends);
+      const q: LinkQuery = { ...query, roleId: ends.roleId, permissionId: ends.permissionId };
+      return deps.read.links.list(q);
+    },
   };
 }

@@ -65,9 +65,17 @@ export interface ListQuery {
   readonly includeDeleted: boolean;
 }
 
+/** A list of links, optionally narrowed to one role and/or one permission. */
+export interface LinkQuery extends ListQuery {
+  readonly roleId?: string;
+  readonly permissionId?: string;
+}
+
 export interface Page<T> {
   readonly items: readonly T[];
+  /** Exact up to the store's count bound; beyond it an estimate (`totalCountExact` false). */
   readonly totalCount: number;
+  readonly totalCountExact: boolean;
 }
 
 export const ADMINISTRATOR_ROLE = 'Administrator';

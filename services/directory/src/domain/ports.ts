@@ -3,7 +3,7 @@
  * ports: only the credential use cases get the privileged one.
  */
 import type { UnitOfWork as PlatformUnitOfWork } from '@iam/platform';
-import type { ListQuery, Page, Permission, Principal, Role, RolePermission, User } from './model';
+import type { LinkQuery, ListQuery, Page, Permission, Principal, Role, RolePermission, User } from './model';
 
 export interface UserStore {
   /** Throws CONFLICT (field email) when a live user has the email. */
@@ -28,6 +28,11 @@ export interface CredentialStore {
   /** The live user with this (normalised) email and its hash. */
   findByEmail(email: string): Promise<{ id: string; passwordHash: string } | null>;
   setPasswordHash(userId: string, hash: string): Promise<boolean>;
+  /**
+   * Records that reset `resetId` changes the user's password now; when it was recorded already,
+   * returns that earlier record instead (and records nothing).
+   */
+  recordPasswordReset(r: { resetId: string; userId: string; attemptId: string }): Promise<{ first: boolean; userId: string; attemptId: string; changedAt: Date }>;
   markEmailVerified(userId: string): Promise<boolean>;
   /** Names, live roles and the live permissions they grant; null for an unknown or deleted user. */
   principal(userId: string): Promise<Principal | null>;
@@ -72,7 +77,7 @@ export interface RolePermissionStore {
   /** Revokes every live link of a role or a permission; returns the revoked links. */
   revokeAllOf(by: { roleId?: string; permissionId?: string }): Promise<RolePermission[]>;
   findById(id: string, opts?: { forUpdate?: boolean }): Promise<RolePermission | null>;
-  list(query: ListQuery): Promise<Page<RolePermission>>;
+  list(query: LinkQuery): Promise<Page<RolePermission>>;
 }
 
 export interface Stores {

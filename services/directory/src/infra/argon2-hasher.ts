@@ -1,9 +1,9 @@
 /**
- * argon2id hashing behind a bounded queue: at most `concurrency` hashes run at once (one per
- * core; more only adds latency) and at most `queueLimit` wait. Beyond that the caller gets
- * RATE_LIMITED at once instead of timing out behind a queue it cannot see the end of.
+ * argon2id hashing behind a bounded queue: at most `concurrency` hashes run at once (by default
+ * one per core, `defaultHashConcurrency` in config.ts) and at most `queueLimit` wait. Beyond
+ * that the caller gets RATE_LIMITED at once instead of timing out behind a queue it cannot see
+ * the end of.
  */
-import { availableParallelism } from 'node:os';
 import { AppError } from '@iam/platform';
 import * as argon2 from 'argon2';
 import type { PasswordHasher } from '../domain/ports';
@@ -50,7 +50,8 @@ export class Argon2Hasher implements PasswordHasher {
 
   constructor(
     params: Argon2Params,
-    private readonly queue: BoundedQueue = new BoundedQueue(Math.max(1, availableParallelism()), 64),
+    /** Sized by the configuration (ARGON2_CONCURRENCY, ARGON2_QUEUE_LIMIT). */
+    private readonly queue: BoundedQueue,
   ) {
     this.options = { type: argon2.argon2id, memoryCost: params.memoryKiB, timeCost: params.iterations, parallelism: params.parallelism };
   }

@@ -8,9 +8,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typ
 @Entity({ name: 'users' })
 @Index('uq_users_email_live', ['email'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_users_created', ['createdAt', 'id'])
-@Index('ix_users_first_name_trgm', { synchronize: false })
-@Index('ix_users_last_name_trgm', { synchronize: false })
-@Index('ix_users_email_trgm', { synchronize: false })
+@Index('ix_users_search_words', { synchronize: false })
 export class UserRow {
   @PrimaryColumn('uuid')
   id!: string;
@@ -131,4 +129,20 @@ export class UserRoleRow {
 
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
+}
+
+/** Password resets applied, by the email-action token's id (one change per token; retries answer the same). */
+@Entity({ name: 'password_resets' })
+export class PasswordResetRow {
+  @PrimaryColumn('uuid', { name: 'reset_id' })
+  resetId!: string;
+
+  @Column('uuid', { name: 'user_id' })
+  userId!: string;
+
+  @Column('uuid', { name: 'attempt_id' })
+  attemptId!: string;
+
+  @Column('timestamptz', { name: 'changed_at', default: () => 'now()' })
+  changedAt!: Date;
 }

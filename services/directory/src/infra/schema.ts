@@ -1,9 +1,13 @@
-import { CreateOutbox1763800000000, OutboxEventRow } from '@iam/platform';
-import { PermissionRow, RolePermissionRow, RoleRow, UserRoleRow, UserRow } from './entities';
+import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200 } from '@iam/platform';
+import { PasswordResetRow, PermissionRow, RolePermissionRow, RoleRow, UserRoleRow, UserRow } from './entities';
 import { DirectorySchema1763800000100 } from './migrations/1763800000100-directory-schema';
 import { ProductsManagePermission1764000000100 } from './migrations/1764000000100-products-manage-permission';
+import { PasswordResets1764100000400 } from './migrations/1764100000400-password-resets';
+import { AuditReadPermission1764200000100 } from './migrations/1764200000100-audit-read-permission';
+import { UsersSearchIndex1764300000100 } from './migrations/1764300000100-users-search-index';
+import { UsersSearchWords1764400000100 } from './migrations/1764400000100-users-search-words';
 
-export const entities = [UserRow, RoleRow, PermissionRow, RolePermissionRow, UserRoleRow, OutboxEventRow];
+export const entities = [UserRow, RoleRow, PermissionRow, RolePermissionRow, UserRoleRow, PasswordResetRow, OutboxEventRow];
 
 /** In order; never edit one that has landed, add a new one. */
-export const migrations = [CreateOutbox1763800000000, DirectorySchema1763800000100, ProductsManagePermission1764000000100];
+export const migrations = [CreateOutbox1763800000000, DirectorySchema1763800000100, ProductsManagePermission1764000000100, PasswordResets1764100000400, AuditReadPermission1764200000100, OutboxHeaders1764200000200, UsersSearchIndex1764300000100, UsersSearchWords1764400000100];

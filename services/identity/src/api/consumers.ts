@@ -28,6 +28,13 @@ export function identityConsumers(deps: { auth: AuthUseCases; emailActions: Emai
         }
         const ends = e.subject === SUBJECTS.userDeleted || changed.has('password') || changed.has('email');
         if (!ends) return;
+        if (payload.passwordResetId && !changed.has('email')) {
+          // A password reset: its token, sessions and notice go together, once (maybe done already
+          // by the confirm call itself).
+          const done = await deps.emailActions.completePasswordReset({ resetId: payload.passwordResetId, userId: payload.userId, email: payload.email, firstName: payload.firstName, at: e.occurredAt });
+          if (done) logger.info({ userId: payload.userId }, 'password reset completed from the directory event');
+          return;
+        }
         // The change's own time: tokens issued before it are refused, later ones are not.
         const n = await deps.auth.endSessions(payload.userId, e.occurredAt);
         logger.info({ userId: payload.userId, revoked: n, reason: e.subject }, 'sessions ended');

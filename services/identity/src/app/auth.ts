@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { type AccessClaims, AppError, type Logger, event, firstAcceptedIat, randomToken, sha256 } from '@iam/platform';
+import { type AccessClaims, AppError, type InTransaction, type Logger, event, firstAcceptedIat, randomToken, sha256 } from '@iam/platform';
 import type { Principal, TokenPair } from '../domain/model';
 import type { Directory, IdentityStores, TokenService, UnitOfWork } from '../domain/ports';
 
@@ -32,6 +32,8 @@ export interface AuthUseCases {
    * its access tokens issued before `at` (subject-level revocation, published to every gateway).
    */
   endSessions(userId: string, at?: Date): Promise<number>;
+  /** The same inside the caller's transaction (with what else must commit with it). */
+  endSessionsIn(tx: InTransaction<IdentityStores>, userId: string, at: Date): Promise<number>;
   /** Clears the failed-login count of an email (after a password reset). */
   clearLockout(email: string): Promise<void>;
 }
@@ -79,8 +81,21 @@ export function createAuthUseCases(deps: {
     const seen = await read.refreshTokens.findByHash(hash);
     if (!seen?.rotatedAt || seen.revokedAt) return;
     if (Date.now() - seen.rotatedAt.getTime() <= s.refreshReuseGraceSeconds * 1000) return;
-    const n = await read.refreshTokens.revokeFamily(seen.familyId);
+    // The family revoked and the detection recorded together (the audit trail's refresh.reuse_detected).
+    const n = await uow.run(async (tx) => {
+      const revoked = await tx.refreshTokens.revokeFamily(seen.familyId);
+      if (revoked > 0) await tx.publish([event(SUBJECTS.refreshReuseDetected, { userId: seen.userId, familyId: seen.familyId, revoked })]);
+      return revoked;
+    });
     if (n > 0) deps.logger.warn({ userId: seen.userId, revoked: n }, 'refresh token reuse detected; token family revoked');
+  }
+
+  /** Records a refused login (one insert, the same for every kind of failure). */
+  async function recordFailure(userId: string, failures: number, reason: 'invalid_credentials' | 'locked', lockedNow: boolean): Promise<void> {
+    const attempt = { userId, failures, reason };
+    await uow.run((tx) =>
+      tx.publish([event(SUBJECTS.loginFailed, attempt), ...(lockedNow ? [event(SUBJECTS.accountLocked, { userId, failures, reason: '' })] : [])]),
+    );
   }
 
   return {
@@ -99,17 +114,25 @@ export function createAuthUseCases(deps: {
       const principal = result.principal;
       if (!principal || !slot.allowed) {
         // Failures against no account are not counted: a later account with this email starts active.
+        const counted = result.accountExists || !slot.allowed;
         if (slot.allowed && !result.accountExists) await read.lockouts.release(key, s.maxFailedAttempts);
-        else if (slot.allowed && slot.count >= s.maxFailedAttempts) deps.logger.warn({ failures: slot.count }, 'account locked after repeated failed logins');
+        const lockedNow = slot.allowed && result.accountExists && slot.count >= s.maxFailedAttempts;
+        if (lockedNow) deps.logger.warn({ failures: slot.count }, 'account locked after repeated failed logins');
+        await recordFailure(result.accountId ?? '', counted ? slot.count : 0, slot.allowed ? 'invalid_credentials' : 'locked', lockedNow);
         throw AppError.unauthenticated(INVALID_CREDENTIALS);
       }
       const refreshToken = randomToken(32);
       const expiresAt = new Date(Date.now() + s.refreshExpirySeconds * 1000);
-      // One statement: the new family's first token, and the failed-login count cleared.
-      const { subjectNotBefore } = await read.refreshTokens.startFamily(
-        { id: randomUUID(), familyId: randomUUID(), userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt },
-        key,
-      );
+      // The new family's first token and the failed-login count cleared (one statement), and the
+      // success recorded, in one transaction.
+      const { subjectNotBefore } = await uow.run(async (tx) => {
+        const started = await tx.refreshTokens.startFamily(
+          { id: randomUUID(), familyId: randomUUID(), userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt },
+          key,
+        );
+        await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
+        return started;
+      });
       return { tokens: pair(await tokens.issue(principal, { notBefore: subjectNotBefore }), refreshToken, expiresAt), principal };
     },
 
@@ -163,14 +186,17 @@ export function createAuthUseCases(deps: {
       return { tokens, subjects };
     },
 
-    endSessions: (userId, at = new Date()) =>
-      uow.run(async (tx) => {
-        const n = await tx.refreshTokens.revokeAllOfUser(userId);
-        // Tokens issued before `at` stay refused until the last of them has expired (plus skew).
-        const r = await tx.subjects.revoke(userId, at, new Date(at.getTime() + (s.accessExpirySeconds + 60) * 1000));
-        await tx.publish([event(SUBJECTS.subjectRevoked, { userId, notBefore: r.notBefore, expiresAt: r.expiresAt })]);
-        return n;
-      }),
+    endSessions(userId, at = new Date()) {
+      return uow.run((tx) => this.endSessionsIn(tx, userId, at));
+    },
+
+    async endSessionsIn(tx, userId, at) {
+      const n = await tx.refreshTokens.revokeAllOfUser(userId);
+      // Tokens issued before `at` stay refused until the last of them has expired (plus skew).
+      const r = await tx.subjects.revoke(userId, at, new Date(at.getTime() + (s.accessExpirySeconds + 60) * 1000));
+      await tx.publish([event(SUBJECTS.subjectRevoked, { userId, notBefore: r.notBefore, expiresAt: r.expiresAt })]);
+      return n;
+    },
 
     clearLockout: (email) => read.lockouts.clear(emailKey(email)),
   };

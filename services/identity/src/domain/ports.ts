@@ -1,6 +1,7 @@
 /** Ports of the identity service's use cases. */
 import type { UnitOfWork as PlatformUnitOfWork } from '@iam/platform';
 import type { AccessClaims, Principal, PublicJwk, RefreshRecord } from './model';
+import type { WorkOrigin } from '@iam/platform';
 
 /** The directory, as identity needs it (implemented over gRPC). */
 export interface Directory {
@@ -9,16 +10,23 @@ export interface Directory {
    * `accountExists` is for the lockout's accounting only. With `skipEvaluation` (a locked email)
    * the password is not checked, at the same cost.
    */
-  verifyCredentials(email: string, password: string, opts?: { skipEvaluation?: boolean }): Promise<{ principal: Principal | null; accountExists: boolean }>;
+  verifyCredentials(
+    email: string,
+    password: string,
+    opts?: { skipEvaluation?: boolean },
+  ): Promise<{ principal: Principal | null; accountExists: boolean; /** The account's user id when it exists (records only). */ accountId?: string }>;
   /** Null for an unknown or deleted user. */
   principal(userId: string): Promise<Principal | null>;
   /** The live account with this email, or null. */
   findAccount(email: string): Promise<Principal | null>;
   /**
-   * VALIDATION (field newPassword) when the password breaks the policy; NOT_FOUND for a deleted
-   * user, or one no longer at the address whose hash is `emailHash`.
+   * Sets the password for reset `resetId` (an email-action token's id) in one directory
+   * transaction that also records the reset as used and publishes `directory.user.updated` with
+   * `passwordResetId`. Safe to retry with the same `attemptId`. VALIDATION (field newPassword)
+   * when the password breaks the policy (nothing changed); NOT_FOUND for a deleted user, one no
+   * longer at the address whose hash is `emailHash`, or a reset another attempt used.
    */
-  setPassword(userId: string, password: string, emailHash: Buffer): Promise<void>;
+  resetPassword(r: { userId: string; password: string; emailHash: Buffer; resetId: string; attemptId: string }): Promise<{ changedAt: Date; email: string; firstName: string }>;
   /** NOT_FOUND for a deleted user, or one no longer at the address whose hash is `emailHash`. */
   markEmailVerified(userId: string, emailHash: Buffer): Promise<void>;
 }
@@ -29,12 +37,47 @@ export type EmailPurpose = 'password_reset' | 'email_verification';
 export interface EmailActionStore {
   /** Stores a new token and invalidates the account's earlier unused tokens of that purpose. */
   issue(t: { id: string; userId: string; purpose: EmailPurpose; tokenHash: Buffer; emailHash: Buffer; expiresAt: Date }): Promise<void>;
+  /** The unused, unexpired, not invalidated token with this hash (nothing changed); null when there is none. */
+  pending(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null>;
+  /**
+   * Marks token `id` of the user used, whatever else became of it since (the directory already
+   * applied it): `consumed` the first time, `already` after that, `missing` when the row is gone.
+   */
+  consume(id: string, userId: string): Promise<{ outcome: 'consumed'; emailHash: Buffer } | { outcome: 'already' | 'missing' }>;
   /** Marks an unused, unexpired, not invalidated token used; null when there is none. */
   claim(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null>;
   /** Undoes a claim whose action failed (e.g. a weak new password), so the token can be used again. */
   release(id: string): Promise<void>;
   /** Invalidates every pending token of the user (its address changed); returns how many. */
   invalidateAllOf(userId: string): Promise<number>;
+}
+
+/** An accepted email-action request waiting to be processed. */
+export interface EmailActionRequest {
+  readonly id: string;
+  readonly purpose: EmailPurpose;
+  readonly emailHash: Buffer;
+  /** Password reset: the address, sealed with AAD = id. */
+  readonly sealedEmail: Buffer | null;
+  /** Email verification: the account. */
+  readonly userId: string | null;
+  readonly createdAt: Date;
+  readonly attempts: number;
+  /** The request's trace and context, resumed when it is processed (its event carries them). */
+  readonly origin?: WorkOrigin;
+}
+
+/**
+ * Accepted email-action requests (written before the 202, so a crash cannot lose one). The worker
+ * claims due ones in a transaction and completes each in it, with the token and event it issues.
+ */
+export interface EmailActionRequestStore {
+  enqueue(r: { id: string; purpose: EmailPurpose; emailHash: Buffer; sealedEmail?: Buffer; userId?: string }): Promise<void>;
+  /** Due requests, oldest first, locked for this transaction (others skip them). */
+  claimDue(limit: number): Promise<EmailActionRequest[]>;
+  complete(id: string): Promise<void>;
+  /** Keeps the request for another try after `delayMs`. */
+  retryLater(id: string, delayMs: number, error: string): Promise<void>;
 }
 
 /** Fixed-window counters of requests per key (a hashed email) and purpose. */
@@ -107,6 +150,7 @@ export interface IdentityStores {
   readonly subjects: SubjectRevocationStore;
   readonly emailActions: EmailActionStore;
   readonly throttle: ThrottleStore;
+  readonly emailRequests: EmailActionRequestStore;
 }
 
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */

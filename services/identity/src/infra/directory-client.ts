@@ -11,13 +11,14 @@ export function grpcDirectory(target: string, metrics: Metrics, credentials?: Ch
     metrics,
     credentials,
     defaultDeadlineMs: 10_000,
-    idempotent: ['verifyCredentials', 'getPrincipal', 'findAccount', 'markEmailVerified'],
+    // resetPassword too: a retry carries the same attempt id and gets the first call's answer.
+    idempotent: ['verifyCredentials', 'getPrincipal', 'findAccount', 'markEmailVerified', 'resetPassword'],
   });
   const toPrincipal = (p: directoryV1.Principal): Principal => ({ ...p });
   return {
     async verifyCredentials(email, password, opts = {}) {
       const r = await client.call.verifyCredentials({ email, password, skipEvaluation: opts.skipEvaluation ?? false });
-      return { principal: r.valid && r.principal ? toPrincipal(r.principal) : null, accountExists: r.accountExists };
+      return { principal: r.valid && r.principal ? toPrincipal(r.principal) : null, accountExists: r.accountExists, accountId: r.accountId || undefined };
     },
     async principal(userId) {
       try {
@@ -31,8 +32,9 @@ export function grpcDirectory(target: string, metrics: Metrics, credentials?: Ch
       const r = await client.call.findAccount({ email });
       return r.found && r.principal ? toPrincipal(r.principal) : null;
     },
-    async setPassword(userId, password, emailHash) {
-      await client.call.setPassword({ userId, password, emailSha256: emailHash });
+    async resetPassword(r) {
+      const res = await client.call.resetPassword({ userId: r.userId, password: r.password, emailSha256: r.emailHash, resetId: r.resetId, attemptId: r.attemptId });
+      return { changedAt: res.changedAt ?? new Date(), email: res.email, firstName: res.firstName };
     },
     async markEmailVerified(userId, emailHash) {
       await client.call.markEmailVerified({ userId, emailSha256: emailHash });

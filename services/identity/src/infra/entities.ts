@@ -167,3 +167,47 @@ export class EmailActionThrottleRow {
   @Column('integer')
   count!: number;
 }
+
+/**
+ * Accepted email-action requests waiting for the request worker (written before the 202). A
+ * password-reset request holds the address sealed (AES-256-GCM, AAD = the id) and its hash; a
+ * verification request holds the account's id.
+ */
+@Entity({ name: 'email_action_requests' })
+@Index('ix_email_action_requests_due', ['nextAttemptAt'])
+export class EmailActionRequestRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('text')
+  purpose!: string;
+
+  @Column('bytea', { name: 'email_hash' })
+  emailHash!: Buffer;
+
+  @Column('bytea', { name: 'sealed_email', nullable: true })
+  sealedEmail!: Buffer | null;
+
+  @Column('uuid', { name: 'user_id', nullable: true })
+  userId!: string | null;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('integer', { default: 0 })
+  attempts!: number;
+
+  @Column('timestamptz', { name: 'next_attempt_at', default: () => 'now()' })
+  nextAttemptAt!: Date;
+
+  @Column('text', { name: 'last_error', nullable: true })
+  lastError!: string | null;
+
+  /** The request's trace, continued by the worker. */
+  @Column('text', { nullable: true })
+  traceparent!: string | null;
+
+  /** The request's context (client IP, user agent, caller), carried by its event. */
+  @Column('jsonb', { nullable: true })
+  context!: Record<string, string> | null;
+}

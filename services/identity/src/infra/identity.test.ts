@@ -1,8 +1,9 @@
 import { createDataSource, migrate, open } from '@iam/platform';
 import { createTestDatabase, testLogger, type TestDatabase } from '@iam/platform/testing';
-import { randomBytes } from 'node:crypto';
+import { type JWK, importJWK, jwtVerify } from 'jose';
+import { type JsonWebKey, createPrivateKey, randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { KeyManager } from './keys';
+import { KeyManager, generateSigningKey, signJws } from './keys';
 import { entities, migrations } from './schema';
 import { pgIdentityStores } from './stores';
 
@@ -103,6 +104,61 @@ describe('identity persistence', () => {
     expect((await stores.lockouts.reserve(other, 3, 15)).allowed).toBe(false);
     for (let i = 0; i < 3; i++) await stores.lockouts.release(other, 3);
     await expect(stores.lockouts.reserve(other, 3, 15)).resolves.toEqual({ allowed: true, count: 1 });
+  });
+
+  it('refresh rotation: of concurrent claims of one token exactly one wins; the successor is in the family with its expiry', async () => {
+    const stores = pgIdentityStores(ds.manager);
+    const user = '7c2b5d1e-0000-4000-8000-0000000000bb';
+    const first = randomBytes(32);
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const familyId = randomUUID();
+    await stores.refreshTokens.startFamily({ id: randomUUID(), familyId, userId: user, tokenHash: first, expiresAt }, randomBytes(32));
+    await stores.subjects.revoke(user, new Date(Date.now() - 1_000), expiresAt);
+    // Several rounds: the named statement runs on several pool connections, planned once on each.
+    const pool = (ds.driver as unknown as { master: { query: (...args: unknown[]) => unknown } }).master;
+    const names: unknown[] = [];
+    const query = pool.query;
+    pool.query = function (this: unknown, ...args: unknown[]) {
+      names.push((args[0] as { name?: string }).name);
+      return query.apply(this, args);
+    };
+    let current = first;
+    for (let round = 0; round < 8; round++) {
+      const nexts = Array.from({ length: 6 }, () => ({ id: randomUUID(), tokenHash: randomBytes(32) }));
+      const results = await Promise.all(nexts.map((n) => stores.refreshTokens.rotate(current, n)));
+      const winners = results.map((r, i) => (r ? i : -1)).filter((i) => i >= 0);
+      expect(winners).toHaveLength(1);
+      const won = results[winners[0]!]!;
+      expect(won).toMatchObject({ familyId, userId: user, subjectNotBefore: expect.any(Date) });
+      expect(won.expiresAt.getTime()).toBe(expiresAt.getTime());
+      await expect(stores.refreshTokens.rotate(current, { id: randomUUID(), tokenHash: randomBytes(32) })).resolves.toBeNull();
+      await expect(stores.refreshTokens.findByHash(current)).resolves.toMatchObject({ rotatedAt: expect.any(Date), revokedAt: null });
+      current = nexts[winners[0]!]!.tokenHash;
+    }
+    pool.query = query;
+    expect(names).toEqual(Array.from({ length: 8 * 7 }, () => 'identity.refresh.rotate'));
+    const [count] = await ds.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM refresh_tokens WHERE family_id = $1', [familyId]);
+    expect(count?.n).toBe(9);
+    // A revoked family's live token, and an expired one, are not claimed (in a transaction too).
+    await stores.refreshTokens.revokeFamily(familyId);
+    await expect(stores.refreshTokens.rotate(current, { id: randomUUID(), tokenHash: randomBytes(32) })).resolves.toBeNull();
+    const old = randomBytes(32);
+    await stores.refreshTokens.startFamily({ id: randomUUID(), familyId: randomUUID(), userId: user, tokenHash: old, expiresAt: new Date(Date.now() - 1_000) }, randomBytes(32));
+    await expect(ds.transaction((m) => pgIdentityStores(m).refreshTokens.rotate(old, { id: randomUUID(), tokenHash: randomBytes(32) }))).resolves.toBeNull();
+    const live = randomBytes(32);
+    await stores.refreshTokens.startFamily({ id: randomUUID(), familyId: randomUUID(), userId: user, tokenHash: live, expiresAt }, randomBytes(32));
+    await expect(ds.transaction((m) => pgIdentityStores(m).refreshTokens.rotate(live, { id: randomUUID(), tokenHash: randomBytes(32) }))).resolves.toMatchObject({ userId: user });
+  });
+
+  it('signJws: EdDSA, ES256 and RS256 tokens verify with jose against the public JWK', async () => {
+    for (const alg of ['EdDSA', 'ES256', 'RS256'] as const) {
+      const { publicJwk, privateJwk } = await generateSigningKey(alg);
+      const header = Buffer.from(JSON.stringify({ alg, kid: publicJwk.kid, typ: 'JWT' })).toString('base64url');
+      const token = signJws(alg, createPrivateKey({ key: privateJwk as JsonWebKey, format: 'jwk' }), header, { sub: 'u', roles: ['r'] });
+      const { payload, protectedHeader } = await jwtVerify(token, await importJWK(publicJwk as JWK, alg), { algorithms: [alg] });
+      expect(protectedHeader).toEqual({ alg, kid: publicJwk.kid, typ: 'JWT' });
+      expect(payload).toEqual({ sub: 'u', roles: ['r'] });
+    }
   });
 
   it('subject revocations keep the later time', async () => {

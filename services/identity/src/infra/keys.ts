@@ -6,8 +6,8 @@
  * Replicas coordinate key creation with an advisory lock.
  */
 import { type AccessClaims, type JwtAlg, type Logger, firstAcceptedIat, open, seal, verifyAccessToken } from '@iam/platform';
-import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
-import { randomUUID } from 'node:crypto';
+import { type CryptoKey, type JWK, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
+import { type JsonWebKey, type KeyObject, createPrivateKey, randomUUID, sign } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Principal, PublicJwk } from '../domain/model';
 import type { TokenService } from '../domain/ports';
@@ -21,7 +21,9 @@ interface LoadedKey {
   publicJwk: PublicJwk;
   publicKey: CryptoKey;
   /** Undefined when it cannot be decrypted (another key-encryption key): it only verifies. */
-  privateKey: CryptoKey | undefined;
+  privateKey: KeyObject | undefined;
+  /** base64url of the JWS protected header `{alg, kid, typ}`, the same for every token it signs. */
+  header: string;
   activatesAt: Date;
   retiresAt: Date;
   expiresAt: Date;
@@ -52,6 +54,23 @@ export async function generateSigningKey(alg: JwtAlg): Promise<{ kid: string; pu
   return { kid, publicJwk, privateJwk: { ...(await exportJWK(privateKey)), kid, alg } };
 }
 
+/** The node:crypto key type each algorithm signs with. */
+const KEY_TYPE: Record<JwtAlg, string> = { EdDSA: 'ed25519', ES256: 'ec', RS256: 'rsa' };
+
+/**
+ * A compact JWS (RFC 7515) signed with node:crypto in the calling thread. jose signs through
+ * WebCrypto, whose promise goes through the thread pool: on a refresh that was the largest cost
+ * of identity's own code (a `--cpu-prof` under load, bench/README.md). Tokens are the same:
+ * EdDSA (Ed25519), ES256 with the raw r‖s signature (`ieee-p1363`, RFC 7518 §3.4), RS256 PKCS#1 v1.5.
+ */
+export function signJws(alg: JwtAlg, key: KeyObject, header: string, payload: object): string {
+  const input = `${header}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+  const data = Buffer.from(input);
+  const signature =
+    alg === 'EdDSA' ? sign(null, data, key) : alg === 'ES256' ? sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }) : sign('sha256', data, key);
+  return `${input}.${signature.toString('base64url')}`;
+}
+
 export class KeyManager implements TokenService {
   private keys: LoadedKey[] = [];
   private lastLoad = 0;
@@ -70,6 +89,11 @@ export class KeyManager implements TokenService {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Readiness: throws unless a loaded key can sign now. */
+  async check(): Promise<void> {
+    if (!this.signing(new Date())) throw new Error('no signing key loaded');
   }
 
   /** Creates the next key when the active one retires within the pre-publication window. */
@@ -127,10 +151,11 @@ export class KeyManager implements TokenService {
     )) as Array<{ kid: string; alg: JwtAlg; public_jwk: PublicJwk; private_key: Buffer; activates_at: Date; retires_at: Date; expires_at: Date }>;
     const out: LoadedKey[] = [];
     for (const r of rows) {
-      let privateKey: CryptoKey | undefined;
+      let privateKey: KeyObject | undefined;
       try {
         const jwk = JSON.parse(open(this.opts.keyEncryptionKey, r.private_key, r.kid).toString('utf8')) as JWK;
-        privateKey = (await importJWK(jwk, r.alg)) as CryptoKey;
+        privateKey = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
+        if (privateKey.asymmetricKeyType !== KEY_TYPE[r.alg]) throw new Error(`a ${privateKey.asymmetricKeyType} key stored for ${r.alg}`);
       } catch {
         this.opts.logger.warn({ kid: r.kid }, 'signing key cannot be decrypted with the configured key-encryption key; it only verifies');
       }
@@ -140,6 +165,7 @@ export class KeyManager implements TokenService {
         publicJwk: r.public_jwk,
         publicKey: (await importJWK(r.public_jwk as JWK, r.alg)) as CryptoKey,
         privateKey,
+        header: Buffer.from(JSON.stringify({ alg: r.alg, kid: r.kid, typ: 'JWT' })).toString('base64url'),
         activatesAt: r.activates_at,
         retiresAt: r.retires_at,
         expiresAt: r.expires_at,
@@ -161,16 +187,8 @@ export class KeyManager implements TokenService {
     // than the revocation: its iat is moved up to the next whole second (gateways allow 30 s skew).
     const iat = Math.max(Math.floor(now.getTime() / 1000), opts.notBefore ? firstAcceptedIat(opts.notBefore) : 0);
     const exp = iat + this.opts.tokenLifetimeSeconds;
-    const token = await new SignJWT({ email: p.email, roles: [...p.roles], permissions: [...p.permissions] })
-      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
-      .setIssuer(this.opts.issuer)
-      .setAudience(this.opts.audience)
-      .setSubject(p.userId)
-      .setJti(jti)
-      .setIssuedAt(iat)
-      .setNotBefore(iat)
-      .setExpirationTime(exp)
-      .sign(key.privateKey);
+    const payload = { email: p.email, roles: [...p.roles], permissions: [...p.permissions], iss: this.opts.issuer, aud: this.opts.audience, sub: p.userId, jti, iat, nbf: iat, exp };
+    const token = signJws(key.alg, key.privateKey, key.header, payload);
     return { token, jti, expiresAt: new Date(exp * 1000) };
   }
 

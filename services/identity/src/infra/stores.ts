@@ -1,8 +1,36 @@
 /** PostgreSQL stores of the identity service (parameterised SQL over an EntityManager). */
-import { outboxUnitOfWork } from '@iam/platform';
+import { type RequestContext, captureOrigin, outboxUnitOfWork, queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RefreshRecord } from '../domain/model';
-import type { DenylistStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, UnitOfWork } from '../domain/ports';
+import type { DenylistStore, EmailActionRequest, EmailActionRequestStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, UnitOfWork } from '../domain/ports';
+
+/**
+ * One statement: concurrent attempts serialise on the row. A locked row is left as it is (no row
+ * returned: refused); an expired lock starts the count again; the max-th reservation locks.
+ */
+const RESERVE_SQL = `INSERT INTO login_failures AS f (email_hash, failed_count, locked_until, last_failed_at)
+       VALUES ($1, 1, CASE WHEN 1 >= $2 THEN now() + make_interval(mins => $3) END, now())
+       ON CONFLICT (email_hash) DO UPDATE SET
+         failed_count = CASE WHEN f.locked_until IS NOT NULL THEN 1 ELSE f.failed_count + 1 END,
+         locked_until = CASE WHEN (CASE WHEN f.locked_until IS NOT NULL THEN 1 ELSE f.failed_count + 1 END) >= $2
+                             THEN now() + make_interval(mins => $3) END,
+         last_failed_at = now()
+       WHERE f.locked_until IS NULL OR f.locked_until <= now()
+       RETURNING failed_count`;
+
+/**
+ * A refresh rotation in one statement (so one commit): the presented token is claimed only if it
+ * is live and unrotated (the UPDATE's row lock makes exactly one of concurrent claims win), its
+ * successor inserted in the same family with the family's expiry, and the user's subject
+ * revocation time read.
+ */
+const ROTATE_SQL = `WITH claimed AS (
+         UPDATE refresh_tokens SET rotated_at = now(), replaced_by = $2
+          WHERE token_hash = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > now()
+          RETURNING family_id, user_id, expires_at)
+       INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at)
+       SELECT $2, family_id, user_id, $3, expires_at FROM claimed
+       RETURNING family_id, user_id, expires_at, (SELECT not_before FROM revoked_subjects s WHERE s.user_id = refresh_tokens.user_id) AS not_before`;
 
 class PgRefreshTokens implements RefreshTokenStore {
   constructor(private readonly m: EntityManager) {}
@@ -18,16 +46,12 @@ class PgRefreshTokens implements RefreshTokenStore {
   }
 
   async rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null } | null> {
-    const [row] = await this.m.query<Array<{ family_id: string; user_id: string; expires_at: Date; not_before: Date | null }>>(
-      `WITH claimed AS (
-         UPDATE refresh_tokens SET rotated_at = now(), replaced_by = $2
-          WHERE token_hash = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > now()
-          RETURNING family_id, user_id, expires_at)
-       INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at)
-       SELECT $2, family_id, user_id, $3, expires_at FROM claimed
-       RETURNING family_id, user_id, expires_at, (SELECT not_before FROM revoked_subjects s WHERE s.user_id = refresh_tokens.user_id) AS not_before`,
-      [hash, next.id, next.tokenHash],
-    );
+    // Outside a transaction (every refresh): a named statement (queryNamed).
+    const [row] = await queryNamed<{ family_id: string; user_id: string; expires_at: Date; not_before: Date | null }>(this.m, 'identity.refresh.rotate', ROTATE_SQL, [
+      hash,
+      next.id,
+      next.tokenHash,
+    ]);
     return row ? { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at, subjectNotBefore: row.not_before } : null;
   }
 
@@ -54,20 +78,8 @@ class PgLockouts implements LockoutStore {
   constructor(private readonly m: EntityManager) {}
 
   async reserve(emailHash: Buffer, max: number, lockMinutes: number): Promise<{ allowed: boolean; count: number }> {
-    // One statement: concurrent attempts serialise on the row. A locked row is left as it is (no
-    // row returned: refused); an expired lock starts the count again; the max-th reservation locks.
-    const [row] = await this.m.query<Array<{ failed_count: number }>>(
-      `INSERT INTO login_failures AS f (email_hash, failed_count, locked_until, last_failed_at)
-       VALUES ($1, 1, CASE WHEN 1 >= $2 THEN now() + make_interval(mins => $3) END, now())
-       ON CONFLICT (email_hash) DO UPDATE SET
-         failed_count = CASE WHEN f.locked_until IS NOT NULL THEN 1 ELSE f.failed_count + 1 END,
-         locked_until = CASE WHEN (CASE WHEN f.locked_until IS NOT NULL THEN 1 ELSE f.failed_count + 1 END) >= $2
-                             THEN now() + make_interval(mins => $3) END,
-         last_failed_at = now()
-       WHERE f.locked_until IS NULL OR f.locked_until <= now()
-       RETURNING failed_count`,
-      [emailHash, max, lockMinutes],
-    );
+    // Every login's first statement, outside a transaction: a named statement (queryNamed).
+    const [row] = await queryNamed<{ failed_count: number }>(this.m, 'identity.login.reserve', RESERVE_SQL, [emailHash, max, lockMinutes]);
     return row ? { allowed: true, count: row.failed_count } : { allowed: false, count: max };
   }
 
@@ -159,6 +171,26 @@ class PgEmailActions implements EmailActionStore {
     return r ? { id: r.id, userId: r.user_id, emailHash: r.email_hash } : null;
   }
 
+  async pending(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null> {
+    const [r] = await this.m.query<Array<{ id: string; user_id: string; email_hash: Buffer }>>(
+      `SELECT id, user_id, email_hash FROM email_action_tokens
+        WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND invalidated_at IS NULL AND expires_at > now()`,
+      [tokenHash, purpose],
+    );
+    return r ? { id: r.id, userId: r.user_id, emailHash: r.email_hash } : null;
+  }
+
+  async consume(id: string, userId: string): Promise<{ outcome: 'consumed'; emailHash: Buffer } | { outcome: 'already' | 'missing' }> {
+    const [row] = await this.m.query<Array<{ used_at: Date | null; email_hash: Buffer }>>(
+      'SELECT used_at, email_hash FROM email_action_tokens WHERE id = $1 AND user_id = $2 FOR UPDATE',
+      [id, userId],
+    );
+    if (!row) return { outcome: 'missing' };
+    if (row.used_at) return { outcome: 'already' };
+    await this.m.query('UPDATE email_action_tokens SET used_at = now() WHERE id = $1', [id]);
+    return { outcome: 'consumed', emailHash: row.email_hash };
+  }
+
   async release(id: string): Promise<void> {
     await this.m.query('UPDATE email_action_tokens SET used_at = NULL WHERE id = $1', [id]);
   }
@@ -188,6 +220,60 @@ class PgThrottle implements ThrottleStore {
   }
 }
 
+class PgEmailActionRequests implements EmailActionRequestStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async enqueue(r: { id: string; purpose: EmailPurpose; emailHash: Buffer; sealedEmail?: Buffer; userId?: string }): Promise<void> {
+    // The request's trace and context go with it (captureOrigin): its event, issued later by the
+    // worker, continues the trace and names the client.
+    const origin = captureOrigin();
+    await this.m.query(
+      'INSERT INTO email_action_requests (id, purpose, email_hash, sealed_email, user_id, traceparent, context) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [r.id, r.purpose, r.emailHash, r.sealedEmail ?? null, r.userId ?? null, origin.traceparent ?? null, origin.context ? JSON.stringify(origin.context) : null],
+    );
+  }
+
+  async claimDue(limit: number): Promise<EmailActionRequest[]> {
+    const rows = await this.m.query<Array<{
+      id: string;
+      purpose: EmailPurpose;
+      email_hash: Buffer;
+      sealed_email: Buffer | null;
+      user_id: string | null;
+      created_at: Date;
+      attempts: number;
+      traceparent: string | null;
+      context: RequestContext | null;
+    }>>(
+      `SELECT id, purpose, email_hash, sealed_email, user_id, created_at, attempts, traceparent, context FROM email_action_requests
+        WHERE next_attempt_at <= now() ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      purpose: r.purpose,
+      emailHash: r.email_hash,
+      sealedEmail: r.sealed_email,
+      userId: r.user_id,
+      createdAt: r.created_at,
+      attempts: r.attempts,
+      origin: { traceparent: r.traceparent ?? undefined, context: r.context ?? undefined },
+    }));
+  }
+
+  async complete(id: string): Promise<void> {
+    await this.m.query('DELETE FROM email_action_requests WHERE id = $1', [id]);
+  }
+
+  async retryLater(id: string, delayMs: number, error: string): Promise<void> {
+    await this.m.query(
+      `UPDATE email_action_requests SET attempts = attempts + 1, last_error = $3,
+              next_attempt_at = now() + ($2::bigint * interval '1 millisecond') WHERE id = $1`,
+      [id, delayMs, error.slice(0, 500)],
+    );
+  }
+}
+
 export function pgIdentityStores(m: EntityManager): IdentityStores {
   return {
     refreshTokens: new PgRefreshTokens(m),
@@ -196,6 +282,7 @@ export function pgIdentityStores(m: EntityManager): IdentityStores {
     subjects: new PgSubjects(m),
     emailActions: new PgEmailActions(m),
     throttle: new PgThrottle(m),
+    emailRequests: new PgEmailActionRequests(m),
   };
 }
 
@@ -209,7 +296,8 @@ export async function purgeExpired(ds: DataSource, lockoutMinutes: number): Prom
   await ds.query(`DELETE FROM refresh_tokens WHERE expires_at < now() - interval '1 day'`);
   await ds.query('DELETE FROM revoked_access_tokens WHERE expires_at < now()');
   await ds.query('DELETE FROM revoked_subjects WHERE expires_at < now()');
-  await ds.query(`DELETE FROM email_action_tokens WHERE expires_at < now() - interval '1 day'`);
+  // Kept a month: a late directory event of a reset still finds its token consumed (not missing).
+  await ds.query(`DELETE FROM email_action_tokens WHERE expires_at < now() - interval '30 days'`);
   await ds.query(`DELETE FROM email_action_throttle WHERE window_start < now() - interval '1 day'`);
   await ds.query(
     `DELETE FROM login_failures WHERE (locked_until IS NULL OR locked_until < now()) AND last_failed_at < now() - make_interval(mins => $1)`,

@@ -21,6 +21,7 @@ import {
   productStatusValue,
 } from '../commerce';
 import type { ProductLoader } from './loader';
+import { DEFAULT_PAGE_SIZE } from './schema';
 
 export const PRODUCTS_MANAGE = 'products.manage';
 
@@ -94,7 +95,8 @@ const DateTime = new GraphQLScalarType({
 const scalar = (t: GraphQLScalarType) => ({ serialize: t.serialize, parseValue: t.parseValue, parseLiteral: t.parseLiteral });
 
 interface PageArgs {
-  pageSize: number;
+  /** null when the query passes null explicitly (its default applies only when it is absent). */
+  pageSize: number | null;
   pageToken?: string | null;
 }
 interface LineInput {
@@ -132,7 +134,7 @@ export function edgeResolvers(commerce: CommerceClients) {
 
     Query: {
       products: async (_: unknown, a: PageArgs & { status?: ProductStatusName | null; q?: string | null }) => {
-        const page = await catalog.listProducts({ pageSize: a.pageSize, pageToken: a.pageToken ?? '', status: productStatusFilter(a.status), q: a.q ?? '' });
+        const page = await catalog.listProducts({ pageSize: a.pageSize ?? DEFAULT_PAGE_SIZE, pageToken: a.pageToken ?? '', status: productStatusFilter(a.status), q: a.q ?? '' });
         return { products: page.products.map(productNode), nextPageToken: nextToken(page.nextPageToken) };
       },
       product: async (_: unknown, { id }: { id: string }, ctx: EdgeContext) => {
@@ -145,7 +147,7 @@ export function edgeResolvers(commerce: CommerceClients) {
       },
       orders: async (_: unknown, a: PageArgs & { status?: OrderStatusName | null }, ctx: EdgeContext) => {
         const { sub } = customer(ctx);
-        const page = await orders.listOrders({ customerId: sub, pageSize: a.pageSize, pageToken: a.pageToken ?? '', status: orderStatusFilter(a.status) }, { actor: sub });
+        const page = await orders.listOrders({ customerId: sub, pageSize: a.pageSize ?? DEFAULT_PAGE_SIZE, pageToken: a.pageToken ?? '', status: orderStatusFilter(a.status) }, { actor: sub });
         return { orders: page.orders.map(orderNode), nextPageToken: nextToken(page.nextPageToken) };
       },
       order: async (_: unknown, { id }: { id: string }, ctx: EdgeContext) => {

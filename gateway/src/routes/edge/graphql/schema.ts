@@ -4,6 +4,9 @@
  * administration needs `products.manage` (or Administrator). No input carries a price: prices
  * come from the catalog. Every error names its kind in `errors[].extensions.code`.
  */
+/** A page's size when the query names none (or passes null, which means the same). */
+export const DEFAULT_PAGE_SIZE = 20;
+
 export const typeDefs = /* GraphQL */ `
 """
 An integer from -(2^53 - 1) to 2^53 - 1, sent as a JSON number: amounts in minor units and stock
@@ -115,13 +118,13 @@ type OrderConnection {
 
 type Query {
   "The catalog (public). pageSize 1..100; status: every status when absent; q: a case-insensitive substring of the sku, name or description (at most 200 characters)."
-  products(pageSize: Int = 20, pageToken: String, status: ProductStatus, q: String): ProductConnection!
+  products(pageSize: Int = ${DEFAULT_PAGE_SIZE}, pageToken: String, status: ProductStatus, q: String): ProductConnection!
   "One product (public); null when there is no such product."
   product(id: ID!): Product
   "The caller's cart (bearer token). A customer without one gets an empty cart."
   cart: Cart!
   "The caller's orders (bearer token), newest first. pageSize 1..100."
-  orders(pageSize: Int = 20, pageToken: String, status: OrderStatus): OrderConnection!
+  orders(pageSize: Int = ${DEFAULT_PAGE_SIZE}, pageToken: String, status: OrderStatus): OrderConnection!
   "One of the caller's orders (bearer token); null when there is none with this id for the caller."
   order(id: ID!): Order
 }

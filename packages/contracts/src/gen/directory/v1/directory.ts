@@ -87,7 +87,12 @@ export interface UpdateUserRequest {
 
 export interface ListUsersResponse {
   items: User[];
+  /**
+   * Exact up to the directory's count bound (1,000); beyond it a planner estimate, and
+   * total_count_estimated is true.
+   */
   totalCount: number;
+  totalCountEstimated: boolean;
 }
 
 export interface Role {
@@ -114,7 +119,12 @@ export interface UpdateRoleRequest {
 
 export interface ListRolesResponse {
   items: Role[];
+  /**
+   * Exact up to the directory's count bound (1,000); beyond it a planner estimate, and
+   * total_count_estimated is true.
+   */
   totalCount: number;
+  totalCountEstimated: boolean;
 }
 
 export interface Permission {
@@ -139,7 +149,12 @@ export interface UpdatePermissionRequest {
 
 export interface ListPermissionsResponse {
   items: Permission[];
+  /**
+   * Exact up to the directory's count bound (1,000); beyond it a planner estimate, and
+   * total_count_estimated is true.
+   */
   totalCount: number;
+  totalCountEstimated: boolean;
 }
 
 export interface RolePermission {
@@ -163,9 +178,30 @@ export interface UpdateRolePermissionRequest {
   permissionId?: string | undefined;
 }
 
+/** ListQuery's fields (same numbers, so a ListQuery is a valid request) plus the two ends of a link. */
+export interface ListRolePermissionsQuery {
+  page: number;
+  pageSize: number;
+  /** Case-insensitive substring of the role or permission name. */
+  q: string;
+  /** Ignored: revoked links are never listed. */
+  includeDeleted: boolean;
+  /** Only links of this role. */
+  roleId?:
+    | string
+    | undefined;
+  /** Only links to this permission. */
+  permissionId?: string | undefined;
+}
+
 export interface ListRolePermissionsResponse {
   items: RolePermission[];
+  /**
+   * Exact up to the directory's count bound (1,000); beyond it a planner estimate, and
+   * total_count_estimated is true.
+   */
   totalCount: number;
+  totalCountEstimated: boolean;
 }
 
 /** Who a user is for token issuance: names, roles and the permissions derived from them. */
@@ -198,6 +234,11 @@ export interface VerifyCredentialsResponse {
   valid: boolean;
   principal: Principal | undefined;
   accountExists: boolean;
+  /**
+   * The account's user id when account_exists, valid or not: identity's records of the attempt
+   * (the audit trail's failed logins and lockouts). Never shown to end users.
+   */
+  accountId: string;
 }
 
 export interface GetPrincipalRequest {
@@ -214,13 +255,28 @@ export interface FindAccountResponse {
 }
 
 /**
- * When email_sha256 is set (SHA-256 of the normalised address an email-action token was mailed
- * to), the change applies only while the account still has that address: NOT_FOUND otherwise.
+ * A password reset, completed in one directory transaction: the new hash, the record that the
+ * email-action token reset_id was used, and directory.user.updated (changed_fields ["password"],
+ * password_reset_id = reset_id) in the outbox; identity consumes the token, ends the sessions and
+ * sends identity.password.changed from that event (or at once from the answer), exactly once.
+ * Applies only while the account still has the address whose SHA-256 is email_sha256. A retry
+ * with the same attempt_id answers as the first call did; NOT_FOUND for a deleted user, another
+ * address, or a reset_id another attempt used; INVALID_ARGUMENT (field newPassword) for a weak password.
  */
-export interface SetPasswordRequest {
+export interface ResetPasswordRequest {
   userId: string;
   password: string;
   emailSha256: Buffer;
+  /** The email-action token's id (identity's). */
+  resetId: string;
+  /** Fresh per confirmation attempt (a UUID): makes the call safe to retry. */
+  attemptId: string;
+}
+
+export interface ResetPasswordResponse {
+  changedAt: Date | undefined;
+  email: string;
+  firstName: string;
 }
 
 export interface MarkEmailVerifiedRequest {
@@ -927,7 +983,7 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
 };
 
 function createBaseListUsersResponse(): ListUsersResponse {
-  return { items: [], totalCount: 0 };
+  return { items: [], totalCount: 0, totalCountEstimated: false };
 }
 
 export const ListUsersResponse: MessageFns<ListUsersResponse> = {
@@ -937,6 +993,9 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     }
     if (message.totalCount !== 0) {
       writer.uint32(16).int64(message.totalCount);
+    }
+    if (message.totalCountEstimated !== false) {
+      writer.uint32(24).bool(message.totalCountEstimated);
     }
     return writer;
   },
@@ -970,6 +1029,14 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
             message.totalCount = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.totalCountEstimated = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -989,6 +1056,7 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     const message = createBaseListUsersResponse();
     message.items = object.items?.map((e) => User.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
+    message.totalCountEstimated = object.totalCountEstimated ?? false;
     return message;
   },
 };
@@ -1275,7 +1343,7 @@ export const UpdateRoleRequest: MessageFns<UpdateRoleRequest> = {
 };
 
 function createBaseListRolesResponse(): ListRolesResponse {
-  return { items: [], totalCount: 0 };
+  return { items: [], totalCount: 0, totalCountEstimated: false };
 }
 
 export const ListRolesResponse: MessageFns<ListRolesResponse> = {
@@ -1285,6 +1353,9 @@ export const ListRolesResponse: MessageFns<ListRolesResponse> = {
     }
     if (message.totalCount !== 0) {
       writer.uint32(16).int64(message.totalCount);
+    }
+    if (message.totalCountEstimated !== false) {
+      writer.uint32(24).bool(message.totalCountEstimated);
     }
     return writer;
   },
@@ -1318,6 +1389,14 @@ export const ListRolesResponse: MessageFns<ListRolesResponse> = {
             message.totalCount = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.totalCountEstimated = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1337,6 +1416,7 @@ export const ListRolesResponse: MessageFns<ListRolesResponse> = {
     const message = createBaseListRolesResponse();
     message.items = object.items?.map((e) => Role.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
+    message.totalCountEstimated = object.totalCountEstimated ?? false;
     return message;
   },
 };
@@ -1603,7 +1683,7 @@ export const UpdatePermissionRequest: MessageFns<UpdatePermissionRequest> = {
 };
 
 function createBaseListPermissionsResponse(): ListPermissionsResponse {
-  return { items: [], totalCount: 0 };
+  return { items: [], totalCount: 0, totalCountEstimated: false };
 }
 
 export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
@@ -1613,6 +1693,9 @@ export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
     }
     if (message.totalCount !== 0) {
       writer.uint32(16).int64(message.totalCount);
+    }
+    if (message.totalCountEstimated !== false) {
+      writer.uint32(24).bool(message.totalCountEstimated);
     }
     return writer;
   },
@@ -1646,6 +1729,14 @@ export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
             message.totalCount = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.totalCountEstimated = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1665,6 +1756,7 @@ export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
     const message = createBaseListPermissionsResponse();
     message.items = object.items?.map((e) => Permission.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
+    message.totalCountEstimated = object.totalCountEstimated ?? false;
     return message;
   },
 };
@@ -1950,8 +2042,123 @@ export const UpdateRolePermissionRequest: MessageFns<UpdateRolePermissionRequest
   },
 };
 
+function createBaseListRolePermissionsQuery(): ListRolePermissionsQuery {
+  return { page: 0, pageSize: 0, q: "", includeDeleted: false, roleId: undefined, permissionId: undefined };
+}
+
+export const ListRolePermissionsQuery: MessageFns<ListRolePermissionsQuery> = {
+  encode(message: ListRolePermissionsQuery, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.page !== 0) {
+      writer.uint32(8).int32(message.page);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).int32(message.pageSize);
+    }
+    if (message.q !== "") {
+      writer.uint32(26).string(message.q);
+    }
+    if (message.includeDeleted !== false) {
+      writer.uint32(32).bool(message.includeDeleted);
+    }
+    if (message.roleId !== undefined) {
+      writer.uint32(42).string(message.roleId);
+    }
+    if (message.permissionId !== undefined) {
+      writer.uint32(50).string(message.permissionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRolePermissionsQuery {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRolePermissionsQuery();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.q = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.includeDeleted = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.roleId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.permissionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListRolePermissionsQuery>): ListRolePermissionsQuery {
+    return ListRolePermissionsQuery.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListRolePermissionsQuery>): ListRolePermissionsQuery {
+    const message = createBaseListRolePermissionsQuery();
+    message.page = object.page ?? 0;
+    message.pageSize = object.pageSize ?? 0;
+    message.q = object.q ?? "";
+    message.includeDeleted = object.includeDeleted ?? false;
+    message.roleId = object.roleId ?? undefined;
+    message.permissionId = object.permissionId ?? undefined;
+    return message;
+  },
+};
+
 function createBaseListRolePermissionsResponse(): ListRolePermissionsResponse {
-  return { items: [], totalCount: 0 };
+  return { items: [], totalCount: 0, totalCountEstimated: false };
 }
 
 export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse> = {
@@ -1961,6 +2168,9 @@ export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse
     }
     if (message.totalCount !== 0) {
       writer.uint32(16).int64(message.totalCount);
+    }
+    if (message.totalCountEstimated !== false) {
+      writer.uint32(24).bool(message.totalCountEstimated);
     }
     return writer;
   },
@@ -1994,6 +2204,14 @@ export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse
             message.totalCount = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.totalCountEstimated = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2013,6 +2231,7 @@ export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse
     const message = createBaseListRolePermissionsResponse();
     message.items = object.items?.map((e) => RolePermission.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
+    message.totalCountEstimated = object.totalCountEstimated ?? false;
     return message;
   },
 };
@@ -2224,7 +2443,7 @@ export const VerifyCredentialsRequest: MessageFns<VerifyCredentialsRequest> = {
 };
 
 function createBaseVerifyCredentialsResponse(): VerifyCredentialsResponse {
-  return { valid: false, principal: undefined, accountExists: false };
+  return { valid: false, principal: undefined, accountExists: false, accountId: "" };
 }
 
 export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = {
@@ -2237,6 +2456,9 @@ export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = 
     }
     if (message.accountExists !== false) {
       writer.uint32(24).bool(message.accountExists);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(34).string(message.accountId);
     }
     return writer;
   },
@@ -2278,6 +2500,14 @@ export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = 
             message.accountExists = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2300,6 +2530,7 @@ export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = 
       ? Principal.fromPartial(object.principal)
       : undefined;
     message.accountExists = object.accountExists ?? false;
+    message.accountId = object.accountId ?? "";
     return message;
   },
 };
@@ -2483,12 +2714,12 @@ export const FindAccountResponse: MessageFns<FindAccountResponse> = {
   },
 };
 
-function createBaseSetPasswordRequest(): SetPasswordRequest {
-  return { userId: "", password: "", emailSha256: Buffer.alloc(0) };
+function createBaseResetPasswordRequest(): ResetPasswordRequest {
+  return { userId: "", password: "", emailSha256: Buffer.alloc(0), resetId: "", attemptId: "" };
 }
 
-export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
-  encode(message: SetPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ResetPasswordRequest: MessageFns<ResetPasswordRequest> = {
+  encode(message: ResetPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -2498,10 +2729,16 @@ export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
     if (message.emailSha256.length !== 0) {
       writer.uint32(26).bytes(message.emailSha256);
     }
+    if (message.resetId !== "") {
+      writer.uint32(34).string(message.resetId);
+    }
+    if (message.attemptId !== "") {
+      writer.uint32(42).string(message.attemptId);
+    }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): SetPasswordRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetPasswordRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -2510,7 +2747,7 @@ export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSetPasswordRequest();
+      const message = createBaseResetPasswordRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2538,6 +2775,22 @@ export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
             message.emailSha256 = Buffer.from(reader.bytes());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.resetId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.attemptId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2550,14 +2803,95 @@ export const SetPasswordRequest: MessageFns<SetPasswordRequest> = {
     }
   },
 
-  create(base?: DeepPartial<SetPasswordRequest>): SetPasswordRequest {
-    return SetPasswordRequest.fromPartial(base ?? {});
+  create(base?: DeepPartial<ResetPasswordRequest>): ResetPasswordRequest {
+    return ResetPasswordRequest.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<SetPasswordRequest>): SetPasswordRequest {
-    const message = createBaseSetPasswordRequest();
+  fromPartial(object: DeepPartial<ResetPasswordRequest>): ResetPasswordRequest {
+    const message = createBaseResetPasswordRequest();
     message.userId = object.userId ?? "";
     message.password = object.password ?? "";
     message.emailSha256 = object.emailSha256 ?? Buffer.alloc(0);
+    message.resetId = object.resetId ?? "";
+    message.attemptId = object.attemptId ?? "";
+    return message;
+  },
+};
+
+function createBaseResetPasswordResponse(): ResetPasswordResponse {
+  return { changedAt: undefined, email: "", firstName: "" };
+}
+
+export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
+  encode(message: ResetPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.changedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.changedAt), writer.uint32(10).fork()).join();
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.firstName !== "") {
+      writer.uint32(26).string(message.firstName);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetPasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetPasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.changedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.firstName = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResetPasswordResponse>): ResetPasswordResponse {
+    return ResetPasswordResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResetPasswordResponse>): ResetPasswordResponse {
+    const message = createBaseResetPasswordResponse();
+    message.changedAt = object.changedAt ?? undefined;
+    message.email = object.email ?? "";
+    message.firstName = object.firstName ?? "";
     return message;
   },
 };
@@ -3291,8 +3625,9 @@ export const RolePermissionServiceService = {
     path: "/directory.v1.RolePermissionService/ListRolePermissions" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListQuery): Buffer => Buffer.from(ListQuery.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListQuery => ListQuery.decode(value),
+    requestSerialize: (value: ListRolePermissionsQuery): Buffer =>
+      Buffer.from(ListRolePermissionsQuery.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRolePermissionsQuery => ListRolePermissionsQuery.decode(value),
     responseSerialize: (value: ListRolePermissionsResponse): Buffer =>
       Buffer.from(ListRolePermissionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListRolePermissionsResponse => ListRolePermissionsResponse.decode(value),
@@ -3304,7 +3639,7 @@ export interface RolePermissionServiceServer extends UntypedServiceImplementatio
   getRolePermission: handleUnaryCall<ById, RolePermission>;
   updateRolePermission: handleUnaryCall<UpdateRolePermissionRequest, RolePermission>;
   deleteRolePermission: handleUnaryCall<ById, Deleted>;
-  listRolePermissions: handleUnaryCall<ListQuery, ListRolePermissionsResponse>;
+  listRolePermissions: handleUnaryCall<ListRolePermissionsQuery, ListRolePermissionsResponse>;
 }
 
 export interface RolePermissionServiceClient extends Client {
@@ -3369,16 +3704,16 @@ export interface RolePermissionServiceClient extends Client {
     callback: (error: ServiceError | null, response: Deleted) => void,
   ): ClientUnaryCall;
   listRolePermissions(
-    request: ListQuery,
+    request: ListRolePermissionsQuery,
     callback: (error: ServiceError | null, response: ListRolePermissionsResponse) => void,
   ): ClientUnaryCall;
   listRolePermissions(
-    request: ListQuery,
+    request: ListRolePermissionsQuery,
     metadata: Metadata,
     callback: (error: ServiceError | null, response: ListRolePermissionsResponse) => void,
   ): ClientUnaryCall;
   listRolePermissions(
-    request: ListQuery,
+    request: ListRolePermissionsQuery,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListRolePermissionsResponse) => void,
@@ -3426,14 +3761,15 @@ export const CredentialServiceService = {
     responseSerialize: (value: FindAccountResponse): Buffer => Buffer.from(FindAccountResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): FindAccountResponse => FindAccountResponse.decode(value),
   },
-  setPassword: {
-    path: "/directory.v1.CredentialService/SetPassword" as const,
+  resetPassword: {
+    path: "/directory.v1.CredentialService/ResetPassword" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: SetPasswordRequest): Buffer => Buffer.from(SetPasswordRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): SetPasswordRequest => SetPasswordRequest.decode(value),
-    responseSerialize: (value: CredentialAck): Buffer => Buffer.from(CredentialAck.encode(value).finish()),
-    responseDeserialize: (value: Buffer): CredentialAck => CredentialAck.decode(value),
+    requestSerialize: (value: ResetPasswordRequest): Buffer => Buffer.from(ResetPasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResetPasswordRequest => ResetPasswordRequest.decode(value),
+    responseSerialize: (value: ResetPasswordResponse): Buffer =>
+      Buffer.from(ResetPasswordResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResetPasswordResponse => ResetPasswordResponse.decode(value),
   },
   markEmailVerified: {
     path: "/directory.v1.CredentialService/MarkEmailVerified" as const,
@@ -3464,7 +3800,7 @@ export interface CredentialServiceServer extends UntypedServiceImplementation {
   /** NOT_FOUND for an unknown or soft-deleted user. */
   getPrincipal: handleUnaryCall<GetPrincipalRequest, Principal>;
   findAccount: handleUnaryCall<FindAccountRequest, FindAccountResponse>;
-  setPassword: handleUnaryCall<SetPasswordRequest, CredentialAck>;
+  resetPassword: handleUnaryCall<ResetPasswordRequest, ResetPasswordResponse>;
   markEmailVerified: handleUnaryCall<MarkEmailVerifiedRequest, CredentialAck>;
   /** Creates or updates an account holding the Administrator role; idempotent. */
   ensureAdministrator: handleUnaryCall<EnsureAdministratorRequest, EnsureAdministratorResponse>;
@@ -3517,20 +3853,20 @@ export interface CredentialServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: FindAccountResponse) => void,
   ): ClientUnaryCall;
-  setPassword(
-    request: SetPasswordRequest,
-    callback: (error: ServiceError | null, response: CredentialAck) => void,
+  resetPassword(
+    request: ResetPasswordRequest,
+    callback: (error: ServiceError | null, response: ResetPasswordResponse) => void,
   ): ClientUnaryCall;
-  setPassword(
-    request: SetPasswordRequest,
+  resetPassword(
+    request: ResetPasswordRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: CredentialAck) => void,
+    callback: (error: ServiceError | null, response: ResetPasswordResponse) => void,
   ): ClientUnaryCall;
-  setPassword(
-    request: SetPasswordRequest,
+  resetPassword(
+    request: ResetPasswordRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: CredentialAck) => void,
+    callback: (error: ServiceError | null, response: ResetPasswordResponse) => void,
   ): ClientUnaryCall;
   markEmailVerified(
     request: MarkEmailVerifiedRequest,

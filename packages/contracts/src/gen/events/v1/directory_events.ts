@@ -20,6 +20,11 @@ export interface UserChanged {
   roles: string[];
   /** Fields an update replaced (camelCase body names); empty for created and deleted. */
   changedFields: string[];
+  /**
+   * Set when a password reset changed the password: the email-action token's id (identity
+   * completes the reset from it, once).
+   */
+  passwordResetId?: string | undefined;
 }
 
 /** directory.role.created | directory.role.updated | directory.role.deleted */
@@ -46,7 +51,15 @@ export interface RolePermissionChanged {
 }
 
 function createBaseUserChanged(): UserChanged {
-  return { userId: "", email: "", firstName: "", lastName: "", roles: [], changedFields: [] };
+  return {
+    userId: "",
+    email: "",
+    firstName: "",
+    lastName: "",
+    roles: [],
+    changedFields: [],
+    passwordResetId: undefined,
+  };
 }
 
 export const UserChanged: MessageFns<UserChanged> = {
@@ -68,6 +81,9 @@ export const UserChanged: MessageFns<UserChanged> = {
     }
     for (const v of message.changedFields) {
       writer.uint32(50).string(v!);
+    }
+    if (message.passwordResetId !== undefined) {
+      writer.uint32(58).string(message.passwordResetId);
     }
     return writer;
   },
@@ -133,6 +149,14 @@ export const UserChanged: MessageFns<UserChanged> = {
             message.changedFields.push(reader.string());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.passwordResetId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -156,6 +180,7 @@ export const UserChanged: MessageFns<UserChanged> = {
     message.lastName = object.lastName ?? "";
     message.roles = object.roles?.map((e) => e) || [];
     message.changedFields = object.changedFields?.map((e) => e) || [];
+    message.passwordResetId = object.passwordResetId ?? undefined;
     return message;
   },
 };

@@ -51,6 +51,30 @@ export interface PasswordChanged {
   firstName: string;
 }
 
+/**
+ * identity.login.succeeded | identity.login.failed | identity.account.locked
+ * One per login attempt (account.locked: the failed attempt that locked the account). Never the
+ * email or password tried: user_id is empty when no account has the email.
+ */
+export interface LoginAttempted {
+  userId: string;
+  /** Failed attempts counted against the account after this one (0 for a success). */
+  failures: number;
+  /** login.failed only: "invalid_credentials" or "locked" (refused without evaluation). */
+  reason: string;
+}
+
+/**
+ * identity.refresh.reuse_detected: a rotated refresh token came back after the grace period; its
+ * whole family was revoked (RFC 9700).
+ */
+export interface RefreshReuseDetected {
+  userId: string;
+  familyId: string;
+  /** Tokens of the family revoked by it. */
+  revoked: number;
+}
+
 function createBaseTokenRevoked(): TokenRevoked {
   return { jti: "", userId: "", expiresAt: undefined };
 }
@@ -387,6 +411,164 @@ export const PasswordChanged: MessageFns<PasswordChanged> = {
     message.userId = object.userId ?? "";
     message.email = object.email ?? "";
     message.firstName = object.firstName ?? "";
+    return message;
+  },
+};
+
+function createBaseLoginAttempted(): LoginAttempted {
+  return { userId: "", failures: 0, reason: "" };
+}
+
+export const LoginAttempted: MessageFns<LoginAttempted> = {
+  encode(message: LoginAttempted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.failures !== 0) {
+      writer.uint32(16).int32(message.failures);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LoginAttempted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLoginAttempted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.failures = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<LoginAttempted>): LoginAttempted {
+    return LoginAttempted.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<LoginAttempted>): LoginAttempted {
+    const message = createBaseLoginAttempted();
+    message.userId = object.userId ?? "";
+    message.failures = object.failures ?? 0;
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseRefreshReuseDetected(): RefreshReuseDetected {
+  return { userId: "", familyId: "", revoked: 0 };
+}
+
+export const RefreshReuseDetected: MessageFns<RefreshReuseDetected> = {
+  encode(message: RefreshReuseDetected, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.familyId !== "") {
+      writer.uint32(18).string(message.familyId);
+    }
+    if (message.revoked !== 0) {
+      writer.uint32(24).int32(message.revoked);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefreshReuseDetected {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefreshReuseDetected();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.familyId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.revoked = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RefreshReuseDetected>): RefreshReuseDetected {
+    return RefreshReuseDetected.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RefreshReuseDetected>): RefreshReuseDetected {
+    const message = createBaseRefreshReuseDetected();
+    message.userId = object.userId ?? "";
+    message.familyId = object.familyId ?? "";
+    message.revoked = object.revoked ?? 0;
     return message;
   },
 };

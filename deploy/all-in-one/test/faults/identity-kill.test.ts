@@ -1,0 +1,66 @@
+/**
+ * Fault 7 (issue #14): identity killed (SIGKILL) in the middle of refresh rotations and started
+ * again → no refresh token is ever accepted twice, and reuse detection still works (a rotated
+ * token revokes its family).
+ */
+import { randomUUID } from 'node:crypto';
+import { ADMIN, Cluster, call, runnable, strongPassword } from './cluster';
+
+const CLIENTS = 20;
+
+(runnable ? describe : describe.skip)('fault: identity SIGKILLed mid refresh rotations', () => {
+  let c: Cluster;
+
+  beforeAll(async () => {
+    c = await Cluster.start({ env: { UPSTREAM_TIMEOUT_MS: '2000' } });
+  });
+
+  afterAll(async () => {
+    await c?.shutdown();
+  });
+
+  it('no token valid twice; reuse detection after the restart', async () => {
+    const admin = (await call(c.url, 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN })).json.token as string;
+    const clients: Array<{ current: string; previous?: string }> = [];
+    for (let i = 0; i < CLIENTS; i++) {
+      const u = { email: `kill-${randomUUID()}@example.com`, password: strongPassword() };
+      expect((await call(c.url, 'POST', '/api/v1/users', { token: admin, body: { firstName: 'K', lastName: 'L', ...u } })).status).toBe(201);
+      const r = await call(c.url, 'POST', '/api/v1/auth/generate-jwt', { body: u });
+      clients.push({ current: r.json.refreshToken as string });
+    }
+    const accepted = new Map<string, number>();
+    const statuses = new Map<number, number>();
+    let running = true;
+    const loops = clients.map(async (cl) => {
+      while (running) {
+        const presented = cl.current;
+        const r = await call(c.url, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: presented }, timeoutMs: 10_000 });
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        if (r.status === 200) {
+          accepted.set(presented, (accepted.get(presented) ?? 0) + 1);
+          cl.previous = presented;
+          cl.current = r.json.refreshToken;
+        } else {
+          await new Promise((res) => setTimeout(res, 50));
+        }
+      }
+    });
+    await new Promise((r) => setTimeout(r, 2_000));
+    await c.stop('identity', 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 1_000));
+    await c.start('identity');
+    await new Promise((r) => setTimeout(r, 3_000));
+    running = false;
+    await Promise.all(loops);
+    process.stdout.write(`[fault identity-kill] refresh answers ${JSON.stringify(Object.fromEntries(statuses))}; ${accepted.size} tokens accepted\n`);
+    expect([...statuses.keys()].every((s) => s === 200 || s === 401 || s === 503 || s === 504)).toBe(true);
+    // No token was ever accepted twice.
+    expect([...accepted.values()].filter((n) => n > 1)).toEqual([]);
+    // Every rotated token is refused now …
+    const withHistory = clients.filter((cl) => cl.previous);
+    expect(withHistory.length).toBeGreaterThan(0);
+    for (const cl of withHistory) expect((await call(c.url, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: cl.previous } })).status).toBe(401);
+    // … and its reuse revoked the family: the client's newest token is refused too.
+    for (const cl of withHistory) expect((await call(c.url, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: cl.current } })).status).toBe(401);
+  });
+});

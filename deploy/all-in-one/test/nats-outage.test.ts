@@ -1,0 +1,172 @@
+/**
+ * A NATS outage never makes anything unready (issue #13): with the system's own nats-server
+ * stopped, the gateway's and every service's /health/ready stay 200, writes still succeed, their
+ * events wait in the outbox (backlog and age grow, `nats_connected` 0, `nats: down` in
+ * /api/v1/health), and after NATS returns the outbox drains by itself. Real PostgreSQL, an own
+ * NATS server on its own port, the gateway's ops port (GATEWAY_OPS_PORT) for the named detail.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readCommerceConfig } from '@iam/commerce';
+import { readDirectoryConfig } from '@iam/directory';
+import { type RunningGateway, readGatewayConfig } from '@iam/gateway';
+import { readIdentityConfig } from '@iam/identity';
+import { readNotificationConfig } from '@iam/notification';
+import { JetStreamEventBus, Lifecycle, type Metrics, type RunningService, createMetrics, readConfig } from '@iam/platform';
+import { type TestDatabase, createTestDatabase, eventually, testLogger } from '@iam/platform/testing';
+import { SERVICES, type ServiceName, startSystem } from '../src/system';
+import { freePort, natsBinary, testNatsServer } from './support/nats';
+
+jest.setTimeout(120_000);
+
+const ADMIN = { email: 'admin@example.com', password: 'Admin-Passw0rd!' };
+
+(natsBinary ? describe : describe.skip)('NATS outage: ready throughout, writes succeed, the outbox buffers and drains', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'iam-nats-outage-'));
+  const nats = testNatsServer(dir);
+  let opsPort: number;
+  const dbs: TestDatabase[] = [];
+  const metrics = new Map<ServiceName, Metrics>();
+  let lifecycle: Lifecycle;
+  let gateway: RunningGateway;
+  let services: Partial<Record<ServiceName, RunningService>>;
+  let base: string;
+  let token: string;
+
+  const startNats = () => nats.start();
+  const stopNats = () => nats.stop();
+  const get = async (url: string) => {
+    const r = await fetch(url);
+    return { status: r.status, json: (await r.json()) as Record<string, unknown> };
+  };
+  const createRole = async (name: string): Promise<number> =>
+    (
+      await fetch(`${base}/api/v1/roles`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, description: 'created during a NATS outage' }),
+      })
+    ).status;
+  const gauge = async (m: Metrics, which: 'outboxPending' | 'outboxOldestAge', service: string): Promise<number> =>
+    (await m[which].get()).values.find((v) => v.labels.service === service)?.value ?? 0;
+  const natsConnected = async (m: Metrics): Promise<number> => (await m.natsConnected.get()).values[0]?.value ?? -1;
+
+  beforeAll(async () => {
+    await startNats();
+    opsPort = await freePort();
+    for (const n of SERVICES) dbs.push(await createTestDatabase(`outage_${n}`));
+    const logger = testLogger();
+    lifecycle = new Lifecycle(logger, 5_000);
+    const bus = new JetStreamEventBus({ url: nats.url, name: 'outage-test', logger });
+    lifecycle.onShutdown('bus', () => bus.close());
+    const env = {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      GATEWAY_OPS_PORT: String(opsPort),
+      GATEWAY_PROFILES: 'full',
+      DIRECTORY_GRPC_PORT: '0',
+      IDENTITY_GRPC_PORT: '0',
+      NOTIFICATION_GRPC_PORT: '0',
+      COMMERCE_GRPC_PORT: '0',
+      ARGON2_MEMORY_KIB: '8192',
+      ARGON2_ITERATIONS: '1',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
+    };
+    const [directory, identity, notification, commerce] = dbs as [TestDatabase, TestDatabase, TestDatabase, TestDatabase];
+    const config = readConfig(env, (e) => ({
+      gateway: readGatewayConfig(e),
+      directory: readDirectoryConfig(e, { databaseUrl: directory.url }),
+      identity: readIdentityConfig(e, { databaseUrl: identity.url }),
+      notification: readNotificationConfig(e, { databaseUrl: notification.url }),
+      commerce: readCommerceConfig(e, { databaseUrl: commerce.url }),
+    }));
+    const system = await startSystem({
+      config,
+      logger,
+      bus,
+      lifecycle,
+      admin: ADMIN,
+      serviceMetrics: (name) => {
+        const m = createMetrics({ defaultMetrics: false });
+        metrics.set(name, m);
+        return m;
+      },
+    });
+    gateway = system.gateways[0]!;
+    services = system.services;
+    base = `http://127.0.0.1:${gateway.port}`;
+    await eventually(async () => (await get(`${base}/health/ready`)).status === 200, 20_000, 100);
+    const login = await fetch(`${base}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    token = ((await login.json()) as { token: string }).token;
+  });
+
+  afterAll(async () => {
+    await lifecycle?.shutdown('test done');
+    await stopNats();
+    for (const db of dbs) await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('names components only on the ops port; NATS shows as detail', async () => {
+    const ready = await get(`${base}/health/ready`);
+    expect(ready).toMatchObject({ status: 200, json: { status: 'ready' } });
+    expect(ready.json.checks).toBeUndefined();
+    const ops = await get(`http://127.0.0.1:${gateway.opsPort}/health/ready`);
+    expect(ops).toMatchObject({ status: 200, json: { checks: { jwks: 'up', identity: 'up', directory: 'up', bus: 'up' } } });
+    expect((await get(`${base}/api/v1/health`)).json).toMatchObject({ status: 'ok', db: 'up', nats: 'up' });
+    expect(await natsConnected(metrics.get('directory')!)).toBe(1);
+  });
+
+  it('NATS stopped → still ready, writes succeed, the backlog grows; NATS back → it drains', async () => {
+    const directoryMetrics = metrics.get('directory')!;
+    await eventually(async () => (await gauge(directoryMetrics, 'outboxPending', 'directory')) === 0, 10_000, 100);
+    // Readiness sampled every 100 ms from before the stop until the backlog has drained.
+    const readiness: number[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        readiness.push((await get(`${base}/health/ready`)).status, (await get(`http://127.0.0.1:${gateway.opsPort}/health/ready`)).status);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    await stopNats();
+    await eventually(async () => (await get(`${base}/api/v1/health`)).json.nats === 'down', 10_000, 100);
+    const downAt = Date.now();
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push(await createRole(`outage-role-${i}`));
+    expect(statuses).toEqual(Array(10).fill(201));
+
+    // Backlog and age measured by the relay every 2 s; readiness unchanged meanwhile.
+    await eventually(async () => (await gauge(directoryMetrics, 'outboxPending', 'directory')) >= 10, 10_000, 200);
+    await eventually(async () => (await gauge(directoryMetrics, 'outboxOldestAge', 'directory')) > 0, 10_000, 200);
+    expect(await natsConnected(directoryMetrics)).toBe(0);
+    expect((await get(`${base}/health/ready`)).status).toBe(200);
+    const ops = await get(`http://127.0.0.1:${gateway.opsPort}/health/ready`);
+    expect(ops).toMatchObject({ status: 200, json: { status: 'ready', checks: { bus: 'down', 'directory.bus': 'down', directory: 'up', identity: 'up' } } });
+    expect((await get(`${base}/api/v1/health`))).toMatchObject({ status: 200, json: { status: 'ok', db: 'up', nats: 'down' } });
+    for (const s of Object.values(services)) expect(s.health.snapshot()).toMatchObject({ ready: true, checks: { bus: 'down', db: 'up' } });
+    const backlog = services.directory!.relay.backlog();
+    expect(backlog.pending).toBeGreaterThanOrEqual(10);
+    const pendingDuringOutage = await gauge(directoryMetrics, 'outboxPending', 'directory');
+    const ageDuringOutage = await gauge(directoryMetrics, 'outboxOldestAge', 'directory');
+
+    await startNats();
+    const upAt = Date.now();
+    await eventually(async () => (await gauge(directoryMetrics, 'outboxPending', 'directory')) === 0, 30_000, 200);
+    const drainedMs = Date.now() - upAt;
+    await eventually(async () => (await get(`${base}/api/v1/health`)).json.nats === 'up', 10_000, 100);
+    expect(await natsConnected(directoryMetrics)).toBe(1);
+    expect(await gauge(directoryMetrics, 'outboxOldestAge', 'directory')).toBe(0);
+    sampling = false;
+    await sampler;
+    expect(readiness.filter((s) => s !== 200)).toEqual([]);
+    process.stdout.write(
+      `NATS outage of ${upAt - downAt} ms: 10/10 writes 201, readiness 200 in all ${readiness.length} samples; directory outbox backlog ${pendingDuringOutage} events, oldest ${ageDuringOutage} s; drained ${drainedMs} ms after NATS returned\n`,
+    );
+  });
+});

@@ -1,0 +1,49 @@
+/** Reading the trail: newest first, keyset pages behind an opaque cursor (no OFFSET on a large table). */
+import { AppError } from '@iam/platform';
+import type { AuditFilter, AuditPage, AuditPosition, ChainReport } from '../domain/entry';
+import type { AuditUnitOfWork } from '../domain/ports';
+
+export const PAGE_SIZE_MAX = 100;
+const CURSOR_RE = /^a2\.(-?\d{1,19})\.(\d{1,16})$/;
+
+/** The opaque cursor of a position (base64url of `a2.<occurred µs>.<seq>`). */
+export function encodeCursor(p: AuditPosition): string {
+  return Buffer.from(`a2.${p.occurredUs}.${p.seq}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): AuditPosition {
+  const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  const m = CURSOR_RE.exec(text);
+  const seq = m ? Number(m[2]) : Number.NaN;
+  if (!m || !Number.isSafeInteger(seq) || seq < 1) throw AppError.validation('The cursor is not one this API gave out.', [{ field: 'cursor', message: 'is not valid' }]);
+  return { occurredUs: m[1]!, seq };
+}
+
+export interface ListRequest extends AuditFilter {
+  readonly pageSize: number;
+  readonly cursor?: string;
+}
+
+export interface AuditQueries {
+  list(r: ListRequest): Promise<AuditPage & { nextCursor?: string }>;
+  verify(): Promise<ChainReport>;
+}
+
+export function auditQueries(uow: AuditUnitOfWork): AuditQueries {
+  return {
+    async list(r) {
+      const errors: Array<{ field: string; message: string }> = [];
+      if (!Number.isInteger(r.pageSize) || r.pageSize < 1 || r.pageSize > PAGE_SIZE_MAX) errors.push({ field: 'pageSize', message: `must be 1..${PAGE_SIZE_MAX}` });
+      if (r.action !== undefined && r.action.length > 100) errors.push({ field: 'action', message: 'must be at most 100 characters' });
+      if (r.from && r.to && r.from > r.to) errors.push({ field: 'from', message: 'must not be after to' });
+      for (const [field, v] of [['actorId', r.actorId], ['targetId', r.targetId], ['action', r.action]] as const) {
+        if (v?.includes('\u0000')) errors.push({ field, message: 'must not contain NUL characters' });
+      }
+      if (errors.length) throw AppError.validation('The filters are not valid.', errors);
+      const before = r.cursor ? decodeCursor(r.cursor) : undefined;
+      const page = await uow.run(({ log }) => log.list(r, { before, limit: r.pageSize }));
+      return { ...page, nextCursor: page.next === undefined ? undefined : encodeCursor(page.next) };
+    },
+    verify: () => uow.run(({ log }) => log.verify()),
+  };
+}

@@ -1,0 +1,243 @@
+/**
+ * The trail on the real PostgreSQL: events in (the recorder, as the consumers call it), entries
+ * out (queries, verification, retention). The consumers themselves run on the real NATS in
+ * deploy/all-in-one/test/audit.e2e.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { type EventSubject, SUBJECTS, encodeEvent } from '@iam/contracts';
+import { outboxUnitOfWork } from '@iam/platform';
+import type { IncomingEvent } from '@iam/platform/bus';
+import { type MigratedDatabase, migratedTestDatabase } from '@iam/platform/testing';
+import type { AuditUnitOfWork } from '../domain/ports';
+import { entities, migrations } from '../infra/schema';
+import { PgAuditLog, PgProjection } from '../infra/store';
+import { auditQueries, encodeCursor } from './query';
+import { createRecorder } from './record';
+import { purgeExpired } from './retention';
+
+describe('audit trail (PostgreSQL)', () => {
+  let db: MigratedDatabase;
+  let uow: AuditUnitOfWork;
+  let record: (e: IncomingEvent) => Promise<void>;
+  const q = () => auditQueries(uow);
+
+  const admin = randomUUID();
+  const bob = randomUUID();
+
+  function event<S extends EventSubject>(subject: S, payload: Parameters<typeof encodeEvent<S>>[1], headers: Record<string, string> = {}, id = randomUUID()): IncomingEvent {
+    return { id, subject, data: encodeEvent(subject, payload), occurredAt: new Date(), deliveryCount: 1, headers, traceparent: `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01` };
+  }
+  const user = (userId: string, email: string, roles: string[], extra: Partial<{ changedFields: string[]; passwordResetId: string }> = {}) => ({
+    userId,
+    email,
+    firstName: 'F',
+    lastName: 'L',
+    roles,
+    changedFields: extra.changedFields ?? [],
+    passwordResetId: extra.passwordResetId,
+  });
+  const byAdmin = { 'Iam-Actor-Sub': admin, 'Iam-Client-Ip': '203.0.113.7', 'Iam-User-Agent': 'curl/8' };
+
+  beforeAll(async () => {
+    db = await migratedTestDatabase('audit_trail', { entities, migrations });
+    uow = outboxUnitOfWork(db.ds, (m) => ({ log: new PgAuditLog(m), projection: new PgProjection(m) }));
+    record = createRecorder(uow);
+  });
+
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('a grant of Administrator: actor (id and email), target, before/after roles, IP, user agent, trace id; no secret anywhere', async () => {
+    await record(event(SUBJECTS.userCreated, user(admin, 'root@example.com', ['Administrator'])));
+    await record(event(SUBJECTS.userCreated, user(bob, 'bob@example.com', ['Support']), byAdmin));
+    await record(event(SUBJECTS.userUpdated, user(bob, 'bob@example.com', ['Administrator', 'Support'], { changedFields: ['roles', 'password'] }), byAdmin));
+    const [grant] = (await q().list({ pageSize: 1, targetId: bob, action: 'user.roles.' })).items;
+    expect(grant).toMatchObject({
+      action: 'user.roles.changed',
+      actor: { type: 'user', id: admin, email: 'root@example.com' },
+      target: { type: 'user', id: bob },
+      changes: [
+        { field: 'roles', before: ['Support'], after: ['Administrator', 'Support'] },
+        { field: 'password', redacted: true },
+      ],
+      clientIp: '203.0.113.7',
+      userAgent: 'curl/8',
+      traceId: 'ab'.repeat(16),
+    });
+    expect(grant!.changes.find((c) => c.field === 'password')).toEqual({ field: 'password', redacted: true });
+  });
+
+  it('reset request and completion, revocations, an order: actions and targets; the sealed token never recorded', async () => {
+    const sealed = 'SEALED-TOKEN-VALUE';
+    await record(event(SUBJECTS.passwordResetRequested, { userId: bob, email: 'bob@example.com', firstName: 'Bob', sealedToken: sealed, expiresAt: new Date() }, { 'Iam-Client-Ip': '198.51.100.4' }));
+    await record(event(SUBJECTS.userUpdated, user(bob, 'bob@example.com', ['Administrator', 'Support'], { changedFields: ['password'], passwordResetId: randomUUID() })));
+    await record(event(SUBJECTS.subjectRevoked, { userId: bob, notBefore: new Date(), expiresAt: new Date() }));
+    const orderId = randomUUID();
+    await record(
+      event(SUBJECTS.orderPlaced, {
+        orderId,
+        customerId: bob,
+        customerEmail: '',
+        lines: [{ productId: randomUUID(), sku: 'MUG', name: 'Mug', quantity: 2, unitPriceMinor: 1250 }],
+        totalMinor: 2500,
+        currency: 'EUR',
+        placedAt: new Date(),
+      }),
+    );
+    const items = (await q().list({ pageSize: 10, targetId: bob })).items.map((e) => [e.action, e.actor.type]);
+    expect(items.slice(0, 3)).toEqual([
+      ['sessions.revoked', 'system'],
+      ['password.reset.completed', 'system'],
+      ['password.reset.requested', 'anonymous'],
+    ]);
+    const [order] = (await q().list({ pageSize: 1, targetId: orderId })).items;
+    expect(order).toMatchObject({ action: 'order.placed', actor: { type: 'user', id: bob, email: 'bob@example.com' } });
+    const all = JSON.stringify((await q().list({ pageSize: 100 })).items);
+    expect(all).not.toContain(sealed);
+  });
+
+  it('a redelivered event is recorded once; role and link events carry names before and after', async () => {
+    const role = randomUUID();
+    const created = event(SUBJECTS.roleCreated, { roleId: role, name: 'Support-2', changedFields: [] }, byAdmin);
+    await record(created);
+    await record({ ...created, deliveryCount: 2 });
+    await record(event(SUBJECTS.roleUpdated, { roleId: role, name: 'Helpdesk', changedFields: ['name'] }, byAdmin));
+    await record(
+      event(SUBJECTS.rolePermissionCreated, { linkId: randomUUID(), roleId: role, permissionId: randomUUID(), roleName: 'Helpdesk', permissionName: 'users.manage' }, byAdmin),
+    );
+    const items = (await q().list({ pageSize: 10, targetId: role })).items;
+    expect(items.map((e) => e.action)).toEqual(['role.permission.granted', 'role.updated', 'role.created']);
+    expect(items[1]!.changes).toEqual([{ field: 'name', before: 'Support-2', after: 'Helpdesk' }]);
+    expect(items[0]!.changes[0]).toMatchObject({ field: 'permission', after: { name: 'users.manage' } });
+  });
+
+  it('filters (actor, target, action prefix, time) and keyset pages, newest first; bad filters and cursors are refused', async () => {
+    const all = (await q().list({ pageSize: 100 })).items;
+    const seqs = all.map((e) => e.seq);
+    const newestFirst = (a: { occurredAt: Date; seq: number }, b: { occurredAt: Date; seq: number }) => b.occurredAt.getTime() - a.occurredAt.getTime() || b.seq - a.seq;
+    expect(all.map((e) => e.seq)).toEqual([...all].sort(newestFirst).map((e) => e.seq));
+    const pages: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await q().list({ pageSize: 3, cursor });
+      pages.push(...page.items.map((e) => e.seq));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(pages).toEqual(seqs);
+    const byActor = (await q().list({ pageSize: 100, actorId: admin })).items;
+    expect(byActor.length).toBeGreaterThan(0);
+    expect(byActor.every((e) => e.actor.id === admin)).toBe(true);
+    expect((await q().list({ pageSize: 100, action: 'role.' })).items.every((e) => e.action.startsWith('role.'))).toBe(true);
+    // LIKE wildcards in the prefix match literally.
+    expect((await q().list({ pageSize: 100, action: '%' })).items).toEqual([]);
+    expect((await q().list({ pageSize: 100, from: new Date(Date.now() + 60_000) })).items).toEqual([]);
+    await expect(q().list({ pageSize: 0 })).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(q().list({ pageSize: 10, cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(q().list({ pageSize: 10, cursor: Buffer.from('x.5').toString('base64url') })).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(q().list({ pageSize: 10, from: new Date(2), to: new Date(1) })).rejects.toMatchObject({ code: 'VALIDATION' });
+    expect((await q().list({ pageSize: 10, cursor: encodeCursor({ occurredUs: '0', seq: 1 }) })).items).toEqual([]);
+  });
+
+  it('newest first by when it happened: a late-recorded event takes its time position; windows and cursors over equal instants', async () => {
+    const target = randomUUID();
+    const at = (iso: string) => new Date(iso);
+    const ev = (occurredAt: Date) => ({ ...event(SUBJECTS.tokenRevoked, { jti: randomUUID(), userId: target, expiresAt: new Date() }), occurredAt });
+    // Recorded in this order; it happened in another (the second arrived late, after a bus outage).
+    for (const when of ['2026-01-01T10:00:00.000Z', '2026-01-01T08:00:00.000Z', '2026-01-01T12:00:00.000Z', '2026-01-01T12:00:00.000Z', '2026-01-01T12:00:00.000Z']) {
+      await record(ev(at(when)));
+    }
+    const all = (await q().list({ pageSize: 100, targetId: target })).items;
+    expect(all.map((e) => e.occurredAt.toISOString())).toEqual([
+      '2026-01-01T12:00:00.000Z',
+      '2026-01-01T12:00:00.000Z',
+      '2026-01-01T12:00:00.000Z',
+      '2026-01-01T10:00:00.000Z',
+      '2026-01-01T08:00:00.000Z',
+    ]);
+    // Pages of 2 cut through the three equal instants without loss or repeat.
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await q().list({ pageSize: 2, targetId: target, cursor });
+      seen.push(...page.items.map((e) => e.seq));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all.map((e) => e.seq));
+    const window = await q().list({ pageSize: 100, targetId: target, from: at('2026-01-01T07:00:00Z'), to: at('2026-01-01T11:00:00Z') });
+    expect(window.items.map((e) => e.occurredAt.toISOString())).toEqual(['2026-01-01T10:00:00.000Z', '2026-01-01T08:00:00.000Z']);
+  });
+
+  it('append-only: UPDATE, DELETE and TRUNCATE are refused by the database', async () => {
+    await expect(db.ds.query(`UPDATE audit_entries SET action = 'x' WHERE seq = 1`)).rejects.toThrow(/append-only/);
+    await expect(db.ds.query('DELETE FROM audit_entries WHERE seq = 1')).rejects.toThrow(/append-only/);
+    await expect(db.ds.query('TRUNCATE audit_entries')).rejects.toThrow(/append-only/);
+  });
+
+  it('verify: the intact chain passes; an altered row, a removed row and a removed tail are each found', async () => {
+    expect(await q().verify()).toMatchObject({ ok: true, firstSeq: 1 });
+    const n = (await q().verify()).checked;
+    // Tampering as a superuser would (triggers off for the session), then put back.
+    const tamper = async (sql: string, params: unknown[] = []) => {
+      await db.ds.transaction(async (m) => {
+        await m.query("SET LOCAL session_replication_role = 'replica'");
+        await m.query(sql, params);
+      });
+    };
+    const [row] = await db.ds.query<Array<{ changes: unknown; user_agent: string | null }>>('SELECT changes, user_agent FROM audit_entries WHERE seq = 3');
+    await tamper(`UPDATE audit_entries SET changes = '[]'::jsonb WHERE seq = 3`);
+    expect(await q().verify()).toMatchObject({ ok: false, brokenAtSeq: 3, reason: expect.stringMatching(/altered/) });
+    await tamper('UPDATE audit_entries SET changes = $1::jsonb WHERE seq = 3', [JSON.stringify(row!.changes)]);
+    expect(await q().verify()).toMatchObject({ ok: true, checked: n });
+
+    const saved = await db.ds.query<Array<Record<string, unknown>>>('SELECT * FROM audit_entries WHERE seq IN (5, $1) ORDER BY seq', [n]);
+    await tamper('DELETE FROM audit_entries WHERE seq = 5');
+    expect(await q().verify()).toMatchObject({ ok: false, brokenAtSeq: 6, reason: expect.stringMatching(/5\.\.5 are missing/) });
+    await tamper(`DELETE FROM audit_entries WHERE seq = $1`, [n]);
+    const restore = async (r: Record<string, unknown>) => {
+      const cols = Object.keys(r);
+      await tamper(`INSERT INTO audit_entries (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`, cols.map((c) => (c === 'changes' ? JSON.stringify(r[c]) : r[c])));
+    };
+    await restore(saved[0]!);
+    expect(await q().verify()).toMatchObject({ ok: false, reason: expect.stringMatching(/chain ends at/) });
+    await restore(saved[1]!);
+    expect(await q().verify()).toMatchObject({ ok: true, checked: n });
+  });
+
+  it('verify while entries are being appended: one consistent view, never a false break', async () => {
+    // Found in CI: verify read the chain head, then the entries; an entry committed between the
+    // two reads made the chain look longer than its head ("the chain ends at N+1, its head says N").
+    let appending = true;
+    const appends = (async () => {
+      for (let i = 0; appending && i < 400; i++) await record(event(SUBJECTS.tokenRevoked, { jti: randomUUID(), userId: bob, expiresAt: new Date() }, byAdmin));
+    })();
+    const reports = [];
+    for (let i = 0; i < 60; i++) reports.push(await q().verify());
+    appending = false;
+    await appends;
+    expect(reports.filter((r) => !r.ok)).toEqual([]);
+    expect(await q().verify()).toMatchObject({ ok: true });
+  });
+
+  it('retention removes the oldest prefix in batches; the retained chain still verifies from its anchor', async () => {
+    const before = (await q().verify()).checked;
+    // Everything so far is "old": a cutoff in the future, 2 entries per batch.
+    await db.ds.query(`ALTER TABLE audit_entries DISABLE TRIGGER audit_entries_append_only`);
+    await db.ds.query(`UPDATE audit_entries SET recorded_at = recorded_at - interval '400 days' WHERE seq <= 4`);
+    await db.ds.query(`ALTER TABLE audit_entries ENABLE TRIGGER audit_entries_append_only`);
+    expect(await q().verify()).toMatchObject({ ok: true }); // recorded_at is not hashed: it is the database's clock, not the event
+    await db.ds.query('UPDATE audit_settings SET retention_days = 365');
+    expect(await purgeExpired(uow, { batch: 2 })).toBe(4);
+    const after = await q().verify();
+    expect(after).toMatchObject({ ok: true, firstSeq: 5, checked: before - 4 });
+    // New entries keep chaining after the purge.
+    await record(event(SUBJECTS.tokenRevoked, { jti: randomUUID(), userId: bob, expiresAt: new Date() }, byAdmin));
+    expect(await q().verify()).toMatchObject({ ok: true, checked: before - 3 });
+  });
+
+  it('an event of a subject this build does not know is recorded by name', async () => {
+    const e: IncomingEvent = { id: randomUUID(), subject: 'directory.group.created', data: new Uint8Array([1, 2, 3]), occurredAt: new Date(), deliveryCount: 1 };
+    await record(e);
+    expect((await q().list({ pageSize: 1 })).items[0]).toMatchObject({ action: 'directory.group.created', eventId: e.id, actor: { type: 'system' } });
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The audit service: durable consumers of every directory, identity and commerce event, each
+ * recorded once as a hash-chained, append-only entry; the trail's queries and chain verification
+ * over gRPC; retention. No other service writes to its database.
+ */
+import { STREAMS } from '@iam/contracts';
+import { type ServiceRuntime, type ServiceSpec, outboxUnitOfWork } from '@iam/platform';
+import { auditGrpc } from './api/grpc';
+import { auditQueries } from './app/query';
+import { AUDITED_SUBJECTS, createRecorder } from './app/record';
+import { startRetention } from './app/retention';
+import type { AuditConfig } from './config';
+import type { AuditUnitOfWork } from './domain/ports';
+import { entities, migrations } from './infra/schema';
+import { setRetentionDays } from './infra/privileges';
+import { PgAuditLog, PgProjection } from './infra/store';
+
+/** Events are recorded in order per stream (the projection's before/after depends on it). */
+const CONSUMERS = [
+  { name: 'audit-directory', stream: STREAMS.directory, subjects: [AUDITED_SUBJECTS[0]] },
+  { name: 'audit-identity', stream: STREAMS.identity, subjects: [AUDITED_SUBJECTS[1]] },
+  { name: 'audit-commerce', stream: STREAMS.commerce, subjects: [AUDITED_SUBJECTS[2]] },
+] as const;
+
+export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSpec {
+  return {
+    name: 'audit',
+    databaseUrl: config.databaseUrl,
+    grpcPort: config.grpcPort,
+    entities,
+    migrations,
+    streams: [STREAMS.directory, STREAMS.identity, STREAMS.commerce, STREAMS.deadLetter],
+    build: async ({ dataSource, logger }) => {
+      const uow: AuditUnitOfWork = outboxUnitOfWork(dataSource, (m) => ({ log: new PgAuditLog(m), projection: new PgProjection(m) }));
+      // The migrate step sets the retention (the runtime role may not); a role that may (make run's) sets it here too.
+      await setRetentionDays(dataSource, config.retention.days).catch((err: unknown) =>
+        logger.debug({ err: (err as Error).message }, 'audit: retention left as the migrate step set it'),
+      );
+      const record = createRecorder(uow);
+      const stopRetention = startRetention(uow, config.retention, logger);
+      return {
+        grpc: auditGrpc(auditQueries(uow), { logger: rt.logger, metrics: rt.metrics, service: 'audit' }),
+        // The trail must not lose an event: many deliveries, long backoff. One at a time in stream
+        // order, across every replica too (maxAckPending 1): before/after needs the order.
+        consumers: CONSUMERS.map((c) => ({
+          ...c,
+          handler: record,
+          concurrency: 1,
+          maxAckPending: 1,
+          maxDeliver: 50,
+          backoffMs: [1_000, 5_000, 30_000, 120_000, 600_000],
+        })),
+        stop: stopRetention,
+      };
+    },
+  };
+}
