@@ -8,7 +8,7 @@
  */
 import { commerceService, readCommerceConfig } from '@iam/commerce';
 import { type AccessClaims, AppError, HealthMonitor, Lifecycle, type RunningService, readConfig, startService } from '@iam/platform';
-import { type TestDatabase, createTestDatabase, testBus, testLogger, testMetrics } from '@iam/platform/testing';
+import { type TestDatabase, createTestDatabase, eventually, testBus, testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { getIntrospectionQuery } from 'graphql';
 import { randomUUID } from 'node:crypto';
@@ -71,14 +71,19 @@ interface Gateway {
   close(): Promise<void>;
 }
 
-async function gateway(env: Record<string, string>, calls: string[] = []): Promise<Gateway> {
+async function gateway(env: Record<string, string>, calls: string[] = [], opts = { commerceUp: true }): Promise<Gateway> {
   const config = readConfig({ GATEWAY_PROFILES: 'edge', MAX_EVENT_LOOP_DELAY_MS: '0', ...env }, readGatewayConfig);
   const metrics = testMetrics();
   const bus = testBus({ logger });
   const raw = createUpstreams(config, { metrics, bus });
   const upstreams: Upstreams = { ...raw, commerce: raw.commerce && counting(raw.commerce, calls) };
   const health = new HealthMonitor({ checks: upstreams.checks, logger });
-  await health.refresh();
+  // The first check opens the gRPC connection; on a loaded machine that can take longer than a
+  // check's timeout, so wait for commerce to be up, as a probe would, rather than trust the first
+  // run. (The other upstreams are not running here: the edge profile does not need them.)
+  const commerceUp = async () => Object.entries((await health.refresh()).checks).every(([k, v]) => !k.startsWith('commerce') || v === 'up');
+  if (opts.commerceUp) await eventually(commerceUp, 20_000, 100);
+  else await health.refresh();
   const app = await buildApp({ config, logger, metrics, health, upstreams, authenticator, denylist: new Denylist() });
   await app.ready();
   const doc = (await app.inject({ url: '/docs/edge/openapi.json' })).json<ConstructorParameters<typeof ResponseChecker>[0][number]>();
@@ -474,7 +479,7 @@ describe('edge profile (real commerce service)', () => {
   describe('commerce unreachable', () => {
     let down: Gateway;
     beforeAll(async () => {
-      down = await gateway({ COMMERCE_GRPC_TARGET: '127.0.0.1:1', UPSTREAM_TIMEOUT_MS: '500' });
+      down = await gateway({ COMMERCE_GRPC_TARGET: '127.0.0.1:1', UPSTREAM_TIMEOUT_MS: '500' }, [], { commerceUp: false });
     });
     afterAll(async () => {
       await down?.close();
