@@ -171,6 +171,7 @@ export class OrderLineRow {
 /** A checkout's idempotency key: the request's fingerprint and the order it placed. */
 @Entity({ name: 'idempotency_records' })
 @Index('ix_idempotency_records_order', ['orderId'])
+@Index('ix_idempotency_records_created', ['createdAt'])
 export class IdempotencyRecordRow {
   @PrimaryColumn('uuid', { name: 'customer_id' })
   customerId!: string;

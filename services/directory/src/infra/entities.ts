@@ -133,6 +133,7 @@ export class UserRoleRow {
 
 /** Password resets applied, by the email-action token's id (one change per token; retries answer the same). */
 @Entity({ name: 'password_resets' })
+@Index('ix_password_resets_changed', ['changedAt'])
 export class PasswordResetRow {
   @PrimaryColumn('uuid', { name: 'reset_id' })
   resetId!: string;

@@ -6,8 +6,9 @@ import { PasswordResets1764100000400 } from './migrations/1764100000400-password
 import { AuditReadPermission1764200000100 } from './migrations/1764200000100-audit-read-permission';
 import { UsersSearchIndex1764300000100 } from './migrations/1764300000100-users-search-index';
 import { UsersSearchWords1764400000100 } from './migrations/1764400000100-users-search-words';
+import { PasswordResetsChangedIndex1764500000200 } from './migrations/1764500000200-password-resets-changed-index';
 
 export const entities = [UserRow, RoleRow, PermissionRow, RolePermissionRow, UserRoleRow, PasswordResetRow, OutboxEventRow];
 
 /** In order; never edit one that has landed, add a new one. */
-export const migrations = [CreateOutbox1763800000000, DirectorySchema1763800000100, ProductsManagePermission1764000000100, PasswordResets1764100000400, AuditReadPermission1764200000100, OutboxHeaders1764200000200, UsersSearchIndex1764300000100, UsersSearchWords1764400000100];
+export const migrations = [CreateOutbox1763800000000, DirectorySchema1763800000100, ProductsManagePermission1764000000100, PasswordResets1764100000400, AuditReadPermission1764200000100, OutboxHeaders1764200000200, UsersSearchIndex1764300000100, UsersSearchWords1764400000100, PasswordResetsChangedIndex1764500000200];
