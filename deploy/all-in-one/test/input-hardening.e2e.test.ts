@@ -5,8 +5,9 @@
  *   /docs/assets names (inherited object keys included) are 404;
  * - `Cache-Control: no-store` on token responses (and `Pragma: no-cache`) and on every
  *   authenticated response, its 401 and 403 included;
- * - identifiers (emails, role and permission names) with invisible characters or Latin mixed with
- *   Cyrillic, Greek or Armenian letters are 400 naming the field, and nothing is written.
+ * - identifiers (emails, role and permission names) with invisible characters, Latin mixed with
+ *   Cyrillic, Greek or Armenian letters, or spelled only with letters of those scripts drawn like
+ *   Latin ones, are 400 naming the field, and nothing is written.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ADMIN, type HttpResult, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
@@ -319,6 +320,22 @@ describe('input hardening (issue #8 points 12–14, end to end)', () => {
       }
       const roles = (await call('GET', '/api/v1/roles?q=istrator&includeDeleted=true&pageSize=100')).json.items as Array<{ name: string }>;
       expect(roles.map((r) => r.name)).toEqual(['Administrator']);
+    });
+
+    it('no whole-script lookalike of a Latin word (names and emails spelled only with Cyrillic, Greek or Armenian letters drawn like Latin ones)', async () => {
+      const n = randomBytes(4).readUInt32BE(0);
+      const refused: Array<[string, string, Record<string, unknown>]> = [
+        ['/api/v1/roles', 'body.name', { name: `\u0410\u0412\u0421-${n}` }], // Cyrillic АВС
+        ['/api/v1/roles', 'body.name', { name: `\u0392\u0395\u03a4\u0391 ${n}` }], // Greek ΒΕΤΑ
+        ['/api/v1/permissions', 'body.name', { name: `\u0455\u0441\u043e\u0440\u0435.\u0435\u0445\u0435\u0441${n}` }], // Cyrillic ѕсоре.ехес
+        ['/api/v1/users', 'body.email', { firstName: 'Look', lastName: 'Alike', email: `\u0430\u0441\u0435${n}@example.com`, password: strongPassword() }], // Cyrillic асе
+      ];
+      for (const [path, field, body] of refused) {
+        const r = await call('POST', path, { body });
+        expectProblem(r, 400, JSON.stringify(body));
+        expect(r.json.errors).toEqual([expect.objectContaining({ field, message: expect.stringContaining('look like Latin') })]);
+      }
+      expect((await call('GET', `/api/v1/roles?q=${n}&includeDeleted=true`)).json.totalCount).toBe(0);
     });
 
     it('clean identifiers in other scripts still work, and person names refuse bidi controls and lone surrogates', async () => {

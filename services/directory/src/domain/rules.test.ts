@@ -114,6 +114,16 @@ describe('directory rules', () => {
     });
 
     it.each([
+      ['Cyrillic АВС', '\u0410\u0412\u0421'],
+      ['Cyrillic аррӏе', '\u0430\u0440\u0440\u04cf\u0435'],
+      ['Cyrillic ѕсоре.ехес, a permission-shaped name', '\u0455\u0441\u043e\u0440\u0435.\u0435\u0445\u0435\u0441'],
+      ['Greek ΒΕΤΑ', '\u0392\u0395\u03a4\u0391'],
+      ['Armenian Տոօ', '\u054f\u0578\u0585'],
+    ])('refuses a whole-script lookalike of a Latin word: %s', (_what, value) => {
+      expect(errorsOf(checkIdentifierName, value)).toEqual([{ field: 'name', message: 'must not be spelled only with Cyrillic, Greek or Armenian letters that look like Latin ones' }]);
+    });
+
+    it.each([
       ['fullwidth Ａ', '\uff21dministrator'],
       ['decomposed é', 'Caf\u0065\u0301'],
       ['ligature ﬁ', 'pro\ufb01le.read'],
@@ -121,7 +131,7 @@ describe('directory rules', () => {
       expect(errorsOf(checkIdentifierName, value)).toEqual([{ field: 'name', message: expect.stringContaining('NFKC') }]);
     });
 
-    it.each(['Administrator', 'users.manage', 'role-permissions.manage', 'Support Agent', 'Café', 'Администратор', 'Διαχειριστής', 'Ադմին', '管理者', 'Auditor 2', '  trimmed  '])(
+    it.each(['Administrator', 'users.manage', 'role-permissions.manage', 'Support Agent', 'Café', 'Администратор', 'Работа с клиентами', 'Διαχειριστής', 'Ադմին', '管理者', 'Auditor 2', '  trimmed  ', '2024'])(
       'accepts %s',
       (value) => {
         expect(errorsOf(checkIdentifierName, value)).toEqual([]);
@@ -150,6 +160,13 @@ describe('directory rules', () => {
       ['Armenian օ in the local part', 'j\u0585hn@example.com'],
     ])('refuses %s', (_what, value) => {
       expect(errorsOf(checkEmail, value)).toEqual([{ field: 'name', message: 'must not mix Latin letters with Cyrillic, Greek or Armenian letters' }]);
+    });
+
+    it.each([
+      ['a Cyrillic local part drawn as Latin', '\u0430\u0441\u0435@example.com'],
+      ['a Cyrillic domain label drawn as Latin', 'admin@\u0435\u0445\u0440\u043e.com'],
+    ])('refuses %s', (_what, value) => {
+      expect(errorsOf(checkEmail, value)).toEqual([{ field: 'name', message: 'must not be spelled only with Cyrillic, Greek or Armenian letters that look like Latin ones' }]);
     });
 
     it.each(['ada@example.com', '  Ada@Example.COM ', 'иван@example.com', 'ivan@пример.рф', 'josé@example.com', 'ελένη@example.gr'])('accepts %s', (value) => {

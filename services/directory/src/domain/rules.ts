@@ -37,6 +37,24 @@ const BIDI_OR_LONE_SURROGATE_RE = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069
 /** Latin letters, and the letters of the scripts with the most Latin lookalikes (Cyrillic 'а', Greek 'ο', Armenian 'օ'). */
 const LATIN_LETTER_RE = /(?=\p{L})\p{Script=Latin}/u;
 const LATIN_LOOKALIKE_LETTER_RE = /(?=\p{L})[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}]/u;
+/**
+ * The letters of those scripts that are drawn like a Latin letter (their UTS #39 confusables
+ * mapping is one ASCII letter): a word made of these alone, such as Cyrillic 'АВС' or 'аррӏе', is
+ * a whole-script lookalike of a Latin word. Words of those scripts with any other letter
+ * ('Администратор', 'пример', 'Διαχειριστής') are ordinary text and stay valid.
+ */
+const DRAWN_AS_LATIN = new Set([
+  ...'АВСЕНІЈКМОРЅТХУҮԚԜӀасеорхуѕіјһԁԛԝӏү', // Cyrillic
+  ...'ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοναργυι', // Greek
+  ...'ՕՍՏԼօսցհոզա', // Armenian
+]);
+const LETTERS_RE = /\p{L}/gu;
+
+/** Whether every letter of `part` (it has at least one) is a non-Latin letter drawn like a Latin one. */
+function onlyLatinLookalikes(part: string): boolean {
+  const letters = part.match(LETTERS_RE);
+  return letters !== null && letters.every((l) => DRAWN_AS_LATIN.has(l));
+}
 
 export class Violations {
   private readonly list: FieldError[] = [];
@@ -59,14 +77,20 @@ export function normalizeEmail(email: string): string {
  * invisible characters anywhere (checked before trimming, so a trailing U+FEFF is not silently
  * dropped), compatibility or decomposed forms (the value must be NFKC, as PRECIS IdentifierClass
  * asks: no fullwidth 'Ａ', no 'e' + combining accent beside a precomposed 'é'), and Latin letters
- * mixed with Cyrillic, Greek or Armenian ones within one of `segments` (default: the whole value).
+ * mixed with Cyrillic, Greek or Armenian ones within one of `segments` (default: the whole value),
+ * or a segment spelled only with letters of those scripts that are drawn like Latin ones (the
+ * whole value, not each word: 'Работа с клиентами' is Russian with a one-letter word 'с').
  */
 export function identifierProblem(raw: string, segments?: (trimmed: string) => readonly string[]): string | undefined {
   if (INVISIBLE_RE.test(raw)) return 'must not contain invisible, control, formatting, private-use or unassigned characters, or spaces other than U+0020';
   const s = raw.trim();
   if (s.normalize('NFKC') !== s) return 'must be in Unicode normalization form NFKC (no compatibility or decomposed characters)';
-  if ((segments ? segments(s) : [s]).some((part) => LATIN_LETTER_RE.test(part) && LATIN_LOOKALIKE_LETTER_RE.test(part))) {
+  const parts = segments ? segments(s) : [s];
+  if (parts.some((part) => LATIN_LETTER_RE.test(part) && LATIN_LOOKALIKE_LETTER_RE.test(part))) {
     return 'must not mix Latin letters with Cyrillic, Greek or Armenian letters';
+  }
+  if (parts.some(onlyLatinLookalikes)) {
+    return 'must not be spelled only with Cyrillic, Greek or Armenian letters that look like Latin ones';
   }
   return undefined;
 }
