@@ -4,8 +4,8 @@
  * process after a crash, by competing replicas, and after the directory was unreachable.
  */
 import { SUBJECTS } from '@iam/contracts';
-import { AppError, createDataSource, migrate, sha256 } from '@iam/platform';
-import { createTestDatabase, testLogger, type TestDatabase } from '@iam/platform/testing';
+import { AppError, sha256 } from '@iam/platform';
+import { type MigratedDatabase, migratedTestDatabase, testLogger } from '@iam/platform/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Principal } from '../domain/model';
@@ -15,7 +15,7 @@ import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
 import { createEmailActionUseCases } from './email-actions';
 
 describe('email-action requests (recorded before the 202, processed from the table)', () => {
-  let db: TestDatabase;
+  let db: MigratedDatabase;
   let ds: DataSource;
   const logger = testLogger();
   const sealKey = randomBytes(32);
@@ -61,15 +61,12 @@ describe('email-action requests (recorded before the 202, processed from the tab
   };
 
   beforeAll(async () => {
-    db = await createTestDatabase('identity_requests');
-    ds = createDataSource({ url: db.url, name: 'identity', entities, migrations, logger });
-    await ds.initialize();
-    await migrate(ds, 'identity', logger);
+    db = await migratedTestDatabase('identity', { entities, migrations });
+    ds = db.ds;
   });
 
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await db?.close();
   });
 
   beforeEach(async () => {
