@@ -137,10 +137,10 @@ export class ReadCache {
     } else if (s === SUBJECTS.permissionCreated || s === SUBJECTS.permissionUpdated || s === SUBJECTS.permissionDeleted) {
       this.invalidate('permission', decodeEvent(s, event.data).permissionId, 'event');
       this.invalidateKind('role', 'event');
+    } else if (s.startsWith('directory.role_permission.')) {
+      this.invalidateKind('role', 'event'); // a role shows its permissions' names
     } else if (s.startsWith('directory.')) {
-      // Links, and anything the directory adds later: every role (they show permission names).
-      this.invalidateKind('role', 'event');
-      if (!s.startsWith('directory.role_permission.')) this.flush('event');
+      this.flush('event'); // anything the directory adds later: everything
     }
   }
 
