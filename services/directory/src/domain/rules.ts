@@ -39,8 +39,8 @@ const LATIN_LETTER_RE = /(?=\p{L})\p{Script=Latin}/u;
 const LATIN_LOOKALIKE_LETTER_RE = /(?=\p{L})[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}]/u;
 /**
  * The letters of those scripts that are drawn like a Latin letter (their UTS #39 confusables
- * mapping is one ASCII letter): a word made of these alone, such as Cyrillic 'АВС' or 'аррӏе', is
- * a whole-script lookalike of a Latin word. Words of those scripts with any other letter
+ * mapping is one ASCII letter): a name made of these alone, such as Cyrillic 'АВС' or 'аррӏе', is
+ * a whole-script lookalike of a Latin word. Names in those scripts with any other letter
  * ('Администратор', 'пример', 'Διαχειριστής') are ordinary text and stay valid.
  */
 const DRAWN_AS_LATIN = new Set([
