@@ -4,6 +4,17 @@ NPM   ?= npm
 BIN   := node_modules/.bin
 STAMP := node_modules/.install-stamp
 
+# Every target runs on Node 22.12 or newer: the host's, or, where the host's is older, the Node 24
+# LTS pinned in tools/node (installed once from the npm registry, integrity-checked by npm ci; see
+# README.md, "Node versions"). Its directory goes first on PATH, so npm and every tool use it too.
+NODE_BIN_DIR := $(shell tools/node/ensure.sh || echo ensure-failed)
+ifeq ($(NODE_BIN_DIR),ensure-failed)
+$(error no usable Node: see the message above)
+endif
+ifneq ($(NODE_BIN_DIR),)
+export PATH := $(NODE_BIN_DIR):$(PATH)
+endif
+
 .DEFAULT_GOAL := help
 .PHONY: help install build typecheck run migrate test lint proto proto-check bench faults soak clean
 

@@ -1,7 +1,7 @@
 import { createDataSource, migrate, open } from '@iam/platform';
 import { createTestDatabase, testLogger, type TestDatabase } from '@iam/platform/testing';
 import { type JWK, importJWK, jwtVerify } from 'jose';
-import { type JsonWebKey, createPrivateKey, randomBytes, randomUUID } from 'node:crypto';
+import { createPrivateKey, randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { KeyManager, generateSigningKey, signJws } from './keys';
 import { entities, migrations } from './schema';
@@ -154,7 +154,7 @@ describe('identity persistence', () => {
     for (const alg of ['EdDSA', 'ES256', 'RS256'] as const) {
       const { publicJwk, privateJwk } = await generateSigningKey(alg);
       const header = Buffer.from(JSON.stringify({ alg, kid: publicJwk.kid, typ: 'JWT' })).toString('base64url');
-      const token = signJws(alg, createPrivateKey({ key: privateJwk as JsonWebKey, format: 'jwk' }), header, { sub: 'u', roles: ['r'] });
+      const token = signJws(alg, createPrivateKey({ key: privateJwk, format: 'jwk' }), header, { sub: 'u', roles: ['r'] });
       const { payload, protectedHeader } = await jwtVerify(token, await importJWK(publicJwk as JWK, alg), { algorithms: [alg] });
       expect(protectedHeader).toEqual({ alg, kid: publicJwk.kid, typ: 'JWT' });
       expect(payload).toEqual({ sub: 'u', roles: ['r'] });

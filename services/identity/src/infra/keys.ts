@@ -7,7 +7,7 @@
  */
 import { type AccessClaims, type JwtAlg, type Logger, firstAcceptedIat, open, seal, verifyAccessToken } from '@iam/platform';
 import { type CryptoKey, type JWK, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
-import { type JsonWebKey, type KeyObject, createPrivateKey, randomUUID, sign } from 'node:crypto';
+import { type KeyObject, createPrivateKey, randomUUID, sign } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Principal, PublicJwk } from '../domain/model';
 import type { TokenService } from '../domain/ports';
@@ -154,7 +154,7 @@ export class KeyManager implements TokenService {
       let privateKey: KeyObject | undefined;
       try {
         const jwk = JSON.parse(open(this.opts.keyEncryptionKey, r.private_key, r.kid).toString('utf8')) as JWK;
-        privateKey = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
+        privateKey = createPrivateKey({ key: jwk, format: 'jwk' });
         if (privateKey.asymmetricKeyType !== KEY_TYPE[r.alg]) throw new Error(`a ${privateKey.asymmetricKeyType} key stored for ${r.alg}`);
       } catch {
         this.opts.logger.warn({ kid: r.kid }, 'signing key cannot be decrypted with the configured key-encryption key; it only verifies');
