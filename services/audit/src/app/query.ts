@@ -5,6 +5,13 @@ import type { AuditUnitOfWork } from '../domain/ports';
 
 export const PAGE_SIZE_MAX = 100;
 const CURSOR_RE = /^a2\.(-?\d{1,19})\.(\d{1,16})$/;
+/**
+ * The instants a cursor may name, in microseconds since the epoch: years 1 to 9999, what a
+ * timestamp of the trail (and a JS Date, and PostgreSQL's interval arithmetic) can hold. A cursor
+ * beyond them was not given out by this API (was a 500: "interval out of range").
+ */
+const OCCURRED_US_MIN = -62_135_596_800_000_000n;
+const OCCURRED_US_MAX = 253_402_300_799_999_999n;
 
 /** The opaque cursor of a position (base64url of `a2.<occurred µs>.<seq>`). */
 export function encodeCursor(p: AuditPosition): string {
@@ -15,7 +22,8 @@ export function decodeCursor(cursor: string): AuditPosition {
   const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
   const m = CURSOR_RE.exec(text);
   const seq = m ? Number(m[2]) : Number.NaN;
-  if (!m || !Number.isSafeInteger(seq) || seq < 1) throw AppError.validation('The cursor is not one this API gave out.', [{ field: 'cursor', message: 'is not valid' }]);
+  const us = m ? BigInt(m[1]!) : 0n;
+  if (!m || !Number.isSafeInteger(seq) || seq < 1 || us < OCCURRED_US_MIN || us > OCCURRED_US_MAX) throw AppError.validation('The cursor is not one this API gave out.', [{ field: 'cursor', message: 'is not valid' }]);
   return { occurredUs: m[1]!, seq };
 }
 
