@@ -14,8 +14,28 @@ describe('isDependencyUnreachable', () => {
     }
   });
 
-  it('anything else is not', () => {
-    for (const err of [new Error('boom'), { code: '23505', message: 'duplicate key value' }, undefined, 'text']) {
+  it('every SQLSTATE of a connection exception (class 08) or operator intervention (57P), and 55000 at connect, is unreachable', () => {
+    const codes = ['08000', '08001', '08003', '08004', '08006', '08007', '08P01', '57P01', '57P02', '57P03', '57P04', '57P05', '53300'];
+    for (const code of codes) {
+      for (const err of [{ code, message: 'x' }, { message: 'query failed', driverError: { code } }, { message: 'outer', cause: { code } }]) {
+        expect({ code, err, unreachable: isDependencyUnreachable(err) }).toEqual({ code, err, unreachable: true });
+      }
+    }
+    const refused = { code: '55000', message: 'database "directory" is not currently accepting connections' };
+    expect(isDependencyUnreachable(refused)).toBe(true);
+    expect(isDependencyUnreachable({ message: 'query failed', driverError: refused })).toBe(true);
+  });
+
+  it('anything else is not: other SQLSTATEs, 55000 that is not a refused connection', () => {
+    for (const err of [
+      new Error('boom'),
+      { code: '23505', message: 'duplicate key value' },
+      { code: '55000', message: 'currval of sequence "s" is not yet defined in this session' },
+      { code: '57014', message: 'canceling statement due to statement timeout' },
+      { code: '22008', message: 'timestamp out of range' },
+      undefined,
+      'text',
+    ]) {
       expect(isDependencyUnreachable(err)).toBe(false);
     }
   });

@@ -128,23 +128,38 @@ export function internalError(cause?: unknown): AppError {
   return new AppError('INTERNAL', 'An unexpected error occurred.', { cause });
 }
 
-/** Socket errors and PostgreSQL connection-exception / shutdown codes (class 08, 57P01-03, too many connections). */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
+/** Socket errors, and PostgreSQL codes outside the classes below that still mean "not now" (53300: too many connections). */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '53300']);
+/**
+ * PostgreSQL SQLSTATE classes of a database that cannot serve now: 08 (connection exception:
+ * 08000, 08001, 08003, 08004, 08006, 08007, 08P01) and 57P (operator intervention: 57P01 admin
+ * shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 57P04 database dropped, 57P05 idle
+ * session timeout).
+ */
+const UNREACHABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P[0-9A-Z]{2})$/;
+/**
+ * 55000 (object not in prerequisite state) means "not now" only when the server refuses the
+ * connection: a database with ALLOW_CONNECTIONS false ("database … is not currently accepting
+ * connections", raised while the session starts). Elsewhere 55000 is a real error (a sequence's
+ * currval before nextval, …).
+ */
+const REFUSED_AT_CONNECT = /is not currently accepting connections/i;
 // The last: TypeORM's QueryRunnerProviderAlreadyReleasedError ("... query runner was already
 // released") and QueryRunnerAlreadyReleasedError ("Query runner already released ..."), when the
 // pool dropped a broken connection mid-use (a transaction's next statement after a restart).
 const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error|Connection refused|query runner (was )?already released/i;
-
 /**
  * Whether `err` (or what it wraps: TypeORM's driverError, a cause) says a dependency cannot be
- * reached right now — a database restarting, a refused or dropped connection: the caller should
- * get 503 and try again, not a 500. No driver is imported: codes and messages only.
+ * reached right now — a database restarting, refusing connections, or a refused or dropped
+ * connection: the caller should get 503 and try again, not a 500. The one place that decides it
+ * (the gRPC server maps it to UNAVAILABLE). No driver is imported: codes and messages only.
  */
 export function isDependencyUnreachable(err: unknown): boolean {
   let e: unknown = err;
   for (let depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
     const x = e as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
-    if (typeof x.code === 'string' && UNREACHABLE_CODES.has(x.code)) return true;
+    if (typeof x.code === 'string' && (UNREACHABLE_CODES.has(x.code) || UNREACHABLE_SQLSTATE.test(x.code))) return true;
+    if (x.code === '55000' && typeof x.message === 'string' && REFUSED_AT_CONNECT.test(x.message)) return true;
     if (typeof x.message === 'string' && UNREACHABLE_MESSAGES.test(x.message)) return true;
     e = x.driverError ?? x.cause;
   }
