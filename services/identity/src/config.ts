@@ -27,7 +27,11 @@ export interface IdentityConfig {
   readonly auth: {
     readonly maxFailedAttempts: number;
     readonly lockoutMinutes: number;
-    /** A rotated refresh token reused within this many seconds is refused without revoking its family. */
+    /**
+     * A refresh token rotated at most this many seconds ago, presented again while its successor
+     * is unused (a client retrying a refresh whose answer it lost), gets a fresh successor and the
+     * family stays valid; reuse after it, or of an older token, revokes the family.
+     */
     readonly refreshReuseGraceSeconds: number;
   };
 }
@@ -62,7 +66,7 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
     auth: {
       maxFailedAttempts: e.int('AUTH_MAX_FAILED_ATTEMPTS', { default: 5, min: 1, max: 1_000 }),
       lockoutMinutes: e.int('AUTH_LOCKOUT_MINUTES', { default: 15, min: 1, max: 10_080 }),
-      refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 0, min: 0, max: 300 }),
+      refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 10, min: 0, max: 300 }),
     },
   };
 }

@@ -6,7 +6,7 @@ import { STREAMS } from '@iam/contracts';
 import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
 import { identityConsumers } from './api/consumers';
 import { identityGrpc } from './api/grpc';
-import { createAuthUseCases } from './app/auth';
+import { type AuthFaults, createAuthUseCases } from './app/auth';
 import { createEmailActionUseCases } from './app/email-actions';
 import type { IdentityConfig } from './config';
 import { grpcDirectory } from './infra/directory-client';
@@ -14,7 +14,8 @@ import { KeyManager } from './infra/keys';
 import { entities, migrations } from './infra/schema';
 import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 
-export function identityService(config: IdentityConfig, rt: ServiceRuntime): ServiceSpec {
+/** `faults`: only the fault suite's build (src/testing/fault-main.ts) passes any. */
+export function identityService(config: IdentityConfig, rt: ServiceRuntime, faults?: AuthFaults): ServiceSpec {
   return {
     name: 'identity',
     databaseUrl: config.databaseUrl,
@@ -50,6 +51,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime): Ser
         directory,
         tokens: keys,
         logger,
+        faults,
       });
       const emailActions = createEmailActionUseCases({
         settings: {

@@ -149,12 +149,16 @@ export class Cluster {
     return `http://127.0.0.1:${this.ports.gateway}`;
   }
 
-  /** Starts (or restarts) one process and waits until it is ready. */
-  async start(name: ProcessName): Promise<void> {
+  /**
+   * Starts (or restarts) one process and waits until it is ready; `main` runs another entry of
+   * its build (a fault-injecting one, e.g. services/identity/dist/testing/fault-main.js), `env`
+   * adds to the cluster's environment.
+   */
+  async start(name: ProcessName, opts: { main?: string; env?: Record<string, string> } = {}): Promise<void> {
     const log = createWriteStream(join(this.dir, `${name}.log`), { flags: 'a' });
-    const env: Record<string, string> = { ...this.env, [`${name.toUpperCase()}_METRICS_PORT`]: String(this.ports.ops[name]) };
+    const env: Record<string, string> = { ...this.env, [`${name.toUpperCase()}_METRICS_PORT`]: String(this.ports.ops[name]), ...opts.env };
     if (name === 'gateway') env.DIRECTORY_GRPC_TARGET = `127.0.0.1:${this.gatewayDirectoryPort}`;
-    const child = spawn(process.execPath, [join(ROOT, MAINS[name])], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, opts.main ?? MAINS[name])], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.pipe(log);
     child.stderr.pipe(log);
     this.children.set(name, child);
@@ -183,6 +187,12 @@ export class Cluster {
   async stop(name: ProcessName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     await stopChild(this.children.get(name), signal);
     this.children.delete(name);
+  }
+
+  /** Whether the process has exited (killed, crashed) since it was started. */
+  exited(name: ProcessName): boolean {
+    const child = this.children.get(name);
+    return !child || child.exitCode !== null || child.signalCode !== null;
   }
 
   /** Process id (to tell a restart from a recovery). */

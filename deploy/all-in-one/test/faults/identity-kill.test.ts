@@ -1,7 +1,9 @@
 /**
- * Fault 7 (issue #14): identity killed (SIGKILL) in the middle of refresh rotations and started
- * again → no refresh token is ever accepted twice, and reuse detection still works (a rotated
- * token revokes its family).
+ * Fault 7 (issues #14, #26): identity killed (SIGKILL) in the middle of refresh rotations and
+ * started again → no refresh token is ever accepted twice outside a retry, no family is lost (a
+ * client whose answer died with the process retries its token within the grace period, the
+ * default 10 s), and reuse detection still works (a token whose successor was used revokes its
+ * family).
  */
 import { randomUUID } from 'node:crypto';
 import { ADMIN, Cluster, call, runnable, strongPassword } from './cluster';
@@ -31,6 +33,7 @@ const CLIENTS = 20;
     const accepted = new Map<string, number>();
     const statuses = new Map<number, number>();
     let running = true;
+
     const loops = clients.map(async (cl) => {
       while (running) {
         const presented = cl.current;
@@ -53,14 +56,24 @@ const CLIENTS = 20;
     running = false;
     await Promise.all(loops);
     process.stdout.write(`[fault identity-kill] refresh answers ${JSON.stringify(Object.fromEntries(statuses))}; ${accepted.size} tokens accepted\n`);
-    expect([...statuses.keys()].every((s) => s === 200 || s === 401 || s === 503 || s === 504)).toBe(true);
-    // No token was ever accepted twice.
-    expect([...accepted.values()].filter((n) => n > 1)).toEqual([]);
-    // Every rotated token is refused now …
-    const withHistory = clients.filter((cl) => cl.previous);
-    expect(withHistory.length).toBeGreaterThan(0);
-    for (const cl of withHistory) expect((await call(c.url, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: cl.previous } })).status).toBe(401);
-    // … and its reuse revoked the family: the client's newest token is refused too.
-    for (const cl of withHistory) expect((await call(c.url, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: cl.current } })).status).toBe(401);
+    // Never a 401: a refresh interrupted by the kill is retried with the same token and succeeds.
+    expect([...statuses.keys()].every((s) => s === 200 || s === 503 || s === 504 || s === 0)).toBe(true);
+    // A token accepted twice only as a retry of an answer lost to the kill (at most one per client).
+    expect([...accepted.values()].filter((n) => n > 2)).toEqual([]);
+    expect([...accepted.values()].filter((n) => n > 1).length).toBeLessThanOrEqual(CLIENTS);
+    // No family lost: each client's newest token still refreshes.
+    const older = new Map<(typeof clients)[number], string>();
+    for (const cl of clients) {
+      const r = await call(c.url, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: cl.current } });
+      expect(r.status).toBe(200);
+      older.set(cl, cl.current);
+      cl.current = r.json.refreshToken;
+    }
+    // A token whose successor was used is reuse: refused, and the family revoked with it.
+    for (const cl of clients.filter((x) => x.previous)) {
+      expect((await call(c.url, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: cl.previous } })).status).toBe(401);
+      expect((await call(c.url, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: cl.current } })).status).toBe(401);
+    }
+    expect(older.size).toBe(CLIENTS);
   });
 });

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { type AccessClaims, AppError, type InTransaction, type Logger, event, firstAcceptedIat, randomToken, sha256 } from '@iam/platform';
-import type { Principal, TokenPair } from '../domain/model';
+import type { Principal, RefreshRecord, TokenPair } from '../domain/model';
 import type { Directory, IdentityStores, TokenService, UnitOfWork } from '../domain/ports';
 
 
@@ -38,6 +38,12 @@ export interface AuthUseCases {
   clearLockout(email: string): Promise<void>;
 }
 
+/** Fault injection points of the fault suite (src/testing/fault-main.ts); production wires none. */
+export interface AuthFaults {
+  /** After a refresh rotation committed, before its answer is made. */
+  afterRefreshCommit?(): void | Promise<void>;
+}
+
 /** Whether a subject revocation at `notBefore` refuses a token issued at `iat` (seconds). */
 export function revokedBySubject(iat: number, notBefore: Date | null | undefined): boolean {
   return notBefore != null && iat < firstAcceptedIat(notBefore);
@@ -60,6 +66,8 @@ export function createAuthUseCases(deps: {
   directory: Directory;
   tokens: TokenService;
   logger: Logger;
+  /** Test builds only (src/testing): a hook between a refresh's commit and its answer. */
+  faults?: AuthFaults;
 }): AuthUseCases {
   const { settings: s, uow, read, directory, tokens } = deps;
 
@@ -74,20 +82,16 @@ export function createAuthUseCases(deps: {
   }
 
   /**
-   * RFC 9700 reuse detection: a rotated token came back. Within the grace period (a client
-   * retrying) it is refused without more; after it, the whole family is revoked.
+   * RFC 9700 reuse detection: a rotated token came back after the grace period, or an older token
+   * than the last one rotated. The whole family is revoked, and the detection recorded with it.
    */
-  async function detectReuse(hash: Buffer): Promise<void> {
-    const seen = await read.refreshTokens.findByHash(hash);
-    if (!seen?.rotatedAt || seen.revokedAt) return;
-    if (Date.now() - seen.rotatedAt.getTime() <= s.refreshReuseGraceSeconds * 1000) return;
-    // The family revoked and the detection recorded together (the audit trail's refresh.reuse_detected).
+  async function revokeReusedFamily(t: RefreshRecord): Promise<void> {
     const n = await uow.run(async (tx) => {
-      const revoked = await tx.refreshTokens.revokeFamily(seen.familyId);
-      if (revoked > 0) await tx.publish([event(SUBJECTS.refreshReuseDetected, { userId: seen.userId, familyId: seen.familyId, revoked })]);
+      const revoked = await tx.refreshTokens.revokeFamily(t.familyId);
+      if (revoked > 0) await tx.publish([event(SUBJECTS.refreshReuseDetected, { userId: t.userId, familyId: t.familyId, revoked })]);
       return revoked;
     });
-    if (n > 0) deps.logger.warn({ userId: seen.userId, revoked: n }, 'refresh token reuse detected; token family revoked');
+    if (n > 0) deps.logger.warn({ userId: t.userId, revoked: n }, 'refresh token reuse detected; token family revoked');
   }
 
   /** Records a refused login (one insert, the same for every kind of failure). */
@@ -136,23 +140,38 @@ export function createAuthUseCases(deps: {
       return { tokens: pair(await tokens.issue(principal, { notBefore: subjectNotBefore }), refreshToken, expiresAt), principal };
     },
 
+    /**
+     * Nothing is committed unless the answer can be made: the token is read, the user's current
+     * principal asked of the directory, and only then the rotation committed (one statement) and
+     * the access token signed. A directory failure leaves the token as it was. A crash or a lost
+     * answer after the commit leaves the client with the rotated token, whose retry within the
+     * grace period rotates the successor it never got (the family stays valid).
+     */
     async refresh(refreshToken) {
       if (!REFRESH_TOKEN_RE.test(refreshToken)) throw AppError.unauthenticated(INVALID_REFRESH);
       const hash = sha256(refreshToken);
-      const next = randomToken(32);
-      // Claim first (one atomic statement: of concurrent refreshes exactly one wins), then look
-      // up the user's current roles; a deleted user's family is revoked.
-      const claimed = await read.refreshTokens.rotate(hash, { id: randomUUID(), tokenHash: sha256(next) });
-      if (!claimed) {
-        await detectReuse(hash);
-        throw AppError.unauthenticated(INVALID_REFRESH);
+      // A concurrent refresh of the same token may win the claim between the read and the
+      // commit: read again, and the token is then a retry within the grace period (or a reuse).
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const token = await read.refreshTokens.findByHash(hash, s.refreshReuseGraceSeconds);
+        if (!token || token.revokedAt || token.expiresAt.getTime() <= Date.now()) throw AppError.unauthenticated(INVALID_REFRESH);
+        if (token.rotatedAt && !token.retryable) {
+          await revokeReusedFamily(token);
+          throw AppError.unauthenticated(INVALID_REFRESH);
+        }
+        const principal = await directory.principal(token.userId);
+        if (!principal) {
+          // A deleted user's family ends.
+          await read.refreshTokens.revokeFamily(token.familyId);
+          throw AppError.unauthenticated(INVALID_REFRESH);
+        }
+        const next = randomToken(32);
+        const claimed = await read.refreshTokens.rotate(hash, { id: randomUUID(), tokenHash: sha256(next) }, s.refreshReuseGraceSeconds);
+        if (!claimed) continue;
+        await deps.faults?.afterRefreshCommit?.();
+        return pair(await tokens.issue(principal, { notBefore: claimed.subjectNotBefore }), next, claimed.expiresAt);
       }
-      const principal = await directory.principal(claimed.userId);
-      if (!principal) {
-        await read.refreshTokens.revokeFamily(claimed.familyId);
-        throw AppError.unauthenticated(INVALID_REFRESH);
-      }
-      return pair(await tokens.issue(principal, { notBefore: claimed.subjectNotBefore }), next, claimed.expiresAt);
+      throw AppError.unauthenticated(INVALID_REFRESH);
     },
 
     async revoke(accessToken) {

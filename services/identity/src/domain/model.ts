@@ -28,6 +28,12 @@ export interface RefreshRecord {
   readonly expiresAt: Date;
   readonly rotatedAt: Date | null;
   readonly revokedAt: Date | null;
+  /**
+   * Whether presenting it again may rotate a live token: it is live itself, or it was rotated
+   * within the grace period and its successor (or the end of a chain of successors superseded by
+   * such retries) is live, so it is a client retrying a refresh whose answer it lost.
+   */
+  readonly retryable: boolean;
 }
 
 export interface PublicJwk {

@@ -103,11 +103,16 @@ export interface RefreshTokenStore {
   startFamily(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }, emailHash: Buffer): Promise<{ subjectNotBefore: Date | null }>;
   /**
    * Rotates atomically: marks the live token with `hash` rotated and inserts its successor in the
-   * same family. Null when the token is unknown, rotated, revoked or expired (then nothing changed).
-   * Of concurrent rotations of one token, exactly one succeeds.
+   * same family. When the token with `hash` was itself rotated at most `graceSeconds` ago (a client
+   * retrying a refresh whose answer it never got), the live token its rotation led to is rotated
+   * instead, through successors superseded by earlier such retries but never past one rotated by
+   * its own use: the retry gets a fresh successor and the family stays valid. Null when neither
+   * applies (unknown, revoked or expired token; rotated earlier; a successor used), and then
+   * nothing changed. Of concurrent rotations of one token, exactly one succeeds.
    */
-  rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null } | null>;
-  findByHash(hash: Buffer): Promise<RefreshRecord | null>;
+  rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }, graceSeconds: number): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null } | null>;
+  /** The token with `hash`; `retryable` as `rotate` would see it with `graceSeconds`. */
+  findByHash(hash: Buffer, graceSeconds?: number): Promise<RefreshRecord | null>;
   revokeFamily(familyId: string): Promise<number>;
   revokeAllOfUser(userId: string): Promise<number>;
 }

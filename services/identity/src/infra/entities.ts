@@ -65,6 +65,10 @@ export class RefreshTokenRow {
 
   @Column('uuid', { name: 'replaced_by', nullable: true })
   replacedBy!: string | null;
+
+  /** Rotated by a retry of its predecessor within the grace period, not by its own use. */
+  @Column('boolean', { default: false })
+  superseded!: boolean;
 }
 
 /** Failed logins per normalised email (stored as its SHA-256), for the lockout. */

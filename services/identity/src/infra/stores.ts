@@ -19,18 +19,43 @@ const RESERVE_SQL = `INSERT INTO login_failures AS f (email_hash, failed_count, 
        RETURNING failed_count`;
 
 /**
- * A refresh rotation in one statement (so one commit): the presented token is claimed only if it
- * is live and unrotated (the UPDATE's row lock makes exactly one of concurrent claims win), its
- * successor inserted in the same family with the family's expiry, and the user's subject
- * revocation time read.
+ * The token a presentation of $1 may rotate: $1 itself while unrotated; else, when $1 was rotated
+ * at most $G seconds ago (a client retrying a refresh whose answer it lost), its successor, or the
+ * successor's successor and so on while each was superseded (rotated by such a retry, not by its
+ * own use). `target` is the live token at the end of that chain, if any.
  */
-const ROTATE_SQL = `WITH claimed AS (
-         UPDATE refresh_tokens SET rotated_at = now(), replaced_by = $2
-          WHERE token_hash = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > now()
-          RETURNING family_id, user_id, expires_at)
+const RETRY_CHAIN = (graceParam: string) => `chain AS (
+         SELECT p.id, p.rotated_at, p.revoked_at, p.expires_at, p.replaced_by, 0 AS depth,
+                (p.rotated_at IS NULL OR p.rotated_at >= now() - make_interval(secs => ${graceParam})) AS follow
+           FROM refresh_tokens p WHERE p.token_hash = $1
+         UNION ALL
+         SELECT n.id, n.rotated_at, n.revoked_at, n.expires_at, n.replaced_by, c.depth + 1, n.superseded
+           FROM chain c JOIN refresh_tokens n ON n.id = c.replaced_by
+          WHERE c.rotated_at IS NOT NULL AND c.follow AND c.depth < 20),
+       target AS (
+         SELECT id, depth FROM chain
+          WHERE rotated_at IS NULL AND revoked_at IS NULL AND expires_at > now())`;
+
+/**
+ * A refresh rotation in one statement (so one commit): the target (RETRY_CHAIN) is claimed only
+ * if it is still live and unrotated (the UPDATE's row lock makes exactly one of concurrent claims
+ * win), marked superseded when it is not the token presented, its successor inserted in the same
+ * family with the family's expiry, and the user's subject revocation time read.
+ */
+const ROTATE_SQL = `WITH RECURSIVE ${RETRY_CHAIN('$4')},
+       claimed AS (
+         UPDATE refresh_tokens t SET rotated_at = now(), replaced_by = $2, superseded = (target.depth > 0)
+           FROM target
+          WHERE t.id = target.id AND t.rotated_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
+          RETURNING t.family_id, t.user_id, t.expires_at)
        INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at)
        SELECT $2, family_id, user_id, $3, expires_at FROM claimed
        RETURNING family_id, user_id, expires_at, (SELECT not_before FROM revoked_subjects s WHERE s.user_id = refresh_tokens.user_id) AS not_before`;
+
+/** A token, and whether a presentation of it may rotate a live token (RETRY_CHAIN). */
+const FIND_SQL = `WITH RECURSIVE ${RETRY_CHAIN('$2')}
+       SELECT t.id, t.family_id, t.user_id, t.expires_at, t.rotated_at, t.revoked_at, EXISTS (SELECT 1 FROM target) AS retryable
+         FROM refresh_tokens t WHERE t.token_hash = $1`;
 
 class PgRefreshTokens implements RefreshTokenStore {
   constructor(private readonly m: EntityManager) {}
@@ -45,22 +70,27 @@ class PgRefreshTokens implements RefreshTokenStore {
     return { subjectNotBefore: row?.not_before ?? null };
   }
 
-  async rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null } | null> {
+  async rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }, graceSeconds: number): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null } | null> {
     // Outside a transaction (every refresh): a named statement (queryNamed).
     const [row] = await queryNamed<{ family_id: string; user_id: string; expires_at: Date; not_before: Date | null }>(this.m, 'identity.refresh.rotate', ROTATE_SQL, [
       hash,
       next.id,
       next.tokenHash,
+      graceSeconds,
     ]);
     return row ? { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at, subjectNotBefore: row.not_before } : null;
   }
 
-  async findByHash(hash: Buffer): Promise<RefreshRecord | null> {
-    const [r] = await this.m.query<Array<{ id: string; family_id: string; user_id: string; expires_at: Date; rotated_at: Date | null; revoked_at: Date | null }>>(
-      `SELECT id, family_id, user_id, expires_at, rotated_at, revoked_at FROM refresh_tokens WHERE token_hash = $1`,
-      [hash],
+  async findByHash(hash: Buffer, graceSeconds = 0): Promise<RefreshRecord | null> {
+    const [r] = await queryNamed<{ id: string; family_id: string; user_id: string; expires_at: Date; rotated_at: Date | null; revoked_at: Date | null; retryable: boolean }>(
+      this.m,
+      'identity.refresh.find',
+      FIND_SQL,
+      [hash, graceSeconds],
     );
-    return r ? { id: r.id, familyId: r.family_id, userId: r.user_id, expiresAt: r.expires_at, rotatedAt: r.rotated_at, revokedAt: r.revoked_at } : null;
+    return r
+      ? { id: r.id, familyId: r.family_id, userId: r.user_id, expiresAt: r.expires_at, rotatedAt: r.rotated_at, revokedAt: r.revoked_at, retryable: r.retryable }
+      : null;
   }
 
   async revokeFamily(familyId: string): Promise<number> {

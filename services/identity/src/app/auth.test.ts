@@ -1,0 +1,184 @@
+/**
+ * Login and refresh against the real PostgreSQL (issue #26, defect 1): nothing is committed unless
+ * the answer can be made, a retry of a refresh whose answer was lost (a crash after the commit)
+ * succeeds within the grace period without revoking anything, and real reuse still revokes.
+ */
+import { SUBJECTS } from '@iam/contracts';
+import { AppError, sha256 } from '@iam/platform';
+import { type MigratedDatabase, migratedTestDatabase, testLogger } from '@iam/platform/testing';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { Principal } from '../domain/model';
+import type { Directory } from '../domain/ports';
+import { KeyManager } from '../infra/keys';
+import { entities, migrations } from '../infra/schema';
+import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
+import { type AuthFaults, createAuthUseCases } from './auth';
+
+describe('auth use cases: refresh rotation', () => {
+  let db: MigratedDatabase;
+  let ds: DataSource;
+  let keys: KeyManager;
+  const logger = testLogger();
+  const users = new Map<string, Principal>();
+  let directoryDown = false;
+  let directoryCalls = 0;
+
+  const directory: Directory = {
+    verifyCredentials: async (email, password) => {
+      const p = [...users.values()].find((u) => u.email === email);
+      return { principal: p && password === 'right' ? p : null, accountExists: p !== undefined, accountId: p?.userId };
+    },
+    principal: async (userId) => {
+      directoryCalls++;
+      if (directoryDown) throw AppError.unavailable('directory unreachable');
+      return users.get(userId) ?? null;
+    },
+    findAccount: () => Promise.reject(new Error('not used')),
+    resetPassword: () => Promise.reject(new Error('not used')),
+    markEmailVerified: () => Promise.reject(new Error('not used')),
+  };
+
+  const auth = (graceSeconds: number, faults?: AuthFaults) =>
+    createAuthUseCases({
+      settings: { maxFailedAttempts: 5, lockoutMinutes: 15, refreshExpirySeconds: 3_600, refreshReuseGraceSeconds: graceSeconds, accessExpirySeconds: 300 },
+      uow: pgUnitOfWork(ds),
+      read: pgIdentityStores(ds.manager),
+      directory,
+      tokens: keys,
+      logger,
+      faults,
+    });
+
+  const user = (): Principal => {
+    const p = { userId: randomUUID(), firstName: 'R', lastName: 'T', email: `rt-${randomUUID()}@example.com`, roles: ['Reader'], permissions: ['users.manage'], emailVerified: true };
+    users.set(p.userId, p);
+    return p;
+  };
+  const count = async (sql: string, params: unknown[] = []) => Number((await ds.query<Array<{ n: string }>>(sql, params))[0]!.n);
+  const reuseEvents = () => count('SELECT count(*) AS n FROM outbox_events WHERE subject = $1', [SUBJECTS.refreshReuseDetected]);
+  const revokedIn = (familyOf: string) =>
+    count('SELECT count(*) AS n FROM refresh_tokens WHERE revoked_at IS NOT NULL AND family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = $1)', [sha256(familyOf)]);
+  const rotated = async (token: string) => (await ds.query<Array<{ rotated_at: Date | null }>>('SELECT rotated_at FROM refresh_tokens WHERE token_hash = $1', [sha256(token)]))[0]!.rotated_at !== null;
+  const unauthenticated = expect.objectContaining({ code: 'UNAUTHENTICATED' });
+
+  beforeAll(async () => {
+    db = await migratedTestDatabase('identity_auth', { entities, migrations });
+    ds = db.ds;
+    keys = new KeyManager({ dataSource: ds, alg: 'EdDSA', keyEncryptionKey: randomBytes(32), rotationHours: 720, tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api', logger });
+    await keys.start();
+  });
+
+  afterAll(async () => {
+    keys?.stop();
+    await db?.close();
+  });
+
+  beforeEach(() => {
+    directoryDown = false;
+  });
+
+  it('the directory unreachable during a refresh: 503 and nothing committed; the same token works once it is back', async () => {
+    const u = user();
+    const a = auth(0);
+    const { tokens } = await a.login(u.email, 'right');
+    directoryDown = true;
+    await expect(a.refresh(tokens.refreshToken)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(await rotated(tokens.refreshToken)).toBe(false);
+    directoryDown = false;
+    const next = await a.refresh(tokens.refreshToken);
+    expect(next.refreshToken).not.toBe(tokens.refreshToken);
+    await expect(a.refresh(next.refreshToken)).resolves.toMatchObject({ tokenType: 'Bearer' });
+    expect(await revokedIn(tokens.refreshToken)).toBe(0);
+  });
+
+  it('a crash between the commit and the answer: the retry within the grace period gets a fresh successor; nothing revoked, no reuse recorded', async () => {
+    const u = user();
+    const crash = new Error('process died after the commit');
+    let crashes = 1;
+    const a = auth(5, {
+      afterRefreshCommit: () => {
+        if (crashes-- > 0) throw crash;
+      },
+    });
+    const { tokens } = await a.login(u.email, 'right');
+    const reusesBefore = await reuseEvents();
+    await expect(a.refresh(tokens.refreshToken)).rejects.toBe(crash);
+    // The rotation committed: the client holds only the token it presented.
+    expect(await rotated(tokens.refreshToken)).toBe(true);
+    const retried = await a.refresh(tokens.refreshToken);
+    expect(await a.validate(retried.accessToken)).toMatchObject({ sub: u.userId, roles: ['Reader'], permissions: ['users.manage'] });
+    // The family goes on from the retry's token.
+    const after = await a.refresh(retried.refreshToken);
+    await expect(a.refresh(after.refreshToken)).resolves.toMatchObject({ tokenType: 'Bearer' });
+    expect(await revokedIn(tokens.refreshToken)).toBe(0);
+    expect(await reuseEvents()).toBe(reusesBefore);
+  });
+
+  it('a retry also works twice in a row (two answers lost), as long as each successor is unused', async () => {
+    const u = user();
+    const a = auth(5);
+    const { tokens } = await a.login(u.email, 'right');
+    const lost1 = await a.refresh(tokens.refreshToken);
+    const lost2 = await a.refresh(tokens.refreshToken);
+    expect(lost2.refreshToken).not.toBe(lost1.refreshToken);
+    // The successor the first retry replaced is spent; the newest one is live.
+    await expect(a.refresh(lost2.refreshToken)).resolves.toMatchObject({ tokenType: 'Bearer' });
+  });
+
+  it('concurrent refreshes of one token within the grace period all answer; none revokes the family', async () => {
+    const u = user();
+    const a = auth(5);
+    const { tokens } = await a.login(u.email, 'right');
+    const results = await Promise.allSettled([1, 2, 3, 4, 5].map(() => a.refresh(tokens.refreshToken)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(await revokedIn(tokens.refreshToken)).toBe(0);
+    // One live token remains: the newest; every other answer's token was superseded by a later retry.
+    expect(await count('SELECT count(*) AS n FROM refresh_tokens WHERE rotated_at IS NULL AND family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = $1)', [sha256(tokens.refreshToken)])).toBe(1);
+  });
+
+  it('reuse after the grace period revokes the whole family and is recorded', async () => {
+    const u = user();
+    const a = auth(1);
+    const { tokens } = await a.login(u.email, 'right');
+    const next = await a.refresh(tokens.refreshToken);
+    const reusesBefore = await reuseEvents();
+    await new Promise((r) => setTimeout(r, 1_300));
+    await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
+    await expect(a.refresh(next.refreshToken)).rejects.toEqual(unauthenticated);
+    expect(await revokedIn(tokens.refreshToken)).toBe(2);
+    expect(await reuseEvents()).toBe(reusesBefore + 1);
+  });
+
+  it('reuse of an older token (its successor already used) revokes the family even within the grace period', async () => {
+    const u = user();
+    const a = auth(60);
+    const { tokens } = await a.login(u.email, 'right');
+    const t1 = await a.refresh(tokens.refreshToken);
+    const t2 = await a.refresh(t1.refreshToken);
+    await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
+    await expect(a.refresh(t2.refreshToken)).rejects.toEqual(unauthenticated);
+  });
+
+  it('with no grace period (AUTH_REFRESH_REUSE_GRACE_SECONDS=0) any reuse revokes the family at once (the spec table)', async () => {
+    const u = user();
+    const a = auth(0);
+    const { tokens } = await a.login(u.email, 'right');
+    const next = await a.refresh(tokens.refreshToken);
+    await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
+    await expect(a.refresh(next.refreshToken)).rejects.toEqual(unauthenticated);
+  });
+
+  it('a deleted user: the family is revoked, 401; a malformed or unknown token asks nothing of the directory', async () => {
+    const u = user();
+    const a = auth(5);
+    const { tokens } = await a.login(u.email, 'right');
+    users.delete(u.userId);
+    await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
+    expect(await revokedIn(tokens.refreshToken)).toBe(1);
+    const calls = directoryCalls;
+    await expect(a.refresh('not a token')).rejects.toEqual(unauthenticated);
+    await expect(a.refresh(randomBytes(32).toString('base64url'))).rejects.toEqual(unauthenticated);
+    expect(directoryCalls).toBe(calls);
+  });
+});
