@@ -5,9 +5,10 @@
 import type { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { OrderChanged, OrderLineSnapshot } from './gen/events/v1/commerce_events';
 import { PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged } from './gen/events/v1/directory_events';
-import { EmailActionRequested, LoginAttempted, PasswordChanged, RefreshReuseDetected, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
+import { EmailActionRequestDeadLettered, EmailActionRequested, LoginAttempted, PasswordChanged, RefreshReuseDetected, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
 
 export {
+  EmailActionRequestDeadLettered,
   EmailActionRequested,
   LoginAttempted,
   OrderChanged,
@@ -49,6 +50,7 @@ export const SUBJECTS = {
   loginFailed: 'identity.login.failed',
   accountLocked: 'identity.account.locked',
   refreshReuseDetected: 'identity.refresh.reuse_detected',
+  emailActionRequestDeadLettered: 'dead.identity.email_action_request',
   orderPlaced: 'commerce.order.placed',
   orderCancelled: 'commerce.order.cancelled',
 } as const;
@@ -75,6 +77,7 @@ const CATALOG = {
   [SUBJECTS.loginFailed]: LoginAttempted,
   [SUBJECTS.accountLocked]: LoginAttempted,
   [SUBJECTS.refreshReuseDetected]: RefreshReuseDetected,
+  [SUBJECTS.emailActionRequestDeadLettered]: EmailActionRequestDeadLettered,
   [SUBJECTS.orderPlaced]: OrderChanged,
   [SUBJECTS.orderCancelled]: OrderChanged,
 } as const satisfies Record<string, Codec<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each entry has its own message type

@@ -165,3 +165,13 @@ export function isDependencyUnreachable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Whether a failure may pass if tried again later: a dependency unreachable or overloaded, a
+ * deadline passed. Anything else (a refusal, a bug) will fail the same way every time: work that
+ * meets it is dead-lettered at once rather than retried.
+ */
+export function isTransientFailure(err: unknown): boolean {
+  if (err instanceof AppError) return err.code === 'UNAVAILABLE' || err.code === 'TIMEOUT' || err.code === 'RATE_LIMITED';
+  return isDependencyUnreachable(err);
+}

@@ -20,6 +20,8 @@ export interface Metrics {
   readonly outboxOldestAge: Gauge<'service'>;
   /** 1 while the process's NATS connection answers, else 0 (absent with the in-process bus). */
   readonly natsConnected: Gauge;
+  /** Deferred work (not an event) that can never succeed, moved to the dead-letter stream at its first permanent failure. */
+  readonly workDeadLettered: Counter<'work'>;
   /** Gateway: rate-limit checks that could not reach the shared store and let the request through. */
   readonly rateLimitStoreErrors: Counter;
   /** Gateway: single-resource reads answered by its read cache (`hit`) or by the directory (`miss`, `bypass` while it cannot be trusted). */
@@ -82,6 +84,12 @@ export function createMetrics(opts: { prefix?: string; defaultMetrics?: boolean 
     natsConnected: new Gauge({
       name: `${p}nats_connected`,
       help: '1 while the NATS connection answers, 0 while it does not (readiness does not depend on it).',
+      registers: [registry],
+    }),
+    workDeadLettered: new Counter({
+      name: `${p}work_dead_lettered_total`,
+      help: 'Deferred work (e.g. an accepted email-action request) dead-lettered at its first permanent failure instead of retried, by kind.',
+      labelNames: ['work'],
       registers: [registry],
     }),
     rateLimitStoreErrors: new Counter({

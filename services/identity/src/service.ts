@@ -66,6 +66,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
         logger,
         endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at),
         accepted: () => requests.nudge(),
+        metrics: rt.metrics,
       });
       // Accepted email-action requests become tokens and events here (also those a crashed
       // process or another replica left behind).

@@ -7,6 +7,7 @@
 import { AppError, type FieldError, type Logger, internalError, newTraceId, toProblem } from '@iam/platform/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import { TEXT_FORMAT } from './validation';
 
 const FASTIFY_CODES: Record<string, () => AppError> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.'),
@@ -36,6 +37,8 @@ export function fieldErrors(context: string | undefined, errors: readonly AjvErr
     if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
       path = path ? `${path}.${e.params.additionalProperty}` : e.params.additionalProperty;
       message = 'is not allowed';
+    } else if (e.keyword === 'format' && e.params?.format === TEXT_FORMAT) {
+      message = 'must not contain control characters (such as NUL) or unpaired surrogates';
     } else if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') {
       path = path ? `${path}.${e.params.missingProperty}` : e.params.missingProperty;
       message = 'is required';

@@ -1,6 +1,12 @@
 /**
  * Request validation with Ajv. Bodies are validated strictly (no type coercion, unknown fields
  * rejected rather than stripped); query strings and path parameters may coerce "2" → 2.
+ *
+ * Every string a request carries (body, query string, path parameters) is plain text: a string
+ * schema without a format of its own gets the shared `text` format, which refuses NUL and the
+ * other control characters (tab, line feed and carriage return aside) and lone surrogates, so
+ * no route can let one through to a database or a log (a NUL in an email was a 500). One place,
+ * every route, present and future; formats such as `uuid` and `date-time` refuse them already.
  */
 import Ajv, { type Options } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -14,10 +20,48 @@ const base: Options = {
   messages: true,
 };
 
+/** C0 controls but \t \n \r, DEL, C1 controls, and a surrogate that is not half of a pair. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\p{Cs}/u;
+
+export const TEXT_FORMAT = 'text';
+
+/** Whether `s` is plain text (the `text` format). */
+export function isPlainText(s: string): boolean {
+  return !NOT_TEXT.test(s);
+}
+
+type Schema = Record<string, unknown>;
+
+/** A copy of `schema` whose string schemas without a format have the `text` format. */
+export function withTextFormat(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withTextFormat);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const s = schema as Schema;
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === 'properties' || k === 'patternProperties' || k === 'definitions' || k === '$defs') {
+      out[k] = Object.fromEntries(Object.entries(v as Schema).map(([name, sub]) => [name, withTextFormat(sub)]));
+    } else if (['items', 'prefixItems', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', 'contains'].includes(k)) {
+      out[k] = withTextFormat(v);
+    } else {
+      out[k] = v;
+    }
+  }
+  const isString = s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string'));
+  if (isString && s.format === undefined && s.const === undefined && s.enum === undefined) out.format = TEXT_FORMAT;
+  return out;
+}
+
 export function installValidators(app: FastifyInstance): void {
   const body = new Ajv({ ...base, coerceTypes: false });
   const params = new Ajv({ ...base, coerceTypes: true });
-  addFormats(body);
-  addFormats(params);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : params).compile(schema));
+  for (const ajv of [body, params]) {
+    addFormats(ajv);
+    ajv.addFormat(TEXT_FORMAT, { type: 'string', validate: isPlainText });
+  }
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'headers') return params.compile(schema);
+    return (httpPart === 'body' ? body : params).compile(withTextFormat(schema) as Schema);
+  });
 }

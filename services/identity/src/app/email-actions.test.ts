@@ -3,9 +3,9 @@
  * same work for an unknown address, turned into exactly one token and event each — also by a new
  * process after a crash, by competing replicas, and after the directory was unreachable.
  */
-import { SUBJECTS } from '@iam/contracts';
+import { SUBJECTS, decodeEvent } from '@iam/contracts';
 import { AppError, sha256 } from '@iam/platform';
-import { type MigratedDatabase, migratedTestDatabase, testLogger } from '@iam/platform/testing';
+import { type MigratedDatabase, migratedTestDatabase, testLogger, testMetrics } from '@iam/platform/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Principal } from '../domain/model';
@@ -21,7 +21,10 @@ describe('email-action requests (recorded before the 202, processed from the tab
   const sealKey = randomBytes(32);
   const accounts = new Map<string, Principal>();
   let directoryDown = false;
+  /** A refusal the directory gives for every try (an address it cannot read, a bug). */
+  let directoryRefuses: Error | undefined;
   let lookups = 0;
+  const metrics = testMetrics();
 
   const directory: Directory = {
     verifyCredentials: () => Promise.reject(new Error('not used')),
@@ -29,6 +32,7 @@ describe('email-action requests (recorded before the 202, processed from the tab
     findAccount: async (email) => {
       lookups++;
       if (directoryDown) throw AppError.unavailable('directory unreachable');
+      if (directoryRefuses) throw directoryRefuses;
       return accounts.get(email.trim().toLowerCase()) ?? null;
     },
     resetPassword: async () => {
@@ -46,6 +50,7 @@ describe('email-action requests (recorded before the 202, processed from the tab
       directory,
       logger,
       endSessionsIn: async () => 0,
+      metrics,
     });
 
   const account = (): Principal => {
@@ -73,6 +78,7 @@ describe('email-action requests (recorded before the 202, processed from the tab
     await ds.query('DELETE FROM email_action_requests');
     await ds.query('DELETE FROM outbox_events');
     directoryDown = false;
+    directoryRefuses = undefined;
   });
 
   it('a request is a row (address sealed, nothing asked of the directory) before it resolves, for known and unknown addresses alike', async () => {
@@ -138,6 +144,27 @@ describe('email-action requests (recorded before the 202, processed from the tab
     await drain(uc);
     expect(await resetEvents()).toBe(1);
     expect(await count('SELECT count(*) AS n FROM email_action_requests')).toBe(0);
+  });
+
+  it.each([
+    ['a refusal (VALIDATION)', () => AppError.validation('The email is not valid.')],
+    ['an internal error of the directory', () => new AppError('INTERNAL', 'An unexpected error occurred.')],
+  ])('a permanent failure, %s: dead-lettered at its first failure (event, metric), never retried', async (_name, refusal) => {
+    const a = account();
+    const uc = useCases();
+    await uc.requestPasswordReset(a.email);
+    const before = (await metrics.registry.getSingleMetric('work_dead_lettered_total')?.get())?.values.find((v) => v.labels.work === 'email_action_request')?.value ?? 0;
+    directoryRefuses = refusal();
+    expect(await uc.processRequests(50)).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM email_action_requests')).toBe(0);
+    const [dead] = await ds.query<Array<{ id: string; payload: Buffer }>>('SELECT id, payload FROM outbox_events WHERE subject = $1', [SUBJECTS.emailActionRequestDeadLettered]);
+    const payload = decodeEvent(SUBJECTS.emailActionRequestDeadLettered, dead!.payload);
+    expect(payload).toMatchObject({ purpose: 'password_reset', attempts: 1, error: directoryRefuses.message });
+    expect(dead!.id).toBeDefined();
+    expect(dead!.payload.toString('latin1')).not.toContain(a.email);
+    const after = (await metrics.registry.getSingleMetric('work_dead_lettered_total')?.get())?.values.find((v) => v.labels.work === 'email_action_request')?.value ?? 0;
+    expect(after).toBe(before + 1);
+    expect(await resetEvents()).toBe(0);
   });
 
   it('the per-email limit still answers 429 before anything is recorded', async () => {

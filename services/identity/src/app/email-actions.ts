@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { AppError, type InTransaction, type Logger, event, open, randomToken, resumeOrigin, seal, sha256 } from '@iam/platform';
+import { AppError, type InTransaction, type Logger, type Metrics, event, isTransientFailure, open, randomToken, resumeOrigin, seal, sha256 } from '@iam/platform';
 import type { Principal } from '../domain/model';
 import type { Directory, EmailActionRequest, EmailPurpose, IdentityStores, UnitOfWork } from '../domain/ports';
 import { emailKey } from './auth';
@@ -49,8 +49,9 @@ export interface EmailActionUseCases {
   invalidatePending(userId: string): Promise<number>;
   /**
    * Processes up to `limit` due requests in one transaction: each is completed together with the
-   * token and event it issues (none for an unknown account), or kept for a later try when the
-   * directory cannot answer. Returns how many were claimed.
+   * token and event it issues (none for an unknown account), kept for a later try when the
+   * directory cannot answer now, or dead-lettered at once when its failure is permanent (a
+   * refusal: it would fail every time). Returns how many were claimed.
    */
   processRequests(limit: number): Promise<number>;
 }
@@ -69,6 +70,8 @@ export function createEmailActionUseCases(deps: {
   endSessionsIn: (tx: InTransaction<IdentityStores>, userId: string, at: Date) => Promise<number>;
   /** Called after a request was recorded (wakes the request worker). */
   accepted?: () => void;
+  /** Counts requests dead-lettered (work_dead_lettered_total). */
+  metrics?: Pick<Metrics, 'workDeadLettered'>;
 }): EmailActionUseCases {
   const { settings: s, uow, read, directory, logger } = deps;
 
@@ -203,6 +206,14 @@ export function createEmailActionUseCases(deps: {
             // Issued in the request's trace and context: its event names the client, as if answered then.
             if (account) await resumeOrigin(r.origin, () => issue(tx, r.purpose, account, r.id));
             await tx.emailRequests.complete(r.id);
+          } else if (!isTransientFailure(found.reason)) {
+            // It would fail the same way every time: kept on the dead-letter stream for an
+            // operator (no address, no token), not retried for an hour.
+            const error = found.reason instanceof Error ? found.reason.message : String(found.reason);
+            logger.error({ requestId: r.id, purpose: r.purpose, err: error }, 'email-action request dead-lettered: its failure is permanent');
+            await tx.publish([event(SUBJECTS.emailActionRequestDeadLettered, { requestId: r.id, purpose: r.purpose, attempts: r.attempts + 1, error: error.slice(0, 500) }, r.id)]);
+            await tx.emailRequests.complete(r.id);
+            deps.metrics?.workDeadLettered.inc({ work: 'email_action_request' });
           } else if (Date.now() - r.createdAt.getTime() > s.tokenLifetimeSeconds * 1000) {
             // A token issued now would outlive what the requester waited for: give up, loudly.
             logger.error({ requestId: r.id, attempts: r.attempts }, 'email-action request dropped: the directory did not answer within the token lifetime');

@@ -65,14 +65,28 @@ export interface LoginAttempted {
 }
 
 /**
- * identity.refresh.reuse_detected: a rotated refresh token came back after the grace period; its
- * whole family was revoked (RFC 9700).
+ * identity.refresh.reuse_detected: a rotated refresh token came back after the grace period (or a
+ * token whose successor was used); its whole family was revoked (RFC 9700).
  */
 export interface RefreshReuseDetected {
   userId: string;
   familyId: string;
   /** Tokens of the family revoked by it. */
   revoked: number;
+}
+
+/**
+ * dead.identity.email_action_request: an accepted email-action request that can never succeed (its
+ * first failure was permanent: the directory refused it, not "try later"). It is not retried;
+ * this record stays on the dead-letter stream for an operator. Never the address or a token.
+ */
+export interface EmailActionRequestDeadLettered {
+  requestId: string;
+  /** "password_reset" or "email_verification". */
+  purpose: string;
+  attempts: number;
+  /** Why, as the failure said it (no address, no token). */
+  error: string;
 }
 
 function createBaseTokenRevoked(): TokenRevoked {
@@ -569,6 +583,97 @@ export const RefreshReuseDetected: MessageFns<RefreshReuseDetected> = {
     message.userId = object.userId ?? "";
     message.familyId = object.familyId ?? "";
     message.revoked = object.revoked ?? 0;
+    return message;
+  },
+};
+
+function createBaseEmailActionRequestDeadLettered(): EmailActionRequestDeadLettered {
+  return { requestId: "", purpose: "", attempts: 0, error: "" };
+}
+
+export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLettered> = {
+  encode(message: EmailActionRequestDeadLettered, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.purpose !== "") {
+      writer.uint32(18).string(message.purpose);
+    }
+    if (message.attempts !== 0) {
+      writer.uint32(24).int32(message.attempts);
+    }
+    if (message.error !== "") {
+      writer.uint32(34).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EmailActionRequestDeadLettered {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEmailActionRequestDeadLettered();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.purpose = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.attempts = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<EmailActionRequestDeadLettered>): EmailActionRequestDeadLettered {
+    return EmailActionRequestDeadLettered.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EmailActionRequestDeadLettered>): EmailActionRequestDeadLettered {
+    const message = createBaseEmailActionRequestDeadLettered();
+    message.requestId = object.requestId ?? "";
+    message.purpose = object.purpose ?? "";
+    message.attempts = object.attempts ?? 0;
+    message.error = object.error ?? "";
     return message;
   },
 };
