@@ -67,8 +67,10 @@ export interface GatewayConfig {
     readonly login: { readonly perMinute: number; readonly burst: number };
     readonly refresh: { readonly perMinute: number; readonly burst: number };
     readonly emailActions: { readonly perMinute: number; readonly burst: number };
-    /** GraphQL requests that check out (checkout, createOrder). */
+    /** GraphQL checkouts (checkout, createOrder; at most one per request) per token subject. */
     readonly checkout: { readonly perMinute: number; readonly burst: number };
+    /** The same checkouts per client address, whoever the subject: a ceiling for every shopper behind one address. */
+    readonly checkoutAddress: { readonly perMinute: number; readonly burst: number };
   };
 }
 
@@ -128,6 +130,10 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
       checkout: {
         perMinute: e.int('RATE_LIMIT_CHECKOUT_PER_MINUTE', { default: 60, min: 1, max: 10_000_000 }),
         burst: e.int('RATE_LIMIT_CHECKOUT_BURST', { default: 30, min: 1, max: 10_000_000 }),
+      },
+      checkoutAddress: {
+        perMinute: e.int('RATE_LIMIT_CHECKOUT_ADDRESS_PER_MINUTE', { default: 600, min: 1, max: 10_000_000 }),
+        burst: e.int('RATE_LIMIT_CHECKOUT_ADDRESS_BURST', { default: 300, min: 1, max: 10_000_000 }),
       },
     },
   };

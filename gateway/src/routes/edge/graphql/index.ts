@@ -9,11 +9,12 @@
  *   400  a document that does not parse or validate, or breaks a limit (./limits.ts): a
  *        GraphQL response without `data`, code BAD_USER_INPUT
  *   4xx  an HTTP request that is not acceptable (malformed JSON, a body over 64 KiB, another
- *        content type, an invalid token, too many checkouts): problem+json, as every route
+ *        content type, an invalid token, too many checkouts for the token's subject or the
+ *        client's address): problem+json, as every route
  */
 import { type Logger, AppError, internalError } from '@iam/platform/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { type DocumentNode, type ExecutionResult, type GraphQLError, Kind, NoSchemaIntrospectionCustomRule, OperationTypeNode, type SelectionSetNode } from 'graphql';
+import { type DocumentNode, type ExecutionResult, type GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import mercurius, { type IResolvers, type MercuriusContext } from 'mercurius';
 import type { Authenticator } from '../../../auth/authenticator';
 import type { GatewayConfig } from '../../../config';
@@ -24,7 +25,7 @@ import { GraphQLBadRequest, GraphQLBody, GraphQLQueryString, GraphQLResponse } f
 import type { CommerceClients } from '../../../upstreams';
 import { optionallyAuthenticated } from '../../audiences';
 import { edgeErrorOf } from '../errors';
-import { MAX_TOKENS, documentChecker } from './limits';
+import { MAX_TOKENS, checkoutCount, documentChecker } from './limits';
 import { createProductLoader } from './loader';
 import { type EdgeContext, edgeResolvers } from './resolvers';
 import { typeDefs } from './schema';
@@ -35,7 +36,8 @@ export interface GraphQLDeps {
   readonly commerce: CommerceClients;
   readonly authenticator: Authenticator;
   readonly config: GatewayConfig['graphql'];
-  readonly checkoutLimit: RateLimit;
+  /** Checkouts per token subject, and the ceiling per client address. */
+  readonly checkoutLimits: { readonly subject: RateLimit; readonly address: RateLimit };
   readonly logger: Logger;
 }
 
@@ -67,22 +69,6 @@ function describeRoutes(route: RouteOptions): void {
     route.method === 'POST'
       ? { ...common, summary: 'Run a GraphQL query or mutation', body: GraphQLBody, response: { 200: GraphQLResponse, 400: GraphQLBadRequest, ...problems(413, 415, 429) } }
       : { ...common, summary: 'Run a GraphQL query (mutations need POST)', querystring: GraphQLQueryString, response: { 200: GraphQLResponse, 400: GraphQLBadRequest, ...problems(405) } };
-}
-
-/** Whether a document has a mutation that checks out (the operations' top levels, fragments included). */
-function checksOut(document: DocumentNode): boolean {
-  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
-  const seen = new Set<string>();
-  const visit = (set: SelectionSetNode): boolean =>
-    set.selections.some((s) => {
-      if (s.kind === Kind.FIELD) return s.name.value === 'checkout' || s.name.value === 'createOrder';
-      if (s.kind === Kind.INLINE_FRAGMENT) return visit(s.selectionSet);
-      const f = fragments.get(s.name.value);
-      if (!f || seen.has(s.name.value)) return false;
-      seen.add(s.name.value);
-      return visit(f.selectionSet);
-    });
-  return document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === OperationTypeNode.MUTATION && visit(d.selectionSet));
 }
 
 export function graphqlRoutes(deps: GraphQLDeps) {
@@ -170,15 +156,24 @@ export function graphqlRoutes(deps: GraphQLDeps) {
           if (errors.length > 0) throw new RefusedDocument(errors);
         });
 
-        // Checkouts per client: the shared limiter of plugins/external/rate-limit.ts (429).
-        const limiter = ctx.createRateLimit(limitOf('checkout', deps.checkoutLimit));
+        // Checkouts (at most one per document: ./limits.ts) per token subject, then per client
+        // address, on the shared limiter of plugins/external/rate-limit.ts (429). A subject over
+        // its budget is refused before it spends the address's. Without a token, checkout only
+        // answers UNAUTHENTICATED: the address alone counts.
+        const perSubject = ctx.createRateLimit(limitOf('checkout-subject', deps.checkoutLimits.subject, (req) => req.principal?.sub ?? ''));
+        const perAddress = ctx.createRateLimit(limitOf('checkout-address', deps.checkoutLimits.address));
+        const within = async (limiter: typeof perSubject, req: FastifyRequest): Promise<void> => {
+          const r = await limiter(req);
+          if (!r.isAllowed && r.isExceeded) throw AppError.rateLimited(r.ttlInSeconds);
+        };
         const checkouts = new WeakMap<DocumentNode, boolean>();
         ctx.graphql.addHook('preExecution', async (_schema, document, context) => {
           let hit = checkouts.get(document);
-          if (hit === undefined) checkouts.set(document, (hit = checksOut(document)));
+          if (hit === undefined) checkouts.set(document, (hit = checkoutCount(document) > 0));
           if (!hit) return;
-          const r = await limiter(context.reply.request);
-          if (!r.isAllowed && r.isExceeded) throw AppError.rateLimited(r.ttlInSeconds);
+          const req = context.reply.request;
+          if (req.principal) await within(perSubject, req);
+          await within(perAddress, req);
         });
       }),
     );
