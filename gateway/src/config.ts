@@ -3,6 +3,9 @@ import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform/core';
 
 export const PROFILES = ['full', 'compact', 'edge'] as const;
 export type Profile = (typeof PROFILES)[number];
+/** Who may introspect the edge GraphQL schema: anyone, a caller with a valid bearer token, nobody. */
+export const INTROSPECTION = ['public', 'authenticated', 'off'] as const;
+export type Introspection = (typeof INTROSPECTION)[number];
 
 export interface GatewayConfig {
   readonly host: string;
@@ -50,8 +53,11 @@ export interface GatewayConfig {
   readonly jwt: { readonly alg: JwtAlg; readonly issuer: string; readonly audience: string };
   /** The edge profile's GraphQL endpoint (/api/v1/graphql). */
   readonly graphql: {
-    /** Schema introspection (`__schema`, `__type`); `__typename` is always allowed. */
-    readonly introspection: boolean;
+    /**
+     * Schema introspection (`__schema`, `__type`): `public`, `authenticated` (any valid bearer
+     * token; anonymous callers are refused as with `off`) or `off`. `__typename` is always allowed.
+     */
+    readonly introspection: Introspection;
     /** GraphiQL at /graphiql. */
     readonly ide: boolean;
     /** Deepest selection of data fields (introspection subtrees are bounded by the complexity instead). */
@@ -109,7 +115,7 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
       audience: e.string('JWT_AUDIENCE', { default: 'iam-api' }),
     },
     graphql: {
-      introspection: e.bool('GRAPHQL_INTROSPECTION', { default: true }),
+      introspection: e.oneOf('GRAPHQL_INTROSPECTION', INTROSPECTION, { default: 'authenticated' }),
       ide: e.bool('GRAPHQL_IDE', { default: false }),
       maxDepth: e.int('GRAPHQL_MAX_DEPTH', { default: 8, min: 2, max: 100 }),
       maxComplexity: e.int('GRAPHQL_MAX_COMPLEXITY', { default: 50_000, min: 100, max: 10_000_000 }),

@@ -4,8 +4,8 @@
  * checkouts under concurrency never oversell, idempotent replays place one order, cancelling gives
  * stock back once, customers only ever see their own orders, prices cannot be tampered with,
  * product administration needs products.manage, the catalog's REST paging, query bombs, one
- * checkout per document, no alias or variable named like an Object.prototype property, and
- * what the kit's edge.test.mjs expects. Every response is checked against the OpenAPI documents.
+ * checkout per document, no alias or variable named like an Object.prototype property,
+ * introspection only with a token (the default), and what the kit's edge.test.mjs expects. Every response is checked against the OpenAPI documents.
  */
 import { randomUUID } from 'node:crypto';
 import { ADMIN, type HttpResult, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
@@ -273,6 +273,24 @@ describe('edge BFF (end to end)', () => {
     }
     // Other aliases answer, compiled (from the second run) or not.
     for (const run of [1, 2, 3]) expect({ run, data: (await gql('{ proto: __typename ctor: __typename }')).data }).toEqual({ run, data: { proto: 'Query', ctor: 'Query' } });
+  });
+
+  it('introspection (GRAPHQL_INTROSPECTION=authenticated, the default): any valid token may, anonymous callers may not and get no name suggestions; { __typename } stays public', async () => {
+    const token = customers[8]!.token;
+    const introspections = ['{ __schema { queryType { name } } }', '{ __type(name: "Product") { name } }', '{ __schema { types { name } } }'];
+    // In both orders: the GraphQL server caches a document by its text, the decision is per caller.
+    for (const query of introspections) {
+      for (const who of [undefined, token, undefined, token]) {
+        const r = await gql(query, { token: who });
+        if (who) expect({ query, status: r.status, errors: r.errors }).toEqual({ query, status: 200, errors: undefined });
+        else expect({ query, status: r.status, codes: [...new Set(r.codes)], data: r.data }).toEqual({ query, status: 400, codes: ['BAD_USER_INPUT'], data: undefined });
+      }
+    }
+    const typo = '{ prodcts { nextPageToken } }';
+    expect((await gql(typo)).errors![0]!.message).not.toMatch(/Did you mean/);
+    expect((await gql(typo, { token })).errors![0]!.message).toMatch(/Did you mean "products"/);
+    expect((await gql('{ products(status: ACTIV) { nextPageToken } }')).errors![0]!.message).not.toMatch(/Did you mean/);
+    expect((await gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
   });
 
   it('query bombs are refused in milliseconds with a GraphQL error, never a 5xx; a present but invalid token is 401', async () => {

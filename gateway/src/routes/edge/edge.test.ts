@@ -2,8 +2,8 @@
  * The edge profile through app.inject against the real commerce service (in-process, on a fresh
  * database): /healthz, the public products, and /api/v1/graphql (auth per field, scoping, checkout
  * refusals as extensions.code, one catalog call per response, administration gated by
- * products.manage, document limits, transport errors as problem+json; the checkout limits, also
- * shared through Redis). Every response is checked
+ * products.manage, document limits, transport errors as problem+json; introspection and the
+ * checkout limits per setting, the limits shared through Redis). Every response is checked
  * against the edge OpenAPI document. Tokens come from a fake authenticator (the end-to-end tests
  * use real ones).
  */
@@ -396,7 +396,7 @@ describe('edge profile (real commerce service)', () => {
       logger.info({ timings }, 'bomb refusal times (ms)');
       process.stdout.write(`edge bomb refusals (ms): ${JSON.stringify(timings)}\n`);
 
-      const intro = await gql(getIntrospectionQuery({ descriptions: true }));
+      const intro = await gql(getIntrospectionQuery({ descriptions: true }), { who: 'alice' });
       expect(intro.status).toBe(200);
       expect(intro.data.__schema.types.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['Product', 'Cart', 'Order', 'CheckoutInput']));
       const big = await gql('{ orders(pageSize: 100) { orders { id status totalMinor lines { productId quantity unitPriceMinor product { id name priceMinor } } } nextPageToken } }', { who: 'alice' });
@@ -438,20 +438,52 @@ describe('edge profile (real commerce service)', () => {
     // Two checkouts per subject in a window, five per address.
     const limits = { RATE_LIMIT_CHECKOUT_BURST: '2', RATE_LIMIT_CHECKOUT_PER_MINUTE: '2', RATE_LIMIT_CHECKOUT_ADDRESS_BURST: '5', RATE_LIMIT_CHECKOUT_ADDRESS_PER_MINUTE: '5' };
     let quiet: Gateway;
+    let open: Gateway;
     beforeAll(async () => {
-      quiet = await gateway({ ...target(), GRAPHQL_INTROSPECTION: 'false', GRAPHQL_IDE: 'true', ...limits });
+      quiet = await gateway({ ...target(), GRAPHQL_INTROSPECTION: 'off', GRAPHQL_IDE: 'true', ...limits });
+      open = await gateway({ ...target(), GRAPHQL_INTROSPECTION: 'public' });
     });
     afterAll(async () => {
       await quiet?.close();
+      await open?.close();
     });
 
-    it('GRAPHQL_INTROSPECTION=false refuses __schema and __type (not __typename) and suggests no field names', async () => {
-      expect(new Set((await gql('{ __schema { types { name } } }', { g: quiet })).codes)).toEqual(new Set(['BAD_USER_INPUT']));
-      expect((await gql('{ __type(name: "Product") { name } }', { g: quiet })).codes).toEqual(['BAD_USER_INPUT']);
+    const INTROSPECTIONS = ['{ __schema { types { name } } }', '{ __type(name: "Product") { name } }'];
+    const TYPO = '{ prodcts { nextPageToken } }';
+
+    it('GRAPHQL_INTROSPECTION=authenticated (the default): a token may introspect, an anonymous caller is refused as with off and gets no name suggestions', async () => {
+      for (const query of INTROSPECTIONS) {
+        // The same text in both orders: validation is cached by text, the decision is per caller.
+        for (const who of [undefined, 'alice', undefined, 'alice'] as const) {
+          const r = await gql(query, { who });
+          const refusal = { status: 400, codes: ['BAD_USER_INPUT'], message: expect.stringMatching(/^GraphQL introspection has been disabled/) };
+          const seen = { query, who, status: r.status, codes: [...new Set(r.codes)], message: r.errors?.[0]?.message };
+          expect(seen).toEqual({ query, who, ...(who ? { status: 200, codes: [], message: undefined } : refusal) });
+        }
+      }
+      expect((await gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
+      expect((await gql(TYPO)).errors![0]!.message).not.toMatch(/Did you mean/);
+      expect((await gql(TYPO, { who: 'alice' })).errors![0]!.message).toMatch(/Did you mean "products"/);
+      // Variables coerced against the schema suggest nothing either.
+      const enumTypo = await gql('query($s: ProductStatus) { products(status: $s) { nextPageToken } }', { variables: { s: 'ACTIV' } });
+      expect(enumTypo.errors![0]!.message).not.toMatch(/Did you mean/);
+    });
+
+    it('GRAPHQL_INTROSPECTION=off refuses __schema and __type to everyone (not __typename) and suggests no field names', async () => {
+      for (const query of INTROSPECTIONS) {
+        for (const who of [undefined, 'alice', 'admin'] as const) {
+          const r = await gql(query, { who, g: quiet });
+          expect({ query, who, status: r.status, codes: [...new Set(r.codes)] }).toEqual({ query, who, status: 400, codes: ['BAD_USER_INPUT'] });
+        }
+      }
       expect((await gql('{ __typename }', { g: quiet })).data).toEqual({ __typename: 'Query' });
-      const typo = await gql('{ prodcts { nextPageToken } }', { g: quiet });
-      expect(typo.errors![0]!.message).not.toMatch(/Did you mean/);
-      expect((await gql('{ prodcts { nextPageToken } }')).errors![0]!.message).toMatch(/Did you mean "products"/);
+      for (const who of [undefined, 'alice'] as const) expect((await gql(TYPO, { who, g: quiet })).errors![0]!.message).not.toMatch(/Did you mean/);
+    });
+
+    it('GRAPHQL_INTROSPECTION=public lets anonymous callers introspect, with name suggestions', async () => {
+      for (const query of INTROSPECTIONS) expect((await gql(query, { g: open })).errors).toBeUndefined();
+      expect((await gql(getIntrospectionQuery(), { g: open })).data.__schema.queryType).toMatchObject({ name: 'Query' });
+      expect((await gql(TYPO, { g: open })).errors![0]!.message).toMatch(/Did you mean "products"/);
     });
 
     it('GRAPHQL_IDE=true serves GraphiQL', async () => {

@@ -2,6 +2,9 @@
  * POST (and GET, queries only) /api/v1/graphql with mercurius, JIT-compiled after a document's
  * first run. Its own context: the bearer token is optional (products are public) and each
  * resolver decides (./resolvers.ts); a present but invalid token is 401 before anything runs.
+ * Introspection (`__schema`, `__type`) per GRAPHQL_INTROSPECTION: for everyone, for callers with
+ * a valid token, or for nobody; a caller who may not introspect gets no field names suggested by
+ * validation messages either.
  *
  * Answers:
  *   200  a GraphQL response; a resolver's error is in `errors[]` with `extensions.code`
@@ -14,7 +17,7 @@
  */
 import { type Logger, AppError, internalError } from '@iam/platform/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { type DocumentNode, type ExecutionResult, type GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
+import { type DocumentNode, type ExecutionResult, type GraphQLError, NoSchemaIntrospectionCustomRule, validate } from 'graphql';
 import mercurius, { type IResolvers, type MercuriusContext } from 'mercurius';
 import type { Authenticator } from '../../../auth/authenticator';
 import type { GatewayConfig } from '../../../config';
@@ -73,13 +76,14 @@ function describeRoutes(route: RouteOptions): void {
 
 export function graphqlRoutes(deps: GraphQLDeps) {
   const { logger } = deps;
-  const quiet = !deps.config.introspection;
-  // Without introspection, validation messages do not suggest field names either.
-  const message = (m: string): string => (quiet ? m.replace(/ Did you mean .*$/s, '') : m);
+  const { introspection } = deps.config;
+  const mayIntrospect = (req: FastifyRequest | undefined): boolean => introspection === 'public' || (introspection === 'authenticated' && !!req?.principal);
+  // Whoever may not introspect gets no field names from validation messages either.
+  const message = (m: string, req: FastifyRequest | undefined): string => (mayIntrospect(req) ? m : m.replace(/ Did you mean .*$/s, ''));
 
-  const requestError = (e: Error): FormattedError => {
+  const requestError = (e: Error, req: FastifyRequest | undefined): FormattedError => {
     const g = e as Partial<GraphQLError>;
-    return { message: message(e.message), ...(g.locations ? { locations: g.locations } : {}), extensions: { code: 'BAD_USER_INPUT' } };
+    return { message: message(e.message, req), ...(g.locations ? { locations: g.locations } : {}), extensions: { code: 'BAD_USER_INPUT' } };
   };
 
   const executionError = (e: GraphQLError, req: FastifyRequest | undefined): FormattedError => {
@@ -91,7 +95,7 @@ export function graphqlRoutes(deps: GraphQLDeps) {
       return { message: known.message, ...at, extensions };
     }
     // Without a path the request itself is at fault (its variables, its operation name).
-    if (!e.path) return requestError(e);
+    if (!e.path) return requestError(e, req);
     logger.error({ err: e.originalError ?? e, path: e.path, route: req?.routeOptions?.url }, 'GraphQL resolver failed');
     return { message: 'An unexpected error occurred.', ...at, extensions: { code: INTERNAL } };
   };
@@ -105,7 +109,7 @@ export function graphqlRoutes(deps: GraphQLDeps) {
       return reply
         .code(400)
         .type('application/json')
-        .send({ errors: errors.map((e) => requestError(e as Error)) });
+        .send({ errors: errors.map((e) => requestError(e as Error, req)) });
     }
     if (err.code === 'MER_ERR_GQL_VALIDATION') return sendProblem(req, reply, AppError.validation('The variables or extensions are not valid JSON.'));
     if (err.code === 'MER_ERR_METHOD_NOT_ALLOWED') {
@@ -140,7 +144,8 @@ export function graphqlRoutes(deps: GraphQLDeps) {
           jit: 1,
           graphiql: deps.config.ide,
           allowBatchedQueries: false,
-          validationRules: deps.config.introspection ? [] : [NoSchemaIntrospectionCustomRule],
+          // Validation results are cached by document text, whoever asked: `authenticated` is decided per request below.
+          validationRules: introspection === 'off' ? [NoSchemaIntrospectionCustomRule] : [],
           graphql: { parseOptions: { maxTokens: MAX_TOKENS } },
           context: (req: FastifyRequest): EdgeContext => ({
             principal: req.principal,
@@ -155,6 +160,17 @@ export function graphqlRoutes(deps: GraphQLDeps) {
           const errors = check(document);
           if (errors.length > 0) throw new RefusedDocument(errors);
         });
+
+        // GRAPHQL_INTROSPECTION=authenticated: an anonymous caller gets the refusal of `off`.
+        if (introspection === 'authenticated') {
+          const introspects = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+          ctx.graphql.addHook('preExecution', async (schema, document, context) => {
+            if (context.reply.request.principal) return;
+            let errors = introspects.get(document);
+            if (!errors) introspects.set(document, (errors = validate(schema, document, [NoSchemaIntrospectionCustomRule])));
+            if (errors.length > 0) throw new RefusedDocument(errors);
+          });
+        }
 
         // Checkouts (at most one per document: ./limits.ts) per token subject, then per client
         // address, on the shared limiter of plugins/external/rate-limit.ts (429). A subject over
