@@ -3,6 +3,9 @@ import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform/core';
 
 export const PROFILES = ['full', 'compact', 'edge'] as const;
 export type Profile = (typeof PROFILES)[number];
+/** Who may introspect the edge GraphQL schema: anyone, a caller with a valid bearer token, nobody. */
+export const INTROSPECTION = ['public', 'authenticated', 'off'] as const;
+export type Introspection = (typeof INTROSPECTION)[number];
 
 export interface GatewayConfig {
   readonly host: string;
@@ -50,8 +53,11 @@ export interface GatewayConfig {
   readonly jwt: { readonly alg: JwtAlg; readonly issuer: string; readonly audience: string };
   /** The edge profile's GraphQL endpoint (/api/v1/graphql). */
   readonly graphql: {
-    /** Schema introspection (`__schema`, `__type`); `__typename` is always allowed. */
-    readonly introspection: boolean;
+    /**
+     * Schema introspection (`__schema`, `__type`): `public`, `authenticated` (any valid bearer
+     * token; anonymous callers are refused as with `off`) or `off`. `__typename` is always allowed.
+     */
+    readonly introspection: Introspection;
     /** GraphiQL at /graphiql. */
     readonly ide: boolean;
     /** Deepest selection of data fields (introspection subtrees are bounded by the complexity instead). */
@@ -67,8 +73,10 @@ export interface GatewayConfig {
     readonly login: { readonly perMinute: number; readonly burst: number };
     readonly refresh: { readonly perMinute: number; readonly burst: number };
     readonly emailActions: { readonly perMinute: number; readonly burst: number };
-    /** GraphQL requests that check out (checkout, createOrder). */
+    /** GraphQL checkouts (checkout, createOrder; at most one per request) per token subject. */
     readonly checkout: { readonly perMinute: number; readonly burst: number };
+    /** The same checkouts per client address, whoever the subject: a ceiling for every shopper behind one address. */
+    readonly checkoutAddress: { readonly perMinute: number; readonly burst: number };
   };
 }
 
@@ -107,7 +115,7 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
       audience: e.string('JWT_AUDIENCE', { default: 'iam-api' }),
     },
     graphql: {
-      introspection: e.bool('GRAPHQL_INTROSPECTION', { default: true }),
+      introspection: e.oneOf('GRAPHQL_INTROSPECTION', INTROSPECTION, { default: 'authenticated' }),
       ide: e.bool('GRAPHQL_IDE', { default: false }),
       maxDepth: e.int('GRAPHQL_MAX_DEPTH', { default: 8, min: 2, max: 100 }),
       maxComplexity: e.int('GRAPHQL_MAX_COMPLEXITY', { default: 50_000, min: 100, max: 10_000_000 }),
@@ -128,6 +136,10 @@ export function readGatewayConfig(e: EnvReader): GatewayConfig {
       checkout: {
         perMinute: e.int('RATE_LIMIT_CHECKOUT_PER_MINUTE', { default: 60, min: 1, max: 10_000_000 }),
         burst: e.int('RATE_LIMIT_CHECKOUT_BURST', { default: 30, min: 1, max: 10_000_000 }),
+      },
+      checkoutAddress: {
+        perMinute: e.int('RATE_LIMIT_CHECKOUT_ADDRESS_PER_MINUTE', { default: 600, min: 1, max: 10_000_000 }),
+        burst: e.int('RATE_LIMIT_CHECKOUT_ADDRESS_BURST', { default: 300, min: 1, max: 10_000_000 }),
       },
     },
   };

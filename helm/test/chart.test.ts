@@ -198,6 +198,18 @@ describe('values.yaml and values.schema.json', () => {
     expect((production.ingress as JsonObject).exposeDocs).toBe(false);
   });
 
+  it('GRAPHQL_INTROSPECTION: authenticated by default, off in values-production.yaml; the schema takes public, authenticated or off only', () => {
+    const gatewayEnv = (v: JsonObject) => (v.gateway as JsonObject).env as JsonObject;
+    expect(gatewayEnv(values).GRAPHQL_INTROSPECTION).toBe('authenticated');
+    const production = withValues(parse(read(chartDir, 'values-production.yaml')) as JsonObject);
+    expect(gatewayEnv(production).GRAPHQL_INTROSPECTION).toBe('off');
+    for (const [value, valid] of [['public', true], ['authenticated', true], ['off', true], ['yes', false], [false, false], [true, false]] as const) {
+      const v = structuredClone(values);
+      gatewayEnv(v).GRAPHQL_INTROSPECTION = value;
+      expect([value, validate(v)]).toEqual([value, valid]);
+    }
+  });
+
   it.each<[string, (v: JsonObject) => void]>([
     ['an unknown algorithm', (v) => ((v.jwt as JsonObject).alg = 'HS256')],
     ['a misspelt component key', (v) => ((v.gateway as JsonObject).replicas = 3)],
@@ -687,6 +699,24 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     expect(trustProxy()).toBe('false');
     expect(trustProxy('--set', 'ingress.enabled=true')).toBe('true');
     expect(trustProxy('--set', 'ingress.enabled=true', '--set', 'gateway.env.TRUST_PROXY=false')).toBe('false');
+  });
+
+  run('renders GRAPHQL_INTROSPECTION into the gateway only: authenticated by default, off with values-production.yaml, what gateway.env sets; validateValues refuses another value', () => {
+    const introspection = (docs: JsonObject[]) =>
+      Object.fromEntries(docs.filter((d) => d.kind === 'Deployment').map((d) => {
+        const env = (podSpec(d).containers as JsonObject[])[0]!.env as JsonObject[];
+        return [str((d.metadata as JsonObject).name), env.find((e) => e.name === 'GRAPHQL_INTROSPECTION')?.value];
+      }));
+    const byDefault = introspection(render(...validValues));
+    expect(byDefault['r-iam-gateway']).toBe('authenticated');
+    expect(Object.entries(byDefault).filter(([name, value]) => name !== 'r-iam-gateway' && value !== undefined)).toEqual([]);
+    expect(introspection(render(...validValues, '-f', join(chartDir, 'values-production.yaml')))['r-iam-gateway']).toBe('off');
+    expect(introspection(render(...validValues, '--set', 'gateway.env.GRAPHQL_INTROSPECTION=public'))['r-iam-gateway']).toBe('public');
+    for (const [flag, shown] of [['--set', 'false'], ['--set-string', 'yes']] as const) {
+      const r = helmRun('template', 'r', 'iam', ...validValues, flag, `gateway.env.GRAPHQL_INTROSPECTION=${shown}`);
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain(`GRAPHQL_INTROSPECTION (gateway.env) must be public, authenticated or off, not "${shown}"`);
+    }
   });
 
   run('requires EMAIL_ACTION_KEY of notification only when it sends mail', () => {

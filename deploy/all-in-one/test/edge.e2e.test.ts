@@ -3,8 +3,9 @@
  * identity, the commerce service on its own database, real PostgreSQL and the test bus):
  * checkouts under concurrency never oversell, idempotent replays place one order, cancelling gives
  * stock back once, customers only ever see their own orders, prices cannot be tampered with,
- * product administration needs products.manage, the catalog's REST paging, query bombs, and what
- * the kit's edge.test.mjs expects. Every response is checked against the OpenAPI documents.
+ * product administration needs products.manage, the catalog's REST paging, query bombs, one
+ * checkout per document, no alias or variable named like an Object.prototype property,
+ * introspection only with a token (the default), and what the kit's edge.test.mjs expects. Every response is checked against the OpenAPI documents.
  */
 import { randomUUID } from 'node:crypto';
 import { ADMIN, type HttpResult, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
@@ -25,9 +26,9 @@ describe('edge BFF (end to end)', () => {
   const customers: Array<{ id: string; token: string }> = [];
   const call = (method: string, path: string, opts: Parameters<typeof http>[3] = {}) => http(sys.url(), method, path, opts);
 
-  async function gql(query: string, opts: { token?: string; variables?: Record<string, unknown> } = {}): Promise<GqlResult> {
+  async function gql(query: string, opts: { token?: string; variables?: Record<string, unknown>; operationName?: string } = {}): Promise<GqlResult> {
     const started = process.hrtime.bigint();
-    const r = await call('POST', '/api/v1/graphql', { body: { query, variables: opts.variables }, token: opts.token });
+    const r = await call('POST', '/api/v1/graphql', { body: { query, variables: opts.variables, operationName: opts.operationName }, token: opts.token });
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const errors = r.status === 200 || r.headers.get('content-type') === 'application/json; charset=utf-8' ? r.json?.errors : undefined;
     return { status: r.status, data: r.json?.data, errors, codes: (errors ?? []).map((e: { extensions: { code: string } }) => e.extensions.code), ms };
@@ -57,7 +58,13 @@ describe('edge BFF (end to end)', () => {
 
   beforeAll(async () => {
     sys = await startTestSystem({
-      env: { GATEWAY_PROFILES: 'full,compact,edge', RATE_LIMIT_CHECKOUT_PER_MINUTE: '100000', RATE_LIMIT_CHECKOUT_BURST: '100000' },
+      env: {
+        GATEWAY_PROFILES: 'full,compact,edge',
+        RATE_LIMIT_CHECKOUT_PER_MINUTE: '100000',
+        RATE_LIMIT_CHECKOUT_BURST: '100000',
+        RATE_LIMIT_CHECKOUT_ADDRESS_PER_MINUTE: '100000',
+        RATE_LIMIT_CHECKOUT_ADDRESS_BURST: '100000',
+      },
     });
     admin = (await login(ADMIN.email, ADMIN.password)).token;
     for (let i = 0; i < 10; i++) customers.push(await newUser());
@@ -219,6 +226,71 @@ describe('edge BFF (end to end)', () => {
     expect(stock.data.adjustStock).toEqual({ available: 10, stock: { onHand: 10, reserved: 0 } });
     expect((await gql(`mutation { archiveProduct(id: "${id}") { status } }`, { token: customers[4]!.token })).codes).toEqual(['FORBIDDEN']);
     expect((await gql(`mutation { archiveProduct(id: "${id}") { status } }`, { token: manager.token })).data.archiveProduct.status).toBe('ARCHIVED');
+  });
+
+  it('a document holds at most one checkout: ten aliased ones, two through fragments or operations are refused before anything runs (400, BAD_USER_INPUT), nothing reserved', async () => {
+    const p = await product(100);
+    const buyer = await newUser();
+    const order = (field: string, key: string) => `${field}(input: {idempotencyKey: "${key}", lines: [{productId: "${p.id}", quantity: 1}]}) { id }`;
+    const documents: Record<string, [string, string?]> = {
+      tenAliases: [`mutation { ${Array.from({ length: 10 }, (_, i) => `c${i}: ${order('checkout', `ten-${i}`)}`).join(' ')} }`],
+      checkoutAndCreateOrder: [`mutation { ${order('checkout', 'a')} ${order('createOrder', 'b')} }`],
+      fragmentSpreads: [`mutation { ...A ...B } fragment A on Mutation { ${order('checkout', 'a')} } fragment B on Mutation { b: ${order('createOrder', 'b')} }`],
+      inlineFragment: [`mutation { ${order('checkout', 'a')} ... on Mutation { b: ${order('checkout', 'b')} } }`],
+      twoOperations: [`mutation A { ${order('checkout', 'a')} } mutation B { ${order('createOrder', 'b')} }`, 'A'],
+    };
+    for (const [name, [query, operationName]] of Object.entries(documents)) {
+      // Twice: the second run of a document is the JIT-compiled one.
+      for (const run of [1, 2]) {
+        const r = await gql(query, { token: buyer.token, operationName });
+        expect({ name, run, status: r.status, codes: r.codes, data: r.data }).toEqual({ name, run, status: 400, codes: ['BAD_USER_INPUT'], data: undefined });
+        expect(r.errors![0]!.message).toMatch(/at most 1 checkout/);
+      }
+    }
+    expect(await available(p.id)).toBe(100);
+    expect((await gql('{ orders(pageSize: 100) { orders { id } } }', { token: buyer.token })).data.orders.orders).toEqual([]);
+    // One checkout in a document is the rule, not a refusal.
+    const one = await gql(`mutation { only: ${order('checkout', 'one')} }`, { token: buyer.token });
+    expect(one.errors).toBeUndefined();
+    expect(await available(p.id)).toBe(99);
+  });
+
+  it('aliases and variables named like an Object.prototype property (__proto__, constructor, ...) are refused (400, BAD_USER_INPUT), compiled or not', async () => {
+    const names = ['__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf', '__defineGetter__', '__lookupSetter__', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString'];
+    for (const name of names) {
+      const documents = [
+        `{ ${name}: __typename }`,
+        `{ products(pageSize: 1) { ${name}: nextPageToken } }`,
+        `{ ...F } fragment F on Query { ${name}: __typename }`,
+        `query($${name}: String) { products(q: $${name}) { nextPageToken } }`,
+      ];
+      for (const query of documents) {
+        for (const run of [1, 2, 3]) {
+          const r = await gql(query, { token: customers[7]!.token });
+          expect({ query, run, status: r.status, codes: r.codes, data: r.data }).toEqual({ query, run, status: 400, codes: ['BAD_USER_INPUT'], data: undefined });
+        }
+      }
+    }
+    // Other aliases answer, compiled (from the second run) or not.
+    for (const run of [1, 2, 3]) expect({ run, data: (await gql('{ proto: __typename ctor: __typename }')).data }).toEqual({ run, data: { proto: 'Query', ctor: 'Query' } });
+  });
+
+  it('introspection (GRAPHQL_INTROSPECTION=authenticated, the default): any valid token may, anonymous callers may not and get no name suggestions; { __typename } stays public', async () => {
+    const token = customers[8]!.token;
+    const introspections = ['{ __schema { queryType { name } } }', '{ __type(name: "Product") { name } }', '{ __schema { types { name } } }'];
+    // In both orders: the GraphQL server caches a document by its text, the decision is per caller.
+    for (const query of introspections) {
+      for (const who of [undefined, token, undefined, token]) {
+        const r = await gql(query, { token: who });
+        if (who) expect({ query, status: r.status, errors: r.errors }).toEqual({ query, status: 200, errors: undefined });
+        else expect({ query, status: r.status, codes: [...new Set(r.codes)], data: r.data }).toEqual({ query, status: 400, codes: ['BAD_USER_INPUT'], data: undefined });
+      }
+    }
+    const typo = '{ prodcts { nextPageToken } }';
+    expect((await gql(typo)).errors![0]!.message).not.toMatch(/Did you mean/);
+    expect((await gql(typo, { token })).errors![0]!.message).toMatch(/Did you mean "products"/);
+    expect((await gql('{ products(status: ACTIV) { nextPageToken } }')).errors![0]!.message).not.toMatch(/Did you mean/);
+    expect((await gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
   });
 
   it('query bombs are refused in milliseconds with a GraphQL error, never a 5xx; a present but invalid token is 401', async () => {

@@ -445,12 +445,19 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- end -}}
 {{- end -}}
 {{- if $v.gateway.enabled -}}
-{{- $profiles := (include "iam.plainEnv" (dict "ctx" $ "component" "gateway") | fromJson).GATEWAY_PROFILES -}}
+{{- $gatewayEnv := include "iam.plainEnv" (dict "ctx" $ "component" "gateway") | fromJson -}}
+{{- $profiles := $gatewayEnv.GATEWAY_PROFILES -}}
 {{- if not (kindIs "invalid" $profiles) -}}
 {{- range $p := splitList "," (toString $profiles) -}}
 {{- if and (trim $p) (not (has (trim $p) (list "full" "compact" "edge"))) -}}
 {{- $msgs = append $msgs (printf "iam: GATEWAY_PROFILES: unknown profile %q (allowed: full, compact, edge; empty = minimal)." (trim $p)) -}}
 {{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $introspection := get $gatewayEnv "GRAPHQL_INTROSPECTION" -}}
+{{- if and (hasKey $gatewayEnv "GRAPHQL_INTROSPECTION") (not (kindIs "invalid" $introspection)) -}}
+{{- if not (has (include "iam.envValue" $introspection) (list "public" "authenticated" "off")) -}}
+{{- $msgs = append $msgs (printf "iam: GRAPHQL_INTROSPECTION (gateway.env) must be public, authenticated or off, not %q (quote \"off\": unquoted, YAML reads it as false)." (include "iam.envValue" $introspection)) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}

@@ -11,18 +11,21 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 
-/** A route's limit: `burst` requests per window of `burst / perMinute` minutes, per client. */
+/** A route's limit: `burst` requests per window of `burst / perMinute` minutes, per client (or subject). */
 export interface RateLimit {
   readonly perMinute: number;
   readonly burst: number;
 }
 
-/** The `config.rateLimit` of a route limited as `name` (routes of one name share a budget per client). */
-export function limitOf(name: string, limit: RateLimit) {
+/**
+ * The `config.rateLimit` of a route limited as `name`: routes of one name share a budget per
+ * client address, or per what `key` names (a token's subject). The store's key is `name:key`.
+ */
+export function limitOf(name: string, limit: RateLimit, key: (req: FastifyRequest) => string = (req) => req.ip) {
   return {
     max: limit.burst,
     timeWindow: Math.max(1_000, Math.round((limit.burst / limit.perMinute) * 60_000)),
-    keyGenerator: (req: FastifyRequest) => `${name}:${req.ip}`,
+    keyGenerator: (req: FastifyRequest) => `${name}:${key(req)}`,
   };
 }
 

@@ -2,7 +2,8 @@
  * The edge profile through app.inject against the real commerce service (in-process, on a fresh
  * database): /healthz, the public products, and /api/v1/graphql (auth per field, scoping, checkout
  * refusals as extensions.code, one catalog call per response, administration gated by
- * products.manage, document limits, transport errors as problem+json). Every response is checked
+ * products.manage, document limits, transport errors as problem+json; introspection and the
+ * checkout limits per setting, the limits shared through Redis). Every response is checked
  * against the edge OpenAPI document. Tokens come from a fake authenticator (the end-to-end tests
  * use real ones).
  */
@@ -32,6 +33,9 @@ const TOKENS = {
   bob: claims(),
   manager: claims({ permissions: ['products.manage'] }),
   admin: claims({ roles: ['Administrator'] }),
+  carol: claims(),
+  dave: claims(),
+  erin: claims(),
 };
 type Who = keyof typeof TOKENS;
 
@@ -119,9 +123,9 @@ describe('edge profile (real commerce service)', () => {
   });
 
   /** An HTTP call, its response checked against the edge OpenAPI document. */
-  async function http(method: 'GET' | 'POST', url: string, opts: { payload?: unknown; headers?: Record<string, string>; g?: Gateway } = {}): Promise<LightMyRequestResponse> {
+  async function http(method: 'GET' | 'POST', url: string, opts: { payload?: unknown; headers?: Record<string, string>; g?: Gateway; from?: string } = {}): Promise<LightMyRequestResponse> {
     const g = opts.g ?? gw;
-    const res = await g.app.inject({ method, url, payload: opts.payload as string, headers: opts.headers });
+    const res = await g.app.inject({ method, url, payload: opts.payload as string, headers: opts.headers, remoteAddress: opts.from });
     let body: unknown = res.body;
     try {
       body = res.body ? JSON.parse(res.body) : null;
@@ -133,11 +137,12 @@ describe('edge profile (real commerce service)', () => {
     return res;
   }
 
-  async function gql(query: string, opts: { who?: Who; token?: string; variables?: Record<string, unknown>; g?: Gateway } = {}): Promise<Gql> {
+  /** `from`: the client's address (127.0.0.1 unless given). */
+  async function gql(query: string, opts: { who?: Who; token?: string; variables?: Record<string, unknown>; g?: Gateway; from?: string } = {}): Promise<Gql> {
     const token = opts.token ?? opts.who;
     const headers: Record<string, string> = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
     const started = process.hrtime.bigint();
-    const res = await http('POST', '/api/v1/graphql', { payload: JSON.stringify({ query, variables: opts.variables }), headers, g: opts.g });
+    const res = await http('POST', '/api/v1/graphql', { payload: JSON.stringify({ query, variables: opts.variables }), headers, g: opts.g, from: opts.from });
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const body = res.json<{ data?: unknown; errors?: Gql['errors'] }>();
     expect(res.body).not.toMatch(/stack|\.ts:\d+|\.js:\d+|node_modules/);
@@ -391,7 +396,7 @@ describe('edge profile (real commerce service)', () => {
       logger.info({ timings }, 'bomb refusal times (ms)');
       process.stdout.write(`edge bomb refusals (ms): ${JSON.stringify(timings)}\n`);
 
-      const intro = await gql(getIntrospectionQuery({ descriptions: true }));
+      const intro = await gql(getIntrospectionQuery({ descriptions: true }), { who: 'alice' });
       expect(intro.status).toBe(200);
       expect(intro.data.__schema.types.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['Product', 'Cart', 'Order', 'CheckoutInput']));
       const big = await gql('{ orders(pageSize: 100) { orders { id status totalMinor lines { productId quantity unitPriceMinor product { id name priceMinor } } } nextPageToken } }', { who: 'alice' });
@@ -429,27 +434,56 @@ describe('edge profile (real commerce service)', () => {
   });
 
   describe('configuration', () => {
+    const target = () => ({ COMMERCE_GRPC_TARGET: `127.0.0.1:${commerce.grpcPort}` });
+    // Two checkouts per subject in a window, five per address.
+    const limits = { RATE_LIMIT_CHECKOUT_BURST: '2', RATE_LIMIT_CHECKOUT_PER_MINUTE: '2', RATE_LIMIT_CHECKOUT_ADDRESS_BURST: '5', RATE_LIMIT_CHECKOUT_ADDRESS_PER_MINUTE: '5' };
     let quiet: Gateway;
+    let open: Gateway;
     beforeAll(async () => {
-      quiet = await gateway({
-        COMMERCE_GRPC_TARGET: `127.0.0.1:${commerce.grpcPort}`,
-        GRAPHQL_INTROSPECTION: 'false',
-        GRAPHQL_IDE: 'true',
-        RATE_LIMIT_CHECKOUT_BURST: '2',
-        RATE_LIMIT_CHECKOUT_PER_MINUTE: '2',
-      });
+      quiet = await gateway({ ...target(), GRAPHQL_INTROSPECTION: 'off', GRAPHQL_IDE: 'true', ...limits });
+      open = await gateway({ ...target(), GRAPHQL_INTROSPECTION: 'public' });
     });
     afterAll(async () => {
       await quiet?.close();
+      await open?.close();
     });
 
-    it('GRAPHQL_INTROSPECTION=false refuses __schema and __type (not __typename) and suggests no field names', async () => {
-      expect(new Set((await gql('{ __schema { types { name } } }', { g: quiet })).codes)).toEqual(new Set(['BAD_USER_INPUT']));
-      expect((await gql('{ __type(name: "Product") { name } }', { g: quiet })).codes).toEqual(['BAD_USER_INPUT']);
+    const INTROSPECTIONS = ['{ __schema { types { name } } }', '{ __type(name: "Product") { name } }'];
+    const TYPO = '{ prodcts { nextPageToken } }';
+
+    it('GRAPHQL_INTROSPECTION=authenticated (the default): a token may introspect, an anonymous caller is refused as with off and gets no name suggestions', async () => {
+      for (const query of INTROSPECTIONS) {
+        // The same text in both orders: validation is cached by text, the decision is per caller.
+        for (const who of [undefined, 'alice', undefined, 'alice'] as const) {
+          const r = await gql(query, { who });
+          const refusal = { status: 400, codes: ['BAD_USER_INPUT'], message: expect.stringMatching(/^GraphQL introspection has been disabled/) };
+          const seen = { query, who, status: r.status, codes: [...new Set(r.codes)], message: r.errors?.[0]?.message };
+          expect(seen).toEqual({ query, who, ...(who ? { status: 200, codes: [], message: undefined } : refusal) });
+        }
+      }
+      expect((await gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
+      expect((await gql(TYPO)).errors![0]!.message).not.toMatch(/Did you mean/);
+      expect((await gql(TYPO, { who: 'alice' })).errors![0]!.message).toMatch(/Did you mean "products"/);
+      // Variables coerced against the schema suggest nothing either.
+      const enumTypo = await gql('query($s: ProductStatus) { products(status: $s) { nextPageToken } }', { variables: { s: 'ACTIV' } });
+      expect(enumTypo.errors![0]!.message).not.toMatch(/Did you mean/);
+    });
+
+    it('GRAPHQL_INTROSPECTION=off refuses __schema and __type to everyone (not __typename) and suggests no field names', async () => {
+      for (const query of INTROSPECTIONS) {
+        for (const who of [undefined, 'alice', 'admin'] as const) {
+          const r = await gql(query, { who, g: quiet });
+          expect({ query, who, status: r.status, codes: [...new Set(r.codes)] }).toEqual({ query, who, status: 400, codes: ['BAD_USER_INPUT'] });
+        }
+      }
       expect((await gql('{ __typename }', { g: quiet })).data).toEqual({ __typename: 'Query' });
-      const typo = await gql('{ prodcts { nextPageToken } }', { g: quiet });
-      expect(typo.errors![0]!.message).not.toMatch(/Did you mean/);
-      expect((await gql('{ prodcts { nextPageToken } }')).errors![0]!.message).toMatch(/Did you mean "products"/);
+      for (const who of [undefined, 'alice'] as const) expect((await gql(TYPO, { who, g: quiet })).errors![0]!.message).not.toMatch(/Did you mean/);
+    });
+
+    it('GRAPHQL_INTROSPECTION=public lets anonymous callers introspect, with name suggestions', async () => {
+      for (const query of INTROSPECTIONS) expect((await gql(query, { g: open })).errors).toBeUndefined();
+      expect((await gql(getIntrospectionQuery(), { g: open })).data.__schema.queryType).toMatchObject({ name: 'Query' });
+      expect((await gql(TYPO, { g: open })).errors![0]!.message).toMatch(/Did you mean "products"/);
     });
 
     it('GRAPHQL_IDE=true serves GraphiQL', async () => {
@@ -458,21 +492,50 @@ describe('edge profile (real commerce service)', () => {
       expect(res.headers['content-type']).toMatch(/^text\/html/);
     });
 
-    it('checkouts are rate-limited per client (429 problem+json with Retry-After); other operations are not', async () => {
-      const p = await newProduct({ onHand: 100 });
-      const checkout = (k: string) => gql(`mutation { checkout(input: {idempotencyKey: "${k}", lines: [{productId: "${p.id}", quantity: 1}]}) { id } }`, { who: 'alice', g: quiet });
-      expect((await checkout('r1')).status).toBe(200);
-      expect((await checkout('r2')).status).toBe(200);
-      const limited = await quiet.app.inject({
+    const checkoutOf = (productId: string) => (g: Gateway, who: Who, from: string, field = 'checkout') =>
+      gql(`mutation { ${field}(input: {idempotencyKey: "${randomUUID()}", lines: [{productId: "${productId}", quantity: 1}]}) { id } }`, { who, g, from });
+
+    it('checkouts are limited per token subject (429 problem+json with Retry-After), with a ceiling per address; other operations are not', async () => {
+      const checkout = checkoutOf((await newProduct({ onHand: 100 })).id);
+      const statuses = async (who: Who, from: string, n: number) => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i++) out.push((await checkout(quiet, who, from, i % 2 ? 'createOrder' : 'checkout')).status);
+        return out;
+      };
+      // Two shoppers behind one address each have their own budget.
+      expect(await statuses('alice', '192.0.2.1', 3)).toEqual([200, 200, 429]);
+      expect(await statuses('bob', '192.0.2.1', 3)).toEqual([200, 200, 429]);
+      // One shopper from two addresses has one budget.
+      expect([...(await statuses('carol', '192.0.2.2', 1)), ...(await statuses('carol', '192.0.2.3', 2))]).toEqual([200, 200, 429]);
+      // The address's ceiling: five checkouts from 192.0.2.1 whoever places them (refused ones did not count).
+      expect([...(await statuses('dave', '192.0.2.1', 1)), ...(await statuses('erin', '192.0.2.1', 1))]).toEqual([200, 429]);
+      // Elsewhere Erin has a checkout left (her refused one counted for her, not for 192.0.2.1).
+      expect((await checkout(quiet, 'erin', '192.0.2.4')).status).toBe(200);
+      const refused = await quiet.app.inject({
         method: 'POST',
         url: '/api/v1/graphql',
-        headers: { authorization: 'Bearer alice', 'content-type': 'application/json' },
-        payload: JSON.stringify({ query: `mutation { createOrder(input: {idempotencyKey: "r3", lines: [{productId: "${p.id}", quantity: 1}]}) { id } }` }),
+        remoteAddress: '192.0.2.1',
+        headers: { authorization: 'Bearer erin', 'content-type': 'application/json' },
+        payload: JSON.stringify({ query: 'mutation { checkout(input: {idempotencyKey: "r"}) { id } }' }),
       });
-      expect(limited.statusCode).toBe(429);
-      expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-      expect((await gql('{ cart { currency } }', { who: 'alice', g: quiet })).status).toBe(200);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await gql('{ cart { currency } }', { who: 'alice', g: quiet, from: '192.0.2.1' })).status).toBe(200);
+    });
+
+    it('with REDIS_URL, every replica shares one checkout budget per subject', async () => {
+      const env = { ...target(), ...limits, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: `iam-test:${randomUUID()}:` };
+      const [a, b] = [await gateway(env), await gateway(env)];
+      try {
+        const checkout = checkoutOf((await newProduct({ onHand: 100 })).id);
+        const statuses = [await checkout(a, 'alice', '198.51.100.1'), await checkout(b, 'alice', '198.51.100.2'), await checkout(a, 'alice', '198.51.100.3')].map((r) => r.status);
+        expect(statuses).toEqual([200, 200, 429]);
+        expect((await checkout(b, 'bob', '198.51.100.1')).status).toBe(200);
+      } finally {
+        await a.close();
+        await b.close();
+      }
     });
   });
 

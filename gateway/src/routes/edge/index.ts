@@ -19,6 +19,6 @@ export async function edgeProfile(app: FastifyInstance, deps: ProfileDeps): Prom
   if (!commerce) throw new Error('the edge profile needs the commerce service (COMMERCE_GRPC_TARGET)');
   edgeRestRoutes({ commerce, health: deps.health })(app);
   await app.register(
-    graphqlRoutes({ commerce, authenticator: deps.authenticator, config: deps.graphql, checkoutLimit: deps.rateLimits.checkout, logger: deps.logger }),
+    graphqlRoutes({ commerce, authenticator: deps.authenticator, config: deps.graphql, checkoutLimits: { subject: deps.rateLimits.checkout, address: deps.rateLimits.checkoutAddress }, logger: deps.logger }),
   );
 }

@@ -2,6 +2,9 @@
  * POST (and GET, queries only) /api/v1/graphql with mercurius, JIT-compiled after a document's
  * first run. Its own context: the bearer token is optional (products are public) and each
  * resolver decides (./resolvers.ts); a present but invalid token is 401 before anything runs.
+ * Introspection (`__schema`, `__type`) per GRAPHQL_INTROSPECTION: for everyone, for callers with
+ * a valid token, or for nobody; a caller who may not introspect gets no field names suggested by
+ * validation messages either.
  *
  * Answers:
  *   200  a GraphQL response; a resolver's error is in `errors[]` with `extensions.code`
@@ -9,11 +12,12 @@
  *   400  a document that does not parse or validate, or breaks a limit (./limits.ts): a
  *        GraphQL response without `data`, code BAD_USER_INPUT
  *   4xx  an HTTP request that is not acceptable (malformed JSON, a body over 64 KiB, another
- *        content type, an invalid token, too many checkouts): problem+json, as every route
+ *        content type, an invalid token, too many checkouts for the token's subject or the
+ *        client's address): problem+json, as every route
  */
 import { type Logger, AppError, internalError } from '@iam/platform/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { type DocumentNode, type ExecutionResult, type GraphQLError, Kind, NoSchemaIntrospectionCustomRule, OperationTypeNode, type SelectionSetNode } from 'graphql';
+import { type DocumentNode, type ExecutionResult, type GraphQLError, NoSchemaIntrospectionCustomRule, validate } from 'graphql';
 import mercurius, { type IResolvers, type MercuriusContext } from 'mercurius';
 import type { Authenticator } from '../../../auth/authenticator';
 import type { GatewayConfig } from '../../../config';
@@ -24,7 +28,7 @@ import { GraphQLBadRequest, GraphQLBody, GraphQLQueryString, GraphQLResponse } f
 import type { CommerceClients } from '../../../upstreams';
 import { optionallyAuthenticated } from '../../audiences';
 import { edgeErrorOf } from '../errors';
-import { MAX_TOKENS, documentChecker } from './limits';
+import { MAX_TOKENS, checkoutCount, documentChecker } from './limits';
 import { createProductLoader } from './loader';
 import { type EdgeContext, edgeResolvers } from './resolvers';
 import { typeDefs } from './schema';
@@ -35,7 +39,8 @@ export interface GraphQLDeps {
   readonly commerce: CommerceClients;
   readonly authenticator: Authenticator;
   readonly config: GatewayConfig['graphql'];
-  readonly checkoutLimit: RateLimit;
+  /** Checkouts per token subject, and the ceiling per client address. */
+  readonly checkoutLimits: { readonly subject: RateLimit; readonly address: RateLimit };
   readonly logger: Logger;
 }
 
@@ -69,31 +74,16 @@ function describeRoutes(route: RouteOptions): void {
       : { ...common, summary: 'Run a GraphQL query (mutations need POST)', querystring: GraphQLQueryString, response: { 200: GraphQLResponse, 400: GraphQLBadRequest, ...problems(405) } };
 }
 
-/** Whether a document has a mutation that checks out (the operations' top levels, fragments included). */
-function checksOut(document: DocumentNode): boolean {
-  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
-  const seen = new Set<string>();
-  const visit = (set: SelectionSetNode): boolean =>
-    set.selections.some((s) => {
-      if (s.kind === Kind.FIELD) return s.name.value === 'checkout' || s.name.value === 'createOrder';
-      if (s.kind === Kind.INLINE_FRAGMENT) return visit(s.selectionSet);
-      const f = fragments.get(s.name.value);
-      if (!f || seen.has(s.name.value)) return false;
-      seen.add(s.name.value);
-      return visit(f.selectionSet);
-    });
-  return document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === OperationTypeNode.MUTATION && visit(d.selectionSet));
-}
-
 export function graphqlRoutes(deps: GraphQLDeps) {
   const { logger } = deps;
-  const quiet = !deps.config.introspection;
-  // Without introspection, validation messages do not suggest field names either.
-  const message = (m: string): string => (quiet ? m.replace(/ Did you mean .*$/s, '') : m);
+  const { introspection } = deps.config;
+  const mayIntrospect = (req: FastifyRequest | undefined): boolean => introspection === 'public' || (introspection === 'authenticated' && !!req?.principal);
+  // Whoever may not introspect gets no field names from validation messages either.
+  const message = (m: string, req: FastifyRequest | undefined): string => (mayIntrospect(req) ? m : m.replace(/ Did you mean .*$/s, ''));
 
-  const requestError = (e: Error): FormattedError => {
+  const requestError = (e: Error, req: FastifyRequest | undefined): FormattedError => {
     const g = e as Partial<GraphQLError>;
-    return { message: message(e.message), ...(g.locations ? { locations: g.locations } : {}), extensions: { code: 'BAD_USER_INPUT' } };
+    return { message: message(e.message, req), ...(g.locations ? { locations: g.locations } : {}), extensions: { code: 'BAD_USER_INPUT' } };
   };
 
   const executionError = (e: GraphQLError, req: FastifyRequest | undefined): FormattedError => {
@@ -105,7 +95,7 @@ export function graphqlRoutes(deps: GraphQLDeps) {
       return { message: known.message, ...at, extensions };
     }
     // Without a path the request itself is at fault (its variables, its operation name).
-    if (!e.path) return requestError(e);
+    if (!e.path) return requestError(e, req);
     logger.error({ err: e.originalError ?? e, path: e.path, route: req?.routeOptions?.url }, 'GraphQL resolver failed');
     return { message: 'An unexpected error occurred.', ...at, extensions: { code: INTERNAL } };
   };
@@ -119,7 +109,7 @@ export function graphqlRoutes(deps: GraphQLDeps) {
       return reply
         .code(400)
         .type('application/json')
-        .send({ errors: errors.map((e) => requestError(e as Error)) });
+        .send({ errors: errors.map((e) => requestError(e as Error, req)) });
     }
     if (err.code === 'MER_ERR_GQL_VALIDATION') return sendProblem(req, reply, AppError.validation('The variables or extensions are not valid JSON.'));
     if (err.code === 'MER_ERR_METHOD_NOT_ALLOWED') {
@@ -154,7 +144,8 @@ export function graphqlRoutes(deps: GraphQLDeps) {
           jit: 1,
           graphiql: deps.config.ide,
           allowBatchedQueries: false,
-          validationRules: deps.config.introspection ? [] : [NoSchemaIntrospectionCustomRule],
+          // Validation results are cached by document text, whoever asked: `authenticated` is decided per request below.
+          validationRules: introspection === 'off' ? [NoSchemaIntrospectionCustomRule] : [],
           graphql: { parseOptions: { maxTokens: MAX_TOKENS } },
           context: (req: FastifyRequest): EdgeContext => ({
             principal: req.principal,
@@ -170,15 +161,35 @@ export function graphqlRoutes(deps: GraphQLDeps) {
           if (errors.length > 0) throw new RefusedDocument(errors);
         });
 
-        // Checkouts per client: the shared limiter of plugins/external/rate-limit.ts (429).
-        const limiter = ctx.createRateLimit(limitOf('checkout', deps.checkoutLimit));
+        // GRAPHQL_INTROSPECTION=authenticated: an anonymous caller gets the refusal of `off`.
+        if (introspection === 'authenticated') {
+          const introspects = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+          ctx.graphql.addHook('preExecution', async (schema, document, context) => {
+            if (context.reply.request.principal) return;
+            let errors = introspects.get(document);
+            if (!errors) introspects.set(document, (errors = validate(schema, document, [NoSchemaIntrospectionCustomRule])));
+            if (errors.length > 0) throw new RefusedDocument(errors);
+          });
+        }
+
+        // Checkouts (at most one per document: ./limits.ts) per token subject, then per client
+        // address, on the shared limiter of plugins/external/rate-limit.ts (429). A subject over
+        // its budget is refused before it spends the address's. Without a token, checkout only
+        // answers UNAUTHENTICATED: the address alone counts.
+        const perSubject = ctx.createRateLimit(limitOf('checkout-subject', deps.checkoutLimits.subject, (req) => req.principal?.sub ?? ''));
+        const perAddress = ctx.createRateLimit(limitOf('checkout-address', deps.checkoutLimits.address));
+        const within = async (limiter: typeof perSubject, req: FastifyRequest): Promise<void> => {
+          const r = await limiter(req);
+          if (!r.isAllowed && r.isExceeded) throw AppError.rateLimited(r.ttlInSeconds);
+        };
         const checkouts = new WeakMap<DocumentNode, boolean>();
         ctx.graphql.addHook('preExecution', async (_schema, document, context) => {
           let hit = checkouts.get(document);
-          if (hit === undefined) checkouts.set(document, (hit = checksOut(document)));
+          if (hit === undefined) checkouts.set(document, (hit = checkoutCount(document) > 0));
           if (!hit) return;
-          const r = await limiter(context.reply.request);
-          if (!r.isAllowed && r.isExceeded) throw AppError.rateLimited(r.ttlInSeconds);
+          const req = context.reply.request;
+          if (req.principal) await within(perSubject, req);
+          await within(perAddress, req);
         });
       }),
     );

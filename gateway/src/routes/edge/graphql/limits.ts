@@ -6,6 +6,11 @@
  *   tokens        at most MAX_TOKENS (the parser stops there): bounds parsing and validation
  *   root fields   at most MAX_ROOT_FIELDS top-level fields per operation (each is a service call;
  *                 aliases count): no alias fan-out
+ *   checkouts     at most MAX_CHECKOUTS `checkout`/`createOrder` fields in the whole document
+ *                 (every operation; aliases, inline fragments and each fragment spread count), so
+ *                 one request places at most one order and the checkout limit counts orders
+ *   names         no alias, field or variable named like a property of Object.prototype
+ *                 (`__proto__`, `constructor`, ...: PROTOTYPE_NAMES)
  *   depth         data fields nested at most `maxDepth` deep (introspection is bounded by the
  *                 complexity instead: its standard query is 15 deep)
  *   complexity    an upper bound of the fields the operation resolves: every field counts 1, and
@@ -18,6 +23,7 @@
  */
 import {
   type DocumentNode,
+  type ASTNode,
   type FieldNode,
   type FragmentDefinitionNode,
   GraphQLError,
@@ -25,6 +31,8 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
   Kind,
+  type NameNode,
+  type OperationDefinitionNode,
   OperationTypeNode,
   type SelectionSetNode,
   Source,
@@ -42,6 +50,19 @@ import { PAGE_SIZE_MAX } from '../../../schemas/common';
 /** Tokens in a document: ample for real queries (the standard introspection query has ~200). */
 export const MAX_TOKENS = 1_000;
 export const MAX_ROOT_FIELDS = 10;
+/** `checkout` and its alias `createOrder`: each places an order. */
+export const MAX_CHECKOUTS = 1;
+const CHECKOUT_FIELDS: ReadonlySet<string> = new Set(['checkout', 'createOrder']);
+/**
+ * Names refused for response keys (aliases, fields) and variables: every own property name of
+ * Object.prototype (`__proto__`, `constructor`, `hasOwnProperty`, `toString`, `valueOf`,
+ * `__defineGetter__`, ...), read from the running engine so that none is missed. graphql-jit
+ * keeps answers and variables in plain objects: an answer's `__proto__` sets its prototype
+ * instead of a field (the field vanished from compiled answers), and a variable `$constructor`
+ * left out reads Object's own `constructor`. Refusing every such name is the safe choice; no
+ * field of the schema has one.
+ */
+const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 /** Lines of a cart or an order (commerce's limit). */
 const LINES_MAX = 50;
 
@@ -55,7 +76,78 @@ interface Measure {
   depth: number;
 }
 
-const refused = (message: string): GraphQLError => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+const refused = (message: string, node?: ASTNode): GraphQLError => new GraphQLError(message, { nodes: node, extensions: { code: 'BAD_USER_INPUT' } });
+
+const fragmentsOf = (document: DocumentNode): Map<string, FragmentDefinitionNode> =>
+  new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+
+const isMutation = (d: DocumentNode['definitions'][number]): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.operation === OperationTypeNode.MUTATION;
+
+interface Roots {
+  /** Top-level fields that reach a service (not `__typename`). */
+  fields: number;
+  checkouts: number;
+}
+
+/**
+ * Counts an operation's top-level fields, through inline fragments and fragment spreads (each
+ * spread counts again; a fragment is walked once). A fragment that spreads itself is refused.
+ */
+function rootCounter(fragments: ReadonlyMap<string, FragmentDefinitionNode>): (set: SelectionSetNode) => Roots {
+  const memo = new Map<string, Roots>();
+  const visiting = new Set<string>();
+  const count = (set: SelectionSetNode): Roots => {
+    const n: Roots = { fields: 0, checkouts: 0 };
+    for (const s of set.selections) {
+      let m: Roots;
+      if (s.kind === Kind.FIELD) m = { fields: s.name.value.startsWith('__') ? 0 : 1, checkouts: CHECKOUT_FIELDS.has(s.name.value) ? 1 : 0 };
+      else if (s.kind === Kind.INLINE_FRAGMENT) m = count(s.selectionSet);
+      else m = spread(s.name.value);
+      n.fields += m.fields;
+      n.checkouts += m.checkouts;
+    }
+    return n;
+  };
+  const spread = (name: string): Roots => {
+    const fragment = fragments.get(name);
+    if (!fragment) return { fields: 0, checkouts: 0 };
+    const known = memo.get(name);
+    if (known) return known;
+    if (visiting.has(name)) throw refused(`Cannot spread fragment "${name}" within itself.`);
+    visiting.add(name);
+    const n = count(fragment.selectionSet);
+    visiting.delete(name);
+    memo.set(name, n);
+    return n;
+  };
+  return count;
+}
+
+/** The `checkout`/`createOrder` fields of a document's mutations (the checker refuses more than MAX_CHECKOUTS). */
+export function checkoutCount(document: DocumentNode): number {
+  const count = rootCounter(fragmentsOf(document));
+  return document.definitions.reduce((n, d) => n + (isMutation(d) ? count(d.selectionSet).checkouts : 0), 0);
+}
+
+/** Every response key (operations and fragments, each walked once) and variable of the document in PROTOTYPE_NAMES. */
+function prototypeNames(document: DocumentNode): GraphQLError[] {
+  const errors: GraphQLError[] = [];
+  const check = (name: NameNode, what: string): void => {
+    if (PROTOTYPE_NAMES.has(name.value)) errors.push(refused(`"${name.value}" may not name ${what}: it names a property of every JavaScript object.`, name));
+  };
+  const walk = (set: SelectionSetNode): void => {
+    for (const s of set.selections) {
+      if (s.kind === Kind.FRAGMENT_SPREAD) continue;
+      if (s.kind === Kind.FIELD) check(s.alias ?? s.name, 'a field of the answer (choose another alias)');
+      if (s.selectionSet) walk(s.selectionSet);
+    }
+  };
+  for (const d of document.definitions) {
+    if (d.kind === Kind.OPERATION_DEFINITION) for (const v of d.variableDefinitions ?? []) check(v.variable.name, 'a variable');
+    if ('selectionSet' in d && d.selectionSet) walk(d.selectionSet);
+  }
+  return errors;
+}
 
 /** Sizes of the introspection lists in this schema: their largest, and their average (a list of every type's). */
 function introspectionSizes(schema: GraphQLSchema) {
@@ -97,8 +189,7 @@ export function documentChecker(schema: GraphQLSchema, limits: DocumentLimits): 
   return (document) => {
     // mercurius accepts a JSON AST in place of a query that does not parse: only parsed text runs here.
     if (!(document.loc?.source instanceof Source)) return [refused('The query is not a GraphQL document.')];
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+    const fragments = fragmentsOf(document);
     const memo = new Map<string, Measure>();
     const visiting = new Set<string>();
 
@@ -170,38 +261,17 @@ export function documentChecker(schema: GraphQLSchema, limits: DocumentLimits): 
       return m;
     };
 
-    /** Top-level fields of an operation (fragments spread at the top level included) that reach a service. */
-    const rootMemo = new Map<string, number>();
-    const rootFields = (set: SelectionSetNode): number => {
-      let n = 0;
-      for (const s of set.selections) {
-        if (s.kind === Kind.FIELD) n += s.name.value.startsWith('__') ? 0 : 1;
-        else if (s.kind === Kind.INLINE_FRAGMENT) n += rootFields(s.selectionSet);
-        else n += rootFragment(s.name.value);
-      }
-      return n;
-    };
-    const rootFragment = (name: string): number => {
-      const fragment = fragments.get(name);
-      if (!fragment) return 0;
-      const known = rootMemo.get(name);
-      if (known !== undefined) return known;
-      if (visiting.has(name)) throw refused(`Cannot spread fragment "${name}" within itself.`);
-      visiting.add(name);
-      const n = rootFields(fragment.selectionSet);
-      visiting.delete(name);
-      rootMemo.set(name, n);
-      return n;
-    };
-
-    const errors: GraphQLError[] = [];
+    const errors = prototypeNames(document);
+    const rootFields = rootCounter(fragments);
+    let checkouts = 0;
     try {
       for (const d of document.definitions) {
         if (d.kind !== Kind.OPERATION_DEFINITION) continue;
         const label = d.name ? `Operation "${d.name.value}"` : 'The operation';
         const root = d.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : d.operation === OperationTypeNode.SUBSCRIPTION ? schema.getSubscriptionType() : schema.getQueryType();
         const roots = rootFields(d.selectionSet);
-        if (roots > MAX_ROOT_FIELDS) errors.push(refused(`${label} has ${roots} top-level fields; at most ${MAX_ROOT_FIELDS} are allowed.`));
+        if (roots.fields > MAX_ROOT_FIELDS) errors.push(refused(`${label} has ${roots.fields} top-level fields; at most ${MAX_ROOT_FIELDS} are allowed.`));
+        if (isMutation(d)) checkouts += roots.checkouts;
         const m = measure(d.selectionSet, root ?? undefined, false, false);
         if (m.depth > limits.maxDepth) errors.push(refused(`${label} is ${m.depth} levels deep; at most ${limits.maxDepth} are allowed.`));
         if (m.cost > limits.maxComplexity) {
@@ -211,6 +281,9 @@ export function documentChecker(schema: GraphQLSchema, limits: DocumentLimits): 
     } catch (err) {
       if (err instanceof GraphQLError) return [err];
       throw err;
+    }
+    if (checkouts > MAX_CHECKOUTS) {
+      errors.push(refused(`The document has ${checkouts} checkout fields (checkout, createOrder); at most ${MAX_CHECKOUTS} checkout is allowed per request.`));
     }
     return errors;
   };
