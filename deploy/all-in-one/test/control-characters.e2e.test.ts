@@ -26,7 +26,7 @@ describe('control characters in request strings → 400 problem+json, nothing wr
   let admin: string;
 
   beforeAll(async () => {
-    sys = await startTestSystem({ env: { GATEWAY_PROFILES: 'full,compact' } });
+    sys = await startTestSystem({ env: { GATEWAY_PROFILES: 'full,compact,edge' } });
     admin = (await http(sys.url(), 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN })).json.token;
   });
 
@@ -67,6 +67,24 @@ describe('control characters in request strings → 400 problem+json, nothing wr
     // A URL carries UTF-8, in which an unpaired surrogate has no encoding (it arrives as U+FFFD).
     if (!/[\ud800-\udfff]/.test(c)) expectRefused(await http(sys.url(), 'GET', `/api/v1/users?q=${encodeURIComponent(`a${c}`)}`, { token: admin }), 'querystring.q', 'search');
     expect(await sys.directory.dataSource.query('SELECT count(*) AS n FROM users')).toEqual(users);
+  });
+
+  it.each(BAD)('%s in a GraphQL variable or string literal → 400 BAD_USER_INPUT before anything runs', async (_name, c) => {
+    const gql = async (body: unknown) => http(sys.url(), 'POST', '/api/v1/graphql', { token: admin, body });
+    const sku = `CTL-${randomUUID().slice(0, 8)}`;
+    const create = 'mutation($i: CreateProductInput!) { createProduct(input: $i) { id } }';
+    const byVariable = await gql({ query: create, variables: { i: { sku, name: `P${c}`, description: '', priceMinor: 100, currency: 'EUR', onHand: 1 } } });
+    expect({ status: byVariable.status, codes: byVariable.json.errors?.map((e: { extensions: { code: string } }) => e.extensions.code), data: byVariable.json.data }).toEqual({
+      status: 400,
+      codes: ['BAD_USER_INPUT'],
+      data: undefined,
+    });
+    expect(byVariable.json.errors[0].message).toMatch(/\$i\.name must not contain control characters/);
+    const escaped = `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    const byLiteral = await gql({ query: `{ products(q: "a${escaped}") { products { id } } }` });
+    expect({ status: byLiteral.status, code: byLiteral.json.errors?.[0]?.extensions?.code }).toEqual({ status: 400, code: 'BAD_USER_INPUT' });
+    const [n] = await sys.commerce.dataSource.query<Array<{ n: string }>>('SELECT count(*) AS n FROM products WHERE sku = $1', [sku]);
+    expect(n!.n).toBe('0');
   });
 
   it('tab, line feed and carriage return are text: a description with them is accepted', async () => {

@@ -1,7 +1,8 @@
 /**
- * Property tests (issue #14): for every route of the mounted profiles' OpenAPI documents (full,
+ * Property tests (issues #14, #26): for every route of the mounted profiles' OpenAPI documents (full,
  * compact and the edge BFF), random bodies, query strings, path parameters and headers (valid and
- * invalid, with and without an administrator's token) → never a 5xx, every error is problem+json
+ * invalid, arbitrary Unicode among them: NUL, unpaired surrogates, 64 KiB strings, with and
+ * without an administrator's token) → never a 5xx, every error is problem+json
  * with a trace id (a refused GraphQL document: a GraphQL response), and a failing request leaves
  * every table as it was (no half-written state). GraphQL gets documents of its own: random
  * selections of the schema's fields and arguments, random variables.
@@ -90,13 +91,20 @@ describe('properties: random input to every route', () => {
     fc.constant(null),
     fc.uuid(),
     fc.constantFrom('', ' ', '0', '-1', '1e309', 'true', 'null', '%00', '../..', 'a'.repeat(5_000), `${randomUUID()}@example.com`, 'Aa1!aaaaaaaaaaaa'),
+    // Arbitrary Unicode (issue #26): NUL and other controls, unpaired surrogates, 64 KiB strings.
+    fc.string({ unit: 'binary', maxLength: 300 }),
+    fc.constantFrom('\u0000', `a\u0000@example.com`, '\ud800', 'a\udc00b', '\u001b[31m', '\u007f\u0085', 'x'.repeat(65_536), `${'é'.repeat(30_000)}\u0000`),
   );
   const value = fc.oneof({ depthSize: 'small' }, scalar, fc.jsonValue({ maxDepth: 3 }));
 
   const request = (op: Operation) =>
     fc.record({
       pathParam: fc.oneof(fc.uuid(), fc.string({ maxLength: 30 }), fc.constantFrom('00000000-0000-0000-0000-000000000000', '%2e%2e', 'x'.repeat(300))),
-      query: fc.dictionary(fc.oneof(fc.constantFrom(...op.query, 'id', 'page', 'pageSize', 'page_size', 'q', 'includeDeleted'), fc.string({ maxLength: 10 })), fc.oneof(fc.string({ maxLength: 50 }), fc.integer().map(String)), { maxKeys: 4 }),
+      query: fc.dictionary(
+        fc.oneof(fc.constantFrom(...op.query, 'id', 'page', 'pageSize', 'page_size', 'q', 'includeDeleted'), fc.string({ maxLength: 10 })),
+        fc.oneof(fc.string({ maxLength: 50 }), fc.integer().map(String), fc.string({ unit: 'binary', maxLength: 50 }), fc.constantFrom('\u0000', 'a\u0007b', 'x'.repeat(8_000))),
+        { maxKeys: 4 },
+      ),
       body: fc.oneof(
         fc.constant(undefined),
         fc.dictionary(fc.oneof(fc.constantFrom(...op.body, 'id', 'passwordHash', '__proto__', 'constructor'), fc.string({ maxLength: 10 })), value, { maxKeys: 6 }).map((o) => JSON.stringify(o)),

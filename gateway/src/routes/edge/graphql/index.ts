@@ -32,6 +32,7 @@ import { MAX_TOKENS, checkoutCount, documentChecker } from './limits';
 import { createProductLoader } from './loader';
 import { type EdgeContext, edgeResolvers } from './resolvers';
 import { typeDefs } from './schema';
+import { documentTextErrors, variablesTextError } from './text';
 
 export const GRAPHQL_PATH = '/api/v1/graphql';
 
@@ -158,7 +159,12 @@ export function graphqlRoutes(deps: GraphQLDeps) {
         const check = documentChecker(ctx.graphql.schema, deps.config);
         ctx.graphql.addHook('preValidation', (_schema, document) => {
           const errors = check(document);
+          if (errors.length === 0) errors.push(...documentTextErrors(document));
           if (errors.length > 0) throw new RefusedDocument(errors);
+        });
+        ctx.graphql.addHook('preExecution', (_schema, _document, _context, variables) => {
+          const error = variablesTextError(variables);
+          if (error) throw new RefusedDocument([error]);
         });
 
         // GRAPHQL_INTROSPECTION=authenticated: an anonymous caller gets the refusal of `off`.
