@@ -11,10 +11,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import Ajv from 'ajv';
 import { isMap, isSeq, parse, parseAllDocuments, parseDocument, visit } from 'yaml';
+import { goRenderer, helmBinary } from './renderer';
 
 const repoRoot = resolve(__dirname, '..', '..');
 const chartDir = join(repoRoot, 'helm', 'iam');
@@ -86,26 +86,6 @@ function actions(text: string): string[] {
     if (body.startsWith('/*')) continue;
     out.push(body);
   }
-  return out;
-}
-
-function helmBinary(): string | undefined {
-  if (process.env.HELM_BIN) return process.env.HELM_BIN;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir && existsSync(join(dir, 'helm'))) return join(dir, 'helm');
-  }
-  return undefined;
-}
-
-/**
- * Without helm: render/main.go built from Debian's Go packages (render/build.sh), when they are
- * installed. It renders like `helm template` (the subset of flags used below); it does not lint.
- */
-function goRenderer(): string | undefined {
-  if (!existsSync('/usr/bin/go') || !existsSync('/usr/share/gocode/src/github.com/Masterminds/sprig')) return undefined;
-  const out = join(mkdtempSync(join(tmpdir(), 'iam-render-')), 'render');
-  const built = spawnSync(join(__dirname, 'render', 'build.sh'), [out], { encoding: 'utf8', timeout: 120_000 });
-  if (built.status !== 0) throw new Error(`building helm/test/render failed:\n${built.stderr}`);
   return out;
 }
 
