@@ -36,11 +36,11 @@ export async function addLookalikeKeyColumn(q: QueryRunner, c: LookalikeKeyColum
   // created_at travels as text: a JS Date would drop its microseconds and break the keyset.
   let after: { createdAt: string; id: string } | undefined;
   for (;;) {
-    const rows: Array<{ id: string; name: string; live: boolean; created_at: string }> = await q.query(
+    const rows = (await q.query(
       `SELECT id, ${source} AS name, (${c.live}) AS live, created_at::text AS created_at FROM ${table}
         ${after ? 'WHERE (created_at, id) > ($1::timestamptz, $2::uuid)' : ''} ORDER BY created_at, id LIMIT ${BATCH}`,
       after ? [after.createdAt, after.id] : [],
-    );
+    )) as Array<{ id: string; name: string; live: boolean; created_at: string }>;
     if (rows.length === 0) break;
     const keys = rows.map((r) => {
       const key = lookalikeKey(r.name);
