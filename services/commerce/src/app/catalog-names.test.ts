@@ -4,33 +4,26 @@
  * creates race; an archived product's name is free, and reactivating it then conflicts. Real
  * PostgreSQL.
  */
-import { AppError, createDataSource, migrate } from '@iam/platform';
-import { type TestDatabase, createTestDatabase, testLogger } from '@iam/platform/testing';
+import { AppError } from '@iam/platform';
+import { type MigratedDatabase, migratedTestDatabase } from '@iam/platform/testing';
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import { entities, migrations } from '../infra/schema';
 import { createCommerceUseCases } from '../service';
 
 describe('catalog: lookalike product names', () => {
-  const logger = testLogger();
-  let db: TestDatabase;
-  let ds: DataSource;
+  let db: MigratedDatabase;
   let uc: ReturnType<typeof createCommerceUseCases>;
   const create = (name: string) => uc.catalog.create({ sku: `N-${randomUUID().slice(0, 8)}`, name, priceMinor: 100, currency: 'EUR', onHand: 1 });
   const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof AppError ? { code: e.code, errors: e.errors } : e));
   const LOOKS_TAKEN = { code: 'CONFLICT', errors: [{ field: 'name', message: 'looks like a name already taken' }] };
 
   beforeAll(async () => {
-    db = await createTestDatabase('commerce_names');
-    ds = createDataSource({ url: db.url, name: 'commerce', entities, migrations, logger });
-    await ds.initialize();
-    await migrate(ds, 'commerce', logger);
-    uc = createCommerceUseCases(ds);
+    db = await migratedTestDatabase('commerce_names', { entities, migrations });
+    uc = createCommerceUseCases(db.ds);
   });
 
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await db?.close();
   });
 
   it('refuses the same name (any case) and lookalikes of an active product; an archived name is free; reactivating it conflicts', async () => {
