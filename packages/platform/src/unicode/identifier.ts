@@ -94,9 +94,8 @@ export function disallowedCharacter(s: string): string | undefined {
 export type RestrictionLevel = 'ascii' | 'single-script' | 'highly-restrictive' | 'moderately-restrictive' | 'minimally-restrictive' | 'unrestricted';
 
 /**
- * The restriction level of UTS #39 5.2, as ICU's SpoofChecker computes it: 'unrestricted' when a
- * letter, mark or number is not Allowed (disallowedCharacter); 'ascii'; 'single-script' when the
- * resolved script set is not empty; 'highly-restrictive' when, Latin aside, it is Han with kana,
+ * The restriction level of UTS #39 5.2: 'ascii'; 'unrestricted' when a letter, mark or number is
+ * not Allowed (disallowedCharacter); 'single-script' when the resolved script set is not empty; 'highly-restrictive' when, Latin aside, it is Han with kana,
  * Bopomofo or Hangul; 'moderately-restrictive' when, Latin aside, it is one script other than
  * Cyrillic and Greek; else 'minimally-restrictive'. Common and Inherited characters do not count.
  */

@@ -35,9 +35,9 @@ export function skeleton(s: string): string {
 
 /**
  * The key two names share when they look alike in any letter case: skeleton(lowercase(skeleton(X))).
- * The inner skeleton first turns letters without case that are drawn like capitals (Lisu 'ꓮ',
- * Cherokee 'Ꭺ') into the capitals they imitate, so lower-casing then meets them; the outer one
- * maps what lower-casing made ('M' → 'm' → 'rn'). Names are unique case-insensitively, so this
+ * The inner skeleton first turns letters drawn like Latin capitals into those capitals (Lisu 'ꓮ'
+ * has no case; Cherokee 'Ꭺ' lower-cases to a letter drawn as a small capital), so lower-casing
+ * then meets them; the outer one maps what lower-casing made ('M' → 'm' → 'rn'). Names are unique case-insensitively, so this
  * key is what a uniqueness index of lookalikes holds. It merges a little more than the eye does:
  * capital 'I' has the prototype 'l', so in capitals 'MAIL' and 'MALL' share a key.
  */
