@@ -16,7 +16,7 @@ export PATH := $(NODE_BIN_DIR):$(PATH)
 endif
 
 .DEFAULT_GOAL := help
-.PHONY: help install build typecheck run migrate test lint proto proto-check bench faults soak clean
+.PHONY: help install build typecheck run migrate test lint proto proto-check unicode bench faults soak clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -73,6 +73,9 @@ lint: build $(LINT_STAMP) ## ESLint, type-aware (typescript-eslint; its own inst
 proto: $(STAMP) ## Lint the protos and regenerate packages/contracts/src/gen (code and descriptor set)
 	cd protos && ../$(BIN)/buf lint && ../$(BIN)/buf generate
 	cd protos && ../$(BIN)/buf build --exclude-source-info -o -#format=binpb | node write-descriptor-set.mjs ../packages/contracts/src/gen/descriptor-set.ts
+
+unicode: ## Regenerate packages/platform/src/unicode/uts39-data.generated.ts from the Unicode data in tools/unicode
+	node tools/unicode/generate.mjs
 
 proto-check: proto ## Fail when the generated code differs from what is committed
 	@test -z "$$(git status --porcelain -- packages/contracts/src/gen)" || \

@@ -30,7 +30,7 @@ export async function edgeScenarios(opts: {
   const created = await gql(
     opts.adminToken,
     'mutation($i: CreateProductInput!) { createProduct(input: $i) { id } }',
-    { i: { sku: `BENCH-${randomUUID().slice(0, 8)}`, name: 'Bench item', description: 'for make bench', priceMinor: 1999, currency: 'EUR', onHand: 10_000_000 } },
+    { i: { sku: `BENCH-${randomUUID().slice(0, 8)}`, name: `Bench item ${randomUUID().slice(0, 8)}`, description: 'for make bench', priceMinor: 1999, currency: 'EUR', onHand: 10_000_000 } },
   );
   const productId = created.json.data?.createProduct?.id;
   if (!productId) throw new Error(`could not create the bench product: ${JSON.stringify(created.json)}`);

@@ -49,8 +49,10 @@ describe('edge BFF (end to end)', () => {
   }
 
   const CREATE = 'mutation($i: CreateProductInput!) { createProduct(input: $i) { id sku priceMinor available } }';
-  async function product(onHand: number, priceMinor = 1_500, name = 'E2E product'): Promise<{ id: string; sku: string; priceMinor: number }> {
-    const r = await gql(CREATE, { token: admin, variables: { i: { sku: `E2E-${randomUUID().slice(0, 8).toUpperCase()}`, name, priceMinor, currency: 'EUR', onHand } } });
+  // Active products' names are unique (their lookalike keys): by default each its own, from its sku.
+  async function product(onHand: number, priceMinor = 1_500, name?: string): Promise<{ id: string; sku: string; priceMinor: number }> {
+    const sku = `E2E-${randomUUID().slice(0, 8).toUpperCase()}`;
+    const r = await gql(CREATE, { token: admin, variables: { i: { sku, name: name ?? `E2E product ${sku}`, priceMinor, currency: 'EUR', onHand } } });
     expect(r.errors).toBeUndefined();
     return r.data.createProduct;
   }

@@ -178,7 +178,7 @@ describe('properties: random input to every route', () => {
       const res = await fetch(`${sys.url()}${GRAPHQL}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
-        body: JSON.stringify({ query: `mutation { createProduct(input: { sku: "PROP-${randomUUID().slice(0, 8)}", name: "P", description: "", priceMinor: 100, currency: "EUR", stock: 5 }) { id } }` }),
+        body: JSON.stringify({ query: `mutation { createProduct(input: { sku: "PROP-${randomUUID().slice(0, 8)}", name: "P ${randomUUID().slice(0, 8)}", description: "", priceMinor: 100, currency: "EUR", stock: 5 }) { id } }` }),
       });
       const id = ((await res.json()) as { data?: { createProduct?: { id?: string } } }).data?.createProduct?.id;
       if (id) ids.push(id, id);

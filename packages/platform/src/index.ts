@@ -4,3 +4,4 @@ export * from './bus';
 export * from './grpc';
 export * from './db';
 export * from './outbox';
+export * from './unicode';

@@ -153,7 +153,7 @@ describe('edge profile (real commerce service)', () => {
   const newProduct = (over: Partial<{ onHand: number; priceMinor: number; name: string; currency: string }> = {}) =>
     catalog().catalog.createProduct({
       sku: `E-${randomUUID().slice(0, 8).toUpperCase()}`,
-      name: over.name ?? 'Edge widget',
+      name: over.name ?? `Edge widget ${randomUUID().slice(0, 8)}`,
       description: 'A widget',
       priceMinor: over.priceMinor ?? 1_999,
       currency: over.currency ?? 'EUR',

@@ -340,3 +340,4 @@ export function pgConstraint(err: unknown): string | undefined {
   const e = err as { constraint?: string; driverError?: { constraint?: string } };
   return e?.driverError?.constraint ?? e?.constraint;
 }
+export * from './lookalike-keys';

@@ -49,12 +49,13 @@ describe('commerce gRPC', () => {
     await db?.drop();
   });
 
+  // Active products' names are unique (their lookalike keys): one name per product.
   const create = (onHand = 5) =>
-    catalog.call.createProduct({ sku: `G-${randomUUID().slice(0, 8)}`, name: 'Widget', description: 'A widget', priceMinor: 1_999, currency: 'EUR', onHand });
+    catalog.call.createProduct({ sku: `G-${randomUUID().slice(0, 8)}`, name: `Widget ${randomUUID().slice(0, 8)}`, description: 'A widget', priceMinor: 1_999, currency: 'EUR', onHand });
 
   it('catalog round trip: create, get, batch get, list with a token, status enum, archive, stock', async () => {
     const a = await create(7);
-    expect(a).toMatchObject({ name: 'Widget', priceMinor: 1_999, currency: 'EUR', status: ProductStatus.PRODUCT_STATUS_ACTIVE, onHand: 7, reserved: 0, available: 7 });
+    expect(a).toMatchObject({ name: expect.stringMatching(/^Widget /), priceMinor: 1_999, currency: 'EUR', status: ProductStatus.PRODUCT_STATUS_ACTIVE, onHand: 7, reserved: 0, available: 7 });
     expect(a.createdAt).toBeInstanceOf(Date);
     const b = await create();
     await expect(catalog.call.getProduct({ id: a.id })).resolves.toMatchObject({ id: a.id, sku: a.sku });
@@ -85,7 +86,7 @@ describe('commerce gRPC', () => {
     expect(cart).toMatchObject({ customerId, lines: [{ productId: p.id, quantity: 2 }], subtotalMinor: 3_998, currency: 'EUR' });
     const placed = await orders.call.checkout({ customerId, idempotencyKey: 'g-1', lines: [], customerEmail: 'buyer@example.com' }, { actor: customerId });
     expect(placed.replayed).toBe(false);
-    expect(placed.order).toMatchObject({ customerId, status: OrderStatus.ORDER_STATUS_CONFIRMED, totalMinor: 3_998, currency: 'EUR', lines: [{ productId: p.id, quantity: 2, unitPriceMinor: 1_999, sku: p.sku, name: 'Widget' }] });
+    expect(placed.order).toMatchObject({ customerId, status: OrderStatus.ORDER_STATUS_CONFIRMED, totalMinor: 3_998, currency: 'EUR', lines: [{ productId: p.id, quantity: 2, unitPriceMinor: 1_999, sku: p.sku, name: p.name }] });
     expect((await carts.call.getCart({ customerId })).lines).toEqual([]);
     const again = await orders.call.checkout({ customerId, idempotencyKey: 'g-1', lines: [], customerEmail: '' });
     expect(again).toMatchObject({ replayed: true, order: { id: placed.order!.id } });

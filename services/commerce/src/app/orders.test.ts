@@ -34,7 +34,7 @@ describe('orders', () => {
   });
 
   const product = (over: Partial<{ priceMinor: number; currency: string; onHand: number; name: string }> = {}): Promise<Product> =>
-    uc.catalog.create({ sku: `SKU-${randomUUID().slice(0, 8)}`, name: over.name ?? 'Thing', priceMinor: over.priceMinor ?? 1_250, currency: over.currency ?? 'EUR', onHand: over.onHand ?? 10 });
+    uc.catalog.create({ sku: `SKU-${randomUUID().slice(0, 8)}`, name: over.name ?? `Thing ${randomUUID().slice(0, 8)}`, priceMinor: over.priceMinor ?? 1_250, currency: over.currency ?? 'EUR', onHand: over.onHand ?? 10 });
 
   const placedEvents = async (orderIds?: readonly string[]): Promise<Array<{ id: string; orderId: string; customerId: string; totalMinor: number }>> => {
     const rows = await ds.query<Array<{ id: string; payload: Buffer }>>(`SELECT id, payload FROM outbox_events WHERE subject = $1`, [SUBJECTS.orderPlaced]);

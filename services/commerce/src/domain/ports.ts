@@ -15,9 +15,13 @@ export interface NewProduct {
 export type ProductPatch = Partial<{ sku: string; name: string; description: string; priceMinor: number; currency: string; status: ProductStatus }>;
 
 export interface ProductStore {
-  /** Inserts the product and its stock row; throws CONFLICT (field sku) on a taken sku. */
+  /**
+   * Inserts the product and its stock row; throws CONFLICT (field sku) on a taken sku, CONFLICT
+   * (field name) when an active product has a name that looks the same (the same lookalikeKey of
+   * @iam/platform, case aside: the same name too).
+   */
   insert(p: NewProduct): Promise<void>;
-  /** Applies the fields; false for an unknown id; throws CONFLICT (field sku) on a taken sku. */
+  /** Applies the fields; false for an unknown id; throws CONFLICT as insert does (a reactivated product's name included). */
   update(id: string, patch: ProductPatch): Promise<boolean>;
   findById(id: string, opts?: { forUpdate?: boolean }): Promise<Product | null>;
   /**

@@ -7,6 +7,7 @@ import { Check, Column, Entity, Index, JoinColumn, ManyToOne, OneToOne, PrimaryC
 
 @Entity({ name: 'products' })
 @Index('uq_products_sku', ['sku'], { unique: true })
+@Index('uq_products_name_skeleton_active', ['nameSkeleton'], { unique: true, where: `"status" = 'ACTIVE'` })
 @Index('ix_products_created', ['createdAt', 'id'])
 @Index('ix_products_status_created', ['status', 'createdAt', 'id'])
 @Index('ix_products_sku_trgm', { synchronize: false })
@@ -24,6 +25,14 @@ export class ProductRow {
 
   @Column('text')
   name!: string;
+
+  /**
+   * lookalikeKey(name) (@iam/platform, UTS #39 skeletons), written with the name by the store and
+   * unique among active products; NULL only for an active lookalike that existed before the rule
+   * (migration 1764600000200).
+   */
+  @Column('text', { name: 'name_skeleton', nullable: true })
+  nameSkeleton!: string | null;
 
   @Column('text', { default: '' })
   description!: string;

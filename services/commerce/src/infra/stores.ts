@@ -3,7 +3,7 @@
  * the data source). All SQL is parameterised; search text is LIKE-escaped; pages are keyset
  * pages on (created_at, id), the cursor's created_at in microseconds (exact, unlike a JS Date).
  */
-import { AppError, UNIQUE_VIOLATION, escapeLike, pgConstraint, pgErrorCode } from '@iam/platform';
+import { AppError, UNIQUE_VIOLATION, escapeLike, lookalikeKey, pgConstraint, pgErrorCode } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Cursor, Line, Order, OrderLine, OrderQuery, OrderStatus, Page, Product, ProductQuery, ProductStatus } from '../domain/model';
 import type { CartStore, Claim, IdempotencyStore, NewOrder, NewProduct, OrderStore, ProductPatch, ProductStore, StockChange, StockStore, Stores } from '../domain/ports';
@@ -11,12 +11,16 @@ import type { CartStore, Claim, IdempotencyStore, NewOrder, NewProduct, OrderSto
 /** Rows updated by an UPDATE through EntityManager.query (which answers [rows, count]). */
 const affected = (result: unknown): number => (result as [unknown, number])[1];
 
-async function mapSkuConflict<T>(fn: () => Promise<T>): Promise<T> {
+/** A taken sku, or an active product's name that looks like another one's (its lookalike key, migration 1764600000200): CONFLICT. */
+async function mapProductConflict<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (pgErrorCode(err) === UNIQUE_VIOLATION && pgConstraint(err) === 'uq_products_sku') {
       throw AppError.conflict('A product with this sku already exists.', [{ field: 'sku', message: 'is already taken' }]);
+    }
+    if (pgErrorCode(err) === UNIQUE_VIOLATION && pgConstraint(err) === 'uq_products_name_skeleton_active') {
+      throw AppError.conflict('An active product with this name, or one that looks the same, already exists.', [{ field: 'name', message: 'looks like a name already taken' }]);
     }
     throw err;
   }
@@ -89,10 +93,10 @@ class PgProductStore implements ProductStore {
   constructor(private readonly m: EntityManager) {}
 
   async insert(p: NewProduct): Promise<void> {
-    await mapSkuConflict(() =>
+    await mapProductConflict(() =>
       this.m.query(
-        `INSERT INTO products (id, sku, name, description, price_minor, currency) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [p.id, p.sku, p.name, p.description, p.priceMinor, p.currency],
+        `INSERT INTO products (id, sku, name, name_skeleton, description, price_minor, currency) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [p.id, p.sku, p.name, lookalikeKey(p.name), p.description, p.priceMinor, p.currency],
       ),
     );
     await this.m.query('INSERT INTO stock (product_id, on_hand) VALUES ($1, $2)', [p.id, p.onHand]);
@@ -107,7 +111,11 @@ class PgProductStore implements ProductStore {
       params.push(v);
       sets.push(`${col} = $${params.length}`);
     }
-    const n = affected(await mapSkuConflict(() => this.m.query(`UPDATE products SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1`, params)));
+    if (patch.name !== undefined) {
+      params.push(lookalikeKey(patch.name));
+      sets.push(`name_skeleton = $${params.length}`);
+    }
+    const n = affected(await mapProductConflict(() => this.m.query(`UPDATE products SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1`, params)));
     return n > 0;
   }
 

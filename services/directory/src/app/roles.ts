@@ -1,12 +1,13 @@
 /**
  * Role and permission use cases. The two share their shape (name unique case-insensitively among
- * live records, description, soft delete); deleting either also revokes its role-permission links.
+ * live records, and so is its lookalike key; description, soft delete); deleting either also
+ * revokes its role-permission links.
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { AppError, event, type NewEvent } from '@iam/platform';
-import type { ListQuery, Page, Permission, Role, RolePermission } from '../domain/model';
-import { assertNotBuiltin } from '../domain/authorization';
+import { ADMINISTRATOR_ROLE, type ListQuery, type Page, type Permission, type Role, type RolePermission } from '../domain/model';
+import { BUILTIN_PERMISSIONS, assertNotBuiltin } from '../domain/authorization';
 import type { Stores, UnitOfWork } from '../domain/ports';
 import { Violations, checkDescription, checkId, checkIdentifierName } from '../domain/rules';
 
@@ -46,10 +47,16 @@ export function linkRevokedEvent(l: RolePermission): NewEvent {
   });
 }
 
-function validate(input: NamedInput, requireName: boolean): { name?: string; description?: string } {
+/** The built-in names a new or renamed role or permission may not look like (400; DESIGN §3). */
+const BUILTINS: Readonly<Record<Kind, { kind: string; names: readonly string[] }>> = {
+  role: { kind: 'role', names: [ADMINISTRATOR_ROLE] },
+  permission: { kind: 'permission', names: BUILTIN_PERMISSIONS },
+};
+
+function validate(kind: Kind, input: NamedInput, requireName: boolean): { name?: string; description?: string } {
   const v = new Violations();
   const out: { name?: string; description?: string } = {};
-  if (input.name !== undefined || requireName) out.name = checkIdentifierName(v, 'name', input.name ?? '');
+  if (input.name !== undefined || requireName) out.name = checkIdentifierName(v, 'name', input.name ?? '', BUILTINS[kind]);
   if (input.description !== undefined) out.description = checkDescription(v, 'description', input.description);
   v.throwIfAny();
   return out;
@@ -64,7 +71,7 @@ function namedUseCases<T extends { id: string; name: string }>(
   const notFound = () => AppError.notFound(`The ${label} does not exist.`);
   return {
     async create(input) {
-      const { name, description } = validate(input, true);
+      const { name, description } = validate(kind, input, true);
       return deps.uow.run(async (tx) => {
         const id = randomUUID();
         await store(tx).insert({ id, name: name!, description: description ?? '' });
@@ -82,7 +89,7 @@ function namedUseCases<T extends { id: string; name: string }>(
 
     async update(id, input) {
       checkId(id);
-      const patch = validate(input, false);
+      const patch = validate(kind, input, false);
       return deps.uow.run(async (tx) => {
         const before = await store(tx).findById(id, { forUpdate: true });
         if (!before) throw notFound();

@@ -48,8 +48,12 @@ export interface RowLock {
 }
 
 export interface RoleStore {
-  /** Throws CONFLICT (field name) when a live role has the name (case-insensitively). */
+  /**
+   * Throws CONFLICT (field name) when a live role has the name (case-insensitively) or one that
+   * looks the same (the same lookalikeKey of @iam/platform).
+   */
   insert(role: { id: string; name: string; description: string }): Promise<void>;
+  /** CONFLICT as insert's for a new name. */
   update(id: string, patch: Partial<{ name: string; description: string }>): Promise<void>;
   softDelete(id: string): Promise<boolean>;
   findById(id: string, opts?: RowLock): Promise<Role | null>;
@@ -62,6 +66,7 @@ export interface RoleStore {
 }
 
 export interface PermissionStore {
+  /** CONFLICT as RoleStore.insert's, among permissions. */
   insert(permission: { id: string; name: string; description: string }): Promise<void>;
   update(id: string, patch: Partial<{ name: string; description: string }>): Promise<void>;
   softDelete(id: string): Promise<boolean>;

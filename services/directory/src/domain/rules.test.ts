@@ -1,5 +1,5 @@
 import { AppError } from '@iam/platform';
-import { PAGE_MAX, Violations, checkEmail, checkIdentifierName, checkListQuery, checkName, normalizeEmail, passwordProblems } from './rules';
+import { PAGE_MAX, Violations, builtinLookalike, checkEmail, checkIdentifierName, checkListQuery, checkName, normalizeEmail, passwordProblems } from './rules';
 
 describe('directory rules', () => {
   it.each([
@@ -102,25 +102,71 @@ describe('directory rules', () => {
       }
     });
 
+    const MODERATELY_RESTRICTIVE = expect.stringContaining('UTS #39 moderately restrictive');
+
     it.each([
       ['Cyrillic А', '\u0410dministrator'],
       ['Cyrillic а and о', 'Administr\u0430t\u043er'],
       ['Greek Α', '\u0391dministrator'],
       ['Greek ο', 'users.manage.t\u03bfken'],
-      ['Armenian օ', 'r\u0585les.manage'],
       ['Cyrillic in a second word', 'Support \u0430gent'],
-    ])('refuses Latin mixed with %s', (_what, value) => {
-      expect(errorsOf(checkIdentifierName, value)).toEqual([{ field: 'name', message: 'must not mix Latin letters with Cyrillic, Greek or Armenian letters' }]);
+      ['Arabic and Hebrew', '\u0645\u062f\u064a\u0631 \u05de\u05e0\u05d4\u05dc'],
+    ])('refuses Latin mixed with %s, and other mixes beyond the moderately restrictive level', (_what, value) => {
+      expect(errorsOf(checkIdentifierName, value)).toEqual([{ field: 'name', message: MODERATELY_RESTRICTIVE }]);
+    });
+
+    it.each([
+      ['Lisu ꓮ', 'ꓮdministrator', 'U+A4EE'],
+      ['Cherokee Ꭺ', '\u13aadministrator', 'U+13AA'],
+      ['Canadian Syllabics ᗅ', '\u15c5dministrator', 'U+15C5'],
+      ['Coptic ⲟ', 'Administrat\u2c9fr', 'U+2C9F'],
+      ['Tifinagh ⵔ', 'Administrat\u2d54r', 'U+2D54'],
+      ['a Lisu-only lookalike', '\ua4ee\ua4d3\ua4df\ua4f2\ua4e0', 'U+A4EE'],
+    ])('refuses letters UTS #39 does not allow in identifiers: %s', (_what, value, culprit) => {
+      expect(errorsOf(checkIdentifierName, value)).toEqual([{ field: 'name', message: expect.stringContaining(`${culprit}: only letters and digits that UTS #39 allows`) }]);
+    });
+
+    it.each([
+      ['Armenian օ', 'r\u0585les.manage'],
+      ['Arabic-Indic ٥ for o', 'r\u0665les'],
+    ])('refuses Latin beside letters of another script all drawn like Latin ones: %s', (_what, value) => {
+      expect(errorsOf(checkIdentifierName, value)).toEqual([{ field: 'name', message: 'must not mix Latin letters with letters of another script that look like Latin ones' }]);
+    });
+
+    it('refuses digits of two numbering systems', () => {
+      expect(errorsOf(checkIdentifierName, 'Auditor 1\u0662')).toEqual([{ field: 'name', message: 'must not mix digits of different numbering systems' }]);
     });
 
     it.each([
       ['Cyrillic АВС', '\u0410\u0412\u0421'],
-      ['Cyrillic аррӏе', '\u0430\u0440\u0440\u04cf\u0435'],
-      ['Cyrillic ѕсоре.ехес, a permission-shaped name', '\u0455\u0441\u043e\u0440\u0435.\u0435\u0445\u0435\u0441'],
       ['Greek ΒΕΤΑ', '\u0392\u0395\u03a4\u0391'],
-      ['Armenian Տոօ', '\u054f\u0578\u0585'],
-    ])('refuses a whole-script lookalike of a Latin word: %s', (_what, value) => {
-      expect(errorsOf(checkIdentifierName, value)).toEqual([{ field: 'name', message: 'must not be spelled only with Cyrillic, Greek or Armenian letters that look like Latin ones' }]);
+      ['Cyrillic ѕсоре.ехес', '\u0455\u0441\u043e\u0440\u0435.\u0435\u0445\u0435\u0441'],
+    ])('accepts a name in one script drawn like Latin (%s): only a live or built-in name it looks like refuses it', (_what, value) => {
+      expect(errorsOf(checkIdentifierName, value)).toEqual([]);
+    });
+
+    describe('lookalikes of built-in names', () => {
+      const ROLES = { kind: 'role', names: ['Administrator'] };
+      const PERMISSIONS = { kind: 'permission', names: ['users.manage', 'roles.manage', 'audit.read'] };
+      const check = (builtins: { kind: string; names: string[] }) => (v: Violations, field: string, value: string) => checkIdentifierName(v, field, value, builtins);
+
+      it.each([
+        [ROLES, 'Adrninistrator', 'role Administrator'],
+        [PERMISSIONS, 'users.rnanage', 'permission users.manage'],
+        [PERMISSIONS, 'ro1es.manage', 'permission roles.manage'],
+      ])('refuses %j → %j (400: it looks like the built-in %s)', (builtins, value, what) => {
+        expect(errorsOf(check(builtins), value)).toEqual([{ field: 'name', message: `looks like the built-in ${what}` }]);
+      });
+
+      it('leaves the built-in name itself, in any case, to the uniqueness index (409), and other names alone', () => {
+        for (const value of ['Administrator', 'ADMINISTRATOR', 'Auditors', 'Администратор']) expect(errorsOf(check(ROLES), value)).toEqual([]);
+        for (const value of ['users.manage', 'Users.Manage', 'users.read']) expect(errorsOf(check(PERMISSIONS), value)).toEqual([]);
+      });
+
+      it('names the lookalike', () => {
+        expect(builtinLookalike('Adrninistrator', ['Administrator'])).toBe('Administrator');
+        expect(builtinLookalike('administrator', ['Administrator'])).toBeUndefined();
+      });
     });
 
     it.each([
@@ -157,19 +203,34 @@ describe('directory rules', () => {
       ['Cyrillic а in the local part', '\u0430dmin@example.com'],
       ['Cyrillic е in the domain', 'admin@\u0435xample.com'],
       ['Greek ο in the domain', 'admin@example.c\u03bfm'],
-      ['Armenian օ in the local part', 'j\u0585hn@example.com'],
     ])('refuses %s', (_what, value) => {
-      expect(errorsOf(checkEmail, value)).toEqual([{ field: 'name', message: 'must not mix Latin letters with Cyrillic, Greek or Armenian letters' }]);
+      expect(errorsOf(checkEmail, value)).toEqual([{ field: 'name', message: expect.stringContaining('UTS #39 moderately restrictive') }]);
+    });
+
+    it.each([
+      ['Lisu ꓮ in the local part', 'ꓮdmin@example.com', 'U+A4EE'],
+      ['Cherokee Ꭺ in the local part (named as stored, lower-cased)', '\u13aadmin@example.com', 'U+AB7A'],
+      ['Tifinagh ⵔ in the domain', 'admin@examp\u2d54le.com', 'U+2D54'],
+    ])('refuses %s (not Identifier_Status=Allowed)', (_what, value, culprit) => {
+      expect(errorsOf(checkEmail, value)).toEqual([{ field: 'name', message: expect.stringContaining(culprit) }]);
+    });
+
+    it.each([
+      ['Armenian օ beside Latin in the local part', 'j\u0585hn@example.com'],
+    ])('refuses %s', (_what, value) => {
+      expect(errorsOf(checkEmail, value)).toEqual([{ field: 'name', message: 'must not mix Latin letters with letters of another script that look like Latin ones' }]);
     });
 
     it.each([
       ['a Cyrillic local part drawn as Latin', '\u0430\u0441\u0435@example.com'],
       ['a Cyrillic domain label drawn as Latin', 'admin@\u0435\u0445\u0440\u043e.com'],
-    ])('refuses %s', (_what, value) => {
-      expect(errorsOf(checkEmail, value)).toEqual([{ field: 'name', message: 'must not be spelled only with Cyrillic, Greek or Armenian letters that look like Latin ones' }]);
+      ['the same label as an IDNA A-label', 'admin@xn--e1asft.com'],
+      ['an Armenian local part drawn as Latin', '\u0578\u0585@example.com'],
+    ])('refuses %s (no lookalike key protects addresses)', (_what, value) => {
+      expect(errorsOf(checkEmail, value)).toEqual([{ field: 'name', message: 'must not be spelled only with letters that look like Latin ones' }]);
     });
 
-    it.each(['ada@example.com', '  Ada@Example.COM ', 'иван@example.com', 'ivan@пример.рф', 'josé@example.com', 'ελένη@example.gr'])('accepts %s', (value) => {
+    it.each(['ada@example.com', '  Ada@Example.COM ', 'иван@example.com', 'ivan@пример.рф', 'иван@пример.рф', 'ivan@xn--e1afmkfd.xn--p1ai', 'josé@example.com', 'ελένη@example.gr', 'たなか@例え.jp', 'ali@مثال.com'])('accepts %s', (value) => {
       expect(errorsOf(checkEmail, value)).toEqual([]);
     });
 

@@ -2,7 +2,19 @@
  * Input rules the directory enforces, whoever calls it (the gateway checks shapes; these are
  * the domain's own limits). Violations are VALIDATION errors naming the field.
  */
-import { AppError, type FieldError } from '@iam/platform';
+import { domainToUnicode } from 'node:url';
+import {
+  AppError,
+  type FieldError,
+  type RestrictionLevel,
+  disallowedCharacter,
+  hasLatinLetters,
+  hasMixedNumbers,
+  lookalikeKey,
+  otherScriptsDrawnAsLatin,
+  restrictionLevel,
+  withinRestrictionLevel,
+} from '@iam/platform';
 import type { ListQuery } from './model';
 
 export const PASSWORD_MIN_LENGTH = 12;
@@ -34,28 +46,6 @@ const INVISIBLE_RE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\
  * on its way here): refused even in person names.
  */
 const BIDI_OR_LONE_SURROGATE_RE = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\p{Cs}\ufffd]/u;
-/** Latin letters, and the letters of the scripts with the most Latin lookalikes (Cyrillic 'а', Greek 'ο', Armenian 'օ'). */
-const LATIN_LETTER_RE = /(?=\p{L})\p{Script=Latin}/u;
-const LATIN_LOOKALIKE_LETTER_RE = /(?=\p{L})[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}]/u;
-/**
- * The letters of those scripts that are drawn like a Latin letter (their UTS #39 confusables
- * mapping is one ASCII letter): a name made of these alone, such as Cyrillic 'АВС' or 'аррӏе', is
- * a whole-script lookalike of a Latin word. Names in those scripts with any other letter
- * ('Администратор', 'пример', 'Διαχειριστής') are ordinary text and stay valid.
- */
-const DRAWN_AS_LATIN = new Set([
-  ...'АВСЕНІЈКМОРЅТХУҮԚԜӀасеорхуѕіјһԁԛԝӏү', // Cyrillic
-  ...'ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοναργυι', // Greek
-  ...'ՕՍՏԼօսցհոզա', // Armenian
-]);
-const LETTERS_RE = /\p{L}/gu;
-
-/** Whether every letter of `part` (it has at least one) is a non-Latin letter drawn like a Latin one. */
-function onlyLatinLookalikes(part: string): boolean {
-  const letters = part.match(LETTERS_RE);
-  return letters !== null && letters.every((l) => DRAWN_AS_LATIN.has(l));
-}
-
 export class Violations {
   private readonly list: FieldError[] = [];
 
@@ -72,33 +62,54 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** The UTS #39 restriction level identifiers must meet (section 5.2). */
+export const IDENTIFIER_RESTRICTION_LEVEL: RestrictionLevel = 'moderately-restrictive';
+
+const codePoint = (ch: string): string => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
 /**
- * Why an identifier would not be told apart from another one that looks the same, or undefined:
- * invisible characters anywhere (checked before trimming, so a trailing U+FEFF is not silently
- * dropped), compatibility or decomposed forms (the value must be NFKC, as PRECIS IdentifierClass
- * asks: no fullwidth 'Ａ', no 'e' + combining accent beside a precomposed 'é'), and Latin letters
- * mixed with Cyrillic, Greek or Armenian ones within one of `segments` (default: the whole value),
- * or a segment spelled only with letters of those scripts that are drawn like Latin ones (the
- * whole value, not each word: 'Работа с клиентами' is Russian with a one-letter word 'с').
+ * Why an identifier would not be told apart from another one that looks the same, or undefined.
+ * The whole value: no invisible characters (checked before trimming, so a trailing U+FEFF is not
+ * silently dropped), and in NFKC (as PRECIS IdentifierClass asks: no fullwidth 'Ａ', no 'e' +
+ * combining accent beside a precomposed 'é'). Each of `segments` (default: the whole value), as
+ * UTS #39 section 5 asks: every letter, mark and digit Identifier_Status=Allowed (no Lisu 'ꓮ',
+ * Cherokee 'Ꭺ', Canadian Syllabics, Coptic or Tifinagh letters), the script mix at most
+ * IDENTIFIER_RESTRICTION_LEVEL (no Latin with Cyrillic or Greek), digits of one numbering system
+ * only, and beside Latin letters no letters of another script that are all drawn like Latin ones
+ * (the Armenian 'օ' of 'jօhn'). With `wholeScriptLookalikes`, a segment without Latin letters may
+ * not be spelled only with letters drawn like Latin ones either (Cyrillic 'асе'): for emails,
+ * which no lookalike-key uniqueness protects (names have theirs, lookalikeKey).
  */
-export function identifierProblem(raw: string, segments?: (trimmed: string) => readonly string[]): string | undefined {
+export function identifierProblem(raw: string, opts: { segments?: (trimmed: string) => readonly string[]; wholeScriptLookalikes?: boolean } = {}): string | undefined {
   if (INVISIBLE_RE.test(raw)) return 'must not contain invisible, control, formatting, private-use or unassigned characters, or spaces other than U+0020';
   const s = raw.trim();
   if (s.normalize('NFKC') !== s) return 'must be in Unicode normalization form NFKC (no compatibility or decomposed characters)';
-  const parts = segments ? segments(s) : [s];
-  if (parts.some((part) => LATIN_LETTER_RE.test(part) && LATIN_LOOKALIKE_LETTER_RE.test(part))) {
-    return 'must not mix Latin letters with Cyrillic, Greek or Armenian letters';
-  }
-  if (parts.some(onlyLatinLookalikes)) {
-    return 'must not be spelled only with Cyrillic, Greek or Armenian letters that look like Latin ones';
+  for (const part of opts.segments ? opts.segments(s) : [s]) {
+    const disallowed = disallowedCharacter(part);
+    if (disallowed !== undefined) return `must not contain ${codePoint(disallowed)}: only letters and digits that UTS #39 allows in identifiers (Identifier_Status=Allowed)`;
+    if (!withinRestrictionLevel(restrictionLevel(part), IDENTIFIER_RESTRICTION_LEVEL)) {
+      return 'must be written in one script, or in Latin with Han and kana, Han and Bopomofo, Han and Hangul, or one other script than Cyrillic or Greek (UTS #39 moderately restrictive)';
+    }
+    if (hasMixedNumbers(part)) return 'must not mix digits of different numbering systems';
+    if (otherScriptsDrawnAsLatin(part)) {
+      if (hasLatinLetters(part)) return 'must not mix Latin letters with letters of another script that look like Latin ones';
+      if (opts.wholeScriptLookalikes) return 'must not be spelled only with letters that look like Latin ones';
+    }
   }
   return undefined;
 }
 
-/** The local part and each domain label are checked for mixed scripts on their own (so `иван@example.com` stays valid). */
+/**
+ * An email's local part and domain labels, each checked on its own (so `иван@example.com` and
+ * `ivan@пример.рф` stay valid). A label in its ASCII form (`xn--…`, an IDNA A-label) is checked
+ * as the Unicode label it stands for, as a mail program shows it; one that does not decode
+ * stays as written (and is all ASCII).
+ */
 const emailSegments = (e: string): string[] => {
   const at = e.lastIndexOf('@');
-  return at < 0 ? [e] : [e.slice(0, at), ...e.slice(at + 1).split('.')];
+  if (at < 0) return [e];
+  const labels = e.slice(at + 1).split('.').map((label) => (label.startsWith('xn--') ? domainToUnicode(label) || label : label));
+  return [e.slice(0, at), ...labels];
 };
 
 /** An email address: trimmed and lower-cased, shaped like an address, and a clean identifier (identifierProblem). */
@@ -108,7 +119,7 @@ export function checkEmail(v: Violations, field: string, email: string): string 
     v.add(field, 'must be a valid email address');
     return e;
   }
-  const problem = identifierProblem(email.toLowerCase(), emailSegments);
+  const problem = identifierProblem(email.toLowerCase(), { segments: emailSegments, wholeScriptLookalikes: true });
   if (problem) v.add(field, problem);
   return e;
 }
@@ -143,18 +154,28 @@ export function checkName(v: Violations, field: string, value: string, max = NAM
 
 /**
  * A name that identifies something and that policies or people match by eye (role and
- * permission names): trimmed, 1..100 characters, and a clean identifier (identifierProblem), so
- * no lookalike of `Administrator` or of a permission can be made.
+ * permission names): trimmed, 1..100 characters, a clean identifier (identifierProblem), and not
+ * a lookalike of one of `builtins` (`kind` names them in the message): the same lookalikeKey
+ * without being the same name case-insensitively (that one is the uniqueness index's 409).
+ * Lookalikes of other live names are the lookalike index's 409 (the stores).
  */
-export function checkIdentifierName(v: Violations, field: string, value: string, max = NAME_MAX_LENGTH): string {
+export function checkIdentifierName(v: Violations, field: string, value: string, builtins?: { kind: string; names: readonly string[] }): string {
   const s = value.trim();
   if (s.length === 0) v.add(field, 'must not be empty');
-  else if (s.length > max) v.add(field, `must be at most ${max} characters`);
+  else if (s.length > NAME_MAX_LENGTH) v.add(field, `must be at most ${NAME_MAX_LENGTH} characters`);
   else {
     const problem = identifierProblem(value);
+    const imitated = problem || !builtins ? undefined : builtinLookalike(s, builtins.names);
     if (problem) v.add(field, problem);
+    else if (imitated) v.add(field, `looks like the built-in ${builtins!.kind} ${imitated}`);
   }
   return s;
+}
+
+/** The one of `builtins` that `name` looks like without being it (case aside), or undefined. */
+export function builtinLookalike(name: string, builtins: readonly string[]): string | undefined {
+  const key = lookalikeKey(name);
+  return builtins.find((b) => b.toLowerCase() !== name.toLowerCase() && lookalikeKey(b) === key);
 }
 
 export function checkDescription(v: Violations, field: string, value: string): string {

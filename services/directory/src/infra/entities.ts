@@ -42,13 +42,20 @@ export class UserRow {
   deletedAt!: Date | null;
 }
 
-/** Roles and permissions share their columns: a name (unique among live rows, case-insensitively), a description, soft delete. */
+/** Roles and permissions share their columns: a name (unique among live rows, case-insensitively, and so is its lookalike key), a description, soft delete. */
 abstract class NamedRecord {
   @PrimaryColumn('uuid')
   id!: string;
 
   @Column('text')
   name!: string;
+
+  /**
+   * lookalikeKey(name) (@iam/platform, UTS #39 skeletons), written with the name by the stores;
+   * NULL only for a live lookalike that existed before the rule (migration 1764600000100).
+   */
+  @Column('text', { name: 'name_skeleton', nullable: true })
+  nameSkeleton!: string | null;
 
   @Column('text', { default: '' })
   description!: string;
@@ -65,6 +72,7 @@ abstract class NamedRecord {
 
 @Entity({ name: 'roles' })
 @Index('uq_roles_name_live', { synchronize: false })
+@Index('uq_roles_name_skeleton_live', ['nameSkeleton'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_roles_created', ['createdAt', 'id'])
 @Index('ix_roles_name_trgm', { synchronize: false })
 @Index('ix_roles_description_trgm', { synchronize: false })
@@ -72,6 +80,7 @@ export class RoleRow extends NamedRecord {}
 
 @Entity({ name: 'permissions' })
 @Index('uq_permissions_name_live', { synchronize: false })
+@Index('uq_permissions_name_skeleton_live', ['nameSkeleton'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_permissions_created', ['createdAt', 'id'])
 @Index('ix_permissions_name_trgm', { synchronize: false })
 @Index('ix_permissions_description_trgm', { synchronize: false })

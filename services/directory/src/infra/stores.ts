@@ -2,17 +2,19 @@
  * PostgreSQL implementations of the directory's stores, bound to an EntityManager (a transaction
  * or the data source). All SQL is parameterised; search text is LIKE-escaped.
  */
-import { AppError, UNIQUE_VIOLATION, escapeLike, pgConstraint, pgErrorCode, queryNamed } from '@iam/platform';
+import { AppError, UNIQUE_VIOLATION, escapeLike, lookalikeKey, pgConstraint, pgErrorCode, queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { LinkQuery, ListQuery, Page, Permission, Principal, Role, RolePermission, User } from '../domain/model';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
 import type { CredentialStore, PermissionStore, RolePermissionStore, RoleStore, RowLock, Stores, UserStore } from '../domain/ports';
 
 /** Unique indexes → the conflict the caller sees. */
-const CONFLICTS: Record<string, { field: string; detail: string }> = {
+const CONFLICTS: Record<string, { field: string; detail: string; message?: string }> = {
   uq_users_email_live: { field: 'email', detail: 'A user with this email already exists.' },
   uq_roles_name_live: { field: 'name', detail: 'A role with this name already exists.' },
   uq_permissions_name_live: { field: 'name', detail: 'A permission with this name already exists.' },
+  uq_roles_name_skeleton_live: { field: 'name', detail: 'A role whose name looks the same already exists.', message: 'looks like a name already taken' },
+  uq_permissions_name_skeleton_live: { field: 'name', detail: 'A permission whose name looks the same already exists.', message: 'looks like a name already taken' },
   uq_role_permissions_live: { field: 'permissionId', detail: 'The role already holds this permission.' },
 };
 
@@ -23,7 +25,7 @@ export async function mapConflicts<T>(fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (pgErrorCode(err) === UNIQUE_VIOLATION) {
       const c = CONFLICTS[pgConstraint(err) ?? ''];
-      if (c) throw AppError.conflict(c.detail, [{ field: c.field, message: 'is already taken' }]);
+      if (c) throw AppError.conflict(c.detail, [{ field: c.field, message: c.message ?? 'is already taken' }]);
     }
     throw err;
   }
@@ -489,17 +491,21 @@ class PgNamedStore {
     private readonly table: 'roles' | 'permissions',
   ) {}
 
+  // name_skeleton is the name's lookalikeKey, unique among live rows (migration 1764600000100).
   async insert(r: { id: string; name: string; description: string }): Promise<void> {
-    await mapConflicts(() => this.m.query(`INSERT INTO ${this.table} (id, name, description) VALUES ($1, $2, $3)`, [r.id, r.name, r.description]));
+    await mapConflicts(() =>
+      this.m.query(`INSERT INTO ${this.table} (id, name, name_skeleton, description) VALUES ($1, $2, $3, $4)`, [r.id, r.name, lookalikeKey(r.name), r.description]),
+    );
   }
 
   async update(id: string, patch: Partial<{ name: string; description: string }>): Promise<void> {
     const sets: string[] = [];
     const params: unknown[] = [id];
-    for (const k of ['name', 'description'] as const) {
-      if (patch[k] === undefined) continue;
-      params.push(patch[k]);
-      sets.push(`${k} = $${params.length}`);
+    const columns = { name: patch.name, name_skeleton: patch.name === undefined ? undefined : lookalikeKey(patch.name), description: patch.description };
+    for (const [column, value] of Object.entries(columns)) {
+      if (value === undefined) continue;
+      params.push(value);
+      sets.push(`${column} = $${params.length}`);
     }
     if (sets.length === 0) return;
     await mapConflicts(() => this.m.query(`UPDATE ${this.table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, params));
