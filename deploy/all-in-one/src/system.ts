@@ -29,7 +29,7 @@ export interface SystemConfig {
   readonly gateway: GatewayConfig;
   readonly directory: DirectoryConfig;
   readonly identity: Omit<IdentityConfig, 'directoryTarget'>;
-  readonly commerce: CommerceConfig;
+  readonly commerce: Omit<CommerceConfig, 'directoryTarget'>;
   /** Absent when notification runs elsewhere (see `external`). */
   readonly notification?: NotificationConfig;
   /** Absent: no audit trail in this system (its routes answer 503). */
@@ -100,7 +100,8 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     const notification = config.notification;
     await start('notification', (rt) => notificationService(notification, rt));
   }
-  await start('commerce', (rt) => commerceService(config.commerce, rt));
+  // Identity and commerce ask the directory (principals; who holds a permission now).
+  await start('commerce', (rt) => commerceService({ ...config.commerce, directoryTarget: targets.directory }, rt));
   if (config.audit) {
     const audit = config.audit;
     await start('audit', (rt) => auditService(audit, rt));
