@@ -74,7 +74,7 @@ describe('audit trail (end to end)', () => {
     });
     expect(grant.traceId).toBe(put.headers.get('x-trace-id'));
     const created = await until(`targetId=${bob.json.id}&action=user.created`, (items) => items[0]);
-    expect(created.changes.map((c) => c.field)).toEqual(['email', 'firstName', 'lastName', 'roles']);
+    expect(created.changes.map((c) => c.field)).toEqual(['email', 'firstName', 'lastName', 'emailVerified', 'roles']);
     // No secret anywhere in the trail: not the password, not a hash.
     const all = JSON.stringify(await entries('pageSize=100'));
     expect(all).not.toContain(password);
