@@ -84,13 +84,13 @@ describe('audit trail: before and after of every change', () => {
     await record(event(SUBJECTS.roleCreated, eventsV1.RoleChanged.create({ roleId: role, name: 'Support', description: 'Answers tickets' })));
     const was = { name: 'Support', description: 'Answers tickets' };
     await record(event(SUBJECTS.roleUpdated, eventsV1.RoleChanged.create({ roleId: role, name: 'Support', description: 'Answers tickets and calls', changedFields: ['description'], before: was })));
-    await record(event(SUBJECTS.roleUpdated, eventsV1.RoleChanged.create({ roleId: role, name: 'Helpdesk', description: '', changedFields: ['name', 'description'], before: { ...was, description: 'Answers tickets and calls' } })));
-    await record(event(SUBJECTS.roleDeleted, eventsV1.RoleChanged.create({ roleId: role, name: 'Helpdesk', description: '' })));
+    await record(event(SUBJECTS.roleUpdated, eventsV1.RoleChanged.create({ roleId: role, name: 'Helpdesk', description: 'Helps', changedFields: ['name', 'description'], before: { ...was, description: 'Answers tickets and calls' } })));
+    await record(event(SUBJECTS.roleDeleted, eventsV1.RoleChanged.create({ roleId: role, name: 'Helpdesk', description: 'Helps' })));
     expect(await changes(role)).toEqual([
       ['role.created', [{ field: 'name', after: 'Support' }, { field: 'description', after: 'Answers tickets' }]],
       ['role.updated', [{ field: 'description', before: 'Answers tickets', after: 'Answers tickets and calls' }]],
-      ['role.updated', [{ field: 'name', before: 'Support', after: 'Helpdesk' }, { field: 'description', before: 'Answers tickets and calls', after: '' }]],
-      ['role.deleted', [{ field: 'name', before: 'Helpdesk' }]],
+      ['role.updated', [{ field: 'name', before: 'Support', after: 'Helpdesk' }, { field: 'description', before: 'Answers tickets and calls', after: 'Helps' }]],
+      ['role.deleted', [{ field: 'name', before: 'Helpdesk' }, { field: 'description', before: 'Helps' }]],
     ]);
     const permission = randomUUID();
     await record(event(SUBJECTS.permissionUpdated, eventsV1.PermissionChanged.create({ permissionId: permission, name: 'reports.read', description: 'Reads reports', changedFields: ['description'], before: { name: 'reports.read', description: '' } })));

@@ -101,7 +101,7 @@ async function describeNamed(kind: 'role' | 'permission', subject: EventSubject,
   const target = { type: kind, id };
   const now = { name: e.name, description: e.description };
   if (verb === 'created') return { action: `${kind}.created`, target, changes: created(NAMED_FIELDS, now) };
-  if (verb === 'deleted') return { action: `${kind}.deleted`, target, changes: changesOf(['name'], now, undefined) };
+  if (verb === 'deleted') return { action: `${kind}.deleted`, target, changes: changesOf(NAMED_FIELDS.filter((f) => now[f] !== ''), now, undefined) };
   // Without `before` (an older event) only the name is known, from the projection.
   const [before, after] = e.before ? [e.before, now] : [{ name: projected }, { name: e.name }];
   return { action: `${kind}.updated`, target, changes: changesOf(e.changedFields, before, after) };
