@@ -526,6 +526,22 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     expect(value('GATEWAY_OPS_PORT')).toBe('9464');
   });
 
+  run('commerce and audit dial the directory (current rights): their DIRECTORY_GRPC_TARGET, and the directory admits them', () => {
+    const docs = render('-f', join(fixturesDir, 'inline-secrets.yaml'));
+    const target = 'dns:///r-iam-directory-headless.iam.svc.cluster.local:50052';
+    for (const svc of ['identity', 'commerce', 'audit']) {
+      const env = (podSpec(named(docs, 'Deployment', `r-iam-${svc}`)).containers as JsonObject[])[0]!.env as JsonObject[];
+      expect([svc, env.find((e) => e.name === 'DIRECTORY_GRPC_TARGET')?.value]).toEqual([svc, target]);
+    }
+    const grpcFrom = ((named(docs, 'NetworkPolicy', 'r-iam-directory').spec as JsonObject).ingress as JsonObject[]).find((r) => (r.ports as JsonObject[])[0]!.port === 'grpc')!;
+    const components = (grpcFrom.from as JsonObject[]).map((f) => ((f.podSelector as JsonObject).matchLabels as JsonObject)['app.kubernetes.io/component']);
+    expect([...components].sort()).toEqual(['audit', 'commerce', 'gateway', 'identity']);
+    // Without the chart's directory, validateValues asks where it is.
+    const without = helmRun('template', 'r', 'iam', '--namespace', 'iam', '-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'directory.enabled=false');
+    expect(without.stderr).toContain('commerce dials directory, which is disabled');
+    expect(without.stderr).toContain('audit dials directory, which is disabled');
+  });
+
   run('migrations: a pre-install/pre-upgrade Job per service with the migration role; the hook Secret holds inline URLs', () => {
     const docs = render('-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'postgresql.identity.migration.runtimeRole=iam_identity');
     expect(docs.filter((d) => d.kind === 'Job' && str((d.metadata as JsonObject).name).endsWith('-migrate')).map((d) => (d.metadata as JsonObject).name))

@@ -29,11 +29,11 @@ export interface SystemConfig {
   readonly gateway: GatewayConfig;
   readonly directory: DirectoryConfig;
   readonly identity: Omit<IdentityConfig, 'directoryTarget'>;
-  readonly commerce: CommerceConfig;
+  readonly commerce: Omit<CommerceConfig, 'directoryTarget'>;
   /** Absent when notification runs elsewhere (see `external`). */
   readonly notification?: NotificationConfig;
   /** Absent: no audit trail in this system (its routes answer 503). */
-  readonly audit?: AuditConfig;
+  readonly audit?: Omit<AuditConfig, 'directoryTarget'>;
 }
 
 export interface SystemOptions {
@@ -100,10 +100,11 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     const notification = config.notification;
     await start('notification', (rt) => notificationService(notification, rt));
   }
-  await start('commerce', (rt) => commerceService(config.commerce, rt));
+  // Identity, commerce and audit ask the directory (principals; who holds a permission now).
+  await start('commerce', (rt) => commerceService({ ...config.commerce, directoryTarget: targets.directory }, rt));
   if (config.audit) {
     const audit = config.audit;
-    await start('audit', (rt) => auditService(audit, rt));
+    await start('audit', (rt) => auditService({ ...audit, directoryTarget: targets.directory }, rt));
   }
 
   const gatewayMetrics = opts.gatewayMetrics ?? createMetrics();

@@ -171,3 +171,44 @@ export function uniqueEmail(tag = 'u'): string {
 export function strongPassword(): string {
   return `E2e!${randomBytes(8).toString('hex')}#Aa9`;
 }
+
+export interface GqlResult {
+  status: number;
+  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- GraphQL data is checked field by field
+  /** `errors[].extensions.code` of the answer. */
+  codes: string[];
+}
+
+/** A GraphQL operation on the edge profile's /api/v1/graphql. */
+export async function gql(base: string, query: string, opts: { token?: string; variables?: Record<string, unknown> } = {}): Promise<GqlResult> {
+  const r = await http(base, 'POST', '/api/v1/graphql', { body: { query, variables: opts.variables }, token: opts.token });
+  const errors: Array<{ extensions: { code: string } }> = r.json?.errors ?? [];
+  return { status: r.status, data: r.json?.data, codes: errors.map((e) => e.extensions.code) };
+}
+
+export interface SignedIn {
+  readonly id: string;
+  readonly email: string;
+  readonly token: string;
+}
+
+/**
+ * A new user holding `permissions` through a new role of their own (made by `adminToken` through
+ * the Full profile), signed in: the token carries those permissions.
+ */
+export async function userHolding(base: string, adminToken: string, permissions: readonly string[]): Promise<SignedIn & { roleId: string; roleName: string }> {
+  const role = await http(base, 'POST', '/api/v1/roles', { token: adminToken, body: { name: `holders-${randomBytes(4).toString('hex')}`, description: permissions.join(', ') } });
+  if (role.status !== 201) throw new Error(`role: ${role.status} ${role.text}`);
+  for (const name of permissions) {
+    const found = await http(base, 'GET', `/api/v1/permissions?q=${encodeURIComponent(name)}`, { token: adminToken });
+    const permissionId = (found.json.items as Array<{ id: string; name: string }>).find((x) => x.name === name)!.id;
+    const link = await http(base, 'POST', '/api/v1/role-permissions', { token: adminToken, body: { roleId: role.json.id, permissionId } });
+    if (link.status !== 201) throw new Error(`link: ${link.status} ${link.text}`);
+  }
+  const email = uniqueEmail('holder');
+  const password = strongPassword();
+  const user = await http(base, 'POST', '/api/v1/users', { token: adminToken, body: { firstName: 'Holder', lastName: 'Of Rights', email, password, roles: [role.json.name] } });
+  if (user.status !== 201) throw new Error(`user: ${user.status} ${user.text}`);
+  const login = await http(base, 'POST', '/api/v1/auth/generate-jwt', { body: { email, password } });
+  return { id: user.json.id, email, token: login.json.token, roleId: role.json.id, roleName: role.json.name };
+}

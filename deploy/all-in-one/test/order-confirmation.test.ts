@@ -9,6 +9,7 @@ import { notificationService, readNotificationConfig } from '@iam/notification';
 import { JetStreamEventBus, Lifecycle, type RunningService, type ServiceRuntime, readConfig, startService } from '@iam/platform';
 import {
   type SmtpSink,
+  TestAccess,
   type TestDatabase,
   createTestDatabase,
   deleteNamespaceStreams,
@@ -30,6 +31,8 @@ describe('order confirmation: checkout → outbox → bus → notification → S
   let smtp: SmtpSink;
   let commerce: RunningService;
   let uc: ReturnType<typeof createCommerceUseCases>;
+  /** Stocks the catalog (a products.manage holder, as the directory would answer). */
+  const MANAGER = randomUUID();
 
   beforeAll(async () => {
     smtp = await startSmtpSink();
@@ -49,7 +52,7 @@ describe('order confirmation: checkout → outbox → bus → notification → S
     const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
     await startService(notificationService(config.notification, rt), rt);
     commerce = await startService(commerceService(config.commerce, rt), rt);
-    uc = createCommerceUseCases(commerce.dataSource);
+    uc = createCommerceUseCases(commerce.dataSource, new TestAccess().grant(MANAGER, 'products.manage'));
   });
 
   afterAll(async () => {
@@ -61,7 +64,7 @@ describe('order confirmation: checkout → outbox → bus → notification → S
   });
 
   it('one confirmation mail per order, with its id, lines and total', async () => {
-    const p = await uc.catalog.create({ sku: `MAIL-${randomUUID().slice(0, 8)}`, name: 'Desk lamp', priceMinor: 5_900, currency: 'EUR', onHand: 5 });
+    const p = await uc.catalog.create(MANAGER, { sku: `MAIL-${randomUUID().slice(0, 8)}`, name: 'Desk lamp', priceMinor: 5_900, currency: 'EUR', onHand: 5 });
     const email = `buyer-${randomUUID()}@example.com`;
     const customerId = randomUUID();
     const checkout = () => uc.orders.checkout({ customerId, idempotencyKey: 'once', lines: [{ productId: p.id, quantity: 2 }], customerEmail: email });
@@ -82,7 +85,7 @@ describe('order confirmation: checkout → outbox → bus → notification → S
   });
 
   it('an order without a buyer email sends no mail and does not block the next one', async () => {
-    const p = await uc.catalog.create({ sku: `MAIL-${randomUUID().slice(0, 8)}`, name: 'Poster', priceMinor: 4_500, currency: 'EUR', onHand: 5 });
+    const p = await uc.catalog.create(MANAGER, { sku: `MAIL-${randomUUID().slice(0, 8)}`, name: 'Poster', priceMinor: 4_500, currency: 'EUR', onHand: 5 });
     const before = smtp.mails.length;
     await uc.orders.checkout({ customerId: randomUUID(), idempotencyKey: 'anon', lines: [{ productId: p.id, quantity: 1 }] });
     const email = `next-${randomUUID()}@example.com`;

@@ -3,7 +3,7 @@
  * be missed), the race of a slow read with an invalidation, and the writes of a cached collection
  * (read-your-writes without any event). The bus-fed path runs in deploy/all-in-one/test/read-cache.e2e.test.ts.
  */
-import { SUBJECTS, encodeEvent } from '@iam/contracts';
+import { SUBJECTS, encodeEvent, eventsV1 } from '@iam/contracts';
 import { InMemoryEventBus } from '@iam/platform/bus';
 import { createMetrics } from '@iam/platform/core';
 import { testLogger } from '@iam/platform/testing';
@@ -115,15 +115,15 @@ describe('ReadCache', () => {
       for (const [kind, id] of [['user', ID], ['user', 'other'], ['role', ROLE], ['permission', 'p']] as const) await t.cache.get(kind, id, t.load(id));
     };
     await warm();
-    t.cache.apply({ subject: SUBJECTS.userUpdated, data: encodeEvent(SUBJECTS.userUpdated, { userId: ID, email: '', firstName: '', lastName: '', roles: [], changedFields: [] }) });
+    t.cache.apply({ subject: SUBJECTS.userUpdated, data: encodeEvent(SUBJECTS.userUpdated, eventsV1.UserChanged.create({ userId: ID })) });
     expect(t.cache.size).toBe(3);
-    t.cache.apply({ subject: SUBJECTS.roleUpdated, data: encodeEvent(SUBJECTS.roleUpdated, { roleId: ROLE, name: 'x', changedFields: ['name'] }) });
+    t.cache.apply({ subject: SUBJECTS.roleUpdated, data: encodeEvent(SUBJECTS.roleUpdated, eventsV1.RoleChanged.create({ roleId: ROLE, name: 'x', changedFields: ['name'] })) });
     expect(t.cache.size).toBe(1); // the permission
     await warm();
-    t.cache.apply({ subject: SUBJECTS.permissionDeleted, data: encodeEvent(SUBJECTS.permissionDeleted, { permissionId: 'p', name: 'x', changedFields: [] }) });
+    t.cache.apply({ subject: SUBJECTS.permissionDeleted, data: encodeEvent(SUBJECTS.permissionDeleted, eventsV1.PermissionChanged.create({ permissionId: 'p', name: 'x' })) });
     expect(t.cache.size).toBe(2); // the users
     await warm();
-    t.cache.apply({ subject: SUBJECTS.rolePermissionCreated, data: encodeEvent(SUBJECTS.rolePermissionCreated, { linkId: 'l', roleId: ROLE, permissionId: 'p', roleName: 'r', permissionName: 'p' }) });
+    t.cache.apply({ subject: SUBJECTS.rolePermissionCreated, data: encodeEvent(SUBJECTS.rolePermissionCreated, eventsV1.RolePermissionChanged.create({ linkId: 'l', roleId: ROLE, permissionId: 'p', roleName: 'r', permissionName: 'p' })) });
     expect(t.cache.size).toBe(3);
   });
 
@@ -135,7 +135,7 @@ describe('ReadCache', () => {
     await t.cache.get('user', ID, t.load());
     expect(t.cache.size).toBe(1);
     await bus.declareStreams([{ name: 'DIRECTORY', subjects: ['directory.>'], maxAgeSeconds: 60 }]);
-    await bus.publish({ id: 'e1', subject: SUBJECTS.userDeleted, data: encodeEvent(SUBJECTS.userDeleted, { userId: ID, email: '', firstName: '', lastName: '', roles: [], changedFields: [] }), occurredAt: new Date() });
+    await bus.publish({ id: 'e1', subject: SUBJECTS.userDeleted, data: encodeEvent(SUBJECTS.userDeleted, eventsV1.UserChanged.create({ userId: ID })), occurredAt: new Date() });
     await new Promise((r) => setTimeout(r, 10));
     expect(t.cache.size).toBe(0);
     await sub.stop();

@@ -1,10 +1,11 @@
 /**
  * The audit trail (`audit.read`; registered inside `requiring('audit.read', ...)`): entries newest
  * first with filters and keyset pages, and the hash chain's verification. The audit service owns
- * both; the gateway maps shapes only.
+ * both and checks the caller's audit.read again against the directory (a reader demoted since
+ * their token was issued is refused: 403); the gateway maps shapes only.
  */
 import type { auditV1 } from '@iam/contracts';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AuditPage, AuditQuery, ChainReport } from '../schemas/audit';
 import { problems } from '../schemas/common';
 import type { Upstreams } from '../upstreams';
@@ -36,6 +37,9 @@ function eventJson(e: auditV1.AuditEvent) {
   };
 }
 
+/** The caller the audit service re-checks audit.read for (its rights now, not the token's). */
+const reader = (req: FastifyRequest): string | undefined => req.principal?.sub;
+
 export function auditRoutes(upstreams: Pick<Upstreams, 'audit'>) {
   return (app: FastifyInstance): void => {
     const tags = ['audit'];
@@ -44,23 +48,26 @@ export function auditRoutes(upstreams: Pick<Upstreams, 'audit'>) {
       { schema: { tags, summary: 'The audit trail, newest first (filters, keyset pages)', querystring: AuditQuery, response: { 200: AuditPage, ...problems(400) } } },
       async (req) => {
         const q = req.query as { pageSize: number; cursor?: string; actorId?: string; targetId?: string; action?: string; from?: string; to?: string };
-        const page = await upstreams.audit.listAuditEvents({
-          pageSize: q.pageSize,
-          cursor: q.cursor ?? '',
-          actorId: q.actorId ?? '',
-          targetId: q.targetId ?? '',
-          action: q.action ?? '',
-          from: q.from === undefined ? undefined : new Date(q.from),
-          to: q.to === undefined ? undefined : new Date(q.to),
-        });
+        const page = await upstreams.audit.listAuditEvents(
+          {
+            pageSize: q.pageSize,
+            cursor: q.cursor ?? '',
+            actorId: q.actorId ?? '',
+            targetId: q.targetId ?? '',
+            action: q.action ?? '',
+            from: q.from === undefined ? undefined : new Date(q.from),
+            to: q.to === undefined ? undefined : new Date(q.to),
+          },
+          { actor: reader(req) },
+        );
         return { items: page.items.map(eventJson), nextCursor: orNull(page.nextCursor) };
       },
     );
     app.get(
       '/api/v1/audit-events/verify',
       { schema: { tags, summary: "Verify the audit trail's hash chain from its retained start: the first broken link", response: { 200: ChainReport } } },
-      async () => {
-        const v = await upstreams.audit.verifyAuditChain({});
+      async (req) => {
+        const v = await upstreams.audit.verifyAuditChain({}, { actor: reader(req) });
         return { ok: v.ok, checked: v.checked, firstSeq: v.firstSeq, brokenAtSeq: v.ok ? null : v.brokenAtSeq, reason: v.ok ? null : v.reason };
       },
     );

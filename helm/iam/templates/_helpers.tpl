@@ -44,11 +44,13 @@ migration Jobs are listed (JSON list; use with fromJsonArray).
 {{/*
 Which components each component dials over gRPC (JSON map). Sets the *_GRPC_TARGET variables
 and, read the other way round, which pods the NetworkPolicy lets reach a service's gRPC port.
+(Identity asks the directory for principals; commerce and audit ask it whether a caller holds a
+permission now.)
 (The gateway's readiness needs only some of them, its own choice: audit and notification it
 reports without waiting for them.)
 */}}
 {{- define "iam.upstreams" -}}
-{{- dict "gateway" (list "identity" "directory" "notification" "commerce" "audit") "identity" (list "directory") | toJson -}}
+{{- dict "gateway" (list "identity" "directory" "notification" "commerce" "audit") "identity" (list "directory") "commerce" (list "directory") "audit" (list "directory") | toJson -}}
 {{- end -}}
 
 {{/* Name of a component's resources (Deployment, Service, ...): "<fullname>-<component>". */}}

@@ -3,24 +3,29 @@
  * is, and the JetStream stream that stores it. Subjects follow `<context>.<entity>.<verb>`.
  */
 import type { BinaryWriter } from '@bufbuild/protobuf/wire';
-import { OrderChanged, OrderLineSnapshot } from './gen/events/v1/commerce_events';
-import { PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged } from './gen/events/v1/directory_events';
+import { OrderChanged, OrderLineSnapshot, ProductChanged, ProductState } from './gen/events/v1/commerce_events';
+import { LinkEnds, NamedState, PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged, UserState } from './gen/events/v1/directory_events';
 import { EmailActionRequestDeadLettered, EmailActionRequested, LoginAttempted, PasswordChanged, RefreshReuseDetected, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
 
 export {
   EmailActionRequestDeadLettered,
   EmailActionRequested,
+  LinkEnds,
   LoginAttempted,
+  NamedState,
   OrderChanged,
   OrderLineSnapshot,
   PasswordChanged,
   PermissionChanged,
+  ProductChanged,
+  ProductState,
   RefreshReuseDetected,
   RoleChanged,
   RolePermissionChanged,
   SubjectRevoked,
   TokenRevoked,
   UserChanged,
+  UserState,
 };
 
 interface Codec<T> {
@@ -53,6 +58,11 @@ export const SUBJECTS = {
   emailActionRequestDeadLettered: 'dead.identity.email_action_request',
   orderPlaced: 'commerce.order.placed',
   orderCancelled: 'commerce.order.cancelled',
+  productCreated: 'commerce.product.created',
+  productUpdated: 'commerce.product.updated',
+  productArchived: 'commerce.product.archived',
+  productReactivated: 'commerce.product.reactivated',
+  productStockAdjusted: 'commerce.product.stock_adjusted',
 } as const;
 
 const CATALOG = {
@@ -80,6 +90,11 @@ const CATALOG = {
   [SUBJECTS.emailActionRequestDeadLettered]: EmailActionRequestDeadLettered,
   [SUBJECTS.orderPlaced]: OrderChanged,
   [SUBJECTS.orderCancelled]: OrderChanged,
+  [SUBJECTS.productCreated]: ProductChanged,
+  [SUBJECTS.productUpdated]: ProductChanged,
+  [SUBJECTS.productArchived]: ProductChanged,
+  [SUBJECTS.productReactivated]: ProductChanged,
+  [SUBJECTS.productStockAdjusted]: ProductChanged,
 } as const satisfies Record<string, Codec<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each entry has its own message type
 
 export type EventSubject = keyof typeof CATALOG;

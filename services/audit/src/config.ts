@@ -4,6 +4,8 @@ export interface AuditConfig {
   readonly databaseUrl: string;
   readonly grpcPort: number;
   readonly retention: { readonly days: number; readonly batch: number; readonly intervalMs: number };
+  /** Where the directory answers (DIRECTORY_GRPC_TARGET): readers are authorized there. */
+  readonly directoryTarget: string;
 }
 
 export function readAuditConfig(e: EnvReader, defaults: { databaseUrl?: string } = {}): AuditConfig {
@@ -15,5 +17,6 @@ export function readAuditConfig(e: EnvReader, defaults: { databaseUrl?: string }
       batch: e.int('AUDIT_RETENTION_BATCH', { default: 5_000, min: 1, max: 100_000 }),
       intervalMs: e.int('AUDIT_RETENTION_INTERVAL_MS', { default: 3_600_000, min: 1_000, max: 86_400_000 }),
     },
+    directoryTarget: e.string('DIRECTORY_GRPC_TARGET', { default: '127.0.0.1:50052' }),
   };
 }

@@ -4,9 +4,10 @@
  * over gRPC; retention. No other service writes to its database.
  */
 import { STREAMS } from '@iam/contracts';
-import { type ServiceRuntime, type ServiceSpec, outboxUnitOfWork } from '@iam/platform';
+import { type ServiceRuntime, type ServiceSpec, grpcAccessCheck, outboxUnitOfWork } from '@iam/platform';
 import { auditGrpc } from './api/grpc';
 import { auditQueries } from './app/query';
+import { forReaders } from './app/readers';
 import { AUDITED_SUBJECTS, createRecorder } from './app/record';
 import { startRetention } from './app/retention';
 import type { AuditConfig } from './config';
@@ -38,8 +39,10 @@ export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSp
       );
       const record = createRecorder(uow);
       const stopRetention = startRetention(uow, config.retention, logger);
+      // Readers are authorized on their current rights (the directory's AccessService).
+      const access = grpcAccessCheck({ target: config.directoryTarget, metrics: rt.metrics, credentials: rt.grpcClientCredentials });
       return {
-        grpc: auditGrpc(auditQueries(uow), { logger: rt.logger, metrics: rt.metrics, service: 'audit' }),
+        grpc: auditGrpc(forReaders(auditQueries(uow), access), { logger: rt.logger, metrics: rt.metrics, service: 'audit' }),
         // The trail must not lose an event: many deliveries, long backoff. One at a time in stream
         // order, across every replica too (maxAckPending 1): before/after needs the order.
         consumers: CONSUMERS.map((c) => ({
@@ -50,7 +53,10 @@ export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSp
           maxDeliver: 50,
           backoffMs: [1_000, 5_000, 30_000, 120_000, 600_000],
         })),
-        stop: stopRetention,
+        stop: async () => {
+          await stopRetention();
+          access.close();
+        },
       };
     },
   };

@@ -7,6 +7,8 @@ export interface CommerceConfig {
   readonly seedDemo: boolean;
   /** How long a checkout's idempotency key is kept (CHECKOUT_IDEMPOTENCY_HOURS, default 24). */
   readonly idempotencyHours: number;
+  /** Where the directory answers (DIRECTORY_GRPC_TARGET): catalog writes are authorized there. */
+  readonly directoryTarget: string;
 }
 
 /** `defaults` are the all-in-one mode's (its embedded database, the demo catalog); standalone has none. */
@@ -16,5 +18,6 @@ export function readCommerceConfig(e: EnvReader, defaults: { databaseUrl?: strin
     grpcPort: e.port('COMMERCE_GRPC_PORT', { default: 50054, allowZero: true }),
     seedDemo: e.bool('COMMERCE_SEED_DEMO', { default: defaults.seedDemo ?? false }),
     idempotencyHours: e.int('CHECKOUT_IDEMPOTENCY_HOURS', { default: 24, min: 1 }),
+    directoryTarget: e.string('DIRECTORY_GRPC_TARGET', { default: '127.0.0.1:50052' }),
   };
 }

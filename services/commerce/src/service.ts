@@ -1,8 +1,9 @@
 /**
- * The commerce service: the composition of its stores, use cases and gRPC handlers.
+ * The commerce service: the composition of its stores, use cases, gRPC handlers and the
+ * directory's AccessService client (catalog writes are authorized on the caller's current rights).
  */
 import { STREAMS } from '@iam/contracts';
-import type { ServiceRuntime, ServiceSpec } from '@iam/platform';
+import { type AccessCheck, type ServiceRuntime, type ServiceSpec, grpcAccessCheck } from '@iam/platform';
 import type { DataSource } from 'typeorm';
 import { commerceGrpc, type CommerceUseCases } from './api/grpc';
 import { createCartUseCases } from './app/carts';
@@ -14,10 +15,11 @@ import { entities, migrations } from './infra/schema';
 import { purgeExpired } from './infra/stores';
 import { pgReadStores, pgUnitOfWork } from './infra/unit-of-work';
 
-export function createCommerceUseCases(ds: DataSource): CommerceUseCases {
+/** `access` answers whether a caller holds products.manage now (the directory, in production). */
+export function createCommerceUseCases(ds: DataSource, access: AccessCheck): CommerceUseCases {
   const deps = { uow: pgUnitOfWork(ds), read: pgReadStores(ds) };
   return {
-    catalog: createCatalogUseCases(deps),
+    catalog: createCatalogUseCases({ ...deps, access }),
     carts: createCartUseCases(deps),
     orders: createOrderUseCases(deps),
   };
@@ -33,9 +35,11 @@ export function commerceService(config: CommerceConfig, rt: ServiceRuntime): Ser
     streams: [STREAMS.commerce, STREAMS.deadLetter],
     build: async ({ dataSource, logger }) => {
       if (config.seedDemo) await seedDemoCatalog(dataSource, logger);
+      const access = grpcAccessCheck({ target: config.directoryTarget, metrics: rt.metrics, credentials: rt.grpcClientCredentials });
       return {
-        grpc: commerceGrpc(createCommerceUseCases(dataSource), { logger: rt.logger, metrics: rt.metrics, service: 'commerce' }),
+        grpc: commerceGrpc(createCommerceUseCases(dataSource, access), { logger: rt.logger, metrics: rt.metrics, service: 'commerce' }),
         housekeeping: () => purgeExpired(dataSource, config.idempotencyHours),
+        stop: async () => access.close(),
       };
     },
   };

@@ -5,6 +5,7 @@ import { STREAMS } from '@iam/contracts';
 import type { ServiceRuntime, ServiceSpec } from '@iam/platform';
 import type { DataSource } from 'typeorm';
 import { directoryGrpc, type DirectoryUseCases } from './api/grpc';
+import { createAccessUseCases } from './app/access';
 import { createCredentialUseCases } from './app/credentials';
 import { createLinkUseCases } from './app/links';
 import { createPermissionUseCases, createRoleUseCases } from './app/roles';
@@ -25,6 +26,7 @@ export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig)
     permissions: createPermissionUseCases({ uow, read }),
     links: createLinkUseCases({ uow, read }),
     credentials: createCredentialUseCases({ uow, read, hasher }),
+    access: createAccessUseCases({ read }),
   };
 }
 

@@ -69,6 +69,30 @@ export function authenticateIfPresent(auth: Authenticator): onRequestAsyncHookHa
   };
 }
 
+/**
+ * onRequest hook for an anonymous route a signed-in caller may also use (a password reset an
+ * administrator sends from the console): a valid bearer token names its `sub` as the caller in
+ * the request's records (the audit trail's actor). It decides nothing: a missing, malformed,
+ * expired or revoked token leaves the request anonymous and the route answers exactly as it does
+ * for anyone.
+ */
+export function attributeIfPresent(auth: Authenticator): onRequestAsyncHookHandler {
+  return async (req: FastifyRequest) => {
+    const m = BEARER_RE.exec(req.headers.authorization ?? '');
+    if (!m) return;
+    let sub: string;
+    try {
+      sub = (await auth.verify(m[1]!)).sub;
+    } catch (err) {
+      // Not an error of this request: it goes on anonymous, as without a token.
+      req.log.debug({ reason: err instanceof AppError ? err.detail : 'invalid token' }, 'bearer token not valid; the request stays anonymous');
+      return;
+    }
+    const rc = requestContext();
+    if (rc) rc.actor = sub;
+  };
+}
+
 async function verifyBearer(auth: Authenticator, req: FastifyRequest): Promise<void> {
   const m = BEARER_RE.exec(req.headers.authorization ?? '');
   if (!m) throw AppError.unauthenticated('The Authorization header must be "Bearer <token>".');

@@ -1,11 +1,13 @@
 /**
  * Anonymous auth routes (spec §5 point 2): login, refresh, password reset, email-verification
- * confirm, and the JWKS. The token routes are rate-limited per client, with one budget per kind
+ * confirm, and the JWKS (a reset request also names a signed-in caller in the audit trail). The token routes are rate-limited per client, with one budget per kind
  * of route across profiles; their answers are never stored (plugins/app/auth.ts).
  */
 import type { identityV1 } from '@iam/contracts';
 import type { FastifyInstance } from 'fastify';
+import type { Authenticator } from '../../auth/authenticator';
 import type { GatewayConfig } from '../../config';
+import { attributeIfPresent } from '../../plugins/app/auth';
 import { limitOf } from '../../plugins/external/rate-limit';
 import { Accepted, ConfirmResetBody, EmailBody, Jwks, LoginBody, LoginResponse, RefreshBody, TokenBody, TokenResponse } from '../../schemas/auth';
 import { problems } from '../../schemas/common';
@@ -14,6 +16,8 @@ import type { Upstreams } from '../../upstreams';
 export interface AnonymousAuthDeps {
   readonly upstreams: Upstreams;
   readonly rateLimits: GatewayConfig['rateLimits'];
+  /** Names a signed-in caller of an anonymous route in the records (never decides the answer). */
+  readonly authenticator: Authenticator;
 }
 
 export const ACCEPTED = { status: 'accepted' as const, message: 'If the account exists, an email is on its way.' };
@@ -57,11 +61,20 @@ export function anonymousAuthRoutes(deps: AnonymousAuthDeps) {
       async (req) => tokenJson(await upstreams.identity.refresh(req.body as { refreshToken: string })),
     );
 
+    // Anonymous, but an administrator sends it from the console with their token: the trail
+    // names them as the actor. The answer is the same with any token or none (202, no enumeration).
     app.post(
       '/api/v1/auth/password-reset/request',
       {
         config: emailActions,
-        schema: { tags: ['auth'], summary: 'Ask for a password-reset email (202 whether or not the account exists)', body: EmailBody, response: { 202: Accepted, ...problems(400, 413, 415, 429) } },
+        onRequest: attributeIfPresent(deps.authenticator),
+        schema: {
+          tags: ['auth'],
+          summary: 'Ask for a password-reset email (202 whether or not the account exists); a valid bearer token names the caller in the audit trail',
+          security: [{}, { bearer: [] }],
+          body: EmailBody,
+          response: { 202: Accepted, ...problems(400, 413, 415, 429) },
+        },
       },
       async (req, reply) => {
         await upstreams.identity.requestPasswordReset(req.body as { email: string });

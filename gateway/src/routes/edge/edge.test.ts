@@ -9,7 +9,7 @@
  */
 import { commerceService, readCommerceConfig } from '@iam/commerce';
 import { type AccessClaims, AppError, HealthMonitor, Lifecycle, type RunningService, readConfig, startService } from '@iam/platform';
-import { type TestDatabase, createTestDatabase, eventually, testBus, testLogger, testMetrics } from '@iam/platform/testing';
+import { TestAccess, type TestDatabase, createTestDatabase, eventually, startAccessServer, testBus, testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { getIntrospectionQuery } from 'graphql';
 import { randomUUID } from 'node:crypto';
@@ -106,10 +106,13 @@ describe('edge profile (real commerce service)', () => {
   const bus = testBus({ logger });
   const calls: string[] = [];
   let gw: Gateway;
+  // The directory as commerce asks it who may administer the catalog now.
+  let directory: Awaited<ReturnType<typeof startAccessServer>>;
 
   beforeAll(async () => {
     db = await createTestDatabase('gw_edge');
-    const config = readConfig({ COMMERCE_GRPC_PORT: '0' }, (e) => readCommerceConfig(e, { databaseUrl: db.url }));
+    directory = await startAccessServer(new TestAccess().grant(TOKENS.manager.sub, 'products.manage').grant(TOKENS.admin.sub, 'products.manage'), logger);
+    const config = readConfig({ COMMERCE_GRPC_PORT: '0', DIRECTORY_GRPC_TARGET: directory.target }, (e) => readCommerceConfig(e, { databaseUrl: db.url }));
     const rt = { logger, metrics: testMetrics(), bus, lifecycle, bindHost: '127.0.0.1' };
     commerce = await startService(commerceService(config, rt), rt);
     gw = await gateway({ COMMERCE_GRPC_TARGET: `127.0.0.1:${commerce.grpcPort}`, RATE_LIMIT_CHECKOUT_BURST: '1000', RATE_LIMIT_CHECKOUT_PER_MINUTE: '100000' }, calls);
@@ -118,6 +121,7 @@ describe('edge profile (real commerce service)', () => {
   afterAll(async () => {
     await gw?.close();
     await lifecycle.shutdown('test done');
+    await directory?.close();
     await bus.close();
     await db?.drop();
   });
@@ -150,15 +154,19 @@ describe('edge profile (real commerce service)', () => {
   }
 
   const catalog = () => gw.upstreams.commerce!;
+  const asManager = { actor: TOKENS.manager.sub };
   const newProduct = (over: Partial<{ onHand: number; priceMinor: number; name: string; currency: string }> = {}) =>
-    catalog().catalog.createProduct({
-      sku: `E-${randomUUID().slice(0, 8).toUpperCase()}`,
-      name: over.name ?? `Edge widget ${randomUUID().slice(0, 8)}`,
-      description: 'A widget',
-      priceMinor: over.priceMinor ?? 1_999,
-      currency: over.currency ?? 'EUR',
-      onHand: over.onHand ?? 10,
-    });
+    catalog().catalog.createProduct(
+      {
+        sku: `E-${randomUUID().slice(0, 8).toUpperCase()}`,
+        name: over.name ?? `Edge widget ${randomUUID().slice(0, 8)}`,
+        description: 'A widget',
+        priceMinor: over.priceMinor ?? 1_999,
+        currency: over.currency ?? 'EUR',
+        onHand: over.onHand ?? 10,
+      },
+      asManager,
+    );
 
   describe('REST', () => {
     it('GET /healthz → 200 {status: ok} while commerce serves; readiness counts commerce', async () => {
@@ -173,7 +181,7 @@ describe('edge profile (real commerce service)', () => {
       const tag = randomUUID().slice(0, 8);
       const made = [];
       for (let i = 0; i < 5; i++) made.push(await newProduct({ name: `Paged ${tag} ${i}` }));
-      await catalog().catalog.archiveProduct({ id: made[4]!.id });
+      await catalog().catalog.archiveProduct({ id: made[4]!.id }, asManager);
       const seen: string[] = [];
       let token: string | null = null;
       let pages = 0;
@@ -336,7 +344,7 @@ describe('edge profile (real commerce service)', () => {
       expect((await catalog().catalog.getProduct({ id: p.id })).available).toBe(3);
       expect((await gql(`{ order(id: "${id}") { status } }`, { who: 'bob' })).data).toEqual({ order: { status: 'CANCELLED' } });
 
-      await catalog().catalog.archiveProduct({ id: p.id });
+      await catalog().catalog.archiveProduct({ id: p.id }, asManager);
       const gone = await gql(`mutation { checkout(input: {idempotencyKey: "g", lines: [{productId: "${p.id}", quantity: 1}]}) { id } }`, { who: 'bob' });
       expect(gone.codes).toEqual(['PRODUCT_UNAVAILABLE']);
       const cart = await gql(`mutation { updateCart(lines: [{productId: "${p.id}", quantity: 1}]) { currency } }`, { who: 'bob' });

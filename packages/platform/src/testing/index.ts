@@ -141,3 +141,4 @@ export { runEventBusContract, type BusFactory } from './bus-contract';
 export { startSmtpSink, actionToken, type SmtpSink, type ReceivedMail } from './smtp';
 export { installTestTracing, parentSpan, spanPath, type ReadableSpan, type TestTracing } from './tracing';
 export { describeSchemaContract, migratedTestDatabase, type MigratedDatabase } from './schema';
+export { TestAccess, startAccessServer } from './access';

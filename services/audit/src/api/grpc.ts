@@ -1,6 +1,7 @@
 import { auditV1 } from '@iam/contracts';
-import { type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
+import { type HandlerDeps, type ServiceBinding, actorOf, bindService } from '@iam/platform';
 import type { AuditQueries } from '../app/query';
+import type { ForReader } from '../app/readers';
 import type { AuditEntry } from '../domain/entry';
 
 const json = (v: unknown): string => (v === undefined ? '' : JSON.stringify(v));
@@ -22,14 +23,14 @@ const toProto = (e: AuditEntry): auditV1.AuditEvent => ({
   hash: e.hash,
 });
 
-/** The trail for the gateway (audit.read) and operators. */
-export function auditGrpc(q: AuditQueries, h: HandlerDeps): ServiceBinding[] {
+/** The trail for the gateway and operators, each call for the audit.read holder it names (`iam-actor-sub`). */
+export function auditGrpc(q: ForReader<AuditQueries>, h: HandlerDeps): ServiceBinding[] {
   return [
     bindService(
       auditV1.AuditServiceService,
       {
-        listAuditEvents: async (r) => {
-          const page = await q.list({
+        listAuditEvents: async (r, ctx) => {
+          const page = await q.list(actorOf(ctx), {
             pageSize: r.pageSize || 25,
             cursor: r.cursor || undefined,
             actorId: r.actorId || undefined,
@@ -40,8 +41,8 @@ export function auditGrpc(q: AuditQueries, h: HandlerDeps): ServiceBinding[] {
           });
           return { items: page.items.map(toProto), nextCursor: page.nextCursor ?? '' };
         },
-        verifyAuditChain: async () => {
-          const v = await q.verify();
+        verifyAuditChain: async (_r, ctx) => {
+          const v = await q.verify(actorOf(ctx));
           return { ok: v.ok, checked: v.checked, brokenAtSeq: v.brokenAtSeq ?? 0, reason: v.reason ?? '', firstSeq: v.firstSeq };
         },
       },

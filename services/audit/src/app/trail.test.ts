@@ -35,6 +35,9 @@ describe('audit trail (PostgreSQL)', () => {
     roles,
     changedFields: extra.changedFields ?? [],
     passwordResetId: extra.passwordResetId,
+    emailVerified: false,
+    // Without `before`, as events were before they carried it: the projection says what was.
+    before: undefined,
   });
   const byAdmin = { 'Iam-Actor-Sub': admin, 'Iam-Client-Ip': '203.0.113.7', 'Iam-User-Agent': 'curl/8' };
 
@@ -99,12 +102,12 @@ describe('audit trail (PostgreSQL)', () => {
 
   it('a redelivered event is recorded once; role and link events carry names before and after', async () => {
     const role = randomUUID();
-    const created = event(SUBJECTS.roleCreated, { roleId: role, name: 'Support-2', changedFields: [] }, byAdmin);
+    const created = event(SUBJECTS.roleCreated, { roleId: role, name: 'Support-2', description: '', changedFields: [], before: undefined }, byAdmin);
     await record(created);
     await record({ ...created, deliveryCount: 2 });
-    await record(event(SUBJECTS.roleUpdated, { roleId: role, name: 'Helpdesk', changedFields: ['name'] }, byAdmin));
+    await record(event(SUBJECTS.roleUpdated, { roleId: role, name: 'Helpdesk', description: '', changedFields: ['name'], before: undefined }, byAdmin));
     await record(
-      event(SUBJECTS.rolePermissionCreated, { linkId: randomUUID(), roleId: role, permissionId: randomUUID(), roleName: 'Helpdesk', permissionName: 'users.manage' }, byAdmin),
+      event(SUBJECTS.rolePermissionCreated, { linkId: randomUUID(), roleId: role, permissionId: randomUUID(), roleName: 'Helpdesk', permissionName: 'users.manage', before: undefined }, byAdmin),
     );
     const items = (await q().list({ pageSize: 10, targetId: role })).items;
     expect(items.map((e) => e.action)).toEqual(['role.permission.granted', 'role.updated', 'role.created']);

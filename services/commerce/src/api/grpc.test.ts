@@ -5,7 +5,7 @@
  */
 import { commerceV1 } from '@iam/contracts';
 import { type GrpcServerHandle, GrpcHealth, createDataSource, createGrpcClient, migrate, startGrpcServer } from '@iam/platform';
-import { type TestDatabase, createTestDatabase, testLogger, testMetrics } from '@iam/platform/testing';
+import { TestAccess, type TestDatabase, createTestDatabase, testLogger, testMetrics } from '@iam/platform/testing';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { REASONS, reasonOf } from '../domain/errors';
@@ -23,6 +23,9 @@ describe('commerce gRPC', () => {
   let carts: ReturnType<typeof createGrpcClient<typeof commerceV1.CartServiceService>>;
   let orders: ReturnType<typeof createGrpcClient<typeof commerceV1.OrderServiceService>>;
   const { ProductStatus, OrderStatus } = commerceV1;
+  const MANAGER = randomUUID();
+  const access = new TestAccess().grant(MANAGER, 'products.manage');
+  const asManager = { actor: MANAGER };
 
   beforeAll(async () => {
     db = await createTestDatabase('commerce_grpc');
@@ -34,7 +37,7 @@ describe('commerce gRPC', () => {
       port: 0,
       logger,
       health: new GrpcHealth(),
-      bindings: commerceGrpc(createCommerceUseCases(ds), { logger, metrics, service: 'commerce' }),
+      bindings: commerceGrpc(createCommerceUseCases(ds, access), { logger, metrics, service: 'commerce' }),
     });
     const target = `127.0.0.1:${server.port}`;
     catalog = createGrpcClient(commerceV1.CatalogServiceService, { target, metrics });
@@ -51,7 +54,7 @@ describe('commerce gRPC', () => {
 
   // Active products' names are unique (their lookalike keys): one name per product.
   const create = (onHand = 5) =>
-    catalog.call.createProduct({ sku: `G-${randomUUID().slice(0, 8)}`, name: `Widget ${randomUUID().slice(0, 8)}`, description: 'A widget', priceMinor: 1_999, currency: 'EUR', onHand });
+    catalog.call.createProduct({ sku: `G-${randomUUID().slice(0, 8)}`, name: `Widget ${randomUUID().slice(0, 8)}`, description: 'A widget', priceMinor: 1_999, currency: 'EUR', onHand }, asManager);
 
   it('catalog round trip: create, get, batch get, list with a token, status enum, archive, stock', async () => {
     const a = await create(7);
@@ -65,15 +68,15 @@ describe('commerce gRPC', () => {
     expect(first.nextPageToken).not.toBe('');
     const second = await catalog.call.listProducts({ pageSize: 1, pageToken: first.nextPageToken, status: ProductStatus.PRODUCT_STATUS_UNSPECIFIED, q: '' });
     expect(second.products[0]!.id).not.toBe(first.products[0]!.id);
-    expect((await catalog.call.archiveProduct({ id: b.id })).status).toBe(ProductStatus.PRODUCT_STATUS_ARCHIVED);
+    expect((await catalog.call.archiveProduct({ id: b.id }, asManager)).status).toBe(ProductStatus.PRODUCT_STATUS_ARCHIVED);
     const archived = await catalog.call.listProducts({ pageSize: 100, pageToken: '', status: ProductStatus.PRODUCT_STATUS_ARCHIVED, q: '' });
     expect(archived.products.map((p) => p.id)).toEqual([b.id]);
     expect(archived.nextPageToken).toBe('');
-    expect(await catalog.call.updateProduct({ id: b.id, status: ProductStatus.PRODUCT_STATUS_ACTIVE, priceMinor: 2_500 })).toMatchObject({ status: ProductStatus.PRODUCT_STATUS_ACTIVE, priceMinor: 2_500 });
-    await expect(catalog.call.updateProduct({ id: b.id, status: ProductStatus.PRODUCT_STATUS_UNSPECIFIED })).rejects.toMatchObject({ code: 'VALIDATION' });
-    expect(await catalog.call.adjustStock({ id: a.id, delta: -2 })).toMatchObject({ onHand: 5, available: 5 });
-    expect(await catalog.call.adjustStock({ id: a.id, setOnHand: 9 })).toMatchObject({ onHand: 9 });
-    await expect(catalog.call.adjustStock({ id: a.id })).rejects.toMatchObject({ code: 'VALIDATION' });
+    expect(await catalog.call.updateProduct({ id: b.id, status: ProductStatus.PRODUCT_STATUS_ACTIVE, priceMinor: 2_500 }, asManager)).toMatchObject({ status: ProductStatus.PRODUCT_STATUS_ACTIVE, priceMinor: 2_500 });
+    await expect(catalog.call.updateProduct({ id: b.id, status: ProductStatus.PRODUCT_STATUS_UNSPECIFIED }, asManager)).rejects.toMatchObject({ code: 'VALIDATION' });
+    expect(await catalog.call.adjustStock({ id: a.id, delta: -2 }, asManager)).toMatchObject({ onHand: 5, available: 5 });
+    expect(await catalog.call.adjustStock({ id: a.id, setOnHand: 9 }, asManager)).toMatchObject({ onHand: 9 });
+    await expect(catalog.call.adjustStock({ id: a.id }, asManager)).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(catalog.call.listProducts({ pageSize: 101, pageToken: '', status: 0, q: '' })).rejects.toMatchObject({ code: 'VALIDATION', httpStatus: 400 });
     await expect(catalog.call.listProducts({ pageSize: 10, pageToken: 'nope', status: 0, q: '' })).rejects.toMatchObject({ code: 'VALIDATION', errors: [{ field: 'pageToken' }] });
     await expect(catalog.call.getProduct({ id: randomUUID() })).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -108,11 +111,30 @@ describe('commerce gRPC', () => {
     await orders.call.checkout({ customerId, idempotencyKey: 'r-2', lines: [{ productId: p.id, quantity: 1 }], customerEmail: '' });
     const reused = await orders.call.checkout({ customerId, idempotencyKey: 'r-2', lines: [{ productId: p.id, quantity: 1 }, { productId: randomUUID(), quantity: 1 }], customerEmail: '' }).catch((e: unknown) => e);
     expect(reasonOf(reused)).toBe(REASONS.idempotencyConflict);
-    await catalog.call.archiveProduct({ id: p.id });
+    await catalog.call.archiveProduct({ id: p.id }, asManager);
     const gone = await carts.call.replaceCart({ customerId, lines: [{ productId: p.id, quantity: 1 }] }).catch((e: unknown) => e);
     expect(reasonOf(gone)).toBe(REASONS.productUnavailable);
     await expect(orders.call.getOrder({ customerId: randomUUID(), id: randomUUID() })).rejects.toMatchObject({ code: 'NOT_FOUND', httpStatus: 404 });
     await expect(orders.call.listOrders({ customerId, pageSize: 10, pageToken: '', status: 42 as commerceV1.OrderStatus })).rejects.toMatchObject({ code: 'VALIDATION' });
+  });
+
+  it('catalog writes need products.manage now (asked of the directory): no actor, a non-holder or a demoted one is FORBIDDEN; no directory, UNAVAILABLE', async () => {
+    const p = await create(3);
+    const demoted = randomUUID();
+    access.grant(demoted, 'products.manage');
+    await expect(catalog.call.adjustStock({ id: p.id, delta: 1 }, { actor: demoted })).resolves.toMatchObject({ onHand: 4 });
+    access.revoke(demoted, 'products.manage');
+    for (const opts of [{}, { actor: randomUUID() }, { actor: demoted }]) {
+      await expect(catalog.call.adjustStock({ id: p.id, delta: 1 }, opts)).rejects.toMatchObject({ code: 'FORBIDDEN', httpStatus: 403 });
+      await expect(catalog.call.createProduct({ sku: `F-${randomUUID().slice(0, 8)}`, name: 'x', description: '', priceMinor: 1, currency: 'EUR', onHand: 0 }, opts)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    }
+    access.down = true;
+    try {
+      await expect(catalog.call.archiveProduct({ id: p.id }, asManager)).rejects.toMatchObject({ code: 'UNAVAILABLE', httpStatus: 503 });
+    } finally {
+      access.down = false;
+    }
+    expect(await catalog.call.getProduct({ id: p.id })).toMatchObject({ onHand: 4, status: ProductStatus.PRODUCT_STATUS_ACTIVE });
   });
 
   it('a call naming another customer than its actor is FORBIDDEN', async () => {

@@ -73,10 +73,10 @@ export function commerceGrpc(uc: CommerceUseCases, deps: HandlerDeps): ServiceBi
         },
         getProduct: async (r) => toProduct(await uc.catalog.get(r.id)),
         batchGetProducts: async (r) => ({ products: (await uc.catalog.batchGet(r.ids)).map(toProduct) }),
-        createProduct: async (r) => toProduct(await uc.catalog.create(r)),
-        updateProduct: async (r) =>
+        createProduct: async (r, ctx) => toProduct(await uc.catalog.create(actorOf(ctx), r)),
+        updateProduct: async (r, ctx) =>
           toProduct(
-            await uc.catalog.update(r.id, {
+            await uc.catalog.update(actorOf(ctx), r.id, {
               sku: r.sku,
               name: r.name,
               description: r.description,
@@ -85,8 +85,8 @@ export function commerceGrpc(uc: CommerceUseCases, deps: HandlerDeps): ServiceBi
               status: r.status === undefined ? undefined : (fromEnum(PRODUCT_STATUS, r.status, 'status') ?? ('UNSPECIFIED' as ProductStatus)),
             }),
           ),
-        archiveProduct: async (r) => toProduct(await uc.catalog.archive(r.id)),
-        adjustStock: async (r) => toProduct(await uc.catalog.adjustStock(r.id, { delta: r.delta, setOnHand: r.setOnHand })),
+        archiveProduct: async (r, ctx) => toProduct(await uc.catalog.archive(actorOf(ctx), r.id)),
+        adjustStock: async (r, ctx) => toProduct(await uc.catalog.adjustStock(actorOf(ctx), r.id, { delta: r.delta, setOnHand: r.setOnHand })),
       },
       deps,
     ),

@@ -5,7 +5,7 @@
  * PostgreSQL.
  */
 import { AppError } from '@iam/platform';
-import { type MigratedDatabase, migratedTestDatabase } from '@iam/platform/testing';
+import { type MigratedDatabase, TestAccess, migratedTestDatabase } from '@iam/platform/testing';
 import { randomUUID } from 'node:crypto';
 import { entities, migrations } from '../infra/schema';
 import { createCommerceUseCases } from '../service';
@@ -13,13 +13,15 @@ import { createCommerceUseCases } from '../service';
 describe('catalog: lookalike product names', () => {
   let db: MigratedDatabase;
   let uc: ReturnType<typeof createCommerceUseCases>;
-  const create = (name: string) => uc.catalog.create({ sku: `N-${randomUUID().slice(0, 8)}`, name, priceMinor: 100, currency: 'EUR', onHand: 1 });
+  /** A products.manage holder (as the directory answers now). */
+  const MANAGER = randomUUID();
+  const create = (name: string) => uc.catalog.create(MANAGER, { sku: `N-${randomUUID().slice(0, 8)}`, name, priceMinor: 100, currency: 'EUR', onHand: 1 });
   const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof AppError ? { code: e.code, errors: e.errors } : e));
   const LOOKS_TAKEN = { code: 'CONFLICT', errors: [{ field: 'name', message: 'looks like a name already taken' }] };
 
   beforeAll(async () => {
     db = await migratedTestDatabase('commerce_names', { entities, migrations });
-    uc = createCommerceUseCases(db.ds);
+    uc = createCommerceUseCases(db.ds, new TestAccess().grant(MANAGER, 'products.manage'));
   });
 
   afterAll(async () => {
@@ -33,13 +35,13 @@ describe('catalog: lookalike product names', () => {
       expect([name, await outcome(create(name))]).toEqual([name, LOOKS_TAKEN]);
     }
     const other = await create(`Floor lamp ${t}`);
-    expect(await outcome(uc.catalog.update(other.id, { name: `Desk lamp ${t}` }))).toEqual(LOOKS_TAKEN);
+    expect(await outcome(uc.catalog.update(MANAGER, other.id, { name: `Desk lamp ${t}` }))).toEqual(LOOKS_TAKEN);
     expect((await uc.catalog.get(other.id)).name).toBe(`Floor lamp ${t}`);
 
-    await uc.catalog.archive(lamp.id);
+    await uc.catalog.archive(MANAGER, lamp.id);
     const again = await create(`D\u0435sk lamp ${t}`);
     expect(again.status).toBe('ACTIVE');
-    expect(await outcome(uc.catalog.update(lamp.id, { status: 'ACTIVE' }))).toEqual(LOOKS_TAKEN);
+    expect(await outcome(uc.catalog.update(MANAGER, lamp.id, { status: 'ACTIVE' }))).toEqual(LOOKS_TAKEN);
     expect((await uc.catalog.get(lamp.id)).status).toBe('ARCHIVED');
   });
 

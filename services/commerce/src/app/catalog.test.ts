@@ -1,10 +1,12 @@
 /**
  * The catalog against the real PostgreSQL: keyset pages and their tokens, search with literal
- * wildcards, batch reads, administration (sku uniqueness, archive, stock never below reserved)
- * and the demo seed.
+ * wildcards, batch reads, administration (sku uniqueness, archive, stock never below reserved),
+ * its authorization on the caller's current rights, the commerce.product.* event of every write
+ * (in the outbox, in the write's transaction) and the demo seed.
  */
-import { createDataSource, migrate } from '@iam/platform';
-import { type TestDatabase, createTestDatabase, testLogger } from '@iam/platform/testing';
+import { SUBJECTS, decodeEvent } from '@iam/contracts';
+import { createDataSource, migrate, withRequestContext } from '@iam/platform';
+import { TestAccess, type TestDatabase, createTestDatabase, testLogger } from '@iam/platform/testing';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { REASONS, reasonOf } from '../domain/errors';
@@ -15,6 +17,9 @@ import { DEMO_CATALOG, seedDemoCatalog } from './seed-demo';
 
 describe('catalog', () => {
   const logger = testLogger();
+  /** A products.manage holder (as the directory answers now). */
+  const MANAGER = randomUUID();
+  const access = new TestAccess().grant(MANAGER, 'products.manage');
   let db: TestDatabase;
   let ds: DataSource;
   let uc: ReturnType<typeof createCommerceUseCases>;
@@ -24,7 +29,7 @@ describe('catalog', () => {
     ds = createDataSource({ url: db.url, name: 'commerce', entities, migrations, logger });
     await ds.initialize();
     await migrate(ds, 'commerce', logger);
-    uc = createCommerceUseCases(ds);
+    uc = createCommerceUseCases(ds, access);
   });
 
   afterAll(async () => {
@@ -78,9 +83,9 @@ describe('catalog', () => {
 
   it('q is a case-insensitive substring of sku, name or description; LIKE wildcards match literally', async () => {
     const tag = randomUUID().slice(0, 8);
-    const pct = await uc.catalog.create({ sku: `Q-${tag}-1`, name: `100% Wool ${tag}`, priceMinor: 1, currency: 'EUR' });
-    const under = await uc.catalog.create({ sku: `Q-${tag}-2`, name: `snake_case ${tag}`, priceMinor: 1, currency: 'EUR' });
-    await uc.catalog.create({ sku: `Q-${tag}-3`, name: `100 Wool snakeXcase ${tag}`, priceMinor: 1, currency: 'EUR', description: 'back\\slash' });
+    const pct = await uc.catalog.create(MANAGER, { sku: `Q-${tag}-1`, name: `100% Wool ${tag}`, priceMinor: 1, currency: 'EUR' });
+    const under = await uc.catalog.create(MANAGER, { sku: `Q-${tag}-2`, name: `snake_case ${tag}`, priceMinor: 1, currency: 'EUR' });
+    await uc.catalog.create(MANAGER, { sku: `Q-${tag}-3`, name: `100 Wool snakeXcase ${tag}`, priceMinor: 1, currency: 'EUR', description: 'back\\slash' });
     const ids = async (q: string) => (await uc.catalog.list({ pageSize: 100, pageToken: '', q })).products.map((p) => p.id);
     expect(await ids(`0% WOOL ${tag}`)).toEqual([pct.id]);
     expect(await ids('e_c')).toEqual([under.id]);
@@ -91,25 +96,25 @@ describe('catalog', () => {
   });
 
   it('status filter, archive (idempotent) and re-activation', async () => {
-    const p = await uc.catalog.create({ sku: `A-${randomUUID().slice(0, 8)}`, name: 'Old thing', priceMinor: 500, currency: 'EUR', onHand: 3 });
-    const archived = await uc.catalog.archive(p.id);
+    const p = await uc.catalog.create(MANAGER, { sku: `A-${randomUUID().slice(0, 8)}`, name: 'Old thing', priceMinor: 500, currency: 'EUR', onHand: 3 });
+    const archived = await uc.catalog.archive(MANAGER, p.id);
     expect(archived.status).toBe('ARCHIVED');
-    expect((await uc.catalog.archive(p.id)).updatedAt).toEqual(archived.updatedAt);
+    expect((await uc.catalog.archive(MANAGER, p.id)).updatedAt).toEqual(archived.updatedAt);
     const list = async (status: 'ACTIVE' | 'ARCHIVED') => (await uc.catalog.list({ pageSize: 100, pageToken: '', q: '', status })).products.map((x) => x.id);
     expect(await list('ARCHIVED')).toContain(p.id);
     expect(await list('ACTIVE')).not.toContain(p.id);
-    expect((await uc.catalog.update(p.id, { status: 'ACTIVE' })).status).toBe('ACTIVE');
-    await expect(uc.catalog.archive(randomUUID())).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect((await uc.catalog.update(MANAGER, p.id, { status: 'ACTIVE' })).status).toBe('ACTIVE');
+    await expect(uc.catalog.archive(MANAGER, randomUUID())).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('create and update validate their input; a taken sku is CONFLICT (no reason); skus are upper-cased', async () => {
     const sku = `c-${randomUUID().slice(0, 8)}`;
-    const p = await uc.catalog.create({ sku, name: '  Lamp ', description: 'Two\nlines', priceMinor: 0, currency: 'JPY' });
+    const p = await uc.catalog.create(MANAGER, { sku, name: '  Lamp ', description: 'Two\nlines', priceMinor: 0, currency: 'JPY' });
     expect(p).toMatchObject({ sku: sku.toUpperCase(), name: 'Lamp', description: 'Two\nlines', priceMinor: 0, currency: 'JPY', onHand: 0, reserved: 0, available: 0 });
-    const dup = await uc.catalog.create({ sku: sku.toUpperCase(), name: 'x', priceMinor: 1, currency: 'EUR' }).catch((e: unknown) => e);
+    const dup = await uc.catalog.create(MANAGER, { sku: sku.toUpperCase(), name: 'x', priceMinor: 1, currency: 'EUR' }).catch((e: unknown) => e);
     expect(dup).toMatchObject({ code: 'CONFLICT', errors: [{ field: 'sku' }] });
     expect(reasonOf(dup)).toBeUndefined();
-    await expect(uc.catalog.create({ sku: 'has space', name: '', priceMinor: -1, currency: 'eur', onHand: -2 })).rejects.toMatchObject({
+    await expect(uc.catalog.create(MANAGER, { sku: 'has space', name: '', priceMinor: -1, currency: 'eur', onHand: -2 })).rejects.toMatchObject({
       code: 'VALIDATION',
       errors: expect.arrayContaining([
         expect.objectContaining({ field: 'sku' }),
@@ -119,32 +124,110 @@ describe('catalog', () => {
         expect.objectContaining({ field: 'onHand' }),
       ]),
     });
-    await expect(uc.catalog.create({ sku: 'OK-1', name: 'x\u0000', priceMinor: 2 ** 60, currency: 'EUR' })).rejects.toMatchObject({ code: 'VALIDATION' });
-    const other = await uc.catalog.create({ sku: `d-${randomUUID().slice(0, 8)}`, name: 'Other', priceMinor: 1, currency: 'EUR' });
-    await expect(uc.catalog.update(other.id, { sku })).rejects.toMatchObject({ code: 'CONFLICT' });
-    const updated = await uc.catalog.update(other.id, { name: 'Renamed', priceMinor: 990, currency: 'USD' });
+    await expect(uc.catalog.create(MANAGER, { sku: 'OK-1', name: 'x\u0000', priceMinor: 2 ** 60, currency: 'EUR' })).rejects.toMatchObject({ code: 'VALIDATION' });
+    const other = await uc.catalog.create(MANAGER, { sku: `d-${randomUUID().slice(0, 8)}`, name: 'Other', priceMinor: 1, currency: 'EUR' });
+    await expect(uc.catalog.update(MANAGER, other.id, { sku })).rejects.toMatchObject({ code: 'CONFLICT' });
+    const updated = await uc.catalog.update(MANAGER, other.id, { name: 'Renamed', priceMinor: 990, currency: 'USD' });
     expect(updated).toMatchObject({ name: 'Renamed', priceMinor: 990, currency: 'USD' });
     expect(updated.updatedAt.getTime()).toBeGreaterThanOrEqual(other.updatedAt.getTime());
-    await expect(uc.catalog.update(randomUUID(), { name: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(uc.catalog.update(MANAGER, randomUUID(), { name: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(uc.catalog.get('not-a-uuid')).rejects.toMatchObject({ code: 'VALIDATION' });
   });
 
   it('adjust stock: by delta or to a count, never below what is reserved', async () => {
-    const p = await uc.catalog.create({ sku: `S-${randomUUID().slice(0, 8)}`, name: 'Stocked', priceMinor: 100, currency: 'EUR', onHand: 10 });
+    const p = await uc.catalog.create(MANAGER, { sku: `S-${randomUUID().slice(0, 8)}`, name: 'Stocked', priceMinor: 100, currency: 'EUR', onHand: 10 });
     await uc.orders.checkout({ customerId: randomUUID(), idempotencyKey: 'k', lines: [{ productId: p.id, quantity: 4 }] });
-    expect(await uc.catalog.adjustStock(p.id, { delta: 5 })).toMatchObject({ onHand: 15, reserved: 4, available: 11 });
-    expect(await uc.catalog.adjustStock(p.id, { setOnHand: 4 })).toMatchObject({ onHand: 4, available: 0 });
+    expect(await uc.catalog.adjustStock(MANAGER, p.id, { delta: 5 })).toMatchObject({ onHand: 15, reserved: 4, available: 11 });
+    expect(await uc.catalog.adjustStock(MANAGER, p.id, { setOnHand: 4 })).toMatchObject({ onHand: 4, available: 0 });
     for (const change of [{ setOnHand: 3 }, { delta: -1 }]) {
-      const err = await uc.catalog.adjustStock(p.id, change).catch((e: unknown) => e);
+      const err = await uc.catalog.adjustStock(MANAGER, p.id, change).catch((e: unknown) => e);
       expect(reasonOf(err)).toBe(REASONS.insufficientStock);
     }
     for (const change of [{}, { delta: 1, setOnHand: 1 }, { delta: 0 }, { setOnHand: -1 }, { delta: 2e9 }]) {
-      await expect(uc.catalog.adjustStock(p.id, change)).rejects.toMatchObject({ code: 'VALIDATION' });
+      await expect(uc.catalog.adjustStock(MANAGER, p.id, change)).rejects.toMatchObject({ code: 'VALIDATION' });
     }
-    await uc.catalog.adjustStock(p.id, { setOnHand: 1_000_000_000 });
-    await expect(uc.catalog.adjustStock(p.id, { delta: 1 })).rejects.toMatchObject({ code: 'VALIDATION' });
-    await expect(uc.catalog.adjustStock(randomUUID(), { delta: 1 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await uc.catalog.adjustStock(MANAGER, p.id, { setOnHand: 1_000_000_000 });
+    await expect(uc.catalog.adjustStock(MANAGER, p.id, { delta: 1 })).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(uc.catalog.adjustStock(MANAGER, randomUUID(), { delta: 1 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect((await uc.catalog.get(p.id)).reserved).toBe(4);
+  });
+
+  /** The commerce.product.* events of `productId` in the outbox that no earlier call returned. */
+  const seen = new Set<string>();
+  const newEvents = async (productId: string) => {
+    const rows = await ds.query<Array<{ id: string; subject: string; payload: Buffer; headers: Record<string, string> | null }>>(
+      `SELECT id, subject, payload, headers FROM outbox_events WHERE subject LIKE 'commerce.product.%'`,
+    );
+    const fresh = rows.filter((r) => !seen.has(r.id));
+    fresh.forEach((r) => seen.add(r.id));
+    return fresh
+      .map((r) => ({ subject: r.subject, headers: r.headers, ...decodeEvent(r.subject as typeof SUBJECTS.productUpdated, r.payload) }))
+      .filter((e) => e.productId === productId)
+      .map(({ subject, headers, before, after, changedFields }) => ({ subject, actor: headers?.['iam-actor-sub'], before, after, changedFields }));
+  };
+
+  it('every catalog write publishes its commerce.product.* event: the actor and the before/after of each changed field; no change, no event', async () => {
+    const write = <T>(fn: () => Promise<T>) => withRequestContext({ actor: MANAGER, clientIp: '203.0.113.9' }, fn);
+    const sku = `E-${randomUUID().slice(0, 8)}`.toUpperCase();
+    const name = `Lamp ${sku}`;
+    const p = await write(() => uc.catalog.create(MANAGER, { sku, name, priceMinor: 1_500, currency: 'EUR', onHand: 3 }));
+    const state = { sku, name, description: '', priceMinor: 1_500, currency: 'EUR', status: 'ACTIVE', onHand: 3 };
+    expect(await newEvents(p.id)).toEqual([{ subject: SUBJECTS.productCreated, actor: MANAGER, before: undefined, after: state, changedFields: [] }]);
+    // A price set to 1 and back: two changes, each with both values.
+    await write(() => uc.catalog.update(MANAGER, p.id, { priceMinor: 1 }));
+    await write(() => uc.catalog.update(MANAGER, p.id, { priceMinor: 1_500, name }));
+    expect(await newEvents(p.id)).toEqual([
+      { subject: SUBJECTS.productUpdated, actor: MANAGER, before: state, after: { ...state, priceMinor: 1 }, changedFields: ['priceMinor'] },
+      { subject: SUBJECTS.productUpdated, actor: MANAGER, before: { ...state, priceMinor: 1 }, after: state, changedFields: ['priceMinor'] },
+    ]);
+    await write(() => uc.catalog.archive(MANAGER, p.id));
+    await write(() => uc.catalog.archive(MANAGER, p.id));
+    await write(() => uc.catalog.update(MANAGER, p.id, { status: 'ACTIVE', description: 'Warm light' }));
+    const lit = { ...state, description: 'Warm light' };
+    expect(await newEvents(p.id)).toEqual([
+      { subject: SUBJECTS.productArchived, actor: MANAGER, before: state, after: { ...state, status: 'ARCHIVED' }, changedFields: ['status'] },
+      { subject: SUBJECTS.productReactivated, actor: MANAGER, before: { ...state, status: 'ARCHIVED' }, after: lit, changedFields: ['description', 'status'] },
+    ]);
+    await write(() => uc.catalog.adjustStock(MANAGER, p.id, { delta: 4 }));
+    await write(() => uc.catalog.adjustStock(MANAGER, p.id, { setOnHand: 7 }));
+    await write(() => uc.catalog.adjustStock(MANAGER, p.id, { setOnHand: 2 }));
+    expect(await newEvents(p.id)).toEqual([
+      { subject: SUBJECTS.productStockAdjusted, actor: MANAGER, before: lit, after: { ...lit, onHand: 7 }, changedFields: ['onHand'] },
+      { subject: SUBJECTS.productStockAdjusted, actor: MANAGER, before: { ...lit, onHand: 7 }, after: { ...lit, onHand: 2 }, changedFields: ['onHand'] },
+    ]);
+  });
+
+  it('catalog writes need products.manage now: no actor, a non-holder or a demoted holder is FORBIDDEN, no directory is UNAVAILABLE; nothing written, no event', async () => {
+    const p = await uc.catalog.create(MANAGER, { sku: `R-${randomUUID().slice(0, 8)}`, name: 'Rug', priceMinor: 9_900, currency: 'EUR', onHand: 2 });
+    await newEvents(p.id);
+    const demoted = randomUUID();
+    access.grant(demoted, 'products.manage');
+    expect((await uc.catalog.update(demoted, p.id, { priceMinor: 9_000 })).priceMinor).toBe(9_000);
+    access.revoke(demoted, 'products.manage');
+    await newEvents(p.id);
+    const writes = (actor: string | undefined) => [
+      () => uc.catalog.create(actor, { sku: `R-${randomUUID().slice(0, 8)}`, name: 'Rug', priceMinor: 1, currency: 'EUR' }),
+      () => uc.catalog.update(actor, p.id, { priceMinor: 1 }),
+      () => uc.catalog.archive(actor, p.id),
+      () => uc.catalog.adjustStock(actor, p.id, { delta: 5 }),
+      // Refused before the input is looked at.
+      () => uc.catalog.update(actor, 'not-a-uuid', { priceMinor: -1 }),
+    ];
+    for (const actor of [undefined, randomUUID(), demoted]) {
+      for (const w of writes(actor)) await expect(w()).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    }
+    access.down = true;
+    try {
+      for (const w of writes(MANAGER)) await expect(w()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    } finally {
+      access.down = false;
+    }
+    expect(await uc.catalog.get(p.id)).toMatchObject({ priceMinor: 9_000, status: 'ACTIVE', onHand: 2 });
+    // A write that fails in its transaction publishes nothing either.
+    const other = await uc.catalog.create(MANAGER, { sku: `R-${randomUUID().slice(0, 8)}`, name: 'Other rug', priceMinor: 1, currency: 'EUR' });
+    await expect(uc.catalog.update(MANAGER, p.id, { sku: other.sku, priceMinor: 1 })).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(await newEvents(p.id)).toEqual([]);
+    expect((await uc.catalog.get(p.id)).priceMinor).toBe(9_000);
   });
 
   it('batch get: one call for many ids; unknown ids left out; duplicates and case do not matter', async () => {

@@ -1,13 +1,17 @@
 /**
- * Catalog use cases: reading products (public), and their administration (the gateway lets only
- * holders of products.manage reach those). Stock changes never take on_hand below what placed
- * orders hold.
+ * Catalog use cases: reading products (public), and their administration. Every administrative
+ * write is authorized on the caller's current rights (products.manage or Administrator, as the
+ * directory stores them now, not as the token says: a demoted caller is refused), then made in one
+ * transaction with its `commerce.product.*` event (before and after of every changed field; the
+ * caller's request context as headers) in the outbox. A write that changes nothing publishes
+ * nothing. Stock changes never take on_hand below what placed orders hold.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@iam/platform';
+import { type AccessCheck, AppError, type InTransaction, event, requireCurrentPermission } from '@iam/platform';
 import { insufficientStock } from '../domain/errors';
 import type { Product, ProductStatus } from '../domain/model';
 import type { ProductPatch, StockChange, Stores, UnitOfWork } from '../domain/ports';
+import { productChange } from '../domain/products';
 import {
   BATCH_IDS_MAX,
   DESCRIPTION_MAX_LENGTH,
@@ -50,13 +54,21 @@ export interface CatalogUseCases {
   get(id: string): Promise<Product>;
   /** The products among `ids` that exist (unknown ids are left out). */
   batchGet(ids: readonly string[]): Promise<Product[]>;
-  create(input: ProductInput): Promise<Product>;
-  update(id: string, input: ProductUpdate): Promise<Product>;
+  /*
+   * Administration. `actor` is the end user the call names (its token's `sub`; undefined: nobody,
+   * who holds nothing): FORBIDDEN unless they hold products.manage now, UNAVAILABLE when the
+   * directory cannot say (nothing is written then); both before the input is looked at.
+   */
+  create(actor: string | undefined, input: ProductInput): Promise<Product>;
+  update(actor: string | undefined, id: string, input: ProductUpdate): Promise<Product>;
   /** Idempotent. */
-  archive(id: string): Promise<Product>;
+  archive(actor: string | undefined, id: string): Promise<Product>;
   /** Exactly one of `delta` and `setOnHand`. CONFLICT (INSUFFICIENT_STOCK) below what is reserved. */
-  adjustStock(id: string, change: { delta?: number; setOnHand?: number }): Promise<Product>;
+  adjustStock(actor: string | undefined, id: string, change: { delta?: number; setOnHand?: number }): Promise<Product>;
 }
+
+/** The permission catalog administration needs (a built-in of the directory; Administrator passes). */
+export const PRODUCTS_MANAGE = 'products.manage';
 
 const notFound = (): AppError => AppError.notFound('The product does not exist.');
 
@@ -76,15 +88,25 @@ function checkPatch(input: ProductUpdate): ProductPatch {
   return patch;
 }
 
-export function createCatalogUseCases(deps: { uow: UnitOfWork; read: Stores }): CatalogUseCases {
-  const update = (id: string, patch: ProductPatch): Promise<Product> =>
+/** The change's event into the transaction's outbox (none when nothing changed). */
+async function publishChange(tx: InTransaction<Stores>, before: Product | null, after: Product): Promise<void> {
+  const change = productChange(before, after);
+  if (change) await tx.publish([event(change.subject, change.payload)]);
+}
+
+export function createCatalogUseCases(deps: { uow: UnitOfWork; read: Stores; access: AccessCheck }): CatalogUseCases {
+  const authorize = (actor: string | undefined) => requireCurrentPermission(deps.access, actor, PRODUCTS_MANAGE);
+
+  const apply = (id: string, patch: ProductPatch): Promise<Product> =>
     deps.uow.run(async (tx) => {
       const before = await tx.products.findById(id, { forUpdate: true });
       if (!before) throw notFound();
       const changed = Object.entries(patch).filter(([k, value]) => before[k as keyof Product] !== value);
       if (changed.length === 0) return before;
       await tx.products.update(id, Object.fromEntries(changed));
-      return (await tx.products.findById(id))!;
+      const after = (await tx.products.findById(id))!;
+      await publishChange(tx, before, after);
+      return after;
     });
 
   return {
@@ -112,7 +134,8 @@ export function createCatalogUseCases(deps: { uow: UnitOfWork; read: Stores }): 
       return deps.read.products.findByIds(ids.map((id) => id.toLowerCase()));
     },
 
-    async create(input) {
+    async create(actor, input) {
+      await authorize(actor);
       const v = new Violations();
       const product = {
         id: randomUUID(),
@@ -126,20 +149,25 @@ export function createCatalogUseCases(deps: { uow: UnitOfWork; read: Stores }): 
       v.throwIfAny();
       return deps.uow.run(async (tx) => {
         await tx.products.insert(product);
-        return (await tx.products.findById(product.id))!;
+        const created = (await tx.products.findById(product.id))!;
+        await publishChange(tx, null, created);
+        return created;
       });
     },
 
-    async update(id, input) {
+    async update(actor, id, input) {
+      await authorize(actor);
       const pid = checkId(id);
-      return update(pid, checkPatch(input));
+      return apply(pid, checkPatch(input));
     },
 
-    async archive(id) {
-      return update(checkId(id), { status: 'ARCHIVED' });
+    async archive(actor, id) {
+      await authorize(actor);
+      return apply(checkId(id), { status: 'ARCHIVED' });
     },
 
-    async adjustStock(id, change) {
+    async adjustStock(actor, id, change) {
+      await authorize(actor);
       const pid = checkId(id);
       const v = new Violations();
       let c: StockChange = { delta: 0 };
@@ -149,9 +177,16 @@ export function createCatalogUseCases(deps: { uow: UnitOfWork; read: Stores }): 
       v.throwIfAny();
       const field = 'delta' in c ? 'delta' : 'setOnHand';
       return deps.uow.run(async (tx) => {
-        if (await tx.stock.adjust(pid, c, ON_HAND_MAX)) return (await tx.products.findById(pid))!;
-        const p = await tx.products.findById(pid);
-        if (!p) throw notFound();
+        // Locked: adjustments of one product apply one after the other, each from the on hand the
+        // previous one left (the event's before).
+        const before = await tx.products.findById(pid, { forUpdate: true });
+        if (!before) throw notFound();
+        if (await tx.stock.adjust(pid, c, ON_HAND_MAX)) {
+          const after = (await tx.products.findById(pid))!;
+          await publishChange(tx, before, after);
+          return after;
+        }
+        const p = (await tx.products.findById(pid))!;
         const next = 'delta' in c ? p.onHand + c.delta : c.setOnHand;
         if (next > ON_HAND_MAX) throw AppError.validation(`On hand cannot exceed ${ON_HAND_MAX}.`, [{ field, message: `would leave on hand ${next}, above ${ON_HAND_MAX}` }]);
         throw insufficientStock(`On hand cannot fall below the ${p.reserved} units reserved by placed orders.`, [

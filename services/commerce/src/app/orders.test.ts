@@ -5,7 +5,7 @@
  */
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
 import { AppError, createDataSource, migrate } from '@iam/platform';
-import { type TestDatabase, createTestDatabase, testLogger } from '@iam/platform/testing';
+import { TestAccess, type TestDatabase, createTestDatabase, testLogger } from '@iam/platform/testing';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { REASONS, reasonOf } from '../domain/errors';
@@ -16,6 +16,9 @@ import { createCommerceUseCases } from '../service';
 
 describe('orders', () => {
   const logger = testLogger();
+  /** A products.manage holder (as the directory answers now). */
+  const MANAGER = randomUUID();
+  const access = new TestAccess().grant(MANAGER, 'products.manage');
   let db: TestDatabase;
   let ds: DataSource;
   let uc: ReturnType<typeof createCommerceUseCases>;
@@ -25,7 +28,7 @@ describe('orders', () => {
     ds = createDataSource({ url: db.url, name: 'commerce', entities, migrations, logger, poolSize: 10 });
     await ds.initialize();
     await migrate(ds, 'commerce', logger);
-    uc = createCommerceUseCases(ds);
+    uc = createCommerceUseCases(ds, access);
   });
 
   afterAll(async () => {
@@ -34,7 +37,7 @@ describe('orders', () => {
   });
 
   const product = (over: Partial<{ priceMinor: number; currency: string; onHand: number; name: string }> = {}): Promise<Product> =>
-    uc.catalog.create({ sku: `SKU-${randomUUID().slice(0, 8)}`, name: over.name ?? `Thing ${randomUUID().slice(0, 8)}`, priceMinor: over.priceMinor ?? 1_250, currency: over.currency ?? 'EUR', onHand: over.onHand ?? 10 });
+    uc.catalog.create(MANAGER, { sku: `SKU-${randomUUID().slice(0, 8)}`, name: over.name ?? `Thing ${randomUUID().slice(0, 8)}`, priceMinor: over.priceMinor ?? 1_250, currency: over.currency ?? 'EUR', onHand: over.onHand ?? 10 });
 
   const placedEvents = async (orderIds?: readonly string[]): Promise<Array<{ id: string; orderId: string; customerId: string; totalMinor: number }>> => {
     const rows = await ds.query<Array<{ id: string; payload: Buffer }>>(`SELECT id, payload FROM outbox_events WHERE subject = $1`, [SUBJECTS.orderPlaced]);
@@ -124,7 +127,7 @@ describe('orders', () => {
     expect((err as AppError).errors).toContainEqual({ field: 'lines[1].quantity', message: 'exceeds the 1 available' });
     expect((await uc.catalog.get(a.id)).reserved).toBe(0);
     expect((await uc.catalog.get(b.id)).reserved).toBe(0);
-    await uc.catalog.adjustStock(b.id, { delta: 1 });
+    await uc.catalog.adjustStock(MANAGER, b.id, { delta: 1 });
     await expect(uc.orders.checkout({ customerId, idempotencyKey: 'k', lines })).resolves.toMatchObject({ replayed: false, order: { totalMinor: 7 * 1_250 } });
     expect(await uc.catalog.get(a.id)).toMatchObject({ reserved: 5, available: 0 });
   });
@@ -136,13 +139,13 @@ describe('orders', () => {
     const { order } = await uc.orders.checkout({ customerId, idempotencyKey: 'p', lines: tampered });
     expect(order.lines).toEqual([{ productId: p.id, quantity: 2, unitPriceMinor: 4_990, sku: p.sku, name: p.name }]);
     expect(order).toMatchObject({ totalMinor: 9_980, currency: 'EUR', status: 'CONFIRMED' });
-    await uc.catalog.update(p.id, { priceMinor: 5_990 });
+    await uc.catalog.update(MANAGER, p.id, { priceMinor: 5_990 });
     expect((await uc.orders.get(customerId, order.id)).lines[0]!.unitPriceMinor).toBe(4_990);
   });
 
   it('an archived or unknown product is PRODUCT_UNAVAILABLE; mixed currencies, bad quantities and duplicates are VALIDATION', async () => {
     const [p, usd] = [await product(), await product({ currency: 'USD' })];
-    await uc.catalog.archive(p.id);
+    await uc.catalog.archive(MANAGER, p.id);
     const customerId = randomUUID();
     const archived = await uc.orders.checkout({ customerId, idempotencyKey: 'a', lines: [{ productId: p.id, quantity: 1 }] }).catch((e: unknown) => e);
     expect(reasonOf(archived)).toBe(REASONS.productUnavailable);
@@ -196,7 +199,7 @@ describe('orders', () => {
     const [p, q, usd] = [await product(), await product(), await product({ currency: 'USD' })];
     const customerId = randomUUID();
     expect(await uc.carts.get(customerId)).toEqual({ customerId, lines: [], subtotalMinor: 0, currency: '', updatedAt: null });
-    await uc.catalog.archive(q.id);
+    await uc.catalog.archive(MANAGER, q.id);
     expect(reasonOf(await uc.carts.replace(customerId, [{ productId: q.id, quantity: 1 }]).catch((e: unknown) => e))).toBe(REASONS.productUnavailable);
     expect(reasonOf(await uc.carts.replace(customerId, [{ productId: randomUUID(), quantity: 1 }]).catch((e: unknown) => e))).toBe(REASONS.productUnavailable);
     await expect(uc.carts.replace(customerId, [{ productId: p.id, quantity: 1 }, { productId: usd.id, quantity: 1 }])).rejects.toMatchObject({ code: 'VALIDATION' });

@@ -2,6 +2,7 @@
 import { directoryV1 } from '@iam/contracts';
 import { AppError, type CallContext, type HandlerDeps, type ServiceBinding, actorOf, bindService } from '@iam/platform';
 import type { Actor } from '../domain/authorization';
+import type { AccessUseCases } from '../app/access';
 import type { CredentialUseCases } from '../app/credentials';
 import type { LinkUseCases } from '../app/links';
 import type { NamedUseCases } from '../app/roles';
@@ -15,6 +16,7 @@ export interface DirectoryUseCases {
   readonly permissions: NamedUseCases<Permission>;
   readonly links: LinkUseCases;
   readonly credentials: CredentialUseCases;
+  readonly access: AccessUseCases;
 }
 
 const toUser = (u: User): directoryV1.User => ({
@@ -128,6 +130,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
       },
       deps,
     ),
+    bindService(directoryV1.AccessServiceService, { checkAccess: async (r) => ({ allowed: await uc.access.holds(r.userId, r.permission) }) }, deps),
     bindService(
       directoryV1.CredentialServiceService,
       {

@@ -75,7 +75,7 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       const hash = await hasher.hash(r.password);
       return deps.uow.run(async (tx) => {
         // The user's row lock serialises attempts on one reset: the second sees the first's record.
-        await liveWithAddress(tx, id, r.emailSha256);
+        const before = await liveWithAddress(tx, id, r.emailSha256);
         const applied = await tx.credentials.recordPasswordReset({ resetId, userId: id, attemptId });
         const user = (await tx.users.findById(id))!;
         if (!applied.first) {
@@ -83,7 +83,7 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
           return { changedAt: applied.changedAt, email: user.email, firstName: user.firstName };
         }
         await tx.credentials.setPasswordHash(id, hash);
-        await tx.publish([event(SUBJECTS.userUpdated, { ...userChanged(user, ['password']), passwordResetId: resetId })]);
+        await tx.publish([event(SUBJECTS.userUpdated, { ...userChanged(user, ['password'], before), passwordResetId: resetId })]);
         return { changedAt: applied.changedAt, email: user.email, firstName: user.firstName };
       });
     },
@@ -91,10 +91,10 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
     async markEmailVerified(userId, emailSha256) {
       const id = checkId(userId, 'userId');
       await deps.uow.run(async (tx) => {
-        await liveWithAddress(tx, id, emailSha256);
+        const before = await liveWithAddress(tx, id, emailSha256);
         await tx.credentials.markEmailVerified(id);
         const user = (await tx.users.findById(id))!;
-        await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, ['emailVerified']))]);
+        await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, ['emailVerified'], before))]);
       });
     },
 
@@ -133,7 +133,7 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
           changed.push('roles');
         }
         const user = (await tx.users.findById(found.id))!;
-        if (changed.length > 0) await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, changed))]);
+        if (changed.length > 0) await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, changed, before))]);
         return { user, created: false };
       });
     },
@@ -141,7 +141,8 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
 }
 
 /** The live user, locked; NOT_FOUND when deleted or (with `emailSha256`) no longer at that address. */
-async function liveWithAddress(tx: Stores, id: string, emailSha256?: Buffer): Promise<void> {
+async function liveWithAddress(tx: Stores, id: string, emailSha256?: Buffer): Promise<User> {
   const user = await tx.users.findById(id, { forUpdate: true });
   if (!user || (emailSha256 && emailSha256.length > 0 && !sha256(user.email).equals(emailSha256))) throw AppError.notFound('The user does not exist.');
+  return user;
 }

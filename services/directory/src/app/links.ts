@@ -40,8 +40,11 @@ async function lockTargets(tx: Stores, ids: { roleId: string; permissionId: stri
   return { roleName: role!.name, permissionName: permission!.name };
 }
 
-function linkEvent(subject: typeof SUBJECTS.rolePermissionCreated | typeof SUBJECTS.rolePermissionUpdated, l: RolePermission) {
-  return event(subject, { linkId: l.id, roleId: l.roleId, permissionId: l.permissionId, roleName: l.roleName, permissionName: l.permissionName });
+const ends = (l: RolePermission) => ({ roleId: l.roleId, permissionId: l.permissionId, roleName: l.roleName, permissionName: l.permissionName });
+
+/** `before` is the link as an update found it. */
+function linkEvent(subject: typeof SUBJECTS.rolePermissionCreated | typeof SUBJECTS.rolePermissionUpdated, l: RolePermission, before?: RolePermission) {
+  return event(subject, { linkId: l.id, ...ends(l), before: before && ends(before) });
 }
 
 export function createLinkUseCases(deps: { uow: UnitOfWork; read: Stores }): LinkUseCases {
@@ -82,7 +85,7 @@ export function createLinkUseCases(deps: { uow: UnitOfWork; read: Stores }): Lin
         }
         await tx.links.update(id, ids);
         const link = (await tx.links.findById(id))!;
-        await tx.publish([linkEvent(SUBJECTS.rolePermissionUpdated, link)]);
+        await tx.publish([linkEvent(SUBJECTS.rolePermissionUpdated, link, before)]);
         return link;
       });
     },

@@ -31,10 +31,12 @@ const EVENTS = {
   permission: { created: SUBJECTS.permissionCreated, updated: SUBJECTS.permissionUpdated, deleted: SUBJECTS.permissionDeleted },
 } as const;
 
-function namedEvent(kind: Kind, verb: 'created' | 'updated' | 'deleted', r: { id: string; name: string }, changedFields: string[] = []): NewEvent {
-  return kind === 'role'
-    ? event(EVENTS.role[verb], { roleId: r.id, name: r.name, changedFields })
-    : event(EVENTS.permission[verb], { permissionId: r.id, name: r.name, changedFields });
+type Named = { id: string; name: string; description: string };
+
+/** The event of a change; `before` is the record as an update found it. */
+function namedEvent(kind: Kind, verb: 'created' | 'updated' | 'deleted', r: Named, changedFields: string[] = [], before?: Named): NewEvent {
+  const fields = { name: r.name, description: r.description, changedFields, before: before && { name: before.name, description: before.description } };
+  return kind === 'role' ? event(EVENTS.role[verb], { roleId: r.id, ...fields }) : event(EVENTS.permission[verb], { permissionId: r.id, ...fields });
 }
 
 export function linkRevokedEvent(l: RolePermission): NewEvent {
@@ -44,6 +46,7 @@ export function linkRevokedEvent(l: RolePermission): NewEvent {
     permissionId: l.permissionId,
     roleName: l.roleName,
     permissionName: l.permissionName,
+    before: undefined,
   });
 }
 
@@ -62,7 +65,7 @@ function validate(kind: Kind, input: NamedInput, requireName: boolean): { name?:
   return out;
 }
 
-function namedUseCases<T extends { id: string; name: string }>(
+function namedUseCases<T extends Named>(
   kind: Kind,
   deps: { uow: UnitOfWork; read: Stores },
   store: (s: Stores) => Stores['roles'] | Stores['permissions'],
@@ -102,7 +105,7 @@ function namedUseCases<T extends { id: string; name: string }>(
         await store(tx).update(id, patch);
         const after = (await store(tx).findById(id)) as unknown as T;
         const fields = Object.keys(patch);
-        if (fields.length > 0) await tx.publish([namedEvent(kind, 'updated', after, fields)]);
+        if (fields.length > 0) await tx.publish([namedEvent(kind, 'updated', after, fields, before)]);
         return after;
       });
     },

@@ -3,7 +3,7 @@
  * Every change writes its `directory.user.*` event in the same transaction.
  */
 import { randomUUID } from 'node:crypto';
-import { SUBJECTS } from '@iam/contracts';
+import { SUBJECTS, type eventsV1 } from '@iam/contracts';
 import { AppError, event } from '@iam/platform';
 import type { ListQuery, Page, User } from '../domain/model';
 import type { PasswordHasher, Stores, UnitOfWork } from '../domain/ports';
@@ -62,9 +62,14 @@ export async function assertNotLastAdministrator(tx: Pick<Stores, 'users'>, user
   if (!admins.some((id) => id !== userId)) throw lastAdministrator();
 }
 
-/** The payload of a `directory.user.*` event. */
-export function userChanged(user: User, changedFields: string[] = []) {
-  return { userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, roles: [...user.roles], changedFields };
+/** A user's non-secret fields as events carry them. */
+function userState(u: User): eventsV1.UserState {
+  return { email: u.email, firstName: u.firstName, lastName: u.lastName, roles: [...u.roles], phone: u.phone ?? undefined, emailVerified: u.emailVerified };
+}
+
+/** The payload of a `directory.user.*` event; `before` is the user as an update found it. */
+export function userChanged(user: User, changedFields: string[] = [], before?: User): eventsV1.UserChanged {
+  return { userId: user.id, ...userState(user), changedFields, before: before && userState(before) };
 }
 
 const lower = (names: readonly string[]) => new Set(names.map((n) => n.toLowerCase()));
@@ -117,7 +122,10 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
         const changed: string[] = (['firstName', 'lastName', 'email', 'phone'] as const).filter((k) => patch[k] !== undefined && patch[k] !== before[k]);
         if (patch.passwordHash !== undefined) changed.push('password');
         // A new address is unverified until its owner proves it (DESIGN §3).
-        if (changed.includes('email')) patch.emailVerified = false;
+        if (changed.includes('email')) {
+          patch.emailVerified = false;
+          if (before.emailVerified) changed.push('emailVerified');
+        }
         await tx.users.update(id, patch);
         if (input.roles !== undefined) {
           const next = await resolveRoles(tx, input.roles);
@@ -131,7 +139,7 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
           if (added.length > 0 || removed.length > 0) changed.push('roles');
         }
         const user = (await tx.users.findById(id))!;
-        if (changed.length > 0) await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, changed))]);
+        if (changed.length > 0) await tx.publish([event(SUBJECTS.userUpdated, userChanged(user, changed, before))]);
         return user;
       });
     },

@@ -204,6 +204,21 @@ export interface ListRolePermissionsResponse {
   totalCountEstimated: boolean;
 }
 
+export interface CheckAccessRequest {
+  /** The user asked about (a token's sub); anything that is not a live user's id holds nothing. */
+  userId: string;
+  /** A permission name (1..100 characters). */
+  permission: string;
+}
+
+export interface CheckAccessResponse {
+  /**
+   * True when the user is live and holds the permission through a live role, or holds the
+   * Administrator role (which passes every permission).
+   */
+  allowed: boolean;
+}
+
 /** Who a user is for token issuance: names, roles and the permissions derived from them. */
 export interface Principal {
   userId: string;
@@ -2236,6 +2251,128 @@ export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse
   },
 };
 
+function createBaseCheckAccessRequest(): CheckAccessRequest {
+  return { userId: "", permission: "" };
+}
+
+export const CheckAccessRequest: MessageFns<CheckAccessRequest> = {
+  encode(message: CheckAccessRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.permission !== "") {
+      writer.uint32(18).string(message.permission);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckAccessRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckAccessRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.permission = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CheckAccessRequest>): CheckAccessRequest {
+    return CheckAccessRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CheckAccessRequest>): CheckAccessRequest {
+    const message = createBaseCheckAccessRequest();
+    message.userId = object.userId ?? "";
+    message.permission = object.permission ?? "";
+    return message;
+  },
+};
+
+function createBaseCheckAccessResponse(): CheckAccessResponse {
+  return { allowed: false };
+}
+
+export const CheckAccessResponse: MessageFns<CheckAccessResponse> = {
+  encode(message: CheckAccessResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.allowed !== false) {
+      writer.uint32(8).bool(message.allowed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckAccessResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckAccessResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.allowed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CheckAccessResponse>): CheckAccessResponse {
+    return CheckAccessResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CheckAccessResponse>): CheckAccessResponse {
+    const message = createBaseCheckAccessResponse();
+    message.allowed = object.allowed ?? false;
+    return message;
+  },
+};
+
 function createBasePrincipal(): Principal {
   return { userId: "", firstName: "", lastName: "", email: "", roles: [], permissions: [], emailVerified: false };
 }
@@ -3726,6 +3863,50 @@ export const RolePermissionServiceClient = makeGenericClientConstructor(
 ) as unknown as {
   new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): RolePermissionServiceClient;
   service: typeof RolePermissionServiceService;
+  serviceName: string;
+};
+
+export type AccessServiceService = typeof AccessServiceService;
+export const AccessServiceService = {
+  checkAccess: {
+    path: "/directory.v1.AccessService/CheckAccess" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckAccessRequest): Buffer => Buffer.from(CheckAccessRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckAccessRequest => CheckAccessRequest.decode(value),
+    responseSerialize: (value: CheckAccessResponse): Buffer => Buffer.from(CheckAccessResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckAccessResponse => CheckAccessResponse.decode(value),
+  },
+} as const;
+
+export interface AccessServiceServer extends UntypedServiceImplementation {
+  checkAccess: handleUnaryCall<CheckAccessRequest, CheckAccessResponse>;
+}
+
+export interface AccessServiceClient extends Client {
+  checkAccess(
+    request: CheckAccessRequest,
+    callback: (error: ServiceError | null, response: CheckAccessResponse) => void,
+  ): ClientUnaryCall;
+  checkAccess(
+    request: CheckAccessRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckAccessResponse) => void,
+  ): ClientUnaryCall;
+  checkAccess(
+    request: CheckAccessRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckAccessResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const AccessServiceClient = makeGenericClientConstructor(
+  AccessServiceService,
+  "directory.v1.AccessService",
+) as unknown as {
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): AccessServiceClient;
+  service: typeof AccessServiceService;
   serviceName: string;
 };
 

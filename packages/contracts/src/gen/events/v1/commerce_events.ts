@@ -34,6 +34,47 @@ export interface OrderChanged {
   placedAt: Date | undefined;
 }
 
+/**
+ * A product's catalog fields and stock on hand at one moment. (What orders hold, `reserved`,
+ * changes with orders and is not a catalog change.)
+ */
+export interface ProductState {
+  sku: string;
+  name: string;
+  description: string;
+  /** Minor units of `currency`. */
+  priceMinor: number;
+  currency: string;
+  /** ACTIVE | ARCHIVED */
+  status: string;
+  onHand: number;
+}
+
+/**
+ * A catalog change by a products.manage holder, one event per committed change:
+ *   commerce.product.created         a new product (before absent)
+ *   commerce.product.updated         sku, name, description, price or currency changed
+ *   commerce.product.archived        status ACTIVE → ARCHIVED (other fields may change with it)
+ *   commerce.product.reactivated     status ARCHIVED → ACTIVE (other fields may change with it)
+ *   commerce.product.stock_adjusted  on hand changed (by a delta or set to a count)
+ * A write that changes nothing publishes nothing.
+ */
+export interface ProductChanged {
+  productId: string;
+  after:
+    | ProductState
+    | undefined;
+  /** The product before the change; absent for created. */
+  before:
+    | ProductState
+    | undefined;
+  /**
+   * The fields that differ between before and after (camelCase: sku, name, description,
+   * priceMinor, currency, status, onHand); empty for created.
+   */
+  changedFields: string[];
+}
+
 function createBaseOrderLineSnapshot(): OrderLineSnapshot {
   return { productId: "", sku: "", name: "", quantity: 0, unitPriceMinor: 0 };
 }
@@ -268,6 +309,228 @@ export const OrderChanged: MessageFns<OrderChanged> = {
     message.totalMinor = object.totalMinor ?? 0;
     message.currency = object.currency ?? "";
     message.placedAt = object.placedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseProductState(): ProductState {
+  return { sku: "", name: "", description: "", priceMinor: 0, currency: "", status: "", onHand: 0 };
+}
+
+export const ProductState: MessageFns<ProductState> = {
+  encode(message: ProductState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.priceMinor !== 0) {
+      writer.uint32(32).int64(message.priceMinor);
+    }
+    if (message.currency !== "") {
+      writer.uint32(42).string(message.currency);
+    }
+    if (message.status !== "") {
+      writer.uint32(50).string(message.status);
+    }
+    if (message.onHand !== 0) {
+      writer.uint32(56).int32(message.onHand);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.priceMinor = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.onHand = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ProductState>): ProductState {
+    return ProductState.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ProductState>): ProductState {
+    const message = createBaseProductState();
+    message.sku = object.sku ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? "";
+    message.priceMinor = object.priceMinor ?? 0;
+    message.currency = object.currency ?? "";
+    message.status = object.status ?? "";
+    message.onHand = object.onHand ?? 0;
+    return message;
+  },
+};
+
+function createBaseProductChanged(): ProductChanged {
+  return { productId: "", after: undefined, before: undefined, changedFields: [] };
+}
+
+export const ProductChanged: MessageFns<ProductChanged> = {
+  encode(message: ProductChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.after !== undefined) {
+      ProductState.encode(message.after, writer.uint32(18).fork()).join();
+    }
+    if (message.before !== undefined) {
+      ProductState.encode(message.before, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.changedFields) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.after = ProductState.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.before = ProductState.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.changedFields.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ProductChanged>): ProductChanged {
+    return ProductChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ProductChanged>): ProductChanged {
+    const message = createBaseProductChanged();
+    message.productId = object.productId ?? "";
+    message.after = (object.after !== undefined && object.after !== null)
+      ? ProductState.fromPartial(object.after)
+      : undefined;
+    message.before = (object.before !== undefined && object.before !== null)
+      ? ProductState.fromPartial(object.before)
+      : undefined;
+    message.changedFields = object.changedFields?.map((e) => e) || [];
     return message;
   },
 };

@@ -11,6 +11,17 @@ export const protobufPackage = "events.v1";
 
 export const protobufFileName = "events/v1/directory_events.proto";
 
+/** A user's non-secret fields at one moment. */
+export interface UserState {
+  email: string;
+  firstName: string;
+  lastName: string;
+  roles: string[];
+  /** Absent when the user has no phone. */
+  phone?: number | undefined;
+  emailVerified: boolean;
+}
+
 /** directory.user.created | directory.user.updated | directory.user.deleted */
 export interface UserChanged {
   userId: string;
@@ -18,13 +29,29 @@ export interface UserChanged {
   firstName: string;
   lastName: string;
   roles: string[];
-  /** Fields an update replaced (camelCase body names); empty for created and deleted. */
+  /**
+   * Fields an update changed (camelCase body names: firstName, lastName, email, phone, password,
+   * roles, emailVerified); empty for created and deleted.
+   */
   changedFields: string[];
   /**
    * Set when a password reset changed the password: the email-action token's id (identity
    * completes the reset from it, once).
    */
-  passwordResetId?: string | undefined;
+  passwordResetId?:
+    | string
+    | undefined;
+  /** The phone (absent: none) and the email-verified flag after the change, as the fields above. */
+  phone?: number | undefined;
+  emailVerified: boolean;
+  /** directory.user.updated: the user as it was before the update. Absent for created and deleted. */
+  before: UserState | undefined;
+}
+
+/** A role's or permission's fields at one moment. */
+export interface NamedState {
+  name: string;
+  description: string;
 }
 
 /** directory.role.created | directory.role.updated | directory.role.deleted */
@@ -32,6 +59,9 @@ export interface RoleChanged {
   roleId: string;
   name: string;
   changedFields: string[];
+  description: string;
+  /** directory.role.updated: the role as it was before the update. Absent for created and deleted. */
+  before: NamedState | undefined;
 }
 
 /** directory.permission.created | directory.permission.updated | directory.permission.deleted */
@@ -39,6 +69,17 @@ export interface PermissionChanged {
   permissionId: string;
   name: string;
   changedFields: string[];
+  description: string;
+  /** directory.permission.updated: the permission as it was before. Absent for created and deleted. */
+  before: NamedState | undefined;
+}
+
+/** The two ends of a role-permission link. */
+export interface LinkEnds {
+  roleId: string;
+  permissionId: string;
+  roleName: string;
+  permissionName: string;
 }
 
 /** directory.role_permission.created | directory.role_permission.updated | directory.role_permission.deleted */
@@ -48,7 +89,124 @@ export interface RolePermissionChanged {
   permissionId: string;
   roleName: string;
   permissionName: string;
+  /** directory.role_permission.updated: the ends the link had before. Absent for created and deleted. */
+  before: LinkEnds | undefined;
 }
+
+function createBaseUserState(): UserState {
+  return { email: "", firstName: "", lastName: "", roles: [], phone: undefined, emailVerified: false };
+}
+
+export const UserState: MessageFns<UserState> = {
+  encode(message: UserState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.firstName !== "") {
+      writer.uint32(18).string(message.firstName);
+    }
+    if (message.lastName !== "") {
+      writer.uint32(26).string(message.lastName);
+    }
+    for (const v of message.roles) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.phone !== undefined) {
+      writer.uint32(40).int64(message.phone);
+    }
+    if (message.emailVerified !== false) {
+      writer.uint32(48).bool(message.emailVerified);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.firstName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lastName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.phone = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.emailVerified = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UserState>): UserState {
+    return UserState.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserState>): UserState {
+    const message = createBaseUserState();
+    message.email = object.email ?? "";
+    message.firstName = object.firstName ?? "";
+    message.lastName = object.lastName ?? "";
+    message.roles = object.roles?.map((e) => e) || [];
+    message.phone = object.phone ?? undefined;
+    message.emailVerified = object.emailVerified ?? false;
+    return message;
+  },
+};
 
 function createBaseUserChanged(): UserChanged {
   return {
@@ -59,6 +217,9 @@ function createBaseUserChanged(): UserChanged {
     roles: [],
     changedFields: [],
     passwordResetId: undefined,
+    phone: undefined,
+    emailVerified: false,
+    before: undefined,
   };
 }
 
@@ -84,6 +245,15 @@ export const UserChanged: MessageFns<UserChanged> = {
     }
     if (message.passwordResetId !== undefined) {
       writer.uint32(58).string(message.passwordResetId);
+    }
+    if (message.phone !== undefined) {
+      writer.uint32(64).int64(message.phone);
+    }
+    if (message.emailVerified !== false) {
+      writer.uint32(72).bool(message.emailVerified);
+    }
+    if (message.before !== undefined) {
+      UserState.encode(message.before, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -157,6 +327,30 @@ export const UserChanged: MessageFns<UserChanged> = {
             message.passwordResetId = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.phone = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.emailVerified = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.before = UserState.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -181,12 +375,84 @@ export const UserChanged: MessageFns<UserChanged> = {
     message.roles = object.roles?.map((e) => e) || [];
     message.changedFields = object.changedFields?.map((e) => e) || [];
     message.passwordResetId = object.passwordResetId ?? undefined;
+    message.phone = object.phone ?? undefined;
+    message.emailVerified = object.emailVerified ?? false;
+    message.before = (object.before !== undefined && object.before !== null)
+      ? UserState.fromPartial(object.before)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseNamedState(): NamedState {
+  return { name: "", description: "" };
+}
+
+export const NamedState: MessageFns<NamedState> = {
+  encode(message: NamedState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NamedState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNamedState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<NamedState>): NamedState {
+    return NamedState.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NamedState>): NamedState {
+    const message = createBaseNamedState();
+    message.name = object.name ?? "";
+    message.description = object.description ?? "";
     return message;
   },
 };
 
 function createBaseRoleChanged(): RoleChanged {
-  return { roleId: "", name: "", changedFields: [] };
+  return { roleId: "", name: "", changedFields: [], description: "", before: undefined };
 }
 
 export const RoleChanged: MessageFns<RoleChanged> = {
@@ -199,6 +465,12 @@ export const RoleChanged: MessageFns<RoleChanged> = {
     }
     for (const v of message.changedFields) {
       writer.uint32(26).string(v!);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    if (message.before !== undefined) {
+      NamedState.encode(message.before, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -240,6 +512,22 @@ export const RoleChanged: MessageFns<RoleChanged> = {
             message.changedFields.push(reader.string());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.before = NamedState.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -260,12 +548,16 @@ export const RoleChanged: MessageFns<RoleChanged> = {
     message.roleId = object.roleId ?? "";
     message.name = object.name ?? "";
     message.changedFields = object.changedFields?.map((e) => e) || [];
+    message.description = object.description ?? "";
+    message.before = (object.before !== undefined && object.before !== null)
+      ? NamedState.fromPartial(object.before)
+      : undefined;
     return message;
   },
 };
 
 function createBasePermissionChanged(): PermissionChanged {
-  return { permissionId: "", name: "", changedFields: [] };
+  return { permissionId: "", name: "", changedFields: [], description: "", before: undefined };
 }
 
 export const PermissionChanged: MessageFns<PermissionChanged> = {
@@ -278,6 +570,12 @@ export const PermissionChanged: MessageFns<PermissionChanged> = {
     }
     for (const v of message.changedFields) {
       writer.uint32(26).string(v!);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    if (message.before !== undefined) {
+      NamedState.encode(message.before, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -319,6 +617,22 @@ export const PermissionChanged: MessageFns<PermissionChanged> = {
             message.changedFields.push(reader.string());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.before = NamedState.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -339,12 +653,107 @@ export const PermissionChanged: MessageFns<PermissionChanged> = {
     message.permissionId = object.permissionId ?? "";
     message.name = object.name ?? "";
     message.changedFields = object.changedFields?.map((e) => e) || [];
+    message.description = object.description ?? "";
+    message.before = (object.before !== undefined && object.before !== null)
+      ? NamedState.fromPartial(object.before)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseLinkEnds(): LinkEnds {
+  return { roleId: "", permissionId: "", roleName: "", permissionName: "" };
+}
+
+export const LinkEnds: MessageFns<LinkEnds> = {
+  encode(message: LinkEnds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.roleId !== "") {
+      writer.uint32(10).string(message.roleId);
+    }
+    if (message.permissionId !== "") {
+      writer.uint32(18).string(message.permissionId);
+    }
+    if (message.roleName !== "") {
+      writer.uint32(26).string(message.roleName);
+    }
+    if (message.permissionName !== "") {
+      writer.uint32(34).string(message.permissionName);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LinkEnds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLinkEnds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.roleId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.permissionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.roleName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.permissionName = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<LinkEnds>): LinkEnds {
+    return LinkEnds.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<LinkEnds>): LinkEnds {
+    const message = createBaseLinkEnds();
+    message.roleId = object.roleId ?? "";
+    message.permissionId = object.permissionId ?? "";
+    message.roleName = object.roleName ?? "";
+    message.permissionName = object.permissionName ?? "";
     return message;
   },
 };
 
 function createBaseRolePermissionChanged(): RolePermissionChanged {
-  return { linkId: "", roleId: "", permissionId: "", roleName: "", permissionName: "" };
+  return { linkId: "", roleId: "", permissionId: "", roleName: "", permissionName: "", before: undefined };
 }
 
 export const RolePermissionChanged: MessageFns<RolePermissionChanged> = {
@@ -363,6 +772,9 @@ export const RolePermissionChanged: MessageFns<RolePermissionChanged> = {
     }
     if (message.permissionName !== "") {
       writer.uint32(42).string(message.permissionName);
+    }
+    if (message.before !== undefined) {
+      LinkEnds.encode(message.before, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -420,6 +832,14 @@ export const RolePermissionChanged: MessageFns<RolePermissionChanged> = {
             message.permissionName = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.before = LinkEnds.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -442,6 +862,9 @@ export const RolePermissionChanged: MessageFns<RolePermissionChanged> = {
     message.permissionId = object.permissionId ?? "";
     message.roleName = object.roleName ?? "";
     message.permissionName = object.permissionName ?? "";
+    message.before = (object.before !== undefined && object.before !== null)
+      ? LinkEnds.fromPartial(object.before)
+      : undefined;
     return message;
   },
 };
@@ -453,6 +876,17 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 export interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;

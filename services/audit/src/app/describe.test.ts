@@ -1,0 +1,169 @@
+/**
+ * What the trail records of each change, on the real PostgreSQL: every changed field of every
+ * directory, identity and commerce event with its before and after value (secrets only as
+ * redacted), the actor from the event's headers; and who may read the trail (audit.read now).
+ */
+import { randomUUID } from 'node:crypto';
+import { type EventSubject, SUBJECTS, encodeEvent, eventsV1 } from '@iam/contracts';
+import { outboxUnitOfWork } from '@iam/platform';
+import type { IncomingEvent } from '@iam/platform/bus';
+import { type MigratedDatabase, TestAccess, migratedTestDatabase } from '@iam/platform/testing';
+import type { AuditEntry } from '../domain/entry';
+import type { AuditUnitOfWork } from '../domain/ports';
+import { entities, migrations } from '../infra/schema';
+import { PgAuditLog, PgProjection } from '../infra/store';
+import { auditQueries } from './query';
+import { AUDIT_READ, forReaders } from './readers';
+import { createRecorder } from './record';
+
+describe('audit trail: before and after of every change', () => {
+  let db: MigratedDatabase;
+  let uow: AuditUnitOfWork;
+  let record: (e: IncomingEvent) => Promise<void>;
+  const admin = randomUUID();
+  const byAdmin = { 'iam-actor-sub': admin, 'iam-client-ip': '203.0.113.7' };
+
+  function event<S extends EventSubject>(subject: S, payload: Parameters<typeof encodeEvent<S>>[1], headers: Record<string, string> = byAdmin): IncomingEvent {
+    return { id: randomUUID(), subject, data: encodeEvent(subject, payload), occurredAt: new Date(), deliveryCount: 1, headers };
+  }
+  /** The entries about `targetId`, oldest first. */
+  const trail = async (targetId: string): Promise<AuditEntry[]> => [...(await auditQueries(uow).list({ pageSize: 100, targetId })).items].reverse();
+  const changes = async (targetId: string) => (await trail(targetId)).map((e) => [e.action, e.changes]);
+
+  beforeAll(async () => {
+    db = await migratedTestDatabase('audit_changes', { entities, migrations });
+    uow = outboxUnitOfWork(db.ds, (m) => ({ log: new PgAuditLog(m), projection: new PgProjection(m) }));
+    record = createRecorder(uow);
+    await record(event(SUBJECTS.userCreated, eventsV1.UserChanged.create({ userId: admin, email: 'root@example.com', firstName: 'Root', lastName: 'Admin', roles: ['Administrator'] }), {}));
+  });
+
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('a user: created with each field that has a value; updates name each changed field before and after (phone, email, emailVerified, roles); the password only as redacted', async () => {
+    const id = randomUUID();
+    const v1 = { userId: id, email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee', roles: ['Support'], phone: 5550100, emailVerified: false };
+    await record(event(SUBJECTS.userCreated, eventsV1.UserChanged.create(v1)));
+    const before = (u: typeof v1) => ({ email: u.email, firstName: u.firstName, lastName: u.lastName, roles: u.roles, phone: u.phone, emailVerified: u.emailVerified });
+    const v2 = { ...v1, emailVerified: true };
+    await record(event(SUBJECTS.userUpdated, eventsV1.UserChanged.create({ ...v2, changedFields: ['emailVerified'], before: before(v1) }), {}));
+    const v3 = { ...v2, email: 'ann.lee@example.com', emailVerified: false, phone: undefined as unknown as number, roles: ['Auditor', 'Support'] };
+    await record(event(SUBJECTS.userUpdated, eventsV1.UserChanged.create({ ...v3, changedFields: ['email', 'phone', 'password', 'roles', 'emailVerified'], before: before(v2) })));
+    expect(await changes(id)).toEqual([
+      [
+        'user.created',
+        [
+          { field: 'email', after: 'ann@example.com' },
+          { field: 'firstName', after: 'Ann' },
+          { field: 'lastName', after: 'Lee' },
+          { field: 'phone', after: 5550100 },
+          { field: 'emailVerified', after: false },
+          { field: 'roles', after: ['Support'] },
+        ],
+      ],
+      ['user.updated', [{ field: 'emailVerified', before: false, after: true }]],
+      [
+        'user.roles.changed',
+        [
+          { field: 'email', before: 'ann@example.com', after: 'ann.lee@example.com' },
+          { field: 'phone', before: 5550100, after: null },
+          { field: 'password', redacted: true },
+          { field: 'roles', before: ['Support'], after: ['Auditor', 'Support'] },
+          { field: 'emailVerified', before: true, after: false },
+        ],
+      ],
+    ]);
+    const [, verified, changed] = await trail(id);
+    expect(verified!.actor).toEqual({ type: 'system' });
+    expect(changed!.actor).toEqual({ type: 'user', id: admin, email: 'root@example.com' });
+  });
+
+  it('roles and permissions: a description change names both values; the name and description of a new or deleted one', async () => {
+    const role = randomUUID();
+    await record(event(SUBJECTS.roleCreated, eventsV1.RoleChanged.create({ roleId: role, name: 'Support', description: 'Answers tickets' })));
+    const was = { name: 'Support', description: 'Answers tickets' };
+    await record(event(SUBJECTS.roleUpdated, eventsV1.RoleChanged.create({ roleId: role, name: 'Support', description: 'Answers tickets and calls', changedFields: ['description'], before: was })));
+    await record(event(SUBJECTS.roleUpdated, eventsV1.RoleChanged.create({ roleId: role, name: 'Helpdesk', description: 'Helps', changedFields: ['name', 'description'], before: { ...was, description: 'Answers tickets and calls' } })));
+    await record(event(SUBJECTS.roleDeleted, eventsV1.RoleChanged.create({ roleId: role, name: 'Helpdesk', description: 'Helps' })));
+    expect(await changes(role)).toEqual([
+      ['role.created', [{ field: 'name', after: 'Support' }, { field: 'description', after: 'Answers tickets' }]],
+      ['role.updated', [{ field: 'description', before: 'Answers tickets', after: 'Answers tickets and calls' }]],
+      ['role.updated', [{ field: 'name', before: 'Support', after: 'Helpdesk' }, { field: 'description', before: 'Answers tickets and calls', after: 'Helps' }]],
+      ['role.deleted', [{ field: 'name', before: 'Helpdesk' }, { field: 'description', before: 'Helps' }]],
+    ]);
+    const permission = randomUUID();
+    await record(event(SUBJECTS.permissionUpdated, eventsV1.PermissionChanged.create({ permissionId: permission, name: 'reports.read', description: 'Reads reports', changedFields: ['description'], before: { name: 'reports.read', description: '' } })));
+    expect(await changes(permission)).toEqual([['permission.updated', [{ field: 'description', before: '', after: 'Reads reports' }]]]);
+  });
+
+  it('a link moved to another permission names the permission before and after', async () => {
+    const [role, from, to] = [randomUUID(), randomUUID(), randomUUID()];
+    const ends = { roleId: role, roleName: 'Support' };
+    await record(
+      event(SUBJECTS.rolePermissionUpdated, eventsV1.RolePermissionChanged.create({ linkId: randomUUID(), ...ends, permissionId: to, permissionName: 'b.read', before: { ...ends, permissionId: from, permissionName: 'a.read' } })),
+    );
+    expect(await changes(role)).toEqual([['role.permission.changed', [{ field: 'permission', before: { id: from, name: 'a.read' }, after: { id: to, name: 'b.read' } }]]]);
+  });
+
+  it('catalog administration: created, a price set to 1 and back, archived, reactivated, stock adjusted; each by its actor, with before and after', async () => {
+    const id = randomUUID();
+    const p = { sku: 'LAMP-1', name: 'Lamp', description: '', priceMinor: 1_500, currency: 'EUR', status: 'ACTIVE', onHand: 3 };
+    const change = (subject: EventSubject, before: typeof p, after: typeof p, changedFields: string[]) =>
+      record(event(subject as typeof SUBJECTS.productUpdated, { productId: id, before, after, changedFields }));
+    await record(event(SUBJECTS.productCreated, { productId: id, after: p, before: undefined, changedFields: [] }));
+    await change(SUBJECTS.productUpdated, p, { ...p, priceMinor: 1 }, ['priceMinor']);
+    await change(SUBJECTS.productUpdated, { ...p, priceMinor: 1 }, p, ['priceMinor']);
+    await change(SUBJECTS.productArchived, p, { ...p, status: 'ARCHIVED' }, ['status']);
+    await change(SUBJECTS.productReactivated, { ...p, status: 'ARCHIVED' }, p, ['status']);
+    await change(SUBJECTS.productStockAdjusted, p, { ...p, onHand: 10 }, ['onHand']);
+    const entries = await trail(id);
+    expect(entries.every((e) => e.actor.id === admin && e.target.type === 'product' && e.clientIp === '203.0.113.7')).toBe(true);
+    expect(entries.map((e) => [e.action, e.changes])).toEqual([
+      [
+        'product.created',
+        [
+          { field: 'sku', after: 'LAMP-1' },
+          { field: 'name', after: 'Lamp' },
+          { field: 'priceMinor', after: 1_500 },
+          { field: 'currency', after: 'EUR' },
+          { field: 'status', after: 'ACTIVE' },
+          { field: 'onHand', after: 3 },
+        ],
+      ],
+      ['product.updated', [{ field: 'priceMinor', before: 1_500, after: 1 }]],
+      ['product.updated', [{ field: 'priceMinor', before: 1, after: 1_500 }]],
+      ['product.archived', [{ field: 'status', before: 'ACTIVE', after: 'ARCHIVED' }]],
+      ['product.reactivated', [{ field: 'status', before: 'ARCHIVED', after: 'ACTIVE' }]],
+      ['product.stock.adjusted', [{ field: 'onHand', before: 3, after: 10 }]],
+    ]);
+  });
+
+  it('a cancelled order: its status before and after', async () => {
+    const order = { orderId: randomUUID(), customerId: admin, customerEmail: '', lines: [], totalMinor: 0, currency: 'EUR', placedAt: new Date() };
+    await record(event(SUBJECTS.orderCancelled, order, {}));
+    const [cancelled] = await trail(order.orderId);
+    expect(cancelled!.changes[0]).toEqual({ field: 'status', before: 'placed', after: 'cancelled' });
+  });
+
+  it('reading the trail needs audit.read now: a demoted reader, a non-holder and a call naming nobody are FORBIDDEN; no directory, UNAVAILABLE', async () => {
+    const [reader, demoted] = [randomUUID(), randomUUID()];
+    const access = new TestAccess().grant(reader, AUDIT_READ).grant(demoted, AUDIT_READ);
+    const q = forReaders(auditQueries(uow), access);
+    await expect(q.list(demoted, { pageSize: 1 })).resolves.toMatchObject({ items: [expect.anything()] });
+    access.revoke(demoted, AUDIT_READ);
+    for (const actor of [demoted, randomUUID(), undefined]) {
+      await expect(q.list(actor, { pageSize: 1 })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      await expect(q.verify(actor)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    }
+    await expect(q.verify(reader)).resolves.toMatchObject({ ok: true });
+    access.down = true;
+    await expect(q.list(reader, { pageSize: 1 })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+  });
+
+  it('(all of the above) no recorded field change lacks its values, except a secret', async () => {
+    const all = (await auditQueries(uow).list({ pageSize: 100 })).items.flatMap((e) => e.changes.map((c) => ({ action: e.action, ...c })));
+    expect(all.length).toBeGreaterThan(20);
+    expect(all.filter((c) => !c.redacted && c.before === undefined && c.after === undefined)).toEqual([]);
+  });
+});
