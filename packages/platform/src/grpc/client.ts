@@ -7,7 +7,8 @@
  * context crosses in the metadata (W3C traceparent), and carries a deadline: the caller's own,
  * capped by the deadline of the work in progress. Methods listed as idempotent are retried by
  * grpc-js itself (service-config retryPolicy: UNAVAILABLE only, bounded attempts and backoff,
- * within the deadline); others never are. Failures arrive as AppErrors (the server's code and
+ * within the deadline); others never are, except a call the server refused before reading it
+ * (a connection recycle's race), which grpc-js retries transparently. Failures arrive as AppErrors (the server's code and
  * field errors when it sent them).
  */
 import * as grpc from '@grpc/grpc-js';
@@ -88,7 +89,10 @@ export function createGrpcClient<D extends ServiceDef>(definition: D, opts: Grpc
   const serviceConfig = channelServiceConfig(definition, opts.idempotent ?? [], opts.maxRetries);
   const client = new grpc.Client(opts.target, opts.credentials ?? grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 60_000,
-    'grpc.enable_retries': serviceConfig.methodConfig ? 1 : 0,
+    // Always on: besides the retryPolicy of the idempotent methods, it lets grpc-js retry a call
+    // the server refused before reading it (REFUSED_STREAM, racing its GOAWAY at the connection's
+    // max age) transparently, whatever the method: such a call never reached a handler.
+    'grpc.enable_retries': 1,
     'grpc.service_config': JSON.stringify(serviceConfig),
     // Only our own config: no service config taken from DNS TXT records.
     'grpc.service_config_disable_resolution': 1,
