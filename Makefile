@@ -81,6 +81,13 @@ proto-check: proto ## Fail when the generated code differs from what is committe
 	@test -z "$$(git status --porcelain -- packages/contracts/src/gen)" || \
 	  { git status --short -- packages/contracts/src/gen; echo "generated code is stale: run 'make proto' and commit"; exit 1; }
 
+api: build ## Regenerate console/src/api/schema.d.ts from the gateway's Full-profile OpenAPI document
+	node console/scripts/gen-api.mjs
+
+api-check: api ## Fail when the console's generated API types differ from what is committed
+	@test -z "$$(git status --porcelain -- console/src/api/schema.d.ts)" || \
+	  { git diff --stat -- console/src/api/schema.d.ts; echo "console/src/api/schema.d.ts is stale: run 'make api' and commit"; exit 1; }
+
 bench: build ## Benchmarks (not in CI); results go to bench/README.md
 	node bench/dist/run.js
 

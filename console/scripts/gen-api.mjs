@@ -1,30 +1,11 @@
 // Regenerates src/api/schema.d.ts from the gateway's own Full-profile OpenAPI document, so the
-// console cannot drift from the API. Needs a built tree (`make build`): it builds the gateway app
-// in memory (no upstreams, nothing listens) and reads /docs/full/openapi.json.
-import { createRequire } from 'node:module';
+// console cannot drift from the API. Needs a built tree (`make build`); `make api` runs it and
+// `make api-check` (in CI) fails when the committed file differs from what it writes.
 import { writeFileSync } from 'node:fs';
+import { openApiDocument } from '@iam/gateway';
 import openapiTS, { astToString } from 'openapi-typescript';
 
-const require = createRequire(import.meta.url);
-const { buildApp, readGatewayConfig } = require('@iam/gateway');
-const { HealthMonitor, readConfig } = require('@iam/platform/core');
-const { testLogger, testMetrics } = require('@iam/platform/testing');
-const { Denylist } = require('../../gateway/dist/auth/denylist.js');
-
-const config = readConfig({ GATEWAY_PROFILES: 'full' }, readGatewayConfig);
-const logger = testLogger();
-const app = await buildApp({
-  config,
-  logger,
-  metrics: testMetrics(),
-  health: new HealthMonitor({ logger, checks: {} }),
-  upstreams: new Proxy({}, { get: () => ({}) }),
-  authenticator: { verify: async () => Promise.reject(new Error('unused')) },
-  denylist: new Denylist(),
-});
-await app.ready();
-const doc = (await app.inject({ url: '/docs/full/openapi.json' })).json();
-await app.close();
+const doc = await openApiDocument('full');
 if (process.env.DUMP_OPENAPI) writeFileSync(process.env.DUMP_OPENAPI, JSON.stringify(doc));
 const ast = await openapiTS(doc, { defaultNonNullable: false });
 const out = new URL('../src/api/schema.d.ts', import.meta.url);

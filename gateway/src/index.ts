@@ -3,3 +3,4 @@ export { readGatewayConfig, PROFILES, type GatewayConfig, type Profile } from '.
 export { startGateway, type GatewayRuntime, type RunningGateway } from './gateway';
 export { ResponseChecker } from './docs/response-check';
 export { typeDefs as edgeTypeDefs } from './routes/edge/graphql/schema';
+export { openApiDocument } from './docs/document';

@@ -124,7 +124,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ask for a password-reset email (202 whether or not the account exists) */
+        /** Ask for a password-reset email (202 whether or not the account exists); a valid bearer token names the caller in the audit trail */
         post: operations["postApiV1AuthPasswordResetRequest"];
         delete?: never;
         options?: never;
