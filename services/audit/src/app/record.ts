@@ -8,15 +8,14 @@
  */
 import { type EventSubject, SUBJECTS } from '@iam/contracts';
 import type { EventHandler, IncomingEvent } from '@iam/platform/bus';
+// The headers a publisher's outbox sets from the request that caused the event (lower case).
+import { EVENT_CONTEXT_HEADERS } from '@iam/platform/core';
 import type { Actor, EntryDraft } from '../domain/entry';
 import type { AuditUnitOfWork, Projection } from '../domain/ports';
 import { type Described, describe } from './describe';
 
 /** Every subject the other contexts publish. */
 export const AUDITED_SUBJECTS = ['directory.>', 'identity.>', 'commerce.>'] as const;
-
-/** Headers a publisher sets from the request that caused the event (lower-case; NATS headers are case-insensitive). */
-export const CONTEXT_HEADERS = { actor: 'iam-actor-sub', clientIp: 'iam-client-ip', userAgent: 'iam-user-agent' } as const;
 
 const KNOWN = new Set<string>(Object.values(SUBJECTS));
 
@@ -37,9 +36,9 @@ export async function draftOf(e: IncomingEvent, p: Projection): Promise<EntryDra
     ? await describe(e.subject as EventSubject, e.data, p)
     : // A subject newer than this build: recorded by name, nothing read from it.
       { action: e.subject, target: { type: 'unknown', id: '' }, changes: [] };
-  const clientIp = header(e, CONTEXT_HEADERS.clientIp);
-  const userAgent = header(e, CONTEXT_HEADERS.userAgent);
-  const sub = header(e, CONTEXT_HEADERS.actor);
+  const clientIp = header(e, EVENT_CONTEXT_HEADERS.clientIp);
+  const userAgent = header(e, EVENT_CONTEXT_HEADERS.userAgent);
+  const sub = header(e, EVENT_CONTEXT_HEADERS.actor);
   let actor: Actor;
   if (sub) {
     const known = await p.user(sub);
