@@ -16,6 +16,12 @@ import { jsonClient } from './load';
 import { AUTH_LIMITS_LIFTED, ROOT, forkAllInOne, waitReady } from './system';
 
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 500);
+/**
+ * SOAK_STORM=1: a reconnect storm. The sessions are made in the warm-up over a shared pool, so
+ * every client opens its own connection in the same instant as the load starts (the 500 clients
+ * start together on brand-new connections), instead of having opened it when it arrived.
+ */
+const STORM = process.env.SOAK_STORM === '1';
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const USERS = 50;
 const TIMEOUT_MS = 10_000;
@@ -166,7 +172,7 @@ async function main(): Promise<void> {
       const batch = await Promise.all(
         Array.from({ length: Math.min(20, CLIENTS - n) }, async (_, j) => {
           const me = users[(n + j) % USERS]!;
-          const a = await clients[n + j]!.call('POST', '/api/v1/auth/generate-jwt', { email: me.email, password: me.password });
+          const a = await (STORM ? client : clients[n + j]!).call('POST', '/api/v1/auth/generate-jwt', { email: me.email, password: me.password });
           return sessionOf(a);
         }),
       );
@@ -239,7 +245,7 @@ async function main(): Promise<void> {
       ['answers by kind', [...statuses].sort().map(([k, v]) => `${k}: ${v}`).join(', '), '', null],
     ];
     const table = [
-      `${CLIENTS} concurrent clients for ${SECONDS} s against the all-in-one process (mix per client: 5 % logins, 15 % refreshes, 40 % reads by id, 30 % searches, 10 % writes; ${USERS} Administrator users), ${new Date().toISOString().slice(0, 10)}, ${process.env.SOAK_MACHINE ?? '2 cores, shared'}:`,
+      `${CLIENTS} concurrent clients${STORM ? ', all starting together on brand-new connections (a reconnect storm),' : ''} for ${SECONDS} s against the all-in-one process (mix per client: 5 % logins, 15 % refreshes, 40 % reads by id, 30 % searches, 10 % writes; ${USERS} Administrator users), ${new Date().toISOString().slice(0, 10)}, ${process.env.SOAK_MACHINE ?? '2 cores, shared'}:`,
       '',
       '| measure | value | target | met |',
       '|---|---|---|---|',
@@ -248,11 +254,13 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${table}\n\n(system log: ${logFile})\n`);
     // SOAK_README: another file to write the section into (trial runs leave bench/README.md alone).
     const readme = process.env.SOAK_README ?? join(ROOT, 'bench/README.md');
-    const section = `<!-- soak:start -->\n${table}\n<!-- soak:end -->`;
+    const marker = STORM ? 'soak-storm' : 'soak';
+    const section = `<!-- ${marker}:start -->\n${table}\n<!-- ${marker}:end -->`;
     const text = readFileSync(readme, 'utf8');
-    const updated = /<!-- soak:start -->[\s\S]*<!-- soak:end -->/.test(text)
-      ? text.replace(/<!-- soak:start -->[\s\S]*<!-- soak:end -->/, section)
-      : `${text.trimEnd()}\n\n## Soak (\`make soak\`, issue #14)\n\nNot run in CI. Written by \`bench/src/soak.ts\` between the soak markers.\n\n${section}\n`;
+    const between = new RegExp(`<!-- ${marker}:start -->[\\s\\S]*<!-- ${marker}:end -->`);
+    const updated = between.test(text)
+      ? text.replace(between, section)
+      : `${text.trimEnd()}\n\n## Soak${STORM ? ': reconnect storm (`SOAK_STORM=1 make soak`)' : ' (`make soak`, issue #14)'}\n\nNot run in CI. Written by \`bench/src/soak.ts\` between the ${marker} markers.\n\n${section}\n`;
     writeFileSync(readme, updated);
   } finally {
     await new Promise<void>((resolve) => {
