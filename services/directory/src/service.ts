@@ -13,7 +13,7 @@ import { createUserUseCases } from './app/users';
 import type { DirectoryConfig } from './config';
 import { Argon2Hasher, BoundedQueue } from './infra/argon2-hasher';
 import { entities, migrations } from './infra/schema';
-import { purgeExpired } from './infra/stores';
+import { purgeExpired } from './infra/credential-store';
 import { pgReadStores, pgUnitOfWork } from './infra/unit-of-work';
 
 export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig): DirectoryUseCases {

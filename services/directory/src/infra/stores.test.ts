@@ -7,7 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { type MigratedDatabase, migratedTestDatabase } from '@iam/platform/testing';
 import { entities, migrations } from './schema';
-import { EXACT_COUNT_BOUND, SEARCH_SMALL_TABLE, USER_SEARCH, pgStores, purgeExpired, userSearchPattern } from './stores';
+import { purgeExpired } from './credential-store';
+import { EXACT_COUNT_BOUND } from './paging';
+import { pgStores } from './stores';
+import { SEARCH_SMALL_TABLE, USER_SEARCH, userSearchPattern } from './user-search';
 
 /** Records the statement names of the queries made on the pool (outside transactions) until restored. */
 function namedStatementsSeen(db: MigratedDatabase): { names: unknown[]; restore: () => void } {
