@@ -15,10 +15,13 @@ import { Argon2Hasher, BoundedQueue } from './infra/argon2-hasher';
 import { entities, migrations } from './infra/schema';
 import { purgeExpired } from './infra/credential-store';
 import { pgReadStores, pgUnitOfWork } from './infra/unit-of-work';
+import { UserSearch } from './infra/user-search';
 
 export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig): DirectoryUseCases {
-  const uow = pgUnitOfWork(ds);
-  const read = pgReadStores(ds);
+  // One user search per data source: its reading of the table's size is shared by every store.
+  const options = { search: new UserSearch() };
+  const uow = pgUnitOfWork(ds, options);
+  const read = pgReadStores(ds, options);
   const hasher = new Argon2Hasher(config.argon2, new BoundedQueue(config.hashConcurrency, config.hashQueueLimit));
   return {
     users: createUserUseCases({ uow, read, hasher }),

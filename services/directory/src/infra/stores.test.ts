@@ -6,11 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type MigratedDatabase, migratedTestDatabase } from '@iam/platform/testing';
+import type { EntityManager } from 'typeorm';
 import { entities, migrations } from './schema';
 import { purgeExpired } from './credential-store';
 import { EXACT_COUNT_BOUND } from './paging';
 import { pgStores } from './stores';
-import { SEARCH_SMALL_TABLE, USER_SEARCH, userSearchPattern } from './user-search';
+import { SEARCH_SMALL_TABLE, USER_SEARCH, UserSearch, userSearchPattern } from './user-search';
 
 /** Records the statement names of the queries made on the pool (outside transactions) until restored. */
 function namedStatementsSeen(db: MigratedDatabase): { names: unknown[]; restore: () => void } {
@@ -28,9 +29,10 @@ function namedStatementsSeen(db: MigratedDatabase): { names: unknown[]; restore:
 describe.each([
   ['with the estimate', 0],
   ['a small table', SEARCH_SMALL_TABLE],
-])('directory stores: bounded counts (%s)', (_, searchSmallTable) => {
+])('directory stores: bounded counts (%s)', (_, smallTable) => {
   let db: MigratedDatabase;
-  const users = () => pgStores(db.ds.manager, { searchSmallTable }).users;
+  const search = new UserSearch({ smallTable });
+  const users = () => pgStores(db.ds.manager, { search }).users;
   const N = EXACT_COUNT_BOUND + 500;
 
   beforeAll(async () => {
@@ -100,7 +102,8 @@ describe.each([
 
 describe('directory stores: user search', () => {
   let db: MigratedDatabase;
-  const users = () => pgStores(db.ds.manager).users;
+  const userSearch = new UserSearch();
+  const users = () => pgStores(db.ds.manager, { search: userSearch }).users;
   const search = async (q: string, includeDeleted = false) =>
     (await users().list({ page: 1, pageSize: 100, q, includeDeleted })).items.map((u) => u.email).sort();
   const add = async (firstName: string, lastName: string, email: string) => {
@@ -168,6 +171,26 @@ describe('directory stores: user search', () => {
       );
       expect(await search(q)).toEqual(expected.map((r) => r.email));
     }
+  });
+
+  it("reads the table's size once per UserSearch, whatever store or transaction searches through it", async () => {
+    await add('Sized', 'Once', 'sized@search.example');
+    const sizeReads: string[] = [];
+    const counting = (m: EntityManager) =>
+      new Proxy(m, {
+        get: (target, key, receiver) =>
+          key === 'query'
+            ? (sql: string, params?: unknown[]) => (sql.includes('pg_class') && sizeReads.push(sql), target.query(sql, params))
+            : Reflect.get(target, key, receiver),
+      });
+    const shared = new UserSearch();
+    const query = { page: 1, pageSize: 10, q: 'sized', includeDeleted: false };
+    expect((await shared.page(counting(db.ds.manager), query)).totalCount).toBe(1);
+    await db.ds.transaction((m) => shared.page(counting(m), query));
+    expect(sizeReads).toHaveLength(1);
+    // Another data source's search (another composition root) keeps its own reading.
+    await new UserSearch().page(counting(db.ds.manager), query);
+    expect(sizeReads).toHaveLength(2);
   });
 
   it('findById outside a transaction (a named statement on the pool) reads what a transaction reads', async () => {

@@ -8,17 +8,20 @@ import { PgCredentialStore } from './credential-store';
 import { PgPermissionStore } from './permission-store';
 import { PgRolePermissionStore } from './role-permission-store';
 import { PgRoleStore } from './role-store';
-import { SEARCH_SMALL_TABLE } from './user-search';
+import { UserSearch } from './user-search';
 import { PgUserStore } from './user-store';
 
 export interface StoreOptions {
-  /** Tables up to this many rows are searched without the planner's estimate (tests set 0 to reach the other path). */
-  readonly searchSmallTable?: number;
+  /**
+   * The user search of this database, which the composition root makes once and every store over
+   * the database shares (its table-size reading included); without one, these stores get their own.
+   */
+  readonly search?: UserSearch;
 }
 
 export function pgStores(m: EntityManager, options: StoreOptions = {}): Stores {
   return {
-    users: new PgUserStore(m, options.searchSmallTable ?? SEARCH_SMALL_TABLE),
+    users: new PgUserStore(m, options.search ?? new UserSearch()),
     credentials: new PgCredentialStore(m),
     roles: new PgRoleStore(m),
     permissions: new PgPermissionStore(m),

@@ -64,69 +64,83 @@ const SEARCH_COMMON = 2 * EXACT_COUNT_BOUND;
 const SEARCH_WALK_SLACK = 3;
 
 /**
- * The rows of users as the planner counts them (live and deleted: the created_at walk reads
- * both), per database, read again after TABLE_ROWS_TTL_MS: every search needs it, and it moves
- * only with ANALYZE and autovacuum.
- */
-const tableRowsSeen = new WeakMap<object, { n: Promise<number>; at: number }>();
-const TABLE_ROWS_TTL_MS = 30_000;
-
-function tableRows(m: EntityManager): Promise<number> {
-  const seen = tableRowsSeen.get(m.connection);
-  if (seen && Date.now() - seen.at < TABLE_ROWS_TTL_MS) return seen.n;
-  // One read for a burst of searches; a failed read is not kept.
-  const n = m
-    .query<[{ n: number }]>(`SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'users'::regclass`)
-    .then(([row]) => Math.round(row?.n ?? 0));
-  tableRowsSeen.set(m.connection, { n, at: Date.now() });
-  n.catch(() => {
-    if (tableRowsSeen.get(m.connection)?.n === n) tableRowsSeen.delete(m.connection);
-  });
-  return n;
-}
-
-/**
  * A table this small is searched without the planner's estimate: every plan is fast there, and
  * the estimate (an EXPLAIN, planned like the search itself) would be a third of the work
  * (`make soak`: 500 clients on a small directory timed out searches once it ran on every one).
  */
 export const SEARCH_SMALL_TABLE = 20_000;
 
+const TABLE_ROWS_TTL_MS = 30_000;
+
+export interface UserSearchOptions {
+  /** Tables up to this many rows are searched without the planner's estimate (tests set 0 to reach the other path). */
+  readonly smallTable?: number;
+}
+
 /**
- * A search page. Where the page lies within the exact count's bound and the term is not
- * common, the first EXACT_COUNT_BOUND + 1 matches (trigram index, any order) give the count
- * and, when there are no more, the page itself, in one statement. Otherwise the page's plan is
- * chosen here from the planner's estimate of the matches, not left to the planner, which
- * assumes matches are spread evenly over `created_at`: a term whose matches are all recent
- * (`son8` in emails numbered in creation order) made it walk 800,000 rows of the created_at
- * index for 25 matches. The walk is tried only when it should meet the page in few rows, and
- * bounded; when it does not fill the page, or the term is rare or the page deep, all the
- * matches come from the trigram index and are sorted (one heap visit per match).
+ * The user search of one database. The composition root makes one per data source and every
+ * store over it (transactions included) shares it: it keeps the rows of users as the planner
+ * counts them (live and deleted: the created_at walk reads both), read again after
+ * TABLE_ROWS_TTL_MS, since every search needs it and it moves only with ANALYZE and autovacuum.
  */
-export async function searchUsers(m: EntityManager, query: ListQuery, searchSmallTable: number): Promise<{ rows: UserRowSql[]; totalCount: number; totalCountExact: boolean }> {
-  const f = userFilters(query);
-  const offset = (query.page - 1) * query.pageSize;
-  const fromWhere = `FROM users u ${f.where}`;
-  const rows = await tableRows(m);
-  // A small table is searched without the estimate (undefined), as if every term were rare.
-  const est = rows <= searchSmallTable ? undefined : { matches: await estimatedRows(m, fromWhere, f.params), rows };
-  const withinBound = offset + query.pageSize <= EXACT_COUNT_BOUND;
-  // A term not known to be common: one statement gives the count and the page, unless there
-  // are more matches than the bound.
-  if (withinBound && (!est || est.matches < SEARCH_COMMON)) {
-    const few = await searchFew(m, f, query);
-    if (few) return { rows: few.rows, totalCount: few.count, totalCountExact: true };
+export class UserSearch {
+  private readonly smallTable: number;
+  private tableRowsSeen: { n: Promise<number>; at: number } | undefined;
+
+  constructor(opts: UserSearchOptions = {}) {
+    this.smallTable = opts.smallTable ?? SEARCH_SMALL_TABLE;
   }
-  // A common term: the bounded count and the page at once.
-  if (withinBound && est) {
-    const [page, counted] = await Promise.all([searchPage(m, f, query, est), count(m, fromWhere, f.params, est.matches)]);
-    return { rows: page, ...counted };
+
+  /**
+   * A search page. Where the page lies within the exact count's bound and the term is not
+   * common, the first EXACT_COUNT_BOUND + 1 matches (trigram index, any order) give the count
+   * and, when there are no more, the page itself, in one statement. Otherwise the page's plan is
+   * chosen here from the planner's estimate of the matches, not left to the planner, which
+   * assumes matches are spread evenly over `created_at`: a term whose matches are all recent
+   * (`son8` in emails numbered in creation order) made it walk 800,000 rows of the created_at
+   * index for 25 matches. The walk is tried only when it should meet the page in few rows, and
+   * bounded; when it does not fill the page, or the term is rare or the page deep, all the
+   * matches come from the trigram index and are sorted (one heap visit per match).
+   */
+  async page(m: EntityManager, query: ListQuery): Promise<{ rows: UserRowSql[]; totalCount: number; totalCountExact: boolean }> {
+    const f = userFilters(query);
+    const offset = (query.page - 1) * query.pageSize;
+    const fromWhere = `FROM users u ${f.where}`;
+    const rows = await this.tableRows(m);
+    // A small table is searched without the estimate (undefined), as if every term were rare.
+    const est = rows <= this.smallTable ? undefined : { matches: await estimatedRows(m, fromWhere, f.params), rows };
+    const withinBound = offset + query.pageSize <= EXACT_COUNT_BOUND;
+    // A term not known to be common: one statement gives the count and the page, unless there
+    // are more matches than the bound.
+    if (withinBound && (!est || est.matches < SEARCH_COMMON)) {
+      const few = await searchFew(m, f, query);
+      if (few) return { rows: few.rows, totalCount: few.count, totalCountExact: true };
+    }
+    // A common term: the bounded count and the page at once.
+    if (withinBound && est) {
+      const [page, counted] = await Promise.all([searchPage(m, f, query, est), count(m, fromWhere, f.params, est.matches)]);
+      return { rows: page, ...counted };
+    }
+    const page = est ? await searchPage(m, f, query, est) : await searchMatches(m, f, query);
+    // The page itself ends the matches, or shows there are more than the bound.
+    if (page.length > 0 && page.length < query.pageSize) return { rows: page, totalCount: offset + page.length, totalCountExact: true };
+    if (page.length > 0 && est) return { rows: page, totalCount: Math.max(est.matches, offset + page.length, EXACT_COUNT_BOUND + 1), totalCountExact: false };
+    return { rows: page, ...(await count(m, fromWhere, f.params, est?.matches)) };
   }
-  const page = est ? await searchPage(m, f, query, est) : await searchMatches(m, f, query);
-  // The page itself ends the matches, or shows there are more than the bound.
-  if (page.length > 0 && page.length < query.pageSize) return { rows: page, totalCount: offset + page.length, totalCountExact: true };
-  if (page.length > 0 && est) return { rows: page, totalCount: Math.max(est.matches, offset + page.length, EXACT_COUNT_BOUND + 1), totalCountExact: false };
-  return { rows: page, ...(await count(m, fromWhere, f.params, est?.matches)) };
+
+  private tableRows(m: EntityManager): Promise<number> {
+    const seen = this.tableRowsSeen;
+    if (seen && Date.now() - seen.at < TABLE_ROWS_TTL_MS) return seen.n;
+    // One read for a burst of searches; a failed read is not kept.
+    const n = m
+      .query<[{ n: number }]>(`SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'users'::regclass`)
+      .then(([row]) => Math.round(row?.n ?? 0));
+    this.tableRowsSeen = { n, at: Date.now() };
+    n.catch(() => {
+      if (this.tableRowsSeen?.n === n) this.tableRowsSeen = undefined;
+    });
+    return n;
+  }
 }
 
 /**

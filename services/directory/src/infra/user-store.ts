@@ -7,12 +7,12 @@ import type { UserStore } from '../domain/ports';
 import { mapConflicts } from './conflicts';
 import { count, pageParams } from './paging';
 import { USER_COLUMNS, type UserRowSql, toUser } from './user-rows';
-import { SEARCH_SMALL_TABLE, searchUsers, userFilters } from './user-search';
+import { type UserSearch, userFilters } from './user-search';
 
 export class PgUserStore implements UserStore {
   constructor(
     private readonly m: EntityManager,
-    private readonly searchSmallTable = SEARCH_SMALL_TABLE,
+    private readonly search: UserSearch,
   ) {}
 
   async insert(u: { id: string; firstName: string; lastName: string; email: string; phone: number | null; passwordHash: string }): Promise<void> {
@@ -78,7 +78,7 @@ export class PgUserStore implements UserStore {
 
   async list(query: ListQuery): Promise<Page<User>> {
     if (query.q) {
-      const { rows, ...counted } = await searchUsers(this.m, query, this.searchSmallTable);
+      const { rows, ...counted } = await this.search.page(this.m, query);
       return { items: await this.withRoles(rows), ...counted };
     }
     const f = userFilters(query);
