@@ -14,21 +14,23 @@ import type { DirectoryConfig } from './config';
 import { Argon2Hasher, BoundedQueue } from './infra/argon2-hasher';
 import { entities, migrations } from './infra/schema';
 import { purgeExpired } from './infra/credential-store';
-import { pgReadStores, pgUnitOfWork } from './infra/unit-of-work';
+import { pgPrivilegedStores, pgStores } from './infra/stores';
+import { pgPrivilegedUnitOfWork, pgUnitOfWork } from './infra/unit-of-work';
 import { UserSearch } from './infra/user-search';
 
 export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig): DirectoryUseCases {
   // One user search per data source: its reading of the table's size is shared by every store.
   const options = { search: new UserSearch() };
   const uow = pgUnitOfWork(ds, options);
-  const read = pgReadStores(ds, options);
+  const read = pgStores(ds.manager, options);
   const hasher = new Argon2Hasher(config.argon2, new BoundedQueue(config.hashConcurrency, config.hashQueueLimit));
   return {
     users: createUserUseCases({ uow, read, hasher }),
     roles: createRoleUseCases({ uow, read }),
     permissions: createPermissionUseCases({ uow, read }),
     links: createLinkUseCases({ uow, read }),
-    credentials: createCredentialUseCases({ uow, read, hasher }),
+    // Only the credential use cases see the password hashes.
+    credentials: createCredentialUseCases({ uow: pgPrivilegedUnitOfWork(ds, options), read: pgPrivilegedStores(ds.manager, options), hasher }),
     access: createAccessUseCases({ read }),
   };
 }

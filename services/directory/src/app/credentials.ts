@@ -7,7 +7,7 @@ import { SUBJECTS } from '@iam/contracts';
 import { AppError, event, sha256 } from '@iam/platform';
 import type { Principal, User } from '../domain/model';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
-import type { PasswordHasher, Stores, UnitOfWork } from '../domain/ports';
+import type { PasswordHasher, PrivilegedStores, PrivilegedUnitOfWork, Stores } from '../domain/ports';
 import { PASSWORD_MAX_LENGTH, Violations, checkEmail, checkId, checkName, checkPassword, normalizeEmail } from '../domain/rules';
 import { resolveRoles, userChanged } from './users';
 
@@ -33,7 +33,7 @@ export interface CredentialUseCases {
   ensureAdministrator(input: { email: string; password: string; firstName?: string; lastName?: string }): Promise<{ user: User; created: boolean }>;
 }
 
-export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; hasher: PasswordHasher }): CredentialUseCases {
+export function createCredentialUseCases(deps: { uow: PrivilegedUnitOfWork; read: PrivilegedStores; hasher: PasswordHasher }): CredentialUseCases {
   const { read, hasher } = deps;
   return {
     async verify(email, password, opts = {}) {
@@ -55,14 +55,14 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
     },
 
     async principal(userId) {
-      const p = await read.credentials.principal(checkId(userId, 'userId'));
+      const p = await read.principals.findById(checkId(userId, 'userId'));
       if (!p) throw AppError.notFound('The user does not exist.');
       return p;
     },
 
     async findAccount(email) {
       const account = await read.credentials.findByEmail(normalizeEmail(email));
-      return account ? read.credentials.principal(account.id) : null;
+      return account ? read.principals.findById(account.id) : null;
     },
 
     async resetPassword(r) {

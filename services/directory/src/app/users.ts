@@ -52,8 +52,8 @@ export async function resolveRoles(tx: Pick<Stores, 'roles'>, names: readonly st
 }
 
 /** The actor's rights as stored now (an id that is not a UUID names nobody and holds nothing). */
-export async function rightsIn(tx: Pick<Stores, 'credentials'>, actor: Actor): Promise<Rights> {
-  return rightsOf(isUuid(actor.userId) ? await tx.credentials.principal(actor.userId.toLowerCase()) : null);
+export async function rightsIn(tx: Pick<Stores, 'principals'>, actor: Actor): Promise<Rights> {
+  return rightsOf(isUuid(actor.userId) ? await tx.principals.findById(actor.userId.toLowerCase()) : null);
 }
 
 /** CONFLICT when removing `userId` from the Administrators would leave none (serialised on the role). */
@@ -118,7 +118,7 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
         const before = await tx.users.findById(id, { forUpdate: true });
         if (!before) throw AppError.notFound('The user does not exist.');
         const rights = await rightsIn(tx, actor);
-        assertMayManageUser(rights, (await tx.credentials.principal(id))!);
+        assertMayManageUser(rights, (await tx.principals.findById(id))!);
         const changed: string[] = (['firstName', 'lastName', 'email', 'phone'] as const).filter((k) => patch[k] !== undefined && patch[k] !== before[k]);
         if (patch.passwordHash !== undefined) changed.push('password');
         // A new address is unverified until its owner proves it (DESIGN §3).
@@ -149,7 +149,7 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
       await deps.uow.run(async (tx) => {
         const user = await tx.users.findById(id, { forUpdate: true });
         if (!user) throw AppError.notFound('The user does not exist.');
-        assertMayManageUser(await rightsIn(tx, actor), (await tx.credentials.principal(id))!);
+        assertMayManageUser(await rightsIn(tx, actor), (await tx.principals.findById(id))!);
         if (user.roles.some(isAdministratorRole)) await assertNotLastAdministrator(tx, id);
         if (!(await tx.users.softDelete(id))) throw AppError.notFound('The user does not exist.');
         await tx.publish([event(SUBJECTS.userDeleted, userChanged(user))]);

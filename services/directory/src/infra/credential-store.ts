@@ -1,11 +1,15 @@
 /**
- * Privileged: the password hashes (read and written), the records of applied password resets and
- * the principal a login or a refresh puts in its token. Only the credential use cases get it.
+ * Privileged: the password hashes (read and written), the email-verified flag and the records of
+ * applied password resets. Only the credential use cases get it (pgPrivilegedStores).
  */
 import { queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Principal } from '../domain/model';
 import type { CredentialStore } from '../domain/ports';
+import { type PrincipalRowSql, principalSelect, toPrincipal } from './principal-store';
+
+/** The login read: the principal and the hash of the live user with the (normalised) email. */
+const BY_EMAIL = `${principalSelect(', u.password_hash')} WHERE u.email = $1 AND u.deleted_at IS NULL`;
 
 export class PgCredentialStore implements CredentialStore {
   constructor(private readonly m: EntityManager) {}
@@ -44,45 +48,10 @@ export class PgCredentialStore implements CredentialStore {
     return n > 0;
   }
 
-  // Every refresh and login asks for a principal: outside a transaction a named statement
-  // (planning the two sub-selects was about 1.3 ms of the 1.7 ms each call spent in PostgreSQL,
-  // bench/README.md "Refresh rotations").
-  async principal(userId: string): Promise<Principal | null> {
-    const [row] = await queryNamed<PrincipalRowSql>(this.m, 'directory.principal.byId', `${PRINCIPAL_SELECT} WHERE u.id = $1 AND u.deleted_at IS NULL`, [userId]);
-    return row ? toPrincipal(row) : null;
-  }
-
   async credentialsByEmail(email: string): Promise<{ passwordHash: string; principal: Principal } | null> {
-    const [row] = await queryNamed<PrincipalRowSql>(this.m, 'directory.principal.byEmail', `${PRINCIPAL_SELECT} WHERE u.email = $1 AND u.deleted_at IS NULL`, [email]);
+    const [row] = await queryNamed<PrincipalRowSql & { password_hash: string }>(this.m, 'directory.principal.byEmail', BY_EMAIL, [email]);
     return row ? { passwordHash: row.password_hash, principal: toPrincipal(row) } : null;
   }
-}
-
-interface PrincipalRowSql {
-  id: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  email_verified: boolean;
-  password_hash: string;
-  roles: string[];
-  permissions: string[];
-}
-
-/** A user with live roles and the live permissions they grant, in one round trip. */
-const PRINCIPAL_SELECT = `
-  SELECT u.id, u.first_name, u.last_name, u.email, u.email_verified, u.password_hash,
-         ARRAY(SELECT r.name FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-                WHERE ur.user_id = u.id AND r.deleted_at IS NULL ORDER BY r.name) AS roles,
-         ARRAY(SELECT DISTINCT p.name FROM user_roles ur
-                 JOIN roles r ON r.id = ur.role_id AND r.deleted_at IS NULL
-                 JOIN role_permissions rp ON rp.role_id = r.id AND rp.revoked_at IS NULL
-                 JOIN permissions p ON p.id = rp.permission_id AND p.deleted_at IS NULL
-                WHERE ur.user_id = u.id ORDER BY p.name) AS permissions
-    FROM users u`;
-
-function toPrincipal(r: PrincipalRowSql): Principal {
-  return { userId: r.id, firstName: r.first_name, lastName: r.last_name, email: r.email, roles: r.roles, permissions: r.permissions, emailVerified: r.email_verified };
 }
 
 /**

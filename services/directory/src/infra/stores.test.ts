@@ -10,7 +10,7 @@ import type { EntityManager } from 'typeorm';
 import { entities, migrations } from './schema';
 import { purgeExpired } from './credential-store';
 import { EXACT_COUNT_BOUND } from './paging';
-import { pgStores } from './stores';
+import { pgPrivilegedStores, pgStores } from './stores';
 import { SEARCH_SMALL_TABLE, USER_SEARCH, UserSearch, userSearchPattern } from './user-search';
 
 /** Records the statement names of the queries made on the pool (outside transactions) until restored. */
@@ -208,19 +208,28 @@ describe('directory stores: user search', () => {
   });
 
   it('principal and credentials outside a transaction (named statements) read what a transaction reads', async () => {
-    const credentials = () => pgStores(db.ds.manager).credentials;
+    const stores = () => pgPrivilegedStores(db.ds.manager);
     const id = await add('Named', 'Principal', 'principal@search.example');
     const { names, restore } = namedStatementsSeen(db);
-    const [p, c] = await Promise.all([credentials().principal(id), credentials().credentialsByEmail('principal@search.example')]).finally(restore);
+    const [p, c] = await Promise.all([stores().principals.findById(id), stores().credentials.credentialsByEmail('principal@search.example')]).finally(restore);
     expect(names.sort()).toEqual(['directory.principal.byEmail', 'directory.principal.byId']);
-    const inTx = await db.ds.transaction(async (m) => [await pgStores(m).credentials.principal(id), await pgStores(m).credentials.credentialsByEmail('principal@search.example')] as const);
+    const inTx = await db.ds.transaction(async (m) => [await pgStores(m).principals.findById(id), await pgPrivilegedStores(m).credentials.credentialsByEmail('principal@search.example')] as const);
     expect([p, c]).toEqual(inTx);
-    expect(p).toMatchObject({ userId: id, firstName: 'Named', roles: [], permissions: [] });
-    expect(c?.principal).toEqual(p);
+    expect(p).toEqual({ userId: id, firstName: 'Named', lastName: 'Principal', email: 'principal@search.example', emailVerified: false, roles: [], permissions: [] });
+    expect(c).toEqual({ passwordHash: 'x', principal: p });
     await users().softDelete(id);
-    expect(await credentials().principal(id)).toBeNull();
-    expect(await credentials().credentialsByEmail('principal@search.example')).toBeNull();
+    expect(await stores().principals.findById(id)).toBeNull();
+    expect(await stores().credentials.credentialsByEmail('principal@search.example')).toBeNull();
   });
+
+  it('only the privileged stores reach the password hashes', () => {
+    const stores = pgStores(db.ds.manager);
+    // @ts-expect-error -- Stores has no credentials: a use case given them cannot read a hash.
+    expect(stores.credentials).toBeUndefined();
+    expect(Object.keys(stores).sort()).toEqual(['links', 'permissions', 'principals', 'roles', 'users']);
+    expect(pgPrivilegedStores(db.ds.manager).credentials).toBeDefined();
+  });
+
 
   it('is planned on the one trigram index', async () => {
     await db.ds.query(

@@ -3,9 +3,10 @@
  * source): one file per store beside this one.
  */
 import type { EntityManager } from 'typeorm';
-import type { Stores } from '../domain/ports';
+import type { PrivilegedStores, Stores } from '../domain/ports';
 import { PgCredentialStore } from './credential-store';
 import { PgPermissionStore } from './permission-store';
+import { PgPrincipalStore } from './principal-store';
 import { PgRolePermissionStore } from './role-permission-store';
 import { PgRoleStore } from './role-store';
 import { UserSearch } from './user-search';
@@ -19,12 +20,18 @@ export interface StoreOptions {
   readonly search?: UserSearch;
 }
 
+/** The stores every use case may get: none reads a password hash. */
 export function pgStores(m: EntityManager, options: StoreOptions = {}): Stores {
   return {
     users: new PgUserStore(m, options.search ?? new UserSearch()),
-    credentials: new PgCredentialStore(m),
+    principals: new PgPrincipalStore(m),
     roles: new PgRoleStore(m),
     permissions: new PgPermissionStore(m),
     links: new PgRolePermissionStore(m),
   };
+}
+
+/** The credential use cases' stores: the others and the password hashes (Kratos' PrivilegedPool). */
+export function pgPrivilegedStores(m: EntityManager, options: StoreOptions = {}): PrivilegedStores {
+  return { ...pgStores(m, options), credentials: new PgCredentialStore(m) };
 }
