@@ -22,16 +22,17 @@ export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig)
   // One user search per data source: its reading of the table's size is shared by every store.
   const options = { search: new UserSearch() };
   const uow = pgUnitOfWork(ds, options);
-  const read = pgStores(ds.manager, options);
+  // Statements outside any transaction, each committed on its own.
+  const stores = pgStores(ds.manager, options);
   const hasher = new Argon2Hasher(config.argon2, new BoundedQueue(config.hashConcurrency, config.hashQueueLimit));
   return {
-    users: createUserUseCases({ uow, read, hasher }),
-    roles: createRoleUseCases({ uow, read }),
-    permissions: createPermissionUseCases({ uow, read }),
-    links: createLinkUseCases({ uow, read }),
+    users: createUserUseCases({ uow, stores, hasher }),
+    roles: createRoleUseCases({ uow, stores }),
+    permissions: createPermissionUseCases({ uow, stores }),
+    links: createLinkUseCases({ uow, stores }),
     // Only the credential use cases see the password hashes.
-    credentials: createCredentialUseCases({ uow: pgPrivilegedUnitOfWork(ds, options), read: pgPrivilegedStores(ds.manager, options), hasher }),
-    access: createAccessUseCases({ read }),
+    credentials: createCredentialUseCases({ uow: pgPrivilegedUnitOfWork(ds, options), stores: pgPrivilegedStores(ds.manager, options), hasher }),
+    access: createAccessUseCases({ stores }),
   };
 }
 

@@ -37,7 +37,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
       await keys.start();
       const directory = grpcDirectory(config.directoryTarget, rt.metrics, rt.grpcClientCredentials);
       const uow = pgUnitOfWork(dataSource);
-      const read = pgIdentityStores(dataSource.manager);
+      // Statements outside any transaction, each committed on its own.
+      const stores = pgIdentityStores(dataSource.manager);
       const auth = createAuthUseCases({
         settings: {
           maxFailedAttempts: config.auth.maxFailedAttempts,
@@ -47,7 +48,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
           accessExpirySeconds: config.jwt.expirySeconds,
         },
         uow,
-        read,
+        stores,
         directory,
         tokens: keys,
         logger,
@@ -61,7 +62,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
           perEmailWindowSeconds: 3_600,
         },
         uow,
-        read,
+        stores,
         directory,
         logger,
         endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at),

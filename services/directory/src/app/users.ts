@@ -74,7 +74,17 @@ export function userChanged(user: User, changedFields: string[] = [], before?: U
 
 const lower = (names: readonly string[]) => new Set(names.map((n) => n.toLowerCase()));
 
-export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher: PasswordHasher }): UserUseCases {
+/**
+ * `uow` runs transactions (the users, the roles they are given, the actor's rights), `stores`
+ * reads outside any (auto-commit).
+ */
+export interface UserDeps {
+  readonly uow: UnitOfWork<Pick<Stores, 'users' | 'roles' | 'principals'>>;
+  readonly stores: Pick<Stores, 'users'>;
+  readonly hasher: PasswordHasher;
+}
+
+export function createUserUseCases(deps: UserDeps): UserUseCases {
   return {
     async create(actor, input) {
       const v = new Violations();
@@ -98,7 +108,7 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
     },
 
     async get(id) {
-      const user = await deps.read.users.findById(checkId(id));
+      const user = await deps.stores.users.findById(checkId(id));
       if (!user) throw AppError.notFound('The user does not exist.');
       return user;
     },
@@ -156,6 +166,6 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
       });
     },
 
-    list: (query) => deps.read.users.list(query),
+    list: (query) => deps.stores.users.list(query),
   };
 }

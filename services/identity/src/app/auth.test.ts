@@ -43,7 +43,7 @@ describe('auth use cases: refresh rotation', () => {
     createAuthUseCases({
       settings: { maxFailedAttempts: 5, lockoutMinutes: 15, refreshExpirySeconds: 3_600, refreshReuseGraceSeconds: graceSeconds, accessExpirySeconds: 300 },
       uow: pgUnitOfWork(ds),
-      read: pgIdentityStores(ds.manager),
+      stores: pgIdentityStores(ds.manager),
       directory,
       tokens: keys,
       logger,

@@ -159,4 +159,4 @@ export interface IdentityStores {
 }
 
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */
-export type UnitOfWork = PlatformUnitOfWork<IdentityStores>;
+export type UnitOfWork<S = IdentityStores> = PlatformUnitOfWork<S>;
