@@ -4,11 +4,12 @@
 import { STREAMS } from '@iam/contracts';
 import type { ServiceRuntime, ServiceSpec } from '@iam/platform';
 import type { DataSource } from 'typeorm';
-import { directoryGrpc, type DirectoryUseCases } from './api/grpc';
+import { directoryGrpc } from './api/grpc';
 import { createAccessUseCases } from './app/access';
 import { createCredentialUseCases } from './app/credentials';
 import { createLinkUseCases } from './app/links';
 import { createPermissionUseCases, createRoleUseCases } from './app/roles';
+import type { DirectoryUseCases } from './app/use-cases';
 import { createUserUseCases } from './app/users';
 import type { DirectoryConfig } from './config';
 import { Argon2Hasher, BoundedQueue } from './infra/argon2-hasher';
