@@ -107,10 +107,10 @@ export function createLinkUseCases(deps: LinkDeps): LinkUseCases {
       });
     },
 
-    list: (query, ends = {}) => {
+    list: async (query, ends = {}) => {
       checkRefs(ends);
       const q: LinkQuery = { ...query, roleId: ends.roleId, permissionId: ends.permissionId };
-      return deps.stores.links.list(q);
+      return await deps.stores.links.list(q);
     },
   };
 }
