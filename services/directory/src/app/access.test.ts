@@ -3,18 +3,10 @@
  * through a live role of a live link, or as an Administrator; nobody else, whatever the id.
  */
 import { randomUUID } from 'node:crypto';
-import { DirectoryFixture, refusal, unique } from '../testing/app-fixture';
+import { directoryFixture, refusal, unique } from '../testing/app-fixture';
 
 describe('access use case', () => {
-  let fx: DirectoryFixture;
-
-  beforeAll(async () => {
-    fx = await DirectoryFixture.start('directory_app_access');
-  }, 60_000);
-
-  afterAll(async () => {
-    await fx?.close();
-  });
+  const fx = directoryFixture('directory_app_access');
 
   it('holds what its live roles grant now; an Administrator holds everything; nobody else anything', async () => {
     const permission = `catalog.edit.${unique()}`;

@@ -10,28 +10,16 @@ import { sha256 } from '@iam/platform';
 import { randomUUID } from 'node:crypto';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
 import { Argon2Hasher, BoundedQueue } from '../infra/argon2-hasher';
-import { DirectoryFixture, PASSWORD, refusal, unique } from '../testing/app-fixture';
+import { directoryFixture, PASSWORD, refusal, unique } from '../testing/app-fixture';
 
 describe('credential use cases', () => {
-  let fx: DirectoryFixture;
+  const fx = directoryFixture('directory_app_credentials');
   const hashOf = async (userId: string) => (await fx.ds.query<Array<{ password_hash: string }>>('SELECT password_hash FROM users WHERE id = $1', [userId]))[0]!.password_hash;
   const newUser = async (roles: string[] = []) => {
     const user = await fx.uc.users.create(fx.admin, { firstName: 'Grace', lastName: 'Hopper', email: `grace-${unique()}@example.com`, password: PASSWORD, roles });
     await fx.newEvents();
     return user;
   };
-
-  beforeAll(async () => {
-    fx = await DirectoryFixture.start('directory_app_credentials');
-  }, 60_000);
-
-  afterAll(async () => {
-    await fx?.close();
-  });
-
-  afterEach(async () => {
-    await fx.newEvents();
-  });
 
   it('verify: the principal for the right password (email in any case); one answer for everything else', async () => {
     const role = await fx.uc.roles.create({ name: `pilots-${unique()}` });

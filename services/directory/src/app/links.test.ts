@@ -8,24 +8,15 @@ import { SUBJECTS } from '@iam/contracts';
 import { randomUUID } from 'node:crypto';
 import type { Role } from '../domain/model';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
-import { DirectoryFixture, refusal, unique } from '../testing/app-fixture';
+import { directoryFixture, refusal, unique } from '../testing/app-fixture';
 
 describe('role-permission link use cases', () => {
-  let fx: DirectoryFixture;
+  const fx = directoryFixture('directory_app_links');
   let administrator: Role;
   const role = () => fx.uc.roles.create({ name: `team-${unique()}` });
 
   beforeAll(async () => {
-    fx = await DirectoryFixture.start('directory_app_links');
-    administrator = (await fx.uc.roles.list({ page: 1, pageSize: 10, q: ADMINISTRATOR_ROLE, includeDeleted: false })).items[0]!;
-  }, 60_000);
-
-  afterAll(async () => {
-    await fx?.close();
-  });
-
-  afterEach(async () => {
-    await fx.newEvents();
+    administrator = await fx.administratorRole();
   });
 
   it('grants a permission to a role (names on the link and the event); the role then lists it', async () => {

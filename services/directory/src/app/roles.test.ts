@@ -7,22 +7,10 @@
 import { SUBJECTS } from '@iam/contracts';
 import { randomInt } from 'node:crypto';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
-import { DirectoryFixture, refusal, unique } from '../testing/app-fixture';
+import { directoryFixture, refusal, unique } from '../testing/app-fixture';
 
 describe('role and permission use cases', () => {
-  let fx: DirectoryFixture;
-
-  beforeAll(async () => {
-    fx = await DirectoryFixture.start('directory_app_roles');
-  }, 60_000);
-
-  afterAll(async () => {
-    await fx?.close();
-  });
-
-  afterEach(async () => {
-    await fx.newEvents();
-  });
+  const fx = directoryFixture('directory_app_roles');
 
   it('creates a role and a permission, each with its event', async () => {
     const role = await fx.uc.roles.create({ name: ` auditors-${unique()} `, description: 'Read the trail' });
@@ -60,7 +48,7 @@ describe('role and permission use cases', () => {
     const permission = await fx.uc.permissions.create({ name: `tickets.close.${unique()}` });
     expect(await refusal(fx.uc.permissions.update(permission.id, { name: `tickets.open.${unique()}` }))).toEqual({ code: 'CONFLICT', fields: ['name'] });
     expect(await fx.uc.permissions.update(permission.id, { description: 'Close tickets' })).toMatchObject({ name: permission.name, description: 'Close tickets' });
-    const admin = (await fx.uc.roles.list({ page: 1, pageSize: 10, q: ADMINISTRATOR_ROLE, includeDeleted: false })).items[0]!;
+    const admin = await fx.administratorRole();
     expect(await refusal(fx.uc.roles.update(admin.id, { name: `root-${unique()}` }))).toEqual({ code: 'CONFLICT', fields: [] });
     expect(await fx.uc.roles.update(admin.id, { description: 'Superuser' })).toMatchObject({ name: ADMINISTRATOR_ROLE, description: 'Superuser' });
   });
@@ -91,7 +79,7 @@ describe('role and permission use cases', () => {
   });
 
   it('built-ins cannot be deleted', async () => {
-    const admin = (await fx.uc.roles.list({ page: 1, pageSize: 10, q: ADMINISTRATOR_ROLE, includeDeleted: false })).items[0]!;
+    const admin = await fx.administratorRole();
     expect(await refusal(fx.uc.roles.remove(admin.id))).toEqual({ code: 'CONFLICT', fields: [] });
     expect(await refusal(fx.uc.permissions.remove(await fx.permissionId('users.manage')))).toEqual({ code: 'CONFLICT', fields: [] });
     expect((await fx.uc.roles.get(admin.id)).permissions).toContain('users.manage');

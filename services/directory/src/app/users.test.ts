@@ -8,23 +8,11 @@
 import { SUBJECTS } from '@iam/contracts';
 import { randomUUID } from 'node:crypto';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
-import { DirectoryFixture, PASSWORD, refusal, unique } from '../testing/app-fixture';
+import { directoryFixture, PASSWORD, refusal, unique } from '../testing/app-fixture';
 
 describe('user use cases', () => {
-  let fx: DirectoryFixture;
+  const fx = directoryFixture('directory_app_users');
   const person = (over: Record<string, unknown> = {}) => ({ firstName: 'Ada', lastName: 'Lovelace', email: `ada-${unique()}@example.com`, password: PASSWORD, ...over });
-
-  beforeAll(async () => {
-    fx = await DirectoryFixture.start('directory_app_users');
-  }, 60_000);
-
-  afterAll(async () => {
-    await fx?.close();
-  });
-
-  afterEach(async () => {
-    await fx.newEvents();
-  });
 
   it('creates a user (email trimmed and lower-cased, no hash anywhere) and writes directory.user.created', async () => {
     const input = person({ email: `  Ada.${unique()}@Example.COM `, phone: 441234567, roles: [] });

@@ -1,3 +1,4 @@
+/// <reference types="jest" />
 /**
  * The directory's use cases over a fresh migrated database on the real PostgreSQL, built by the
  * composition root (createDirectoryUseCases, argon2id at its cheapest parameters), for the tests
@@ -12,6 +13,7 @@ import type { DataSource } from 'typeorm';
 import type { DirectoryUseCases } from '../app/use-cases';
 import type { DirectoryConfig } from '../config';
 import type { Actor } from '../domain/authorization';
+import { ADMINISTRATOR_ROLE, type Role } from '../domain/model';
 import { entities, migrations } from '../infra/schema';
 import { createDirectoryUseCases } from '../service';
 
@@ -48,26 +50,35 @@ export interface OutboxEvent {
 
 export class DirectoryFixture {
   private readonly seen = new Set<string>();
+  private started: { db: MigratedDatabase; uc: DirectoryUseCases; admin: Actor & { email: string } } | undefined;
 
-  private constructor(
-    private readonly db: MigratedDatabase,
-    readonly uc: DirectoryUseCases,
-    /** An Administrator (made by ensureAdministrator), to act as. */
-    readonly admin: Actor & { email: string },
-  ) {}
+  constructor(private readonly name: string) {}
 
-  static async start(name: string): Promise<DirectoryFixture> {
-    const db = await migratedTestDatabase(name, { entities, migrations });
+  async start(): Promise<void> {
+    const db = await migratedTestDatabase(this.name, { entities, migrations });
     const uc = createDirectoryUseCases(db.ds, CONFIG);
     const email = `admin-${unique()}@example.com`;
     const { user } = await uc.credentials.ensureAdministrator({ email, password: PASSWORD });
-    const fixture = new DirectoryFixture(db, uc, { userId: user.id, email });
-    await fixture.newEvents();
-    return fixture;
+    this.started = { db, uc, admin: { userId: user.id, email } };
+    await this.newEvents();
+  }
+
+  private get state(): NonNullable<DirectoryFixture['started']> {
+    if (!this.started) throw new Error('the fixture has not started (directoryFixture starts it in beforeAll)');
+    return this.started;
   }
 
   get ds(): DataSource {
-    return this.db.ds;
+    return this.state.db.ds;
+  }
+
+  get uc(): DirectoryUseCases {
+    return this.state.uc;
+  }
+
+  /** An Administrator (made by ensureAdministrator), to act as. */
+  get admin(): Actor & { email: string } {
+    return this.state.admin;
   }
 
   /** A user holding exactly `permissions`, through a role of its own the Administrator made. */
@@ -86,6 +97,12 @@ export class DirectoryFixture {
     return row?.id ?? (await this.uc.permissions.create({ name })).id;
   }
 
+  /** The built-in Administrator role. */
+  async administratorRole(): Promise<Role> {
+    const [role] = (await this.uc.roles.list({ page: 1, pageSize: 1, q: ADMINISTRATOR_ROLE, includeDeleted: false })).items;
+    return role!;
+  }
+
   /** The events written to the outbox since the last call, decoded, in the order they were written. */
   async newEvents(): Promise<OutboxEvent[]> {
     const rows = await this.ds.query<Array<{ id: string; subject: string; payload: Buffer }>>('SELECT id, subject, payload FROM outbox_events ORDER BY occurred_at, subject');
@@ -94,7 +111,21 @@ export class DirectoryFixture {
     return fresh.map((r) => ({ subject: r.subject, payload: decodeEvent(r.subject as EventSubject, r.payload) as unknown as Record<string, unknown> }));
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  async close(): Promise<void> {
+    await this.started?.db.close();
   }
+}
+
+/**
+ * A fixture for the test file: started before its tests, closed after them, and each test begins
+ * with no unseen event (what an earlier test left is read and dropped).
+ */
+export function directoryFixture(name: string): DirectoryFixture {
+  const fx = new DirectoryFixture(name);
+  beforeAll(() => fx.start(), 60_000);
+  afterAll(() => fx.close());
+  beforeEach(async () => {
+    await fx.newEvents();
+  });
+  return fx;
 }
