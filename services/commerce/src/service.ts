@@ -5,11 +5,12 @@
 import { STREAMS } from '@iam/contracts';
 import { type AccessCheck, type ServiceRuntime, type ServiceSpec, grpcAccessCheck } from '@iam/platform';
 import type { DataSource } from 'typeorm';
-import { commerceGrpc, type CommerceUseCases } from './api/grpc';
+import { commerceGrpc } from './api/grpc';
 import { createCartUseCases } from './app/carts';
 import { createCatalogUseCases } from './app/catalog';
 import { createOrderUseCases } from './app/orders';
 import { seedDemoCatalog } from './app/seed-demo';
+import type { CommerceUseCases } from './app/use-cases';
 import type { CommerceConfig } from './config';
 import { entities, migrations } from './infra/schema';
 import { purgeExpired } from './infra/stores';

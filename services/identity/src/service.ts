@@ -10,9 +10,10 @@ import { type AuthFaults, createAuthUseCases } from './app/auth';
 import { createEmailActionUseCases } from './app/email-actions';
 import type { IdentityConfig } from './config';
 import { grpcDirectory } from './infra/directory-client';
-import { KeyManager } from './infra/keys';
+import { KeyRing } from './infra/key-ring';
 import { entities, migrations } from './infra/schema';
 import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
+import { JwtTokenService } from './infra/token-service';
 
 /** `faults`: only the fault suite's build (src/testing/fault-main.ts) passes any. */
 export function identityService(config: IdentityConfig, rt: ServiceRuntime, faults?: AuthFaults): ServiceSpec {
@@ -24,20 +25,21 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
     migrations,
     streams: [STREAMS.identity, STREAMS.directory, STREAMS.deadLetter],
     build: async ({ dataSource, logger }) => {
-      const keys = new KeyManager({
+      // The key ring keeps, rotates and publishes the signing keys; tokens are made over it.
+      const keys = new KeyRing({
         dataSource,
         alg: config.jwt.alg,
         keyEncryptionKey: config.jwt.keyEncryptionKey,
         rotationHours: config.jwt.keyRotationHours,
         tokenLifetimeSeconds: config.jwt.expirySeconds,
-        issuer: config.jwt.issuer,
-        audience: config.jwt.audience,
         logger,
       });
       await keys.start();
+      const tokens = new JwtTokenService(keys, { tokenLifetimeSeconds: config.jwt.expirySeconds, issuer: config.jwt.issuer, audience: config.jwt.audience });
       const directory = grpcDirectory(config.directoryTarget, rt.metrics, rt.grpcClientCredentials);
       const uow = pgUnitOfWork(dataSource);
-      const read = pgIdentityStores(dataSource.manager);
+      // Statements outside any transaction, each committed on its own.
+      const stores = pgIdentityStores(dataSource.manager);
       const auth = createAuthUseCases({
         settings: {
           maxFailedAttempts: config.auth.maxFailedAttempts,
@@ -47,9 +49,9 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
           accessExpirySeconds: config.jwt.expirySeconds,
         },
         uow,
-        read,
+        stores,
         directory,
-        tokens: keys,
+        tokens,
         logger,
         faults,
       });
@@ -61,7 +63,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
           perEmailWindowSeconds: 3_600,
         },
         uow,
-        read,
+        stores,
         directory,
         logger,
         endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at),
@@ -73,7 +75,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
       const requests = new BatchLoop({ name: 'email-action requests', work: (n) => emailActions.processRequests(n), batchSize: 50, pollMs: 1_000, logger });
       requests.start();
       return {
-        grpc: identityGrpc({ auth, emailActions, tokens: keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity' }),
+        grpc: identityGrpc({ auth, emailActions, keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity' }),
         consumers: identityConsumers({ auth, emailActions }, logger),
         // Ready only while a signing key is loaded (the database is checked for every service).
         checks: { keys: () => keys.check() },

@@ -1,16 +1,8 @@
 /** gRPC handlers: proto messages in, use cases, proto messages out. No rules live here. */
 import { commerceV1 } from '@iam/contracts';
 import { AppError, type CallContext, type HandlerDeps, type ServiceBinding, actorOf, bindService } from '@iam/platform';
-import type { CartUseCases } from '../app/carts';
-import type { CatalogUseCases } from '../app/catalog';
-import type { OrderUseCases } from '../app/orders';
+import type { CommerceUseCases } from '../app/use-cases';
 import type { Cart, Order, OrderStatus, Product, ProductStatus } from '../domain/model';
-
-export interface CommerceUseCases {
-  readonly catalog: CatalogUseCases;
-  readonly carts: CartUseCases;
-  readonly orders: OrderUseCases;
-}
 
 const { ProductStatus: PS, OrderStatus: OS } = commerceV1;
 

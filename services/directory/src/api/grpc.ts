@@ -2,22 +2,9 @@
 import { directoryV1 } from '@iam/contracts';
 import { AppError, type CallContext, type HandlerDeps, type ServiceBinding, actorOf, bindService } from '@iam/platform';
 import type { Actor } from '../domain/authorization';
-import type { AccessUseCases } from '../app/access';
-import type { CredentialUseCases } from '../app/credentials';
-import type { LinkUseCases } from '../app/links';
-import type { NamedUseCases } from '../app/roles';
-import type { UserUseCases } from '../app/users';
+import type { DirectoryUseCases } from '../app/use-cases';
 import type { Permission, Principal, Role, RolePermission, User } from '../domain/model';
 import { checkListQuery } from '../domain/rules';
-
-export interface DirectoryUseCases {
-  readonly users: UserUseCases;
-  readonly roles: NamedUseCases<Role>;
-  readonly permissions: NamedUseCases<Permission>;
-  readonly links: LinkUseCases;
-  readonly credentials: CredentialUseCases;
-  readonly access: AccessUseCases;
-}
 
 const toUser = (u: User): directoryV1.User => ({
   id: u.id,

@@ -19,13 +19,14 @@ export interface AccessUseCases {
   holds(userId: string, permission: string): Promise<boolean>;
 }
 
-export function createAccessUseCases(deps: { read: Stores }): AccessUseCases {
+/** `stores`: statements outside any transaction (auto-commit). */
+export function createAccessUseCases(deps: { stores: Pick<Stores, 'principals'> }): AccessUseCases {
   return {
     async holds(userId, permission) {
       const v = new Violations();
       if (permission.length === 0 || permission.length > PERMISSION_MAX_LENGTH) v.add('permission', `must be 1..${PERMISSION_MAX_LENGTH} characters`);
       v.throwIfAny('The permission is not valid.');
-      const rights = await rightsIn(deps.read, { userId });
+      const rights = await rightsIn(deps.stores, { userId });
       return rights.administrator || rights.permissions.has(permission);
     },
   };

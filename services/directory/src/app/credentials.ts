@@ -7,7 +7,7 @@ import { SUBJECTS } from '@iam/contracts';
 import { AppError, event, sha256 } from '@iam/platform';
 import type { Principal, User } from '../domain/model';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
-import type { PasswordHasher, Stores, UnitOfWork } from '../domain/ports';
+import type { PasswordHasher, PrivilegedStores, Stores, UnitOfWork } from '../domain/ports';
 import { PASSWORD_MAX_LENGTH, Violations, checkEmail, checkId, checkName, checkPassword, normalizeEmail } from '../domain/rules';
 import { resolveRoles, userChanged } from './users';
 
@@ -33,11 +33,21 @@ export interface CredentialUseCases {
   ensureAdministrator(input: { email: string; password: string; firstName?: string; lastName?: string }): Promise<{ user: User; created: boolean }>;
 }
 
-export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; hasher: PasswordHasher }): CredentialUseCases {
-  const { read, hasher } = deps;
+/**
+ * `uow` runs transactions, `stores` single statements outside any (auto-commit); both privileged
+ * (the password hashes), which no other use case gets.
+ */
+export interface CredentialDeps {
+  readonly uow: UnitOfWork<Pick<PrivilegedStores, 'credentials' | 'users' | 'roles'>>;
+  readonly stores: Pick<PrivilegedStores, 'credentials' | 'principals'>;
+  readonly hasher: PasswordHasher;
+}
+
+export function createCredentialUseCases(deps: CredentialDeps): CredentialUseCases {
+  const { stores, hasher } = deps;
   return {
     async verify(email, password, opts = {}) {
-      const account = await read.credentials.credentialsByEmail(normalizeEmail(email));
+      const account = await stores.credentials.credentialsByEmail(normalizeEmail(email));
       const accountExists = account !== null;
       const accountId = account?.principal.userId;
       // Longer than any valid password: refused without hashing (nothing about the account leaks).
@@ -49,20 +59,20 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       if (!(await hasher.verify(account.passwordHash, password))) return { principal: null, accountExists, accountId };
       if (hasher.needsRehash(account.passwordHash)) {
         const rehashed = await hasher.hash(password);
-        await read.credentials.setPasswordHash(account.principal.userId, rehashed);
+        await stores.credentials.setPasswordHash(account.principal.userId, rehashed);
       }
       return { principal: account.principal, accountExists, accountId };
     },
 
     async principal(userId) {
-      const p = await read.credentials.principal(checkId(userId, 'userId'));
+      const p = await stores.principals.findById(checkId(userId, 'userId'));
       if (!p) throw AppError.notFound('The user does not exist.');
       return p;
     },
 
     async findAccount(email) {
-      const account = await read.credentials.findByEmail(normalizeEmail(email));
-      return account ? read.credentials.principal(account.id) : null;
+      const account = await stores.credentials.findByEmail(normalizeEmail(email));
+      return account ? stores.principals.findById(account.id) : null;
     },
 
     async resetPassword(r) {
@@ -106,7 +116,7 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       const lastName = checkName(v, 'lastName', input.lastName ?? 'User');
       v.throwIfAny('The administrator account is not valid.');
       // Run again with the same settings, nothing changes: no write, no event, no session ended.
-      const existing = await read.credentials.findByEmail(email);
+      const existing = await stores.credentials.findByEmail(email);
       const keptHash = existing && (await hasher.verify(existing.passwordHash, input.password)) ? existing.passwordHash : undefined;
       const newHash = keptHash ? undefined : await hasher.hash(input.password);
       return deps.uow.run(async (tx) => {
@@ -141,7 +151,7 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
 }
 
 /** The live user, locked; NOT_FOUND when deleted or (with `emailSha256`) no longer at that address. */
-async function liveWithAddress(tx: Stores, id: string, emailSha256?: Buffer): Promise<User> {
+async function liveWithAddress(tx: Pick<Stores, 'users'>, id: string, emailSha256?: Buffer): Promise<User> {
   const user = await tx.users.findById(id, { forUpdate: true });
   if (!user || (emailSha256 && emailSha256.length > 0 && !sha256(user.email).equals(emailSha256))) throw AppError.notFound('The user does not exist.');
   return user;

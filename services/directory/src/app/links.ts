@@ -30,7 +30,7 @@ function checkRefs(input: { roleId?: string; permissionId?: string }): void {
  * are locked FOR SHARE until the transaction ends, so a concurrent delete of either waits and then
  * revokes this link too (or this check sees the end gone): no live link to a deleted record.
  */
-async function lockTargets(tx: Stores, ids: { roleId: string; permissionId: string }): Promise<{ roleName: string; permissionName: string }> {
+async function lockTargets(tx: Pick<Stores, 'roles' | 'permissions'>, ids: { roleId: string; permissionId: string }): Promise<{ roleName: string; permissionName: string }> {
   const v = new Violations();
   const role = await tx.roles.findById(ids.roleId, { forShare: true });
   const permission = await tx.permissions.findById(ids.permissionId, { forShare: true });
@@ -47,7 +47,13 @@ function linkEvent(subject: typeof SUBJECTS.rolePermissionCreated | typeof SUBJE
   return event(subject, { linkId: l.id, ...ends(l), before: before && ends(before) });
 }
 
-export function createLinkUseCases(deps: { uow: UnitOfWork; read: Stores }): LinkUseCases {
+/** `uow` runs transactions (the links, their ends, the actor's rights), `stores` reads outside any. */
+export interface LinkDeps {
+  readonly uow: UnitOfWork<Pick<Stores, 'links' | 'roles' | 'permissions' | 'principals'>>;
+  readonly stores: Pick<Stores, 'links'>;
+}
+
+export function createLinkUseCases(deps: LinkDeps): LinkUseCases {
   const notFound = () => AppError.notFound('The role-permission link does not exist.');
   return {
     async create(actor, input) {
@@ -64,7 +70,7 @@ export function createLinkUseCases(deps: { uow: UnitOfWork; read: Stores }): Lin
     },
 
     async get(id) {
-      const link = await deps.read.links.findById(checkId(id));
+      const link = await deps.stores.links.findById(checkId(id));
       if (!link) throw notFound();
       return link;
     },
@@ -101,10 +107,10 @@ export function createLinkUseCases(deps: { uow: UnitOfWork; read: Stores }): Lin
       });
     },
 
-    list: (query, ends = {}) => {
+    list: async (query, ends = {}) => {
       checkRefs(ends);
       const q: LinkQuery = { ...query, roleId: ends.roleId, permissionId: ends.permissionId };
-      return deps.read.links.list(q);
+      return await deps.stores.links.list(q);
     },
   };
 }

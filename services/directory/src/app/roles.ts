@@ -65,11 +65,16 @@ function validate(kind: Kind, input: NamedInput, requireName: boolean): { name?:
   return out;
 }
 
-function namedUseCases<T extends Named>(
-  kind: Kind,
-  deps: { uow: UnitOfWork; read: Stores },
-  store: (s: Stores) => Stores['roles'] | Stores['permissions'],
-): NamedUseCases<T> {
+/**
+ * `uow` runs transactions (the records, and the links a deletion revokes), `stores` reads outside
+ * any; `S` is the one store of the kind.
+ */
+export interface NamedDeps<S> {
+  readonly uow: UnitOfWork<S & Pick<Stores, 'links'>>;
+  readonly stores: S;
+}
+
+function namedUseCases<T extends Named, S>(kind: Kind, deps: NamedDeps<S>, store: (s: S) => Stores['roles'] | Stores['permissions']): NamedUseCases<T> {
   const label = kind === 'role' ? 'role' : 'permission';
   const notFound = () => AppError.notFound(`The ${label} does not exist.`);
   return {
@@ -85,7 +90,7 @@ function namedUseCases<T extends Named>(
     },
 
     async get(id) {
-      const found = await store(deps.read).findById(checkId(id));
+      const found = await store(deps.stores).findById(checkId(id));
       if (!found) throw notFound();
       return found as unknown as T;
     },
@@ -122,14 +127,14 @@ function namedUseCases<T extends Named>(
       });
     },
 
-    list: async (query) => (await store(deps.read).list(query)) as unknown as Page<T>,
+    list: async (query) => (await store(deps.stores).list(query)) as unknown as Page<T>,
   };
 }
 
-export function createRoleUseCases(deps: { uow: UnitOfWork; read: Stores }): NamedUseCases<Role> {
-  return namedUseCases<Role>('role', deps, (s) => s.roles);
+export function createRoleUseCases(deps: NamedDeps<Pick<Stores, 'roles'>>): NamedUseCases<Role> {
+  return namedUseCases<Role, Pick<Stores, 'roles'>>('role', deps, (s) => s.roles);
 }
 
-export function createPermissionUseCases(deps: { uow: UnitOfWork; read: Stores }): NamedUseCases<Permission> {
-  return namedUseCases<Permission>('permission', deps, (s) => s.permissions);
+export function createPermissionUseCases(deps: NamedDeps<Pick<Stores, 'permissions'>>): NamedUseCases<Permission> {
+  return namedUseCases<Permission, Pick<Stores, 'permissions'>>('permission', deps, (s) => s.permissions);
 }

@@ -52,8 +52,8 @@ export async function resolveRoles(tx: Pick<Stores, 'roles'>, names: readonly st
 }
 
 /** The actor's rights as stored now (an id that is not a UUID names nobody and holds nothing). */
-export async function rightsIn(tx: Pick<Stores, 'credentials'>, actor: Actor): Promise<Rights> {
-  return rightsOf(isUuid(actor.userId) ? await tx.credentials.principal(actor.userId.toLowerCase()) : null);
+export async function rightsIn(tx: Pick<Stores, 'principals'>, actor: Actor): Promise<Rights> {
+  return rightsOf(isUuid(actor.userId) ? await tx.principals.findById(actor.userId.toLowerCase()) : null);
 }
 
 /** CONFLICT when removing `userId` from the Administrators would leave none (serialised on the role). */
@@ -74,7 +74,17 @@ export function userChanged(user: User, changedFields: string[] = [], before?: U
 
 const lower = (names: readonly string[]) => new Set(names.map((n) => n.toLowerCase()));
 
-export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher: PasswordHasher }): UserUseCases {
+/**
+ * `uow` runs transactions (the users, the roles they are given, the actor's rights), `stores`
+ * reads outside any (auto-commit).
+ */
+export interface UserDeps {
+  readonly uow: UnitOfWork<Pick<Stores, 'users' | 'roles' | 'principals'>>;
+  readonly stores: Pick<Stores, 'users'>;
+  readonly hasher: PasswordHasher;
+}
+
+export function createUserUseCases(deps: UserDeps): UserUseCases {
   return {
     async create(actor, input) {
       const v = new Violations();
@@ -98,7 +108,7 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
     },
 
     async get(id) {
-      const user = await deps.read.users.findById(checkId(id));
+      const user = await deps.stores.users.findById(checkId(id));
       if (!user) throw AppError.notFound('The user does not exist.');
       return user;
     },
@@ -118,7 +128,7 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
         const before = await tx.users.findById(id, { forUpdate: true });
         if (!before) throw AppError.notFound('The user does not exist.');
         const rights = await rightsIn(tx, actor);
-        assertMayManageUser(rights, (await tx.credentials.principal(id))!);
+        assertMayManageUser(rights, (await tx.principals.findById(id))!);
         const changed: string[] = (['firstName', 'lastName', 'email', 'phone'] as const).filter((k) => patch[k] !== undefined && patch[k] !== before[k]);
         if (patch.passwordHash !== undefined) changed.push('password');
         // A new address is unverified until its owner proves it (DESIGN §3).
@@ -149,13 +159,13 @@ export function createUserUseCases(deps: { uow: UnitOfWork; read: Stores; hasher
       await deps.uow.run(async (tx) => {
         const user = await tx.users.findById(id, { forUpdate: true });
         if (!user) throw AppError.notFound('The user does not exist.');
-        assertMayManageUser(await rightsIn(tx, actor), (await tx.credentials.principal(id))!);
+        assertMayManageUser(await rightsIn(tx, actor), (await tx.principals.findById(id))!);
         if (user.roles.some(isAdministratorRole)) await assertNotLastAdministrator(tx, id);
         if (!(await tx.users.softDelete(id))) throw AppError.notFound('The user does not exist.');
         await tx.publish([event(SUBJECTS.userDeleted, userChanged(user))]);
       });
     },
 
-    list: (query) => deps.read.users.list(query),
+    list: (query) => deps.stores.users.list(query),
   };
 }

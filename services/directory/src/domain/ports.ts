@@ -1,6 +1,7 @@
 /**
  * Ports the directory's use cases need. Reading users and reading password hashes are separate
- * ports: only the credential use cases get the privileged one.
+ * ports (Kratos' Pool and PrivilegedPool): `Stores` has no way to read a hash, and only the
+ * credential use cases get `PrivilegedStores`.
  */
 import type { UnitOfWork as PlatformUnitOfWork } from '@iam/platform';
 import type { LinkQuery, ListQuery, Page, Permission, Principal, Role, RolePermission, User } from './model';
@@ -23,7 +24,13 @@ export interface UserStore {
   lockAdministrators(): Promise<string[]>;
 }
 
-/** Privileged: password hashes and token claims. */
+/** Who a user is and what they hold now (no secret): for tokens and authorization checks. */
+export interface PrincipalStore {
+  /** Names, live roles and the live permissions they grant; null for an unknown or deleted user. */
+  findById(userId: string): Promise<Principal | null>;
+}
+
+/** Privileged: password hashes, the email-verified flag and the records of password resets. */
 export interface CredentialStore {
   /** The live user with this (normalised) email and its hash. */
   findByEmail(email: string): Promise<{ id: string; passwordHash: string } | null>;
@@ -34,8 +41,6 @@ export interface CredentialStore {
    */
   recordPasswordReset(r: { resetId: string; userId: string; attemptId: string }): Promise<{ first: boolean; userId: string; attemptId: string; changedAt: Date }>;
   markEmailVerified(userId: string): Promise<boolean>;
-  /** Names, live roles and the live permissions they grant; null for an unknown or deleted user. */
-  principal(userId: string): Promise<Principal | null>;
   /** The live user with this (normalised) email: its hash and principal, in one read. */
   credentialsByEmail(email: string): Promise<{ passwordHash: string; principal: Principal } | null>;
 }
@@ -85,16 +90,24 @@ export interface RolePermissionStore {
   list(query: LinkQuery): Promise<Page<RolePermission>>;
 }
 
+/** The stores any use case may be given; none of them reads a password hash. */
 export interface Stores {
   readonly users: UserStore;
-  readonly credentials: CredentialStore;
+  readonly principals: PrincipalStore;
   readonly roles: RoleStore;
   readonly permissions: PermissionStore;
   readonly links: RolePermissionStore;
 }
 
+/** The credential use cases' stores: the others and the password hashes. */
+export interface PrivilegedStores extends Stores {
+  readonly credentials: CredentialStore;
+}
+
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */
-export type UnitOfWork = PlatformUnitOfWork<Stores>;
+export type UnitOfWork<S = Stores> = PlatformUnitOfWork<S>;
+/** A UnitOfWork whose transactions also see the password hashes: the credential use cases' only. */
+export type PrivilegedUnitOfWork = UnitOfWork<PrivilegedStores>;
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;

@@ -6,8 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type MigratedDatabase, migratedTestDatabase } from '@iam/platform/testing';
+import type { EntityManager } from 'typeorm';
 import { entities, migrations } from './schema';
-import { EXACT_COUNT_BOUND, SEARCH_SMALL_TABLE, USER_SEARCH, pgStores, purgeExpired, userSearchPattern } from './stores';
+import { purgeExpired } from './credential-store';
+import { EXACT_COUNT_BOUND } from './paging';
+import { pgPrivilegedStores, pgStores } from './stores';
+import { SEARCH_SMALL_TABLE, USER_SEARCH, UserSearch, userSearchPattern } from './user-search';
 
 /** Records the statement names of the queries made on the pool (outside transactions) until restored. */
 function namedStatementsSeen(db: MigratedDatabase): { names: unknown[]; restore: () => void } {
@@ -25,9 +29,10 @@ function namedStatementsSeen(db: MigratedDatabase): { names: unknown[]; restore:
 describe.each([
   ['with the estimate', 0],
   ['a small table', SEARCH_SMALL_TABLE],
-])('directory stores: bounded counts (%s)', (_, searchSmallTable) => {
+])('directory stores: bounded counts (%s)', (_, smallTable) => {
   let db: MigratedDatabase;
-  const users = () => pgStores(db.ds.manager, { searchSmallTable }).users;
+  const search = new UserSearch({ smallTable });
+  const users = () => pgStores(db.ds.manager, { search }).users;
   const N = EXACT_COUNT_BOUND + 500;
 
   beforeAll(async () => {
@@ -97,7 +102,8 @@ describe.each([
 
 describe('directory stores: user search', () => {
   let db: MigratedDatabase;
-  const users = () => pgStores(db.ds.manager).users;
+  const userSearch = new UserSearch();
+  const users = () => pgStores(db.ds.manager, { search: userSearch }).users;
   const search = async (q: string, includeDeleted = false) =>
     (await users().list({ page: 1, pageSize: 100, q, includeDeleted })).items.map((u) => u.email).sort();
   const add = async (firstName: string, lastName: string, email: string) => {
@@ -167,6 +173,26 @@ describe('directory stores: user search', () => {
     }
   });
 
+  it("reads the table's size once per UserSearch, whatever store or transaction searches through it", async () => {
+    await add('Sized', 'Once', 'sized@search.example');
+    const sizeReads: string[] = [];
+    const counting = (m: EntityManager) =>
+      new Proxy(m, {
+        get: (target, key, receiver) =>
+          key === 'query'
+            ? (sql: string, params?: unknown[]) => (sql.includes('pg_class') && sizeReads.push(sql), target.query(sql, params))
+            : Reflect.get(target, key, receiver),
+      });
+    const shared = new UserSearch();
+    const query = { page: 1, pageSize: 10, q: 'sized', includeDeleted: false };
+    expect((await shared.page(counting(db.ds.manager), query)).totalCount).toBe(1);
+    await db.ds.transaction((m) => shared.page(counting(m), query));
+    expect(sizeReads).toHaveLength(1);
+    // Another data source's search (another composition root) keeps its own reading.
+    await new UserSearch().page(counting(db.ds.manager), query);
+    expect(sizeReads).toHaveLength(2);
+  });
+
   it('findById outside a transaction (a named statement on the pool) reads what a transaction reads', async () => {
     const id = await add('Named', 'Statement', 'named@search.example');
     const { names, restore } = namedStatementsSeen(db);
@@ -182,19 +208,28 @@ describe('directory stores: user search', () => {
   });
 
   it('principal and credentials outside a transaction (named statements) read what a transaction reads', async () => {
-    const credentials = () => pgStores(db.ds.manager).credentials;
+    const stores = () => pgPrivilegedStores(db.ds.manager);
     const id = await add('Named', 'Principal', 'principal@search.example');
     const { names, restore } = namedStatementsSeen(db);
-    const [p, c] = await Promise.all([credentials().principal(id), credentials().credentialsByEmail('principal@search.example')]).finally(restore);
+    const [p, c] = await Promise.all([stores().principals.findById(id), stores().credentials.credentialsByEmail('principal@search.example')]).finally(restore);
     expect(names.sort()).toEqual(['directory.principal.byEmail', 'directory.principal.byId']);
-    const inTx = await db.ds.transaction(async (m) => [await pgStores(m).credentials.principal(id), await pgStores(m).credentials.credentialsByEmail('principal@search.example')] as const);
+    const inTx = await db.ds.transaction(async (m) => [await pgStores(m).principals.findById(id), await pgPrivilegedStores(m).credentials.credentialsByEmail('principal@search.example')] as const);
     expect([p, c]).toEqual(inTx);
-    expect(p).toMatchObject({ userId: id, firstName: 'Named', roles: [], permissions: [] });
-    expect(c?.principal).toEqual(p);
+    expect(p).toEqual({ userId: id, firstName: 'Named', lastName: 'Principal', email: 'principal@search.example', emailVerified: false, roles: [], permissions: [] });
+    expect(c).toEqual({ passwordHash: 'x', principal: p });
     await users().softDelete(id);
-    expect(await credentials().principal(id)).toBeNull();
-    expect(await credentials().credentialsByEmail('principal@search.example')).toBeNull();
+    expect(await stores().principals.findById(id)).toBeNull();
+    expect(await stores().credentials.credentialsByEmail('principal@search.example')).toBeNull();
   });
+
+  it('only the privileged stores reach the password hashes', () => {
+    const stores = pgStores(db.ds.manager);
+    // @ts-expect-error -- Stores has no credentials: a use case given them cannot read a hash.
+    expect(stores.credentials).toBeUndefined();
+    expect(Object.keys(stores).sort()).toEqual(['links', 'permissions', 'principals', 'roles', 'users']);
+    expect(pgPrivilegedStores(db.ds.manager).credentials).toBeDefined();
+  });
+
 
   it('is planned on the one trigram index', async () => {
     await db.ds.query(

@@ -3,12 +3,12 @@ import { identityV1 } from '@iam/contracts';
 import { type AccessClaims, type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
 import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
-import type { TokenService } from '../domain/ports';
+import type { PublishedKeys } from '../domain/ports';
 
 const toClaims = (c: AccessClaims): identityV1.Claims => ({ ...c, aud: [...c.aud], roles: [...c.roles], permissions: [...c.permissions] });
 
-export function identityGrpc(deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; tokens: TokenService }, h: HandlerDeps): ServiceBinding[] {
-  const { auth, emailActions, tokens } = deps;
+export function identityGrpc(deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; keys: PublishedKeys }, h: HandlerDeps): ServiceBinding[] {
+  const { auth, emailActions, keys } = deps;
   return [
     bindService(
       identityV1.IdentityServiceService,
@@ -28,7 +28,7 @@ export function identityGrpc(deps: { auth: AuthUseCases; emailActions: EmailActi
           return c ? { active: true, claims: toClaims(c) } : { active: false, claims: undefined };
         },
         getJwks: async () => ({
-          keys: (await tokens.jwks()).map((k) => ({ kid: k.kid, kty: k.kty, alg: k.alg, use: k.use, crv: k.crv ?? '', x: k.x ?? '', y: k.y ?? '', n: k.n ?? '', e: k.e ?? '' })),
+          keys: (await keys.jwks()).map((k) => ({ kid: k.kid, kty: k.kty, alg: k.alg, use: k.use, crv: k.crv ?? '', x: k.x ?? '', y: k.y ?? '', n: k.n ?? '', e: k.e ?? '' })),
         }),
         listRevokedTokens: async () => auth.revokedTokens(),
         requestPasswordReset: async (r) => (await emailActions.requestPasswordReset(r.email), {}),

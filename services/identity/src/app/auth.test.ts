@@ -10,15 +10,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Principal } from '../domain/model';
 import type { Directory } from '../domain/ports';
-import { KeyManager } from '../infra/keys';
+import { KeyRing } from '../infra/key-ring';
 import { entities, migrations } from '../infra/schema';
 import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
+import { JwtTokenService } from '../infra/token-service';
 import { type AuthFaults, createAuthUseCases } from './auth';
 
 describe('auth use cases: refresh rotation', () => {
   let db: MigratedDatabase;
   let ds: DataSource;
-  let keys: KeyManager;
+  let keys: KeyRing;
   const logger = testLogger();
   const users = new Map<string, Principal>();
   let directoryDown = false;
@@ -43,9 +44,9 @@ describe('auth use cases: refresh rotation', () => {
     createAuthUseCases({
       settings: { maxFailedAttempts: 5, lockoutMinutes: 15, refreshExpirySeconds: 3_600, refreshReuseGraceSeconds: graceSeconds, accessExpirySeconds: 300 },
       uow: pgUnitOfWork(ds),
-      read: pgIdentityStores(ds.manager),
+      stores: pgIdentityStores(ds.manager),
       directory,
-      tokens: keys,
+      tokens: new JwtTokenService(keys, { tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api' }),
       logger,
       faults,
     });
@@ -65,7 +66,7 @@ describe('auth use cases: refresh rotation', () => {
   beforeAll(async () => {
     db = await migratedTestDatabase('identity_auth', { entities, migrations });
     ds = db.ds;
-    keys = new KeyManager({ dataSource: ds, alg: 'EdDSA', keyEncryptionKey: randomBytes(32), rotationHours: 720, tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api', logger });
+    keys = new KeyRing({ dataSource: ds, alg: 'EdDSA', keyEncryptionKey: randomBytes(32), rotationHours: 720, tokenLifetimeSeconds: 300, logger });
     await keys.start();
   });
 

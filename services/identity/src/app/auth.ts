@@ -33,7 +33,7 @@ export interface AuthUseCases {
    */
   endSessions(userId: string, at?: Date): Promise<number>;
   /** The same inside the caller's transaction (with what else must commit with it). */
-  endSessionsIn(tx: InTransaction<IdentityStores>, userId: string, at: Date): Promise<number>;
+  endSessionsIn(tx: InTransaction<SessionStores>, userId: string, at: Date): Promise<number>;
   /** Clears the failed-login count of an email (after a password reset). */
   clearLockout(email: string): Promise<void>;
 }
@@ -59,17 +59,24 @@ export function emailKey(email: string): Buffer {
   return sha256(email.trim().toLowerCase());
 }
 
+/** The stores the auth use cases use. */
+type AuthStores = Pick<IdentityStores, 'refreshTokens' | 'lockouts' | 'denylist' | 'subjects'>;
+/** What ending a user's sessions writes, in the caller's transaction. */
+export type SessionStores = Pick<IdentityStores, 'refreshTokens' | 'subjects'>;
+
 export function createAuthUseCases(deps: {
   settings: AuthSettings;
-  uow: UnitOfWork;
-  read: IdentityStores;
+  /** Transactions (with the outbox). */
+  uow: UnitOfWork<AuthStores>;
+  /** Single statements outside any transaction, each committed on its own (a lockout reservation, a rotation). */
+  stores: AuthStores;
   directory: Directory;
   tokens: TokenService;
   logger: Logger;
   /** Test builds only (src/testing): a hook between a refresh's commit and its answer. */
   faults?: AuthFaults;
 }): AuthUseCases {
-  const { settings: s, uow, read, directory, tokens } = deps;
+  const { settings: s, uow, stores, directory, tokens } = deps;
 
   function pair(access: { token: string }, refreshToken: string, familyExpiresAt: Date): TokenPair {
     return {
@@ -107,19 +114,19 @@ export function createAuthUseCases(deps: {
       const key = emailKey(email);
       // Reserve the evaluation first: of any number of concurrent guesses, at most the limit are
       // checked. A locked email still pays one (dummy) verification, so it answers as slowly.
-      const slot = await read.lockouts.reserve(key, s.maxFailedAttempts, s.lockoutMinutes);
+      const slot = await stores.lockouts.reserve(key, s.maxFailedAttempts, s.lockoutMinutes);
       let result;
       try {
         result = await directory.verifyCredentials(email, password, { skipEvaluation: !slot.allowed });
       } catch (err) {
-        if (slot.allowed) await read.lockouts.release(key, s.maxFailedAttempts);
+        if (slot.allowed) await stores.lockouts.release(key, s.maxFailedAttempts);
         throw err;
       }
       const principal = result.principal;
       if (!principal || !slot.allowed) {
         // Failures against no account are not counted: a later account with this email starts active.
         const counted = result.accountExists || !slot.allowed;
-        if (slot.allowed && !result.accountExists) await read.lockouts.release(key, s.maxFailedAttempts);
+        if (slot.allowed && !result.accountExists) await stores.lockouts.release(key, s.maxFailedAttempts);
         const lockedNow = slot.allowed && result.accountExists && slot.count >= s.maxFailedAttempts;
         if (lockedNow) deps.logger.warn({ failures: slot.count }, 'account locked after repeated failed logins');
         await recordFailure(result.accountId ?? '', counted ? slot.count : 0, slot.allowed ? 'invalid_credentials' : 'locked', lockedNow);
@@ -153,7 +160,7 @@ export function createAuthUseCases(deps: {
       // A concurrent refresh of the same token may win the claim between the read and the
       // commit: read again, and the token is then a retry within the grace period (or a reuse).
       for (let attempt = 0; attempt < 3; attempt++) {
-        const token = await read.refreshTokens.findByHash(hash, s.refreshReuseGraceSeconds);
+        const token = await stores.refreshTokens.findByHash(hash, s.refreshReuseGraceSeconds);
         if (!token || token.revokedAt || token.expiresAt.getTime() <= Date.now()) throw AppError.unauthenticated(INVALID_REFRESH);
         if (token.rotatedAt && !token.retryable) {
           await revokeReusedFamily(token);
@@ -162,11 +169,11 @@ export function createAuthUseCases(deps: {
         const principal = await directory.principal(token.userId);
         if (!principal) {
           // A deleted user's family ends.
-          await read.refreshTokens.revokeFamily(token.familyId);
+          await stores.refreshTokens.revokeFamily(token.familyId);
           throw AppError.unauthenticated(INVALID_REFRESH);
         }
         const next = randomToken(32);
-        const claimed = await read.refreshTokens.rotate(hash, { id: randomUUID(), tokenHash: sha256(next) }, s.refreshReuseGraceSeconds);
+        const claimed = await stores.refreshTokens.rotate(hash, { id: randomUUID(), tokenHash: sha256(next) }, s.refreshReuseGraceSeconds);
         if (!claimed) continue;
         await deps.faults?.afterRefreshCommit?.();
         return pair(await tokens.issue(principal, { notBefore: claimed.subjectNotBefore }), next, claimed.expiresAt);
@@ -186,7 +193,7 @@ export function createAuthUseCases(deps: {
 
     async validate(accessToken) {
       const claims = await tokens.verify(accessToken);
-      const [denied, notBefore] = await Promise.all([read.denylist.has(claims.jti), read.subjects.notBefore(claims.sub)]);
+      const [denied, notBefore] = await Promise.all([stores.denylist.has(claims.jti), stores.subjects.notBefore(claims.sub)]);
       if (denied || revokedBySubject(claims.iat, notBefore)) throw AppError.unauthenticated('The access token has been revoked.');
       return claims;
     },
@@ -201,7 +208,7 @@ export function createAuthUseCases(deps: {
     },
 
     revokedTokens: async () => {
-      const [tokens, subjects] = await Promise.all([read.denylist.active(), read.subjects.active()]);
+      const [tokens, subjects] = await Promise.all([stores.denylist.active(), stores.subjects.active()]);
       return { tokens, subjects };
     },
 
@@ -217,6 +224,6 @@ export function createAuthUseCases(deps: {
       return n;
     },
 
-    clearLockout: (email) => read.lockouts.clear(emailKey(email)),
+    clearLockout: (email) => stores.lockouts.clear(emailKey(email)),
   };
 }

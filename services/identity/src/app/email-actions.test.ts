@@ -46,7 +46,7 @@ describe('email-action requests (recorded before the 202, processed from the tab
     createEmailActionUseCases({
       settings: { sealKey, tokenLifetimeSeconds: 3_600, perEmailLimit, perEmailWindowSeconds: 3_600 },
       uow: pgUnitOfWork(ds),
-      read: pgIdentityStores(ds.manager),
+      stores: pgIdentityStores(ds.manager),
       directory,
       logger,
       endSessionsIn: async () => 0,

@@ -12,7 +12,7 @@ import { SUBJECTS } from '@iam/contracts';
 import { AppError, type InTransaction, type Logger, type Metrics, event, isTransientFailure, open, randomToken, resumeOrigin, seal, sha256 } from '@iam/platform';
 import type { Principal } from '../domain/model';
 import type { Directory, EmailActionRequest, EmailPurpose, IdentityStores, UnitOfWork } from '../domain/ports';
-import { emailKey } from './auth';
+import { type SessionStores, emailKey } from './auth';
 
 export interface EmailActionSettings {
   /** AES-256 key shared with the notification service. */
@@ -60,28 +60,33 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 const INVALID_TOKEN = () =>
   AppError.validation('The token is invalid, already used or expired.', [{ field: 'token', message: 'is invalid, already used or expired' }]);
 
+/** The stores the email actions use. */
+type EmailActionStores = Pick<IdentityStores, 'emailActions' | 'emailRequests' | 'throttle'>;
+
 export function createEmailActionUseCases(deps: {
   settings: EmailActionSettings;
-  uow: UnitOfWork;
-  read: IdentityStores;
+  /** Transactions (with the outbox); a completed reset also ends sessions and clears the lockout in one. */
+  uow: UnitOfWork<EmailActionStores & SessionStores & Pick<IdentityStores, 'lockouts'>>;
+  /** Single statements outside any transaction, each committed on its own (a request recorded, a token claimed). */
+  stores: EmailActionStores;
   directory: Directory;
   logger: Logger;
   /** Ends every session of a user, in the caller's transaction (see AuthUseCases.endSessionsIn). */
-  endSessionsIn: (tx: InTransaction<IdentityStores>, userId: string, at: Date) => Promise<number>;
+  endSessionsIn: (tx: InTransaction<SessionStores>, userId: string, at: Date) => Promise<number>;
   /** Called after a request was recorded (wakes the request worker). */
   accepted?: () => void;
   /** Counts requests dead-lettered (work_dead_lettered_total). */
   metrics?: Pick<Metrics, 'workDeadLettered'>;
 }): EmailActionUseCases {
-  const { settings: s, uow, read, directory, logger } = deps;
+  const { settings: s, uow, stores, directory, logger } = deps;
 
   async function throttle(email: string, purpose: EmailPurpose): Promise<void> {
-    const wait = await read.throttle.hit(emailKey(email), purpose, s.perEmailLimit, s.perEmailWindowSeconds);
+    const wait = await stores.throttle.hit(emailKey(email), purpose, s.perEmailLimit, s.perEmailWindowSeconds);
     if (wait > 0) throw AppError.rateLimited(wait, 'Too many requests for this address; try again later.');
   }
 
   /** The token and its event, in the caller's transaction; the event id is the request's id. */
-  async function issue(tx: InTransaction<IdentityStores>, purpose: EmailPurpose, account: Principal, eventId: string): Promise<void> {
+  async function issue(tx: InTransaction<Pick<IdentityStores, 'emailActions'>>, purpose: EmailPurpose, account: Principal, eventId: string): Promise<void> {
     const token = randomToken(32);
     const expiresAt = new Date(Date.now() + s.tokenLifetimeSeconds * 1000);
     const subject = purpose === 'password_reset' ? SUBJECTS.passwordResetRequested : SUBJECTS.emailVerificationRequested;
@@ -135,7 +140,7 @@ export function createEmailActionUseCases(deps: {
 
   async function claim(token: string, purpose: EmailPurpose) {
     if (!TOKEN_RE.test(token)) throw INVALID_TOKEN();
-    const claimed = await read.emailActions.claim(sha256(token), purpose);
+    const claimed = await stores.emailActions.claim(sha256(token), purpose);
     if (!claimed) throw INVALID_TOKEN();
     return claimed;
   }
@@ -144,13 +149,13 @@ export function createEmailActionUseCases(deps: {
     async requestPasswordReset(email) {
       await throttle(email, 'password_reset');
       const id = randomUUID();
-      await read.emailRequests.enqueue({ id, purpose: 'password_reset', emailHash: emailKey(email), sealedEmail: seal(s.sealKey, email, id) });
+      await stores.emailRequests.enqueue({ id, purpose: 'password_reset', emailHash: emailKey(email), sealedEmail: seal(s.sealKey, email, id) });
       deps.accepted?.();
     },
 
     async confirmPasswordReset(token, newPassword) {
       if (!TOKEN_RE.test(token)) throw INVALID_TOKEN();
-      const pending = await read.emailActions.pending(sha256(token), 'password_reset');
+      const pending = await stores.emailActions.pending(sha256(token), 'password_reset');
       if (!pending) throw INVALID_TOKEN();
       let changed;
       try {
@@ -176,7 +181,7 @@ export function createEmailActionUseCases(deps: {
       if (!account) throw AppError.unauthenticated('The account no longer exists.');
       await throttle(account.email, 'email_verification');
       if (account.emailVerified) return;
-      await read.emailRequests.enqueue({ id: randomUUID(), purpose: 'email_verification', emailHash: emailKey(account.email), userId: account.userId });
+      await stores.emailRequests.enqueue({ id: randomUUID(), purpose: 'email_verification', emailHash: emailKey(account.email), userId: account.userId });
       deps.accepted?.();
     },
 
@@ -185,7 +190,7 @@ export function createEmailActionUseCases(deps: {
       try {
         await directory.markEmailVerified(claimed.userId, claimed.emailHash);
       } catch (err) {
-        await read.emailActions.release(claimed.id);
+        await stores.emailActions.release(claimed.id);
         if (err instanceof AppError && err.code === 'NOT_FOUND') throw INVALID_TOKEN();
         throw err;
       }
@@ -193,7 +198,7 @@ export function createEmailActionUseCases(deps: {
 
     completePasswordReset,
 
-    invalidatePending: (userId) => read.emailActions.invalidateAllOf(userId),
+    invalidatePending: (userId) => stores.emailActions.invalidateAllOf(userId),
 
     processRequests: (limit) =>
       uow.run(async (tx) => {

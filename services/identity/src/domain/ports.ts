@@ -86,12 +86,16 @@ export interface ThrottleStore {
   hit(keyHash: Buffer, purpose: string, limit: number, windowSeconds: number): Promise<number>;
 }
 
-/** Signs and verifies access tokens with identity's own keys. */
+/** Signs and verifies access tokens with identity's own keys (over the key ring). */
 export interface TokenService {
   /** With `notBefore` (the subject's revocation time), the token's iat is not earlier than it. */
   issue(principal: Principal, opts?: { notBefore?: Date | null }): Promise<{ token: string; jti: string; expiresAt: Date }>;
   /** Signature, algorithm, kid, issuer, audience, exp/nbf; not the denylist. Throws UNAUTHENTICATED. */
   verify(token: string): Promise<AccessClaims>;
+}
+
+/** The public halves of the signing keys (the JWKS): the key that signs now, its successor, and retired keys whose tokens may still be live. */
+export interface PublishedKeys {
   jwks(): Promise<PublicJwk[]>;
 }
 
@@ -159,4 +163,4 @@ export interface IdentityStores {
 }
 
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */
-export type UnitOfWork = PlatformUnitOfWork<IdentityStores>;
+export type UnitOfWork<S = IdentityStores> = PlatformUnitOfWork<S>;

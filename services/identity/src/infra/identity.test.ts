@@ -1,11 +1,11 @@
-import { createDataSource, migrate, open } from '@iam/platform';
+import { type JwtAlg, createDataSource, migrate, open } from '@iam/platform';
 import { createTestDatabase, testLogger, type TestDatabase } from '@iam/platform/testing';
-import { type JWK, importJWK, jwtVerify } from 'jose';
-import { createPrivateKey, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { KeyManager, generateSigningKey, signJws } from './keys';
+import { KeyRing } from './key-ring';
 import { entities, migrations } from './schema';
 import { pgIdentityStores } from './stores';
+import { JwtTokenService } from './token-service';
 
 describe('identity persistence', () => {
   let db: TestDatabase;
@@ -25,8 +25,11 @@ describe('identity persistence', () => {
     await db?.drop();
   });
 
-  const keys = (rotationHours = 720) =>
-    new KeyManager({ dataSource: ds, alg: 'EdDSA', keyEncryptionKey: kek, rotationHours, tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api', logger });
+  /** A key ring, and the tokens made over it. */
+  const keys = (rotationHours = 720, alg: JwtAlg = 'EdDSA', keyEncryptionKey = kek) => {
+    const ring = new KeyRing({ dataSource: ds, alg, keyEncryptionKey, rotationHours, tokenLifetimeSeconds: 300, logger });
+    return { ring, tokens: new JwtTokenService(ring, { tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api' }) };
+  };
 
   it('a migrated empty database matches the entities', async () => {
     const log = await ds.driver.createSchemaBuilder().log();
@@ -36,20 +39,20 @@ describe('identity persistence', () => {
   it('signing keys: created once, private half sealed at rest, tokens verify, JWKS public only', async () => {
     const a = keys();
     const b = keys();
-    await Promise.all([a.rotateIfDue(), b.rotateIfDue()]);
+    await Promise.all([a.ring.rotateIfDue(), b.ring.rotateIfDue()]);
     const rows = await ds.query<Array<{ kid: string; private_key: Buffer; public_jwk: Record<string, unknown> }>>('SELECT kid, private_key, public_jwk FROM signing_keys');
     expect(rows).toHaveLength(1);
     expect(rows[0]!.private_key.toString('latin1')).not.toContain('"d"');
     expect(JSON.parse(open(kek, rows[0]!.private_key, rows[0]!.kid).toString()).d).toEqual(expect.any(String));
     expect(rows[0]!.public_jwk.d).toBeUndefined();
-    const { token } = await a.issue({ userId: '7c2b5d1e-0000-4000-8000-000000000001', firstName: 'A', lastName: 'B', email: 'a@b.cd', roles: ['r'], permissions: ['p'], emailVerified: false });
-    await expect(b.verify(token)).resolves.toMatchObject({ sub: '7c2b5d1e-0000-4000-8000-000000000001', roles: ['r'], permissions: ['p'], aud: ['iam-api'] });
-    expect((await b.jwks()).every((k) => !('d' in k))).toBe(true);
+    const { token } = await a.tokens.issue({ userId: '7c2b5d1e-0000-4000-8000-000000000001', firstName: 'A', lastName: 'B', email: 'a@b.cd', roles: ['r'], permissions: ['p'], emailVerified: false });
+    await expect(b.tokens.verify(token)).resolves.toMatchObject({ sub: '7c2b5d1e-0000-4000-8000-000000000001', roles: ['r'], permissions: ['p'], aud: ['iam-api'] });
+    expect((await b.ring.jwks()).every((k) => !('d' in k))).toBe(true);
   });
 
   it('rotation: the successor is published an hour before it signs; the old key stays until its tokens expire', async () => {
     await ds.query('DELETE FROM signing_keys');
-    const m = keys(2);
+    const { ring: m } = keys(2);
     await m.rotateIfDue();
     const [first] = await ds.query<Array<{ kid: string; retires_at: Date; expires_at: Date }>>('SELECT kid, retires_at, expires_at FROM signing_keys');
     const later = new Date(first!.retires_at.getTime() - 30 * 60_000);
@@ -68,23 +71,22 @@ describe('identity persistence', () => {
 
   it('a key sealed with another key-encryption key is kept for verification only and a new one is made', async () => {
     await ds.query('DELETE FROM signing_keys');
-    await keys().rotateIfDue();
-    const other = new KeyManager({ dataSource: ds, alg: 'EdDSA', keyEncryptionKey: randomBytes(32), rotationHours: 720, tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api', logger });
-    await other.rotateIfDue();
+    await keys().ring.rotateIfDue();
+    await keys(720, 'EdDSA', randomBytes(32)).ring.rotateIfDue();
     expect(await ds.query<unknown[]>('SELECT kid FROM signing_keys')).toHaveLength(2);
   });
 
   it.each(['ES256', 'RS256'] as const)('JWT_ALG=%s: keys of that type, tokens signed and verified with it', async (alg) => {
     await ds.query('DELETE FROM signing_keys');
-    const m = new KeyManager({ dataSource: ds, alg, keyEncryptionKey: kek, rotationHours: 720, tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api', logger });
-    await m.rotateIfDue();
-    const { token } = await m.issue({ userId: '7c2b5d1e-0000-4000-8000-000000000002', firstName: 'A', lastName: 'B', email: 'a@b.cd', roles: [], permissions: [], emailVerified: true });
+    const m = keys(720, alg);
+    await m.ring.rotateIfDue();
+    const { token } = await m.tokens.issue({ userId: '7c2b5d1e-0000-4000-8000-000000000002', firstName: 'A', lastName: 'B', email: 'a@b.cd', roles: [], permissions: [], emailVerified: true });
     expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).alg).toBe(alg);
-    await expect(m.verify(token)).resolves.toMatchObject({ sub: '7c2b5d1e-0000-4000-8000-000000000002' });
-    const [jwk] = await m.jwks();
+    await expect(m.tokens.verify(token)).resolves.toMatchObject({ sub: '7c2b5d1e-0000-4000-8000-000000000002' });
+    const [jwk] = await m.ring.jwks();
     expect(jwk).toMatchObject({ alg, kty: alg === 'ES256' ? 'EC' : 'RSA', use: 'sig' });
-    const other = new KeyManager({ dataSource: ds, alg: alg === 'ES256' ? 'RS256' : 'ES256', keyEncryptionKey: kek, rotationHours: 720, tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api', logger });
-    await expect(other.verify(token)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    const other = keys(720, alg === 'ES256' ? 'RS256' : 'ES256');
+    await expect(other.tokens.verify(token)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
   it('lockout reservations are exact under concurrency: at most max allowed, then locked', async () => {
@@ -150,16 +152,6 @@ describe('identity persistence', () => {
     await expect(ds.transaction((m) => pgIdentityStores(m).refreshTokens.rotate(live, { id: randomUUID(), tokenHash: randomBytes(32) }, 0))).resolves.toMatchObject({ userId: user });
   });
 
-  it('signJws: EdDSA, ES256 and RS256 tokens verify with jose against the public JWK', async () => {
-    for (const alg of ['EdDSA', 'ES256', 'RS256'] as const) {
-      const { publicJwk, privateJwk } = await generateSigningKey(alg);
-      const header = Buffer.from(JSON.stringify({ alg, kid: publicJwk.kid, typ: 'JWT' })).toString('base64url');
-      const token = signJws(alg, createPrivateKey({ key: privateJwk, format: 'jwk' }), header, { sub: 'u', roles: ['r'] });
-      const { payload, protectedHeader } = await jwtVerify(token, await importJWK(publicJwk as JWK, alg), { algorithms: [alg] });
-      expect(protectedHeader).toEqual({ alg, kid: publicJwk.kid, typ: 'JWT' });
-      expect(payload).toEqual({ sub: 'u', roles: ['r'] });
-    }
-  });
 
   it('subject revocations keep the later time', async () => {
     const stores = pgIdentityStores(ds.manager);

@@ -1,16 +1,18 @@
 /**
- * JWT signing keys, generated and stored by identity. The private half is sealed with the
- * key-encryption key (AES-256-GCM, AAD = kid). A key signs from `activates_at` to `retires_at`;
+ * The ring of JWT signing keys, generated and stored by identity. The private half is sealed with
+ * the key-encryption key (AES-256-GCM, AAD = kid). A key signs from `activates_at` to `retires_at`;
  * its successor is created (and published in the JWKS) an hour before, so gateways know it
  * before the first token it signs; a retired key stays in the JWKS until its last token expires.
- * Replicas coordinate key creation with an advisory lock.
+ * Replicas coordinate key creation with an advisory lock. Tokens are made and checked over the
+ * ring by token-service.ts.
  */
-import { type AccessClaims, type JwtAlg, type Logger, firstAcceptedIat, open, seal, verifyAccessToken } from '@iam/platform';
+import { type JwtAlg, type Logger, open, seal } from '@iam/platform';
 import { type CryptoKey, type JWK, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
-import { type KeyObject, createPrivateKey, randomUUID, sign } from 'node:crypto';
+import { type KeyObject, createPrivateKey } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { Principal, PublicJwk } from '../domain/model';
-import type { TokenService } from '../domain/ports';
+import type { PublicJwk } from '../domain/model';
+import type { PublishedKeys } from '../domain/ports';
+import type { SigningKey, SigningKeys } from './token-service';
 
 const PREPUBLISH_MS = 60 * 60 * 1000;
 const SKEW_MS = 60 * 1000;
@@ -29,15 +31,13 @@ interface LoadedKey {
   expiresAt: Date;
 }
 
-export interface KeyManagerOptions {
+export interface KeyRingOptions {
   readonly dataSource: DataSource;
   readonly alg: JwtAlg;
   readonly keyEncryptionKey: Buffer;
   readonly rotationHours: number;
   /** Access-token lifetime (s): how long a retired key must stay published. */
   readonly tokenLifetimeSeconds: number;
-  readonly issuer: string;
-  readonly audience: string;
   readonly logger: Logger;
 }
 
@@ -57,26 +57,17 @@ export async function generateSigningKey(alg: JwtAlg): Promise<{ kid: string; pu
 /** The node:crypto key type each algorithm signs with. */
 const KEY_TYPE: Record<JwtAlg, string> = { EdDSA: 'ed25519', ES256: 'ec', RS256: 'rsa' };
 
-/**
- * A compact JWS (RFC 7515) signed with node:crypto in the calling thread. jose signs through
- * WebCrypto, whose promise goes through the thread pool: on a refresh that was the largest cost
- * of identity's own code (a `--cpu-prof` under load, bench/README.md). Tokens are the same:
- * EdDSA (Ed25519), ES256 with the raw r‖s signature (`ieee-p1363`, RFC 7518 §3.4), RS256 PKCS#1 v1.5.
- */
-export function signJws(alg: JwtAlg, key: KeyObject, header: string, payload: object): string {
-  const input = `${header}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-  const data = Buffer.from(input);
-  const signature =
-    alg === 'EdDSA' ? sign(null, data, key) : alg === 'ES256' ? sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }) : sign('sha256', data, key);
-  return `${input}.${signature.toString('base64url')}`;
-}
-
-export class KeyManager implements TokenService {
+export class KeyRing implements PublishedKeys, SigningKeys {
   private keys: LoadedKey[] = [];
   private lastLoad = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly opts: KeyManagerOptions) {}
+  constructor(private readonly opts: KeyRingOptions) {}
+
+  /** The algorithm of the keys that sign (JWT_ALG): the only one tokens are accepted in. */
+  get alg(): JwtAlg {
+    return this.opts.alg;
+  }
 
   /** Loads the keys and makes sure one can sign now. */
   async start(): Promise<void> {
@@ -174,37 +165,28 @@ export class KeyManager implements TokenService {
     return out;
   }
 
-  async issue(p: Principal, opts: { notBefore?: Date | null } = {}): Promise<{ token: string; jti: string; expiresAt: Date }> {
-    const now = new Date();
+  /**
+   * The key that signs now; when none does (the first start, or rotation fell behind), one is
+   * made first. Throws when no key can sign.
+   */
+  async signingKey(now = new Date()): Promise<SigningKey> {
     let key = this.signing(now);
     if (!key) {
       await this.rotateIfDue(now);
       key = this.signing(now);
     }
     if (!key?.privateKey) throw new Error('no signing key');
-    const jti = randomUUID();
-    // A token issued just after its subject was revoked (in the same second) must not look older
-    // than the revocation: its iat is moved up to the next whole second (gateways allow 30 s skew).
-    const iat = Math.max(Math.floor(now.getTime() / 1000), opts.notBefore ? firstAcceptedIat(opts.notBefore) : 0);
-    const exp = iat + this.opts.tokenLifetimeSeconds;
-    const payload = { email: p.email, roles: [...p.roles], permissions: [...p.permissions], iss: this.opts.issuer, aud: this.opts.audience, sub: p.userId, jti, iat, nbf: iat, exp };
-    const token = signJws(key.alg, key.privateKey, key.header, payload);
-    return { token, jti, expiresAt: new Date(exp * 1000) };
+    return { kid: key.kid, alg: key.alg, privateKey: key.privateKey, header: key.header };
   }
 
-  verify(token: string): Promise<AccessClaims> {
-    return verifyAccessToken(
-      token,
-      async (kid) => {
-        let key = this.keys.find((k) => k.kid === kid);
-        if (!key) {
-          await this.load();
-          key = this.keys.find((k) => k.kid === kid);
-        }
-        return key?.publicKey;
-      },
-      { alg: this.opts.alg, issuer: this.opts.issuer, audience: this.opts.audience },
-    );
+  /** The public key with this kid, reading the ring again once when it is not known yet. */
+  async publicKey(kid: string): Promise<CryptoKey | undefined> {
+    let key = this.keys.find((k) => k.kid === kid);
+    if (!key) {
+      await this.load();
+      key = this.keys.find((k) => k.kid === kid);
+    }
+    return key?.publicKey;
   }
 
   async jwks(): Promise<PublicJwk[]> {
