@@ -172,6 +172,13 @@ describe('audit trail (PostgreSQL)', () => {
     await expect(db.ds.query(`UPDATE audit_entries SET action = 'x' WHERE seq = 1`)).rejects.toThrow(/append-only/);
     await expect(db.ds.query('DELETE FROM audit_entries WHERE seq = 1')).rejects.toThrow(/append-only/);
     await expect(db.ds.query('TRUNCATE audit_entries')).rejects.toThrow(/append-only/);
+    // The old retention flag is no pass any more: only audit_purge() may delete.
+    await expect(
+      db.ds.transaction(async (m) => {
+        await m.query("SET LOCAL audit.retention = 'on'");
+        await m.query('DELETE FROM audit_entries WHERE seq = 1');
+      }),
+    ).rejects.toThrow(/append-only/);
   });
 
   it('verify: the intact chain passes; an altered row, a removed row and a removed tail are each found', async () => {

@@ -80,3 +80,41 @@ it('the runtime role appends, cannot alter or delete entries, the setting or the
   expect(await purgeExpired(uow, { batch: 100 })).toBe(2);
   expect(await auditQueries(uow).verify()).toMatchObject({ ok: true, firstSeq: 3, checked: 2 });
 });
+
+it("no session SETs its way past the append-only trigger: the owner's SET LOCAL audit.retention and plain DELETE are refused; audit_purge() still purges", async () => {
+  const uow = outboxUnitOfWork(rt, (m) => ({ log: new PgAuditLog(m), projection: new PgProjection(m) }));
+  const ownerSession = new Client({ connectionString: as(owner) });
+  await ownerSession.connect();
+  const count = async () => Number((await rt.query<Array<{ n: string }>>('SELECT count(*) AS n FROM audit_entries'))[0]!.n);
+  const before = await count();
+  try {
+    // The rewrite of issue #20 as it was done: the chain head locked, the retention flag set, the tail deleted.
+    await ownerSession.query('BEGIN');
+    await ownerSession.query('SELECT last_seq, last_hash FROM audit_chain WHERE id = 1 FOR UPDATE');
+    await ownerSession.query("SET LOCAL audit.retention = 'on'");
+    await expect(ownerSession.query('DELETE FROM audit_entries WHERE seq >= 3')).rejects.toThrow(/append-only/);
+    await ownerSession.query('ROLLBACK');
+    await expect(ownerSession.query('DELETE FROM audit_entries WHERE seq >= 3')).rejects.toThrow(/append-only/);
+    // The pass audit_purge() writes for itself is the owner's table: the runtime role can neither read nor write it.
+    const denied = { driverError: { code: '42501' } };
+    await expect(rt.query('INSERT INTO audit_purge_grants (txid) VALUES (txid_current())')).rejects.toMatchObject(denied);
+    await expect(rt.query('SELECT * FROM audit_purge_grants')).rejects.toMatchObject(denied);
+    expect(await count()).toBe(before);
+  } finally {
+    await ownerSession.end();
+  }
+  // Retention itself still works: entry 3 backdated (trigger off, as a superuser) goes through audit_purge().
+  const c = new Client({ connectionString: db.url });
+  await c.connect();
+  try {
+    await c.query('ALTER TABLE audit_entries DISABLE TRIGGER audit_entries_append_only');
+    await c.query(`UPDATE audit_entries SET recorded_at = recorded_at - interval '40 days' WHERE seq = 3`);
+    await c.query('ALTER TABLE audit_entries ENABLE TRIGGER audit_entries_append_only');
+  } finally {
+    await c.end();
+  }
+  expect(await purgeExpired(uow, { batch: 100 })).toBe(1);
+  expect(await count()).toBe(before - 1);
+  expect(await rt.query('SELECT 1 FROM audit_purge_grants').catch(() => 'denied')).toBe('denied');
+  expect(await auditQueries(uow).verify()).toMatchObject({ ok: true, firstSeq: 4 });
+});
