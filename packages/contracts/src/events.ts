@@ -3,11 +3,13 @@
  * is, and the JetStream stream that stores it. Subjects follow `<context>.<entity>.<verb>`.
  */
 import type { BinaryWriter } from '@bufbuild/protobuf/wire';
+import { AuditCheckpoint } from './gen/events/v1/audit_events';
 import { OrderChanged, OrderLineSnapshot } from './gen/events/v1/commerce_events';
 import { PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged } from './gen/events/v1/directory_events';
 import { EmailActionRequested, LoginAttempted, PasswordChanged, RefreshReuseDetected, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
 
 export {
+  AuditCheckpoint,
   EmailActionRequested,
   LoginAttempted,
   OrderChanged,
@@ -51,6 +53,7 @@ export const SUBJECTS = {
   refreshReuseDetected: 'identity.refresh.reuse_detected',
   orderPlaced: 'commerce.order.placed',
   orderCancelled: 'commerce.order.cancelled',
+  auditCheckpointSigned: 'audit.checkpoint.signed',
 } as const;
 
 const CATALOG = {
@@ -77,6 +80,7 @@ const CATALOG = {
   [SUBJECTS.refreshReuseDetected]: RefreshReuseDetected,
   [SUBJECTS.orderPlaced]: OrderChanged,
   [SUBJECTS.orderCancelled]: OrderChanged,
+  [SUBJECTS.auditCheckpointSigned]: AuditCheckpoint,
 } as const satisfies Record<string, Codec<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each entry has its own message type
 
 export type EventSubject = keyof typeof CATALOG;
@@ -99,10 +103,15 @@ export interface StreamSpec {
   readonly maxAgeSeconds: number;
 }
 
-/** One stream per publishing context, plus the dead-letter stream. */
+/**
+ * One stream per publishing context, plus the dead-letter stream. The audit service's signed
+ * checkpoints have a stream of their own, kept longer than the trail's default retention (365
+ * days): they are the trail's tamper evidence outside its database.
+ */
 export const STREAMS = {
   directory: { name: 'DIRECTORY', subjects: ['directory.>'], maxAgeSeconds: 7 * 24 * 3600 },
   identity: { name: 'IDENTITY', subjects: ['identity.>'], maxAgeSeconds: 7 * 24 * 3600 },
   commerce: { name: 'COMMERCE', subjects: ['commerce.>'], maxAgeSeconds: 7 * 24 * 3600 },
   deadLetter: { name: 'DEAD_LETTER', subjects: ['dead.>'], maxAgeSeconds: 30 * 24 * 3600 },
+  auditCheckpoints: { name: 'AUDIT_CHECKPOINTS', subjects: ['audit.checkpoint.>'], maxAgeSeconds: 400 * 24 * 3600 },
 } as const satisfies Record<string, StreamSpec>;
