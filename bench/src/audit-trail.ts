@@ -6,7 +6,7 @@
  * Measured: p95 of each query shape, one client after a warm-up (what an operator's page waits;
  * client and service share this process), and the worst shape against the 50 ms target.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { STREAMS, SUBJECTS, auditV1, encodeEvent } from '@iam/contracts';
 import { auditEntities, auditMigrations, auditService, encodeAuditCursor as encodeCursor, readAuditConfig } from '@iam/audit';
 import {
@@ -40,6 +40,8 @@ const ACTIONS = [
   'account.locked',
 ];
 const CHUNK = 500_000;
+/** A fresh checkpoint signing key per run (the bench signs checkpoints as the service does). */
+const checkpointKey = (): string => randomBytes(32).toString('base64');
 
 export async function seedAuditTrail(url: string, rows: number, log: (s: string) => void): Promise<void> {
   const logger = createLogger({ level: 'warn', service: 'bench' });
@@ -97,7 +99,9 @@ export async function auditScenario(url: string, rows: number, seconds: number, 
   const lifecycle = new Lifecycle(logger, 5_000);
   const metrics = createMetrics({ defaultMetrics: false });
   const bus = new InMemoryEventBus({ logger });
-  const config = readConfig({ AUDIT_DATABASE_URL: url, AUDIT_GRPC_PORT: '0', AUDIT_RETENTION_DAYS: '36500' }, (e) => readAuditConfig(e));
+  const config = readConfig({ AUDIT_DATABASE_URL: url, AUDIT_GRPC_PORT: '0', AUDIT_RETENTION_DAYS: '36500', AUDIT_CHECKPOINT_SIGNING_KEY: checkpointKey() }, (e) =>
+    readAuditConfig(e),
+  );
   const rt = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
   const running = await startService(auditService(config, rt), rt);
   const client = createGrpcClient(auditV1.AuditServiceService, { target: `127.0.0.1:${running.grpcPort}`, metrics, defaultDeadlineMs: 10_000 });
@@ -164,7 +168,7 @@ export async function auditRecordingScenario(adminUrl: string, natsUrl: string |
   const metrics = createMetrics({ defaultMetrics: false });
   const namespace = `bench${Date.now().toString(36)}`;
   const bus: EventBus = natsUrl ? new JetStreamEventBus({ url: natsUrl, name: 'bench-audit', namespace, logger }) : new InMemoryEventBus({ logger });
-  const config = readConfig({ AUDIT_DATABASE_URL: dbUrl.toString(), AUDIT_GRPC_PORT: '0' }, (e) => readAuditConfig(e));
+  const config = readConfig({ AUDIT_DATABASE_URL: dbUrl.toString(), AUDIT_GRPC_PORT: '0', AUDIT_CHECKPOINT_SIGNING_KEY: checkpointKey() }, (e) => readAuditConfig(e));
   const rt = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
   const running = await startService(auditService(config, rt), rt);
   try {

@@ -4,15 +4,17 @@
  * or DELETE of entries (even with the retention flag set), no change of the retention setting
  * or of the chain's anchor.
  */
-import { randomUUID } from 'node:crypto';
-import { SUBJECTS, encodeEvent } from '@iam/contracts';
-import { grantRuntimeRole, openDatabase, outboxUnitOfWork, quoteIdent } from '@iam/platform';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { STREAMS, SUBJECTS, encodeEvent } from '@iam/contracts';
+import { InMemoryEventBus, grantRuntimeRole, openDatabase, outboxUnitOfWork, quoteIdent } from '@iam/platform';
 import { type TestDatabase, asSuperuser, createTestDatabase, testLogger, uniqueName, urlAsRole } from '@iam/platform/testing';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { auditQueries } from '../app/query';
 import { createRecorder } from '../app/record';
 import { purgeExpired } from '../app/retention';
+import { checkpointSigner } from '../domain/checkpoint';
+import { BusCheckpointLog } from './checkpoint-log';
 import { afterMigrate } from './privileges';
 import { entities, migrations } from './schema';
 import { PgAuditLog, PgProjection } from './store';
@@ -24,9 +26,13 @@ let db: TestDatabase;
 let rt: DataSource;
 
 const admin = asSuperuser;
+const bus = new InMemoryEventBus({ logger });
+const verify = (uow: Parameters<typeof auditQueries>[0]) =>
+  auditQueries(uow, { checkpoints: new BusCheckpointLog(bus), key: checkpointSigner(randomBytes(32)), retentionDays: 30 }).verify();
 const as = (role: string): string => urlAsRole(db.url, role);
 
 beforeAll(async () => {
+  await bus.declareStreams([STREAMS.auditCheckpoints]);
   db = await createTestDatabase('iam_audit_priv');
   await admin(`CREATE ROLE ${quoteIdent(owner)} LOGIN`);
   await admin(`CREATE ROLE ${quoteIdent(runtime)} LOGIN`);
@@ -78,7 +84,7 @@ it('the runtime role appends, cannot alter or delete entries, the setting or the
     await c.end();
   }
   expect(await purgeExpired(uow, { batch: 100 })).toBe(2);
-  expect(await auditQueries(uow).verify()).toMatchObject({ ok: true, firstSeq: 3, checked: 2 });
+  expect(await verify(uow)).toMatchObject({ ok: true, firstSeq: 3, checked: 2 });
 });
 
 it("no session SETs its way past the append-only trigger: the owner's SET LOCAL audit.retention and plain DELETE are refused; audit_purge() still purges", async () => {
@@ -116,5 +122,5 @@ it("no session SETs its way past the append-only trigger: the owner's SET LOCAL 
   expect(await purgeExpired(uow, { batch: 100 })).toBe(1);
   expect(await count()).toBe(before - 1);
   expect(await rt.query('SELECT 1 FROM audit_purge_grants').catch(() => 'denied')).toBe('denied');
-  expect(await auditQueries(uow).verify()).toMatchObject({ ok: true, firstSeq: 4 });
+  expect(await verify(uow)).toMatchObject({ ok: true, firstSeq: 4 });
 });
