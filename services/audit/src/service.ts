@@ -16,7 +16,7 @@ import { checkpointSigner } from './domain/checkpoint';
 import type { AuditUnitOfWork } from './domain/ports';
 import { BusCheckpointLog } from './infra/checkpoint-log';
 import { entities, migrations } from './infra/schema';
-import { setRetentionDays } from './infra/privileges';
+import { afterMigrate, setRetentionDays } from './infra/privileges';
 import { PgAuditLog, PgProjection } from './infra/store';
 
 /** Events are recorded in order per stream (the projection's before/after depends on it). */
@@ -34,6 +34,7 @@ export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSp
     entities,
     migrations,
     streams: [STREAMS.directory, STREAMS.identity, STREAMS.commerce, STREAMS.deadLetter, STREAMS.auditCheckpoints],
+    afterMigrate,
     build: async ({ dataSource, bus, logger }) => {
       const uow: AuditUnitOfWork = outboxUnitOfWork(dataSource, (m) => ({ log: new PgAuditLog(m), projection: new PgProjection(m) }));
       // The migrate step sets the retention (the runtime role may not); a role that may (make run's) sets it here too.
