@@ -106,6 +106,8 @@ describe.each(buses)('audit checkpoints on the %s', (_kind, makeBus) => {
     await bus.declareStreams([STREAMS.auditCheckpoints]);
     uow = outboxUnitOfWork(rt, (m) => ({ log: new PgAuditLog(m), projection: new PgProjection(m) }));
     checkpointer = createCheckpointer({ uow, log: new BusCheckpointLog(bus), signer, logger }, { every: 4, intervalMs: 3_600_000 });
+    // Its first try (at start: nothing to sign yet) is over before the first entry.
+    expect(await checkpointer.checkpoint()).toBeUndefined();
     const recorder = createRecorder(uow);
     const user = randomUUID();
     record = async (subject, roles) => {
