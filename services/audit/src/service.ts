@@ -37,7 +37,8 @@ export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSp
     afterMigrate,
     build: async ({ dataSource, bus, logger }) => {
       const uow: AuditUnitOfWork = outboxUnitOfWork(dataSource, (m) => ({ log: new PgAuditLog(m), projection: new PgProjection(m) }));
-      // The migrate step sets the retention (the runtime role may not); a role that may (make run's) sets it here too.
+      // The migrate step sets the retention (the runtime role may not; make run runs that step too);
+      // a service running as the owner (tests, a URL without a runtime role) sets it here as well.
       await setRetentionDays(dataSource, config.retention.days).catch((err: unknown) =>
         logger.debug({ err: (err as Error).message }, 'audit: retention left as the migrate step set it'),
       );
