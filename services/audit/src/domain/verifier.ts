@@ -72,13 +72,10 @@ export class ChainVerifier implements ChainWalker {
 
   /** A checkpoint signed for the anchor's entry (removed by retention since) must carry the anchor. */
   private checkAnchor(): Failure | undefined {
-    for (const c of this.bySeq.get(this.previous.seq) ?? []) {
-      if (c.hash !== this.previous.hash) {
-        return { brokenAtSeq: this.firstSeq, reason: `the anchor the retained chain starts from (entry ${c.seq}, removed by retention) differs from ${signed(c)}` };
-      }
-      this.compared++;
-      this.vouched = c.seq;
-    }
+    const at = this.bySeq.get(this.previous.seq) ?? [];
+    const differs = at.find((c) => c.hash !== this.previous.hash);
+    if (differs) return { brokenAtSeq: this.firstSeq, reason: `the anchor the retained chain starts from (entry ${differs.seq}, removed by retention) differs from ${signed(differs)}` };
+    this.vouch(at);
     return undefined;
   }
 
@@ -107,17 +104,26 @@ export class ChainVerifier implements ChainWalker {
       this.failure = { brokenAtSeq: entry.seq, reason };
       return false;
     }
-    for (const c of this.bySeq.get(entry.seq) ?? []) {
-      if (c.hash !== entry.hash) {
-        this.failure = this.rewritten(entry.seq, c);
-        return false;
-      }
-      this.compared++;
-      this.vouched = entry.seq;
+    const at = this.bySeq.get(entry.seq) ?? [];
+    const differs = at.find((c) => c.hash !== entry.hash);
+    if (differs) {
+      const matches = at.find((c) => c.hash === entry.hash);
+      this.failure = matches
+        ? { brokenAtSeq: entry.seq, reason: `two checkpoints of seq ${entry.seq} disagree (the key signed two chains): entry ${entry.seq} matches the one signed at ${matches.signedAt.toISOString()}, not ${signed(differs)}` }
+        : this.rewritten(entry.seq, differs);
+      return false;
     }
+    this.vouch(at);
     this.checked++;
     this.previous = { seq: entry.seq, hash: entry.hash };
     return true;
+  }
+
+  /** Checkpoints that matched their entry (or the anchor): nothing before them was rewritten. */
+  private vouch(matched: readonly Checkpoint[]): void {
+    if (matched.length === 0) return;
+    this.compared += matched.length;
+    this.vouched = matched[0]!.seq;
   }
 
   /** Entry `seq` differs from its checkpoint: it, or one since the last vouched-for entry, was rewritten. */
