@@ -7,7 +7,7 @@
  * client and service share this process), and the worst shape against the 50 ms target. Each
  * query includes the reader's audit.read check (against an in-memory stand-in of the directory).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { STREAMS, SUBJECTS, auditV1, encodeEvent } from '@iam/contracts';
 import { auditEntities, auditMigrations, auditService, encodeAuditCursor as encodeCursor, readAuditConfig } from '@iam/audit';
 import {
@@ -41,6 +41,8 @@ const ACTIONS = [
   'account.locked',
 ];
 const CHUNK = 500_000;
+/** A fresh checkpoint signing key per run (the bench signs checkpoints as the service does). */
+const checkpointKey = (): string => randomBytes(32).toString('base64');
 
 export async function seedAuditTrail(url: string, rows: number, log: (s: string) => void): Promise<void> {
   const logger = createLogger({ level: 'warn', service: 'bench' });
@@ -102,7 +104,7 @@ export async function auditScenario(url: string, rows: number, seconds: number, 
   // answering from memory (the real one adds its principal query).
   const reader = randomUUID();
   const directory = await startAccessServer(new TestAccess().grant(reader, 'audit.read'), logger);
-  const config = readConfig({ AUDIT_DATABASE_URL: url, AUDIT_GRPC_PORT: '0', AUDIT_RETENTION_DAYS: '36500', DIRECTORY_GRPC_TARGET: directory.target }, (e) => readAuditConfig(e));
+  const config = readConfig({ AUDIT_DATABASE_URL: url, AUDIT_GRPC_PORT: '0', AUDIT_RETENTION_DAYS: '36500', DIRECTORY_GRPC_TARGET: directory.target, AUDIT_CHECKPOINT_SIGNING_KEY: checkpointKey() }, (e) => readAuditConfig(e));
   const rt = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
   const running = await startService(auditService(config, rt), rt);
   const client = createGrpcClient(auditV1.AuditServiceService, { target: `127.0.0.1:${running.grpcPort}`, metrics, defaultDeadlineMs: 10_000 });
@@ -171,7 +173,7 @@ export async function auditRecordingScenario(adminUrl: string, natsUrl: string |
   const metrics = createMetrics({ defaultMetrics: false });
   const namespace = `bench${Date.now().toString(36)}`;
   const bus: EventBus = natsUrl ? new JetStreamEventBus({ url: natsUrl, name: 'bench-audit', namespace, logger }) : new InMemoryEventBus({ logger });
-  const config = readConfig({ AUDIT_DATABASE_URL: dbUrl.toString(), AUDIT_GRPC_PORT: '0' }, (e) => readAuditConfig(e));
+  const config = readConfig({ AUDIT_DATABASE_URL: dbUrl.toString(), AUDIT_GRPC_PORT: '0', AUDIT_CHECKPOINT_SIGNING_KEY: checkpointKey() }, (e) => readAuditConfig(e));
   const rt = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
   const running = await startService(auditService(config, rt), rt);
   try {

@@ -253,6 +253,7 @@ describe('values.yaml and values.schema.json', () => {
       ...Object.values(pg).map((db) => db.url),
       (values.jwt as JsonObject).keyEncryptionKey,
       (values.email as JsonObject).actionKey,
+      (values.auditCheckpoint as JsonObject).signingKey,
       (values.smtp as JsonObject).url,
       (values.adminBootstrap as JsonObject).password,
     ];
@@ -289,7 +290,7 @@ describe('variables', () => {
     known.add(`${svc}_METRICS_PORT`);
     known.add(`${svc}_DATABASE_RUNTIME_ROLE`);
   }
-  for (const n of ['JWT_KEY_ENCRYPTION_KEY_FILE', 'EMAIL_ACTION_KEY_FILE']) known.add(n);
+  for (const n of ['JWT_KEY_ENCRYPTION_KEY_FILE', 'EMAIL_ACTION_KEY_FILE', 'AUDIT_CHECKPOINT_SIGNING_KEY_FILE']) known.add(n);
   const helpers = templates.get('_helpers.tpl')!;
 
   it('finds the variables in the sources', () => {
@@ -599,6 +600,18 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
       { name: 'AUDIT_DATABASE_URL', valueFrom: { secretKeyRef: { name: 'r-iam', key: 'audit-database-url' } } },
     ]));
     expect(named(docs, 'Secret', 'r-iam').data).toHaveProperty('audit-database-url');
+    // The checkpoint signing key: a secret of audit's alone, never in its migration Job (which only migrates).
+    expect(container.env).toEqual(expect.arrayContaining([
+      { name: 'AUDIT_CHECKPOINT_SIGNING_KEY', valueFrom: { secretKeyRef: { name: 'r-iam', key: 'audit-checkpoint-signing-key' } } },
+      { name: 'AUDIT_CHECKPOINT_EVERY', value: '1000' },
+      { name: 'AUDIT_CHECKPOINT_INTERVAL_MS', value: '60000' },
+    ]));
+    expect(named(docs, 'Secret', 'r-iam').data).toHaveProperty('audit-checkpoint-signing-key');
+    expect(job.env).not.toContainEqual(expect.objectContaining({ name: 'AUDIT_CHECKPOINT_SIGNING_KEY' }));
+    for (const d of docs.filter((x) => x.kind === 'Deployment' && x !== deployment)) {
+      const env = (podSpec(d).containers as JsonObject[])[0]!.env as JsonObject[];
+      expect([(d.metadata as JsonObject).name, env.some((e) => e.name === 'AUDIT_CHECKPOINT_SIGNING_KEY')]).toEqual([(d.metadata as JsonObject).name, false]);
+    }
     // No other component reads audit's database.
     for (const d of docs.filter((x) => x.kind === 'Deployment' && x !== deployment)) {
       const env = (podSpec(d).containers as JsonObject[])[0]!.env as JsonObject[];
@@ -618,7 +631,10 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     // From existing Secrets: the runtime URL's Secret, and the Job's when no migration role is given.
     const existing = render('-f', join(fixturesDir, 'existing-secrets.yaml'));
     const ref = { valueFrom: { secretKeyRef: { name: 'iam-db', key: 'audit' } } };
-    expect((podSpec(named(existing, 'Deployment', 'r-iam-audit')).containers as JsonObject[])[0]!.env).toContainEqual({ name: 'AUDIT_DATABASE_URL', ...ref });
+    expect((podSpec(named(existing, 'Deployment', 'r-iam-audit')).containers as JsonObject[])[0]!.env).toEqual(expect.arrayContaining([
+      { name: 'AUDIT_DATABASE_URL', ...ref },
+      { name: 'AUDIT_CHECKPOINT_SIGNING_KEY', valueFrom: { secretKeyRef: { name: 'iam-keys', key: 'audit-checkpoint-signing-key' } } },
+    ]));
     expect((podSpec(named(existing, 'Job', 'r-iam-audit-migrate')).containers as JsonObject[])[0]!.env).toEqual([
       { name: 'AUDIT_DATABASE_URL', ...ref },
       { name: 'AUDIT_RETENTION_DAYS', value: '365' },
@@ -731,6 +747,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     expect(r.stderr).toContain('DIRECTORY_DATABASE_URL is required');
     expect(r.stderr).toContain('JWT_KEY_ENCRYPTION_KEY is required');
     expect(r.stderr).toContain('AUDIT_DATABASE_URL is required (by audit)');
+    expect(r.stderr).toContain('AUDIT_CHECKPOINT_SIGNING_KEY is required (by audit): set auditCheckpoint.signingKey, or auditCheckpoint.existingSecret');
   });
 
   run.each<[string, string[], string]>([
@@ -738,6 +755,8 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     ['a disabled upstream', ['--set', 'identity.enabled=false'], 'gateway dials identity, which is disabled'],
     ['a secret in plain env', ['--set', 'config.SMTP_URL=smtp://x'], 'SMTP_URL is a secret'],
     ['a malformed key', ['--set', 'jwt.keyEncryptionKey=short'], 'base64 of exactly 32 bytes'],
+    ['a malformed checkpoint signing key', ['--set', 'auditCheckpoint.signingKey=short'], 'auditCheckpoint.signingKey must be the base64 of exactly 32 bytes'],
+    ['a checkpoint key file next to the key Secret', ['--set', 'audit.env.AUDIT_CHECKPOINT_SIGNING_KEY_FILE=/etc/x/k'], 'audit.env.AUDIT_CHECKPOINT_SIGNING_KEY_FILE and auditCheckpoint.signingKey'],
     ['a grace period shorter than the shutdown', ['--set', 'config.SHUTDOWN_TIMEOUT_MS=60000'], 'terminationGracePeriodSeconds must exceed'],
     ['gRPC TLS without Secrets', ['--set', 'grpcTls.enabled=true'], 'grpcTls.enabled needs grpcTls.existingSecrets.gateway'],
     ['a gRPC TLS certificate without its key', ['--set', 'identity.env.GRPC_TLS_CERT_FILE=/etc/x/tls.crt'], 'GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE go together'],

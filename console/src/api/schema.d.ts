@@ -385,7 +385,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Verify the audit trail's hash chain from its retained start: the first broken link */
+        /** Verify the audit trail's hash chain from its retained start and against its signed checkpoints: the first altered, missing or rewritten entry */
         get: operations["getApiV1AuditEventsVerify"];
         put?: never;
         post?: never;
@@ -4640,14 +4640,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description false when an entry was altered, removed or reordered, or the chain no longer reaches or matches a signed checkpoint */
                         ok: boolean;
                         /** @description Entries checked */
                         checked: number;
                         /** @description The first retained entry (older ones removed by retention) */
                         firstSeq: number;
-                        /** @description The first entry whose link is broken */
+                        /** @description The first entry found altered, missing or out of place */
                         brokenAtSeq: number | null;
+                        /** @description What is wrong, naming the entries and the signed checkpoint that shows it */
                         reason: string | null;
+                        /** @description The newest signed checkpoint (read from its stream, outside the audit database) the chain was held against; null before the first */
+                        checkpoint: {
+                            seq: number;
+                            /** @description Hex SHA-256 of the entry at seq */
+                            hash: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            signedAt: string;
+                        } | null;
+                        /** @description Signed checkpoints that matched their entry */
+                        checkpointsChecked: number;
+                        /** @description Checkpoints left out: signed by another key, or not validly signed */
+                        checkpointsRejected: number;
+                        /** @description Entries after the newest checkpoint: no signature covers them yet */
+                        unsignedEntries: number;
+                        /** @description Id of the checkpoint signing key */
+                        keyId: string;
+                        /** @description The Ed25519 public key the checkpoints verify with: base64 of its 32 bytes */
+                        publicKey: string;
                     };
                 };
             };

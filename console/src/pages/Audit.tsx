@@ -84,7 +84,12 @@ export function AuditPage() {
           </p>
           {verify.data ? (
             verify.data.ok ? (
-              <Notice>The chain is intact: {verify.data.checked} entries checked from entry {verify.data.firstSeq}.</Notice>
+              <Notice>
+                The chain is intact: {verify.data.checked} entries checked from entry {verify.data.firstSeq}
+                {verify.data.checkpoint
+                  ? `, signed up to entry ${verify.data.checkpoint.seq} (checkpoint of ${new Date(verify.data.checkpoint.signedAt).toLocaleString()}; ${verify.data.unsignedEntries} newer not yet signed).`
+                  : '; no signed checkpoint yet.'}
+              </Notice>
             ) : (
               <div role="alert" className="problem">
                 <strong>The chain is broken at entry {verify.data.brokenAtSeq}</strong>

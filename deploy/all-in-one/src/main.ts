@@ -2,7 +2,9 @@
 /**
  * The all-in-one process (`make run`): every service and the gateway in one process, on an
  * embedded PostgreSQL (a database per service, data kept in DATA_DIR) and the in-process event
- * bus. `<SERVICE>_DATABASE_URL` and `NATS_URL` switch any of them to external servers.
+ * bus. `<SERVICE>_DATABASE_URL` and `NATS_URL` switch any of them to external servers. On the
+ * embedded server, as in production, each database is migrated by its owner role and each
+ * service runs as its own runtime role (embedded-roles.ts), never as the superuser.
  * This file is the composition root of that process. As in production, the gateway's public
  * /metrics shows only the gateway (and the process); each service has its own metrics, served on
  * its ops port (`<SERVICE>_METRICS_PORT`, loopback, off by default).
@@ -29,6 +31,7 @@ import {
   startTracing,
 } from '@iam/platform';
 import { startEmbeddedPostgres } from './embedded-postgres';
+import { prepareEmbeddedDatabase } from './embedded-roles';
 import { embeddedUrls } from './embedded-urls';
 import { loadOrCreateSecret } from './local-secrets';
 import { SERVICES, type ServiceName, startSystem } from './system';
@@ -59,7 +62,10 @@ async function main(): Promise<void> {
       }),
       // A newcomer's first `curl /api/v1/products` shows a small demo catalog (seeded once, when empty).
       commerce: readCommerceConfig(e, { databaseUrl: urls.url('commerce'), seedDemo: true }),
-      audit: readAuditConfig(e, { databaseUrl: urls.url('audit') }),
+      audit: readAuditConfig(e, {
+        databaseUrl: urls.url('audit'),
+        checkpointSigningKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'audit-checkpoint-signing-key')),
+      }),
       metricsPorts: Object.fromEntries(SERVICES.map((s) => [s, readMetricsPort(e, s)])) as Record<ServiceName, number>,
       admin: {
         email: e.optionalString('ADMIN_EMAIL'),
@@ -76,16 +82,23 @@ async function main(): Promise<void> {
     startTracing(config.runtime.tracing, { serviceName: 'iam', logger, lifecycle });
     lifecycle.installSignalHandlers();
 
-    const usesEmbedded = SERVICES.some((s) => config[s].databaseUrl.startsWith(urls.prefix));
-    if (usesEmbedded) {
+    // Services left on their embedded database: migrated by its owner, run as its runtime role.
+    const onEmbedded = SERVICES.filter((s) => config[s].databaseUrl === urls.url(s));
+    if (onEmbedded.length > 0) {
       const pg = await startEmbeddedPostgres({
         dir: urls.dir,
         port: embedded.port,
         onLog: (line) => log.debug({ component: 'postgres' }, line),
       });
       lifecycle.onShutdown('embedded PostgreSQL', () => pg.stop());
-      log.info({ port: embedded.port, dataDir: urls.dir }, 'embedded PostgreSQL started');
+      for (const db of onEmbedded) {
+        await prepareEmbeddedDatabase({ serverUrl: urls.adminUrl('postgres'), dbUrl: urls.adminUrl(db), db, roles: urls.roles(db), logger: log });
+      }
+      log.info({ port: embedded.port, dataDir: urls.dir, runtimeRoles: onEmbedded.map((db) => urls.roles(db).runtime.name) }, 'embedded PostgreSQL started');
     }
+    const migrateAs = Object.fromEntries(
+      onEmbedded.map((db) => [db, { ownerUrl: urls.ownerUrl(db), runtimeRole: urls.roles(db).runtime.name, env: process.env }]),
+    );
 
     // No metrics of the bus's own: each service counts its consumers' deliveries in its registry.
     const bus: EventBus = config.runtime.natsUrl
@@ -104,6 +117,7 @@ async function main(): Promise<void> {
       grpcConnectionAge: config.runtime.grpcConnectionAge,
       grpcCredentials: grpcCredentials(config.runtime.grpcTls),
       admin,
+      migrateAs,
     });
     const gateway = system.gateways[0]!;
     await gateway.health.refresh();

@@ -58,6 +58,11 @@ export interface SystemOptions {
   readonly admin?: { readonly email: string; readonly password: string; readonly firstName?: string; readonly lastName?: string };
   /** Services that run outside this process, by gRPC target (fault tests run notification on its own). */
   readonly external?: Partial<Record<ServiceName, string>>;
+  /**
+   * Services whose databases are migrated by their owner role first, the service then running as
+   * its runtime role (make run on the embedded PostgreSQL); the others migrate at start.
+   */
+  readonly migrateAs?: Partial<Record<ServiceName, ServiceRuntime['migrateAs']>>;
 }
 
 export interface RunningSystem {
@@ -84,6 +89,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       grpcServerCredentials: opts.grpcCredentials?.server,
       grpcClientCredentials: opts.grpcCredentials?.client,
       grpcConnectionAge: opts.grpcConnectionAge,
+      migrateAs: opts.migrateAs?.[name],
     };
     const running = await startService(spec(rt), rt);
     services[name] = running;

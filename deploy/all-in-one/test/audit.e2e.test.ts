@@ -171,6 +171,45 @@ describe('audit trail (end to end)', () => {
     expect((await http(sys.url(), 'GET', '/api/v1/audit-events')).status).toBe(401);
   });
 
+  it("verify holds the chain against its signed checkpoints: the database owner's cut of the tail (the Administrator grant with it, #20) is named", async () => {
+    const verify = async () => (await call('GET', '/api/v1/audit-events/verify')).json;
+    // The harness signs a moved head every 300 ms: soon every entry is covered.
+    const signed = await eventually(async () => {
+      const r = await verify();
+      return r.checkpoint && r.unsignedEntries === 0 ? r : undefined;
+    }, 10_000, 100);
+    expect(signed).toMatchObject({ ok: true, checkpoint: { seq: signed.checked, hash: expect.stringMatching(/^[0-9a-f]{64}$/) }, keyId: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(Buffer.from(signed.publicKey, 'base64')).toHaveLength(32);
+    const [grant] = await entries('action=user.roles.changed&pageSize=1');
+    const n = grant!.seq;
+
+    const ds = sys.audit.dataSource;
+    const saved = await ds.query<Array<Record<string, unknown>>>('SELECT * FROM audit_entries WHERE seq >= $1 ORDER BY seq', [n]);
+    const [head] = await ds.query<Array<{ last_seq: string; last_hash: string }>>('SELECT last_seq, last_hash FROM audit_chain');
+    // The rewrite as #20 reported it, through what the owner still holds (retention's pass, in a table it owns).
+    await ds.transaction(async (m) => {
+      await m.query('SELECT last_seq FROM audit_chain WHERE id = 1 FOR UPDATE');
+      await m.query('INSERT INTO audit_purge_grants (txid) VALUES (txid_current())');
+      await m.query('DELETE FROM audit_entries WHERE seq >= $1', [n]);
+      await m.query('UPDATE audit_chain SET last_seq = $1, last_hash = (SELECT hash FROM audit_entries WHERE seq = $1) WHERE id = 1', [n - 1]);
+    });
+    try {
+      const cut = await verify();
+      expect(cut).toMatchObject({ ok: false, brokenAtSeq: n, checkpoint: { seq: signed.checkpoint.seq } });
+      expect(cut.reason).toMatch(new RegExp(`^entries after seq ${n - 1} are missing: the checkpoint at seq ${signed.checkpoint.seq} signed at \\S+ is past the chain's end$`));
+    } finally {
+      await ds.transaction(async (m) => {
+        await m.query("SET LOCAL session_replication_role = 'replica'");
+        for (const r of saved) {
+          const cols = Object.keys(r);
+          await m.query(`INSERT INTO audit_entries (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`, cols.map((c) => (c === 'changes' ? JSON.stringify(r[c]) : r[c])));
+        }
+        await m.query('UPDATE audit_chain SET last_seq = $1, last_hash = $2 WHERE id = 1', [head!.last_seq, head!.last_hash]);
+      });
+    }
+    expect(await verify()).toMatchObject({ ok: true });
+  });
+
   it('verify: ok on the intact chain; an altered row is found, named by its seq', async () => {
     const ok = await call('GET', '/api/v1/audit-events/verify');
     expect(ok.json).toMatchObject({ ok: true, firstSeq: 1, brokenAtSeq: null });

@@ -66,6 +66,9 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     GATEWAY_PROFILES: 'full,compact',
     JWT_KEY_ENCRYPTION_KEY: kek.toString('base64'),
     EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
+    AUDIT_CHECKPOINT_SIGNING_KEY: randomBytes(32).toString('base64'),
+    // The audit trail's head signed soon after it moves (the default waits a minute).
+    AUDIT_CHECKPOINT_INTERVAL_MS: '300',
     RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
     RATE_LIMIT_LOGIN_BURST: '100000',
     RATE_LIMIT_REFRESH_PER_MINUTE: '100000',

@@ -65,10 +65,28 @@ export function auditRoutes(upstreams: Pick<Upstreams, 'audit'>) {
     );
     app.get(
       '/api/v1/audit-events/verify',
-      { schema: { tags, summary: "Verify the audit trail's hash chain from its retained start: the first broken link", response: { 200: ChainReport } } },
+      {
+        schema: {
+          tags,
+          summary: "Verify the audit trail's hash chain from its retained start and against its signed checkpoints: the first altered, missing or rewritten entry",
+          response: { 200: ChainReport },
+        },
+      },
       async (req) => {
         const v = await upstreams.audit.verifyAuditChain({}, { actor: reader(req) });
-        return { ok: v.ok, checked: v.checked, firstSeq: v.firstSeq, brokenAtSeq: v.ok ? null : v.brokenAtSeq, reason: v.ok ? null : v.reason };
+        return {
+          ok: v.ok,
+          checked: v.checked,
+          firstSeq: v.firstSeq,
+          brokenAtSeq: v.ok ? null : v.brokenAtSeq,
+          reason: v.ok ? null : v.reason,
+          checkpoint: v.checkpointSeq > 0 && v.checkpointSignedAt ? { seq: v.checkpointSeq, hash: v.checkpointHash, signedAt: v.checkpointSignedAt } : null,
+          checkpointsChecked: v.checkpointsChecked,
+          checkpointsRejected: v.checkpointsRejected,
+          unsignedEntries: v.unsignedEntries,
+          keyId: v.keyId,
+          publicKey: v.publicKey,
+        };
       },
     );
   };

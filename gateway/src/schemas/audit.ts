@@ -65,11 +65,26 @@ export const AuditPage = Type.Object(
 
 export const ChainReport = Type.Object(
   {
-    ok: Type.Boolean(),
+    ok: Type.Boolean({ description: 'false when an entry was altered, removed or reordered, or the chain no longer reaches or matches a signed checkpoint' }),
     checked: Type.Integer({ description: 'Entries checked' }),
     firstSeq: Type.Integer({ description: 'The first retained entry (older ones removed by retention)' }),
-    brokenAtSeq: Type.Union([Type.Integer(), Type.Null()], { description: 'The first entry whose link is broken' }),
-    reason: Type.Union([Type.String(), Type.Null()]),
+    brokenAtSeq: Type.Union([Type.Integer(), Type.Null()], { description: 'The first entry found altered, missing or out of place' }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'What is wrong, naming the entries and the signed checkpoint that shows it' }),
+    checkpoint: Type.Union(
+      [
+        Type.Object(
+          { seq: Type.Integer(), hash: Type.String({ description: 'Hex SHA-256 of the entry at seq' }), signedAt: Timestamp },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The newest signed checkpoint (read from its stream, outside the audit database) the chain was held against; null before the first' },
+    ),
+    checkpointsChecked: Type.Integer({ description: 'Signed checkpoints that matched their entry' }),
+    checkpointsRejected: Type.Integer({ description: 'Checkpoints left out: signed by another key, or not validly signed' }),
+    unsignedEntries: Type.Integer({ description: 'Entries after the newest checkpoint: no signature covers them yet' }),
+    keyId: Type.String({ description: 'Id of the checkpoint signing key' }),
+    publicKey: Type.String({ description: 'The Ed25519 public key the checkpoints verify with: base64 of its 32 bytes' }),
   },
   { additionalProperties: false },
 );

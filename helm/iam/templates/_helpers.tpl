@@ -161,6 +161,7 @@ Adding a secret = one entry here plus its values section.
 {{- /* notification needs the key only to deliver mail (SMTP and EMAIL_ACTION_BASE_URL set). */ -}}
 {{- $emailKeyUsers := ternary (list "identity" "notification") (list "identity") (eq (include "iam.mailDelivery" .) "true") -}}
 {{- $s = append $s (dict "env" "EMAIL_ACTION_KEY" "readers" (list "identity" "notification") "requiredBy" $emailKeyUsers "value" $v.email.actionKey "existingSecret" $v.email.existingSecret "key" $v.email.existingSecretKey "path" "email.actionKey" "fileEnv" "EMAIL_ACTION_KEY_FILE" "fileReaders" (list "identity")) -}}
+{{- $s = append $s (dict "env" "AUDIT_CHECKPOINT_SIGNING_KEY" "readers" (list "audit") "requiredBy" (list "audit") "value" $v.auditCheckpoint.signingKey "existingSecret" $v.auditCheckpoint.existingSecret "key" $v.auditCheckpoint.existingSecretKey "path" "auditCheckpoint.signingKey" "fileEnv" "AUDIT_CHECKPOINT_SIGNING_KEY_FILE" "fileReaders" (list "audit")) -}}
 {{- $s = append $s (dict "env" "SMTP_URL" "readers" (list "notification") "requiredBy" list "value" $v.smtp.url "existingSecret" $v.smtp.existingSecret "key" $v.smtp.existingSecretKey "path" "smtp.url") -}}
 {{- $s = append $s (dict "env" "ADMIN_PASSWORD" "readers" (list "adminBootstrap") "requiredBy" (list "adminBootstrap") "value" $v.adminBootstrap.password "existingSecret" $v.adminBootstrap.existingSecret "key" $v.adminBootstrap.existingSecretKey "path" "adminBootstrap.password") -}}
 {{- toJson $s -}}
@@ -370,7 +371,7 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- $msgs = append $msgs (printf "iam: %s is required (by %s): set %s, or %s.existingSecret (key %s.existingSecretKey)%s." $src.env (join ", " $missing) $src.path $prefix $prefix $orFile) -}}
 {{- end -}}
 {{- end -}}
-{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) -}}
+{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) -}}
 {{- $key := index $pair 1 -}}
 {{- if and $key (not (index $pair 2)) (not (regexMatch "^[A-Za-z0-9+/]{43}=$" $key)) -}}
 {{- $msgs = append $msgs (printf "iam: %s must be the base64 of exactly 32 bytes (openssl rand -base64 32)." (index $pair 0)) -}}

@@ -3,11 +3,13 @@
  * is, and the JetStream stream that stores it. Subjects follow `<context>.<entity>.<verb>`.
  */
 import type { BinaryWriter } from '@bufbuild/protobuf/wire';
+import { AuditCheckpoint } from './gen/events/v1/audit_events';
 import { OrderChanged, OrderLineSnapshot, ProductChanged, ProductState } from './gen/events/v1/commerce_events';
 import { LinkEnds, NamedState, PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged, UserState } from './gen/events/v1/directory_events';
 import { EmailActionRequestDeadLettered, EmailActionRequested, LoginAttempted, PasswordChanged, RefreshReuseDetected, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
 
 export {
+  AuditCheckpoint,
   EmailActionRequestDeadLettered,
   EmailActionRequested,
   LinkEnds,
@@ -63,6 +65,7 @@ export const SUBJECTS = {
   productArchived: 'commerce.product.archived',
   productReactivated: 'commerce.product.reactivated',
   productStockAdjusted: 'commerce.product.stock_adjusted',
+  auditCheckpointSigned: 'audit.checkpoint.signed',
 } as const;
 
 const CATALOG = {
@@ -95,6 +98,7 @@ const CATALOG = {
   [SUBJECTS.productArchived]: ProductChanged,
   [SUBJECTS.productReactivated]: ProductChanged,
   [SUBJECTS.productStockAdjusted]: ProductChanged,
+  [SUBJECTS.auditCheckpointSigned]: AuditCheckpoint,
 } as const satisfies Record<string, Codec<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each entry has its own message type
 
 export type EventSubject = keyof typeof CATALOG;
@@ -117,10 +121,15 @@ export interface StreamSpec {
   readonly maxAgeSeconds: number;
 }
 
-/** One stream per publishing context, plus the dead-letter stream. */
+/**
+ * One stream per publishing context, plus the dead-letter stream. The audit service's signed
+ * checkpoints have a stream of their own, kept longer than the trail's default retention (365
+ * days): they are the trail's tamper evidence outside its database.
+ */
 export const STREAMS = {
   directory: { name: 'DIRECTORY', subjects: ['directory.>'], maxAgeSeconds: 7 * 24 * 3600 },
   identity: { name: 'IDENTITY', subjects: ['identity.>'], maxAgeSeconds: 7 * 24 * 3600 },
   commerce: { name: 'COMMERCE', subjects: ['commerce.>'], maxAgeSeconds: 7 * 24 * 3600 },
   deadLetter: { name: 'DEAD_LETTER', subjects: ['dead.>'], maxAgeSeconds: 30 * 24 * 3600 },
+  auditCheckpoints: { name: 'AUDIT_CHECKPOINTS', subjects: ['audit.checkpoint.>'], maxAgeSeconds: 400 * 24 * 3600 },
 } as const satisfies Record<string, StreamSpec>;

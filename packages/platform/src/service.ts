@@ -46,7 +46,16 @@ export interface ServiceRuntime {
    * schema that lacks a migration (SchemaBehindError); `<service> migrate` runs them.
    */
   readonly migrate?: boolean;
+  /**
+   * Migrate as another role first, as `<service> migrate` does (make run): with the owner's URL,
+   * granting the runtime role (the user of the spec's URL) DML and running the service's
+   * afterMigrate; the service then connects as the runtime role and only checks the schema.
+   */
+  readonly migrateAs?: { readonly ownerUrl: string; readonly runtimeRole: string; readonly env: Env };
 }
+
+/** A service's own step after its migrations and the runtime grants, as the migrating role. */
+export type AfterMigrate = (ds: DataSource, ctx: { runtimeRole?: string; env: Env; logger: Logger }) => Promise<void>;
 
 export interface ServiceContext {
   readonly dataSource: DataSource;
@@ -87,6 +96,8 @@ export interface ServiceSpec {
   /** Streams this service publishes to or consumes from. */
   readonly streams: readonly StreamSpec[];
   readonly build: (ctx: ServiceContext) => Promise<ServiceParts> | ServiceParts;
+  /** Narrower grants or settings only the owner may write (`migrate` and migrateAs run it). */
+  readonly afterMigrate?: AfterMigrate;
 }
 
 export interface RunningService {
@@ -102,13 +113,17 @@ export interface RunningService {
 
 export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promise<RunningService> {
   const logger = rt.logger.child({ component: spec.name });
+  if (rt.migrateAs) {
+    const { ownerUrl, runtimeRole, env } = rt.migrateAs;
+    await migrateDatabase({ ...spec, url: ownerUrl, runtimeRole, env, logger });
+  }
   const dataSource = await openDatabase({
     url: spec.databaseUrl,
     name: spec.name,
     entities: spec.entities,
     migrations: spec.migrations,
     logger,
-    migrate: rt.migrate ?? true,
+    migrate: rt.migrateAs ? false : (rt.migrate ?? true),
   });
   rt.lifecycle.onShutdown(`${spec.name} database`, () => dataSource.destroy());
 
@@ -243,7 +258,7 @@ export async function runMigrate(opts: {
    * The service's own step after the migrations and the runtime grants, as the migrating role:
    * narrower grants for some tables, settings the runtime role may read but not change.
    */
-  readonly afterMigrate?: (ds: DataSource, ctx: { runtimeRole?: string; env: Env; logger: Logger }) => Promise<void>;
+  readonly afterMigrate?: AfterMigrate;
 }): Promise<number> {
   const prefix = opts.name.toUpperCase();
   let config: { url: string; runtimeRole: string | undefined; logLevel: RuntimeLogLevel };
@@ -259,13 +274,7 @@ export async function runMigrate(opts: {
   }
   const logger = createLogger({ level: config.logLevel, service: opts.name });
   try {
-    const ds = await openDatabase({ url: config.url, name: opts.name, entities: opts.entities, migrations: opts.migrations, logger, migrate: true });
-    try {
-      if (config.runtimeRole) await grantRuntimeRole(ds, config.runtimeRole, logger);
-      await opts.afterMigrate?.(ds, { runtimeRole: config.runtimeRole, env: opts.env ?? process.env, logger });
-    } finally {
-      await ds.destroy();
-    }
+    await migrateDatabase({ ...opts, url: config.url, runtimeRole: config.runtimeRole, env: opts.env ?? process.env, logger });
     logger.info(`${opts.name} database migrated`);
     return 0;
   } catch (err) {
@@ -275,5 +284,30 @@ export async function runMigrate(opts: {
 }
 
 type RuntimeLogLevel = ReturnType<typeof readRuntimeConfig>['logLevel'];
+
+/**
+ * The migration step itself: pending migrations with `url` (a role that may change the schema),
+ * then, given a runtime role, its DML grants and the service's afterMigrate.
+ */
+async function migrateDatabase(o: {
+  readonly name: string;
+  readonly url: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own type
+  readonly entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own type
+  readonly migrations: MixedList<Function | string>;
+  readonly runtimeRole?: string;
+  readonly afterMigrate?: AfterMigrate;
+  readonly env: Env;
+  readonly logger: Logger;
+}): Promise<void> {
+  const ds = await openDatabase({ url: o.url, name: o.name, entities: o.entities, migrations: o.migrations, logger: o.logger, migrate: true });
+  try {
+    if (o.runtimeRole) await grantRuntimeRole(ds, o.runtimeRole, o.logger);
+    await o.afterMigrate?.(ds, { runtimeRole: o.runtimeRole, env: o.env, logger: o.logger });
+  } finally {
+    await ds.destroy();
+  }
+}
 
 export { EnvReader };

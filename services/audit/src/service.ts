@@ -1,19 +1,23 @@
 /**
  * The audit service: durable consumers of every directory, identity and commerce event, each
- * recorded once as a hash-chained, append-only entry; the trail's queries and chain verification
- * over gRPC; retention. No other service writes to its database.
+ * recorded once as a hash-chained, append-only entry; the chain's head signed (Ed25519) and
+ * published outside the database as checkpoints; the trail's queries and its verification
+ * against those checkpoints over gRPC; retention. No other service writes to its database.
  */
 import { STREAMS } from '@iam/contracts';
 import { type ServiceRuntime, type ServiceSpec, grpcAccessCheck, outboxUnitOfWork } from '@iam/platform';
 import { auditGrpc } from './api/grpc';
+import { createCheckpointer } from './app/checkpoints';
 import { auditQueries } from './app/query';
 import { forReaders } from './app/readers';
 import { AUDITED_SUBJECTS, createRecorder } from './app/record';
 import { startRetention } from './app/retention';
 import type { AuditConfig } from './config';
+import { checkpointSigner } from './domain/checkpoint';
 import type { AuditUnitOfWork } from './domain/ports';
+import { BusCheckpointLog } from './infra/checkpoint-log';
 import { entities, migrations } from './infra/schema';
-import { setRetentionDays } from './infra/privileges';
+import { afterMigrate, setRetentionDays } from './infra/privileges';
 import { PgAuditLog, PgProjection } from './infra/store';
 
 /** Events are recorded in order per stream (the projection's before/after depends on it). */
@@ -30,19 +34,33 @@ export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSp
     grpcPort: config.grpcPort,
     entities,
     migrations,
-    streams: [STREAMS.directory, STREAMS.identity, STREAMS.commerce, STREAMS.deadLetter],
-    build: async ({ dataSource, logger }) => {
+    streams: [STREAMS.directory, STREAMS.identity, STREAMS.commerce, STREAMS.deadLetter, STREAMS.auditCheckpoints],
+    afterMigrate,
+    build: async ({ dataSource, bus, logger }) => {
       const uow: AuditUnitOfWork = outboxUnitOfWork(dataSource, (m) => ({ log: new PgAuditLog(m), projection: new PgProjection(m) }));
-      // The migrate step sets the retention (the runtime role may not); a role that may (make run's) sets it here too.
+      // The migrate step sets the retention (the runtime role may not; make run runs that step too);
+      // a service running as the owner (tests, a URL without a runtime role) sets it here as well.
       await setRetentionDays(dataSource, config.retention.days).catch((err: unknown) =>
         logger.debug({ err: (err as Error).message }, 'audit: retention left as the migrate step set it'),
       );
-      const record = createRecorder(uow);
+      const signer = checkpointSigner(config.checkpoints.signingKey);
+      logger.info(
+        { keyId: signer.keyId, publicKey: signer.publicKey, every: config.checkpoints.every, intervalMs: config.checkpoints.intervalMs },
+        'audit checkpoints: the chain head is signed with this key; its public key verifies the trail',
+      );
+      const checkpointLog = new BusCheckpointLog(bus);
+      const checkpointer = createCheckpointer({ uow, log: checkpointLog, signer, logger }, config.checkpoints);
+      const recordOne = createRecorder(uow);
+      const record = async (e: Parameters<typeof recordOne>[0]) => {
+        await recordOne(e);
+        checkpointer.appended();
+      };
       const stopRetention = startRetention(uow, config.retention, logger);
+      const queries = auditQueries(uow, { checkpoints: checkpointLog, key: signer, retentionDays: config.retention.days });
       // Readers are authorized on their current rights (the directory's AccessService).
       const access = grpcAccessCheck({ target: config.directoryTarget, metrics: rt.metrics, credentials: rt.grpcClientCredentials });
       return {
-        grpc: auditGrpc(forReaders(auditQueries(uow), access), { logger: rt.logger, metrics: rt.metrics, service: 'audit' }),
+        grpc: auditGrpc(forReaders(queries, access), { logger: rt.logger, metrics: rt.metrics, service: 'audit' }),
         // The trail must not lose an event: many deliveries, long backoff. One at a time in stream
         // order, across every replica too (maxAckPending 1): before/after needs the order.
         consumers: CONSUMERS.map((c) => ({
@@ -53,8 +71,11 @@ export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSp
           maxDeliver: 50,
           backoffMs: [1_000, 5_000, 30_000, 120_000, 600_000],
         })),
+        // A last checkpoint on the way out: a clean stop leaves no entry unsigned.
         stop: async () => {
           await stopRetention();
+          await checkpointer.checkpoint().catch(() => undefined);
+          await checkpointer.stop();
           access.close();
         },
       };

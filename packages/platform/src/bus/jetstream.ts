@@ -22,6 +22,7 @@ import {
 } from '@nats-io/jetstream';
 import { credsAuthenticator, headers as natsHeaders, type MsgHdrs, type NatsConnection, nanos, nkeyAuthenticator } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import { withTimeout } from '../health';
 import type { Logger } from '../logger';
 import type { NatsConnectionConfig } from '../runtime';
 import type { Metrics } from '../metrics';
@@ -54,7 +55,7 @@ export interface JetStreamBusOptions {
    * private namespace on a shared server.
    */
   readonly namespace?: string;
-  /** How long publish waits for a connection and the stream's ack (ms, default 3000). */
+  /** How long publish waits for a connection and the stream's ack, and read for a connection (ms, default 3000). */
   readonly publishTimeoutMs?: number;
   /** Credentials, CA and stream replicas (readRuntimeConfig's `nats`); none = anonymous, 1 replica. */
   readonly connection?: NatsConnectionConfig;
@@ -302,15 +303,7 @@ export class JetStreamEventBus implements EventBus {
       m.ack();
       return;
     }
-    const event: IncomingEvent = {
-      id: m.headers?.get(MSG_ID) || `${m.info.stream}:${m.seq}`,
-      subject: this.unprefix(m.subject),
-      data: m.data,
-      occurredAt: parseDate(m.headers?.get(OCCURRED_AT)),
-      traceparent: m.headers?.get('traceparent') || undefined,
-      headers: headersToRecord(m.headers),
-      deliveryCount: m.info.deliveryCount,
-    };
+    const event = this.incoming(m);
     const maxDeliver = spec.maxDeliver ?? 5;
     const consumed = (spec.metrics ?? this.opts.metrics)?.eventsConsumed;
     const working = setInterval(() => m.working(), 5_000);
@@ -338,6 +331,54 @@ export class JetStreamEventBus implements EventBus {
     } finally {
       clearInterval(working);
     }
+  }
+
+  private incoming(m: JsMsg): IncomingEvent {
+    return {
+      id: m.headers?.get(MSG_ID) || `${m.info.stream}:${m.seq}`,
+      subject: this.unprefix(m.subject),
+      data: m.data,
+      occurredAt: parseDate(m.headers?.get(OCCURRED_AT)),
+      traceparent: m.headers?.get('traceparent') || undefined,
+      headers: headersToRecord(m.headers),
+      deliveryCount: m.info.deliveryCount,
+    };
+  }
+
+  /** Through an ordered (ephemeral) consumer from the first wanted sequence to the stream's last at the call. */
+  async read(spec: StreamSpec, opts: { readonly limit?: number } = {}): Promise<IncomingEvent[]> {
+    const conn = await withTimeout(this.connection(), this.opts.publishTimeoutMs ?? 3_000, 'NATS connection');
+    const name = this.streamName(spec);
+    let state: { messages: number; first_seq: number; last_seq: number };
+    try {
+      state = (await conn.jsm.streams.info(name)).state;
+    } catch (err) {
+      if (isNotFound(err)) return [];
+      throw err;
+    }
+    if (state.messages === 0) return [];
+    const start = Math.max(state.first_seq, state.last_seq - (opts.limit ?? state.messages) + 1);
+    const consumer = await conn.js.consumers.get(name, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
+    const out: IncomingEvent[] = [];
+    try {
+      for (let done = false; !done; ) {
+        let got = 0;
+        const batch = await consumer.fetch({ max_messages: Math.min(1_000, state.last_seq - start + 1), expires: 2_000 });
+        for await (const m of batch) {
+          got++;
+          out.push({ ...this.incoming(m), deliveryCount: 1 });
+          if (m.seq >= state.last_seq || m.info.pending === 0) {
+            done = true;
+            break;
+          }
+        }
+        // Nothing more within the wait: the tail expired meanwhile (max_age).
+        if (got === 0) done = true;
+      }
+    } finally {
+      await consumer.delete().catch(() => undefined);
+    }
+    return out;
   }
 
   subscribe(subjects: readonly string[], handler: EventHandler, opts?: BroadcastOptions): Subscription {

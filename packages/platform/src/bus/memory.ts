@@ -118,6 +118,13 @@ export class InMemoryEventBus implements EventBus {
     };
   }
 
+  async read(spec: StreamSpec, opts: { readonly limit?: number } = {}): Promise<IncomingEvent[]> {
+    if (this.closed) throw new Error('event bus is closed');
+    const events = this.streams.get(spec.name)?.events ?? [];
+    const from = opts.limit === undefined ? 0 : Math.max(0, events.length - opts.limit);
+    return events.slice(from).map(({ event }) => ({ ...event, deliveryCount: 1 }));
+  }
+
   subscribe(subjects: readonly string[], handler: EventHandler, opts?: BroadcastOptions): Subscription {
     const entry = { subjects, handler };
     this.broadcasts.add(entry);

@@ -98,6 +98,13 @@ export interface EventBus {
    * published to `dead.<consumer name>` and dropped from the consumer.
    */
   consume(spec: DurableConsumerSpec): Subscription;
+  /**
+   * The events `stream` holds now, oldest first: the newest `limit` of them (default every one).
+   * For reading a stream's record (the audit trail's signed checkpoints), not for work, which is
+   * `consume`'s. A stream that was never declared or is empty gives []. Throws when the bus
+   * cannot be reached.
+   */
+  read(stream: StreamSpec, opts?: { readonly limit?: number }): Promise<IncomingEvent[]>;
   /** Every instance receives every event, at most once, from now on (cache invalidation). */
   subscribe(subjects: readonly string[], handler: EventHandler, opts?: BroadcastOptions): Subscription;
   /** Throws when the bus cannot be used right now (readiness). */

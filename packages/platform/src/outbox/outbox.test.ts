@@ -17,6 +17,7 @@ class SwitchableBus implements EventBus {
     await this.inner.publish(e);
   };
   consume = (s: Parameters<EventBus['consume']>[0]) => this.inner.consume(s);
+  read = (s: Parameters<EventBus['read']>[0]) => this.inner.read(s);
   subscribe = (s: readonly string[], h: Parameters<EventBus['subscribe']>[1]) => this.inner.subscribe(s, h);
   check = () => this.inner.check();
   close = () => this.inner.close();

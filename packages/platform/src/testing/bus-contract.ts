@@ -2,7 +2,8 @@
 /**
  * The contract every EventBus adapter passes: publish/consume round trip, deduplication by id,
  * durable consumers sharing work and resuming after a restart, redelivery with backoff, dead
- * letters after the last delivery or a permanent error, broadcast subscriptions, trace headers.
+ * letters after the last delivery or a permanent error, broadcast subscriptions, trace headers,
+ * reading what a stream holds.
  */
 import { randomUUID } from 'node:crypto';
 import type { StreamSpec } from '@iam/contracts';
@@ -360,6 +361,21 @@ export function runEventBusContract(name: string, makeFactory: () => BusFactory 
       expect((await c2.waitFor(1))[0]!.id).toBe(e.id);
       await s1.stop();
       await s2.stop();
+    });
+
+    it('read: what a stream holds, oldest first, each id once; the newest `limit`; [] when empty; the same from another instance', async () => {
+      const b = bus();
+      await b.declareStreams([stream, dead]);
+      expect(await b.read(stream)).toEqual([]);
+      const events = [0, 1, 2, 3, 4].map((i) => ev(subj(i % 2 ? 'created' : 'deleted'), `r${i}`));
+      for (const e of events) await b.publish(e);
+      await b.publish(events[1]!);
+      const all = await b.read(stream);
+      expect(all.map((e) => [e.id, e.subject, dec(e.data)])).toEqual(events.map((e) => [e.id, e.subject, dec(e.data)]));
+      expect(all.every((e) => e.deliveryCount === 1 && e.occurredAt instanceof Date)).toBe(true);
+      expect((await b.read(stream, { limit: 2 })).map((e) => dec(e.data))).toEqual(['r3', 'r4']);
+      expect((await b.read(stream, { limit: 50 })).length).toBe(5);
+      expect((await bus().read(stream)).map((e) => e.id)).toEqual(events.map((e) => e.id));
     });
 
     it('publishing to a subject no stream stores fails', async () => {

@@ -43,7 +43,21 @@ export function auditGrpc(q: ForReader<AuditQueries>, h: HandlerDeps): ServiceBi
         },
         verifyAuditChain: async (_r, ctx) => {
           const v = await q.verify(actorOf(ctx));
-          return { ok: v.ok, checked: v.checked, brokenAtSeq: v.brokenAtSeq ?? 0, reason: v.reason ?? '', firstSeq: v.firstSeq };
+          return {
+            ok: v.ok,
+            checked: v.checked,
+            brokenAtSeq: v.brokenAtSeq ?? 0,
+            reason: v.reason ?? '',
+            firstSeq: v.firstSeq,
+            checkpointSeq: v.checkpoint?.seq ?? 0,
+            checkpointHash: v.checkpoint?.hash ?? '',
+            checkpointSignedAt: v.checkpoint?.signedAt,
+            checkpointsChecked: v.checkpointsChecked,
+            checkpointsRejected: v.checkpointsRejected,
+            unsignedEntries: v.unsignedEntries,
+            keyId: v.keyId,
+            publicKey: v.publicKey,
+          };
         },
       },
       h,

@@ -3,11 +3,12 @@
  * directory, identity and commerce event with its before and after value (secrets only as
  * redacted), the actor from the event's headers; and who may read the trail (audit.read now).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { type EventSubject, SUBJECTS, encodeEvent, eventsV1 } from '@iam/contracts';
 import { outboxUnitOfWork } from '@iam/platform';
 import type { IncomingEvent } from '@iam/platform/bus';
 import { type MigratedDatabase, TestAccess, migratedTestDatabase } from '@iam/platform/testing';
+import { checkpointSigner } from '../domain/checkpoint';
 import type { AuditEntry } from '../domain/entry';
 import type { AuditUnitOfWork } from '../domain/ports';
 import { entities, migrations } from '../infra/schema';
@@ -16,9 +17,15 @@ import { auditQueries } from './query';
 import { AUDIT_READ, forReaders } from './readers';
 import { createRecorder } from './record';
 
+
+/** The trail's queries over `uow`, verification against an empty checkpoint log (not what these tests look at). */
+const withQueries = (uow: Parameters<typeof auditQueries>[0]) => () =>
+  auditQueries(uow, { checkpoints: { publish: async () => undefined, read: async () => [] }, key: checkpointSigner(randomBytes(32)), retentionDays: 365 });
+
 describe('audit trail: before and after of every change', () => {
   let db: MigratedDatabase;
   let uow: AuditUnitOfWork;
+  const queries = () => withQueries(uow)();
   let record: (e: IncomingEvent) => Promise<void>;
   const admin = randomUUID();
   const byAdmin = { 'iam-actor-sub': admin, 'iam-client-ip': '203.0.113.7' };
@@ -27,7 +34,7 @@ describe('audit trail: before and after of every change', () => {
     return { id: randomUUID(), subject, data: encodeEvent(subject, payload), occurredAt: new Date(), deliveryCount: 1, headers };
   }
   /** The entries about `targetId`, oldest first. */
-  const trail = async (targetId: string): Promise<AuditEntry[]> => [...(await auditQueries(uow).list({ pageSize: 100, targetId })).items].reverse();
+  const trail = async (targetId: string): Promise<AuditEntry[]> => [...(await queries().list({ pageSize: 100, targetId })).items].reverse();
   const changes = async (targetId: string) => (await trail(targetId)).map((e) => [e.action, e.changes]);
 
   beforeAll(async () => {
@@ -149,7 +156,7 @@ describe('audit trail: before and after of every change', () => {
   it('reading the trail needs audit.read now: a demoted reader, a non-holder and a call naming nobody are FORBIDDEN; no directory, UNAVAILABLE', async () => {
     const [reader, demoted] = [randomUUID(), randomUUID()];
     const access = new TestAccess().grant(reader, AUDIT_READ).grant(demoted, AUDIT_READ);
-    const q = forReaders(auditQueries(uow), access);
+    const q = forReaders(queries(), access);
     await expect(q.list(demoted, { pageSize: 1 })).resolves.toMatchObject({ items: [expect.anything()] });
     access.revoke(demoted, AUDIT_READ);
     for (const actor of [demoted, randomUUID(), undefined]) {
@@ -162,7 +169,7 @@ describe('audit trail: before and after of every change', () => {
   });
 
   it('(all of the above) no recorded field change lacks its values, except a secret', async () => {
-    const all = (await auditQueries(uow).list({ pageSize: 100 })).items.flatMap((e) => e.changes.map((c) => ({ action: e.action, ...c })));
+    const all = (await queries().list({ pageSize: 100 })).items.flatMap((e) => e.changes.map((c) => ({ action: e.action, ...c })));
     expect(all.length).toBeGreaterThan(20);
     expect(all.filter((c) => !c.redacted && c.before === undefined && c.after === undefined)).toEqual([]);
   });

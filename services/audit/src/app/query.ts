@@ -1,7 +1,12 @@
-/** Reading the trail: newest first, keyset pages behind an opaque cursor (no OFFSET on a large table). */
+/**
+ * Reading the trail: newest first, keyset pages behind an opaque cursor (no OFFSET on a large
+ * table); and verifying it against the signed checkpoints kept outside its database.
+ */
 import { AppError } from '@iam/platform';
+import type { CheckpointKey } from '../domain/checkpoint';
 import type { AuditFilter, AuditPage, AuditPosition, ChainReport } from '../domain/entry';
-import type { AuditUnitOfWork } from '../domain/ports';
+import type { AuditUnitOfWork, CheckpointLog } from '../domain/ports';
+import { ChainVerifier } from '../domain/verifier';
 
 export const PAGE_SIZE_MAX = 100;
 const CURSOR_RE = /^a2\.(-?\d{1,19})\.(\d{1,16})$/;
@@ -32,12 +37,30 @@ export interface ListRequest extends AuditFilter {
   readonly cursor?: string;
 }
 
-export interface AuditQueries {
-  list(r: ListRequest): Promise<AuditPage & { nextCursor?: string }>;
-  verify(): Promise<ChainReport>;
+/** A verification, and the key the checkpoints were checked with (what an auditor needs to repeat it). */
+export interface VerifyReport extends ChainReport {
+  readonly keyId: string;
+  readonly publicKey: string;
 }
 
-export function auditQueries(uow: AuditUnitOfWork): AuditQueries {
+export interface AuditQueries {
+  list(r: ListRequest): Promise<AuditPage & { nextCursor?: string }>;
+  verify(): Promise<VerifyReport>;
+}
+
+export interface VerifyDeps {
+  readonly checkpoints: CheckpointLog;
+  /** The service's checkpoint key. */
+  readonly key: CheckpointKey;
+  /** The retention (AUDIT_RETENTION_DAYS): a prefix removed sooner is reported. */
+  readonly retentionDays: number;
+  readonly clock?: () => Date;
+}
+
+/** The newest checkpoints a verification holds the chain against (the newest one alone covers every entry before it). */
+export const VERIFY_CHECKPOINTS = 100_000;
+
+export function auditQueries(uow: AuditUnitOfWork, v: VerifyDeps): AuditQueries {
   return {
     async list(r) {
       const errors: Array<{ field: string; message: string }> = [];
@@ -52,6 +75,17 @@ export function auditQueries(uow: AuditUnitOfWork): AuditQueries {
       const page = await uow.run(({ log }) => log.list(r, { before, limit: r.pageSize }));
       return { ...page, nextCursor: page.next === undefined ? undefined : encodeCursor(page.next) };
     },
-    verify: () => uow.run(({ log }) => log.verify()),
+    async verify() {
+      // The checkpoints first, the chain's snapshot after: every checkpoint read was signed over
+      // entries already committed, so none can be past the end of the chain read next.
+      const checkpoints = await v.checkpoints.read(VERIFY_CHECKPOINTS).catch((err: unknown) => {
+        throw AppError.unavailable('The signed checkpoints cannot be read (the event bus is unreachable): the trail cannot be verified now.', err);
+      });
+      const now = (v.clock ?? (() => new Date()))();
+      const verifier = (start: { firstSeq: number; anchorHash: string }) =>
+        new ChainVerifier({ start, checkpoints, keys: [v.key], retention: { days: v.retentionDays, now } });
+      const { report } = await uow.run(({ log }) => log.verify(verifier));
+      return { ...report, keyId: v.key.keyId, publicKey: v.key.publicKey };
+    },
   };
 }

@@ -3,12 +3,14 @@
  * out (queries, verification, retention). The consumers themselves run on the real NATS in
  * deploy/all-in-one/test/audit.e2e.test.ts.
  */
-import { randomUUID } from 'node:crypto';
-import { type EventSubject, SUBJECTS, encodeEvent } from '@iam/contracts';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type EventSubject, STREAMS, SUBJECTS, encodeEvent } from '@iam/contracts';
 import { outboxUnitOfWork } from '@iam/platform';
-import type { IncomingEvent } from '@iam/platform/bus';
-import { type MigratedDatabase, migratedTestDatabase } from '@iam/platform/testing';
+import { InMemoryEventBus, type IncomingEvent } from '@iam/platform/bus';
+import { type MigratedDatabase, migratedTestDatabase, testLogger } from '@iam/platform/testing';
+import { checkpointSigner } from '../domain/checkpoint';
 import type { AuditUnitOfWork } from '../domain/ports';
+import { BusCheckpointLog } from '../infra/checkpoint-log';
 import { entities, migrations } from '../infra/schema';
 import { PgAuditLog, PgProjection } from '../infra/store';
 import { auditQueries, encodeCursor } from './query';
@@ -19,7 +21,9 @@ describe('audit trail (PostgreSQL)', () => {
   let db: MigratedDatabase;
   let uow: AuditUnitOfWork;
   let record: (e: IncomingEvent) => Promise<void>;
-  const q = () => auditQueries(uow);
+  // No checkpoint is ever signed here: the chain's own links are what these tests are about (checkpoints.test.ts has the rest).
+  const bus = new InMemoryEventBus({ logger: testLogger() });
+  const q = () => auditQueries(uow, { checkpoints: new BusCheckpointLog(bus), key: checkpointSigner(randomBytes(32)), retentionDays: 365 });
 
   const admin = randomUUID();
   const bob = randomUUID();
@@ -43,6 +47,7 @@ describe('audit trail (PostgreSQL)', () => {
 
   beforeAll(async () => {
     db = await migratedTestDatabase('audit_trail', { entities, migrations });
+    await bus.declareStreams([STREAMS.auditCheckpoints]);
     uow = outboxUnitOfWork(db.ds, (m) => ({ log: new PgAuditLog(m), projection: new PgProjection(m) }));
     record = createRecorder(uow);
   });
@@ -175,6 +180,13 @@ describe('audit trail (PostgreSQL)', () => {
     await expect(db.ds.query(`UPDATE audit_entries SET action = 'x' WHERE seq = 1`)).rejects.toThrow(/append-only/);
     await expect(db.ds.query('DELETE FROM audit_entries WHERE seq = 1')).rejects.toThrow(/append-only/);
     await expect(db.ds.query('TRUNCATE audit_entries')).rejects.toThrow(/append-only/);
+    // The old retention flag is no pass any more: only audit_purge() may delete.
+    await expect(
+      db.ds.transaction(async (m) => {
+        await m.query("SET LOCAL audit.retention = 'on'");
+        await m.query('DELETE FROM audit_entries WHERE seq = 1');
+      }),
+    ).rejects.toThrow(/append-only/);
   });
 
   it('verify: the intact chain passes; an altered row, a removed row and a removed tail are each found', async () => {

@@ -77,9 +77,20 @@ export interface AuditPage {
 
 export interface ChainReport {
   readonly ok: boolean;
+  /** Entries checked. */
   readonly checked: number;
+  /** The first retained entry (retention removes older ones). */
   readonly firstSeq: number;
-  /** The first entry whose link is broken. */
+  /** The first entry found altered, missing or out of place. */
   readonly brokenAtSeq?: number;
+  /** What is wrong, naming the entries and the checkpoint that show it. */
   readonly reason?: string;
+  /** The newest signed checkpoint the chain was held against; absent before the first. */
+  readonly checkpoint?: { readonly seq: number; readonly hash: string; readonly signedAt: Date };
+  /** Signed checkpoints found to match their entry (or the anchor). */
+  readonly checkpointsChecked: number;
+  /** Checkpoints not taken into account: signed by another key, or not validly signed. */
+  readonly checkpointsRejected: number;
+  /** Entries after the newest checkpoint: no signature covers them yet. */
+  readonly unsignedEntries: number;
 }

@@ -4,15 +4,17 @@
  * or DELETE of entries (even with the retention flag set), no change of the retention setting
  * or of the chain's anchor.
  */
-import { randomUUID } from 'node:crypto';
-import { SUBJECTS, encodeEvent } from '@iam/contracts';
-import { grantRuntimeRole, openDatabase, outboxUnitOfWork, quoteIdent } from '@iam/platform';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { STREAMS, SUBJECTS, encodeEvent } from '@iam/contracts';
+import { InMemoryEventBus, grantRuntimeRole, openDatabase, outboxUnitOfWork, quoteIdent } from '@iam/platform';
 import { type TestDatabase, asSuperuser, createTestDatabase, testLogger, uniqueName, urlAsRole } from '@iam/platform/testing';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { auditQueries } from '../app/query';
 import { createRecorder } from '../app/record';
 import { purgeExpired } from '../app/retention';
+import { checkpointSigner } from '../domain/checkpoint';
+import { BusCheckpointLog } from './checkpoint-log';
 import { afterMigrate } from './privileges';
 import { entities, migrations } from './schema';
 import { PgAuditLog, PgProjection } from './store';
@@ -24,9 +26,13 @@ let db: TestDatabase;
 let rt: DataSource;
 
 const admin = asSuperuser;
+const bus = new InMemoryEventBus({ logger });
+const verify = (uow: Parameters<typeof auditQueries>[0]) =>
+  auditQueries(uow, { checkpoints: new BusCheckpointLog(bus), key: checkpointSigner(randomBytes(32)), retentionDays: 30 }).verify();
 const as = (role: string): string => urlAsRole(db.url, role);
 
 beforeAll(async () => {
+  await bus.declareStreams([STREAMS.auditCheckpoints]);
   db = await createTestDatabase('iam_audit_priv');
   await admin(`CREATE ROLE ${quoteIdent(owner)} LOGIN`);
   await admin(`CREATE ROLE ${quoteIdent(runtime)} LOGIN`);
@@ -78,5 +84,43 @@ it('the runtime role appends, cannot alter or delete entries, the setting or the
     await c.end();
   }
   expect(await purgeExpired(uow, { batch: 100 })).toBe(2);
-  expect(await auditQueries(uow).verify()).toMatchObject({ ok: true, firstSeq: 3, checked: 2 });
+  expect(await verify(uow)).toMatchObject({ ok: true, firstSeq: 3, checked: 2 });
+});
+
+it("no session SETs its way past the append-only trigger: the owner's SET LOCAL audit.retention and plain DELETE are refused; audit_purge() still purges", async () => {
+  const uow = outboxUnitOfWork(rt, (m) => ({ log: new PgAuditLog(m), projection: new PgProjection(m) }));
+  const ownerSession = new Client({ connectionString: as(owner) });
+  await ownerSession.connect();
+  const count = async () => Number((await rt.query<Array<{ n: string }>>('SELECT count(*) AS n FROM audit_entries'))[0]!.n);
+  const before = await count();
+  try {
+    // The rewrite of issue #20 as it was done: the chain head locked, the retention flag set, the tail deleted.
+    await ownerSession.query('BEGIN');
+    await ownerSession.query('SELECT last_seq, last_hash FROM audit_chain WHERE id = 1 FOR UPDATE');
+    await ownerSession.query("SET LOCAL audit.retention = 'on'");
+    await expect(ownerSession.query('DELETE FROM audit_entries WHERE seq >= 3')).rejects.toThrow(/append-only/);
+    await ownerSession.query('ROLLBACK');
+    await expect(ownerSession.query('DELETE FROM audit_entries WHERE seq >= 3')).rejects.toThrow(/append-only/);
+    // The pass audit_purge() writes for itself is the owner's table: the runtime role can neither read nor write it.
+    const denied = { driverError: { code: '42501' } };
+    await expect(rt.query('INSERT INTO audit_purge_grants (txid) VALUES (txid_current())')).rejects.toMatchObject(denied);
+    await expect(rt.query('SELECT * FROM audit_purge_grants')).rejects.toMatchObject(denied);
+    expect(await count()).toBe(before);
+  } finally {
+    await ownerSession.end();
+  }
+  // Retention itself still works: entry 3 backdated (trigger off, as a superuser) goes through audit_purge().
+  const c = new Client({ connectionString: db.url });
+  await c.connect();
+  try {
+    await c.query('ALTER TABLE audit_entries DISABLE TRIGGER audit_entries_append_only');
+    await c.query(`UPDATE audit_entries SET recorded_at = recorded_at - interval '40 days' WHERE seq = 3`);
+    await c.query('ALTER TABLE audit_entries ENABLE TRIGGER audit_entries_append_only');
+  } finally {
+    await c.end();
+  }
+  expect(await purgeExpired(uow, { batch: 100 })).toBe(1);
+  expect(await count()).toBe(before - 1);
+  expect(await rt.query('SELECT 1 FROM audit_purge_grants').catch(() => 'denied')).toBe('denied');
+  expect(await verify(uow)).toMatchObject({ ok: true, firstSeq: 4 });
 });

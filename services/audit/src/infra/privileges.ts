@@ -1,7 +1,8 @@
 /**
  * The audit database's grants beyond the platform's (DML on every table): the runtime role only
  * appends entries (no UPDATE, DELETE or TRUNCATE), moves the chain head, reads the retention
- * setting, and purges through audit_purge(). Run by `migrate` as the owner, after the platform's
+ * setting, and purges through audit_purge(); audit_purge_grants (retention's pass past the
+ * append-only trigger) is the owner's alone. Run by `migrate` as the owner, after the platform's
  * grants; and the retention setting from AUDIT_RETENTION_DAYS, which only the owner may change.
  */
 import { type Env, type Logger, quoteIdent, readConfig } from '@iam/platform';
@@ -14,6 +15,7 @@ export async function narrowRuntimeRole(ds: DataSource, role: string): Promise<v
     await m.query(`REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON audit_settings FROM ${r}`);
     await m.query(`REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON audit_chain FROM ${r}`);
     await m.query(`GRANT UPDATE (last_seq, last_hash) ON audit_chain TO ${r}`);
+    await m.query(`REVOKE ALL ON audit_purge_grants FROM ${r}`);
     await m.query(`GRANT EXECUTE ON FUNCTION audit_purge(integer) TO ${r}`);
   });
 }

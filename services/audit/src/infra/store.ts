@@ -8,9 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { escapeLike } from '@iam/platform';
 import type { EntityManager } from 'typeorm';
-import { GENESIS_HASH, brokenLink, entryHash } from '../domain/chain';
+import { GENESIS_HASH, entryHash } from '../domain/chain';
 import type { Actor, AuditEntry, AuditFilter, AuditPage, AuditPosition, ChainReport, EntryDraft, FieldChange, Target } from '../domain/entry';
 import type { AuditLog, KnownUser, Projection } from '../domain/ports';
+import type { ChainStart, ChainWalker } from '../domain/verifier';
 
 interface EntryRow {
   seq: string;
@@ -108,6 +109,12 @@ export class PgAuditLog implements AuditLog {
     return toEntry(row!);
   }
 
+  async head(): Promise<{ seq: number; hash: string }> {
+    const [row] = await this.m.query<ChainRow[]>('SELECT last_seq, last_hash FROM audit_chain WHERE id = 1');
+    if (!row) throw new Error('audit_chain has no head row (migrations not run?)');
+    return { seq: Number(row.last_seq), hash: row.last_hash };
+  }
+
   async list(f: AuditFilter, page: { before?: AuditPosition; limit: number }): Promise<AuditPage> {
     const where: string[] = [];
     const params: unknown[] = [];
@@ -144,29 +151,28 @@ export class PgAuditLog implements AuditLog {
    * for a break. In one snapshot an entry past the head can only have been written around the
    * recorder, and is reported.
    */
-  async verify(): Promise<ChainReport> {
+  async verify(walker: (start: ChainStart) => ChainWalker, from?: { seq: number; hash: string }): Promise<{ report: ChainReport; head: { seq: number; hash: string } }> {
     await this.m.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-    const [head] = await this.m.query<ChainRow[]>('SELECT last_seq, last_hash, first_seq, anchor_hash FROM audit_chain WHERE id = 1');
-    if (!head) throw new Error('audit_chain has no head row (migrations not run?)');
-    const firstSeq = Number(head.first_seq);
-    let previous = { seq: firstSeq - 1, hash: head.anchor_hash };
-    let checked = 0;
-    for (;;) {
-      const rows = await this.m.query<EntryRow[]>(`SELECT ${COLUMNS} FROM audit_entries WHERE seq > $1 ORDER BY seq LIMIT $2`, [previous.seq, VERIFY_BATCH]);
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        const entry = toEntry(row);
-        const reason = brokenLink(entry, previous);
-        if (reason) return { ok: false, checked, firstSeq, brokenAtSeq: entry.seq, reason };
-        checked++;
-        previous = { seq: entry.seq, hash: entry.hash };
-      }
+    const [row] = await this.m.query<ChainRow[]>('SELECT last_seq, last_hash, first_seq, anchor_hash FROM audit_chain WHERE id = 1');
+    if (!row) throw new Error('audit_chain has no head row (migrations not run?)');
+    const head = { seq: Number(row.last_seq), hash: row.last_hash };
+    const retained = { firstSeq: Number(row.first_seq), anchorHash: row.anchor_hash };
+    const start = from && from.seq >= retained.firstSeq - 1 ? { firstSeq: from.seq + 1, anchorHash: from.hash } : retained;
+    const walk = walker(start);
+    for (let after = start.firstSeq - 1; ; ) {
+      const batch = await this.entriesAfter(after, VERIFY_BATCH);
+      if (batch.length === 0) break;
+      for (const e of batch) if (!walk.add(e)) return { report: walk.finish(), head };
+      after = batch[batch.length - 1]!.seq;
     }
     // The end of the chain is where the head says: entries removed from the end show here.
-    if (previous.seq !== Number(head.last_seq) || previous.hash !== head.last_hash) {
-      return { ok: false, checked, firstSeq, brokenAtSeq: previous.seq + 1, reason: `the chain ends at ${previous.seq}, its head says ${head.last_seq}` };
-    }
-    return { ok: true, checked, firstSeq };
+    return { report: walk.finish(head), head };
+  }
+
+  /** Entries with seq above `after`, in seq order, at most `limit` (the export reads the trail so). */
+  async entriesAfter(after: number, limit: number): Promise<AuditEntry[]> {
+    const rows = await this.m.query<EntryRow[]>(`SELECT ${COLUMNS} FROM audit_entries WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit]);
+    return rows.map(toEntry);
   }
 
   async purge(batch: number): Promise<number> {

@@ -94,6 +94,10 @@ export interface ListAuditEventsResponse {
 export interface VerifyAuditChainRequest {
 }
 
+/**
+ * ok is false when an entry was altered, removed or reordered, or the chain no longer reaches or
+ * matches a signed checkpoint; reason then names the entries and the checkpoint.
+ */
 export interface VerifyAuditChainResponse {
   ok: boolean;
   /** Entries checked. */
@@ -103,6 +107,23 @@ export interface VerifyAuditChainResponse {
   reason: string;
   /** The first retained entry (retention removes older ones and keeps their last hash as anchor). */
   firstSeq: number;
+  /**
+   * The newest signed checkpoint (audit.checkpoint.signed, read from its stream, never from the
+   * database) the chain was held against; seq 0 before the first one.
+   */
+  checkpointSeq: number;
+  checkpointHash: string;
+  checkpointSignedAt?:
+    | Date
+    | undefined;
+  /** Checkpoints that matched their entry; checkpoints left out (another key, a bad signature). */
+  checkpointsChecked: number;
+  checkpointsRejected: number;
+  /** Entries after the newest checkpoint: no signature covers them yet. */
+  unsignedEntries: number;
+  /** The key the checkpoints are signed with: its id and the raw 32-byte Ed25519 public key, base64. */
+  keyId: string;
+  publicKey: string;
 }
 
 function createBaseActor(): Actor {
@@ -808,7 +829,21 @@ export const VerifyAuditChainRequest: MessageFns<VerifyAuditChainRequest> = {
 };
 
 function createBaseVerifyAuditChainResponse(): VerifyAuditChainResponse {
-  return { ok: false, checked: 0, brokenAtSeq: 0, reason: "", firstSeq: 0 };
+  return {
+    ok: false,
+    checked: 0,
+    brokenAtSeq: 0,
+    reason: "",
+    firstSeq: 0,
+    checkpointSeq: 0,
+    checkpointHash: "",
+    checkpointSignedAt: undefined,
+    checkpointsChecked: 0,
+    checkpointsRejected: 0,
+    unsignedEntries: 0,
+    keyId: "",
+    publicKey: "",
+  };
 }
 
 export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
@@ -827,6 +862,30 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
     }
     if (message.firstSeq !== 0) {
       writer.uint32(40).int64(message.firstSeq);
+    }
+    if (message.checkpointSeq !== 0) {
+      writer.uint32(48).int64(message.checkpointSeq);
+    }
+    if (message.checkpointHash !== "") {
+      writer.uint32(58).string(message.checkpointHash);
+    }
+    if (message.checkpointSignedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.checkpointSignedAt), writer.uint32(66).fork()).join();
+    }
+    if (message.checkpointsChecked !== 0) {
+      writer.uint32(72).int64(message.checkpointsChecked);
+    }
+    if (message.checkpointsRejected !== 0) {
+      writer.uint32(80).int64(message.checkpointsRejected);
+    }
+    if (message.unsignedEntries !== 0) {
+      writer.uint32(88).int64(message.unsignedEntries);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(98).string(message.keyId);
+    }
+    if (message.publicKey !== "") {
+      writer.uint32(106).string(message.publicKey);
     }
     return writer;
   },
@@ -884,6 +943,70 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
             message.firstSeq = longToNumber(reader.int64());
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.checkpointSeq = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.checkpointHash = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.checkpointSignedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.checkpointsChecked = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.checkpointsRejected = longToNumber(reader.int64());
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.unsignedEntries = longToNumber(reader.int64());
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.publicKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -906,6 +1029,14 @@ export const VerifyAuditChainResponse: MessageFns<VerifyAuditChainResponse> = {
     message.brokenAtSeq = object.brokenAtSeq ?? 0;
     message.reason = object.reason ?? "";
     message.firstSeq = object.firstSeq ?? 0;
+    message.checkpointSeq = object.checkpointSeq ?? 0;
+    message.checkpointHash = object.checkpointHash ?? "";
+    message.checkpointSignedAt = object.checkpointSignedAt ?? undefined;
+    message.checkpointsChecked = object.checkpointsChecked ?? 0;
+    message.checkpointsRejected = object.checkpointsRejected ?? 0;
+    message.unsignedEntries = object.unsignedEntries ?? 0;
+    message.keyId = object.keyId ?? "";
+    message.publicKey = object.publicKey ?? "";
     return message;
   },
 };
