@@ -13,11 +13,11 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { type Context, SpanKind, SpanStatusCode, context } from '@opentelemetry/api';
-import { AppError, type ErrorCode, ERROR_CODES, type FieldError } from '../errors';
+import { AppError, type ErrorCode, ERROR_CODES, type FieldError, isErrorReason } from '../errors';
 import type { Metrics } from '../metrics';
 import { CLIENT_IP_KEY, USER_AGENT_KEY, requestContext } from '../request-context';
 import { injectContext, remainingMs, startSpan } from '../trace';
-import { ACTOR_KEY, ERROR_CODE_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
+import { ACTOR_KEY, ERROR_CODE_KEY, ERROR_REASON_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
 export interface CallOptions {
   /** Per-call deadline in ms (default: the client's). */
@@ -179,7 +179,7 @@ const BY_STATUS: Partial<Record<grpc.status, ErrorCode>> = {
 };
 
 /**
- * Rebuilds the AppError a server sent. Transport failures (no code from our server) keep only a
+ * Rebuilds the AppError a server sent (code, detail, reason, field errors, Retry-After). Transport failures (no code from our server) keep only a
  * generic detail: their messages name hosts and ports and must not reach end users.
  */
 export function fromServiceError(err: grpc.ServiceError): AppError {
@@ -195,7 +195,9 @@ export function fromServiceError(err: grpc.ServiceError): AppError {
       }
     }
     const retryAfter = Number(err.metadata.get(RETRY_AFTER_KEY)[0]?.toString() ?? NaN);
+    const reason = err.metadata.get(ERROR_REASON_KEY)[0]?.toString();
     return new AppError(sent as ErrorCode, err.details, {
+      reason: reason !== undefined && isErrorReason(reason) ? reason : undefined,
       errors,
       retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined,
       cause: err,
