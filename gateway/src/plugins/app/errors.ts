@@ -68,8 +68,7 @@ export function toAppError(err: unknown): AppError {
 function qualify(req: FastifyRequest, err: AppError): AppError {
   if (!err.errors?.some((e) => !e.field.includes('.'))) return err;
   const part = req.method === 'GET' || req.method === 'DELETE' ? 'query' : 'body';
-  const errors = err.errors.map((e) => (e.field.includes('.') ? e : { ...e, field: `${part}.${e.field}` }));
-  return new AppError(err.code, err.detail, { errors, retryAfter: err.retryAfter, cause: err.cause });
+  return err.withFieldErrors(err.errors.map((e) => (e.field.includes('.') ? e : { ...e, field: `${part}.${e.field}` })));
 }
 
 export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
