@@ -5,6 +5,17 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/** `req.body as {…}`, `(request.params as {…}).id`, `<T>req.query`, `req.body.x as T`: casts of request data. */
+function requestDataCasts() {
+  const data = "[object.name=/^(req|request)$/][property.name=/^(body|query|params|headers)$/]";
+  const message =
+    'Do not cast request data: declare its schema on the route (body, querystring, params) and let the type provider type it (FastifyPluginAsyncTypebox, gateway/README.md).';
+  return ['TSAsExpression', 'TSTypeAssertion'].flatMap((cast) => [
+    { selector: `${cast} > MemberExpression.expression${data}`, message },
+    { selector: `${cast} > MemberExpression.expression > MemberExpression.object${data}`, message },
+  ]);
+}
+
 export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '**/dist/**', 'packages/contracts/src/gen/**', '.data/**', '.ci/**', 'tools/**', 'console/**', 'protos/**', '**/*.js', '**/*.mjs', '**/*.cjs'],
@@ -25,6 +36,15 @@ export default tseslint.config(
       'no-console': 'error',
       // Async is the contract of our ports and of Fastify handlers, awaited or not.
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Request data is typed by the schema that validates it (@fastify/type-provider-typebox): a
+    // cast would say what the validator never checked (STYLE.md, Contracts).
+    files: ['gateway/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...requestDataCasts()],
     },
   },
   {

@@ -4,6 +4,7 @@
  * (read-your-writes). A write that failed may still have committed (a deadline passed after the
  * commit), so failed writes invalidate too.
  */
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CollectionSpec } from '../routes/collections/collection';
 import type { CachedKind, ReadCache } from './read-cache';
@@ -34,7 +35,7 @@ function afterWrite(cache: ReadCache, kind: CollectionKind, id: string | undefin
   }
 }
 
-export function cachedSpec<R>(spec: CollectionSpec<R>, cache: ReadCache | undefined, kind: CollectionKind): CollectionSpec<R> {
+export function cachedSpec<R, C extends TSchema, U extends TSchema>(spec: CollectionSpec<R, C, U>, cache: ReadCache | undefined, kind: CollectionKind): CollectionSpec<R, C, U> {
   if (!cache) return spec;
   const after = async <T>(id: string | undefined, write: () => Promise<T>): Promise<T> => {
     try {

@@ -7,6 +7,7 @@ import { SUBJECTS, encodeEvent, eventsV1 } from '@iam/contracts';
 import { InMemoryEventBus } from '@iam/platform/bus';
 import { createMetrics } from '@iam/platform/core';
 import { testLogger } from '@iam/platform/testing';
+import { Type } from '@sinclair/typebox';
 import type { CollectionSpec } from '../routes/collections/collection';
 import { cachedSpec } from './cached-spec';
 import { ReadCache, subscribeReadCache } from './read-cache';
@@ -146,24 +147,25 @@ describe('ReadCache', () => {
 describe('cachedSpec: writes through this replica drop what they change before they answer (no event needed)', () => {
   function store() {
     const records = new Map<string, { id: string; name: string }>([[ID, { id: ID, name: 'before' }]]);
-    const spec: CollectionSpec<{ id: string; name: string }> = {
+    const NameBody = Type.Object({ name: Type.String() });
+    const spec: CollectionSpec<{ id: string; name: string }, typeof NameBody, typeof NameBody> = {
       tag: 'users',
       permission: 'users.manage',
       resource: {} as never,
-      createBody: {} as never,
-      updateBody: {} as never,
+      createBody: NameBody,
+      updateBody: NameBody,
       get: async (id) => {
         const r = records.get(id);
         if (!r) throw new Error('not found');
         return { ...r };
       },
       list: async () => ({ items: [...records.values()], totalCount: records.size }),
-      create: async (b: { name: string }) => {
+      create: async (b) => {
         const r = { id: `${records.size}`, name: b.name };
         records.set(r.id, r);
         return r;
       },
-      update: async (id, b: { name: string }) => {
+      update: async (id, b) => {
         records.set(id, { id, name: b.name });
         return { id, name: b.name };
       },
@@ -179,7 +181,7 @@ describe('cachedSpec: writes through this replica drop what they change before t
     const spec = cachedSpec(store(), t.cache, 'user');
     expect((await spec.get(ID)).name).toBe('before');
     expect((await spec.get(ID)).name).toBe('before');
-    await spec.update(ID, { name: 'after' } as never, 'actor');
+    await spec.update(ID, { name: 'after' }, 'actor');
     expect((await spec.get(ID)).name).toBe('after');
     await spec.remove(ID, 'actor');
     await expect(spec.get(ID)).rejects.toThrow('not found');
@@ -190,7 +192,7 @@ describe('cachedSpec: writes through this replica drop what they change before t
     const inner = store();
     const spec = cachedSpec({ ...inner, update: async (id, b, a) => (await inner.update(id, b, a), Promise.reject(new Error('DEADLINE_EXCEEDED'))) }, t.cache, 'user');
     await spec.get(ID);
-    await expect(spec.update(ID, { name: 'after' } as never, 'actor')).rejects.toThrow('DEADLINE');
+    await expect(spec.update(ID, { name: 'after' }, 'actor')).rejects.toThrow('DEADLINE');
     expect((await spec.get(ID)).name).toBe('after');
   });
 
@@ -198,10 +200,10 @@ describe('cachedSpec: writes through this replica drop what they change before t
     const t = setup();
     await t.cache.get('user', ID, t.load());
     await t.cache.get('role', ROLE, t.load(ROLE));
-    await cachedSpec(store(), t.cache, 'role').update(ROLE, { name: 'renamed' } as never, 'actor');
+    await cachedSpec(store(), t.cache, 'role').update(ROLE, { name: 'renamed' }, 'actor');
     expect(t.cache.size).toBe(0);
     await t.cache.get('role', ROLE, t.load(ROLE));
-    await cachedSpec(store(), t.cache, 'link').create({ name: 'l' } as never, 'actor');
+    await cachedSpec(store(), t.cache, 'link').create({ name: 'l' }, 'actor');
     expect(t.cache.size).toBe(0);
   });
 

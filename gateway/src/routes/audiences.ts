@@ -16,7 +16,8 @@ import type { Authenticator } from '../auth/authenticator';
 import { authenticate, authenticateIfPresent, requirePermission } from '../plugins/app/auth';
 import { problems } from '../schemas/common';
 
-type Routes = (ctx: FastifyInstance) => Promise<void> | void;
+/** Registers the context's routes (route plugins, with their options). */
+type Routes = (ctx: FastifyInstance) => PromiseLike<unknown> | void;
 
 function documented(statuses: number[], optional = false) {
   return (route: RouteOptions): void => {

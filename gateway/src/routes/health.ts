@@ -11,9 +11,9 @@
  *                                                            is detail only; Minimal: {status, timestamp})
  *   /metrics        → Prometheus text format
  */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HealthMonitor, Metrics } from '@iam/platform/core';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
 const Status = Type.Object({ status: Type.String(), timestamp: Timestamp });
@@ -32,10 +32,15 @@ const LegacyHealth = Type.Object({
 
 const MinimalHealth = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), timestamp: Timestamp });
 
-export async function healthRoutes(
-  app: FastifyInstance,
-  opts: { health: HealthMonitor; metrics: Metrics; minimal: boolean; /** Show `checks` on /health/ready (false when an ops port does). */ namesComponents?: boolean },
-): Promise<void> {
+export interface HealthRoutesOptions {
+  readonly health: HealthMonitor;
+  readonly metrics: Metrics;
+  readonly minimal: boolean;
+  /** Show `checks` on /health/ready (false when an ops port does). */
+  readonly namesComponents?: boolean;
+}
+
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, opts) => {
   const now = (): string => new Date().toISOString();
   const ok = async () => ({ status: 'ok', timestamp: now() });
 
@@ -73,4 +78,4 @@ export async function healthRoutes(
     const text = await opts.metrics.registry.metrics();
     return reply.type(opts.metrics.registry.contentType).send(text);
   });
-}
+};

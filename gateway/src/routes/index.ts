@@ -13,6 +13,7 @@
  * A new route goes into the group of its audience; it gets its authentication from the group.
  */
 import type { HealthMonitor, Logger } from '@iam/platform/core';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth/authenticator';
 import type { Denylist } from '../auth/denylist';
@@ -41,25 +42,21 @@ export interface ProfileDeps {
 
 const AUDIT_READ = 'audit.read';
 
-type Mounted = Array<{ spec: CollectionSpec<unknown>; dialect: Dialect }>;
-
 /** The Full profile (spec §4.2). */
 export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
   const u = deps.upstreams;
   const c = deps.readCache;
-  loginRoute('/api/v1/auth/generate-jwt', deps)(app);
+  await app.register(loginRoute, { ...deps, path: '/api/v1/auth/generate-jwt' });
   dropUsersAfter(app, c);
-  anonymousAuthRoutes(deps)(app);
+  await app.register(anonymousAuthRoutes, deps);
   await app.register(
     authenticated(deps.authenticator, async (ctx) => {
-      sessionRoutes(deps)(ctx);
-      await mountCollections(ctx, [
-        { spec: cachedSpec(users(u), c, 'user'), dialect: fullDialect('/api/v1/users') },
-        { spec: cachedSpec(roles(u), c, 'role'), dialect: fullDialect('/api/v1/roles') },
-        { spec: cachedSpec(permissions(u), c, 'permission'), dialect: fullDialect('/api/v1/permissions') },
-        { spec: cachedSpec(rolePermissions(u), c, 'link'), dialect: fullDialect('/api/v1/role-permissions') },
-      ] as Mounted);
-      await ctx.register(requiring(AUDIT_READ, auditRoutes(u)));
+      await ctx.register(sessionRoutes, deps);
+      await mountCollection(ctx, cachedSpec(users(u), c, 'user'), fullDialect('/api/v1/users'));
+      await mountCollection(ctx, cachedSpec(roles(u), c, 'role'), fullDialect('/api/v1/roles'));
+      await mountCollection(ctx, cachedSpec(permissions(u), c, 'permission'), fullDialect('/api/v1/permissions'));
+      await mountCollection(ctx, cachedSpec(rolePermissions(u), c, 'link'), fullDialect('/api/v1/role-permissions'));
+      await ctx.register(requiring(AUDIT_READ, (r) => r.register(auditRoutes, { upstreams: u })));
     }),
   );
 }
@@ -68,17 +65,16 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
 export async function compactProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
   const u = deps.upstreams;
   const c = deps.readCache;
-  loginRoute('/api/v1/generate-jwt', deps)(app);
+  await app.register(loginRoute, { ...deps, path: '/api/v1/generate-jwt' });
   await app.register(
-    authenticated(deps.authenticator, (ctx) =>
-      mountCollections(ctx, [
-        { spec: cachedSpec(users(u), c, 'user'), dialect: compactDialect('/api/v1/user') },
-        { spec: cachedSpec(roles(u), c, 'role'), dialect: compactDialect('/api/v1/role') },
-      ] as Mounted),
-    ),
+    authenticated(deps.authenticator, async (ctx) => {
+      await mountCollection(ctx, cachedSpec(users(u), c, 'user'), compactDialect('/api/v1/user'));
+      await mountCollection(ctx, cachedSpec(roles(u), c, 'role'), compactDialect('/api/v1/role'));
+    }),
   );
 }
 
-async function mountCollections(ctx: FastifyInstance, collections: Mounted): Promise<void> {
-  for (const { spec, dialect } of collections) await ctx.register(requiring(spec.permission, collectionRoutes(spec, dialect)));
+/** A collection in the dialect of a profile, behind its permission. */
+async function mountCollection<R, C extends TSchema, U extends TSchema, Q extends TObject>(ctx: FastifyInstance, spec: CollectionSpec<R, C, U>, dialect: Dialect<Q>): Promise<void> {
+  await ctx.register(requiring(spec.permission, (r) => r.register(collectionRoutes, { spec, dialect })));
 }

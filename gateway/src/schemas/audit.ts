@@ -5,9 +5,11 @@ import { PAGE_SIZE_MAX, Timestamp, Uuid } from './common';
 const Text = (max: number, description: string) => Type.String({ minLength: 1, maxLength: max, description });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
+export const AUDIT_PAGE_SIZE_DEFAULT = 25;
+
 export const AuditQuery = Type.Object(
   {
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: 25 })),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: AUDIT_PAGE_SIZE_DEFAULT })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'nextCursor of the previous page (opaque)' })),
     actorId: Type.Optional(Text(100, 'Entries whose actor is this user id')),
     targetId: Type.Optional(Text(100, 'Entries about this record (a user, role, permission or order id)')),

@@ -2,7 +2,8 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 
 export const Uuid = Type.String({ format: 'uuid', description: 'A UUID' });
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
+/** In responses only: a Date is written in its ISO 8601 form by the serializer, so either may be sent. */
+export const Timestamp = Type.Unsafe<string | Date>(Type.String({ format: 'date-time', description: 'ISO 8601, UTC' }));
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
@@ -13,8 +14,10 @@ export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false 
  */
 export const PAGE_MAX = 2_147_483_647;
 export const PAGE_SIZE_MAX = 100;
-export const Page = Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1, description: '1-based page number' });
-export const PageSize = Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: 25 });
+export const PAGE_DEFAULT = 1;
+export const PAGE_SIZE_DEFAULT = 25;
+export const Page = Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: PAGE_DEFAULT, description: '1-based page number' });
+export const PageSize = Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT });
 
 /**
  * Full profile collection query (spec §4.2 note 2); `id` fetches one resource instead. Parameters

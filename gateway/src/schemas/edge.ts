@@ -30,8 +30,10 @@ export const ProductPage = Type.Object(
 
 export const OneProduct = Type.Object({ product: Product }, { additionalProperties: false });
 
+export const PRODUCTS_PAGE_SIZE_DEFAULT = 20;
+
 export const ProductsQuery = Type.Object({
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: 20 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PRODUCTS_PAGE_SIZE_DEFAULT })),
   page_token: Type.Optional(Type.String({ maxLength: 200, description: 'nextPageToken of the previous page (opaque)' })),
   status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('archived')], { description: 'Absent: every status' })),
   q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the sku, name or description' })),

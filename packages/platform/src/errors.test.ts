@@ -1,4 +1,24 @@
-import { isDependencyUnreachable } from './errors';
+import { AppError, isDependencyUnreachable, isErrorReason, toProblem } from './errors';
+
+describe('AppError reasons', () => {
+  it('a domain refusal keeps its code (status) and says which refusal in a namespaced reason; a copy with other field errors keeps it', () => {
+    const err = new AppError('CONFLICT', 'Not enough stock.', { reason: 'commerce.insufficient_stock', errors: [{ field: 'lines[0].quantity', message: 'too many' }], retryAfter: 3 });
+    expect(err).toMatchObject({ code: 'CONFLICT', httpStatus: 409, reason: 'commerce.insufficient_stock' });
+    const renamed = err.withFieldErrors([{ field: 'body.lines[0].quantity', message: 'too many' }]);
+    expect(renamed).toMatchObject({ code: 'CONFLICT', detail: 'Not enough stock.', reason: 'commerce.insufficient_stock', retryAfter: 3, errors: [{ field: 'body.lines[0].quantity' }] });
+    expect(new AppError('CONFLICT', 'Taken.').reason).toBeUndefined();
+  });
+
+  it('problem+json is unchanged by a reason (its type says the code; no REST route answers a refusal with one)', () => {
+    const p = toProblem(new AppError('CONFLICT', 'Not enough stock.', { reason: 'commerce.insufficient_stock' }), { instance: '/x', traceId: 't' });
+    expect(p).toEqual({ type: 'urn:iam:problem:conflict', title: 'Conflict', status: 409, detail: 'Not enough stock.', instance: '/x', traceId: 't' });
+  });
+
+  it('a reason is `context.snake_case`', () => {
+    expect(['commerce.insufficient_stock', 'identity.mfa_required', 'guard.invalid_input'].every(isErrorReason)).toBe(true);
+    expect(['INSUFFICIENT_STOCK', 'commerce', 'commerce.', '.x', 'Commerce.stock', 'commerce.stock-out', ''].some(isErrorReason)).toBe(false);
+  });
+});
 
 describe('isDependencyUnreachable', () => {
   it('a database restarting, refused or dropped under a query is unreachable (503), by code or message, wrapped or not', () => {

@@ -1,7 +1,9 @@
 /**
  * One error model for every transport: an AppError carries a code that decides its HTTP status,
- * its gRPC status and its problem+json title. Anything that is not an AppError is an internal
- * error: logged with the trace id, answered as a generic 500 / INTERNAL with no message.
+ * its gRPC status and its problem+json title, and, for a domain refusal, a namespaced reason
+ * (`commerce.insufficient_stock`) that tells refusals of one code apart. Anything that is not an
+ * AppError is an internal error: logged with the trace id, answered as a generic 500 / INTERNAL
+ * with no message.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
@@ -30,7 +32,25 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * Which refusal a domain error is, namespaced by the context that refuses:
+ * `<context>.<snake_case>` (`commerce.insufficient_stock`), as Logto's
+ * `RequestError('guard.invalid_input')`. The code stays the kind of failure (CONFLICT: 409,
+ * ALREADY_EXISTS); the reason travels beside it (gRPC metadata) and each edge maps the reasons
+ * its callers tell apart in one place.
+ */
+export type ErrorReason = `${string}.${string}`;
+
+const REASON_RE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+
+/** Whether `s` is a well-formed reason (`context.snake_case`). */
+export function isErrorReason(s: string): s is ErrorReason {
+  return REASON_RE.test(s);
+}
+
 export interface AppErrorOptions {
+  /** A domain refusal's reason. */
+  reason?: ErrorReason;
   errors?: readonly FieldError[];
   /** Seconds, for RATE_LIMITED (Retry-After). */
   retryAfter?: number;
@@ -39,6 +59,7 @@ export interface AppErrorOptions {
 
 /** An error whose code, detail and field errors are safe to show to the caller. */
 export class AppError extends Error {
+  readonly reason: ErrorReason | undefined;
   readonly errors: readonly FieldError[] | undefined;
   readonly retryAfter: number | undefined;
 
@@ -50,8 +71,14 @@ export class AppError extends Error {
   ) {
     super(detail ?? ERROR_CODES[code].title, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'AppError';
+    this.reason = opts.reason;
     this.errors = opts.errors && opts.errors.length > 0 ? opts.errors : undefined;
     this.retryAfter = opts.retryAfter;
+  }
+
+  /** The same error (code, detail, reason, Retry-After, cause) with other field errors. */
+  withFieldErrors(errors: readonly FieldError[]): AppError {
+    return new AppError(this.code, this.detail, { reason: this.reason, errors, retryAfter: this.retryAfter, cause: this.cause });
   }
 
   get httpStatus(): number {

@@ -2,4 +2,4 @@ export { readCommerceConfig, type CommerceConfig } from './config';
 export { commerceService, createCommerceUseCases } from './service';
 export { seedDemoCatalog, DEMO_CATALOG } from './app/seed-demo';
 export { runSeedDemo } from './cli/seed-demo';
-export { REASONS, REASON_FIELD, reasonOf, type Reason } from './domain/errors';
+export { REASONS, reasonOf, type Reason } from './domain/errors';

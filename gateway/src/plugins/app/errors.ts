@@ -2,11 +2,12 @@
  * One error handler: AppErrors, schema validation failures and Fastify's own errors become
  * application/problem+json with the trace id; anything else is logged and answered as a generic
  * 500 without message or stack. An unknown path is 404; a known path asked with a method it does
- * not serve is 405 with `Allow` (RFC 9110 §15.5.6).
+ * not serve is 405 with `Allow` (RFC 9110 §15.5.6), from the methods ./route-methods.ts learns.
  */
 import { AppError, type FieldError, type Logger, internalError, newTraceId, toProblem } from '@iam/platform/core';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { RouteMethods } from './route-methods';
 import { TEXT_FORMAT } from './validation';
 
 const FASTIFY_CODES: Record<string, () => AppError> = {
@@ -67,8 +68,7 @@ export function toAppError(err: unknown): AppError {
 function qualify(req: FastifyRequest, err: AppError): AppError {
   if (!err.errors?.some((e) => !e.field.includes('.'))) return err;
   const part = req.method === 'GET' || req.method === 'DELETE' ? 'query' : 'body';
-  const errors = err.errors.map((e) => (e.field.includes('.') ? e : { ...e, field: `${part}.${e.field}` }));
-  return new AppError(err.code, err.detail, { errors, retryAfter: err.retryAfter, cause: err.cause });
+  return err.withFieldErrors(err.errors.map((e) => (e.field.includes('.') ? e : { ...e, field: `${part}.${e.field}` })));
 }
 
 export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
@@ -85,40 +85,6 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: App
     .type('application/problem+json')
     .serializer((p: unknown) => JSON.stringify(p))
     .send(toProblem(err, { instance, traceId }));
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Every route registered so far (method, path template): the 405 answers, and tests that walk the API. */
-    knownRoutes(): Array<{ method: string; url: string }>;
-  }
-}
-
-/** The methods each route path serves, learnt as routes are added (path parameters match one segment). */
-class RouteMethods {
-  private readonly paths = new Map<string, { re: RegExp; methods: Set<string> }>();
-
-  readonly onRoute = (r: RouteOptions): void => {
-    if (r.url.includes('*')) return;
-    let entry = this.paths.get(r.url);
-    if (!entry) {
-      const re = new RegExp(`^${r.url.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
-      entry = { re, methods: new Set() };
-      this.paths.set(r.url, entry);
-    }
-    for (const m of Array.isArray(r.method) ? r.method : [r.method]) entry.methods.add(m);
-  };
-
-  list(): Array<{ method: string; url: string }> {
-    return [...this.paths].flatMap(([url, { methods }]) => [...methods].map((method) => ({ method, url })));
-  }
-
-  /** The methods served at this concrete path, or none when no route matches it. */
-  allowed(path: string): string[] {
-    const out = new Set<string>();
-    for (const { re, methods } of this.paths.values()) if (re.test(path)) for (const m of methods) out.add(m);
-    return [...out].sort();
-  }
 }
 
 export const errorsPlugin = fp(

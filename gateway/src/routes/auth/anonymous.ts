@@ -3,8 +3,8 @@
  * confirm, and the JWKS (a reset request also names a signed-in caller in the audit trail). The token routes are rate-limited per client, with one budget per kind
  * of route across profiles; their answers are never stored (plugins/app/auth.ts).
  */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { identityV1 } from '@iam/contracts';
-import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator';
 import type { GatewayConfig } from '../../config';
 import { attributeIfPresent } from '../../plugins/app/auth';
@@ -20,6 +20,11 @@ export interface AnonymousAuthDeps {
   readonly authenticator: Authenticator;
 }
 
+export interface LoginRouteOptions extends AnonymousAuthDeps {
+  /** Full: /api/v1/auth/generate-jwt, Compact: /api/v1/generate-jwt. */
+  readonly path: string;
+}
+
 export const ACCEPTED = { status: 'accepted' as const, message: 'If the account exists, an email is on its way.' };
 
 const tokenJson = (t: identityV1.TokenPair) => ({
@@ -30,90 +35,90 @@ const tokenJson = (t: identityV1.TokenPair) => ({
   refreshExpiresIn: t.refreshExpiresIn,
 });
 
-/** The login route at `path` (Full: /api/v1/auth/generate-jwt, Compact: /api/v1/generate-jwt). */
-export function loginRoute(path: string, deps: AnonymousAuthDeps) {
-  return (app: FastifyInstance): void => {
-    app.post(
-      path,
-      {
-        config: { rateLimit: limitOf('login', deps.rateLimits.login) },
-        schema: { tags: ['auth'], summary: 'Exchange email and password for tokens', body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 413, 415, 429) } },
-      },
-      async (req) => {
-        const r = await deps.upstreams.identity.login(req.body as { email: string; password: string });
-        return { ...tokenJson(r.tokens!), user: r.user! };
-      },
-    );
-  };
-}
+/** proto3 sends an absent member as '': an OKP or EC key has no n and e, an RSA key no crv, x and y. */
+const present = (v: string): string | undefined => (v === '' ? undefined : v);
+const jwkJson = (k: identityV1.Jwk) => ({ kid: k.kid, kty: k.kty, alg: k.alg, use: k.use, crv: present(k.crv), x: present(k.x), y: present(k.y), n: present(k.n), e: present(k.e) });
+
+/** The login route, at the profile's path. */
+export const loginRoute: FastifyPluginAsyncTypebox<LoginRouteOptions> = async (app, deps) => {
+  app.post(
+    deps.path,
+    {
+      config: { rateLimit: limitOf('login', deps.rateLimits.login) },
+      schema: { tags: ['auth'], summary: 'Exchange email and password for tokens', body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 413, 415, 429) } },
+    },
+    async (req) => {
+      const r = await deps.upstreams.identity.login(req.body);
+      return { ...tokenJson(r.tokens!), user: r.user! };
+    },
+  );
+};
 
 /** Refresh, password reset, email-verification confirm and the JWKS (Full profile). */
-export function anonymousAuthRoutes(deps: AnonymousAuthDeps) {
+export const anonymousAuthRoutes: FastifyPluginAsyncTypebox<AnonymousAuthDeps> = async (app, deps) => {
   const { upstreams } = deps;
   const emailActions = { rateLimit: limitOf('email-actions', deps.rateLimits.emailActions) };
-  return (app: FastifyInstance): void => {
-    app.post(
-      '/api/v1/auth/refresh',
-      {
-        config: { rateLimit: limitOf('refresh', deps.rateLimits.refresh) },
-        schema: { tags: ['auth'], summary: 'Rotate a refresh token', body: RefreshBody, response: { 200: TokenResponse, ...problems(400, 401, 413, 415, 429) } },
-      },
-      async (req) => tokenJson(await upstreams.identity.refresh(req.body as { refreshToken: string })),
-    );
 
-    // Anonymous, but an administrator sends it from the console with their token: the trail
-    // names them as the actor. The answer is the same with any token or none (202, no enumeration).
-    app.post(
-      '/api/v1/auth/password-reset/request',
-      {
-        config: emailActions,
-        onRequest: attributeIfPresent(deps.authenticator),
-        schema: {
-          tags: ['auth'],
-          summary: 'Ask for a password-reset email (202 whether or not the account exists); a valid bearer token names the caller in the audit trail',
-          security: [{}, { bearer: [] }],
-          body: EmailBody,
-          response: { 202: Accepted, ...problems(400, 413, 415, 429) },
-        },
-      },
-      async (req, reply) => {
-        await upstreams.identity.requestPasswordReset(req.body as { email: string });
-        return reply.code(202).send(ACCEPTED);
-      },
-    );
+  app.post(
+    '/api/v1/auth/refresh',
+    {
+      config: { rateLimit: limitOf('refresh', deps.rateLimits.refresh) },
+      schema: { tags: ['auth'], summary: 'Rotate a refresh token', body: RefreshBody, response: { 200: TokenResponse, ...problems(400, 401, 413, 415, 429) } },
+    },
+    async (req) => tokenJson(await upstreams.identity.refresh(req.body)),
+  );
 
-    app.post(
-      '/api/v1/auth/password-reset/confirm',
-      {
-        config: emailActions,
-        schema: { tags: ['auth'], summary: 'Set a new password with the emailed token', body: ConfirmResetBody, response: { 204: { type: 'null' }, ...problems(400, 413, 415, 429) } },
+  // Anonymous, but an administrator sends it from the console with their token: the trail
+  // names them as the actor. The answer is the same with any token or none (202, no enumeration).
+  app.post(
+    '/api/v1/auth/password-reset/request',
+    {
+      config: emailActions,
+      onRequest: attributeIfPresent(deps.authenticator),
+      schema: {
+        tags: ['auth'],
+        summary: 'Ask for a password-reset email (202 whether or not the account exists); a valid bearer token names the caller in the audit trail',
+        security: [{}, { bearer: [] }],
+        body: EmailBody,
+        response: { 202: Accepted, ...problems(400, 413, 415, 429) },
       },
-      async (req, reply) => {
-        await upstreams.identity.confirmPasswordReset(req.body as { token: string; newPassword: string });
-        return reply.code(204).send();
-      },
-    );
+    },
+    async (req, reply) => {
+      await upstreams.identity.requestPasswordReset(req.body);
+      return reply.code(202).send(ACCEPTED);
+    },
+  );
 
-    app.post(
-      '/api/v1/auth/email-verification/confirm',
-      {
-        config: emailActions,
-        schema: { tags: ['auth'], summary: 'Confirm the email address with the emailed token', body: TokenBody, response: { 204: { type: 'null' }, ...problems(400, 413, 415, 429) } },
-      },
-      async (req, reply) => {
-        await upstreams.identity.confirmEmailVerification(req.body as { token: string });
-        return reply.code(204).send();
-      },
-    );
+  app.post(
+    '/api/v1/auth/password-reset/confirm',
+    {
+      config: emailActions,
+      schema: { tags: ['auth'], summary: 'Set a new password with the emailed token', body: ConfirmResetBody, response: { 204: { type: 'null' }, ...problems(400, 413, 415, 429) } },
+    },
+    async (req, reply) => {
+      await upstreams.identity.confirmPasswordReset(req.body);
+      return reply.code(204).send();
+    },
+  );
 
-    app.get(
-      '/.well-known/jwks.json',
-      { schema: { tags: ['auth'], summary: 'Public keys that verify access tokens', response: { 200: Jwks } } },
-      async (_req, reply) => {
-        const { keys } = await upstreams.identity.getJwks({});
-        const clean = keys.map((k) => Object.fromEntries(Object.entries(k).filter(([, v]) => v !== '')));
-        return reply.header('cache-control', 'public, max-age=300').send({ keys: clean });
-      },
-    );
-  };
-}
+  app.post(
+    '/api/v1/auth/email-verification/confirm',
+    {
+      config: emailActions,
+      schema: { tags: ['auth'], summary: 'Confirm the email address with the emailed token', body: TokenBody, response: { 204: { type: 'null' }, ...problems(400, 413, 415, 429) } },
+    },
+    async (req, reply) => {
+      await upstreams.identity.confirmEmailVerification(req.body);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/.well-known/jwks.json',
+    { schema: { tags: ['auth'], summary: 'Public keys that verify access tokens', response: { 200: Jwks } } },
+    async (_req, reply) => {
+      const { keys } = await upstreams.identity.getJwks({});
+      return reply.header('cache-control', 'public, max-age=300').send({ keys: keys.map(jwkJson) });
+    },
+  );
+};

@@ -17,11 +17,7 @@ function mapPage<T, R>(page: { items: T[]; totalCount: number; totalCountEstimat
   return { items: page.items.map(toJson), totalCount: page.totalCount, totalCountExact: !page.totalCountEstimated };
 }
 
-type UserBody = { firstName?: string; lastName?: string; email?: string; phone?: number | null; password?: string; roles?: string[] };
-type NamedBody = { name?: string; description?: string };
-type LinkBody = { roleId?: string; permissionId?: string };
-
-export function users(u: Upstreams): CollectionSpec<ReturnType<typeof userJson>> {
+export function users(u: Upstreams): CollectionSpec<ReturnType<typeof userJson>, typeof S.CreateUserBody, typeof S.UpdateUserBody> {
   return {
     tag: 'users',
     permission: 'users.manage',
@@ -30,14 +26,9 @@ export function users(u: Upstreams): CollectionSpec<ReturnType<typeof userJson>>
     updateBody: S.UpdateUserBody,
     get: async (id) => userJson(await u.users.getUser({ id })),
     list: async (a: ListArgs) => mapPage(await u.users.listUsers(a), userJson),
-    create: async (b: UserBody, actor) =>
-      userJson(
-        await u.users.createUser(
-          { firstName: b.firstName!, lastName: b.lastName!, email: b.email!, phone: b.phone ?? undefined, password: b.password!, roles: b.roles ?? [] },
-          { actor },
-        ),
-      ),
-    update: async (id, b: UserBody, actor) =>
+    create: async (b, actor) =>
+      userJson(await u.users.createUser({ firstName: b.firstName, lastName: b.lastName, email: b.email, phone: b.phone, password: b.password, roles: b.roles ?? [] }, { actor })),
+    update: async (id, b, actor) =>
       userJson(
         await u.users.updateUser(
           { id, ...b, phone: b.phone ?? undefined, clearFields: b.phone === null ? ['phone'] : [], roles: b.roles === undefined ? undefined : { names: b.roles } },
@@ -48,7 +39,7 @@ export function users(u: Upstreams): CollectionSpec<ReturnType<typeof userJson>>
   };
 }
 
-export function roles(u: Upstreams): CollectionSpec<ReturnType<typeof roleJson>> {
+export function roles(u: Upstreams): CollectionSpec<ReturnType<typeof roleJson>, typeof S.CreateNamedBody, typeof S.UpdateNamedBody> {
   return {
     tag: 'roles',
     permission: 'roles.manage',
@@ -57,13 +48,13 @@ export function roles(u: Upstreams): CollectionSpec<ReturnType<typeof roleJson>>
     updateBody: S.UpdateNamedBody,
     get: async (id) => roleJson(await u.roles.getRole({ id })),
     list: async (a) => mapPage(await u.roles.listRoles(a), roleJson),
-    create: async (b: NamedBody, actor) => roleJson(await u.roles.createRole({ name: b.name!, description: b.description ?? '' }, { actor })),
-    update: async (id, b: NamedBody, actor) => roleJson(await u.roles.updateRole({ id, ...b }, { actor })),
+    create: async (b, actor) => roleJson(await u.roles.createRole({ name: b.name, description: b.description ?? '' }, { actor })),
+    update: async (id, b, actor) => roleJson(await u.roles.updateRole({ id, ...b }, { actor })),
     remove: async (id, actor) => void (await u.roles.deleteRole({ id }, { actor })),
   };
 }
 
-export function permissions(u: Upstreams): CollectionSpec<ReturnType<typeof permissionJson>> {
+export function permissions(u: Upstreams): CollectionSpec<ReturnType<typeof permissionJson>, typeof S.CreateNamedBody, typeof S.UpdateNamedBody> {
   return {
     tag: 'permissions',
     permission: 'permissions.manage',
@@ -72,13 +63,13 @@ export function permissions(u: Upstreams): CollectionSpec<ReturnType<typeof perm
     updateBody: S.UpdateNamedBody,
     get: async (id) => permissionJson(await u.permissions.getPermission({ id })),
     list: async (a) => mapPage(await u.permissions.listPermissions(a), permissionJson),
-    create: async (b: NamedBody, actor) => permissionJson(await u.permissions.createPermission({ name: b.name!, description: b.description ?? '' }, { actor })),
-    update: async (id, b: NamedBody, actor) => permissionJson(await u.permissions.updatePermission({ id, ...b }, { actor })),
+    create: async (b, actor) => permissionJson(await u.permissions.createPermission({ name: b.name, description: b.description ?? '' }, { actor })),
+    update: async (id, b, actor) => permissionJson(await u.permissions.updatePermission({ id, ...b }, { actor })),
     remove: async (id, actor) => void (await u.permissions.deletePermission({ id }, { actor })),
   };
 }
 
-export function rolePermissions(u: Upstreams): CollectionSpec<directoryV1.RolePermission> {
+export function rolePermissions(u: Upstreams): CollectionSpec<directoryV1.RolePermission, typeof S.CreateLinkBody, typeof S.UpdateLinkBody> {
   return {
     tag: 'role-permissions',
     permission: 'role-permissions.manage',
@@ -91,8 +82,8 @@ export function rolePermissions(u: Upstreams): CollectionSpec<directoryV1.RolePe
     },
     get: (id) => u.links.getRolePermission({ id }),
     list: async (a) => mapPage(await u.links.listRolePermissions({ ...a, roleId: a.filters.roleId, permissionId: a.filters.permissionId }), (l) => l),
-    create: (b: LinkBody, actor) => u.links.createRolePermission({ roleId: b.roleId!, permissionId: b.permissionId! }, { actor }),
-    update: (id, b: LinkBody, actor) => u.links.updateRolePermission({ id, ...b }, { actor }),
+    create: (b, actor) => u.links.createRolePermission({ roleId: b.roleId, permissionId: b.permissionId }, { actor }),
+    update: (id, b, actor) => u.links.updateRolePermission({ id, ...b }, { actor }),
     remove: async (id, actor) => void (await u.links.deleteRolePermission({ id }, { actor })),
   };
 }

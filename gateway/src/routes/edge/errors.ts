@@ -1,10 +1,9 @@
 /**
  * Commerce errors, mapped in one place: for the REST routes (problem+json through the errors
  * plugin, field names in the route's spelling) and for GraphQL (`errors[].extensions.code`, the
- * codes of DESIGN §2 "Edge BFF"). A commerce refusal is a CONFLICT whose first field error is
- * `{field: "reason", message: INSUFFICIENT_STOCK | PRODUCT_UNAVAILABLE | IDEMPOTENCY_CONFLICT}`
- * (protos/commerce/v1/commerce.proto); an error code of that name (once the platform has one) is
- * read the same way.
+ * codes of DESIGN §2 "Edge BFF"). A commerce refusal is a CONFLICT with a namespaced reason
+ * (AppError.reason, `iam-error-reason` metadata; protos/commerce/v1/commerce.proto), mapped to
+ * its public code by BY_REASON; a reason not listed there leaves as its code does.
  */
 import { AppError, type FieldError } from '@iam/platform/core';
 
@@ -20,8 +19,12 @@ export const EDGE_CODES = [
 ] as const;
 export type EdgeCode = (typeof EDGE_CODES)[number];
 
-const REASONS = new Set<string>(['INSUFFICIENT_STOCK', 'PRODUCT_UNAVAILABLE', 'IDEMPOTENCY_CONFLICT']);
-const REASON_FIELD = 'reason';
+/** The domain refusals a storefront tells apart, by reason. */
+const BY_REASON: Readonly<Partial<Record<string, EdgeCode>>> = {
+  'commerce.insufficient_stock': 'INSUFFICIENT_STOCK',
+  'commerce.product_unavailable': 'PRODUCT_UNAVAILABLE',
+  'commerce.idempotency_conflict': 'IDEMPOTENCY_CONFLICT',
+};
 
 /** What a GraphQL client is told about an error; null for an unexpected one (logged, told nothing). */
 export interface EdgeError {
@@ -47,10 +50,8 @@ const BY_APP_CODE: Partial<Record<string, EdgeCode>> = {
 export function edgeErrorOf(err: unknown): EdgeError | null {
   if (!(err instanceof AppError)) return null;
   const fields = err.errors ?? [];
-  if (REASONS.has(err.code)) return { code: err.code as EdgeCode, message: err.detail ?? err.title, fields };
-  if (err.code === 'CONFLICT' && fields[0]?.field === REASON_FIELD && REASONS.has(fields[0].message)) {
-    return { code: fields[0].message as EdgeCode, message: err.detail ?? err.title, fields: fields.slice(1) };
-  }
+  const refusal = err.reason === undefined ? undefined : BY_REASON[err.reason];
+  if (refusal) return { code: refusal, message: err.detail ?? err.title, fields };
   const code = BY_APP_CODE[err.code];
   if (!code) return null;
   // Transport failures carry a generic detail (platform grpc client); say the same here.
@@ -64,6 +65,5 @@ export function edgeErrorOf(err: unknown): EdgeError | null {
  */
 export function restErrorOf(err: unknown, fieldNames: Readonly<Record<string, string>>): Error {
   if (!(err instanceof AppError) || !err.errors) return err instanceof Error ? err : new Error(String(err));
-  const errors = err.errors.map((e) => ({ ...e, field: fieldNames[e.field] ?? e.field }));
-  return new AppError(err.code, err.detail, { errors, retryAfter: err.retryAfter, cause: err.cause });
+  return err.withFieldErrors(err.errors.map((e) => ({ ...e, field: fieldNames[e.field] ?? e.field })));
 }

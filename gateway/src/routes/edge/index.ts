@@ -17,7 +17,7 @@ import { edgeRestRoutes } from './rest';
 export async function edgeProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
   const commerce = deps.upstreams.commerce;
   if (!commerce) throw new Error('the edge profile needs the commerce service (COMMERCE_GRPC_TARGET)');
-  edgeRestRoutes({ commerce, health: deps.health })(app);
+  await app.register(edgeRestRoutes, { commerce, health: deps.health });
   await app.register(
     graphqlRoutes({ commerce, authenticator: deps.authenticator, config: deps.graphql, checkoutLimits: { subject: deps.rateLimits.checkout, address: deps.rateLimits.checkoutAddress }, logger: deps.logger }),
   );

@@ -13,11 +13,11 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { type Context, SpanKind, SpanStatusCode, context } from '@opentelemetry/api';
-import { AppError, type ErrorCode, ERROR_CODES, type FieldError } from '../errors';
+import { AppError, type ErrorCode, ERROR_CODES, type FieldError, isErrorReason } from '../errors';
 import type { Metrics } from '../metrics';
 import { CLIENT_IP_KEY, USER_AGENT_KEY, requestContext } from '../request-context';
 import { injectContext, remainingMs, startSpan } from '../trace';
-import { ACTOR_KEY, ERROR_CODE_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
+import { ACTOR_KEY, ERROR_CODE_KEY, ERROR_REASON_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
 export interface CallOptions {
   /** Per-call deadline in ms (default: the client's). */
@@ -150,11 +150,33 @@ function unary(
   if (rc?.clientIp) md.set(CLIENT_IP_KEY, rc.clientIp);
   if (rc?.userAgent) md.set(USER_AGENT_KEY, rc.userAgent);
   injectContext((name, value) => md.set(name, value), ctx);
-  return new Promise((resolve, reject) => {
-    client.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, request, md, { deadline }, (err, res) =>
-      err ? reject(err) : resolve(res),
-    );
-  });
+  const attempt = () =>
+    new Promise((resolve, reject) => {
+      client.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, request, md, { deadline }, (err, res) =>
+        err ? reject(err) : resolve(res),
+      );
+    });
+  return retryRefused(attempt, deadline);
+}
+
+/** grpc-js's status detail for a stream the server reset with REFUSED_STREAM. */
+const REFUSED = 'Stream refused by server';
+
+/**
+ * A call the server refused before reading it (RST_STREAM REFUSED_STREAM: "no processing has
+ * occurred", RFC 9113 §8.7; a connection closing at its max age) is safe to send again, whatever
+ * the method. grpc-js retries such a call once by itself; a second refusal (two recycles in a
+ * row) is retried here, a few times, within the call's deadline.
+ */
+async function retryRefused<T>(attempt: () => Promise<T>, deadline: number): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      const e = err as grpc.ServiceError;
+      if (tries >= 4 || e.code !== grpc.status.UNAVAILABLE || e.details !== REFUSED || Date.now() >= deadline) throw err;
+    }
+  }
 }
 
 function splitTarget(target: string): [string, number | undefined] {
@@ -179,7 +201,7 @@ const BY_STATUS: Partial<Record<grpc.status, ErrorCode>> = {
 };
 
 /**
- * Rebuilds the AppError a server sent. Transport failures (no code from our server) keep only a
+ * Rebuilds the AppError a server sent (code, detail, reason, field errors, Retry-After). Transport failures (no code from our server) keep only a
  * generic detail: their messages name hosts and ports and must not reach end users.
  */
 export function fromServiceError(err: grpc.ServiceError): AppError {
@@ -195,7 +217,9 @@ export function fromServiceError(err: grpc.ServiceError): AppError {
       }
     }
     const retryAfter = Number(err.metadata.get(RETRY_AFTER_KEY)[0]?.toString() ?? NaN);
+    const reason = err.metadata.get(ERROR_REASON_KEY)[0]?.toString();
     return new AppError(sent as ErrorCode, err.details, {
+      reason: reason !== undefined && isErrorReason(reason) ? reason : undefined,
       errors,
       retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined,
       cause: err,

@@ -1,4 +1,4 @@
-import type { ClientDuplexStream } from '@grpc/grpc-js';
+import { type ClientDuplexStream, Metadata, status } from '@grpc/grpc-js';
 import { healthV1, directoryV1 } from '@iam/contracts';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AppError } from '../errors';
@@ -6,8 +6,9 @@ import { HealthMonitor } from '../health';
 import { currentTrace, remainingMs, runWithTrace } from '../trace';
 import { eventually, testLogger, testMetrics } from '../testing';
 import { installTestTracing } from '../testing/tracing';
-import { createGrpcClient, retryServiceConfig } from './client';
+import { createGrpcClient, fromServiceError, retryServiceConfig } from './client';
 import { GrpcHealth, bindService, startGrpcServer, type GrpcServerHandle } from './server';
+import { ERROR_CODE_KEY, ERROR_REASON_KEY } from './types';
 
 const TID = '0af7651916cd43dd8448eb211c80319c';
 
@@ -40,6 +41,7 @@ describe('gRPC helpers (in-process server on port 0)', () => {
               seen.remaining = remainingMs();
               if (req.id === 'missing') throw AppError.notFound('No such user.');
               if (req.id === 'invalid') throw AppError.validation('Bad input.', [{ field: 'body.email', message: 'is not an email' }]);
+              if (req.id === 'refused') throw new AppError('CONFLICT', 'Not enough stock.', { reason: 'commerce.insufficient_stock', errors: [{ field: 'lines[0].quantity', message: 'exceeds what is available' }] });
               if (req.id === 'boom') throw new Error('database password is hunter2');
               if (req.id === 'flaky' && ++flakyCalls < 3) throw AppError.unavailable();
               return directoryV1.User.fromPartial({ id: req.id, email: 'a@example.com', roles: ['r'] });
@@ -104,6 +106,28 @@ describe('gRPC helpers (in-process server on port 0)', () => {
       errors: [{ field: 'body.email', message: 'is not an email' }],
     });
     c.close();
+  });
+
+  it('a domain refusal crosses the wire with its reason (iam-error-reason metadata) beside its field errors, not as one', async () => {
+    const c = client();
+    const refused = (await c.call.getUser({ id: 'refused' }).catch((e: unknown) => e)) as AppError;
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: 'CONFLICT', httpStatus: 409, reason: 'commerce.insufficient_stock', detail: 'Not enough stock.' });
+    expect(refused.errors).toEqual([{ field: 'lines[0].quantity', message: 'exceeds what is available' }]);
+    const plain = (await c.call.getUser({ id: 'missing' }).catch((e: unknown) => e)) as AppError;
+    expect(plain.reason).toBeUndefined();
+    c.close();
+  });
+
+  it('a reason that is not `context.snake_case` is not taken from the wire', () => {
+    const sent = (reason: string) => {
+      const metadata = new Metadata();
+      metadata.set(ERROR_CODE_KEY, 'CONFLICT');
+      metadata.set(ERROR_REASON_KEY, reason);
+      return fromServiceError(Object.assign(new Error('refused'), { code: status.ALREADY_EXISTS, details: 'refused', metadata }));
+    };
+    expect(sent('commerce.insufficient_stock').reason).toBe('commerce.insufficient_stock');
+    for (const bad of ['INSUFFICIENT_STOCK', 'commerce', 'commerce.', 'Commerce.stock', 'commerce.insufficient stock', 'commerce.Stock', '<b>.x']) expect({ bad, reason: sent(bad).reason }).toEqual({ bad, reason: undefined });
   });
 
   it('an unexpected error leaves as INTERNAL without its message', async () => {

@@ -17,7 +17,7 @@ import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { extractContext, startSpan, withDeadline } from '../trace';
 import { CLIENT_IP_KEY, USER_AGENT_KEY, withRequestContext } from '../request-context';
-import { ACTOR_KEY, ERROR_CODE_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
+import { ACTOR_KEY, ERROR_CODE_KEY, ERROR_REASON_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
 export interface CallContext {
   readonly metadata: grpc.Metadata;
@@ -137,6 +137,7 @@ export function toStatus(err: unknown, logger: Logger, where: string): Partial<g
   const e = app && app.code !== 'INTERNAL' ? app : internalError();
   const metadata = new grpc.Metadata();
   metadata.set(ERROR_CODE_KEY, e.code);
+  if (e.reason) metadata.set(ERROR_REASON_KEY, e.reason);
   if (e.errors) metadata.set(FIELD_ERRORS_KEY, Buffer.from(JSON.stringify(e.errors)));
   if (e.retryAfter !== undefined) metadata.set(RETRY_AFTER_KEY, String(e.retryAfter));
   return { code: e.grpcCode, details: e.detail ?? e.title, metadata };

@@ -14,8 +14,9 @@ export function splitPath(path: string): { service: string; method: string } {
   return { service, method };
 }
 
-/** Metadata keys that carry an AppError across gRPC. */
+/** Metadata keys that carry an AppError across gRPC: its code, its reason (a domain refusal's, e.g. `commerce.insufficient_stock`), field errors, Retry-After. */
 export const ERROR_CODE_KEY = 'iam-error-code';
+export const ERROR_REASON_KEY = 'iam-error-reason';
 export const FIELD_ERRORS_KEY = 'iam-field-errors-bin';
 export const RETRY_AFTER_KEY = 'iam-retry-after';
 

@@ -4,7 +4,7 @@
  * actor is not the customer it names is refused.
  */
 import { commerceV1 } from '@iam/contracts';
-import { type GrpcServerHandle, GrpcHealth, createDataSource, createGrpcClient, migrate, startGrpcServer } from '@iam/platform';
+import { type AppError, type GrpcServerHandle, GrpcHealth, createDataSource, createGrpcClient, migrate, startGrpcServer } from '@iam/platform';
 import { TestAccess, type TestDatabase, createTestDatabase, testLogger, testMetrics } from '@iam/platform/testing';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -106,7 +106,9 @@ describe('commerce gRPC', () => {
     const p = await create(1);
     const customerId = randomUUID();
     const short = await orders.call.checkout({ customerId, idempotencyKey: 'r-1', lines: [{ productId: p.id, quantity: 2 }], customerEmail: '' }).catch((e: unknown) => e);
-    expect(short).toMatchObject({ code: 'CONFLICT', httpStatus: 409, errors: [{ field: 'reason', message: 'INSUFFICIENT_STOCK' }, { field: 'lines[0].quantity' }] });
+    expect(short).toMatchObject({ code: 'CONFLICT', httpStatus: 409, reason: 'commerce.insufficient_stock', errors: [{ field: 'lines[0].quantity' }] });
+    // The reason is no field error of its own.
+    expect((short as AppError).errors).toHaveLength(1);
     expect(reasonOf(short)).toBe(REASONS.insufficientStock);
     await orders.call.checkout({ customerId, idempotencyKey: 'r-2', lines: [{ productId: p.id, quantity: 1 }], customerEmail: '' });
     const reused = await orders.call.checkout({ customerId, idempotencyKey: 'r-2', lines: [{ productId: p.id, quantity: 1 }, { productId: randomUUID(), quantity: 1 }], customerEmail: '' }).catch((e: unknown) => e);

@@ -130,7 +130,7 @@ export interface ArchiveProductRequest {
 
 /**
  * Either a relative change or an absolute count of on_hand. on_hand never goes below reserved
- * (CONFLICT, reason INSUFFICIENT_STOCK) nor below 0.
+ * (CONFLICT, reason commerce.insufficient_stock) nor below 0.
  */
 export interface AdjustStockRequest {
   id: string;
@@ -168,7 +168,7 @@ export interface ReplaceCartRequest {
   customerId: string;
   /**
    * The whole new content (at most 50 lines, one per product); empty empties the cart. Every
-   * product must exist and be ACTIVE (PRODUCT_UNAVAILABLE) and share one currency (VALIDATION).
+   * product must exist and be ACTIVE (commerce.product_unavailable) and share one currency (VALIDATION).
    * Stock is not checked here: Checkout reserves it.
    */
   lines: CartLine[];
@@ -213,7 +213,7 @@ export interface CheckoutRequest {
   /**
    * 1..200 printable ASCII characters, chosen by the client, unique per purchase. The same key
    * with the same lines returns the first order (no second reservation or event); with other
-   * lines it is CONFLICT, reason IDEMPOTENCY_CONFLICT. A checkout that failed leaves the key unused.
+   * lines it is CONFLICT, reason commerce.idempotency_conflict. A checkout that failed leaves the key unused.
    */
   idempotencyKey: string;
   /** At most 50 lines, one per product. Empty: the customer's cart. */
