@@ -126,6 +126,11 @@ export class InMemoryEventBus implements EventBus {
     return { stop: async () => void this.broadcasts.delete(entry) };
   }
 
+  onReconnect(): () => void {
+    // In process there is no connection to lose: never called.
+    return () => undefined;
+  }
+
   async check(): Promise<void> {
     if (this.closed) throw new Error('event bus is closed');
   }

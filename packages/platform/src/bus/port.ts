@@ -100,6 +100,14 @@ export interface EventBus {
   consume(spec: DurableConsumerSpec): Subscription;
   /** Every instance receives every event, at most once, from now on (cache invalidation). */
   subscribe(subjects: readonly string[], handler: EventHandler, opts?: BroadcastOptions): Subscription;
+  /**
+   * Calls `listener` each time the bus has its broker again after losing it (a reconnect, or the
+   * first connection of a bus that started while the broker was down), once publishing works
+   * again: work held back meanwhile (an outbox relay in its retry backoff) goes at once instead of
+   * at its next try. Returns a function that removes the listener. The in-process bus has no
+   * broker to lose and never calls it.
+   */
+  onReconnect(listener: () => void): () => void;
   /** Throws when the bus cannot be used right now (readiness). */
   check(): Promise<void>;
   /** Stops consumers, flushes and disconnects. */

@@ -2,7 +2,8 @@
 /**
  * The contract every EventBus adapter passes: publish/consume round trip, deduplication by id,
  * durable consumers sharing work and resuming after a restart, redelivery with backoff, dead
- * letters after the last delivery or a permanent error, broadcast subscriptions, trace headers.
+ * letters after the last delivery or a permanent error, broadcast subscriptions, trace headers,
+ * and the reconnect listeners (for a bus with a broker, whose connection the factory can cut).
  */
 import { randomUUID } from 'node:crypto';
 import type { StreamSpec } from '@iam/contracts';
@@ -17,6 +18,11 @@ export interface BusFactory {
   peer(of: EventBus): EventBus;
   /** Removes what the tests left on the broker. */
   cleanup?(): Promise<void>;
+  /**
+   * A new bus (a world of its own) and a way to drop its connection to the broker, which stays up,
+   * so that it reconnects. Absent for a bus that has no broker (the in-process one).
+   */
+  interruptible?(): Promise<{ bus: EventBus; interrupt: () => void; close: () => Promise<void> }>;
 }
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -374,6 +380,51 @@ export function runEventBusContract(name: string, makeFactory: () => BusFactory 
       await expect(b.check()).resolves.toBeUndefined();
       await b.close();
       await expect(b.check()).rejects.toThrow();
+    });
+
+    it('a reconnect listener is not called while the connection holds, and removing it is safe', async () => {
+      const b = bus();
+      await b.declareStreams([stream, dead]);
+      let calls = 0;
+      const off = b.onReconnect(() => calls++);
+      await b.publish(ev(subj('created'), 'steady'));
+      await new Promise((r) => setTimeout(r, 200));
+      off();
+      off();
+      expect(calls).toBe(0);
+    });
+
+    (factory?.interruptible ? it : it.skip)('after its connection drops, the bus calls its reconnect listeners once it can publish again', async () => {
+      const { bus: b, interrupt, close } = await factory.interruptible!();
+      try {
+        await b.declareStreams([stream, dead]);
+        const c = collector();
+        const sub = b.consume({ name: consumerName(), stream, subjects: stream.subjects, handler: c.handler });
+        await b.publish(ev(subj('created'), 'before'));
+        await c.waitFor(1);
+        // Publishing from the listener itself: the bus must be usable by the time it is called.
+        const heard: Array<Promise<void>> = [];
+        const off = b.onReconnect(() => void heard.push(b.publish(ev(subj('created'), `after-${heard.length + 1}`))));
+        const cutAt = Date.now();
+        interrupt();
+        const deadline = Date.now() + 10_000;
+        while (heard.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        expect(heard).toHaveLength(1);
+        await heard[0];
+        expect(Date.now() - cutAt).toBeLessThan(5_000);
+        await c.waitFor(2);
+        expect(dec(c.got[1]!.data)).toBe('after-1');
+        // Removed: the next reconnect is not reported to it.
+        off();
+        interrupt();
+        await new Promise((r) => setTimeout(r, 1_500));
+        await b.publish(ev(subj('created'), 'last'));
+        expect(heard).toHaveLength(1);
+        await sub.stop();
+      } finally {
+        await b.close();
+        await close();
+      }
     });
 
     it('handlers that are running when a consumer stops finish before stop() resolves', async () => {
