@@ -38,6 +38,7 @@ import {
   type OutgoingEvent,
   PermanentEventError,
   publishInTrace,
+  retryOf,
   Semaphore,
   type Subscription,
   subjectMatches,
@@ -355,9 +356,8 @@ export class JetStreamEventBus implements EventBus {
           this.opts.logger.error({ err: dlqErr, eventId: event.id }, 'dead-letter publish failed; event kept');
         }
       } else {
-        m.nak(backoffFor(spec, event.deliveryCount));
+        m.nak(retryOf(spec, event, err, this.opts.logger));
         consumed?.inc({ consumer: spec.name, subject: event.subject, outcome: 'retry' });
-        this.opts.logger.warn({ err, subject: event.subject, eventId: event.id, deliveries: event.deliveryCount }, 'event handler failed; will retry');
       }
     } finally {
       clearInterval(working);
