@@ -12,6 +12,11 @@ export interface NotificationConfig {
   readonly concurrency: number;
   /** Deliveries of one event before it is dead-lettered. */
   readonly maxAttempts: number;
+  /**
+   * How long an attempt may stay in 'sending' before a redelivery takes it for dead and sends the
+   * mail again (ms); above the SMTP sender's timeouts, so a live attempt is never doubled.
+   */
+  readonly sendingStaleMs: number;
 }
 
 export interface NotificationDefaults {
@@ -32,5 +37,6 @@ export function readNotificationConfig(e: EnvReader, defaults: NotificationDefau
     sealKey: key ?? Buffer.alloc(32),
     concurrency: e.int('NOTIFICATION_CONCURRENCY', { default: 8, min: 1, max: 256 }),
     maxAttempts: e.int('NOTIFICATION_MAX_ATTEMPTS', { default: 5, min: 1, max: 100 }),
+    sendingStaleMs: e.int('NOTIFICATION_SENDING_STALE_MS', { default: 60_000, min: 1_000, max: 3_600_000 }),
   };
 }

@@ -31,6 +31,7 @@ export function notificationService(config: NotificationConfig, rt: ServiceRunti
         sealKey: config.sealKey,
         actionBaseUrl: config.smtp?.actionBaseUrl,
         maxAttempts: config.maxAttempts,
+        sendingStaleMs: config.sendingStaleMs,
         metrics: notificationMetrics(rt.metrics),
         logger,
       });

@@ -1,7 +1,7 @@
 import { InMemoryEventBus } from './memory';
 import { JetStreamEventBus } from './jetstream';
 import { subjectMatches } from './port';
-import { deleteNamespaceStreams, runEventBusContract, testLogger, testMetrics, testNatsUrl, uniqueName } from '../testing';
+import { TcpRelay, deleteNamespaceStreams, runEventBusContract, testLogger, testMetrics, testNatsUrl, uniqueName } from '../testing';
 
 runEventBusContract('in-process adapter', () => ({
   create: () => new InMemoryEventBus({ logger: testLogger(), metrics: testMetrics() }),
@@ -22,6 +22,15 @@ runEventBusContract('NATS JetStream adapter', () => {
     peer: (of) => make((of as JetStreamEventBus).namespace),
     cleanup: async () => {
       for (const ns of namespaces) await deleteNamespaceStreams(url, ns);
+    },
+    // Through a relay whose connections can be cut: the shared server stays up for everyone else.
+    interruptible: async () => {
+      const server = new URL(url);
+      const relay = await TcpRelay.start({ host: server.hostname, port: Number(server.port || 4222) });
+      const ns = uniqueName('t');
+      namespaces.push(ns);
+      const bus = new JetStreamEventBus({ url: `nats://127.0.0.1:${relay.port}`, name: 'contract-test', namespace: ns, logger: testLogger(), metrics: testMetrics() });
+      return { bus, interrupt: () => relay.cut(), close: () => relay.close() };
     },
   };
 });

@@ -8,7 +8,6 @@ import type { StreamSpec } from '@iam/contracts';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import {
-  backoffFor,
   deadLetterOf,
   handleInTrace,
   type DurableConsumerSpec,
@@ -19,6 +18,7 @@ import {
   type OutgoingEvent,
   PermanentEventError,
   publishInTrace,
+  retryOf,
   Semaphore,
   type Subscription,
   subjectMatches,
@@ -133,6 +133,11 @@ export class InMemoryEventBus implements EventBus {
     return { stop: async () => void this.broadcasts.delete(entry) };
   }
 
+  onReconnect(): () => void {
+    // In process there is no connection to lose: never called.
+    return () => undefined;
+  }
+
   async check(): Promise<void> {
     if (this.closed) throw new Error('event bus is closed');
   }
@@ -200,9 +205,8 @@ export class InMemoryEventBus implements EventBus {
           await this.publishDeadLetter(d.name, event, err, deliveryCount);
         } else {
           consumed?.inc({ consumer: d.name, subject: event.subject, outcome: 'retry' });
-          this.deps.logger.warn({ err, subject: event.subject, eventId: event.id, deliveryCount }, 'event handler failed; will retry');
           keepGate = d.gate !== undefined;
-          this.retryLater(d, event, deliveryCount + 1, backoffFor(spec, deliveryCount), keepGate);
+          this.retryLater(d, event, deliveryCount + 1, retryOf(spec, { ...event, deliveryCount }, err, this.deps.logger), keepGate);
         }
       } finally {
         member.sem.release();

@@ -5,6 +5,7 @@
  */
 import type { StreamSpec } from '@iam/contracts';
 import { type Attributes, SpanKind, context } from '@opentelemetry/api';
+import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { extractContext, failSpan, injectContext, startSpan } from '../trace';
 
@@ -39,6 +40,22 @@ export class PermanentEventError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'PermanentEventError';
+  }
+}
+
+/**
+ * Thrown by a handler that cannot decide yet, because another attempt at the same work may still
+ * be running (a mail whose sending another process began): the event comes again after `delayMs`
+ * instead of the consumer's backoff. It counts as a delivery like any retry, so after the last one
+ * it is dead-lettered.
+ */
+export class RetryLaterError extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+    this.name = 'RetryLaterError';
   }
 }
 
@@ -94,7 +111,8 @@ export interface EventBus {
   publish(event: OutgoingEvent): Promise<void>;
   /**
    * Durable, at-least-once delivery with explicit ack: a handler that resolves acks; one that
-   * throws is retried with backoff; after the last delivery (or a PermanentEventError) the event is
+   * throws is retried with backoff (a RetryLaterError: after its own delay); after the last
+   * delivery (or a PermanentEventError) the event is
    * published to `dead.<consumer name>` and dropped from the consumer.
    */
   consume(spec: DurableConsumerSpec): Subscription;
@@ -107,6 +125,14 @@ export interface EventBus {
   read(stream: StreamSpec, opts?: { readonly limit?: number }): Promise<IncomingEvent[]>;
   /** Every instance receives every event, at most once, from now on (cache invalidation). */
   subscribe(subjects: readonly string[], handler: EventHandler, opts?: BroadcastOptions): Subscription;
+  /**
+   * Calls `listener` each time the bus has its broker again after losing it (a reconnect, or the
+   * first connection of a bus that started while the broker was down), once publishing works
+   * again: work held back meanwhile (an outbox relay in its retry backoff) goes at once instead of
+   * at its next try. Returns a function that removes the listener. The in-process bus has no
+   * broker to lose and never calls it.
+   */
+  onReconnect(listener: () => void): () => void;
   /** Throws when the bus cannot be used right now (readiness). */
   check(): Promise<void>;
   /** Stops consumers, flushes and disconnects. */
@@ -174,6 +200,20 @@ export async function handleInTrace(handler: EventHandler, event: IncomingEvent,
 export function backoffFor(spec: DurableConsumerSpec, deliveryCount: number): number {
   const list = spec.backoffMs ?? DEFAULT_BACKOFF_MS;
   return list[Math.min(deliveryCount - 1, list.length - 1)] ?? 1_000;
+}
+
+/**
+ * The redelivery of an event whose handler threw `err` (not for the last time): when, and how it
+ * is logged (a handler that asked to be called later did not fail).
+ */
+export function retryOf(spec: DurableConsumerSpec, event: IncomingEvent, err: unknown, logger: Logger): number {
+  const fields = { err, subject: event.subject, eventId: event.id, deliveries: event.deliveryCount };
+  if (err instanceof RetryLaterError) {
+    logger.info({ ...fields, retryInMs: err.delayMs }, 'event handler asked to be called later');
+    return err.delayMs;
+  }
+  logger.warn(fields, 'event handler failed; will retry');
+  return backoffFor(spec, event.deliveryCount);
 }
 
 export function deadLetterSubject(consumerName: string): string {

@@ -1,8 +1,8 @@
 /**
  * Transactional outbox. A use case writes its events with `appendEvents(manager, …)` inside the
  * same transaction as its state change; the relay publishes them to the event bus afterwards
- * (woken by NOTIFY, polling as a fallback), so an event is never lost when the bus is down and
- * never published for a change that rolled back.
+ * (woken by NOTIFY and by the bus's reconnect, polling as a fallback), so an event is never lost
+ * when the bus is down and never published for a change that rolled back.
  */
 import { randomUUID } from 'node:crypto';
 import { type EventPayload, type EventSubject, encodeEvent } from '@iam/contracts';
@@ -206,6 +206,7 @@ export class OutboxRelay {
   private readonly loop: BatchLoop;
   private listening: Promise<void> | undefined;
   private listener: Client | undefined;
+  private unwatchBus: (() => void) | undefined;
   private running = false;
   private lastCleanup = 0;
   private lastBacklog = 0;
@@ -223,7 +224,8 @@ export class OutboxRelay {
       pollMs: opts.pollMs ?? 1_000,
       logger: opts.logger,
       after: () => this.measureBacklog(),
-      // A NOTIFY (a new event) tries again at once, even while publishing has been failing.
+      // A NOTIFY (a new event) or the bus's reconnect tries again at once, even while publishing
+      // has been failing.
       nudgeDuringBackoff: true,
     });
   }
@@ -232,6 +234,8 @@ export class OutboxRelay {
     if (this.running) return;
     this.running = true;
     this.listening = this.listen();
+    // The bus is back: what piled up while it was down goes now, not after the backoff (up to 5 s).
+    this.unwatchBus = this.opts.bus.onReconnect(() => this.nudge());
     this.loop.start();
   }
 
@@ -242,6 +246,8 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.unwatchBus?.();
+    this.unwatchBus = undefined;
     await this.loop.stop();
     await this.listener?.end().catch(() => undefined);
     await this.listening;

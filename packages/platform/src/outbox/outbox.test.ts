@@ -6,11 +6,23 @@ import { createTestDatabase, eventually, testBus, testLogger, testMetrics, type 
 import { runWithTrace } from '../trace';
 import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200, OutboxRelay, appendEvents, event } from '.';
 
-/** A bus that can be switched off, standing for NATS being down. */
+/** A bus that can be switched off, standing for NATS being down; `reconnect()` brings it back as NATS's reconnect does. */
 class SwitchableBus implements EventBus {
   readonly kind = 'memory' as const;
   up = true;
+  private readonly reconnectListeners = new Set<() => void>();
   constructor(private readonly inner: EventBus) {}
+  get reconnectWatchers(): number {
+    return this.reconnectListeners.size;
+  }
+  reconnect(): void {
+    this.up = true;
+    for (const l of this.reconnectListeners) l();
+  }
+  onReconnect = (l: () => void) => {
+    this.reconnectListeners.add(l);
+    return () => void this.reconnectListeners.delete(l);
+  };
   declareStreams = (s: Parameters<EventBus['declareStreams']>[0]) => this.inner.declareStreams(s);
   publish = async (e: OutgoingEvent) => {
     if (!this.up) throw new Error('bus down');
@@ -123,6 +135,28 @@ describe('transactional outbox', () => {
     await eventually(() => received.length === 5, 10_000);
     expect(received.map((e) => decodeEvent(SUBJECTS.tokenRevoked, e.data).jti)).toEqual([0, 1, 2, 3, 4].map((i) => `down-${i}`));
     await r.stop();
+  });
+
+  it("a reconnect of the bus ends the relay's backoff: what waited is published at once", async () => {
+    bus.up = false;
+    const r = relay({ pollMs: 60_000 });
+    r.start();
+    await ds.transaction((m) => appendEvents(m, [revoked('waited')]));
+    // Failed tries back off 250 ms, 500 ms, 1 s, 2 s, 4 s: wait for the fifth (the next one is 5 s away).
+    await eventually(async () => (await ds.query<[{ n: number }]>('SELECT max(attempts)::int AS n FROM outbox_events'))[0].n >= 5, 15_000, 20);
+    const back = Date.now();
+    bus.reconnect();
+    await eventually(() => received.length === 1, 5_000, 5);
+    expect(Date.now() - back).toBeLessThan(1_000);
+    await r.stop();
+  });
+
+  it("the relay listens to the bus's reconnects while it runs, and stops listening when it stops", async () => {
+    const r = relay();
+    r.start();
+    expect(bus.reconnectWatchers).toBe(1);
+    await r.stop();
+    expect(bus.reconnectWatchers).toBe(0);
   });
 
   it('two relays on one database publish each event once', async () => {

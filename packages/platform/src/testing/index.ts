@@ -138,6 +138,7 @@ export async function deleteNamespaceStreams(url: string, namespace: string): Pr
 }
 
 export { runEventBusContract, type BusFactory } from './bus-contract';
+export { TcpRelay } from './tcp-relay';
 export { startSmtpSink, actionToken, type SmtpSink, type ReceivedMail } from './smtp';
 export { installTestTracing, parentSpan, spanPath, type ReadableSpan, type TestTracing } from './tracing';
 export { describeSchemaContract, migratedTestDatabase, type MigratedDatabase } from './schema';

@@ -3,13 +3,15 @@ import { AppError, type HandlerDeps, type ServiceBinding, bindService } from '@i
 import type { Delivery, DeliveryStatus, DeliveryStore } from '../domain/ports';
 
 const STATUS: Record<DeliveryStatus, notificationV1.DeliveryStatus> = {
-  pending: notificationV1.DeliveryStatus.DELIVERY_STATUS_PENDING,
+  sending: notificationV1.DeliveryStatus.DELIVERY_STATUS_SENDING,
   sent: notificationV1.DeliveryStatus.DELIVERY_STATUS_SENT,
   retrying: notificationV1.DeliveryStatus.DELIVERY_STATUS_RETRYING,
   dead_lettered: notificationV1.DeliveryStatus.DELIVERY_STATUS_DEAD_LETTERED,
   recorded: notificationV1.DeliveryStatus.DELIVERY_STATUS_RECORDED,
 };
 const BY_PROTO = new Map(Object.entries(STATUS).map(([k, v]) => [v, k as DeliveryStatus]));
+// What a client from before SENDING asks for as PENDING.
+BY_PROTO.set(notificationV1.DeliveryStatus.DELIVERY_STATUS_PENDING, 'sending');
 
 const toProto = (d: Delivery): notificationV1.Delivery => ({ ...d, status: STATUS[d.status] });
 

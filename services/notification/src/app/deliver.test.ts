@@ -1,17 +1,20 @@
 /**
  * Mail delivery against a real SMTP server in-process and the real PostgreSQL: the mails and
- * their links, exactly one mail per event id, retries, dead letters, and the log-only sender.
+ * their links; one mail per event id, at least once: a redelivery of a sent mail sends nothing, one
+ * that finds another attempt 'sending' waits for it, one that finds a dead attempt sends again
+ * with the same Message-ID; retries, dead letters, and the log-only sender.
  */
 import { SUBJECTS, encodeEvent } from '@iam/contracts';
-import { type IncomingEvent, PermanentEventError, createDataSource, migrate, seal } from '@iam/platform';
-import { type SmtpSink, type TestDatabase, actionToken, createTestDatabase, startSmtpSink, testLogger, testMetrics } from '@iam/platform/testing';
+import { type IncomingEvent, PermanentEventError, RetryLaterError, createDataSource, migrate, seal } from '@iam/platform';
+import { type SmtpSink, type TestDatabase, actionToken, createTestDatabase, eventually, startSmtpSink, testLogger, testMetrics } from '@iam/platform/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { pgDeliveries } from '../infra/deliveries';
-import { notificationMetrics } from '../infra/metrics';
+import { type NotificationMetrics, notificationMetrics } from '../infra/metrics';
 import { entities, migrations } from '../infra/schema';
 import { LogOnlySender, SmtpSender } from '../infra/senders';
 import { formatMoney } from '../domain/mails';
+import type { EmailSender, OutgoingMail } from '../domain/ports';
 import { createDeliver } from './deliver';
 
 describe('mail delivery', () => {
@@ -38,8 +41,21 @@ describe('mail delivery', () => {
     await db?.drop();
   });
 
-  const deliver = (s = sender as SmtpSender | LogOnlySender, maxAttempts = 3) =>
-    createDeliver({ deliveries: pgDeliveries(ds), sender: s, sealKey: key, actionBaseUrl: 'http://app.test', maxAttempts, metrics: notificationMetrics(testMetrics()), logger });
+  const deliver = (s: EmailSender = sender, maxAttempts = 3, o: { sendingStaleMs?: number; metrics?: NotificationMetrics } = {}) =>
+    createDeliver({
+      deliveries: pgDeliveries(ds),
+      sender: s,
+      sealKey: key,
+      actionBaseUrl: 'http://app.test',
+      maxAttempts,
+      sendingStaleMs: o.sendingStaleMs ?? 60_000,
+      metrics: o.metrics ?? notificationMetrics(testMetrics()),
+      logger,
+    });
+  const mailsTo = (email: string) => smtp.mails.filter((m) => m.to.includes(email));
+  /** The record an attempt leaves when its process dies in the middle of the SMTP transaction. */
+  const diedWhileSending = (e: IncomingEvent, email: string) =>
+    pgDeliveries(ds).begin({ eventId: e.id, subject: e.subject, kind: 'password_reset', recipient: email }, 60_000);
 
   const resetEvent = (email: string, token: string, deliveryCount = 1, id = randomUUID()): IncomingEvent => ({
     id,
@@ -75,14 +91,78 @@ describe('mail delivery', () => {
     expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'sent', attempts: 1, recipient: email });
   });
 
-  it('a redelivered event never sends a second mail', async () => {
+  it("a redelivery of a 'sent' mail is acknowledged without sending", async () => {
     const email = `twice-${randomUUID()}@example.com`;
     const e = resetEvent(email, randomBytes(32).toString('base64url'));
     await deliver()(e);
+    expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'sent', attempts: 1 });
     await deliver()({ ...e, deliveryCount: 2 });
     await Promise.all([deliver()({ ...e, deliveryCount: 3 }), deliver()({ ...e, deliveryCount: 3 })]);
     await new Promise((r) => setTimeout(r, 200));
-    expect(smtp.mails.filter((m) => m.to.includes(email))).toHaveLength(1);
+    expect(mailsTo(email)).toHaveLength(1);
+    expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'sent', attempts: 1 });
+  });
+
+  it("a redelivery while another attempt is 'sending' sends nothing: it comes back when that attempt would be stale", async () => {
+    const email = `inflight-${randomUUID()}@example.com`;
+    const e = resetEvent(email, randomBytes(32).toString('base64url'));
+    // The first attempt's SMTP transaction hangs until released (a slow server).
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const slow: EmailSender = { kind: 'smtp', send: async (m: OutgoingMail) => released.then(() => sender.send(m)), close: async () => undefined };
+    const metrics = notificationMetrics(testMetrics());
+    const first = deliver(slow)(e);
+    await eventually(async () => (await pgDeliveries(ds).get(e.id))?.status === 'sending');
+    const again = deliver(sender, 3, { sendingStaleMs: 30_000, metrics })({ ...e, deliveryCount: 2 });
+    await expect(again).rejects.toBeInstanceOf(RetryLaterError);
+    const later = (await again.catch((err: unknown) => err)) as RetryLaterError;
+    expect(later.delayMs).toBeGreaterThan(25_000);
+    expect(later.delayMs).toBeLessThanOrEqual(30_000);
+    expect((await metrics.deferred.get()).values[0]?.value).toBe(1);
+    expect(mailsTo(email)).toHaveLength(0);
+    release();
+    await first;
+    expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'sent', attempts: 1 });
+    await deliver()({ ...e, deliveryCount: 3 });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(mailsTo(email)).toHaveLength(1);
+  });
+
+  it("a redelivery finding a stale 'sending' record (its attempt died) sends again, with the same Message-ID", async () => {
+    const email = `died-${randomUUID()}@example.com`;
+    const e = resetEvent(email, randomBytes(32).toString('base64url'));
+    expect(await diedWhileSending(e, email)).toMatchObject({ outcome: 'send', attempt: 1, resent: false });
+    await expect(deliver(sender, 3, { sendingStaleMs: 60_000 })({ ...e, deliveryCount: 2 })).rejects.toBeInstanceOf(RetryLaterError);
+    expect(mailsTo(email)).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 300));
+    const metrics = notificationMetrics(testMetrics());
+    await deliver(sender, 3, { sendingStaleMs: 250, metrics })({ ...e, deliveryCount: 3 });
+    const mail = await smtp.waitFor((m) => m.to.includes(email));
+    expect(mail.messageId).toBe(`<${e.id}@iam.notification>`);
+    expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'sent', attempts: 2 });
+    expect((await metrics.resent.get()).values[0]?.value).toBe(1);
+  });
+
+  it("on the last delivery a fresh 'sending' record is waited out in place (no redelivery follows), then the mail is sent", async () => {
+    const email = `last-${randomUUID()}@example.com`;
+    const e = resetEvent(email, randomBytes(32).toString('base64url'), 3);
+    await diedWhileSending(e, email);
+    const started = Date.now();
+    await deliver(sender, 3, { sendingStaleMs: 400 })(e);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    await smtp.waitFor((m) => m.to.includes(email));
+    expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'sent', attempts: 2 });
+  });
+
+  it('a failure of an attempt that was taken over leaves the record to the attempt that took it', async () => {
+    const email = `late-${randomUUID()}@example.com`;
+    const e = resetEvent(email, 'x'.repeat(43));
+    const store = pgDeliveries(ds);
+    await diedWhileSending(e, email);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await store.begin({ eventId: e.id, subject: e.subject, kind: 'password_reset', recipient: email }, 10)).toMatchObject({ outcome: 'send', attempt: 2, resent: true });
+    await store.fail(e.id, 1, 'the first attempt failed after all', false);
+    expect(await store.get(e.id)).toMatchObject({ status: 'sending', attempts: 2, lastError: '' });
   });
 
   it('a failing server: the error is rethrown for a retry, the record says retrying, then dead_lettered', async () => {
@@ -125,7 +205,7 @@ describe('mail delivery', () => {
     deliveryCount: 1,
   });
 
-  it('an order placed event produces exactly one confirmation mail: the order id, its lines and the total', async () => {
+  it('an order placed event produces one confirmation mail, however often it comes: the order id, its lines and the total', async () => {
     const email = `buyer-${randomUUID()}@example.com`;
     const e = orderEvent(email);
     await deliver()(e);

@@ -1,12 +1,19 @@
 /**
- * Turns an identity event (email actions) or a placed order (its confirmation) into one mail,
- * exactly once per event id (a placed order's event id is the order id): the delivery record is
- * checked and counted first (a redelivered event that was already sent is acknowledged without a
- * second mail), the mail is sent, then the record is closed. Failures are rethrown so the bus
- * retries with backoff; the last try marks the record dead-lettered.
+ * Turns an identity event (email actions) or a placed order (its confirmation) into one mail per
+ * event id (a placed order's event id is the order id), delivered AT LEAST ONCE: the record is
+ * set to 'sending' before the SMTP transaction and to 'sent' after it. A redelivered event whose
+ * record says 'sent' is acknowledged without a mail. One found in 'sending' is decided by age:
+ * younger than `sendingStaleMs` (above the SMTP timeouts), the other attempt may still be running,
+ * so the event comes back when that age is reached (RetryLaterError) without sending; older, that
+ * attempt died (a crash after the server accepted the mail, or before) and the mail is sent again.
+ * So a mail is repeated only when a process died between the server's acceptance and recording
+ * 'sent'; a repeat has the same Message-ID (`<event id@iam.notification>`), which receivers can
+ * deduplicate on. Failures are rethrown so the bus retries with backoff; the last try marks the
+ * record dead-lettered.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
-import { type IncomingEvent, type Logger, PermanentEventError, open } from '@iam/platform';
+import { type IncomingEvent, type Logger, PermanentEventError, RetryLaterError, open } from '@iam/platform';
 import { type MailKind, composeMail, composeOrderConfirmation } from '../domain/mails';
 import type { DeliveryStore, EmailSender, OutgoingMail } from '../domain/ports';
 import type { NotificationMetrics } from '../infra/metrics';
@@ -29,6 +36,8 @@ export interface DeliverDeps {
   readonly sealKey: Buffer;
   readonly actionBaseUrl?: string;
   readonly maxAttempts: number;
+  /** How long an attempt may stay in 'sending' before a redelivery takes it for dead (ms). */
+  readonly sendingStaleMs: number;
   readonly metrics: NotificationMetrics;
   readonly logger: Logger;
 }
@@ -75,15 +84,30 @@ export function createDeliver(deps: DeliverDeps): (e: IncomingEvent) => Promise<
       deps.logger.info({ eventId: e.id, subject: e.subject }, 'no recipient address in the event: nothing to send');
       return;
     }
-    if (!(await deps.deliveries.begin({ eventId: e.id, subject: e.subject, kind: mail.kind, recipient: mail.to.toLowerCase() }))) {
+    const record = { eventId: e.id, subject: e.subject, kind: mail.kind, recipient: mail.to.toLowerCase() };
+    let claim = await deps.deliveries.begin(record, deps.sendingStaleMs);
+    if (claim.outcome === 'in_flight' && e.deliveryCount >= deps.maxAttempts) {
+      // No redelivery follows the last one: wait here until the other attempt ends or goes stale.
+      await sleep(claim.retryInMs);
+      claim = await deps.deliveries.begin(record, deps.sendingStaleMs);
+    }
+    if (claim.outcome === 'done') {
       deps.logger.info({ eventId: e.id }, 'mail already delivered; redelivery acknowledged');
       return;
+    }
+    if (claim.outcome === 'in_flight') {
+      deps.metrics.deferred.inc({ kind: mail.kind });
+      throw new RetryLaterError('another attempt at this mail is sending it', claim.retryInMs);
+    }
+    if (claim.resent) {
+      deps.metrics.resent.inc({ kind: mail.kind });
+      deps.logger.warn({ eventId: e.id, attempt: claim.attempt }, "an earlier attempt died in 'sending': sending again, possibly a duplicate with the same Message-ID");
     }
     try {
       await deps.sender.send(mail.compose(e.id));
     } catch (err) {
       const final = e.deliveryCount >= deps.maxAttempts;
-      await deps.deliveries.fail(e.id, err instanceof Error ? err.message : String(err), final);
+      await deps.deliveries.fail(e.id, claim.attempt, err instanceof Error ? err.message : String(err), final);
       (final ? deps.metrics.deadLettered : deps.metrics.retried).inc({ kind: mail.kind });
       deps.metrics.failed.inc({ kind: mail.kind });
       throw err;

@@ -18,7 +18,11 @@ export interface EmailSender {
   close(): Promise<void>;
 }
 
-export type DeliveryStatus = 'pending' | 'sent' | 'retrying' | 'dead_lettered' | 'recorded';
+/**
+ * `sending`: an attempt is handing the mail to the sender (or died doing so); `sent` / `recorded`:
+ * done; `retrying`: the last attempt failed and the event will come again; `dead_lettered`: given up.
+ */
+export type DeliveryStatus = 'sending' | 'sent' | 'retrying' | 'dead_lettered' | 'recorded';
 
 export interface Delivery {
   readonly eventId: string;
@@ -32,14 +36,31 @@ export interface Delivery {
   readonly updatedAt: Date;
 }
 
+/** What a delivery of an event may do, decided on its record. */
+export type DeliveryClaim =
+  /**
+   * Send: the record is now `sending` for this attempt (its number). `resent`: an earlier attempt
+   * was found in `sending` for longer than the limit, taken for dead; its mail may have reached the
+   * server, so this one may be a duplicate (with the same Message-ID).
+   */
+  | { readonly outcome: 'send'; readonly attempt: number; readonly resent: boolean }
+  /** Already sent (or recorded): nothing to do. */
+  | { readonly outcome: 'done' }
+  /** Another attempt began less than the limit ago and may still be sending: decide again in `retryInMs`. */
+  | { readonly outcome: 'in_flight'; readonly retryInMs: number };
+
 export interface DeliveryStore {
   /**
-   * Starts an attempt for an event: counts it and returns true, or false when the event was
-   * already delivered (or recorded) — a redelivered event never sends a second mail.
+   * Starts an attempt for an event, atomically (one statement; concurrent attempts get one `send`):
+   * a new event, or one whose last attempt failed, is claimed; one in `sending` for at least
+   * `staleAfterMs` (by the database's clock) is claimed again; one in `sending` for less is
+   * `in_flight`; one sent or recorded is `done`, so a redelivery never sends a second mail unless
+   * the attempt before it died in the middle.
    */
-  begin(d: { eventId: string; subject: string; kind: string; recipient: string }): Promise<boolean>;
+  begin(d: { eventId: string; subject: string; kind: string; recipient: string }, staleAfterMs: number): Promise<DeliveryClaim>;
   finish(eventId: string, status: 'sent' | 'recorded'): Promise<void>;
-  fail(eventId: string, error: string, final: boolean): Promise<void>;
+  /** Records a failed attempt, unless a later attempt has taken the record over meanwhile. */
+  fail(eventId: string, attempt: number, error: string, final: boolean): Promise<void>;
   get(eventId: string): Promise<Delivery | null>;
   list(q: { page: number; pageSize: number; status?: DeliveryStatus; recipient?: string }): Promise<{ items: Delivery[]; totalCount: number }>;
 }

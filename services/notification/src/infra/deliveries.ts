@@ -26,27 +26,52 @@ const toDelivery = (r: Row): Delivery => ({
   updatedAt: r.updated_at,
 });
 
+/**
+ * One statement: `prev` is the record as it was (the statement's snapshot), `claimed` the attempt
+ * it starts, if it may. A record in 'pending' was written by a process from before 'sending'
+ * existed (a rolling upgrade) and is read as 'sending' since its last update.
+ */
+const BEGIN = `
+  WITH prev AS (
+    SELECT status, COALESCE(sending_since, updated_at) AS since FROM deliveries WHERE event_id = $1
+  ), claimed AS (
+    INSERT INTO deliveries AS d (event_id, subject, kind, recipient, status, attempts, sending_since)
+    VALUES ($1, $2, $3, $4, 'sending', 1, now())
+    ON CONFLICT (event_id) DO UPDATE SET status = 'sending', attempts = d.attempts + 1, sending_since = now(), updated_at = now()
+     WHERE d.status IN ('retrying', 'dead_lettered')
+        OR (d.status IN ('sending', 'pending') AND COALESCE(d.sending_since, d.updated_at) <= now() - $5::bigint * interval '1 millisecond')
+    RETURNING attempts
+  )
+  SELECT c.attempts, p.status AS previous,
+         CEIL(GREATEST(0, $5::bigint - EXTRACT(EPOCH FROM now() - p.since) * 1000))::int AS wait_ms
+    FROM (VALUES (1)) AS one (x) LEFT JOIN claimed c ON true LEFT JOIN prev p ON true`;
+
 export function pgDeliveries(ds: DataSource): DeliveryStore {
   return {
-    async begin(d) {
-      const rows = await ds.query<unknown[]>(
-        `INSERT INTO deliveries AS d (event_id, subject, kind, recipient, status, attempts) VALUES ($1, $2, $3, $4, 'pending', 1)
-         ON CONFLICT (event_id) DO UPDATE SET attempts = d.attempts + 1, updated_at = now()
-          WHERE d.status NOT IN ('sent', 'recorded')
-         RETURNING status`,
-        [d.eventId, d.subject, d.kind, d.recipient],
-      );
-      return rows.length > 0;
+    async begin(d, staleAfterMs) {
+      const [r] = await ds.query<[{ attempts: number | null; previous: string | null; wait_ms: number | null }]>(BEGIN, [
+        d.eventId,
+        d.subject,
+        d.kind,
+        d.recipient,
+        Math.round(staleAfterMs),
+      ]);
+      const wasSending = r.previous === 'sending' || r.previous === 'pending';
+      if (r.attempts !== null) return { outcome: 'send', attempt: r.attempts, resent: wasSending };
+      if (r.previous === 'sent' || r.previous === 'recorded') return { outcome: 'done' };
+      // In 'sending' for less than the limit; or changed by a concurrent attempt since the
+      // snapshot (claimed or finished just now): either way, look again later.
+      return { outcome: 'in_flight', retryInMs: wasSending && r.wait_ms ? r.wait_ms : staleAfterMs };
     },
     async finish(eventId, status) {
-      await ds.query(`UPDATE deliveries SET status = $2, last_error = '', sent_at = now(), updated_at = now() WHERE event_id = $1`, [eventId, status]);
+      await ds.query(`UPDATE deliveries SET status = $2, last_error = '', sending_since = NULL, sent_at = now(), updated_at = now() WHERE event_id = $1`, [eventId, status]);
     },
-    async fail(eventId, error, final) {
-      await ds.query(`UPDATE deliveries SET status = $2, last_error = $3, updated_at = now() WHERE event_id = $1`, [
-        eventId,
-        final ? 'dead_lettered' : 'retrying',
-        error.slice(0, 1_000),
-      ]);
+    async fail(eventId, attempt, error, final) {
+      await ds.query(
+        `UPDATE deliveries SET status = $3, last_error = $4, sending_since = NULL, updated_at = now()
+          WHERE event_id = $1 AND attempts = $2 AND status = 'sending'`,
+        [eventId, attempt, final ? 'dead_lettered' : 'retrying', error.slice(0, 1_000)],
+      );
     },
     async get(eventId) {
       const [r] = await ds.query<Row[]>('SELECT * FROM deliveries WHERE event_id = $1', [eventId]);

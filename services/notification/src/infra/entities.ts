@@ -1,6 +1,10 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** One row per event that asked for a mail: its status, tries and last error (for operators). */
+/**
+ * One row per event that asked for a mail: its status (`sending` while an attempt hands it to the
+ * SMTP server, then `sent`, `retrying`, `dead_lettered`, or `recorded` by the log-only sender),
+ * tries and last error (for operators).
+ */
 @Entity({ name: 'deliveries' })
 @Index('ix_deliveries_status', ['status', 'updatedAt'])
 @Index('ix_deliveries_recipient', ['recipient'])
@@ -34,4 +38,8 @@ export class DeliveryRow {
 
   @Column('timestamptz', { name: 'sent_at', nullable: true })
   sentAt!: Date | null;
+
+  /** When the attempt now in `sending` began; null in any other status. */
+  @Column('timestamptz', { name: 'sending_since', nullable: true })
+  sendingSince!: Date | null;
 }

@@ -6,6 +6,10 @@ export interface NotificationMetrics {
   readonly failed: Counter<'kind'>;
   readonly retried: Counter<'kind'>;
   readonly deadLettered: Counter<'kind'>;
+  /** Redeliveries put off because another attempt may still be sending the mail. */
+  readonly deferred: Counter<'kind'>;
+  /** Mails sent again after an attempt died in 'sending' (possible duplicates, same Message-ID). */
+  readonly resent: Counter<'kind'>;
   /** From the event's occurrence (the request) to the mail accepted by the SMTP server. */
   readonly latency: Histogram<'kind'>;
 }
@@ -20,6 +24,20 @@ export function notificationMetrics(m: Metrics): NotificationMetrics {
     deadLettered: get(
       'notification_mails_dead_lettered_total',
       () => new Counter({ name: 'notification_mails_dead_lettered_total', help: 'Mails given up on (sent to the dead-letter subject).', labelNames: ['kind'], registers }),
+    ),
+    deferred: get(
+      'notification_mails_deferred_total',
+      () => new Counter({ name: 'notification_mails_deferred_total', help: 'Redeliveries put off: another attempt may still be sending the mail.', labelNames: ['kind'], registers }),
+    ),
+    resent: get(
+      'notification_mails_resent_total',
+      () =>
+        new Counter({
+          name: 'notification_mails_resent_total',
+          help: "Mails sent again after an attempt died in 'sending': possible duplicates, with the same Message-ID.",
+          labelNames: ['kind'],
+          registers,
+        }),
     ),
     latency: get(
       'notification_mail_delivery_seconds',

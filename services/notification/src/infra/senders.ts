@@ -20,6 +20,8 @@ export class SmtpSender implements EmailSender {
       auth: u.username ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } : undefined,
       pool: true,
       maxConnections: opts.maxConnections ?? 5,
+      // NOTIFICATION_SENDING_STALE_MS (60 s) stays above these: an attempt still 'sending' after it
+      // is taken for dead, never for one that is still talking to the server.
       connectionTimeout: 5_000,
       greetingTimeout: 5_000,
       socketTimeout: 15_000,

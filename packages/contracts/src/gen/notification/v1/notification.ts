@@ -26,12 +26,23 @@ export const protobufFileName = "notification/v1/notification.proto";
 
 export enum DeliveryStatus {
   DELIVERY_STATUS_UNSPECIFIED = 0,
+  /**
+   * DELIVERY_STATUS_PENDING - No longer reported: what it meant is SENDING. As a ListDeliveries filter it lists SENDING.
+   *
+   * @deprecated
+   */
   DELIVERY_STATUS_PENDING = 1,
   DELIVERY_STATUS_SENT = 2,
   DELIVERY_STATUS_RETRYING = 3,
   DELIVERY_STATUS_DEAD_LETTERED = 4,
   /** DELIVERY_STATUS_RECORDED - No sender configured: the request was recorded, nothing was sent. */
   DELIVERY_STATUS_RECORDED = 5,
+  /**
+   * DELIVERY_STATUS_SENDING - An attempt is handing the mail to the SMTP server, or died doing so: a redelivery of the event
+   * waits while the attempt is younger than NOTIFICATION_SENDING_STALE_MS, then sends it again
+   * (delivery is at least once; a repeat carries the same Message-ID).
+   */
+  DELIVERY_STATUS_SENDING = 6,
 }
 
 export interface Delivery {
