@@ -30,7 +30,15 @@ export interface CredentialUseCases {
    */
   resetPassword(r: { userId: string; password: string; emailSha256: Buffer; resetId: string; attemptId: string }): Promise<{ changedAt: Date; email: string; firstName: string }>;
   markEmailVerified(userId: string, emailSha256?: Buffer): Promise<void>;
-  ensureAdministrator(input: { email: string; password: string; firstName?: string; lastName?: string }): Promise<{ user: User; created: boolean }>;
+  /**
+   * Creates the account with the Administrator role, or brings an existing one (by email) to the
+   * given password and names and adds the role; run again with the same input it changes nothing.
+   * With `ifMissing` an existing account is left exactly as it is.
+   */
+  ensureAdministrator(
+    input: { email: string; password: string; firstName?: string; lastName?: string },
+    opts?: { ifMissing?: boolean },
+  ): Promise<{ user: User; created: boolean }>;
 }
 
 export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; hasher: PasswordHasher }): CredentialUseCases {
@@ -98,7 +106,7 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       });
     },
 
-    async ensureAdministrator(input) {
+    async ensureAdministrator(input, opts = {}) {
       const v = new Violations();
       const email = checkEmail(v, 'email', input.email);
       checkPassword(v, 'password', input.password);
@@ -107,6 +115,7 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       v.throwIfAny('The administrator account is not valid.');
       // Run again with the same settings, nothing changes: no write, no event, no session ended.
       const existing = await read.credentials.findByEmail(email);
+      if (existing && opts.ifMissing) return { user: (await read.users.findById(existing.id))!, created: false };
       const keptHash = existing && (await hasher.verify(existing.passwordHash, input.password)) ? existing.passwordHash : undefined;
       const newHash = keptHash ? undefined : await hasher.hash(input.password);
       return deps.uow.run(async (tx) => {
@@ -121,6 +130,8 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
           return { user, created: true };
         }
         const before = (await tx.users.findById(found.id, { forUpdate: true }))!;
+        // Created meanwhile by another run (two Jobs at once): left as that run made it.
+        if (opts.ifMissing) return { user: before, created: false };
         const patch: Parameters<Stores['users']['update']>[1] = {};
         if (input.firstName && firstName !== before.firstName) patch.firstName = firstName;
         if (input.lastName && lastName !== before.lastName) patch.lastName = lastName;
