@@ -10,6 +10,7 @@ import { type AuthFaults, createAuthUseCases } from './app/auth';
 import { createEmailActionUseCases } from './app/email-actions';
 import type { IdentityConfig } from './config';
 import { grpcDirectory } from './infra/directory-client';
+import { registerSigningKeyAge } from './infra/key-metrics';
 import { KeyManager } from './infra/keys';
 import { entities, migrations } from './infra/schema';
 import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
@@ -35,6 +36,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
         logger,
       });
       await keys.start();
+      registerSigningKeyAge(rt.metrics, keys);
       const directory = grpcDirectory(config.directoryTarget, rt.metrics, rt.grpcClientCredentials);
       const uow = pgUnitOfWork(dataSource);
       const read = pgIdentityStores(dataSource.manager);
