@@ -427,6 +427,30 @@ describe('docker-compose', () => {
   const composeBin = '/usr/bin/docker-compose';
   const run = existsSync(composeBin) ? it : it.skip;
 
+  it('for developers: Redis for the gateway, Mailpit behind SMTP_URL, an optional OpenTelemetry collector, images pinned to a minor version', () => {
+    type Svc = { image?: string; profiles?: string[]; environment?: Record<string, unknown>; depends_on?: Record<string, unknown>; volumes?: string[]; build?: { args?: Record<string, string> } };
+    const compose = parse(read(composeDir, 'docker-compose.yml'), { merge: true }) as { services: Record<string, Svc> };
+    const svc = compose.services;
+    const defaultOf = (v: unknown) => /^\$\{\w+:?-(.*)\}$/.exec(String(v))?.[1];
+    // Every third-party image: ${X_IMAGE:-name:tag}, the tag naming at least major.minor.
+    for (const [name, s] of Object.entries(svc).filter(([, x]) => !String(x.image).includes('IAM_IMAGE'))) {
+      expect([name, defaultOf(s.image)]).toEqual([name, expect.stringMatching(/^[\w./-]+:v?\d+\.\d+(\.\d+)?(-[a-z]+)?$/)]);
+    }
+    expect(defaultOf(svc.redis!.image)).toMatch(/^redis:/);
+    expect(defaultOf(svc.gateway!.environment!.REDIS_URL)).toBe('redis://redis:6379/0');
+    expect(svc.gateway!.depends_on).toHaveProperty('redis');
+    expect(defaultOf(svc.mailpit!.image)).toMatch(/^axllent\/mailpit:v\d+\.\d+$/);
+    expect(defaultOf(svc.notification!.environment!.SMTP_URL)).toBe('smtp://mailpit:1025');
+    expect(defaultOf(svc.notification!.environment!.EMAIL_ACTION_BASE_URL)).toMatch(/^https?:\/\//);
+    expect(svc['otel-collector']!.profiles).toEqual(['otel']);
+    expect(existsSync(join(composeDir, 'otel', 'collector.yaml'))).toBe(true);
+    expect(read(composeDir, 'otel', 'collector.yaml')).toContain('0.0.0.0:4318');
+    expect(Object.keys(svc.identity!.environment!)).toEqual(expect.arrayContaining(['OTEL_EXPORTER_OTLP_ENDPOINT', 'DEPLOYMENT_ENVIRONMENT']));
+    // The image is built from the base NODE_IMAGE names (a digest may be given there).
+    expect(svc.gateway!.build!.args!.NODE_IMAGE).toMatch(/^\$\{NODE_IMAGE:-node:\d+\.\d+\.\d+-/);
+    expect(read(repoRoot, 'deploy', 'Dockerfile')).toMatch(/^FROM \$\{NODE_IMAGE\} AS runtime$/m);
+  });
+
   run('deploy/docker-compose.yml passes `docker-compose config -q`', () => {
     const r = spawnSync(composeBin, ['config', '-q'], { cwd: composeDir, encoding: 'utf8', timeout: 60_000 });
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
