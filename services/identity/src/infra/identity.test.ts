@@ -87,8 +87,8 @@ describe('identity persistence', () => {
     expect(replica.signingKeyAge()!.seconds).toBeGreaterThan(86_000);
     expect((await scrape())[0]!.value).toBeGreaterThan(86_000);
     // Its successor (made by that rotateIfDue) signs from the old one's retirement: about 0 then.
-    const [{ retires_at: retires }] = await ds.query<Array<{ retires_at: Date }>>('SELECT min(retires_at) AS retires_at FROM signing_keys');
-    expect(replica.signingKeyAge(new Date(retires!.getTime() + 1_000))!.seconds).toBeLessThan(2);
+    const [oldest] = await ds.query<Array<{ retires_at: Date }>>('SELECT min(retires_at) AS retires_at FROM signing_keys');
+    expect(replica.signingKeyAge(new Date(oldest!.retires_at.getTime() + 1_000))!.seconds).toBeLessThan(2);
   });
 
   it('a key sealed with another key-encryption key is kept for verification only and a new one is made', async () => {
