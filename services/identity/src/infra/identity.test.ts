@@ -1,9 +1,8 @@
 import { createDataSource, migrate, open } from '@iam/platform';
-import { createTestDatabase, testLogger, testMetrics, type TestDatabase } from '@iam/platform/testing';
+import { createTestDatabase, testLogger, type TestDatabase } from '@iam/platform/testing';
 import { type JWK, importJWK, jwtVerify } from 'jose';
 import { createPrivateKey, randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { SIGNING_KEY_AGE, registerSigningKeyAge } from './key-metrics';
 import { KeyManager, generateSigningKey, signJws } from './keys';
 import { entities, migrations } from './schema';
 import { pgIdentityStores } from './stores';
@@ -65,30 +64,6 @@ describe('identity persistence', () => {
     expect(all[1]!.activates_at.getTime()).toBe(first!.retires_at.getTime());
     expect(first!.expires_at.getTime()).toBeGreaterThan(first!.retires_at.getTime() + 300_000);
     expect((await m.jwks()).map((k) => k.kid).sort()).toEqual(all.map((k) => k.kid).sort());
-  });
-
-  it('jwt_signing_key_age_seconds: the age of the key that signs now, back to about 0 once its successor signs', async () => {
-    await ds.query('DELETE FROM signing_keys');
-    const m = keys(2);
-    const metrics = testMetrics();
-    registerSigningKeyAge(metrics, m);
-    const scrape = async () => (await metrics.registry.getSingleMetric(SIGNING_KEY_AGE)!.get()).values;
-    expect(await scrape()).toEqual([]);
-    await m.rotateIfDue();
-    const [first] = await scrape();
-    expect(first).toMatchObject({ labels: { alg: 'EdDSA' } });
-    expect(first!.value).toBeGreaterThanOrEqual(0);
-    expect(first!.value).toBeLessThan(60);
-    // Backdated by a day (as another replica, a fresh manager loads it): the gauge says so.
-    await ds.query("UPDATE signing_keys SET activates_at = activates_at - interval '1 day', retires_at = now() + interval '30 minutes'");
-    const replica = keys(2);
-    registerSigningKeyAge(metrics, replica);
-    await replica.rotateIfDue();
-    expect(replica.signingKeyAge()!.seconds).toBeGreaterThan(86_000);
-    expect((await scrape())[0]!.value).toBeGreaterThan(86_000);
-    // Its successor (made by that rotateIfDue) signs from the old one's retirement: about 0 then.
-    const [oldest] = await ds.query<Array<{ retires_at: Date }>>('SELECT min(retires_at) AS retires_at FROM signing_keys');
-    expect(replica.signingKeyAge(new Date(oldest!.retires_at.getTime() + 1_000))!.seconds).toBeLessThan(2);
   });
 
   it('a key sealed with another key-encryption key is kept for verification only and a new one is made', async () => {
