@@ -115,22 +115,23 @@ export function createCredentialUseCases(deps: { uow: UnitOfWork; read: Stores; 
       v.throwIfAny('The administrator account is not valid.');
       // Run again with the same settings, nothing changes: no write, no event, no session ended.
       const existing = await read.credentials.findByEmail(email);
-      if (existing && opts.ifMissing) return { user: (await read.users.findById(existing.id))!, created: false };
-      const keptHash = existing && (await hasher.verify(existing.passwordHash, input.password)) ? existing.passwordHash : undefined;
-      const newHash = keptHash ? undefined : await hasher.hash(input.password);
+      // ifMissing: an existing account is left as it is, so nothing to hash for it.
+      const leftAsIs = Boolean(existing && opts.ifMissing);
+      const keptHash = !leftAsIs && existing && (await hasher.verify(existing.passwordHash, input.password)) ? existing.passwordHash : undefined;
+      const newHash = leftAsIs || keptHash ? undefined : await hasher.hash(input.password);
       return deps.uow.run(async (tx) => {
         const [adminRole] = await resolveRoles(tx, [ADMINISTRATOR_ROLE]);
         const found = await tx.credentials.findByEmail(email);
         if (!found) {
           const id = randomUUID();
-          await tx.users.insert({ id, firstName, lastName, email, phone: null, passwordHash: newHash ?? keptHash! });
+          await tx.users.insert({ id, firstName, lastName, email, phone: null, passwordHash: newHash ?? keptHash ?? (await hasher.hash(input.password)) });
           await tx.users.setRoles(id, [adminRole!.id]);
           const user = (await tx.users.findById(id))!;
           await tx.publish([event(SUBJECTS.userCreated, userChanged(user))]);
           return { user, created: true };
         }
         const before = (await tx.users.findById(found.id, { forUpdate: true }))!;
-        // Created meanwhile by another run (two Jobs at once): left as that run made it.
+        // ifMissing: left as it is (also when another run created it meanwhile).
         if (opts.ifMissing) return { user: before, created: false };
         const patch: Parameters<Stores['users']['update']>[1] = {};
         if (input.firstName && firstName !== before.firstName) patch.firstName = firstName;
