@@ -11,6 +11,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Ajv from 'ajv';
 import { isMap, isSeq, parse, parseAllDocuments, parseDocument, visit } from 'yaml';
@@ -35,6 +36,12 @@ type Schema = {
 };
 
 const read = (...p: string[]): string => readFileSync(join(...p), 'utf8');
+/** A values file written for one test (values --set cannot express, such as a list). */
+const valuesFile = (text: string): string => {
+  const file = join(mkdtempSync(join(tmpdir(), 'iam-values-')), 'values.yaml');
+  writeFileSync(file, text);
+  return file;
+};
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A string field of a rendered manifest; anything else fails the test. */
 const str = (v: Json | undefined): string => {
@@ -102,6 +109,8 @@ const MODELS: Record<string, [string, string]> = {
   PodDisruptionBudget: ['kubernetes-models/policy/v1/PodDisruptionBudget', 'IPodDisruptionBudget'],
   HorizontalPodAutoscaler: ['kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler', 'IHorizontalPodAutoscaler'],
   ServiceMonitor: ['@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor', 'IServiceMonitor'],
+  PrometheusRule: ['@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule', 'IPrometheusRule'],
+  HTTPRoute: ['@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute', 'IHTTPRoute'],
 };
 
 /**
@@ -419,6 +428,30 @@ describe('docker-compose', () => {
   const composeBin = '/usr/bin/docker-compose';
   const run = existsSync(composeBin) ? it : it.skip;
 
+  it('for developers: Redis for the gateway, Mailpit behind SMTP_URL, an optional OpenTelemetry collector, images pinned to a minor version', () => {
+    type Svc = { image?: string; profiles?: string[]; environment?: Record<string, unknown>; depends_on?: Record<string, unknown>; volumes?: string[]; build?: { args?: Record<string, string> } };
+    const compose = parse(read(composeDir, 'docker-compose.yml'), { merge: true }) as { services: Record<string, Svc> };
+    const svc = compose.services;
+    const defaultOf = (v: unknown) => /^\$\{\w+:?-(.*)\}$/.exec(String(v))?.[1];
+    // Every third-party image: ${X_IMAGE:-name:tag}, the tag naming at least major.minor.
+    for (const [name, s] of Object.entries(svc).filter(([, x]) => !String(x.image).includes('IAM_IMAGE'))) {
+      expect([name, defaultOf(s.image)]).toEqual([name, expect.stringMatching(/^[\w./-]+:v?\d+\.\d+(\.\d+)?(-[a-z]+)?$/)]);
+    }
+    expect(defaultOf(svc.redis!.image)).toMatch(/^redis:/);
+    expect(defaultOf(svc.gateway!.environment!.REDIS_URL)).toBe('redis://redis:6379/0');
+    expect(svc.gateway!.depends_on).toHaveProperty('redis');
+    expect(defaultOf(svc.mailpit!.image)).toMatch(/^axllent\/mailpit:v\d+\.\d+$/);
+    expect(defaultOf(svc.notification!.environment!.SMTP_URL)).toBe('smtp://mailpit:1025');
+    expect(defaultOf(svc.notification!.environment!.EMAIL_ACTION_BASE_URL)).toMatch(/^https?:\/\//);
+    expect(svc['otel-collector']!.profiles).toEqual(['otel']);
+    expect(existsSync(join(composeDir, 'otel', 'collector.yaml'))).toBe(true);
+    expect(read(composeDir, 'otel', 'collector.yaml')).toContain('0.0.0.0:4318');
+    expect(Object.keys(svc.identity!.environment!)).toEqual(expect.arrayContaining(['OTEL_EXPORTER_OTLP_ENDPOINT', 'DEPLOYMENT_ENVIRONMENT']));
+    // The image is built from the base NODE_IMAGE names (a digest may be given there).
+    expect(svc.gateway!.build!.args!.NODE_IMAGE).toMatch(/^\$\{NODE_IMAGE:-node:\d+\.\d+\.\d+-/);
+    expect(read(repoRoot, 'deploy', 'Dockerfile')).toMatch(/^FROM \$\{NODE_IMAGE\} AS runtime$/m);
+  });
+
   run('deploy/docker-compose.yml passes `docker-compose config -q`', () => {
     const r = spawnSync(composeBin, ['config', '-q'], { cwd: composeDir, encoding: 'utf8', timeout: 60_000 });
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
@@ -449,6 +482,8 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     ['every optional feature (NATS Secret, migration roles, ServiceMonitors, adminBootstrap)', ['-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'nats.existingSecret=n',
       '--set', 'nats.credsKey=c', '--set', 'postgresql.identity.migration.runtimeRole=r', '--set', 'postgresql.audit.migration.runtimeRole=a',
       '--set', 'metrics.serviceMonitor.enabled=true']] as const,
+    ['operability (secret files, Reloader, HTTPRoute, PrometheusRule, restricted egress, own ServiceAccounts)', ['-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(fixturesDir, 'layers', 'operability.yaml')]] as const,
+    ['operability over existing Secrets and gRPC TLS', ['-f', join(fixturesDir, 'grpc-tls.yaml'), '-f', join(fixturesDir, 'layers', 'operability.yaml')]] as const,
   ])('every manifest rendered with %s is valid against the Kubernetes API types, unknown fields failing', (_name, args) => {
     const docs = render(...args);
     expect(docs.length).toBeGreaterThan(20);
@@ -622,11 +657,14 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     expect(named(docs, 'PodDisruptionBudget', 'r-iam-audit').spec).toMatchObject({ maxUnavailable: 1 });
     expect(named(docs, 'ServiceMonitor', 'r-iam-audit').spec).toMatchObject({ endpoints: [{ port: 'metrics', path: '/metrics' }] });
     expect(docs.some((d) => d.kind === 'HorizontalPodAutoscaler' && (d.metadata as JsonObject).name === 'r-iam-audit')).toBe(false);
-    // Its gRPC port admits the gateway only; its ops port what networkPolicy.metricsIngressFrom names.
+    // Its gRPC port admits the gateway only; its ops port the monitoring namespace and what networkPolicy.metricsIngressFrom names.
     const selector = (component: string) => ({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'iam', 'app.kubernetes.io/instance': 'r', 'app.kubernetes.io/component': component } } });
     expect((named(docs, 'NetworkPolicy', 'r-iam-audit').spec as JsonObject).ingress).toEqual([
       { ports: [{ port: 'grpc' }], from: [selector('gateway')] },
-      { ports: [{ port: 'metrics' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
+      { ports: [{ port: 'metrics' }], from: [
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+        { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus-agent' } } },
+      ] },
     ]);
     // From existing Secrets: the runtime URL's Secret, and the Job's when no migration role is given.
     const existing = render('-f', join(fixturesDir, 'existing-secrets.yaml'));
@@ -661,6 +699,10 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     // More audit pods are safe (its consumers keep each stream's order): no warning.
     expect(notes('--set', 'audit.replicaCount=3')).not.toContain('audit runs more than one pod');
     expect(notes('--set', 'audit.enabled=false')).not.toContain('/api/v1/audit-events');
+    // The admin Job creates only, unless told to reset; the ops ports' namespace is named.
+    expect(text).toContain('creates admin@example.com when it does not exist;\n  an existing account keeps its password');
+    expect(notes('--set', 'adminBootstrap.resetPassword=true')).toContain('resets that account\'s password to the configured one');
+    expect(text).toContain('The ops ports (health, /metrics) admit only the namespaces networkPolicy.monitoringNamespaceSelector selects');
   });
 
   run('public surface, placement and rollouts: ingress paths, probes on the ops port, soft anti-affinity, zone spread, checksums', () => {
@@ -750,6 +792,177 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     expect(r.stderr).toContain('AUDIT_CHECKPOINT_SIGNING_KEY is required (by audit): set auditCheckpoint.signingKey, or auditCheckpoint.existingSecret');
   });
 
+  const operability = ['-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(fixturesDir, 'layers', 'operability.yaml')];
+  const containerOf = (d: JsonObject) => (podSpec(d).containers as JsonObject[])[0]!;
+  const envOf = (d: JsonObject) => containerOf(d).env as JsonObject[];
+  const nameOf = (d: JsonObject) => str((d.metadata as JsonObject).name);
+
+  run('ops ports: only the monitoring namespace (its selector configurable), node CIDRs and extra peers reach them, never every pod', () => {
+    const rule = (docs: JsonObject[], c: string) =>
+      ((named(docs, 'NetworkPolicy', `r-iam-${c}`).spec as JsonObject).ingress as JsonObject[]).find((r) => (r.ports as JsonObject[])[0]!.port === 'metrics')!;
+    const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+    const byDefault = render('-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'networkPolicy.metricsIngressFrom=null');
+    for (const c of COMPONENTS) expect([c, rule(byDefault, c).from]).toEqual([c, [monitoring]]);
+    const tuned = render(...operability, '--set', 'networkPolicy.monitoringNamespaceSelector.matchLabels.team=observability',
+      '--set', 'networkPolicy.monitoringPodSelector.matchLabels.app=prometheus');
+    for (const c of COMPONENTS) {
+      expect([c, rule(tuned, c).from]).toEqual([c, [
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring', team: 'observability' } }, podSelector: { matchLabels: { app: 'prometheus' } } },
+        { ipBlock: { cidr: '10.0.0.0/16' } },
+        { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus-agent' } } },
+      ]]);
+    }
+  });
+
+  run('egress: unrestricted by default (allowExternalEgress); otherwise DNS, the upstreams\' gRPC, and each destination its component uses', () => {
+    for (const d of render(...validValues).filter((x) => x.kind === 'NetworkPolicy')) {
+      expect([nameOf(d), (d.spec as JsonObject).policyTypes, (d.spec as JsonObject).egress]).toEqual([nameOf(d), ['Ingress'], undefined]);
+    }
+    const docs = render(...operability);
+    const egress = (c: string) => {
+      const spec = named(docs, 'NetworkPolicy', `r-iam-${c}`).spec as JsonObject;
+      expect(spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      return spec.egress as JsonObject[];
+    };
+    const tcp = (...ports: number[]) => ports.map((port) => ({ port, protocol: 'TCP' }));
+    const dns = { ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] };
+    const postgres = { ports: tcp(5432), to: [{ ipBlock: { cidr: '10.20.0.0/16' } }] };
+    const dials = (...components: string[]) => ({ ports: [{ port: 'grpc' }], to: components.map((c) => ({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'iam', 'app.kubernetes.io/instance': 'r', 'app.kubernetes.io/component': c } } })) });
+    const extra = { ports: tcp(443) };
+    expect(egress('gateway')).toEqual([dns, dials('identity', 'directory', 'notification', 'commerce', 'audit'), { ports: tcp(4222) }, { ports: tcp(4318) }, { ports: tcp(6379) }, extra]);
+    expect(egress('identity')).toEqual([dns, dials('directory'), { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, extra]);
+    expect(egress('directory')).toEqual([dns, { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, extra]);
+    expect(egress('notification')).toEqual([dns, { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, { ports: tcp(587, 465) }, extra]);
+    expect(egress('audit')).toEqual([dns, dials('directory'), { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, extra]);
+  });
+
+  run('a ServiceAccount per component: each Deployment its own, the admin Job directory\'s, the migration Jobs none of them', () => {
+    const docs = render(...operability);
+    const accounts = docs.filter((d) => d.kind === 'ServiceAccount');
+    expect(accounts.map(nameOf).sort()).toEqual(COMPONENTS.map((c) => `r-iam-${c}`).sort());
+    expect(accounts.every((a) => a.automountServiceAccountToken === false)).toBe(true);
+    expect((named(docs, 'ServiceAccount', 'r-iam-identity').metadata as JsonObject).annotations).toEqual({ 'iam.gke.io/gcp-service-account': 'identity@project.iam.gserviceaccount.com' });
+    expect((named(docs, 'ServiceAccount', 'r-iam-directory').metadata as JsonObject).annotations).toBeUndefined();
+    for (const c of COMPONENTS) expect([c, podSpec(named(docs, 'Deployment', `r-iam-${c}`)).serviceAccountName]).toEqual([c, `r-iam-${c}`]);
+    expect(podSpec(named(docs, 'Job', 'r-iam-create-admin')).serviceAccountName).toBe('r-iam-directory');
+    for (const svc of SERVICES) expect(podSpec(named(docs, 'Job', `r-iam-${svc}-migrate`)).serviceAccountName).toBeUndefined();
+    // A component's own (existing) account is used and not created; without create, serviceAccount.name for the rest.
+    const own = render(...validValues, '--set', 'commerce.serviceAccount.name=shop', '--set', 'serviceAccount.create=false', '--set', 'serviceAccount.name=iam-shared');
+    expect(own.filter((d) => d.kind === 'ServiceAccount')).toEqual([]);
+    expect(podSpec(named(own, 'Deployment', 'r-iam-commerce')).serviceAccountName).toBe('shop');
+    expect(podSpec(named(own, 'Deployment', 'r-iam-gateway')).serviceAccountName).toBe('iam-shared');
+    expect(podSpec(named(own, 'Job', 'r-iam-identity-migrate')).serviceAccountName).toBe('iam-shared');
+  });
+
+  run('hooks: deadlines within Helm\'s 5-minute hook timeout; the inline migration Secret is deleted once the hooks succeeded; the admin Job creates only, unless resetPassword', () => {
+    const docs = render(...validValues);
+    for (const j of docs.filter((d) => d.kind === 'Job')) {
+      expect([nameOf(j), ((j.spec as JsonObject).activeDeadlineSeconds as number) < 300]).toEqual([nameOf(j), true]);
+    }
+    expect((named(docs, 'Secret', 'r-iam-migrations').metadata as JsonObject).annotations).toMatchObject({ 'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded' });
+    expect(containerOf(named(docs, 'Job', 'r-iam-create-admin')).args).toEqual(['node', 'services/directory/dist/main.js', '--create-admin', '--if-missing']);
+    const reset = render(...validValues, '--set', 'adminBootstrap.resetPassword=true');
+    expect(containerOf(named(reset, 'Job', 'r-iam-create-admin')).args).toEqual(['node', 'services/directory/dist/main.js', '--create-admin']);
+  });
+
+  run('REDIS_URL and the OTLP headers are secrets: inline or an existingSecret, never plain env', () => {
+    const inline = render(...validValues, '--set', 'redis.url=redis://:pw@redis:6379/0', '--set', 'otel.headers=api-key=abc');
+    expect(named(inline, 'Secret', 'r-iam').data).toMatchObject({ 'redis-url': Buffer.from('redis://:pw@redis:6379/0').toString('base64'), 'otlp-headers': Buffer.from('api-key=abc').toString('base64') });
+    const existing = render('-f', join(fixturesDir, 'existing-secrets.yaml'), '--set', 'redis.existingSecret=iam-redis', '--set', 'redis.existingSecretKey=url',
+      '--set', 'otel.existingSecret=iam-otel');
+    for (const d of existing.filter((x) => x.kind === 'Deployment')) {
+      const env = envOf(d);
+      expect([nameOf(d), env.find((e) => e.name === 'OTEL_EXPORTER_OTLP_HEADERS')]).toEqual([nameOf(d), { name: 'OTEL_EXPORTER_OTLP_HEADERS', valueFrom: { secretKeyRef: { name: 'iam-otel', key: 'otlp-headers' } } }]);
+      const redis = env.find((e) => e.name === 'REDIS_URL');
+      expect([nameOf(d), redis]).toEqual([nameOf(d), nameOf(d) === 'r-iam-gateway' ? { name: 'REDIS_URL', valueFrom: { secretKeyRef: { name: 'iam-redis', key: 'url' } } } : undefined]);
+    }
+  });
+
+  run('usePasswordFiles: no secret in any env; each is a file in a read-only volume and the process gets X_FILE', () => {
+    const docs = render(...operability);
+    const secretFiles: Record<string, string[]> = {};
+    for (const d of docs.filter((x) => x.kind === 'Deployment' || x.kind === 'Job')) {
+      const env = envOf(d);
+      expect([nameOf(d), env.filter((e) => e.valueFrom !== undefined)]).toEqual([nameOf(d), []]);
+      const files = env.filter((e) => str(e.value ?? '').startsWith('/etc/iam/secrets/'));
+      for (const f of files) expect(f.value).toBe(`/etc/iam/secrets/${str(f.name).replace(/_FILE$/, '')}`);
+      secretFiles[nameOf(d)] = files.map((f) => str(f.name)).sort();
+      expect(containerOf(d).volumeMounts).toContainEqual({ name: 'secret-files', mountPath: '/etc/iam/secrets', readOnly: true });
+      const volume = (podSpec(d).volumes as JsonObject[]).find((v) => v.name === 'secret-files')!;
+      const paths = volume.projected
+        ? ((volume.projected as JsonObject).sources as { secret: { items: { path: string }[] } }[]).flatMap((s) => s.secret.items.map((i) => i.path))
+        : ((volume.secret as JsonObject).items as { path: string }[]).map((i) => i.path);
+      expect(paths.map((p) => `${p}_FILE`).sort()).toEqual(secretFiles[nameOf(d)]);
+    }
+    expect(secretFiles['r-iam-gateway']).toEqual(['OTEL_EXPORTER_OTLP_HEADERS_FILE', 'REDIS_URL_FILE']);
+    expect(secretFiles['r-iam-identity']).toEqual(['EMAIL_ACTION_KEY_FILE', 'IDENTITY_DATABASE_URL_FILE', 'JWT_KEY_ENCRYPTION_KEY_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE']);
+    expect(secretFiles['r-iam-notification']).toEqual(['EMAIL_ACTION_KEY_FILE', 'NOTIFICATION_DATABASE_URL_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE', 'SMTP_URL_FILE']);
+    expect(secretFiles['r-iam-create-admin']).toEqual(['ADMIN_PASSWORD_FILE', 'DIRECTORY_DATABASE_URL_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE']);
+    expect(secretFiles['r-iam-audit-migrate']).toEqual(['AUDIT_DATABASE_URL_FILE']);
+    // Turning it on rolls the pods (the mounts changed).
+    const mounts = (ds: JsonObject[]) => ((((named(ds, 'Deployment', 'r-iam-identity').spec as JsonObject).template as JsonObject).metadata as JsonObject).annotations as JsonObject)['checksum/mounts'];
+    expect(mounts(docs)).not.toBe(mounts(render(...operability, '--set', 'usePasswordFiles=false')));
+  });
+
+  run('reloader.enabled: each Deployment names the Secrets it reads that the chart does not manage, for Stakater Reloader', () => {
+    const reload = (docs: JsonObject[]) => Object.fromEntries(docs.filter((d) => d.kind === 'Deployment').map((d) => [nameOf(d), ((d.metadata as JsonObject).annotations as JsonObject | undefined)?.['secret.reloader.stakater.com/reload']]));
+    expect(reload(render('-f', join(fixturesDir, 'grpc-tls.yaml'), '--set', 'reloader.enabled=true', '--set', 'nats.existingSecret=iam-nats', '--set', 'nats.credsKey=c'))).toEqual({
+      'r-iam-gateway': 'iam-nats,iam-gateway-grpc-tls,iam-grpc-ca',
+      'r-iam-identity': 'iam-db,iam-keys,iam-nats,iam-identity-grpc-tls,iam-grpc-ca',
+      'r-iam-directory': 'iam-db,iam-nats,iam-directory-grpc-tls,iam-grpc-ca',
+      'r-iam-notification': 'iam-db,iam-keys,iam-smtp,iam-nats,iam-notification-grpc-tls,iam-grpc-ca',
+      'r-iam-commerce': 'iam-db,iam-nats,iam-commerce-grpc-tls,iam-grpc-ca',
+      'r-iam-audit': 'iam-db,iam-nats,iam-audit-grpc-tls,iam-grpc-ca',
+    });
+    expect(Object.values(reload(render('-f', join(fixturesDir, 'grpc-tls.yaml')))).every((v) => v === undefined)).toBe(true);
+  });
+
+  run('PrometheusRule: the prescribed alerts, on the platform\'s own metrics and the standard exporters\', thresholds from values', () => {
+    const docs = render(...operability, '--set', 'identity.env.JWT_KEY_ROTATION_HOURS=168', '--set', 'metrics.prometheusRule.outboxAgeSeconds=120');
+    const rule = named(docs, 'PrometheusRule', 'r-iam');
+    const rules = (((rule.spec as JsonObject).groups as JsonObject[])[0]!.rules as JsonObject[]);
+    const byName = Object.fromEntries(rules.map((r) => [str(r.alert), r]));
+    expect(Object.keys(byName)).toEqual(['IamOutboxBacklog', 'IamNatsDisconnected', 'IamAuditConsumerLag', 'IamGatewayErrors', 'IamGatewayLatency', 'IamCertificateExpiry', 'IamSigningKeyNotRotated', 'IamTestRule']);
+    expect(str(byName.IamOutboxBacklog!.expr)).toBe('max by (namespace, job) (outbox_oldest_pending_age_seconds{namespace="iam",job=~"directory|identity|notification|commerce|audit"}) > 120');
+    expect(str(byName.IamNatsDisconnected!.expr)).toContain('nats_connected{namespace="iam",job=~"gateway|identity|directory|notification|commerce|audit"}) == 0');
+    expect(str(byName.IamAuditConsumerLag!.expr)).toContain('jetstream_consumer_num_pending{consumer_name=~"audit-(directory|identity|commerce)"}');
+    expect(str(byName.IamGatewayErrors!.expr)).toContain('http_server_request_duration_seconds_count{namespace="iam",job="gateway",status_code=~"5.."}');
+    expect(str(byName.IamGatewayLatency!.expr)).toMatch(/^histogram_quantile\(0\.99, .*http_server_request_duration_seconds_bucket\{namespace="iam",job="gateway"\}.* > 1$/);
+    expect(str(byName.IamCertificateExpiry!.expr)).toContain('certmanager_certificate_expiration_timestamp_seconds{namespace="iam"}');
+    expect(str(byName.IamSigningKeyNotRotated!.expr)).toBe(`max by (namespace) (jwt_signing_key_age_seconds{namespace="iam",job="identity"}) > ${(168 + 24) * 3600}`);
+    for (const r of rules.slice(0, -1)) {
+      expect([r.alert, (r.labels as JsonObject).team, ['warning', 'critical'].includes(str((r.labels as JsonObject).severity))]).toEqual([r.alert, 'iam', true]);
+      // Balanced parentheses and braces: a typo in a template shows here rather than in Prometheus.
+      const e = str(r.expr);
+      for (const [open, close] of [['(', ')'], ['{', '}'], ['[', ']']] as const) expect([r.alert, e.split(open).length]).toEqual([r.alert, e.split(close).length]);
+    }
+    // Every metric of the platform's own an alert reads is one the code exports.
+    const sources = ['packages/platform/src/metrics.ts', 'services/identity/src/infra/key-metrics.ts'].map((f) => read(repoRoot, f)).join('\n');
+    for (const metric of ['outbox_oldest_pending_age_seconds', 'nats_connected', 'http_server_request_duration_seconds', 'jwt_signing_key_age_seconds']) {
+      expect([metric, sources.includes(`'${metric}'`) || sources.includes(`}${metric}\``)]).toEqual([metric, true]);
+    }
+    // Components turned off take their alerts with them; a custom selector replaces the namespace.
+    const fewer = render(...operability, '--set', 'audit.enabled=false', '--set-string', 'gateway.env.AUDIT_GRPC_TARGET=audit.elsewhere:50055',
+      '--set-string', 'metrics.prometheusRule.selector=cluster="eu1"\\,namespace="iam"');
+    const names = (((named(fewer, 'PrometheusRule', 'r-iam').spec as JsonObject).groups as JsonObject[])[0]!.rules as JsonObject[]).map((r) => r.alert);
+    expect(names).not.toContain('IamAuditConsumerLag');
+    expect(JSON.stringify(named(fewer, 'PrometheusRule', 'r-iam'))).toContain('nats_connected{cluster=\\"eu1\\",namespace=\\"iam\\",job=~');
+  });
+
+  run('HTTPRoute and extra paths: the Gateway API route has the Ingress\'s public paths, extra ones included, to the gateway Service', () => {
+    const docs = render(...operability);
+    const ingressPaths = ((((named(docs, 'Ingress', 'r-iam-gateway').spec as JsonObject).rules as JsonObject[])[0]!.http as JsonObject).paths as JsonObject[]).map((p) => p.path);
+    expect(ingressPaths).toEqual(['/api', '/.well-known', '/console', '/docs', '/oauth2']);
+    const route = named(docs, 'HTTPRoute', 'r-iam-gateway').spec as JsonObject;
+    expect(route.parentRefs).toEqual([{ name: 'public', namespace: 'gateway-system', sectionName: 'https' }]);
+    expect(route.hostnames).toEqual(['iam.example.com']);
+    const [only] = route.rules as JsonObject[];
+    expect((only!.matches as JsonObject[]).map((m) => (m.path as JsonObject).value)).toEqual(ingressPaths);
+    expect((only!.matches as JsonObject[]).every((m) => (m.path as JsonObject).type === 'PathPrefix')).toBe(true);
+    expect(only!.backendRefs).toEqual([{ name: 'r-iam-gateway', port: 80 }]);
+    expect(render(...validValues).some((d) => d.kind === 'HTTPRoute')).toBe(false);
+  });
+
   run.each<[string, string[], string]>([
     ['an unknown gateway profile', ['--set-string', 'gateway.env.GATEWAY_PROFILES=full\\,bogus'], 'unknown profile "bogus"'],
     ['a disabled upstream', ['--set', 'identity.enabled=false'], 'gateway dials identity, which is disabled'],
@@ -767,6 +980,13 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     ['gRPC TLS without audit\'s Secret', ['-f', join(fixturesDir, 'grpc-tls.yaml'), '--set', 'grpcTls.existingSecrets.audit='], 'grpcTls.enabled needs grpcTls.existingSecrets.audit'],
     ['an SMTP URL of another scheme', ['--set', 'smtp.url=http://mail.example.com'], 'smtp.url must be an smtp:// or smtps:// URL'],
     ['a relative action base URL', ['--set', 'email.actionBaseUrl=app.example.com'], 'must be an http:// or https:// URL'],
+    ['production values without a runtime role', ['-f', join(chartDir, 'values-production.yaml'), '--set', 'postgresql.commerce.migration.runtimeRole='],
+      'postgresql.commerce.migration.runtimeRole is required (migrations.requireRuntimeRole)'],
+    ['REDIS_URL in plain env', ['--set', 'gateway.env.REDIS_URL=redis://:pw@redis:6379'], 'REDIS_URL is a secret and must not be set in config or gateway.env: set redis.url or its existingSecret'],
+    ['the OTLP headers in plain env', ['--set', 'config.OTEL_EXPORTER_OTLP_HEADERS=api-key=x'], 'OTEL_EXPORTER_OTLP_HEADERS is a secret'],
+    ['a secret file of a component\'s own next to the Secret', ['--set', 'notification.env.SMTP_URL_FILE=/etc/x/smtp'], 'notification.env.SMTP_URL_FILE and smtp.url (or smtp.existingSecret) are both set'],
+    ['an ops path routed from outside', ['-f', valuesFile('ingress:\n  extraPaths: [/oauth2, /metrics]\n')], 'ingress.extraPaths: /metrics is the ops port\'s'],
+    ['an HTTPRoute without a Gateway', ['--set', 'httpRoute.enabled=true'], 'httpRoute.enabled needs httpRoute.parentRefs'],
   ])('validateValues rejects %s', (_what, args, message) => {
     const r = helmRun('template', 'r', 'iam', ...validValues, ...args);
     expect(r.status).not.toBe(0);

@@ -109,12 +109,19 @@ imagePullSecrets:
 {{- end -}}
 {{- end -}}
 
-{{/* ServiceAccount the pods run as. */}}
+{{/*
+ServiceAccount a component's pods run as (called with ctx and component): its own
+serviceAccount.name, else "<fullname>-<component>" when the chart creates one per component,
+else serviceAccount.name or the namespace's "default".
+*/}}
 {{- define "iam.serviceAccountName" -}}
-{{- if .Values.serviceAccount.create -}}
-{{- default (include "iam.fullname" .) .Values.serviceAccount.name -}}
+{{- $c := index .ctx.Values .component -}}
+{{- if $c.serviceAccount.name -}}
+{{- $c.serviceAccount.name -}}
+{{- else if .ctx.Values.serviceAccount.create -}}
+{{- include "iam.componentFullname" . -}}
 {{- else -}}
-{{- default "default" .Values.serviceAccount.name -}}
+{{- default "default" .ctx.Values.serviceAccount.name -}}
 {{- end -}}
 {{- end -}}
 
@@ -146,8 +153,9 @@ metrics
 Every secret the application reads (JSON list). Each entry: env (variable), readers (components
 that get it), requiredBy (readers that need it: validateValues insists when one of them runs),
 value (inline, goes into the chart's Secret), existingSecret/key (where the pods read it from),
-path (values path of the inline value, for messages), and optionally fileEnv/fileReaders (a
-variable naming a file that holds the secret instead, and the readers that accept it).
+path (values path of the inline value, for messages). Every reader also accepts <env>_FILE, a
+file holding the value (the application reads any X_FILE as X): usePasswordFiles mounts the
+secrets so, or a component's env names a file it mounts itself.
 Adding a secret = one entry here plus its values section.
 */}}
 {{- define "iam.secretSources" -}}
@@ -157,12 +165,14 @@ Adding a secret = one entry here plus its values section.
 {{- $pg := index $v.postgresql $svc -}}
 {{- $s = append $s (dict "env" (printf "%s_DATABASE_URL" (upper $svc)) "readers" (list $svc) "requiredBy" (list $svc) "value" $pg.url "existingSecret" $pg.existingSecret "key" $pg.existingSecretKey "path" (printf "postgresql.%s.url" $svc)) -}}
 {{- end -}}
-{{- $s = append $s (dict "env" "JWT_KEY_ENCRYPTION_KEY" "readers" (list "identity") "requiredBy" (list "identity") "value" $v.jwt.keyEncryptionKey "existingSecret" $v.jwt.existingSecret "key" $v.jwt.existingSecretKey "path" "jwt.keyEncryptionKey" "fileEnv" "JWT_KEY_ENCRYPTION_KEY_FILE" "fileReaders" (list "identity")) -}}
+{{- $s = append $s (dict "env" "JWT_KEY_ENCRYPTION_KEY" "readers" (list "identity") "requiredBy" (list "identity") "value" $v.jwt.keyEncryptionKey "existingSecret" $v.jwt.existingSecret "key" $v.jwt.existingSecretKey "path" "jwt.keyEncryptionKey") -}}
 {{- /* notification needs the key only to deliver mail (SMTP and EMAIL_ACTION_BASE_URL set). */ -}}
 {{- $emailKeyUsers := ternary (list "identity" "notification") (list "identity") (eq (include "iam.mailDelivery" .) "true") -}}
-{{- $s = append $s (dict "env" "EMAIL_ACTION_KEY" "readers" (list "identity" "notification") "requiredBy" $emailKeyUsers "value" $v.email.actionKey "existingSecret" $v.email.existingSecret "key" $v.email.existingSecretKey "path" "email.actionKey" "fileEnv" "EMAIL_ACTION_KEY_FILE" "fileReaders" (list "identity")) -}}
-{{- $s = append $s (dict "env" "AUDIT_CHECKPOINT_SIGNING_KEY" "readers" (list "audit") "requiredBy" (list "audit") "value" $v.auditCheckpoint.signingKey "existingSecret" $v.auditCheckpoint.existingSecret "key" $v.auditCheckpoint.existingSecretKey "path" "auditCheckpoint.signingKey" "fileEnv" "AUDIT_CHECKPOINT_SIGNING_KEY_FILE" "fileReaders" (list "audit")) -}}
+{{- $s = append $s (dict "env" "EMAIL_ACTION_KEY" "readers" (list "identity" "notification") "requiredBy" $emailKeyUsers "value" $v.email.actionKey "existingSecret" $v.email.existingSecret "key" $v.email.existingSecretKey "path" "email.actionKey") -}}
+{{- $s = append $s (dict "env" "AUDIT_CHECKPOINT_SIGNING_KEY" "readers" (list "audit") "requiredBy" (list "audit") "value" $v.auditCheckpoint.signingKey "existingSecret" $v.auditCheckpoint.existingSecret "key" $v.auditCheckpoint.existingSecretKey "path" "auditCheckpoint.signingKey") -}}
 {{- $s = append $s (dict "env" "SMTP_URL" "readers" (list "notification") "requiredBy" list "value" $v.smtp.url "existingSecret" $v.smtp.existingSecret "key" $v.smtp.existingSecretKey "path" "smtp.url") -}}
+{{- $s = append $s (dict "env" "REDIS_URL" "readers" (list "gateway") "requiredBy" list "value" $v.redis.url "existingSecret" $v.redis.existingSecret "key" $v.redis.existingSecretKey "path" "redis.url") -}}
+{{- $s = append $s (dict "env" "OTEL_EXPORTER_OTLP_HEADERS" "readers" (include "iam.components" . | fromJsonArray) "requiredBy" list "value" $v.otel.headers "existingSecret" $v.otel.existingSecret "key" $v.otel.existingSecretKey "path" "otel.headers") -}}
 {{- $s = append $s (dict "env" "ADMIN_PASSWORD" "readers" (list "adminBootstrap") "requiredBy" (list "adminBootstrap") "value" $v.adminBootstrap.password "existingSecret" $v.adminBootstrap.existingSecret "key" $v.adminBootstrap.existingSecretKey "path" "adminBootstrap.password") -}}
 {{- toJson $s -}}
 {{- end -}}
@@ -173,12 +183,28 @@ Adding a secret = one entry here plus its values section.
 {{- if and (or .Values.smtp.url .Values.smtp.existingSecret) (not (empty (get $env "EMAIL_ACTION_BASE_URL"))) }}true{{ end -}}
 {{- end -}}
 
-{{/* env entries (secretKeyRef) for the secrets a reader gets; a secret given nowhere is left out. */}}
+{{/* The secrets a reader gets (JSON list of secretSources entries): those given inline or as an existing Secret. */}}
+{{- define "iam.readerSecrets" -}}
+{{- $out := list -}}
+{{- range $src := include "iam.secretSources" .ctx | fromJsonArray -}}
+{{- if and (has $.component $src.readers) (or $src.value $src.existingSecret) -}}
+{{- $out = append $out $src -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $out -}}
+{{- end -}}
+
+{{/*
+env entries for the secrets a reader gets: a secretKeyRef each, or with usePasswordFiles <env>_FILE
+naming its file in the volume of "iam.secretFilesVolume"; a secret given nowhere is left out.
+*/}}
 {{- define "iam.secretEnv" -}}
 {{- $ctx := .ctx -}}
-{{- $reader := .component -}}
-{{- range $src := include "iam.secretSources" $ctx | fromJsonArray }}
-{{- if and (has $reader $src.readers) (or $src.value $src.existingSecret) }}
+{{- range $src := include "iam.readerSecrets" . | fromJsonArray }}
+{{- if $ctx.Values.usePasswordFiles }}
+- name: {{ $src.env }}_FILE
+  value: {{ printf "%s/%s" (trimSuffix "/" $ctx.Values.passwordFilesMountPath) $src.env | quote }}
+{{- else }}
 - name: {{ $src.env }}
   valueFrom:
     secretKeyRef:
@@ -186,6 +212,60 @@ Adding a secret = one entry here plus its values section.
       key: {{ $src.key }}
 {{- end }}
 {{- end }}
+{{- end -}}
+
+{{/*
+usePasswordFiles: the volume "secret-files" holding, one file per variable, the secrets of the
+readers in .readers (a component; the admin Job: directory and adminBootstrap); may be empty.
+*/}}
+{{- define "iam.secretFilesVolume" -}}
+{{- $ctx := .ctx -}}
+{{- $sources := list -}}
+{{- range $reader := .readers -}}
+{{- range $src := include "iam.readerSecrets" (dict "ctx" $ctx "component" $reader) | fromJsonArray -}}
+{{- $sources = append $sources (dict "secret" (dict "name" ($src.existingSecret | default (include "iam.secretName" $ctx)) "items" (list (dict "key" $src.key "path" $src.env)))) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $ctx.Values.usePasswordFiles $sources }}
+- name: secret-files
+  projected:
+    {{- /* 0440: root-owned, readable by the app through the pod's fsGroup (podSecurityContext). */}}
+    defaultMode: 288
+    sources:
+      {{- toYaml $sources | nindent 6 }}
+{{- end }}
+{{- end -}}
+
+{{/* The mount of "iam.secretFilesVolume" (same arguments); empty when there is no such volume. */}}
+{{- define "iam.secretFilesMount" -}}
+{{- if include "iam.secretFilesVolume" . }}
+- name: secret-files
+  mountPath: {{ .ctx.Values.passwordFilesMountPath }}
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{/*
+The Secrets managed outside the chart that a component's pods read (comma list; may be empty):
+its existingSecrets, the NATS Secret, its gRPC TLS Secret and CA. Stakater Reloader rolls the
+component when one changes (reloader.enabled).
+*/}}
+{{- define "iam.externalSecrets" -}}
+{{- $v := .ctx.Values -}}
+{{- $names := list -}}
+{{- range $src := include "iam.readerSecrets" . | fromJsonArray }}{{ with $src.existingSecret }}{{ $names = append $names . }}{{ end }}{{ end -}}
+{{- with $v.nats.existingSecret }}{{ $names = append $names . }}{{ end -}}
+{{- if $v.grpcTls.enabled -}}
+{{- with index $v.grpcTls.existingSecrets .component }}{{ $names = append $names . }}{{ end -}}
+{{- with $v.grpcTls.existingCASecret }}{{ $names = append $names . }}{{ end -}}
+{{- end -}}
+{{- $names | uniq | join "," -}}
+{{- end -}}
+
+{{/* The public path prefixes routed to the gateway (Ingress, HTTPRoute): never /metrics or /health (JSON list). */}}
+{{- define "iam.publicPaths" -}}
+{{- $v := .Values -}}
+{{- concat (list "/api" "/.well-known" "/console") (ternary (list "/docs") (list) $v.ingress.exposeDocs) $v.ingress.extraPaths | uniq | toJson -}}
 {{- end -}}
 
 {{/* An env value as a string; whole numbers stay whole (values arrive as float64). */}}
@@ -347,28 +427,49 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- range $src := $sources -}}
 {{- $given := or $src.value $src.existingSecret -}}
 {{- $prefix := regexReplaceAll "\\.[^.]+$" $src.path "" -}}
-{{- /* Readers that run, need the secret, and do not read it from a file ($src.fileEnv in their env). */ -}}
+{{- $fileEnv := printf "%s_FILE" $src.env -}}
+{{- /* A reader whose env names a file of its own (<env>_FILE) needs no value; with one it would get both, which the application refuses. */ -}}
+{{- range $r := $src.readers -}}
+{{- if and (has $r $running) (ne $r "adminBootstrap") -}}
+{{- if and $given (not (empty (get (include "iam.plainEnv" (dict "ctx" $ "component" $r) | fromJson) $fileEnv))) -}}
+{{- $msgs = append $msgs (printf "iam: %s.env.%s and %s (or %s.existingSecret) are both set; the application refuses both: keep one." $r $fileEnv $src.path $prefix) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- /* Readers that run, need the secret, and do not read it from a file of their own. */ -}}
 {{- $missing := list -}}
 {{- range $r := $src.requiredBy -}}
 {{- if has $r $running -}}
-{{- $fromFile := false -}}
-{{- if has $r ($src.fileReaders | default list) -}}
-{{- $fromFile = not (empty (get (include "iam.plainEnv" (dict "ctx" $ "component" $r) | fromJson) $src.fileEnv)) -}}
-{{- if and $fromFile $given -}}
-{{- $msgs = append $msgs (printf "iam: %s.env.%s and %s (or %s.existingSecret) are both set; %s would win and the file be ignored: keep one." $r $src.fileEnv $src.path $prefix $src.env) -}}
-{{- end -}}
-{{- end -}}
+{{- $fromFile := and (ne $r "adminBootstrap") (not (empty (get (include "iam.plainEnv" (dict "ctx" $ "component" $r) | fromJson) $fileEnv))) -}}
 {{- if not $fromFile }}{{ $missing = append $missing $r }}{{ end -}}
 {{- end -}}
 {{- end -}}
 {{- if and $missing (not $given) -}}
 {{- $orFile := "" -}}
-{{- $allFile := not (empty $src.fileEnv) -}}
-{{- range $m := $missing }}{{ if not (has $m ($src.fileReaders | default list)) }}{{ $allFile = false }}{{ end }}{{ end -}}
-{{- if $allFile -}}
-{{- $orFile = printf ", or %s in %s.env (a mounted file)" $src.fileEnv (join "/" $missing) -}}
+{{- if not (has "adminBootstrap" $missing) -}}
+{{- $orFile = printf ", or %s in %s.env (a mounted file)" $fileEnv (join "/" $missing) -}}
 {{- end -}}
 {{- $msgs = append $msgs (printf "iam: %s is required (by %s): set %s, or %s.existingSecret (key %s.existingSecretKey)%s." $src.env (join ", " $missing) $src.path $prefix $prefix $orFile) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $v.migrations.enabled $v.migrations.requireRuntimeRole -}}
+{{- range $svc := include "iam.databaseServices" . | fromJsonArray -}}
+{{- if and (index $v $svc).enabled (not (index $v.postgresql $svc).migration.runtimeRole) -}}
+{{- $msgs = append $msgs (printf "iam: postgresql.%s.migration.runtimeRole is required (migrations.requireRuntimeRole): the role of %s's runtime URL, which the migration step grants DML only." $svc $svc) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- range $p := $v.ingress.extraPaths -}}
+{{- if regexMatch "^/(metrics|health)(/|$)" $p -}}
+{{- $msgs = append $msgs (printf "iam: ingress.extraPaths: %s is the ops port's, never routed from outside." $p) -}}
+{{- end -}}
+{{- end -}}
+{{- if $v.httpRoute.enabled -}}
+{{- if not $v.gateway.enabled -}}
+{{- $msgs = append $msgs "iam: httpRoute.enabled needs gateway.enabled (the HTTPRoute routes to the gateway)." -}}
+{{- end -}}
+{{- if not $v.httpRoute.parentRefs -}}
+{{- $msgs = append $msgs "iam: httpRoute.enabled needs httpRoute.parentRefs: the Gateway(s) to attach to, e.g. {name: public, namespace: gateway-system}." -}}
 {{- end -}}
 {{- end -}}
 {{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) -}}

@@ -56,6 +56,30 @@ describe('readConfig', () => {
     expect(() => read({ K_FILE: `${dir}/missing` })).toThrow(/K_FILE: cannot read/);
   });
 
+  it('any variable may be given as NAME_FILE, a file holding its value (a mounted secret), read as NAME would be', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'env-file-'));
+    writeFileSync(`${dir}/db`, 'postgres://app:s3cret@db/iam\n');
+    writeFileSync(`${dir}/expiry`, ' 60 \n');
+    writeFileSync(`${dir}/profiles`, '');
+    writeFileSync(`${dir}/nats`, 'http://x');
+    const c = parse({ DATABASE_URL_FILE: `${dir}/db`, JWT_EXPIRY_FILE: `${dir}/expiry`, GATEWAY_PROFILES_FILE: `${dir}/profiles` });
+    expect(c).toMatchObject({ db: 'postgres://app:s3cret@db/iam', expiry: 60, profiles: [] });
+    const problems = (env: Record<string, string>): string[] => {
+      try {
+        parse(env);
+      } catch (e) {
+        return [...(e as ConfigError).problems];
+      }
+      return [];
+    };
+    // A file's value is checked like the variable's; an unreadable file, or both given, is named.
+    expect(problems({ DATABASE_URL: 'postgres://h/db', NATS_URL_FILE: `${dir}/nats` })).toEqual(['NATS_URL: must use nats (got http:)']);
+    expect(problems({ DATABASE_URL_FILE: `${dir}/missing` })).toEqual([`DATABASE_URL_FILE: cannot read ${dir}/missing`, 'DATABASE_URL: is required']);
+    expect(problems({ DATABASE_URL: 'postgres://h/db', DATABASE_URL_FILE: `${dir}/db` })).toEqual(['DATABASE_URL: is set and so is DATABASE_URL_FILE: keep one']);
+    // An empty NAME_FILE is unset, as an empty NAME is.
+    expect(parse({ DATABASE_URL: 'postgres://h/db', JWT_EXPIRY_FILE: '' }).expiry).toBe(300);
+  });
+
   it('does not echo long values back in full', () => {
     expect(() => parse({ DATABASE_URL: 'postgres://h/db', JWT_EXPIRY: 'x'.repeat(500) })).toThrow(/JWT_EXPIRY: must be an integer \(got "x{40}…"\)/);
   });

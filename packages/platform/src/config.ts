@@ -4,6 +4,10 @@
  * Every problem is collected and reported at once, each naming its variable; the caller
  * (a composition root) turns a ConfigError into a message on stderr and exit code 2.
  * Nothing else in the code base reads process.env.
+ *
+ * Any variable NAME may instead be given as NAME_FILE, the path of a file holding its value (a
+ * mounted Secret: the chart's `usePasswordFiles`, Docker secrets); the file's text, trimmed, is
+ * then read as NAME would be. Setting both is a problem (which one wins would be a guess).
  */
 import { readFileSync } from 'node:fs';
 
@@ -28,9 +32,43 @@ export class EnvReader {
 
   constructor(private readonly env: Env) {}
 
+  /** Text of the files named by `NAME_FILE` variables, read once each. */
+  private readonly files = new Map<string, string | undefined>();
+
+  /**
+   * The variable as given: NAME's value, else the text of the file NAME_FILE names (trimmed of
+   * surrounding whitespace, such as the newline `kubectl create secret --from-file` keeps);
+   * undefined when neither is set. A file that cannot be read, or both set, is a problem.
+   */
+  private given(name: string): string | undefined {
+    const direct = this.env[name];
+    const path = this.env[`${name}_FILE`]?.trim();
+    if (!path) return direct;
+    if (direct !== undefined && direct.trim() !== '') {
+      const both = `${name}: is set and so is ${name}_FILE: keep one`;
+      if (!this.problems.includes(both)) this.problems.push(both);
+      return direct;
+    }
+    if (!this.files.has(name)) {
+      let text: string | undefined;
+      try {
+        text = readFileSync(path, 'utf8').trim();
+      } catch {
+        this.problems.push(`${name}_FILE: cannot read ${path}`);
+      }
+      this.files.set(name, text);
+    }
+    return this.files.get(name);
+  }
+
   private raw(name: string): string | undefined {
-    const v = this.env[name];
+    const v = this.given(name);
     return v === undefined || v.trim() === '' ? undefined : v.trim();
+  }
+
+  /** The name to report a bad value under: NAME_FILE when the value came from the file. */
+  private source(name: string): string {
+    return this.env[`${name}_FILE`]?.trim() && !this.env[name]?.trim() ? `${name}_FILE` : name;
   }
 
   private fail<T>(name: string, message: string, fallback: T): T {
@@ -85,7 +123,7 @@ export class EnvReader {
 
   /** A comma list whose items come from `allowed`; an empty (but set) value is the empty list. */
   list<T extends string>(name: string, allowed: readonly T[], opts: { default: readonly T[] }): T[] {
-    const v = this.env[name];
+    const v = this.given(name);
     if (v === undefined) return [...opts.default];
     const items = v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
     const bad = items.filter((i) => !(allowed as readonly string[]).includes(i));
@@ -121,7 +159,9 @@ export class EnvReader {
     const v = this.raw(name);
     if (v === undefined) return undefined;
     const buf = Buffer.from(v, v.includes('-') || v.includes('_') ? 'base64url' : 'base64');
-    return buf.length === bytes ? buf : this.fail(name, `must be base64 of exactly ${bytes} bytes`, undefined);
+    if (buf.length === bytes) return buf;
+    const from = this.source(name);
+    return this.fail(from, from === name ? `must be base64 of exactly ${bytes} bytes` : `must hold base64 of exactly ${bytes} bytes`, undefined);
   }
 
   /**
@@ -130,19 +170,8 @@ export class EnvReader {
    * its absence is a problem.
    */
   key(name: string, opts: { fallback?: () => Buffer; required: boolean }): Buffer | undefined {
-    const direct = this.optionalKey(name, 32);
-    if (direct) return direct;
-    const file = this.optionalString(`${name}_FILE`);
-    if (file) {
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8').trim();
-      } catch {
-        return this.fail(`${name}_FILE`, `cannot read ${file}`, undefined);
-      }
-      const key = Buffer.from(text, 'base64');
-      return key.length === 32 ? key : this.fail(`${name}_FILE`, 'must hold base64 of exactly 32 bytes', undefined);
-    }
+    const key = this.optionalKey(name, 32);
+    if (key || this.raw(name) !== undefined || this.env[`${name}_FILE`]?.trim()) return key;
     if (opts.fallback) return opts.fallback();
     if (opts.required) this.problem(name, `is required (base64 of 32 random bytes, e.g. \`openssl rand -base64 32\`), or set ${name}_FILE`);
     return undefined;

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { type ConfigError, readConfig } from './config';
 import { createLogger } from './logger';
 import { installTestTracing } from './testing/tracing';
@@ -132,6 +135,28 @@ describe('tracing configuration and export', () => {
     expect(problems({ OTEL_EXPORTER_OTLP_HEADERS: 'novalue' })[0]).toMatch(/^OTEL_EXPORTER_OTLP_HEADERS:/);
     expect(problems({ OTEL_TRACES_SAMPLER_ARG: '2' })[0]).toMatch(/^OTEL_TRACES_SAMPLER_ARG:/);
     expect(problems({ OTEL_TRACES_SAMPLER: 'sometimes' })[0]).toMatch(/^OTEL_TRACES_SAMPLER:/);
+  });
+
+  it('spans carry service.name, service.version and deployment.environment', async () => {
+    /** The resource of a span made under a provider set up from `env`. */
+    const attributes = async (env: Record<string, string>) => {
+      const exporter = new InMemorySpanExporter();
+      const tracing = setupTracing(parse(env), { serviceName: 'identity', exporters: [exporter] });
+      startSpan('resource', {}).span.end();
+      const [span] = exporter.getFinishedSpans();
+      await tracing.shutdown();
+      return span!.resource.attributes;
+    };
+    const version = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+    expect(await attributes({ DEPLOYMENT_ENVIRONMENT: 'staging' })).toMatchObject({
+      'service.name': 'identity',
+      'service.version': version,
+      'deployment.environment.name': 'staging',
+      'deployment.environment': 'staging',
+    });
+    const unset = await attributes({ SERVICE_VERSION: '1.4.2+build.7', OTEL_SERVICE_NAME: 'iam-identity' });
+    expect(unset).toMatchObject({ 'service.name': 'iam-identity', 'service.version': '1.4.2+build.7' });
+    expect(unset).not.toHaveProperty(['deployment.environment.name']);
   });
 
   it('without an exporter, spans record nothing but still carry ids', () => {

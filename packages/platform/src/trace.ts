@@ -10,6 +10,8 @@
  * gRPC server from the caller's deadline), which outgoing gRPC calls respect.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   type Attributes,
   type Context,
@@ -44,7 +46,7 @@ import {
   type SpanProcessor,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { EnvReader } from './config';
 import type { Logger } from './logger';
 
@@ -69,6 +71,10 @@ export interface TracingConfig {
   readonly otlpHeaders: Readonly<Record<string, string>>;
   /** `service.name` of the spans; default: the process's own name. */
   readonly serviceName: string | undefined;
+  /** `service.version` of the spans (SERVICE_VERSION); default: the release's, {@link RELEASE_VERSION}. */
+  readonly serviceVersion: string | undefined;
+  /** `deployment.environment.name` (and the older `deployment.environment`) of the spans, e.g. production; unset: none. */
+  readonly environment: string | undefined;
   /** Used only when exporting (OTel's names and meaning). */
   readonly sampler: (typeof TRACE_SAMPLERS)[number];
   /** Ratio for the `*traceidratio` samplers, 0..1. */
@@ -76,9 +82,22 @@ export interface TracingConfig {
 }
 
 /**
+ * The version of this release: every workspace is released together at one version (the image
+ * holds them all), so the platform package's is every process's.
+ */
+export const RELEASE_VERSION: string = (() => {
+  try {
+    return (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+})();
+
+/**
  * The standard OTel variables: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (full URL) or
  * `OTEL_EXPORTER_OTLP_ENDPOINT` (base; `/v1/traces` is appended), `OTEL_EXPORTER_OTLP_HEADERS`
- * (`k=v,k2=v2`), `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`.
+ * (`k=v,k2=v2`), `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`; and the
+ * resource's `SERVICE_VERSION` (e.g. an image's build) and `DEPLOYMENT_ENVIRONMENT`.
  */
 export function readTracingConfig(e: EnvReader): TracingConfig {
   const traces = e.optionalUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http', 'https']);
@@ -106,7 +125,15 @@ export function readTracingConfig(e: EnvReader): TracingConfig {
     if (!/^\d*\.?\d+$/.test(arg) || !(n >= 0 && n <= 1)) e.problem('OTEL_TRACES_SAMPLER_ARG', `must be a number from 0 to 1 (got "${arg.slice(0, 40)}")`);
     else samplerRatio = n;
   }
-  return { otlpTracesUrl, otlpHeaders, serviceName: e.optionalString('OTEL_SERVICE_NAME'), sampler, samplerRatio };
+  return {
+    otlpTracesUrl,
+    otlpHeaders,
+    serviceName: e.optionalString('OTEL_SERVICE_NAME'),
+    serviceVersion: e.optionalString('SERVICE_VERSION'),
+    environment: e.optionalString('DEPLOYMENT_ENVIRONMENT'),
+    sampler,
+    samplerRatio,
+  };
 }
 
 /** Nothing exported (tests, and processes set up before their config is read). */
@@ -114,6 +141,8 @@ export const NO_TRACE_EXPORT: TracingConfig = Object.freeze({
   otlpTracesUrl: undefined,
   otlpHeaders: Object.freeze({}),
   serviceName: undefined,
+  serviceVersion: undefined,
+  environment: undefined,
   sampler: 'parentbased_always_on',
   samplerRatio: 1,
 });
@@ -166,7 +195,7 @@ export function setupTracing(config: TracingConfig, opts: TracingOptions): Traci
   }
   for (const exporter of opts.exporters ?? []) processors.push(new SimpleSpanProcessor(exporter));
   const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName ?? opts.serviceName }),
+    resource: resourceFromAttributes(resourceAttributes(config, opts.serviceName)),
     sampler: processors.length > 0 ? samplerOf(config) : new ParentBasedSampler({ root: new AlwaysOffSampler() }),
     idGenerator: new ContinuingIdGenerator(),
     spanProcessors: processors,
@@ -192,6 +221,16 @@ export function setupTracing(config: TracingConfig, opts: TracingOptions): Traci
     forceFlush: () => provider.forceFlush(),
     // Bounded: a collector that is down must not hold the process's exit.
     shutdown: () => Promise.race([provider.shutdown(), new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_FLUSH_MS).unref())]),
+  };
+}
+
+/** What every span of the process carries: its service's name and version, the deployment's environment. */
+function resourceAttributes(config: TracingConfig, serviceName: string): Attributes {
+  return {
+    [ATTR_SERVICE_NAME]: config.serviceName ?? serviceName,
+    [ATTR_SERVICE_VERSION]: config.serviceVersion ?? RELEASE_VERSION,
+    // The current name, and the one most backends still group by (deprecated in semconv 1.27).
+    ...(config.environment ? { 'deployment.environment.name': config.environment, 'deployment.environment': config.environment } : {}),
   };
 }
 

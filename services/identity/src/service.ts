@@ -11,6 +11,7 @@ import { createEmailActionUseCases } from './app/email-actions';
 import type { IdentityConfig } from './config';
 import { grpcDirectory } from './infra/directory-client';
 import { KeyRing } from './infra/key-ring';
+import { registerSigningKeyAge } from './infra/key-metrics';
 import { entities, migrations } from './infra/schema';
 import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 import { JwtTokenService } from './infra/token-service';
@@ -36,6 +37,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
       });
       await keys.start();
       const tokens = new JwtTokenService(keys, { tokenLifetimeSeconds: config.jwt.expirySeconds, issuer: config.jwt.issuer, audience: config.jwt.audience });
+      registerSigningKeyAge(rt.metrics, keys);
       const directory = grpcDirectory(config.directoryTarget, rt.metrics, rt.grpcClientCredentials);
       const uow = pgUnitOfWork(dataSource);
       // Statements outside any transaction, each committed on its own.

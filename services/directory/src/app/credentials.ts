@@ -30,7 +30,15 @@ export interface CredentialUseCases {
    */
   resetPassword(r: { userId: string; password: string; emailSha256: Buffer; resetId: string; attemptId: string }): Promise<{ changedAt: Date; email: string; firstName: string }>;
   markEmailVerified(userId: string, emailSha256?: Buffer): Promise<void>;
-  ensureAdministrator(input: { email: string; password: string; firstName?: string; lastName?: string }): Promise<{ user: User; created: boolean }>;
+  /**
+   * Creates the account with the Administrator role, or brings an existing one (by email) to the
+   * given password and names and adds the role; run again with the same input it changes nothing.
+   * With `ifMissing` an existing account is left exactly as it is.
+   */
+  ensureAdministrator(
+    input: { email: string; password: string; firstName?: string; lastName?: string },
+    opts?: { ifMissing?: boolean },
+  ): Promise<{ user: User; created: boolean }>;
 }
 
 /**
@@ -108,7 +116,7 @@ export function createCredentialUseCases(deps: CredentialDeps): CredentialUseCas
       });
     },
 
-    async ensureAdministrator(input) {
+    async ensureAdministrator(input, opts = {}) {
       const v = new Violations();
       const email = checkEmail(v, 'email', input.email);
       checkPassword(v, 'password', input.password);
@@ -117,20 +125,24 @@ export function createCredentialUseCases(deps: CredentialDeps): CredentialUseCas
       v.throwIfAny('The administrator account is not valid.');
       // Run again with the same settings, nothing changes: no write, no event, no session ended.
       const existing = await stores.credentials.findByEmail(email);
-      const keptHash = existing && (await hasher.verify(existing.passwordHash, input.password)) ? existing.passwordHash : undefined;
-      const newHash = keptHash ? undefined : await hasher.hash(input.password);
+      // ifMissing: an existing account is left as it is, so nothing to hash for it.
+      const leftAsIs = Boolean(existing && opts.ifMissing);
+      const keptHash = !leftAsIs && existing && (await hasher.verify(existing.passwordHash, input.password)) ? existing.passwordHash : undefined;
+      const newHash = leftAsIs || keptHash ? undefined : await hasher.hash(input.password);
       return deps.uow.run(async (tx) => {
         const [adminRole] = await resolveRoles(tx, [ADMINISTRATOR_ROLE]);
         const found = await tx.credentials.findByEmail(email);
         if (!found) {
           const id = randomUUID();
-          await tx.users.insert({ id, firstName, lastName, email, phone: null, passwordHash: newHash ?? keptHash! });
+          await tx.users.insert({ id, firstName, lastName, email, phone: null, passwordHash: newHash ?? keptHash ?? (await hasher.hash(input.password)) });
           await tx.users.setRoles(id, [adminRole!.id]);
           const user = (await tx.users.findById(id))!;
           await tx.publish([event(SUBJECTS.userCreated, userChanged(user))]);
           return { user, created: true };
         }
         const before = (await tx.users.findById(found.id, { forUpdate: true }))!;
+        // ifMissing: left as it is (also when another run created it meanwhile).
+        if (opts.ifMissing) return { user: before, created: false };
         const patch: Parameters<Stores['users']['update']>[1] = {};
         if (input.firstName && firstName !== before.firstName) patch.firstName = firstName;
         if (input.lastName && lastName !== before.lastName) patch.lastName = lastName;

@@ -1,8 +1,10 @@
 /**
  * `--create-admin`: creates (or updates) an account holding the Administrator role, before the
  * first login. Flags `--email --password --first-name --last-name`, or ADMIN_EMAIL,
- * ADMIN_PASSWORD, ADMIN_FIRST_NAME, ADMIN_LAST_NAME. Safe to run twice. Migrates the database
- * first, so it works on an empty one.
+ * ADMIN_PASSWORD, ADMIN_FIRST_NAME, ADMIN_LAST_NAME (each also as `_FILE`, a file holding it).
+ * Safe to run twice. With `--if-missing` an account that already has the email is left as it is
+ * (password, names and roles): the chart's Job runs it on every upgrade, and an administrator who
+ * changed the password keeps it. Migrates the database first, so it works on an empty one.
  */
 import { parseArgs } from 'node:util';
 import { AppError, type Env, createLogger, openDatabase, readConfig } from '@iam/platform';
@@ -10,11 +12,21 @@ import { readDirectoryConfig } from '../config';
 import { entities, migrations } from '../infra/schema';
 import { createDirectoryUseCases } from '../service';
 
-export function readAdminInput(argv: readonly string[], env: Env): { email: string; password: string; firstName?: string; lastName?: string } {
+export interface AdminInput {
+  email: string;
+  password: string;
+  firstName?: string;
+  lastName?: string;
+  /** `--if-missing`: create the account only; an existing one is left unchanged. */
+  ifMissing: boolean;
+}
+
+export function readAdminInput(argv: readonly string[], env: Env): AdminInput {
   const { values } = parseArgs({
     args: [...argv],
     options: {
       'create-admin': { type: 'boolean' },
+      'if-missing': { type: 'boolean' },
       email: { type: 'string' },
       password: { type: 'string' },
       'first-name': { type: 'string' },
@@ -22,21 +34,28 @@ export function readAdminInput(argv: readonly string[], env: Env): { email: stri
     },
     strict: true,
   });
-  const email = values.email ?? env.ADMIN_EMAIL;
-  const password = values.password ?? env.ADMIN_PASSWORD;
+  const fromEnv = readConfig(env, (e) => ({
+    email: e.optionalString('ADMIN_EMAIL'),
+    password: e.optionalString('ADMIN_PASSWORD'),
+    firstName: e.optionalString('ADMIN_FIRST_NAME'),
+    lastName: e.optionalString('ADMIN_LAST_NAME'),
+  }));
+  const email = values.email ?? fromEnv.email;
+  const password = values.password ?? fromEnv.password;
   const missing = [!email && '--email (or ADMIN_EMAIL)', !password && '--password (or ADMIN_PASSWORD)'].filter(Boolean);
   if (missing.length > 0) throw new AppError('VALIDATION', `missing ${missing.join(' and ')}`);
   return {
     email: email!,
     password: password!,
-    firstName: values['first-name'] ?? env.ADMIN_FIRST_NAME ?? undefined,
-    lastName: values['last-name'] ?? env.ADMIN_LAST_NAME ?? undefined,
+    firstName: values['first-name'] ?? fromEnv.firstName,
+    lastName: values['last-name'] ?? fromEnv.lastName,
+    ifMissing: values['if-missing'] ?? false,
   };
 }
 
 /** Returns the process exit code. */
 export async function runCreateAdmin(argv: readonly string[], env: Env): Promise<number> {
-  let input: ReturnType<typeof readAdminInput>;
+  let input: AdminInput;
   let config: ReturnType<typeof readDirectoryConfig>;
   try {
     input = readAdminInput(argv, env);
@@ -48,8 +67,10 @@ export async function runCreateAdmin(argv: readonly string[], env: Env): Promise
   const logger = createLogger({ level: 'warn', service: 'directory' });
   const ds = await openDatabase({ url: config.databaseUrl, name: 'directory', entities, migrations, logger });
   try {
-    const { user, created } = await createDirectoryUseCases(ds, config).credentials.ensureAdministrator(input);
-    process.stdout.write(`${created ? 'created' : 'updated'} administrator ${user.email} (${user.id})\n`);
+    const { ifMissing, ...account } = input;
+    const { user, created } = await createDirectoryUseCases(ds, config).credentials.ensureAdministrator(account, { ifMissing });
+    const outcome = created ? 'created' : ifMissing ? 'left unchanged (--if-missing): existing' : 'updated';
+    process.stdout.write(`${outcome} administrator ${user.email} (${user.id})\n`);
     return 0;
   } catch (err) {
     if (err instanceof AppError) {

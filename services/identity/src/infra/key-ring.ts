@@ -87,6 +87,12 @@ export class KeyRing implements PublishedKeys, SigningKeys {
     if (!this.signing(new Date())) throw new Error('no signing key loaded');
   }
 
+  /** The key that signs now and how long ago it started to (the key-age metric); undefined when none can. */
+  signingKeyAge(now = new Date()): { alg: JwtAlg; seconds: number } | undefined {
+    const key = this.signing(now);
+    return key && { alg: key.alg, seconds: Math.max(0, (now.getTime() - key.activatesAt.getTime()) / 1000) };
+  }
+
   /** Creates the next key when the active one retires within the pre-publication window. */
   async rotateIfDue(now = new Date()): Promise<void> {
     await this.load();
