@@ -12,6 +12,8 @@ export * from './logger';
 export * from './metrics';
 export * from './ops-server';
 export * from './trace';
+export * from './tracing';
+export * from './tracing-config';
 export * from './runtime';
 export * from './jwt';
 export * from './crypto';

@@ -9,7 +9,8 @@ import type { GrpcConnectionAge } from './grpc/server';
 import { type GrpcTlsConfig, readGrpcTlsConfig } from './grpc/tls';
 import type { Lifecycle } from './lifecycle';
 import { LOG_LEVELS, type Logger } from './logger';
-import { type Tracing, type TracingConfig, readTracingConfig, setupTracing } from './trace';
+import { type Tracing, setupTracing } from './tracing';
+import { type TracingConfig, readTracingConfig } from './tracing-config';
 
 /**
  * How to reach NATS beyond its URL: credentials read from files (a mounted Secret, never plain

@@ -7,21 +7,9 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { type ConfigError, readConfig } from './config';
 import { createLogger } from './logger';
 import { installTestTracing } from './testing/tracing';
-import {
-  NO_TRACE_EXPORT,
-  SpanKind,
-  activeTraceparent,
-  currentTrace,
-  extractContext,
-  parseTraceIdHeader,
-  readTracingConfig,
-  remainingMs,
-  runInContext,
-  runWithTrace,
-  setupTracing,
-  startSpan,
-  withSpan,
-} from './trace';
+import { SpanKind, activeTraceparent, currentTrace, extractContext, parseTraceIdHeader, remainingMs, runInContext, runWithTrace, startSpan, withSpan } from './trace';
+import { setupTracing } from './tracing';
+import { NO_TRACE_EXPORT, readTracingConfig } from './tracing-config';
 
 const TID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';

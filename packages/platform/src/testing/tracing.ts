@@ -3,7 +3,8 @@
  * InMemorySpanExporter, so a test can look at the spans a request made.
  */
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { NO_TRACE_EXPORT, setupTracing } from '../trace';
+import { setupTracing } from '../tracing';
+import { NO_TRACE_EXPORT } from '../tracing-config';
 
 export type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
