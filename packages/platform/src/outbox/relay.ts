@@ -1,0 +1,182 @@
+/**
+ * The outbox relay: publishes pending outbox rows to the event bus in order, woken by NOTIFY and by
+ * the bus's reconnect (polling as a fallback), so an event is never lost when the bus is down.
+ */
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import type { EventBus } from '../bus/port';
+import { BatchLoop } from '../batch-loop';
+import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
+import { OUTBOX_CHANNEL } from './append';
+
+export interface OutboxRelayOptions {
+  readonly dataSource: DataSource;
+  /** Same database as the data source; used for the LISTEN connection. */
+  readonly databaseUrl: string;
+  readonly bus: EventBus;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly service: string;
+  readonly batchSize?: number;
+  /** Fallback poll interval when no NOTIFY arrives (ms, default 1000). */
+  readonly pollMs?: number;
+  /** Published rows older than this are deleted (ms, default 7 days). */
+  readonly retentionMs?: number;
+  /** How often the backlog (count, oldest age) is measured (ms, default 2000). */
+  readonly backlogIntervalMs?: number;
+}
+
+export interface OutboxBacklog {
+  readonly pending: number;
+  readonly oldestAgeSeconds: number;
+}
+
+/**
+ * Publishes pending outbox rows in order. Rows are claimed with FOR UPDATE SKIP LOCKED, so
+ * replicas share the work without publishing a row twice at once; a row whose publish fails
+ * stays pending and is retried with backoff.
+ */
+export class OutboxRelay {
+  private readonly loop: BatchLoop;
+  private listening: Promise<void> | undefined;
+  private listener: Client | undefined;
+  private unwatchBus: (() => void) | undefined;
+  private running = false;
+  private lastCleanup = 0;
+  private lastBacklog = 0;
+  private backlogValue: OutboxBacklog = { pending: 0, oldestAgeSeconds: 0 };
+
+  constructor(private readonly opts: OutboxRelayOptions) {
+    this.loop = new BatchLoop({
+      name: 'outbox relay',
+      work: async () => {
+        const published = await this.publishBatch();
+        await this.cleanup();
+        return published;
+      },
+      batchSize: opts.batchSize ?? 100,
+      pollMs: opts.pollMs ?? 1_000,
+      logger: opts.logger,
+      after: () => this.measureBacklog(),
+      // A NOTIFY (a new event) or the bus's reconnect tries again at once, even while publishing
+      // has been failing.
+      nudgeDuringBackoff: true,
+    });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.listening = this.listen();
+    // The bus is back: what piled up while it was down goes now, not after the backoff (up to 5 s).
+    this.unwatchBus = this.opts.bus.onReconnect(() => this.nudge());
+    this.loop.start();
+  }
+
+  /** Publishes soon: now if the relay is sleeping, right after the current batch otherwise. */
+  private nudge(): void {
+    this.loop.nudge();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unwatchBus?.();
+    this.unwatchBus = undefined;
+    await this.loop.stop();
+    await this.listener?.end().catch(() => undefined);
+    await this.listening;
+    this.listener = undefined;
+  }
+
+  /** Events not yet published and the age of the oldest (measured every couple of seconds). */
+  backlog(): OutboxBacklog {
+    return this.backlogValue;
+  }
+
+  private async publishBatch(): Promise<number> {
+    const limit = this.opts.batchSize ?? 100;
+    let failure: Error | undefined;
+    const published = await this.opts.dataSource.transaction(async (m) => {
+      const rows: Array<{ id: string; subject: string; payload: Buffer; traceparent: string | null; headers: Record<string, string> | null; occurred_at: Date }> = await m.query(
+        `SELECT id, subject, payload, traceparent, headers, occurred_at FROM outbox_events
+          WHERE published_at IS NULL ORDER BY occurred_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+      const done: string[] = [];
+      for (const r of rows) {
+        try {
+          await this.opts.bus.publish({
+            id: r.id,
+            subject: r.subject,
+            data: r.payload,
+            occurredAt: r.occurred_at,
+            traceparent: r.traceparent ?? undefined,
+            headers: r.headers ?? undefined,
+          });
+        } catch (err) {
+          // Keep the order: stop at the first failure, remember why, retry later.
+          failure = err instanceof Error ? err : new Error(String(err));
+          await m.query('UPDATE outbox_events SET attempts = attempts + 1, last_error = $2 WHERE id = $1', [r.id, failure.message.slice(0, 500)]);
+          break;
+        }
+        done.push(r.id);
+        this.opts.metrics.eventsPublished.inc({ subject: r.subject });
+      }
+      if (done.length > 0) await m.query('UPDATE outbox_events SET published_at = now() WHERE id = ANY($1::uuid[])', [done]);
+      return done.length;
+    });
+    if (failure) throw failure;
+    return published;
+  }
+
+  private async cleanup(): Promise<void> {
+    if (Date.now() - this.lastCleanup < 60_000) return;
+    this.lastCleanup = Date.now();
+    const retention = this.opts.retentionMs ?? 7 * 24 * 3600_000;
+    await this.opts.dataSource.query(
+      `DELETE FROM outbox_events WHERE published_at IS NOT NULL AND published_at < now() - ($1::bigint * interval '1 millisecond')`,
+      [retention],
+    );
+  }
+
+  private async measureBacklog(): Promise<void> {
+    if (Date.now() - this.lastBacklog < (this.opts.backlogIntervalMs ?? 2_000)) return;
+    this.lastBacklog = Date.now();
+    const [row] = await this.opts.dataSource.query<[{ n: number; age: number }]>(
+      `SELECT count(*)::int AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(occurred_at)), 0)::float8 AS age
+         FROM outbox_events WHERE published_at IS NULL`,
+    );
+    this.backlogValue = { pending: row.n, oldestAgeSeconds: Math.max(0, Math.round(row.age * 10) / 10) };
+    this.opts.metrics.outboxPending.set({ service: this.opts.service }, row.n);
+    this.opts.metrics.outboxOldestAge.set({ service: this.opts.service }, this.backlogValue.oldestAgeSeconds);
+  }
+
+  /** LISTEN on a dedicated connection; reconnects while the relay runs. */
+  private async listen(): Promise<void> {
+    while (this.running) {
+      const client = new Client({ connectionString: this.opts.databaseUrl, connectionTimeoutMillis: 3_000 });
+      client.on('error', () => undefined); // an unhandled 'error' would crash the process
+      try {
+        await client.connect();
+        if (this.running) {
+          this.listener = client;
+          client.on('notification', () => this.nudge());
+          await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+          // Whatever was written before LISTEN took effect goes now.
+          this.nudge();
+          await new Promise<void>((resolve) => {
+            client.on('error', () => resolve());
+            client.once('end', () => resolve());
+          });
+        }
+      } catch {
+        // retried below; polling covers the gap
+      } finally {
+        this.listener = undefined;
+        await client.end().catch(() => undefined);
+      }
+      for (let i = 0; i < 10 && this.running; i++) await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
