@@ -36,3 +36,30 @@ describe('BatchLoop as a periodic job (a service housekeeping: claims nothing, r
     expect(runs).toBe(after);
   });
 });
+
+describe('BatchLoop.stop()', () => {
+  it('called while a batch runs, returns when that batch ends: it does not sleep its poll interval first', async () => {
+    let release!: () => void;
+    const running = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const inBatch = new Promise<void>((r) => (started = r));
+    const loop = new BatchLoop({
+      name: 'slow poller',
+      batchSize: 10,
+      pollMs: 60_000,
+      logger: testLogger(),
+      work: async () => {
+        started();
+        await running;
+        return 0;
+      },
+    });
+    loop.start();
+    await inBatch;
+    const t = Date.now();
+    const stopped = loop.stop();
+    release();
+    await stopped;
+    expect(Date.now() - t).toBeLessThan(1_000);
+  });
+});

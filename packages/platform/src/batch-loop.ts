@@ -62,7 +62,8 @@ export class BatchLoop {
         this.o.logger.warn({ err: (err as Error).message, retryInMs: this.backoffMs }, `${this.o.name}: batch failed; will retry`);
       }
       await this.o.after?.().catch(() => undefined);
-      if (claimed >= this.o.batchSize && this.backoffMs === 0) continue;
+      // Stopped while the batch ran: no sleep (a stop() would wait for all of it).
+      if (!this.running || (claimed >= this.o.batchSize && this.backoffMs === 0)) continue;
       await this.sleep(this.backoffMs || this.o.pollMs);
     }
   }
