@@ -1,8 +1,9 @@
 /**
  * Starts the gateway on a runtime (logger, metrics, bus, lifecycle): upstream clients and
  * readiness checks, the Fastify app, the HTTP listener (and the ops listener, GATEWAY_OPS_PORT),
- * and their shutdown. Ready once identity's JWKS is loaded and the upstreams of the mounted
- * profiles answer health; NATS and the other services are reported, never required.
+ * and their shutdown. Ready once identity's JWKS is loaded (the process can then serve); the
+ * services and NATS are reported, never required: a service that is down costs only its routes,
+ * which answer 503 at once while its health check fails.
  */
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { EventBus } from '@iam/platform/bus';
@@ -15,6 +16,9 @@ import { JwksCache } from './auth/jwks';
 import { ReadCache, subscribeReadCache } from './cache/read-cache';
 import type { GatewayConfig } from './config';
 import { createUpstreams, readinessChecks } from './upstreams';
+
+/** How long an upstream's health checks must have failed before its calls fail fast (two checks, one second apart). */
+const UPSTREAM_DOWN_AFTER_MS = 900;
 
 export interface GatewayRuntime {
   readonly logger: Logger;
@@ -35,12 +39,22 @@ export interface RunningGateway {
 
 export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): Promise<RunningGateway> {
   const logger = rt.logger.child({ component: 'gateway' });
-  const upstreams = createUpstreams(config, { metrics: rt.metrics, bus: rt.bus, credentials: rt.grpcClientCredentials });
+  // Calls to an upstream found down by two health checks in a row (it has been down for a
+  // second at least) answer 503 at once (upstreams.ts). One failed check is not enough: the first
+  // check at start may just take longer than a connection does.
+  let monitor: HealthMonitor | undefined;
+  const down = (name: string): boolean => {
+    const s = monitor?.snapshot();
+    const since = s?.since[name];
+    return s?.checks[name] === 'down' && since !== undefined && s.checkedAt.getTime() - since.getTime() >= UPSTREAM_DOWN_AFTER_MS;
+  };
+  const upstreams = createUpstreams(config, { metrics: rt.metrics, bus: rt.bus, credentials: rt.grpcClientCredentials, down });
   rt.lifecycle.onShutdown('gateway upstream clients', () => upstreams.close());
   const jwks = new JwksCache(async () => (await upstreams.identity.getJwks({})).keys, config.jwt.alg, logger);
   jwks.start();
   rt.lifecycle.onShutdown('gateway JWKS cache', () => jwks.stop());
   const health = new HealthMonitor({ ...readinessChecks(config.profiles, upstreams, { jwks: () => jwks.check(), metrics: rt.metrics, bus: rt.bus }), logger });
+  monitor = health;
   health.start();
   rt.lifecycle.onShutdown('gateway health', () => health.stop());
   const denylist = new Denylist();

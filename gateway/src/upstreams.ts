@@ -1,15 +1,16 @@
 /**
  * The gateway's view of the services: typed gRPC clients, and health checks that ask each
  * service's grpc.health.v1 endpoint for the whole service (""), its database ("db") and its
- * NATS connection ("bus"). Readiness needs only the upstreams of the mounted profiles
- * (readinessChecks); the rest is reported.
+ * NATS connection ("bus"). None of them decides the gateway's readiness (readinessChecks): an
+ * upstream that is down costs only the routes that call it, which answer 503 at once while its
+ * check says so (`failFast`), not a cascade that takes every gateway pod out of its Service.
  * Commerce is an upstream only when the edge profile is mounted (and a target is configured): its
- * clients and checks exist then, and readiness counts it.
+ * clients and checks exist then.
  */
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import { auditV1, commerceV1, directoryV1, healthV1, identityV1 } from '@iam/contracts';
 import { type EventBus, busCheck } from '@iam/platform/bus';
-import type { HealthCheck, Metrics } from '@iam/platform/core';
+import { AppError, type HealthCheck, type Metrics } from '@iam/platform/core';
 import { type AsyncClient, createGrpcClient } from '@iam/platform/grpc';
 import type { GatewayConfig, Profile } from './config';
 
@@ -37,12 +38,14 @@ export interface Upstreams {
   close(): void;
 }
 
-export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics; bus: EventBus; credentials?: ChannelCredentials }): Upstreams {
+/** `down`: which upstreams the health monitor last found down (their calls then fail fast); absent: none. */
+export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics; bus: EventBus; credentials?: ChannelCredentials; down?: UpstreamDown }): Upstreams {
   const closers: Array<() => void> = [];
-  const client = <D extends Parameters<typeof createGrpcClient>[0]>(definition: D, target: string, idempotent: Array<keyof D>) => {
+  const down = deps.down ?? (() => false);
+  const client = <D extends Parameters<typeof createGrpcClient>[0]>(name: string, definition: D, target: string, idempotent: Array<keyof D>) => {
     const c = createGrpcClient(definition, { target, metrics: deps.metrics, credentials: deps.credentials, defaultDeadlineMs: config.upstreamTimeoutMs, idempotent });
     closers.push(() => c.close());
-    return c.call;
+    return failFast(name, c.call, down);
   };
   const { identity: idTarget, directory: dirTarget } = config.upstreams;
 
@@ -64,18 +67,18 @@ export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics;
   }
 
   return {
-    identity: client(identityV1.IdentityServiceService, idTarget, ['validateToken', 'introspect', 'getJwks', 'listRevokedTokens']),
-    users: client(directoryV1.UserServiceService, dirTarget, ['getUser', 'listUsers']),
-    roles: client(directoryV1.RoleServiceService, dirTarget, ['getRole', 'listRoles']),
-    permissions: client(directoryV1.PermissionServiceService, dirTarget, ['getPermission', 'listPermissions']),
-    links: client(directoryV1.RolePermissionServiceService, dirTarget, ['getRolePermission', 'listRolePermissions']),
-    audit: client(auditV1.AuditServiceService, config.upstreams.audit, ['listAuditEvents', 'verifyAuditChain']),
+    identity: client('identity', identityV1.IdentityServiceService, idTarget, ['validateToken', 'introspect', 'getJwks', 'listRevokedTokens']),
+    users: client('directory', directoryV1.UserServiceService, dirTarget, ['getUser', 'listUsers']),
+    roles: client('directory', directoryV1.RoleServiceService, dirTarget, ['getRole', 'listRoles']),
+    permissions: client('directory', directoryV1.PermissionServiceService, dirTarget, ['getPermission', 'listPermissions']),
+    links: client('directory', directoryV1.RolePermissionServiceService, dirTarget, ['getRolePermission', 'listRolePermissions']),
+    audit: client('audit', auditV1.AuditServiceService, config.upstreams.audit, ['listAuditEvents', 'verifyAuditChain']),
     commerce: commerceTarget
       ? {
-          catalog: client(commerceV1.CatalogServiceService, commerceTarget, ['listProducts', 'getProduct', 'batchGetProducts', 'archiveProduct']),
-          carts: client(commerceV1.CartServiceService, commerceTarget, ['getCart', 'replaceCart', 'clearCart']),
+          catalog: client('commerce', commerceV1.CatalogServiceService, commerceTarget, ['listProducts', 'getProduct', 'batchGetProducts', 'archiveProduct']),
+          carts: client('commerce', commerceV1.CartServiceService, commerceTarget, ['getCart', 'replaceCart', 'clearCart']),
           // Checkout is idempotent by its key, and a replay never reserves twice.
-          orders: client(commerceV1.OrderServiceService, commerceTarget, ['getOrder', 'listOrders', 'checkout', 'cancelOrder']),
+          orders: client('commerce', commerceV1.OrderServiceService, commerceTarget, ['getOrder', 'listOrders', 'checkout', 'cancelOrder']),
         }
       : undefined,
     checks,
@@ -83,27 +86,36 @@ export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics;
   };
 }
 
-/** Upstreams each profile calls; a profile's routes work only while these answer. */
-const PROFILE_UPSTREAMS: Record<Profile, readonly string[]> = {
-  full: ['identity', 'directory'],
-  compact: ['identity', 'directory'],
-  edge: ['identity', 'commerce'],
-};
-
 /**
- * The gateway's readiness: identity's JWKS loaded and every upstream of a mounted profile
- * serving (each service is itself ready only with its database). Everything else (notification,
- * the databases by name, each service's NATS and the gateway's own, as `bus` with the
- * `nats_connected` gauge) is informational: in the health detail, never making the gateway unready.
+ * The gateway's readiness is "this process can serve": with an API profile mounted, identity's
+ * signing keys loaded (it cannot verify a token otherwise; its configuration was checked at
+ * start). Every upstream (identity, directory, commerce, audit, notification, each one's database
+ * and NATS) and the gateway's own NATS connection (`bus`, with the `nats_connected` gauge) is
+ * informational: in the health detail, never making the gateway unready, so one service's outage
+ * does not take every gateway pod out of the Service (the routes that need it answer 503).
  */
 export function readinessChecks(
   profiles: readonly Profile[],
-  upstreams: Pick<Upstreams, 'checks' | 'commerce'>,
+  upstreams: Pick<Upstreams, 'checks'>,
   deps: { jwks: HealthCheck; bus: EventBus; metrics: Metrics },
 ): { checks: Record<string, HealthCheck>; informational: Record<string, HealthCheck> } {
-  const needed = new Set(profiles.flatMap((p) => (p === 'edge' && !upstreams.commerce ? [] : PROFILE_UPSTREAMS[p])));
   const checks: Record<string, HealthCheck> = profiles.length > 0 ? { jwks: deps.jwks } : {};
-  const informational: Record<string, HealthCheck> = { bus: busCheck(deps.bus, deps.metrics) };
-  for (const [name, check] of Object.entries(upstreams.checks)) (needed.has(name) ? checks : informational)[name] = check;
-  return { checks, informational };
+  return { checks, informational: { bus: busCheck(deps.bus, deps.metrics), ...upstreams.checks } };
+}
+
+/**
+ * Whether an upstream is known to be down: its last health check (every second) failed. Calls to
+ * it then answer UNAVAILABLE at once instead of waiting for a connection or a deadline; before the
+ * first check, or once it passes again, calls go through.
+ */
+export type UpstreamDown = (name: string) => boolean;
+
+/** `client` whose calls fail fast with UNAVAILABLE while `down(name)`. */
+export function failFast<C extends object>(name: string, client: C, down: UpstreamDown): C {
+  const guarded = {} as Record<string, unknown>;
+  for (const [method, fn] of Object.entries(client)) {
+    guarded[method] = (...args: unknown[]) =>
+      down(name) ? Promise.reject(AppError.unavailable('An upstream service is unavailable; try again shortly.')) : (fn as (...a: unknown[]) => unknown)(...args);
+  }
+  return guarded as C;
 }

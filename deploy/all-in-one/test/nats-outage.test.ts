@@ -106,6 +106,11 @@ const WRITES = 300;
     services = system.services;
     base = `http://127.0.0.1:${gateway.port}`;
     await eventually(async () => (await get(`${base}/health/ready`)).status === 200, 20_000, 100);
+    // Readiness no longer waits for the upstreams (issue #22): wait until the gateway has seen them up.
+    await eventually(async () => {
+      const checks = (await get(`http://127.0.0.1:${opsPort}/health/ready`)).json.checks as Record<string, string> | undefined;
+      return checks?.identity === 'up' && checks.directory === 'up';
+    }, 20_000, 100);
     const login = await fetch(`${base}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
     token = ((await login.json()) as { token: string }).token;
   });

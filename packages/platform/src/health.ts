@@ -15,6 +15,8 @@ export interface HealthSnapshot {
   /** Names among `checks` that are only reported (they do not decide `ready`). */
   readonly informational: readonly string[];
   readonly checkedAt: Date;
+  /** When each component was first found in its current status (absent before its first check). */
+  readonly since: Readonly<Record<string, Date>>;
 }
 
 export interface HealthMonitorOptions {
@@ -41,7 +43,7 @@ export class HealthMonitor {
     this.timeoutMs = opts.timeoutMs ?? 1000;
     this.all = { ...opts.informational, ...opts.checks };
     const checks = Object.fromEntries(Object.keys(this.all).map((k) => [k, 'down' as const]));
-    this.snapshotValue = { ready: false, checks, informational: Object.keys(opts.informational ?? {}), checkedAt: new Date(0) };
+    this.snapshotValue = { ready: false, checks, informational: Object.keys(opts.informational ?? {}), checkedAt: new Date(0), since: {} };
   }
 
   snapshot(): HealthSnapshot {
@@ -90,11 +92,16 @@ export class HealthMonitor {
       }),
     );
     const checks = Object.fromEntries(results) as Record<string, ComponentStatus>;
+    const checkedAt = new Date();
+    const prev = this.snapshotValue;
+    const first = prev.checkedAt.getTime() === 0;
+    const since = Object.fromEntries(names.map((n) => [n, !first && prev.checks[n] === checks[n] && prev.since[n] ? prev.since[n] : checkedAt]));
     const next: HealthSnapshot = {
       ready: results.every(([name, s]) => s === 'up' || !(name in this.opts.checks)),
       checks,
       informational: this.snapshotValue.informational,
-      checkedAt: new Date(),
+      checkedAt,
+      since,
     };
     const changed = names.some((n) => this.snapshotValue.checks[n] !== checks[n]) || this.snapshotValue.checkedAt.getTime() === 0 || next.ready !== this.snapshotValue.ready;
     this.snapshotValue = next;

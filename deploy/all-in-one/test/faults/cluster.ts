@@ -20,6 +20,7 @@ const MAINS = {
   directory: 'services/directory/dist/main.js',
   identity: 'services/identity/dist/main.js',
   notification: 'services/notification/dist/main.js',
+  commerce: 'services/commerce/dist/main.js',
   gateway: 'gateway/dist/main.js',
 } as const;
 export type ProcessName = keyof typeof MAINS;
@@ -60,6 +61,8 @@ export interface ClusterOptions {
   readonly env?: Record<string, string>;
   /** Give identity a PostgreSQL server of its own (to restart it alone). */
   readonly identityOwnPostgres?: boolean;
+  /** Start the commerce service too, and mount the edge profile beside the full one. */
+  readonly commerce?: boolean;
   /** Start the notification service (mail); needs `smtpPort`. */
   readonly smtpPort?: number;
   /** Where the gateway finds the directory (a fault proxy), instead of the directory itself. */
@@ -70,7 +73,7 @@ export interface ClusterOptions {
 export class Cluster {
   readonly dir = mkdtempSync(join(tmpdir(), 'iam-faults-'));
   readonly env: Record<string, string>;
-  readonly ports = { directory: 0, identity: 0, notification: 0, gateway: 0, ops: {} as Record<string, number> };
+  readonly ports = { directory: 0, identity: 0, notification: 0, commerce: 0, gateway: 0, ops: {} as Record<string, number> };
   readonly nats: TestNatsServer = testNatsServer(this.dir);
   pg!: Postgres;
   identityPg!: Postgres;
@@ -118,7 +121,7 @@ export class Cluster {
       this.identityPg = new Postgres(await freePort(), join(this.dir, 'pg-identity'));
       await this.identityPg.start();
     }
-    for (const name of ['directory', 'identity', 'notification', 'gateway'] as const) {
+    for (const name of ['directory', 'identity', 'notification', 'commerce', 'gateway'] as const) {
       this.ports[name] = await freePort();
       this.ports.ops[name] = await freePort();
     }
@@ -132,6 +135,10 @@ export class Cluster {
     this.env.DIRECTORY_GRPC_TARGET = `127.0.0.1:${this.ports.directory}`;
     this.env.IDENTITY_GRPC_TARGET = `127.0.0.1:${this.ports.identity}`;
     this.env.NOTIFICATION_GRPC_TARGET = `127.0.0.1:${this.ports.notification}`;
+    this.env.COMMERCE_DATABASE_URL = this.pg.url('commerce');
+    this.env.COMMERCE_GRPC_PORT = String(this.ports.commerce);
+    this.env.COMMERCE_GRPC_TARGET = `127.0.0.1:${this.ports.commerce}`;
+    if (this.opts.commerce) this.env.GATEWAY_PROFILES = 'full,edge';
     this.env.PORT = String(this.ports.gateway);
     if (this.opts.smtpPort) this.env.SMTP_URL = `smtp://127.0.0.1:${this.opts.smtpPort}`;
     const admin = spawnSync(process.execPath, [join(ROOT, MAINS.directory), '--create-admin'], {
@@ -141,7 +148,7 @@ export class Cluster {
     if (admin.status !== 0) throw new Error(`--create-admin failed: ${admin.stderr}`);
     await this.start('directory');
     this.gatewayDirectoryPort = this.opts.directoryTargetForGateway ? await this.opts.directoryTargetForGateway(this.ports.directory) : this.ports.directory;
-    await Promise.all([this.start('identity'), ...(this.opts.smtpPort ? [this.start('notification')] : [])]);
+    await Promise.all([this.start('identity'), ...(this.opts.smtpPort ? [this.start('notification')] : []), ...(this.opts.commerce ? [this.start('commerce')] : [])]);
     await this.start('gateway');
   }
 
@@ -206,7 +213,7 @@ export class Cluster {
   }
 
   async shutdown(): Promise<void> {
-    for (const name of ['gateway', 'notification', 'identity', 'directory'] as const) await this.stop(name);
+    for (const name of ['gateway', 'commerce', 'notification', 'identity', 'directory'] as const) await this.stop(name);
     await this.nats?.stop();
     await this.pg?.stop();
     if (this.identityPg !== this.pg) await this.identityPg?.stop();
