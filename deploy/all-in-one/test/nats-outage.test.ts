@@ -191,7 +191,10 @@ const WRITES = 300;
       `NATS outage of ${upAt - downAt} ms: ${WRITES}/${WRITES} writes 201, readiness 200 in all ${readiness.length} samples; directory outbox backlog ${pendingDuringOutage} events, oldest ${ageDuringOutage} s; reconnected after ${reconnectedAt - upAt} ms, drained ${drainedMs} ms after NATS returned\n`,
     );
     // The relay is woken by the bus's reconnect (not left in its retry backoff of up to 5 s) and the
-    // bus retries every 250 ms: the 300 events are out within a second of NATS listening again.
-    expect(drainedMs).toBeLessThan(1_000);
+    // bus retries every 250 ms: the 300 events are out within a second of NATS listening again on
+    // a machine of its own (0.37-0.73 s measured). Under make test, with another suite on the same
+    // two cores, it took up to 1.6 s: the bound below still tells a woken relay from one that
+    // waits out its backoff (5.5-6.0 s before the fix).
+    expect(drainedMs).toBeLessThan(2_500);
   });
 });
