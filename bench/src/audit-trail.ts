@@ -21,6 +21,7 @@ import {
   openDatabase,
   readConfig,
   startService,
+  withRequestContext,
 } from '@iam/platform';
 import { TestAccess, deleteNamespaceStreams, startAccessServer } from '@iam/platform/testing';
 import { Client } from 'pg';
@@ -103,12 +104,19 @@ export async function auditScenario(url: string, rows: number, seconds: number, 
   // Every query is for a reader holding audit.read now, asked of a directory: here a stand-in
   // answering from memory (the real one adds its principal query).
   const reader = randomUUID();
-  const directory = await startAccessServer(new TestAccess().grant(reader, 'audit.read'), logger);
+  const callKey = randomBytes(32);
+  const directory = await startAccessServer(new TestAccess().grant(reader, 'audit.read'), logger, callKey);
   const config = readConfig({ AUDIT_DATABASE_URL: url, AUDIT_GRPC_PORT: '0', AUDIT_RETENTION_DAYS: '36500', DIRECTORY_GRPC_TARGET: directory.target, AUDIT_CHECKPOINT_SIGNING_KEY: checkpointKey() }, (e) => readAuditConfig(e));
-  const rt = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
+  const rt = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1', callKey };
   const running = await startService(auditService(config, rt), rt);
-  const client = createGrpcClient(auditV1.AuditServiceService, { target: `127.0.0.1:${running.grpcPort}`, metrics, defaultDeadlineMs: 10_000 });
-  const asReader = { actor: reader };
+  // Called as the gateway calls it: its assertion names the reader of the request it serves.
+  const client = createGrpcClient(auditV1.AuditServiceService, {
+    target: `127.0.0.1:${running.grpcPort}`,
+    metrics,
+    defaultDeadlineMs: 10_000,
+    assert: { signer: { key: callKey, from: 'gateway' }, to: 'audit' },
+  });
+  const asReader = <T>(fn: () => Promise<T>): Promise<T> => withRequestContext({ actor: reader }, fn);
   try {
     // A cursor half-way down the trail (keyset: as cheap as the first page), as the API would give it.
     const [mid] = await running.dataSource.query<Array<{ us: string; seq: string }>>(
@@ -126,11 +134,11 @@ export async function auditScenario(url: string, rows: number, seconds: number, 
       'one day, 200 days ago': () => ({ pageSize: 100, cursor: '', actorId: '', targetId: '', action: '', from: new Date(Date.now() - 200 * day), to: new Date(Date.now() - 199 * day) }),
     };
     const p95: Record<string, number> = {};
-    await closedLoop(2, 1, async () => (await client.call.listAuditEvents(shapes.newest!(0), asReader), 200));
+    await closedLoop(2, 1, async () => (await asReader(() => client.call.listAuditEvents(shapes.newest!(0))), 200));
     for (const [name, make] of Object.entries(shapes)) {
       let i = 0;
       const r = await closedLoop(seconds, 1, async () => {
-        await client.call.listAuditEvents(make(i++), asReader);
+        await asReader(() => client.call.listAuditEvents(make(i++)));
         return 200;
       });
       p95[name] = r1(r.p95);
@@ -174,7 +182,7 @@ export async function auditRecordingScenario(adminUrl: string, natsUrl: string |
   const namespace = `bench${Date.now().toString(36)}`;
   const bus: EventBus = natsUrl ? new JetStreamEventBus({ url: natsUrl, name: 'bench-audit', namespace, logger }) : new InMemoryEventBus({ logger });
   const config = readConfig({ AUDIT_DATABASE_URL: dbUrl.toString(), AUDIT_GRPC_PORT: '0', AUDIT_CHECKPOINT_SIGNING_KEY: checkpointKey() }, (e) => readAuditConfig(e));
-  const rt = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
+  const rt = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1', callKey: randomBytes(32) };
   const running = await startService(auditService(config, rt), rt);
   try {
     await bus.declareStreams([STREAMS.identity]);

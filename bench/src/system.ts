@@ -1,4 +1,5 @@
 /** Starts the all-in-one system as a child process for the benchmarks and waits until it is ready. */
+import { randomBytes } from 'node:crypto';
 import { type ChildProcess, type ForkOptions, execFileSync, fork } from 'node:child_process';
 import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
@@ -41,14 +42,18 @@ export async function freePorts(n: number): Promise<number[]> {
 }
 
 /**
- * gRPC ports and targets of the services on free ports, so a bench run never collides with
- * another system on the defaults (50051–50055) on a shared machine (the bench starts no audit
- * service: its target is a free port, and the gateway's readiness does not count it).
+ * How the bench's processes reach each other: gRPC ports and targets of the services on free
+ * ports, so a bench run never collides with another system on the defaults (50051–50055) on a
+ * shared machine (the bench starts no audit service: its target is a free port, and the gateway's
+ * readiness does not count it), and the key their calls are asserted with (INTERNAL_CALL_KEY).
  */
 export async function grpcPortsEnv(): Promise<Record<string, string>> {
   const services = ['IDENTITY', 'DIRECTORY', 'NOTIFICATION', 'COMMERCE', 'AUDIT'];
   const ports = await freePorts(services.length);
-  return Object.fromEntries(services.flatMap((s, i) => [[`${s}_GRPC_PORT`, String(ports[i])], [`${s}_GRPC_TARGET`, `127.0.0.1:${ports[i]}`]]));
+  return {
+    ...Object.fromEntries(services.flatMap((s, i) => [[`${s}_GRPC_PORT`, String(ports[i])], [`${s}_GRPC_TARGET`, `127.0.0.1:${ports[i]}`]])),
+    INTERNAL_CALL_KEY: randomBytes(32).toString('base64'),
+  };
 }
 
 /** A child whose last lines of output are kept, to say why it exited. */

@@ -1,8 +1,9 @@
 /**
  * Starts the gateway on a runtime (logger, metrics, bus, lifecycle): upstream clients and
  * readiness checks, the Fastify app, the HTTP listener (and the ops listener, GATEWAY_OPS_PORT),
- * and their shutdown. Ready once identity's JWKS is loaded (the process can then serve); the
- * services and NATS are reported, never required: a service that is down costs only its routes,
+ * and their shutdown. Ready once identity's JWKS is loaded and, for the Full and Compact
+ * profiles, identity and directory serve (their database: the spec's readiness); commerce, audit,
+ * notification and NATS are reported, never required: one that is down costs only its routes,
  * which answer 503 at once while its health check fails.
  */
 import type { ChannelCredentials } from '@grpc/grpc-js';
@@ -25,6 +26,8 @@ export interface GatewayRuntime {
   readonly metrics: Metrics;
   readonly bus: EventBus;
   readonly lifecycle: Lifecycle;
+  /** The key the gateway signs its calls' assertions with (INTERNAL_CALL_KEY), naming the user each request verified. */
+  readonly callKey: Buffer;
   /** TLS for the channels to the services (plaintext when absent). */
   readonly grpcClientCredentials?: ChannelCredentials;
 }
@@ -42,19 +45,19 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
   // Calls to an upstream found down by two health checks in a row (it has been down for a
   // second at least) answer 503 at once (upstreams.ts). One failed check is not enough: the first
   // check at start may just take longer than a connection does.
-  let monitor: HealthMonitor | undefined;
+  const monitor: { current?: HealthMonitor } = {};
   const down = (name: string): boolean => {
-    const s = monitor?.snapshot();
+    const s = monitor.current?.snapshot();
     const since = s?.since[name];
     return s?.checks[name] === 'down' && since !== undefined && s.checkedAt.getTime() - since.getTime() >= UPSTREAM_DOWN_AFTER_MS;
   };
-  const upstreams = createUpstreams(config, { metrics: rt.metrics, bus: rt.bus, credentials: rt.grpcClientCredentials, down });
+  const upstreams = createUpstreams(config, { metrics: rt.metrics, bus: rt.bus, credentials: rt.grpcClientCredentials, down, signer: { key: rt.callKey, from: 'gateway' } });
   rt.lifecycle.onShutdown('gateway upstream clients', () => upstreams.close());
   const jwks = new JwksCache(async () => (await upstreams.identity.getJwks({})).keys, config.jwt.alg, logger);
   jwks.start();
   rt.lifecycle.onShutdown('gateway JWKS cache', () => jwks.stop());
   const health = new HealthMonitor({ ...readinessChecks(config.profiles, upstreams, { jwks: () => jwks.check(), metrics: rt.metrics, bus: rt.bus }), logger });
-  monitor = health;
+  monitor.current = health;
   health.start();
   rt.lifecycle.onShutdown('gateway health', () => health.stop());
   const denylist = new Denylist();

@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   let logger: Logger | undefined;
   try {
     const config = readConfig(process.env, (e) => {
-      const runtime = readRuntimeConfig(e);
+      const runtime = readRuntimeConfig(e, {}, { callKeyRequired: true });
       if (!runtime.natsUrl) e.problem('NATS_URL', 'is required when the gateway runs as its own process');
       return { runtime, gateway: readGatewayConfig(e) };
     });
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     const bus = new JetStreamEventBus({ url: config.runtime.natsUrl!, name: 'gateway', logger, metrics, connection: config.runtime.nats });
     lifecycle.onShutdown('event bus', () => bus.close());
     lifecycle.installSignalHandlers();
-    await startGateway(config.gateway, { logger, metrics, bus, lifecycle, grpcClientCredentials: grpcCredentials(config.runtime.grpcTls).client });
+    await startGateway(config.gateway, { logger, metrics, bus, lifecycle, callKey: config.runtime.callKey!, grpcClientCredentials: grpcCredentials(config.runtime.grpcTls).client });
   } catch (err) {
     exitOnStartupError(err, logger);
   }

@@ -1,9 +1,10 @@
 /**
  * The gateway's view of the services: typed gRPC clients, and health checks that ask each
  * service's grpc.health.v1 endpoint for the whole service (""), its database ("db") and its
- * NATS connection ("bus"). None of them decides the gateway's readiness (readinessChecks): an
- * upstream that is down costs only the routes that call it, which answer 503 at once while its
- * check says so (`failFast`), not a cascade that takes every gateway pod out of its Service.
+ * NATS connection ("bus"). Only identity and directory decide the gateway's readiness, for the
+ * Full and Compact profiles (readinessChecks): any other upstream that is down costs only the
+ * routes that call it, which answer 503 at once while its check says so (`failFast`), not a
+ * cascade that takes every gateway pod out of its Service.
  * Commerce is an upstream only when the edge profile is mounted (and a target is configured): its
  * clients and checks exist then.
  */
@@ -11,7 +12,7 @@ import type { ChannelCredentials } from '@grpc/grpc-js';
 import { auditV1, commerceV1, directoryV1, healthV1, identityV1 } from '@iam/contracts';
 import { type EventBus, busCheck } from '@iam/platform/bus';
 import { AppError, type HealthCheck, type Metrics } from '@iam/platform/core';
-import { type AsyncClient, createGrpcClient } from '@iam/platform/grpc';
+import { type AsyncClient, type CallSigner, createGrpcClient } from '@iam/platform/grpc';
 import type { GatewayConfig, Profile } from './config';
 
 export const UPSTREAMS = ['identity', 'directory', 'notification', 'audit'] as const;
@@ -38,12 +39,16 @@ export interface Upstreams {
   close(): void;
 }
 
-/** `down`: which upstreams the health monitor last found down (their calls then fail fast); absent: none. */
-export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics; bus: EventBus; credentials?: ChannelCredentials; down?: UpstreamDown }): Upstreams {
+/**
+ * `signer`: every call carries the gateway's call assertion naming the user of the request it
+ * serves (the services take the actor from it alone). `down`: which upstreams the health monitor
+ * last found down (their calls then fail fast); absent: none.
+ */
+export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics; bus: EventBus; signer: CallSigner; credentials?: ChannelCredentials; down?: UpstreamDown }): Upstreams {
   const closers: Array<() => void> = [];
   const down = deps.down ?? (() => false);
   const client = <D extends Parameters<typeof createGrpcClient>[0]>(name: string, definition: D, target: string, idempotent: Array<keyof D>) => {
-    const c = createGrpcClient(definition, { target, metrics: deps.metrics, credentials: deps.credentials, defaultDeadlineMs: config.upstreamTimeoutMs, idempotent });
+    const c = createGrpcClient(definition, { target, metrics: deps.metrics, credentials: deps.credentials, defaultDeadlineMs: config.upstreamTimeoutMs, idempotent, assert: { signer: deps.signer, to: name } });
     closers.push(() => c.close());
     return failFast(name, c.call, down);
   };
@@ -87,20 +92,24 @@ export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics;
 }
 
 /**
- * The gateway's readiness is "this process can serve": with an API profile mounted, identity's
- * signing keys loaded (it cannot verify a token otherwise; its configuration was checked at
- * start). Every upstream (identity, directory, commerce, audit, notification, each one's database
- * and NATS) and the gateway's own NATS connection (`bus`, with the `nats_connected` gauge) is
- * informational: in the health detail, never making the gateway unready, so one service's outage
- * does not take every gateway pod out of the Service (the routes that need it answer 503).
+ * The gateway's readiness: with an API profile mounted, identity's signing keys loaded (it cannot
+ * verify a token otherwise; its configuration was checked at start), and, for the Full and
+ * Compact profiles, identity and directory serving: they are those profiles' database (spec: the
+ * readiness probe is 503 while the database is not ready). Nothing else decides it: commerce,
+ * audit, notification, each service's NATS and the gateway's own (`bus`, with the
+ * `nats_connected` gauge) are informational, so their outage costs only the routes that call
+ * them (a fast 503), never every gateway pod its place in the Service.
  */
 export function readinessChecks(
   profiles: readonly Profile[],
   upstreams: Pick<Upstreams, 'checks'>,
   deps: { jwks: HealthCheck; bus: EventBus; metrics: Metrics },
 ): { checks: Record<string, HealthCheck>; informational: Record<string, HealthCheck> } {
+  const needed = new Set(profiles.some((p) => p === 'full' || p === 'compact') ? ['identity', 'directory'] : []);
   const checks: Record<string, HealthCheck> = profiles.length > 0 ? { jwks: deps.jwks } : {};
-  return { checks, informational: { bus: busCheck(deps.bus, deps.metrics), ...upstreams.checks } };
+  const informational: Record<string, HealthCheck> = { bus: busCheck(deps.bus, deps.metrics) };
+  for (const [name, check] of Object.entries(upstreams.checks)) (needed.has(name) ? checks : informational)[name] = check;
+  return { checks, informational };
 }
 
 /**

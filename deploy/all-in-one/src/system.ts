@@ -3,6 +3,7 @@
  * other on loopback. One function for the all-in-one runner (main.ts), the end-to-end tests and
  * the fault tests; each brings its own configuration, databases, bus and lifecycle.
  */
+import { randomBytes } from 'node:crypto';
 import type { ChannelCredentials, ServerCredentials } from '@grpc/grpc-js';
 import { type AuditConfig, auditService } from '@iam/audit';
 import { type CommerceConfig, commerceService } from '@iam/commerce';
@@ -54,6 +55,12 @@ export interface SystemOptions {
   /** Ops ports (`<SERVICE>_METRICS_PORT`) of the services; 0 or absent = none. */
   readonly metricsPorts?: Partial<Record<ServiceName, number>>;
   readonly grpcCredentials?: { readonly server?: ServerCredentials; readonly client?: ChannelCredentials };
+  /**
+   * The key the processes' gRPC call assertions are signed with (INTERNAL_CALL_KEY). Default: one
+   * made now: every component is in this process. A service run outside it (`external`) must be
+   * given the same.
+   */
+  readonly callKey?: Buffer;
   /** The administrator to create or update at start (`--create-admin`). */
   readonly admin?: { readonly email: string; readonly password: string; readonly firstName?: string; readonly lastName?: string };
   /** Services that run outside this process, by gRPC target (fault tests run notification on its own). */
@@ -74,6 +81,7 @@ export interface RunningSystem {
 
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const { config, logger, bus, lifecycle } = opts;
+  const callKey = opts.callKey ?? randomBytes(32);
   const services: Partial<Record<ServiceName, RunningService>> = {};
   const targets = { ...opts.external } as Record<ServiceName, string>;
   // Services are internal: they listen on loopback only, their ops ports included.
@@ -86,6 +94,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       bus,
       lifecycle,
       bindHost: '127.0.0.1',
+      callKey,
       grpcServerCredentials: opts.grpcCredentials?.server,
       grpcClientCredentials: opts.grpcCredentials?.client,
       grpcConnectionAge: opts.grpcConnectionAge,
@@ -119,7 +128,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     gateways.push(
       await startGateway(
         { ...config.gateway, upstreams: { ...config.gateway.upstreams, ...targets } },
-        { logger, metrics: gatewayMetrics, bus: opts.gatewayBus?.(i) ?? bus, lifecycle, grpcClientCredentials: opts.grpcCredentials?.client },
+        { logger, metrics: gatewayMetrics, bus: opts.gatewayBus?.(i) ?? bus, lifecycle, callKey, grpcClientCredentials: opts.grpcCredentials?.client },
       ),
     );
   }

@@ -2,7 +2,7 @@
  * Email actions end to end, through a real SMTP server in-process: password reset and email
  * verification by the emailed links, what must not leak (account existence, tokens), limits.
  */
-import { type SmtpSink, actionToken, eventually, startSmtpSink } from '@iam/platform/testing';
+import { type SmtpSink, actionToken, eventually, startSmtpSink, testSigner } from '@iam/platform/testing';
 import { randomUUID } from 'node:crypto';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
 
@@ -158,7 +158,7 @@ describe('email actions (end to end)', () => {
     const { notificationV1 } = await import('@iam/contracts');
     const { createGrpcClient } = await import('@iam/platform');
     const { testMetrics } = await import('@iam/platform/testing');
-    const c = createGrpcClient(notificationV1.NotificationServiceService, { target: `127.0.0.1:${sys.notification.grpcPort}`, metrics: testMetrics() });
+    const c = createGrpcClient(notificationV1.NotificationServiceService, { target: `127.0.0.1:${sys.notification.grpcPort}`, metrics: testMetrics(), assert: { signer: testSigner('gateway'), to: 'notification' } });
     const list = await eventually(async () => {
       const l = await c.call.listDeliveries({ page: 1, pageSize: 10, status: notificationV1.DeliveryStatus.DELIVERY_STATUS_SENT, recipient: u.email });
       return l.totalCount > 0 ? l : null;

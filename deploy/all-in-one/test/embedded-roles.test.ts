@@ -39,6 +39,7 @@ describe('make run: owner and runtime roles on the embedded PostgreSQL', () => {
       bus: new InMemoryEventBus({ logger }),
       lifecycle,
       bindHost: '127.0.0.1',
+      callKey: randomBytes(32),
       migrateAs: { ownerUrl: urlAsRole(url, roles.owner.name), runtimeRole: roles.runtime.name, env: { AUDIT_RETENTION_DAYS: '30' } },
     };
     const env = { AUDIT_DATABASE_URL: urlAsRole(url, roles.runtime.name), AUDIT_GRPC_PORT: '0', AUDIT_CHECKPOINT_SIGNING_KEY: randomBytes(32).toString('base64') };

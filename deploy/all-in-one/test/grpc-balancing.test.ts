@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { directoryV1 } from '@iam/contracts';
 import { createGrpcClient } from '@iam/platform/grpc';
-import { type TestDatabase, createTestDatabase, eventually, testMetrics } from '@iam/platform/testing';
+import { TEST_CALL_KEY, type TestDatabase, createTestDatabase, eventually, testMetrics, testSigner } from '@iam/platform/testing';
 import { freePort, natsBinary, testNatsServer } from './support/nats';
 
 jest.setTimeout(180_000);
@@ -45,6 +45,7 @@ const MAX_AGE_MS = 4_000;
     GRPC_MAX_CONNECTION_AGE_MS: String(MAX_AGE_MS),
     GRPC_MAX_CONNECTION_AGE_GRACE_MS: '2000',
     LOG_LEVEL: 'warn',
+    INTERNAL_CALL_KEY: TEST_CALL_KEY.toString('base64'),
   });
 
   async function startDirectory(host: string): Promise<void> {
@@ -86,6 +87,7 @@ const MAX_AGE_MS = 4_000;
       target: `dns://127.0.0.1:${dns.port}/${NAME}:${grpcPort}`,
       metrics: testMetrics(),
       idempotent: ['listRoles'],
+      assert: { signer: testSigner('gateway'), to: 'directory' },
     });
   });
 

@@ -22,6 +22,7 @@ import {
   testLogger,
   testMetrics,
   testNatsUrl,
+  TEST_CALL_KEY,
 } from '@iam/platform/testing';
 import { SERVICES, startSystem } from '../src/system';
 
@@ -97,7 +98,8 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
   };
   // As in the all-in-one process: each service has metrics of its own (RunningService.metrics);
   // `metrics` is the gateways', what their public /metrics shows.
-  const system = await startSystem({ config, logger, bus, lifecycle, gateways: opts.gateways, gatewayBus, gatewayMetrics: metrics, serviceMetrics: () => testMetrics(), admin: ADMIN });
+  // TEST_CALL_KEY: tests may call a service directly as one of the platform's components would.
+  const system = await startSystem({ config, logger, bus, lifecycle, gateways: opts.gateways, gatewayBus, gatewayMetrics: metrics, serviceMetrics: () => testMetrics(), admin: ADMIN, callKey: TEST_CALL_KEY });
   const { gateways } = system;
   await eventually(async () => {
     const snaps = await Promise.all(gateways.map((g) => g.health.refresh()));

@@ -16,7 +16,7 @@ import { createDirectoryUseCases, readDirectoryConfig } from '@iam/directory';
 import { type RunningGateway, readGatewayConfig } from '@iam/gateway';
 import { readIdentityConfig } from '@iam/identity';
 import { JetStreamEventBus, Lifecycle, type RunningService, readConfig } from '@iam/platform';
-import { type SmtpSink, type TestDatabase, createTestDatabase, eventually, startSmtpSink, testLogger, testMetrics } from '@iam/platform/testing';
+import { type SmtpSink, TEST_CALL_KEY, type TestDatabase, createTestDatabase, eventually, startSmtpSink, testLogger, testMetrics } from '@iam/platform/testing';
 import { Client } from 'pg';
 import { startSystem } from '../src/system';
 import { http, strongPassword } from './harness';
@@ -62,6 +62,7 @@ const runnable = natsBinary && existsSync(NOTIFICATION_MAIN);
         SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
         EMAIL_ACTION_BASE_URL: 'https://app.example',
         EMAIL_ACTION_KEY: sealKey,
+        INTERNAL_CALL_KEY: TEST_CALL_KEY.toString('base64'),
         // Redelivered 15 s after the kill (ack wait), a 'sending' attempt is still fresh: the event
         // is put off until the attempt is 20 s old, then sent again.
         NOTIFICATION_SENDING_STALE_MS: '20000',
@@ -113,6 +114,7 @@ const runnable = natsBinary && existsSync(NOTIFICATION_MAIN);
       gatewayMetrics: metrics,
       serviceMetrics: () => metrics,
       external: { notification: `127.0.0.1:${notificationGrpcPort}` },
+      callKey: TEST_CALL_KEY,
     });
     directory = system.services.directory!;
     gateway = system.gateways[0]!;

@@ -49,7 +49,7 @@ describe('order confirmation: checkout → outbox → bus → notification → S
       commerce: readCommerceConfig(e, { databaseUrl: dbs[0]!.url }),
       notification: readNotificationConfig(e, { databaseUrl: dbs[1]!.url }),
     }));
-    const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1' };
+    const rt: ServiceRuntime = { logger, metrics, bus, lifecycle, bindHost: '127.0.0.1', callKey: randomBytes(32) };
     await startService(notificationService(config.notification, rt), rt);
     commerce = await startService(commerceService(config.commerce, rt), rt);
     uc = createCommerceUseCases(commerce.dataSource, new TestAccess().grant(MANAGER, 'products.manage'));

@@ -6,7 +6,7 @@
  */
 import { directoryV1 } from '@iam/contracts';
 import { createGrpcClient, sha256 } from '@iam/platform';
-import { type SmtpSink, actionToken, eventually, startSmtpSink, testMetrics } from '@iam/platform/testing';
+import { type SmtpSink, actionToken, eventually, startSmtpSink, testMetrics, testSigner } from '@iam/platform/testing';
 import { randomUUID } from 'node:crypto';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
 
@@ -24,7 +24,8 @@ describe('password reset confirm: all or nothing, once', () => {
     smtp = await startSmtpSink();
     sys = await startTestSystem({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, EMAIL_ACTION_BASE_URL: 'https://app.example' } });
     admin = (await login(ADMIN.email, ADMIN.password)).json.token;
-    credentials = createGrpcClient(directoryV1.CredentialServiceService, { target: `127.0.0.1:${sys.directory.grpcPort}`, metrics: testMetrics() });
+    // As identity calls it (the credential service answers identity alone).
+    credentials = createGrpcClient(directoryV1.CredentialServiceService, { target: `127.0.0.1:${sys.directory.grpcPort}`, metrics: testMetrics(), assert: { signer: testSigner('identity'), to: 'directory' } });
   });
 
   afterAll(async () => {

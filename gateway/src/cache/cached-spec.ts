@@ -48,10 +48,10 @@ export function cachedSpec<R, C extends TSchema, U extends TSchema>(spec: Collec
     ...spec,
     get: kind === 'link' ? spec.get : (id) => cache.get(kind, id, () => spec.get(id)),
     // A new record was never read, so only what shows it elsewhere goes: roles, for a new link.
-    create: async (body, actor) => {
+    create: async (body) => {
       let id: string | undefined;
       try {
-        const created = await spec.create(body, actor);
+        const created = await spec.create(body);
         id = created.id;
         return created;
       } finally {
@@ -59,8 +59,8 @@ export function cachedSpec<R, C extends TSchema, U extends TSchema>(spec: Collec
         else if (id) cache.invalidate(kind, id, 'write');
       }
     },
-    update: (id, body, actor) => after(id, () => spec.update(id, body, actor)),
-    remove: (id, actor) => after(id, () => spec.remove(id, actor)),
+    update: (id, body) => after(id, () => spec.update(id, body)),
+    remove: (id) => after(id, () => spec.remove(id)),
   };
 }
 

@@ -181,18 +181,18 @@ describe('cachedSpec: writes through this replica drop what they change before t
     const spec = cachedSpec(store(), t.cache, 'user');
     expect((await spec.get(ID)).name).toBe('before');
     expect((await spec.get(ID)).name).toBe('before');
-    await spec.update(ID, { name: 'after' }, 'actor');
+    await spec.update(ID, { name: 'after' });
     expect((await spec.get(ID)).name).toBe('after');
-    await spec.remove(ID, 'actor');
+    await spec.remove(ID);
     await expect(spec.get(ID)).rejects.toThrow('not found');
   });
 
   it('a failed write invalidates too (it may have committed before its deadline passed)', async () => {
     const t = setup();
     const inner = store();
-    const spec = cachedSpec({ ...inner, update: async (id, b, a) => (await inner.update(id, b, a), Promise.reject(new Error('DEADLINE_EXCEEDED'))) }, t.cache, 'user');
+    const spec = cachedSpec({ ...inner, update: async (id, b) => (await inner.update(id, b), Promise.reject(new Error('DEADLINE_EXCEEDED'))) }, t.cache, 'user');
     await spec.get(ID);
-    await expect(spec.update(ID, { name: 'after' }, 'actor')).rejects.toThrow('DEADLINE');
+    await expect(spec.update(ID, { name: 'after' })).rejects.toThrow('DEADLINE');
     expect((await spec.get(ID)).name).toBe('after');
   });
 
@@ -200,10 +200,10 @@ describe('cachedSpec: writes through this replica drop what they change before t
     const t = setup();
     await t.cache.get('user', ID, t.load());
     await t.cache.get('role', ROLE, t.load(ROLE));
-    await cachedSpec(store(), t.cache, 'role').update(ROLE, { name: 'renamed' }, 'actor');
+    await cachedSpec(store(), t.cache, 'role').update(ROLE, { name: 'renamed' });
     expect(t.cache.size).toBe(0);
     await t.cache.get('role', ROLE, t.load(ROLE));
-    await cachedSpec(store(), t.cache, 'link').create({ name: 'l' }, 'actor');
+    await cachedSpec(store(), t.cache, 'link').create({ name: 'l' });
     expect(t.cache.size).toBe(0);
   });
 

@@ -40,6 +40,12 @@ export interface RuntimeConfig {
   /** Recycling of the gRPC server's connections (services; the gateway has no gRPC server). */
   readonly grpcConnectionAge: GrpcConnectionAge;
   readonly tracing: TracingConfig;
+  /**
+   * INTERNAL_CALL_KEY: the key every process signs and verifies its gRPC call assertions with
+   * (grpc/assertion.ts), shared by the platform's processes only. Required where processes are
+   * separate (each standalone process asks for it); the all-in-one process makes one at start.
+   */
+  readonly callKey: Buffer | undefined;
 }
 
 /** `<SERVICE>_METRICS_PORT`: the service's ops HTTP port (0 = none). */
@@ -52,7 +58,7 @@ export function readMetricsPort(e: EnvReader, service: string): number {
  * server per service and nothing to balance, so it recycles no connections unless told to
  * (a recycle under load ends calls that race the GOAWAY: INTERNAL "RST_STREAM with code 0").
  */
-export function readRuntimeConfig(e: EnvReader, defaults: { grpcMaxConnectionAgeMs?: number } = {}): RuntimeConfig {
+export function readRuntimeConfig(e: EnvReader, defaults: { grpcMaxConnectionAgeMs?: number } = {}, opts: { callKeyRequired?: boolean } = {}): RuntimeConfig {
   return {
     logLevel: e.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),
     natsUrl: e.optionalUrl('NATS_URL', ['nats', 'tls']),
@@ -65,6 +71,7 @@ export function readRuntimeConfig(e: EnvReader, defaults: { grpcMaxConnectionAge
       graceMs: e.int('GRPC_MAX_CONNECTION_AGE_GRACE_MS', { default: 15_000, min: 0, max: 3600_000 }),
     },
     tracing: readTracingConfig(e),
+    callKey: e.key('INTERNAL_CALL_KEY', { required: opts.callKeyRequired ?? false }),
   };
 }
 

@@ -34,6 +34,8 @@ export interface ServiceRuntime {
   readonly lifecycle: Lifecycle;
   /** Interface the gRPC server binds to. */
   readonly bindHost: string;
+  /** The key call assertions are signed and verified with (INTERNAL_CALL_KEY; grpc/assertion.ts). */
+  readonly callKey: Buffer;
   /** TLS for the gRPC listeners and the channels to other services (plaintext when absent). */
   readonly grpcServerCredentials?: grpc.ServerCredentials;
   readonly grpcClientCredentials?: grpc.ChannelCredentials;
@@ -205,7 +207,7 @@ export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void
   let logger: Logger | undefined;
   try {
     const config = readConfig(opts.env ?? process.env, (e) => {
-      const runtime = readRuntimeConfig(e);
+      const runtime = readRuntimeConfig(e, {}, { callKeyRequired: true });
       if (!runtime.natsUrl) e.problem('NATS_URL', 'is required when a service runs as its own process');
       return {
         runtime,
@@ -227,6 +229,7 @@ export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void
       bus,
       lifecycle,
       bindHost: config.runtime.bindHost,
+      callKey: config.runtime.callKey!,
       grpcServerCredentials: creds.server,
       grpcClientCredentials: creds.client,
       metricsPort: config.metricsPort,

@@ -58,9 +58,9 @@ export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSp
       const stopRetention = startRetention(uow, config.retention, logger);
       const queries = auditQueries(uow, { checkpoints: checkpointLog, key: signer, retentionDays: config.retention.days });
       // Readers are authorized on their current rights (the directory's AccessService).
-      const access = grpcAccessCheck({ target: config.directoryTarget, metrics: rt.metrics, credentials: rt.grpcClientCredentials });
+      const access = grpcAccessCheck({ target: config.directoryTarget, metrics: rt.metrics, signer: { key: rt.callKey, from: 'audit' }, credentials: rt.grpcClientCredentials });
       return {
-        grpc: auditGrpc(forReaders(queries, access), { logger: rt.logger, metrics: rt.metrics, service: 'audit' }),
+        grpc: auditGrpc(forReaders(queries, access), { logger: rt.logger, metrics: rt.metrics, service: 'audit', callKey: rt.callKey }),
         // The trail must not lose an event: many deliveries, long backoff. One at a time in stream
         // order, across every replica too (maxAckPending 1): before/after needs the order.
         consumers: CONSUMERS.map((c) => ({

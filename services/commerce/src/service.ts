@@ -36,9 +36,9 @@ export function commerceService(config: CommerceConfig, rt: ServiceRuntime): Ser
     streams: [STREAMS.commerce, STREAMS.deadLetter],
     build: async ({ dataSource, logger }) => {
       if (config.seedDemo) await seedDemoCatalog(dataSource, logger);
-      const access = grpcAccessCheck({ target: config.directoryTarget, metrics: rt.metrics, credentials: rt.grpcClientCredentials });
+      const access = grpcAccessCheck({ target: config.directoryTarget, metrics: rt.metrics, signer: { key: rt.callKey, from: 'commerce' }, credentials: rt.grpcClientCredentials });
       return {
-        grpc: commerceGrpc(createCommerceUseCases(dataSource, access), { logger: rt.logger, metrics: rt.metrics, service: 'commerce' }),
+        grpc: commerceGrpc(createCommerceUseCases(dataSource, access), { logger: rt.logger, metrics: rt.metrics, service: 'commerce', callKey: rt.callKey }),
         housekeeping: () => purgeExpired(dataSource, config.idempotencyHours),
         stop: async () => access.close(),
       };

@@ -38,7 +38,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
       await keys.start();
       const tokens = new JwtTokenService(keys, { tokenLifetimeSeconds: config.jwt.expirySeconds, issuer: config.jwt.issuer, audience: config.jwt.audience });
       registerSigningKeyAge(rt.metrics, keys);
-      const directory = grpcDirectory(config.directoryTarget, rt.metrics, rt.grpcClientCredentials);
+      const directory = grpcDirectory(config.directoryTarget, rt.metrics, { key: rt.callKey, from: 'identity' }, rt.grpcClientCredentials);
       const uow = pgUnitOfWork(dataSource);
       // Statements outside any transaction, each committed on its own.
       const stores = pgIdentityStores(dataSource.manager);
@@ -77,7 +77,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
       const requests = new BatchLoop({ name: 'email-action requests', work: (n) => emailActions.processRequests(n), batchSize: 50, pollMs: 1_000, logger });
       requests.start();
       return {
-        grpc: identityGrpc({ auth, emailActions, keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity' }),
+        grpc: identityGrpc({ auth, emailActions, keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey }),
         consumers: identityConsumers({ auth, emailActions }, logger),
         // Ready only while a signing key is loaded (the database is checked for every service).
         checks: { keys: () => keys.check() },

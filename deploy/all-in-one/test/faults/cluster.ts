@@ -89,6 +89,7 @@ export class Cluster {
       MIGRATE_ON_START: 'true',
       JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
+      INTERNAL_CALL_KEY: randomBytes(32).toString('base64'),
       ARGON2_MEMORY_KIB: '8192',
       ARGON2_ITERATIONS: '1',
       GATEWAY_PROFILES: 'full',

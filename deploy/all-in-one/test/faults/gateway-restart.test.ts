@@ -5,7 +5,7 @@
  */
 import { directoryV1, identityV1 } from '@iam/contracts';
 import { createGrpcClient } from '@iam/platform';
-import { testMetrics } from '@iam/platform/testing';
+import { actingAs, testMetrics } from '@iam/platform/testing';
 import { randomUUID } from 'node:crypto';
 import { ADMIN, Cluster, call, runnable, strongPassword } from './cluster';
 
@@ -37,10 +37,12 @@ import { ADMIN, Cluster, call, runnable, strongPassword } from './cluster';
 
     await c.stop('gateway');
     const metrics = testMetrics();
-    const identity = createGrpcClient(identityV1.IdentityServiceService, { target: `127.0.0.1:${c.ports.identity}`, metrics });
-    const directory = createGrpcClient(directoryV1.UserServiceService, { target: `127.0.0.1:${c.ports.directory}`, metrics });
+    // Called as the gateway calls them: asserted with the cluster's INTERNAL_CALL_KEY.
+    const signer = { key: Buffer.from(c.env.INTERNAL_CALL_KEY!, 'base64'), from: 'gateway' };
+    const identity = createGrpcClient(identityV1.IdentityServiceService, { target: `127.0.0.1:${c.ports.identity}`, metrics, assert: { signer, to: 'identity' } });
+    const directory = createGrpcClient(directoryV1.UserServiceService, { target: `127.0.0.1:${c.ports.directory}`, metrics, assert: { signer, to: 'directory' } });
     await identity.call.revoke({ accessToken: revoked.token });
-    await directory.call.deleteUser({ id: deleted.id }, { actor: admin.id });
+    await actingAs(admin.id, () => directory.call.deleteUser({ id: deleted.id }));
     identity.close();
     directory.close();
 

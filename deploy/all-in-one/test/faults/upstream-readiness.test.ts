@@ -21,8 +21,13 @@ import { ADMIN, Cluster, call, runnable } from './cluster';
   it('commerce stopped: ready stays 200, login and users work, products answer 503 fast; back to normal after', async () => {
     expect((await call(c.url, 'GET', '/api/v1/products?page_size=1')).status).toBe(200);
     await c.stop('commerce');
-    // The health monitor checks every second; the gateway notices within two.
+    // The health monitor checks every second; after two failed checks in a row the calls to
+    // commerce fail fast (before that they fail as fast as a refused connection and its retries).
     await eventually(async () => (await call(c.url, 'GET', '/healthz')).status === 503, 10_000, 100);
+    await eventually(async () => {
+      const r = await call(c.url, 'GET', '/api/v1/products?page_size=1');
+      return r.status === 503 && r.ms < 100;
+    }, 10_000, 100);
     for (let i = 0; i < 5; i++) {
       expect((await call(c.url, 'GET', '/health/ready')).status).toBe(200);
       const login = await call(c.url, 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN });

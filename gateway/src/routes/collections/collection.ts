@@ -36,9 +36,10 @@ export interface CollectionSpec<R, C extends TSchema = TSchema, U extends TSchem
   /** `totalCountExact` false: `totalCount` is an estimate (beyond the directory's count bound). */
   readonly list: (args: ListArgs) => Promise<{ items: readonly R[]; totalCount: number; totalCountExact?: boolean }>;
   /** Writes name the caller (the token's `sub`): the directory authorizes against its rights. */
-  readonly create: (body: Static<C>, actor: string) => Promise<R & { id: string }>;
-  readonly update: (id: string, body: Static<U>, actor: string) => Promise<R>;
-  readonly remove: (id: string, actor: string) => Promise<void>;
+  /** The writes act for the request's verified user (its request context names them in the call's assertion). */
+  readonly create: (body: Static<C>) => Promise<R & { id: string }>;
+  readonly update: (id: string, body: Static<U>) => Promise<R>;
+  readonly remove: (id: string) => Promise<void>;
 }
 
 export interface Dialect<Q extends TObject = TObject> {
@@ -141,7 +142,7 @@ export async function collectionRoutes<R, C extends TSchema, U extends TSchema, 
     d.path,
     { schema: { tags, summary: `Create one of ${spec.tag}`, body: spec.createBody, response: { 201: spec.resource, ...problems(400, 409, 413, 415) } } },
     async (req, reply) => {
-      const created = await spec.create(req.body, req.principal!.sub);
+      const created = await spec.create(req.body);
       return reply.code(201).header('location', d.location(created.id)).send(created);
     },
   );
@@ -157,14 +158,14 @@ export async function collectionRoutes<R, C extends TSchema, U extends TSchema, 
         response: { 200: spec.resource, ...problems(400, 404, 409, 413, 415) },
       },
     },
-    async (req) => spec.update(req.params.id, req.body, req.principal!.sub),
+    async (req) => spec.update(req.params.id, req.body),
   );
 
   app.delete(
     byId,
     { schema: { tags, summary: `Delete one of ${spec.tag}`, params: IdParams, response: { 204: { type: 'null' }, ...problems(400, 404) } } },
     async (req, reply) => {
-      await spec.remove(req.params.id, req.principal!.sub);
+      await spec.remove(req.params.id);
       return reply.code(204).send();
     },
   );

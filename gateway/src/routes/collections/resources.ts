@@ -26,16 +26,15 @@ export function users(u: Upstreams): CollectionSpec<ReturnType<typeof userJson>,
     updateBody: S.UpdateUserBody,
     get: async (id) => userJson(await u.users.getUser({ id })),
     list: async (a: ListArgs) => mapPage(await u.users.listUsers(a), userJson),
-    create: async (b, actor) =>
-      userJson(await u.users.createUser({ firstName: b.firstName, lastName: b.lastName, email: b.email, phone: b.phone, password: b.password, roles: b.roles ?? [] }, { actor })),
-    update: async (id, b, actor) =>
+    create: async (b) =>
+      userJson(await u.users.createUser({ firstName: b.firstName, lastName: b.lastName, email: b.email, phone: b.phone, password: b.password, roles: b.roles ?? [] })),
+    update: async (id, b) =>
       userJson(
         await u.users.updateUser(
           { id, ...b, phone: b.phone ?? undefined, clearFields: b.phone === null ? ['phone'] : [], roles: b.roles === undefined ? undefined : { names: b.roles } },
-          { actor },
         ),
       ),
-    remove: async (id, actor) => void (await u.users.deleteUser({ id }, { actor })),
+    remove: async (id) => void (await u.users.deleteUser({ id })),
   };
 }
 
@@ -48,9 +47,9 @@ export function roles(u: Upstreams): CollectionSpec<ReturnType<typeof roleJson>,
     updateBody: S.UpdateNamedBody,
     get: async (id) => roleJson(await u.roles.getRole({ id })),
     list: async (a) => mapPage(await u.roles.listRoles(a), roleJson),
-    create: async (b, actor) => roleJson(await u.roles.createRole({ name: b.name, description: b.description ?? '' }, { actor })),
-    update: async (id, b, actor) => roleJson(await u.roles.updateRole({ id, ...b }, { actor })),
-    remove: async (id, actor) => void (await u.roles.deleteRole({ id }, { actor })),
+    create: async (b) => roleJson(await u.roles.createRole({ name: b.name, description: b.description ?? '' })),
+    update: async (id, b) => roleJson(await u.roles.updateRole({ id, ...b })),
+    remove: async (id) => void (await u.roles.deleteRole({ id })),
   };
 }
 
@@ -63,9 +62,9 @@ export function permissions(u: Upstreams): CollectionSpec<ReturnType<typeof perm
     updateBody: S.UpdateNamedBody,
     get: async (id) => permissionJson(await u.permissions.getPermission({ id })),
     list: async (a) => mapPage(await u.permissions.listPermissions(a), permissionJson),
-    create: async (b, actor) => permissionJson(await u.permissions.createPermission({ name: b.name, description: b.description ?? '' }, { actor })),
-    update: async (id, b, actor) => permissionJson(await u.permissions.updatePermission({ id, ...b }, { actor })),
-    remove: async (id, actor) => void (await u.permissions.deletePermission({ id }, { actor })),
+    create: async (b) => permissionJson(await u.permissions.createPermission({ name: b.name, description: b.description ?? '' })),
+    update: async (id, b) => permissionJson(await u.permissions.updatePermission({ id, ...b })),
+    remove: async (id) => void (await u.permissions.deletePermission({ id })),
   };
 }
 
@@ -82,8 +81,8 @@ export function rolePermissions(u: Upstreams): CollectionSpec<directoryV1.RolePe
     },
     get: (id) => u.links.getRolePermission({ id }),
     list: async (a) => mapPage(await u.links.listRolePermissions({ ...a, roleId: a.filters.roleId, permissionId: a.filters.permissionId }), (l) => l),
-    create: (b, actor) => u.links.createRolePermission({ roleId: b.roleId, permissionId: b.permissionId }, { actor }),
-    update: (id, b, actor) => u.links.updateRolePermission({ id, ...b }, { actor }),
-    remove: async (id, actor) => void (await u.links.deleteRolePermission({ id }, { actor })),
+    create: (b) => u.links.createRolePermission({ roleId: b.roleId, permissionId: b.permissionId }),
+    update: (id, b) => u.links.updateRolePermission({ id, ...b }),
+    remove: async (id) => void (await u.links.deleteRolePermission({ id })),
   };
 }

@@ -7,9 +7,10 @@
  * against the edge OpenAPI document. Tokens come from a fake authenticator (the end-to-end tests
  * use real ones).
  */
+import type { commerceV1 } from '@iam/contracts';
 import { commerceService, readCommerceConfig } from '@iam/commerce';
 import { type AccessClaims, AppError, HealthMonitor, Lifecycle, type RunningService, readConfig, startService } from '@iam/platform';
-import { TestAccess, type TestDatabase, createTestDatabase, eventually, startAccessServer, testBus, testLogger, testMetrics } from '@iam/platform/testing';
+import { TEST_CALL_KEY, TestAccess, type TestDatabase, actingAs, createTestDatabase, eventually, startAccessServer, testBus, testLogger, testMetrics, testSigner } from '@iam/platform/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { getIntrospectionQuery } from 'graphql';
 import { randomUUID } from 'node:crypto';
@@ -79,7 +80,7 @@ async function gateway(env: Record<string, string>, calls: string[] = [], opts =
   const config = readConfig({ GATEWAY_PROFILES: 'edge', MAX_EVENT_LOOP_DELAY_MS: '0', ...env }, readGatewayConfig);
   const metrics = testMetrics();
   const bus = testBus({ logger });
-  const raw = createUpstreams(config, { metrics, bus });
+  const raw = createUpstreams(config, { metrics, bus, signer: testSigner('gateway') });
   const upstreams: Upstreams = { ...raw, commerce: raw.commerce && counting(raw.commerce, calls) };
   const health = new HealthMonitor({ checks: upstreams.checks, logger });
   // The first check opens the gRPC connection; on a loaded machine that can take longer than a
@@ -111,9 +112,9 @@ describe('edge profile (real commerce service)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('gw_edge');
-    directory = await startAccessServer(new TestAccess().grant(TOKENS.manager.sub, 'products.manage').grant(TOKENS.admin.sub, 'products.manage'), logger);
+    directory = await startAccessServer(new TestAccess().grant(TOKENS.manager.sub, 'products.manage').grant(TOKENS.admin.sub, 'products.manage'), logger, TEST_CALL_KEY);
     const config = readConfig({ COMMERCE_GRPC_PORT: '0', DIRECTORY_GRPC_TARGET: directory.target }, (e) => readCommerceConfig(e, { databaseUrl: db.url }));
-    const rt = { logger, metrics: testMetrics(), bus, lifecycle, bindHost: '127.0.0.1' };
+    const rt = { logger, metrics: testMetrics(), bus, lifecycle, bindHost: '127.0.0.1', callKey: TEST_CALL_KEY };
     commerce = await startService(commerceService(config, rt), rt);
     gw = await gateway({ COMMERCE_GRPC_TARGET: `127.0.0.1:${commerce.grpcPort}`, RATE_LIMIT_CHECKOUT_BURST: '1000', RATE_LIMIT_CHECKOUT_PER_MINUTE: '100000' }, calls);
   });
@@ -154,18 +155,17 @@ describe('edge profile (real commerce service)', () => {
   }
 
   const catalog = () => gw.upstreams.commerce!;
-  const asManager = { actor: TOKENS.manager.sub };
-  const newProduct = (over: Partial<{ onHand: number; priceMinor: number; name: string; currency: string }> = {}) =>
-    catalog().catalog.createProduct(
-      {
+  const asManager = <T>(fn: () => Promise<T>): Promise<T> => actingAs(TOKENS.manager.sub, fn);
+  const newProduct = (over: Partial<{ onHand: number; priceMinor: number; name: string; currency: string }> = {}): Promise<commerceV1.Product> =>
+    asManager(() =>
+      catalog().catalog.createProduct({
         sku: `E-${randomUUID().slice(0, 8).toUpperCase()}`,
         name: over.name ?? `Edge widget ${randomUUID().slice(0, 8)}`,
         description: 'A widget',
         priceMinor: over.priceMinor ?? 1_999,
         currency: over.currency ?? 'EUR',
         onHand: over.onHand ?? 10,
-      },
-      asManager,
+      }),
     );
 
   describe('REST', () => {
@@ -179,9 +179,9 @@ describe('edge profile (real commerce service)', () => {
 
     it('GET /api/v1/products: public, paged by an opaque token, filtered by status and q; only the listed fields', async () => {
       const tag = randomUUID().slice(0, 8);
-      const made = [];
+      const made: commerceV1.Product[] = [];
       for (let i = 0; i < 5; i++) made.push(await newProduct({ name: `Paged ${tag} ${i}` }));
-      await catalog().catalog.archiveProduct({ id: made[4]!.id }, asManager);
+      await asManager(() => catalog().catalog.archiveProduct({ id: made[4]!.id }));
       const seen: string[] = [];
       let token: string | null = null;
       let pages = 0;
@@ -344,7 +344,7 @@ describe('edge profile (real commerce service)', () => {
       expect((await catalog().catalog.getProduct({ id: p.id })).available).toBe(3);
       expect((await gql(`{ order(id: "${id}") { status } }`, { who: 'bob' })).data).toEqual({ order: { status: 'CANCELLED' } });
 
-      await catalog().catalog.archiveProduct({ id: p.id }, asManager);
+      await asManager(() => catalog().catalog.archiveProduct({ id: p.id }));
       const gone = await gql(`mutation { checkout(input: {idempotencyKey: "g", lines: [{productId: "${p.id}", quantity: 1}]}) { id } }`, { who: 'bob' });
       expect(gone.codes).toEqual(['PRODUCT_UNAVAILABLE']);
       const cart = await gql(`mutation { updateCart(lines: [{productId: "${p.id}", quantity: 1}]) { currency } }`, { who: 'bob' });

@@ -4,7 +4,7 @@
  * everything else by its code.
  */
 import { commerceV1 } from '@iam/contracts';
-import { AppError, GrpcHealth, type GrpcServerHandle, bindService, createGrpcClient, startGrpcServer } from '@iam/platform';
+import { ANY_CALLER, AppError, GrpcHealth, type GrpcServerHandle, bindService, createGrpcClient, startGrpcServer } from '@iam/platform';
 import { testLogger, testMetrics } from '@iam/platform/testing';
 import { edgeErrorOf, restErrorOf } from './errors';
 
@@ -56,7 +56,8 @@ describe('edge error mapping', () => {
                 throw refusal('commerce.insufficient_stock');
               },
             },
-            { logger, metrics, service: 'commerce' },
+            { logger, metrics, service: 'commerce', callKey: undefined },
+            ANY_CALLER,
           ),
         ],
       });

@@ -10,6 +10,7 @@ import type { ChannelCredentials } from '@grpc/grpc-js';
 import { directoryV1 } from '@iam/contracts';
 import { AppError } from '../errors';
 import type { Metrics } from '../metrics';
+import type { CallSigner } from './assertion';
 import { createGrpcClient } from './client';
 
 export interface AccessCheck {
@@ -30,9 +31,10 @@ export async function requireCurrentPermission(access: AccessCheck, actor: strin
 }
 
 /** The directory's AccessService over gRPC (`DIRECTORY_GRPC_TARGET`); any failure to answer is UNAVAILABLE. */
-export function grpcAccessCheck(opts: { target: string; metrics: Metrics; credentials?: ChannelCredentials; deadlineMs?: number }): AccessCheck & { close(): void } {
+export function grpcAccessCheck(opts: { target: string; metrics: Metrics; signer: CallSigner; credentials?: ChannelCredentials; deadlineMs?: number }): AccessCheck & { close(): void } {
   const client = createGrpcClient(directoryV1.AccessServiceService, {
     target: opts.target,
+    assert: { signer: opts.signer, to: 'directory' },
     metrics: opts.metrics,
     credentials: opts.credentials,
     defaultDeadlineMs: opts.deadlineMs ?? 5_000,

@@ -17,13 +17,12 @@ import { AppError, type ErrorCode, ERROR_CODES, type FieldError, isErrorReason }
 import type { Metrics } from '../metrics';
 import { CLIENT_IP_KEY, USER_AGENT_KEY, requestContext } from '../request-context';
 import { injectContext, remainingMs, startSpan } from '../trace';
-import { ACTOR_KEY, ERROR_CODE_KEY, ERROR_REASON_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
+import { CALL_ASSERTION_KEY, type CallSigner, signCallAssertion } from './assertion';
+import { ERROR_CODE_KEY, ERROR_REASON_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
 export interface CallOptions {
   /** Per-call deadline in ms (default: the client's). */
   readonly deadlineMs?: number;
-  /** The end user this call acts for (a token's `sub`), sent as ACTOR_KEY metadata. */
-  readonly actor?: string;
 }
 
 export type AsyncClient<D extends ServiceDef> = {
@@ -42,6 +41,12 @@ export interface GrpcClientOptions<D extends ServiceDef> {
   readonly maxRetries?: number;
   /** Shortest time between two DNS resolutions of the target (ms, default 5000; grpc-js's own is 30000). */
   readonly minResolutionIntervalMs?: number;
+  /**
+   * Signs every call with a call assertion (./assertion.ts) for service `to`, naming the actor of
+   * the request context (the user the work is for). Without it calls carry none: only methods
+   * open to any caller answer them (a service's public reads, health).
+   */
+  readonly assert?: { readonly signer: CallSigner; readonly to: string };
 }
 
 export interface ClientHandle<D extends ServiceDef> {
@@ -113,7 +118,7 @@ export function createGrpcClient<D extends ServiceDef>(definition: D, opts: Grpc
       const started = process.hrtime.bigint();
       const s = traced ? startSpan(`${service}/${method}`, { kind: SpanKind.CLIENT, attributes }) : undefined;
       try {
-        const res = await unary(client, def, request, deadline, o?.actor, s?.ctx ?? context.active());
+        const res = await unary(client, def, request, deadline, opts.assert, s?.ctx ?? context.active());
         opts.metrics.grpcClientDuration.observe({ grpc_service: service, grpc_method: method, grpc_code: 'OK' }, seconds(started));
         s?.span.setAttribute('rpc.grpc.status_code', grpc.status.OK);
         return res;
@@ -139,14 +144,13 @@ function unary(
   def: grpc.MethodDefinition<unknown, unknown>,
   request: unknown,
   deadline: number,
-  actor: string | undefined,
+  assert: GrpcClientOptions<ServiceDef>['assert'],
   ctx: Context,
 ): Promise<unknown> {
   const md = new grpc.Metadata();
-  // The request this call serves (request-context.ts): who, from where; the actor named by the call wins.
+  // The request this call serves (request-context.ts): who (signed into the assertion), from where.
   const rc = requestContext();
-  const who = actor ?? rc?.actor;
-  if (who) md.set(ACTOR_KEY, who);
+  if (assert) md.set(CALL_ASSERTION_KEY, signCallAssertion(assert.signer.key, { from: assert.signer.from, to: assert.to, actor: rc?.actor }));
   if (rc?.clientIp) md.set(CLIENT_IP_KEY, rc.clientIp);
   if (rc?.userAgent) md.set(USER_AGENT_KEY, rc.userAgent);
   injectContext((name, value) => md.set(name, value), ctx);

@@ -7,7 +7,7 @@ import { currentTrace, remainingMs, runWithTrace } from '../trace';
 import { eventually, testLogger, testMetrics } from '../testing';
 import { installTestTracing } from '../testing/tracing';
 import { createGrpcClient, fromServiceError, retryServiceConfig } from './client';
-import { GrpcHealth, bindService, startGrpcServer, type GrpcServerHandle } from './server';
+import { ANY_CALLER, GrpcHealth, bindService, startGrpcServer, type GrpcServerHandle } from './server';
 import { ERROR_CODE_KEY, ERROR_REASON_KEY } from './types';
 
 const TID = '0af7651916cd43dd8448eb211c80319c';
@@ -51,7 +51,9 @@ describe('gRPC helpers (in-process server on port 0)', () => {
               throw AppError.unavailable();
             },
           },
-          { logger, metrics, service: 'test' },
+          { logger, metrics, service: 'test', callKey: undefined },
+          // Transport behaviour, not who calls (assertion.test.ts).
+          ANY_CALLER,
         ),
       ],
     });

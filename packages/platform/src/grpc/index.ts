@@ -1,5 +1,6 @@
 export * from './client';
 export * from './server';
-export { ACTOR_KEY, splitPath, type RequestOf, type ResponseOf, type ServiceDef } from './types';
+export { splitPath, type RequestOf, type ResponseOf, type ServiceDef } from './types';
+export * from './assertion';
 export * from './tls';
 export * from './access';

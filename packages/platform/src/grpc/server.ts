@@ -17,19 +17,21 @@ import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { extractContext, startSpan, withDeadline } from '../trace';
 import { CLIENT_IP_KEY, USER_AGENT_KEY, withRequestContext } from '../request-context';
-import { ACTOR_KEY, ERROR_CODE_KEY, ERROR_REASON_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
+import { type CallAssertion, CALL_ASSERTION_KEY, verifyCallAssertion } from './assertion';
+import { ERROR_CODE_KEY, ERROR_REASON_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
 export interface CallContext {
   readonly metadata: grpc.Metadata;
   /** Absolute deadline in ms since epoch, when the caller set one. */
   readonly deadline?: number;
   readonly peer: string;
+  /** Who calls, from its verified call assertion (./assertion.ts); absent on a method open to any caller. */
+  readonly caller?: CallAssertion;
 }
 
-/** The end user a call acts for (ACTOR_KEY metadata), or undefined when the caller named none. */
+/** The end user a call acts for, from its verified call assertion, or undefined when the caller named none. */
 export function actorOf(ctx: CallContext): string | undefined {
-  const v = ctx.metadata.get(ACTOR_KEY)[0];
-  return v === undefined ? undefined : v.toString();
+  return ctx.caller?.actor;
 }
 
 export type AsyncHandlers<D extends ServiceDef> = {
@@ -45,15 +47,27 @@ export interface ServiceBinding {
 export interface HandlerDeps {
   readonly logger: Logger;
   readonly metrics: Metrics;
-  /** Owning service (metrics label), e.g. `directory`. */
+  /** Owning service (metrics label, and the audience its callers' assertions must name), e.g. `directory`. */
   readonly service: string;
+  /** The key call assertions are signed with (INTERNAL_CALL_KEY); without it only methods open to any caller answer. */
+  readonly callKey: Buffer | undefined;
 }
 
-/** Wraps async handlers into a grpc-js implementation; methods without a handler answer UNIMPLEMENTED. */
+/** The components a method answers (their call assertion's `iss`), or `ANY_CALLER`: no assertion needed (public reads). */
+export type Callers = readonly string[] | typeof ANY_CALLER;
+export const ANY_CALLER = 'any';
+
+/**
+ * Wraps async handlers into a grpc-js implementation; methods without a handler answer
+ * UNIMPLEMENTED. `callers` says who may call: for every method, or per method. A call without a
+ * valid assertion from one of them is UNAUTHENTICATED (PERMISSION_DENIED for another component)
+ * before its handler runs.
+ */
 export function bindService<D extends ServiceDef>(
   definition: D,
   handlers: Partial<AsyncHandlers<D>>,
   deps: HandlerDeps,
+  callers: Callers | { readonly default: Callers } & Partial<Record<keyof D, Callers>>,
 ): ServiceBinding {
   const implementation: grpc.UntypedServiceImplementation = {};
   let name = '';
@@ -61,9 +75,28 @@ export function bindService<D extends ServiceDef>(
     const { service, method } = splitPath(def.path);
     name = service;
     const handler = handlers[key as keyof D];
-    implementation[key] = wrapUnary(service, method, handler as UnaryFn | undefined, deps);
+    const allowed = typeof callers === 'string' || Array.isArray(callers) ? (callers as Callers) : ((callers as Record<string, Callers>)[key] ?? (callers as { default: Callers }).default);
+    implementation[key] = wrapUnary(service, method, handler as UnaryFn | undefined, deps, allowed);
   }
   return { name, definition, implementation };
+}
+
+/** The verified caller of a call, or an AppError to answer with. */
+function callerOf(metadata: grpc.Metadata, deps: HandlerDeps, allowed: Callers): CallAssertion | undefined {
+  const raw = metadata.get(CALL_ASSERTION_KEY)[0];
+  const token = typeof raw === 'string' ? raw : undefined;
+  if (allowed === ANY_CALLER) {
+    if (!token || !deps.callKey) return undefined;
+    try {
+      return verifyCallAssertion(deps.callKey, token, deps.service);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!deps.callKey) throw AppError.unauthenticated('The caller is not authenticated.');
+  const caller = verifyCallAssertion(deps.callKey, token, deps.service);
+  if (!allowed.includes(caller.from)) throw AppError.forbidden('This caller may not call this method.');
+  return caller;
 }
 
 type UnaryFn = (request: unknown, ctx: CallContext) => Promise<unknown>;
@@ -78,7 +111,7 @@ const SERVER_FAULTS = new Set([
   grpc.status.DATA_LOSS,
 ]);
 
-function wrapUnary(grpcService: string, method: string, handler: UnaryFn | undefined, deps: HandlerDeps): grpc.handleUnaryCall<unknown, unknown> {
+function wrapUnary(grpcService: string, method: string, handler: UnaryFn | undefined, deps: HandlerDeps, allowed: Callers): grpc.handleUnaryCall<unknown, unknown> {
   const attributes = { 'rpc.system': 'grpc', 'rpc.service': grpcService, 'rpc.method': method, 'iam.service': deps.service };
   return (call, callback) => {
     const started = process.hrtime.bigint();
@@ -107,12 +140,20 @@ function wrapUnary(grpcService: string, method: string, handler: UnaryFn | undef
         reply({ code: grpc.status.UNIMPLEMENTED, details: `${method} is not implemented` });
         return;
       }
-      const callCtx: CallContext = { metadata: call.metadata, deadline, peer: call.getPeer() };
+      let caller: CallAssertion | undefined;
+      try {
+        caller = callerOf(call.metadata, deps, allowed);
+      } catch (err) {
+        reply(toStatus(err, deps.logger, `${grpcService}/${method}`));
+        return;
+      }
+      const callCtx: CallContext = { metadata: call.metadata, deadline, peer: call.getPeer(), ...(caller ? { caller } : {}) };
       const md = (key: string): string | undefined => {
         const v = call.metadata.get(key)[0];
         return typeof v === 'string' && v !== '' ? v : undefined;
       };
-      const rc = { actor: md(ACTOR_KEY), clientIp: md(CLIENT_IP_KEY), userAgent: md(USER_AGENT_KEY) };
+      // The actor only from the verified assertion: metadata anyone can set decides nothing.
+      const rc = { actor: caller?.actor, clientIp: md(CLIENT_IP_KEY), userAgent: md(USER_AGENT_KEY) };
       withRequestContext(rc, () => handler(call.request, callCtx)).then(
         (res) => reply(null, res),
         (err: unknown) => reply(toStatus(err, deps.logger, `${grpcService}/${method}`)),

@@ -19,10 +19,3 @@ export const ERROR_CODE_KEY = 'iam-error-code';
 export const ERROR_REASON_KEY = 'iam-error-reason';
 export const FIELD_ERRORS_KEY = 'iam-field-errors-bin';
 export const RETRY_AFTER_KEY = 'iam-retry-after';
-
-/**
- * Metadata key naming the end user a call acts for (the verified token's `sub`), set by the
- * gateway on every call made for a user. Services that authorize against the caller's own
- * rights (the directory's escalation rules) read it; it is trusted only inside the mesh.
- */
-export const ACTOR_KEY = 'iam-actor-sub';

@@ -37,16 +37,19 @@ export class TestAccess implements AccessCheck {
   }
 }
 
-/** `access` served as directory.v1.AccessService on 127.0.0.1 (an OS-chosen port). */
-export async function startAccessServer(access: AccessCheck, logger: Logger): Promise<{ target: string; close(): Promise<void> }> {
+/**
+ * `access` served as directory.v1.AccessService on 127.0.0.1 (an OS-chosen port), answering
+ * calls asserted with `callKey` (the key the commerce or audit service under test is given).
+ */
+export async function startAccessServer(access: AccessCheck, logger: Logger, callKey: Buffer): Promise<{ target: string; close(): Promise<void> }> {
   const health = new GrpcHealth();
-  const deps = { logger, metrics: createMetrics({ defaultMetrics: false }), service: 'directory' };
+  const deps = { logger, metrics: createMetrics({ defaultMetrics: false }), service: 'directory', callKey };
   const server = await startGrpcServer({
     host: '127.0.0.1',
     port: 0,
     logger,
     health,
-    bindings: [bindService(directoryV1.AccessServiceService, { checkAccess: async (r) => ({ allowed: await access.holds(r.userId, r.permission) }) }, deps)],
+    bindings: [bindService(directoryV1.AccessServiceService, { checkAccess: async (r) => ({ allowed: await access.holds(r.userId, r.permission) }) }, deps, ['commerce', 'audit'])],
   });
   return { target: `127.0.0.1:${server.port}`, close: () => server.shutdown(1_000) };
 }

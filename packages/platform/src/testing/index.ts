@@ -143,3 +143,5 @@ export { startSmtpSink, actionToken, type SmtpSink, type ReceivedMail } from './
 export { installTestTracing, parentSpan, spanPath, type ReadableSpan, type TestTracing } from './tracing';
 export { describeSchemaContract, migratedTestDatabase, type MigratedDatabase } from './schema';
 export { TestAccess, startAccessServer } from './access';
+
+export { TEST_CALL_KEY, actingAs, testSigner } from './calls';

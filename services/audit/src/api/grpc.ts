@@ -61,6 +61,7 @@ export function auditGrpc(q: ForReader<AuditQueries>, h: HandlerDeps): ServiceBi
         },
       },
       h,
+      ['gateway'],
     ),
   ];
 }

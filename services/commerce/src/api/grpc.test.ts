@@ -5,7 +5,7 @@
  */
 import { commerceV1 } from '@iam/contracts';
 import { type AppError, type GrpcServerHandle, GrpcHealth, createDataSource, createGrpcClient, migrate, startGrpcServer } from '@iam/platform';
-import { TestAccess, type TestDatabase, createTestDatabase, testLogger, testMetrics } from '@iam/platform/testing';
+import { TEST_CALL_KEY, TestAccess, type TestDatabase, actingAs, createTestDatabase, testLogger, testMetrics, testSigner } from '@iam/platform/testing';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { REASONS, reasonOf } from '../domain/errors';
@@ -25,7 +25,7 @@ describe('commerce gRPC', () => {
   const { ProductStatus, OrderStatus } = commerceV1;
   const MANAGER = randomUUID();
   const access = new TestAccess().grant(MANAGER, 'products.manage');
-  const asManager = { actor: MANAGER };
+  const asManager = <T>(fn: () => Promise<T>): Promise<T> => actingAs(MANAGER, fn);
 
   beforeAll(async () => {
     db = await createTestDatabase('commerce_grpc');
@@ -37,12 +37,14 @@ describe('commerce gRPC', () => {
       port: 0,
       logger,
       health: new GrpcHealth(),
-      bindings: commerceGrpc(createCommerceUseCases(ds, access), { logger, metrics, service: 'commerce' }),
+      bindings: commerceGrpc(createCommerceUseCases(ds, access), { logger, metrics, service: 'commerce', callKey: TEST_CALL_KEY }),
     });
     const target = `127.0.0.1:${server.port}`;
-    catalog = createGrpcClient(commerceV1.CatalogServiceService, { target, metrics });
-    carts = createGrpcClient(commerceV1.CartServiceService, { target, metrics });
-    orders = createGrpcClient(commerceV1.OrderServiceService, { target, metrics });
+    // Called as the gateway calls it: every call asserted, acting for the request's user.
+    const assert = { signer: testSigner('gateway'), to: 'commerce' };
+    catalog = createGrpcClient(commerceV1.CatalogServiceService, { target, metrics, assert });
+    carts = createGrpcClient(commerceV1.CartServiceService, { target, metrics, assert });
+    orders = createGrpcClient(commerceV1.OrderServiceService, { target, metrics, assert });
   });
 
   afterAll(async () => {
@@ -54,7 +56,7 @@ describe('commerce gRPC', () => {
 
   // Active products' names are unique (their lookalike keys): one name per product.
   const create = (onHand = 5) =>
-    catalog.call.createProduct({ sku: `G-${randomUUID().slice(0, 8)}`, name: `Widget ${randomUUID().slice(0, 8)}`, description: 'A widget', priceMinor: 1_999, currency: 'EUR', onHand }, asManager);
+    asManager(() => catalog.call.createProduct({ sku: `G-${randomUUID().slice(0, 8)}`, name: `Widget ${randomUUID().slice(0, 8)}`, description: 'A widget', priceMinor: 1_999, currency: 'EUR', onHand }));
 
   it('catalog round trip: create, get, batch get, list with a token, status enum, archive, stock', async () => {
     const a = await create(7);
@@ -68,15 +70,15 @@ describe('commerce gRPC', () => {
     expect(first.nextPageToken).not.toBe('');
     const second = await catalog.call.listProducts({ pageSize: 1, pageToken: first.nextPageToken, status: ProductStatus.PRODUCT_STATUS_UNSPECIFIED, q: '' });
     expect(second.products[0]!.id).not.toBe(first.products[0]!.id);
-    expect((await catalog.call.archiveProduct({ id: b.id }, asManager)).status).toBe(ProductStatus.PRODUCT_STATUS_ARCHIVED);
+    expect((await asManager(() => catalog.call.archiveProduct({ id: b.id }))).status).toBe(ProductStatus.PRODUCT_STATUS_ARCHIVED);
     const archived = await catalog.call.listProducts({ pageSize: 100, pageToken: '', status: ProductStatus.PRODUCT_STATUS_ARCHIVED, q: '' });
     expect(archived.products.map((p) => p.id)).toEqual([b.id]);
     expect(archived.nextPageToken).toBe('');
-    expect(await catalog.call.updateProduct({ id: b.id, status: ProductStatus.PRODUCT_STATUS_ACTIVE, priceMinor: 2_500 }, asManager)).toMatchObject({ status: ProductStatus.PRODUCT_STATUS_ACTIVE, priceMinor: 2_500 });
-    await expect(catalog.call.updateProduct({ id: b.id, status: ProductStatus.PRODUCT_STATUS_UNSPECIFIED }, asManager)).rejects.toMatchObject({ code: 'VALIDATION' });
-    expect(await catalog.call.adjustStock({ id: a.id, delta: -2 }, asManager)).toMatchObject({ onHand: 5, available: 5 });
-    expect(await catalog.call.adjustStock({ id: a.id, setOnHand: 9 }, asManager)).toMatchObject({ onHand: 9 });
-    await expect(catalog.call.adjustStock({ id: a.id }, asManager)).rejects.toMatchObject({ code: 'VALIDATION' });
+    expect(await asManager(() => catalog.call.updateProduct({ id: b.id, status: ProductStatus.PRODUCT_STATUS_ACTIVE, priceMinor: 2_500 }))).toMatchObject({ status: ProductStatus.PRODUCT_STATUS_ACTIVE, priceMinor: 2_500 });
+    await expect(asManager(() => catalog.call.updateProduct({ id: b.id, status: ProductStatus.PRODUCT_STATUS_UNSPECIFIED }))).rejects.toMatchObject({ code: 'VALIDATION' });
+    expect(await asManager(() => catalog.call.adjustStock({ id: a.id, delta: -2 }))).toMatchObject({ onHand: 5, available: 5 });
+    expect(await asManager(() => catalog.call.adjustStock({ id: a.id, setOnHand: 9 }))).toMatchObject({ onHand: 9 });
+    await expect(asManager(() => catalog.call.adjustStock({ id: a.id }))).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(catalog.call.listProducts({ pageSize: 101, pageToken: '', status: 0, q: '' })).rejects.toMatchObject({ code: 'VALIDATION', httpStatus: 400 });
     await expect(catalog.call.listProducts({ pageSize: 10, pageToken: 'nope', status: 0, q: '' })).rejects.toMatchObject({ code: 'VALIDATION', errors: [{ field: 'pageToken' }] });
     await expect(catalog.call.getProduct({ id: randomUUID() })).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -85,9 +87,9 @@ describe('commerce gRPC', () => {
   it('cart and checkout round trip, replay flag, cancel; orders listed with a status filter', async () => {
     const p = await create(10);
     const customerId = randomUUID();
-    const cart = await carts.call.replaceCart({ customerId, lines: [{ productId: p.id, quantity: 2 }] }, { actor: customerId });
+    const cart = await actingAs(customerId, () => carts.call.replaceCart({ customerId, lines: [{ productId: p.id, quantity: 2 }] }));
     expect(cart).toMatchObject({ customerId, lines: [{ productId: p.id, quantity: 2 }], subtotalMinor: 3_998, currency: 'EUR' });
-    const placed = await orders.call.checkout({ customerId, idempotencyKey: 'g-1', lines: [], customerEmail: 'buyer@example.com' }, { actor: customerId });
+    const placed = await actingAs(customerId, () => orders.call.checkout({ customerId, idempotencyKey: 'g-1', lines: [], customerEmail: 'buyer@example.com' }));
     expect(placed.replayed).toBe(false);
     expect(placed.order).toMatchObject({ customerId, status: OrderStatus.ORDER_STATUS_CONFIRMED, totalMinor: 3_998, currency: 'EUR', lines: [{ productId: p.id, quantity: 2, unitPriceMinor: 1_999, sku: p.sku, name: p.name }] });
     expect((await carts.call.getCart({ customerId })).lines).toEqual([]);
@@ -113,7 +115,7 @@ describe('commerce gRPC', () => {
     await orders.call.checkout({ customerId, idempotencyKey: 'r-2', lines: [{ productId: p.id, quantity: 1 }], customerEmail: '' });
     const reused = await orders.call.checkout({ customerId, idempotencyKey: 'r-2', lines: [{ productId: p.id, quantity: 1 }, { productId: randomUUID(), quantity: 1 }], customerEmail: '' }).catch((e: unknown) => e);
     expect(reasonOf(reused)).toBe(REASONS.idempotencyConflict);
-    await catalog.call.archiveProduct({ id: p.id }, asManager);
+    await asManager(() => catalog.call.archiveProduct({ id: p.id }));
     const gone = await carts.call.replaceCart({ customerId, lines: [{ productId: p.id, quantity: 1 }] }).catch((e: unknown) => e);
     expect(reasonOf(gone)).toBe(REASONS.productUnavailable);
     await expect(orders.call.getOrder({ customerId: randomUUID(), id: randomUUID() })).rejects.toMatchObject({ code: 'NOT_FOUND', httpStatus: 404 });
@@ -124,15 +126,15 @@ describe('commerce gRPC', () => {
     const p = await create(3);
     const demoted = randomUUID();
     access.grant(demoted, 'products.manage');
-    await expect(catalog.call.adjustStock({ id: p.id, delta: 1 }, { actor: demoted })).resolves.toMatchObject({ onHand: 4 });
+    await expect(actingAs(demoted, () => catalog.call.adjustStock({ id: p.id, delta: 1 }))).resolves.toMatchObject({ onHand: 4 });
     access.revoke(demoted, 'products.manage');
-    for (const opts of [{}, { actor: randomUUID() }, { actor: demoted }]) {
-      await expect(catalog.call.adjustStock({ id: p.id, delta: 1 }, opts)).rejects.toMatchObject({ code: 'FORBIDDEN', httpStatus: 403 });
-      await expect(catalog.call.createProduct({ sku: `F-${randomUUID().slice(0, 8)}`, name: 'x', description: '', priceMinor: 1, currency: 'EUR', onHand: 0 }, opts)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    for (const actor of [undefined, randomUUID(), demoted]) {
+      await expect(actingAs(actor, () => catalog.call.adjustStock({ id: p.id, delta: 1 }))).rejects.toMatchObject({ code: 'FORBIDDEN', httpStatus: 403 });
+      await expect(actingAs(actor, () => catalog.call.createProduct({ sku: `F-${randomUUID().slice(0, 8)}`, name: 'x', description: '', priceMinor: 1, currency: 'EUR', onHand: 0 }))).rejects.toMatchObject({ code: 'FORBIDDEN' });
     }
     access.down = true;
     try {
-      await expect(catalog.call.archiveProduct({ id: p.id }, asManager)).rejects.toMatchObject({ code: 'UNAVAILABLE', httpStatus: 503 });
+      await expect(asManager(() => catalog.call.archiveProduct({ id: p.id }))).rejects.toMatchObject({ code: 'UNAVAILABLE', httpStatus: 503 });
     } finally {
       access.down = false;
     }
@@ -141,8 +143,8 @@ describe('commerce gRPC', () => {
 
   it('a call naming another customer than its actor is FORBIDDEN', async () => {
     const [alice, mallory] = [randomUUID(), randomUUID()];
-    await expect(carts.call.getCart({ customerId: alice }, { actor: mallory })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(orders.call.listOrders({ customerId: alice, pageSize: 10, pageToken: '', status: 0 }, { actor: mallory })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(carts.call.getCart({ customerId: alice }, { actor: alice.toUpperCase() })).resolves.toMatchObject({ customerId: alice });
+    await expect(actingAs(mallory, () => carts.call.getCart({ customerId: alice }))).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(actingAs(mallory, () => orders.call.listOrders({ customerId: alice, pageSize: 10, pageToken: '', status: 0 }))).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(actingAs(alice.toUpperCase(), () => carts.call.getCart({ customerId: alice }))).resolves.toMatchObject({ customerId: alice });
   });
 });

@@ -81,6 +81,7 @@ export function commerceGrpc(uc: CommerceUseCases, deps: HandlerDeps): ServiceBi
         adjustStock: async (r, ctx) => toProduct(await uc.catalog.adjustStock(actorOf(ctx), r.id, { delta: r.delta, setOnHand: r.setOnHand })),
       },
       deps,
+      ['gateway'],
     ),
     bindService(
       commerceV1.CartServiceService,
@@ -90,6 +91,7 @@ export function commerceGrpc(uc: CommerceUseCases, deps: HandlerDeps): ServiceBi
         clearCart: async (r, ctx) => toCart(await uc.carts.clear(customer(ctx, r.customerId))),
       },
       deps,
+      ['gateway'],
     ),
     bindService(
       commerceV1.OrderServiceService,
@@ -115,6 +117,7 @@ export function commerceGrpc(uc: CommerceUseCases, deps: HandlerDeps): ServiceBi
         cancelOrder: async (r, ctx) => toOrder(await uc.orders.cancel(customer(ctx, r.customerId), r.id)),
       },
       deps,
+      ['gateway'],
     ),
   ];
 }

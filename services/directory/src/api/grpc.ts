@@ -6,6 +6,9 @@ import type { DirectoryUseCases } from '../app/use-cases';
 import type { Permission, Principal, Role, RolePermission, User } from '../domain/model';
 import { checkListQuery } from '../domain/rules';
 
+/** The directory's management services answer the gateway, which acts for the user its request verified. */
+const GATEWAY = ['gateway'];
+
 const toUser = (u: User): directoryV1.User => ({
   id: u.id,
   firstName: u.firstName,
@@ -74,6 +77,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         },
       },
       deps,
+      GATEWAY,
     ),
     bindService(
       directoryV1.RoleServiceService,
@@ -88,6 +92,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         },
       },
       deps,
+      GATEWAY,
     ),
     bindService(
       directoryV1.PermissionServiceService,
@@ -102,6 +107,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         },
       },
       deps,
+      GATEWAY,
     ),
     bindService(
       directoryV1.RolePermissionServiceService,
@@ -116,8 +122,9 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         },
       },
       deps,
+      GATEWAY,
     ),
-    bindService(directoryV1.AccessServiceService, { checkAccess: async (r) => ({ allowed: await uc.access.holds(r.userId, r.permission) }) }, deps),
+    bindService(directoryV1.AccessServiceService, { checkAccess: async (r) => ({ allowed: await uc.access.holds(r.userId, r.permission) }) }, deps, ['commerce', 'audit']),
     bindService(
       directoryV1.CredentialServiceService,
       {
@@ -143,6 +150,8 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         },
       },
       deps,
+      // Password checks and resets: identity alone.
+      ['identity'],
     ),
   ];
 }

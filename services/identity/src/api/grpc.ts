@@ -1,6 +1,6 @@
 /** gRPC handlers of IdentityService: proto in, use cases, proto out. */
 import { identityV1 } from '@iam/contracts';
-import { type AccessClaims, type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
+import { ANY_CALLER, type AccessClaims, type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
 import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
 import type { PublishedKeys } from '../domain/ports';
@@ -37,6 +37,8 @@ export function identityGrpc(deps: { auth: AuthUseCases; emailActions: EmailActi
         confirmEmailVerification: async (r) => (await emailActions.confirmEmailVerification(r.token), {}),
       },
       h,
+      // Token checks and the JWKS are for any internal caller (@iam/identity-client); the rest, the gateway's.
+      { default: ['gateway'], validateToken: ANY_CALLER, introspect: ANY_CALLER, getJwks: ANY_CALLER },
     ),
   ];
 }

@@ -1,13 +1,15 @@
 /** The directory port over gRPC (CredentialService). */
 import { directoryV1 } from '@iam/contracts';
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { AppError, type Metrics, createGrpcClient } from '@iam/platform';
+import { AppError, type CallSigner, type Metrics, createGrpcClient } from '@iam/platform';
 import type { Principal } from '../domain/model';
 import type { Directory } from '../domain/ports';
 
-export function grpcDirectory(target: string, metrics: Metrics, credentials?: ChannelCredentials): Directory & { close(): void } {
+export function grpcDirectory(target: string, metrics: Metrics, signer: CallSigner, credentials?: ChannelCredentials): Directory & { close(): void } {
   const client = createGrpcClient(directoryV1.CredentialServiceService, {
     target,
+    // The directory answers its credential service to identity alone, proven by this assertion.
+    assert: { signer, to: 'directory' },
     metrics,
     credentials,
     defaultDeadlineMs: 10_000,

@@ -22,11 +22,13 @@ const RESERVE_SQL = `INSERT INTO login_failures AS f (email_hash, failed_count, 
  * The token a presentation of $1 may rotate: $1 itself while unrotated; else, when $1 was rotated
  * at most $G seconds ago (a client retrying a refresh whose answer it lost), its successor, or the
  * successor's successor and so on while each was superseded (rotated by such a retry, not by its
- * own use). `target` is the live token at the end of that chain, if any.
+ * own use). `target` is the live token at the end of that chain, if any. With no grace period
+ * ($G = 0) a rotated token is never followed: now() is when a statement began, which may be
+ * before a concurrent rotation it then sees committed.
  */
 const RETRY_CHAIN = (graceParam: string) => `chain AS (
          SELECT p.id, p.rotated_at, p.revoked_at, p.expires_at, p.replaced_by, 0 AS depth,
-                (p.rotated_at IS NULL OR p.rotated_at >= now() - make_interval(secs => ${graceParam})) AS follow
+                (p.rotated_at IS NULL OR (${graceParam}::float8 > 0 AND p.rotated_at >= now() - make_interval(secs => ${graceParam}::float8))) AS follow
            FROM refresh_tokens p WHERE p.token_hash = $1
          UNION ALL
          SELECT n.id, n.rotated_at, n.revoked_at, n.expires_at, n.replaced_by, c.depth + 1, n.superseded

@@ -35,6 +35,8 @@ export function notificationGrpc(deliveries: DeliveryStore, h: HandlerDeps): Ser
         },
       },
       h,
+      // Delivery records name addresses: for the platform's own components only.
+      ['gateway'],
     ),
   ];
 }

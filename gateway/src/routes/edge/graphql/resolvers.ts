@@ -124,7 +124,7 @@ export function edgeResolvers(commerce: CommerceClients) {
   const checkout = async (_: unknown, { input }: CheckoutArgs, ctx: EdgeContext) => {
     const { sub, email } = customer(ctx);
     const lines = (input.lines ?? []).map((l) => ({ productId: l.productId, quantity: l.quantity }));
-    const r = await orders.checkout({ customerId: sub, idempotencyKey: input.idempotencyKey, lines, customerEmail: email ?? '' }, { actor: sub });
+    const r = await orders.checkout({ customerId: sub, idempotencyKey: input.idempotencyKey, lines, customerEmail: email ?? '' });
     return orderNode(r.order!);
   };
 
@@ -143,16 +143,16 @@ export function edgeResolvers(commerce: CommerceClients) {
       },
       cart: async (_: unknown, __: unknown, ctx: EdgeContext) => {
         const { sub } = customer(ctx);
-        return cartNode(await carts.getCart({ customerId: sub }, { actor: sub }));
+        return cartNode(await carts.getCart({ customerId: sub }));
       },
       orders: async (_: unknown, a: PageArgs & { status?: OrderStatusName | null }, ctx: EdgeContext) => {
         const { sub } = customer(ctx);
-        const page = await orders.listOrders({ customerId: sub, pageSize: a.pageSize ?? DEFAULT_PAGE_SIZE, pageToken: a.pageToken ?? '', status: orderStatusFilter(a.status) }, { actor: sub });
+        const page = await orders.listOrders({ customerId: sub, pageSize: a.pageSize ?? DEFAULT_PAGE_SIZE, pageToken: a.pageToken ?? '', status: orderStatusFilter(a.status) });
         return { orders: page.orders.map(orderNode), nextPageToken: nextToken(page.nextPageToken) };
       },
       order: async (_: unknown, { id }: { id: string }, ctx: EdgeContext) => {
         const { sub } = customer(ctx);
-        const o = await orNull(orders.getOrder({ customerId: sub, id }, { actor: sub }));
+        const o = await orNull(orders.getOrder({ customerId: sub, id }));
         return o && orderNode(o);
       },
     },
@@ -160,26 +160,26 @@ export function edgeResolvers(commerce: CommerceClients) {
     Mutation: {
       updateCart: async (_: unknown, { lines }: { lines: LineInput[] }, ctx: EdgeContext) => {
         const { sub } = customer(ctx);
-        return cartNode(await carts.replaceCart({ customerId: sub, lines: lines.map((l) => ({ productId: l.productId, quantity: l.quantity })) }, { actor: sub }));
+        return cartNode(await carts.replaceCart({ customerId: sub, lines: lines.map((l) => ({ productId: l.productId, quantity: l.quantity })) }));
       },
       clearCart: async (_: unknown, __: unknown, ctx: EdgeContext) => {
         const { sub } = customer(ctx);
-        return cartNode(await carts.clearCart({ customerId: sub }, { actor: sub }));
+        return cartNode(await carts.clearCart({ customerId: sub }));
       },
       checkout,
       createOrder: checkout,
       cancelOrder: async (_: unknown, { id }: { id: string }, ctx: EdgeContext) => {
         const { sub } = customer(ctx);
-        return orderNode(await orders.cancelOrder({ customerId: sub, id }, { actor: sub }));
+        return orderNode(await orders.cancelOrder({ customerId: sub, id }));
       },
 
       createProduct: async (_: unknown, { input: i }: { input: Required<ProductFields> & { onHand: number } }, ctx: EdgeContext) => {
-        const { sub } = administrator(ctx);
+        administrator(ctx);
         const req: commerceV1.CreateProductRequest = { sku: i.sku!, name: i.name!, description: i.description ?? '', priceMinor: i.priceMinor!, currency: i.currency!, onHand: i.onHand ?? 0 };
-        return productNode(await catalog.createProduct(req, { actor: sub }));
+        return productNode(await catalog.createProduct(req));
       },
       updateProduct: async (_: unknown, { id, input: i }: { id: string; input: ProductFields }, ctx: EdgeContext) => {
-        const { sub } = administrator(ctx);
+        administrator(ctx);
         const req: commerceV1.UpdateProductRequest = {
           id,
           sku: given(i.sku),
@@ -189,20 +189,20 @@ export function edgeResolvers(commerce: CommerceClients) {
           currency: given(i.currency),
           status: i.status ? productStatusValue(i.status) : undefined,
         };
-        return productNode(await catalog.updateProduct(req, { actor: sub }));
+        return productNode(await catalog.updateProduct(req));
       },
       archiveProduct: async (_: unknown, { id }: { id: string }, ctx: EdgeContext) => {
-        const { sub } = administrator(ctx);
-        return productNode(await catalog.archiveProduct({ id }, { actor: sub }));
+        administrator(ctx);
+        return productNode(await catalog.archiveProduct({ id }));
       },
       adjustStock: async (_: unknown, { id, input }: { id: string; input: { delta?: number | null; setOnHand?: number | null } }, ctx: EdgeContext) => {
-        const { sub } = administrator(ctx);
+        administrator(ctx);
         const delta = given(input.delta);
         const setOnHand = given(input.setOnHand);
         if ((delta === undefined) === (setOnHand === undefined)) {
           throw AppError.validation('Give exactly one of delta and setOnHand.', [{ field: 'input', message: 'needs exactly one of delta and setOnHand' }]);
         }
-        return productNode(await catalog.adjustStock({ id, delta, setOnHand }, { actor: sub }));
+        return productNode(await catalog.adjustStock({ id, delta, setOnHand }));
       },
     },
 
