@@ -35,8 +35,7 @@ export interface CollectionSpec<R, C extends TSchema = TSchema, U extends TSchem
   readonly get: (id: string) => Promise<R>;
   /** `totalCountExact` false: `totalCount` is an estimate (beyond the directory's count bound). */
   readonly list: (args: ListArgs) => Promise<{ items: readonly R[]; totalCount: number; totalCountExact?: boolean }>;
-  /** Writes name the caller (the token's `sub`): the directory authorizes against its rights. */
-  /** The writes act for the request's verified user (its request context names them in the call's assertion). */
+  /** The writes act for the request's verified user (its request context names them in the call's assertion): the directory authorizes against their rights. */
   readonly create: (body: Static<C>) => Promise<R & { id: string }>;
   readonly update: (id: string, body: Static<U>) => Promise<R>;
   readonly remove: (id: string) => Promise<void>;
