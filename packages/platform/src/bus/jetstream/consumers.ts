@@ -42,6 +42,11 @@ export class JetStreamConsumers {
           await this.ensureConsumer(conn, spec);
           const consumer = await conn.js.consumers.get(this.names.stream(spec.stream), spec.name);
           messages = await consumer.consume({ max_messages: Math.max(2 * (spec.concurrency ?? 8), 16) });
+          // A stop() during the setup above found no messages to stop: waiting on them would never end.
+          if (stopped) {
+            messages.stop();
+            break;
+          }
           delay = 500;
           for await (const m of messages) {
             await sem.acquire();
