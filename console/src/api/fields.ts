@@ -4,8 +4,21 @@
  * not have does not compile. Whether a field is required and its lengths come from the API's own
  * schema (limits.generated.ts, written by scripts/gen-api.mjs), never from here.
  */
-import { type FieldLimits, bodyLimits, inputLimits } from './limits.generated';
+import { bodyLimits, inputLimits } from './limits.generated';
 import type { paths } from './schema';
+
+/** What the API's schema says of one input field (limits.generated.ts, from the gateway's schemas). */
+export interface FieldLimits {
+  readonly required?: boolean;
+  readonly nullable?: boolean;
+  readonly type?: string;
+  readonly format?: string;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly maxItems?: number;
+}
 
 /** How a field is shown. */
 export interface FieldView {

@@ -10,7 +10,7 @@
  * edge.e2e.test.ts. Every response is checked against the OpenAPI documents.
  */
 import { randomUUID } from 'node:crypto';
-import { ADMIN, type TestSystem, gql as gqlAt, http, startTestSystem, strongPassword, uniqueEmail, userHolding } from './harness';
+import { ADMIN, EDGE_ENV, type TestSystem, gql as gqlAt, http, startTestSystem, strongPassword, uniqueEmail, userHolding } from './harness';
 
 jest.setTimeout(120_000);
 
@@ -37,15 +37,7 @@ describe('edge profile against the commerce service (end to end)', () => {
   }
 
   beforeAll(async () => {
-    sys = await startTestSystem({
-      env: {
-        GATEWAY_PROFILES: 'full,compact,edge',
-        RATE_LIMIT_CHECKOUT_PER_MINUTE: '100000',
-        RATE_LIMIT_CHECKOUT_BURST: '100000',
-        RATE_LIMIT_CHECKOUT_ADDRESS_PER_MINUTE: '100000',
-        RATE_LIMIT_CHECKOUT_ADDRESS_BURST: '100000',
-      },
-    });
+    sys = await startTestSystem({ env: EDGE_ENV });
     const login = await call('POST', '/api/v1/auth/generate-jwt', { body: ADMIN });
     admin = { id: login.json.user.id as string, token: login.json.token as string };
     manager = await userHolding(sys.url(), admin.token, ['products.manage']);

@@ -27,6 +27,15 @@ import { SERVICES, startSystem } from '../src/system';
 
 export const ADMIN = { email: 'admin@example.com', password: 'Admin-Passw0rd!' };
 
+/** The edge profile mounted beside the others, its checkout limits out of the way (tests checking out a lot). */
+export const EDGE_ENV: Readonly<Record<string, string>> = {
+  GATEWAY_PROFILES: 'full,compact,edge',
+  RATE_LIMIT_CHECKOUT_PER_MINUTE: '100000',
+  RATE_LIMIT_CHECKOUT_BURST: '100000',
+  RATE_LIMIT_CHECKOUT_ADDRESS_PER_MINUTE: '100000',
+  RATE_LIMIT_CHECKOUT_ADDRESS_BURST: '100000',
+};
+
 /** Response checkers of the running systems, by gateway base URL (see http()). */
 const checkers = new Map<string, ResponseChecker>();
 
