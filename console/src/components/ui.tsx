@@ -1,5 +1,6 @@
 /** The console's few components: plain, accessible HTML (see README). */
 import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import type { FieldSpec } from '../api/fields';
 import { type Problem, fieldErrors, toProblem } from '../api/problem';
 
 export function ProblemAlert({ error }: { error: unknown }) {
@@ -18,29 +19,24 @@ export function Notice({ children }: { children: ReactNode }) {
   return <p role="status" className="notice">{children}</p>;
 }
 
-export interface FieldSpec {
-  name: string;
-  label: string;
-  type?: 'text' | 'email' | 'password' | 'tel';
-  required?: boolean;
-  maxLength?: number;
-  autoComplete?: string;
-}
+/** What a form holds: the text of each of its fields (N: the names of the API input's fields it shows). */
+export type FormValues<N extends string> = Record<N, string>;
 
 /**
- * A form declared once by its fields; problem+json field errors (`body.<field>`) appear beside
- * their field, the rest of the problem above the buttons.
+ * A form declared once by its fields (api/fields.ts: names of the API's input, limits from its
+ * schema); problem+json field errors (`body.<field>`) appear beside their field, the rest of the
+ * problem above the buttons.
  */
-export function Form(props: {
-  fields: FieldSpec[];
-  initial?: Record<string, string>;
+export function Form<N extends string>(props: {
+  fields: ReadonlyArray<FieldSpec<N>>;
+  initial?: Partial<FormValues<N>>;
   submitLabel: string;
-  onSubmit: (values: Record<string, string>) => Promise<unknown>;
+  onSubmit: (values: FormValues<N>) => Promise<unknown>;
   error?: unknown;
   children?: ReactNode;
   disabled?: boolean;
 }) {
-  const [values, setValues] = useState<Record<string, string>>(props.initial ?? {});
+  const [values, setValues] = useState<FormValues<N>>(() => Object.fromEntries(props.fields.map((f) => [f.name, props.initial?.[f.name] ?? ''])) as FormValues<N>);
   const [busy, setBusy] = useState(false);
   const id = useId();
   const errs = fieldErrors(props.error);
@@ -72,9 +68,10 @@ export function Form(props: {
               name={f.name}
               type={f.type ?? 'text'}
               required={f.required}
+              minLength={f.minLength}
               maxLength={f.maxLength}
               autoComplete={f.autoComplete}
-              value={values[f.name] ?? ''}
+              value={values[f.name]}
               aria-invalid={err ? true : undefined}
               aria-describedby={err ? `${fid}-error` : undefined}
               onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}

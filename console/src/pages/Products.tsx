@@ -3,18 +3,11 @@ import { useState } from 'react';
 import { type Product, type ProductStatus, integer, price, productKeys, products } from '../api/products';
 import { can } from '../auth/session';
 import { Link, navigate } from '../router';
-import { ConfirmButton, type FieldSpec, Form, Notice, NoPermission, ProblemAlert, SearchBox } from '../components/ui';
+import { ConfirmButton, Form, type FormValues, Notice, NoPermission, ProblemAlert, SearchBox } from '../components/ui';
+import { type NamesOf, PRODUCT_CREATE_FIELDS, PRODUCT_EDIT_FIELDS, STOCK_FIELDS } from '../forms';
 
 const PAGE_SIZE = 20;
 const MANAGE = 'products.manage';
-/** A product's editable fields (creating one adds its initial stock). */
-const PRODUCT_FIELDS: FieldSpec[] = [
-  { name: 'sku', label: 'SKU', required: true, maxLength: 64 },
-  { name: 'name', label: 'Name', required: true, maxLength: 200 },
-  { name: 'description', label: 'Description', maxLength: 2000 },
-  { name: 'priceMinor', label: 'Price in minor units (1999 = 19.99)', required: true },
-  { name: 'currency', label: 'Currency (ISO 4217, e.g. EUR)', required: true, maxLength: 3 },
-];
 
 /**
  * The catalog: public to read (the edge API), administered with products.manage (create, edit,
@@ -80,13 +73,13 @@ export function ProductsPage() {
 export function ProductCreatePage() {
   const qc = useQueryClient();
   const create = useMutation({
-    mutationFn: (v: Record<string, string>) =>
+    mutationFn: (v: FormValues<NamesOf<typeof PRODUCT_CREATE_FIELDS>>) =>
       products.create({
-        sku: v.sku ?? '',
-        name: v.name ?? '',
-        description: v.description ?? '',
+        sku: v.sku,
+        name: v.name,
+        description: v.description,
         priceMinor: integer('priceMinor', v.priceMinor) ?? Number.NaN,
-        currency: (v.currency ?? '').toUpperCase(),
+        currency: v.currency.toUpperCase(),
         onHand: integer('onHand', v.onHand),
       }),
     onSuccess: async (p) => { await qc.invalidateQueries({ queryKey: productKeys.all }); navigate(`/products/${p.id}`); },
@@ -96,7 +89,7 @@ export function ProductCreatePage() {
       <h1 tabIndex={-1}>Create product</h1>
       {!can(MANAGE) ? <NoPermission permission={MANAGE} /> : (
         <Form
-          fields={[...PRODUCT_FIELDS, { name: 'onHand', label: 'Units on hand' }]}
+          fields={PRODUCT_CREATE_FIELDS}
           initial={{ currency: 'EUR', onHand: '0' }}
           submitLabel="Create"
           error={create.error}
@@ -115,14 +108,14 @@ export function ProductPage({ id }: { id: string }) {
   const [notice, setNotice] = useState('');
   const done = (message: string) => async () => { setNotice(message); await qc.invalidateQueries({ queryKey: productKeys.all }); };
   const update = useMutation({
-    mutationFn: (v: Record<string, string>) =>
-      products.update(id, { sku: v.sku, name: v.name, description: v.description, priceMinor: integer('priceMinor', v.priceMinor), currency: v.currency?.toUpperCase() }),
+    mutationFn: (v: FormValues<NamesOf<typeof PRODUCT_EDIT_FIELDS>>) =>
+      products.update(id, { sku: v.sku, name: v.name, description: v.description, priceMinor: integer('priceMinor', v.priceMinor), currency: v.currency.toUpperCase() }),
     onSuccess: done('Saved.'),
   });
   const archive = useMutation({ mutationFn: () => products.archive(id), onSuccess: done('Archived: no longer for sale.') });
   const reactivate = useMutation({ mutationFn: () => products.update(id, { status: 'ACTIVE' }), onSuccess: done('Back on sale.') });
   const stock = useMutation({
-    mutationFn: (v: Record<string, string>) => {
+    mutationFn: (v: FormValues<NamesOf<typeof STOCK_FIELDS>>) => {
       const delta = integer('delta', v.delta);
       const setOnHand = integer('setOnHand', v.setOnHand);
       return products.adjustStock(id, delta !== undefined ? { delta } : { setOnHand });
@@ -148,7 +141,7 @@ export function ProductPage({ id }: { id: string }) {
             <h2 id="edit-product">Details</h2>
             <Form
               key={`${p.sku}|${p.name}|${p.description}|${p.priceMinor}|${p.currency}`}
-              fields={PRODUCT_FIELDS}
+              fields={PRODUCT_EDIT_FIELDS}
               initial={{ sku: p.sku, name: p.name, description: p.description, priceMinor: String(p.priceMinor), currency: p.currency }}
               submitLabel="Save"
               error={update.error}
@@ -160,7 +153,7 @@ export function ProductPage({ id }: { id: string }) {
             <p>Give a change (e.g. 10 or -3) or a new count of units on hand, never below what orders reserve.</p>
             <Form
               key={`stock-${p.stock?.onHand}`}
-              fields={[{ name: 'delta', label: 'Change in units on hand' }, { name: 'setOnHand', label: 'Or set units on hand to' }]}
+              fields={STOCK_FIELDS}
               submitLabel="Adjust stock"
               error={stock.error}
               onSubmit={(v) => stock.mutateAsync(v)}

@@ -4,6 +4,7 @@ import { keys, links, permissions, roles } from '../api/resources';
 import { can } from '../auth/session';
 import { Link } from '../router';
 import { ConfirmButton, Form, NoPermission, Pager, ProblemAlert, SearchBox, counted } from '../components/ui';
+import { PERMISSION_FIELDS, ROLE_FIELDS } from '../forms';
 
 export function RolesPage() {
   const qc = useQueryClient();
@@ -35,7 +36,7 @@ export function RolesPage() {
       {manage ? (
         <section aria-labelledby="new-role">
           <h2 id="new-role">New role</h2>
-          <Form fields={[{ name: 'name', label: 'Role name', required: true, maxLength: 100 }]} submitLabel="Create role" error={create.error} onSubmit={(v) => create.mutateAsync(v.name ?? '')} />
+          <Form fields={ROLE_FIELDS} submitLabel="Create role" error={create.error} onSubmit={(v) => create.mutateAsync(v.name)} />
         </section>
       ) : null}
     </>
@@ -124,7 +125,7 @@ export function PermissionsPage() {
       {manage ? (
         <section aria-labelledby="new-permission">
           <h2 id="new-permission">New permission</h2>
-          <Form fields={[{ name: 'name', label: 'Permission name', required: true, maxLength: 100 }]} submitLabel="Create permission" error={create.error} onSubmit={(v) => create.mutateAsync(v.name ?? '')} />
+          <Form fields={PERMISSION_FIELDS} submitLabel="Create permission" error={create.error} onSubmit={(v) => create.mutateAsync(v.name)} />
         </section>
       ) : null}
     </>

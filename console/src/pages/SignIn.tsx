@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { auth } from '../api/resources';
 import { startSession } from '../auth/session';
 import { Form } from '../components/ui';
+import { SIGN_IN_FIELDS } from '../forms';
 
 /** Wrong and locked logins get the same message (the API answers both alike; so do we). */
 export function SignIn({ reason }: { reason?: string }) {
@@ -11,16 +12,13 @@ export function SignIn({ reason }: { reason?: string }) {
       <h1 tabIndex={-1}>Sign in to the IAM console</h1>
       {reason ? <p role="status" className="notice">{reason}</p> : null}
       <Form
-        fields={[
-          { name: 'email', label: 'Email', type: 'email', required: true, autoComplete: 'username' },
-          { name: 'password', label: 'Password', type: 'password', required: true, autoComplete: 'current-password' },
-        ]}
+        fields={SIGN_IN_FIELDS}
         submitLabel="Sign in"
         error={error}
         onSubmit={async (v) => {
           setError(undefined);
           try {
-            startSession(await auth.signIn(v.email ?? '', v.password ?? ''));
+            startSession(await auth.signIn(v.email, v.password));
           } catch (e) {
             const status = (e as { status?: number }).status;
             setError(

@@ -4,6 +4,7 @@ import { type UserBody, auth, keys, roles, users } from '../api/resources';
 import { can } from '../auth/session';
 import { Link, navigate } from '../router';
 import { ConfirmButton, Form, Notice, NoPermission, Pager, ProblemAlert, SearchBox, counted } from '../components/ui';
+import { USER_CREATE_FIELDS, USER_EDIT_FIELDS } from '../forms';
 
 const PAGE_SIZE = 10;
 
@@ -94,15 +95,10 @@ export function UserCreatePage() {
     <>
       <h1 tabIndex={-1}>Create user</h1>
       <Form
-        fields={[
-          { name: 'firstName', label: 'First name', required: true, maxLength: 100 },
-          { name: 'lastName', label: 'Last name', required: true, maxLength: 100 },
-          { name: 'email', label: 'Email', type: 'email', required: true, maxLength: 320, autoComplete: 'off' },
-          { name: 'password', label: 'Password', type: 'password', required: true, maxLength: 128, autoComplete: 'new-password' },
-        ]}
+        fields={USER_CREATE_FIELDS}
         submitLabel="Create"
         error={create.error}
-        onSubmit={(v) => create.mutateAsync({ firstName: v.firstName ?? '', lastName: v.lastName ?? '', email: v.email ?? '', password: v.password ?? '', roles: selected })}
+        onSubmit={(v) => create.mutateAsync({ ...v, roles: selected })}
       >
         <RoleChoices selected={selected} onChange={setSelected} />
       </Form>
@@ -131,15 +127,11 @@ export function UserEditPage({ id }: { id: string }) {
         <Form
           key={user.data.id}
           initial={{ firstName: user.data.firstName, lastName: user.data.lastName, email: user.data.email }}
-          fields={[
-            { name: 'firstName', label: 'First name', required: true, maxLength: 100 },
-            { name: 'lastName', label: 'Last name', required: true, maxLength: 100 },
-            { name: 'email', label: 'Email', type: 'email', required: true, maxLength: 320, autoComplete: 'off' },
-          ]}
+          fields={USER_EDIT_FIELDS}
           submitLabel="Save"
           disabled={!manage}
           error={update.error}
-          onSubmit={(v) => { setSaved(false); return update.mutateAsync({ firstName: v.firstName, lastName: v.lastName, email: v.email, roles: selected ?? user.data.roles }); }}
+          onSubmit={(v) => { setSaved(false); return update.mutateAsync({ ...v, roles: selected ?? user.data.roles }); }}
         >
           <RoleChoices selected={selected ?? user.data.roles} onChange={setSelected} />
         </Form>

@@ -5,9 +5,9 @@
  * migrations run as the database's owner role (embedded-roles.ts makes both); the superuser is
  * used only to make them.
  */
-import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
+import { type EmbeddedCredentials, loadOrCreateCredentials } from '@iam/platform/embedded-postgres';
 import { loadOrCreateSecret } from './local-secrets';
 
 export interface EmbeddedRole {
@@ -31,20 +31,6 @@ export interface EmbeddedUrls {
   /** The same database as the superuser (making roles and databases only). */
   adminUrl(db: string): string;
   roles(db: string): EmbeddedDatabase;
-}
-
-export interface EmbeddedCredentials {
-  readonly user: string;
-  readonly password: string;
-}
-
-export function loadOrCreateCredentials(dir: string): EmbeddedCredentials {
-  const file = join(dir, 'credentials.json');
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as EmbeddedCredentials;
-  const creds = { user: 'iam', password: randomBytes(18).toString('base64url') };
-  writeFileSync(file, JSON.stringify(creds), { mode: 0o600 });
-  return creds;
 }
 
 export function embeddedUrls(dataDir: string, port: number): EmbeddedUrls {

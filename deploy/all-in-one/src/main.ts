@@ -30,7 +30,7 @@ import {
   readRuntimeConfig,
   startTracing,
 } from '@iam/platform';
-import { startEmbeddedPostgres } from './embedded-postgres';
+import { startEmbeddedPostgres } from '@iam/platform/embedded-postgres';
 import { prepareEmbeddedDatabase } from './embedded-roles';
 import { embeddedUrls } from './embedded-urls';
 import { loadOrCreateSecret } from './local-secrets';

@@ -8,7 +8,7 @@
  * introspection only with a token (the default), and what the kit's edge.test.mjs expects. Every response is checked against the OpenAPI documents.
  */
 import { randomUUID } from 'node:crypto';
-import { ADMIN, type HttpResult, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
+import { ADMIN, EDGE_ENV, type HttpResult, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
 
 jest.setTimeout(120_000);
 
@@ -59,15 +59,7 @@ describe('edge BFF (end to end)', () => {
   const available = async (id: string): Promise<number> => (await call('GET', `/api/v1/products/${id}`)).json.product.available;
 
   beforeAll(async () => {
-    sys = await startTestSystem({
-      env: {
-        GATEWAY_PROFILES: 'full,compact,edge',
-        RATE_LIMIT_CHECKOUT_PER_MINUTE: '100000',
-        RATE_LIMIT_CHECKOUT_BURST: '100000',
-        RATE_LIMIT_CHECKOUT_ADDRESS_PER_MINUTE: '100000',
-        RATE_LIMIT_CHECKOUT_ADDRESS_BURST: '100000',
-      },
-    });
+    sys = await startTestSystem({ env: EDGE_ENV });
     admin = (await login(ADMIN.email, ADMIN.password)).token;
     for (let i = 0; i < 10; i++) customers.push(await newUser());
   });

