@@ -10,21 +10,18 @@
  * with /usr/bin/docker-compose it runs `docker-compose config -q`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Ajv from 'ajv';
 import { isMap, isSeq, parse, parseAllDocuments, parseDocument, visit } from 'yaml';
-import { goRenderer, helmBinary } from './renderer';
+import {
+  type Json, type JsonObject, chartDir, chartRendering, containerOf, envOf, fixturesDir, hasK8sModels, isObject, k8sTypeErrors, nameOf, named, podSpec, repoRoot, str,
+} from './manifests';
 
-const repoRoot = resolve(__dirname, '..', '..');
-const chartDir = join(repoRoot, 'helm', 'iam');
 const templatesDir = join(chartDir, 'templates');
-const fixturesDir = join(repoRoot, 'helm', 'test', 'values');
 const composeDir = join(repoRoot, 'deploy');
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
 type Schema = {
   type?: string | string[];
   description?: string;
@@ -41,12 +38,6 @@ const valuesFile = (text: string): string => {
   const file = join(mkdtempSync(join(tmpdir(), 'iam-values-')), 'values.yaml');
   writeFileSync(file, text);
   return file;
-};
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-/** A string field of a rendered manifest; anything else fails the test. */
-const str = (v: Json | undefined): string => {
-  if (typeof v !== 'string') throw new Error(`expected a string, got ${JSON.stringify(v)}`);
-  return v;
 };
 
 const values = parse(read(chartDir, 'values.yaml')) as JsonObject;
@@ -94,60 +85,6 @@ function actions(text: string): string[] {
     out.push(body);
   }
   return out;
-}
-
-/** The Kubernetes API types of helm/test/k8s (`cd helm/test/k8s && npm ci`), by kind. */
-const k8sDir = join(repoRoot, 'helm', 'test', 'k8s');
-const MODELS: Record<string, [string, string]> = {
-  Deployment: ['kubernetes-models/apps/v1/Deployment', 'IDeployment'],
-  Service: ['kubernetes-models/v1/Service', 'IService'],
-  Secret: ['kubernetes-models/v1/Secret', 'ISecret'],
-  ServiceAccount: ['kubernetes-models/v1/ServiceAccount', 'IServiceAccount'],
-  Job: ['kubernetes-models/batch/v1/Job', 'IJob'],
-  Ingress: ['kubernetes-models/networking.k8s.io/v1/Ingress', 'IIngress'],
-  NetworkPolicy: ['kubernetes-models/networking.k8s.io/v1/NetworkPolicy', 'INetworkPolicy'],
-  PodDisruptionBudget: ['kubernetes-models/policy/v1/PodDisruptionBudget', 'IPodDisruptionBudget'],
-  HorizontalPodAutoscaler: ['kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler', 'IHorizontalPodAutoscaler'],
-  ServiceMonitor: ['@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor', 'IServiceMonitor'],
-  PrometheusRule: ['@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule', 'IPrometheusRule'],
-  HTTPRoute: ['@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute', 'IHTTPRoute'],
-};
-
-/**
- * Checks manifests against the Kubernetes API types of kubernetes-models, strictly: each becomes
- * an object literal typed with its kind's interface, so TypeScript's excess-property check fails
- * an unknown field anywhere, as well as a wrong type, a missing required field or a wrong
- * apiVersion. Returns the compiler's complaints ('' when none).
- */
-function k8sTypeErrors(docs: JsonObject[]): string {
-  const work = mkdtempSync(join(k8sDir, 'node_modules', '.check-'));
-  try {
-    const kinds = [...new Set(docs.map((d) => str(d.kind)))];
-    const unknown = kinds.filter((k) => !MODELS[k]);
-    if (unknown.length > 0) return `no Kubernetes model for kind(s) ${unknown.join(', ')}`;
-    const source = [
-      ...kinds.map((k) => `import type { ${MODELS[k]![1]} } from '${MODELS[k]![0]}';`),
-      ...docs.map((d, i) => `// ${str(d.kind)}/${str((d.metadata as JsonObject).name)}\nexport const m${i}: ${MODELS[str(d.kind)]![1]} = ${JSON.stringify(d, null, 1)};`),
-    ].join('\n');
-    writeFileSync(join(work, 'manifests.ts'), source);
-    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, module: 'esnext', moduleResolution: 'bundler', skipLibCheck: true, types: [] },
-      files: ['manifests.ts'],
-    }));
-    const tsc = spawnSync(join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', join(work, 'tsconfig.json')], { encoding: 'utf8', timeout: 120_000 });
-    if (tsc.status === 0) return '';
-    // Name the manifest each complaint is about (the comment line above its literal).
-    const lines = source.split('\n');
-    return (tsc.stdout + tsc.stderr).split('\n').filter(Boolean).map((l) => {
-      const at = /manifests\.ts\((\d+),/.exec(l);
-      if (!at) return l;
-      let n = Number(at[1]) - 1;
-      while (n > 0 && !lines[n]!.startsWith('// ')) n--;
-      return `${lines[n]!.slice(3)}: ${l.replace(/^.*?error /, '')}`;
-    }).join('\n');
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
 }
 
 describe('Chart.yaml', () => {
@@ -459,23 +396,9 @@ describe('docker-compose', () => {
 });
 
 describe('rendered manifests (helm, or the Go-template renderer when Debian\'s Go and sprig are installed)', () => {
-  const helm = helmBinary();
-  const renderer = helm ?? goRenderer();
+  const { helm, renderer, helmRun, render } = chartRendering();
   const run = renderer ? it : it.skip;
-  const helmRun = (...args: string[]) =>
-    spawnSync(args[0] === 'lint' ? helm! : renderer!, args, { cwd: join(repoRoot, 'helm'), encoding: 'utf8', timeout: 60_000 });
-  const render = (...args: string[]): JsonObject[] => {
-    const r = helmRun('template', 'r', 'iam', '--namespace', 'iam', ...args);
-    expect(r.stderr).toBe('');
-    return parseAllDocuments(r.stdout).map((d) => d.toJS() as JsonObject | null).filter(isObject);
-  };
-  const named = (docs: JsonObject[], kind: string, name: string): JsonObject => {
-    const d = docs.find((x) => x.kind === kind && (x.metadata as JsonObject).name === name);
-    if (!d) throw new Error(`no ${kind}/${name}`);
-    return d;
-  };
-  const podSpec = (d: JsonObject): JsonObject => ((d.spec as JsonObject).template as JsonObject).spec as JsonObject;
-  const schemas = renderer && existsSync(join(k8sDir, 'node_modules', 'kubernetes-models')) ? it : it.skip;
+  const schemas = renderer && hasK8sModels() ? it : it.skip;
 
   schemas.each([...fixtures.map((f) => [f, ['-f', join(fixturesDir, f)]] as const),
     ['values-production.yaml over inline-secrets.yaml', ['-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(chartDir, 'values-production.yaml')]] as const,
@@ -793,9 +716,6 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
   });
 
   const operability = ['-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(fixturesDir, 'layers', 'operability.yaml')];
-  const containerOf = (d: JsonObject) => (podSpec(d).containers as JsonObject[])[0]!;
-  const envOf = (d: JsonObject) => containerOf(d).env as JsonObject[];
-  const nameOf = (d: JsonObject) => str((d.metadata as JsonObject).name);
 
   run('ops ports: only the monitoring namespace (its selector configurable), node CIDRs and extra peers reach them, never every pod', () => {
     const rule = (docs: JsonObject[], c: string) =>
