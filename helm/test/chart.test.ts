@@ -200,6 +200,7 @@ describe('values.yaml and values.schema.json', () => {
       (values.jwt as JsonObject).keyEncryptionKey,
       (values.email as JsonObject).actionKey,
       (values.auditCheckpoint as JsonObject).signingKey,
+      (values.internalCall as JsonObject).key,
       (values.smtp as JsonObject).url,
       (values.adminBootstrap as JsonObject).password,
     ];
@@ -814,9 +815,9 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
         : ((volume.secret as JsonObject).items as { path: string }[]).map((i) => i.path);
       expect(paths.map((p) => `${p}_FILE`).sort()).toEqual(secretFiles[nameOf(d)]);
     }
-    expect(secretFiles['r-iam-gateway']).toEqual(['OTEL_EXPORTER_OTLP_HEADERS_FILE', 'REDIS_URL_FILE']);
-    expect(secretFiles['r-iam-identity']).toEqual(['EMAIL_ACTION_KEY_FILE', 'IDENTITY_DATABASE_URL_FILE', 'JWT_KEY_ENCRYPTION_KEY_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE']);
-    expect(secretFiles['r-iam-notification']).toEqual(['EMAIL_ACTION_KEY_FILE', 'NOTIFICATION_DATABASE_URL_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE', 'SMTP_URL_FILE']);
+    expect(secretFiles['r-iam-gateway']).toEqual(['INTERNAL_CALL_KEY_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE', 'REDIS_URL_FILE']);
+    expect(secretFiles['r-iam-identity']).toEqual(['EMAIL_ACTION_KEY_FILE', 'IDENTITY_DATABASE_URL_FILE', 'INTERNAL_CALL_KEY_FILE', 'JWT_KEY_ENCRYPTION_KEY_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE']);
+    expect(secretFiles['r-iam-notification']).toEqual(['EMAIL_ACTION_KEY_FILE', 'INTERNAL_CALL_KEY_FILE', 'NOTIFICATION_DATABASE_URL_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE', 'SMTP_URL_FILE']);
     expect(secretFiles['r-iam-create-admin']).toEqual(['ADMIN_PASSWORD_FILE', 'DIRECTORY_DATABASE_URL_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE']);
     expect(secretFiles['r-iam-audit-migrate']).toEqual(['AUDIT_DATABASE_URL_FILE']);
     // Turning it on rolls the pods (the mounts changed).
@@ -827,12 +828,12 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
   run('reloader.enabled: each Deployment names the Secrets it reads that the chart does not manage, for Stakater Reloader', () => {
     const reload = (docs: JsonObject[]) => Object.fromEntries(docs.filter((d) => d.kind === 'Deployment').map((d) => [nameOf(d), ((d.metadata as JsonObject).annotations as JsonObject | undefined)?.['secret.reloader.stakater.com/reload']]));
     expect(reload(render('-f', join(fixturesDir, 'grpc-tls.yaml'), '--set', 'reloader.enabled=true', '--set', 'nats.existingSecret=iam-nats', '--set', 'nats.credsKey=c'))).toEqual({
-      'r-iam-gateway': 'iam-nats,iam-gateway-grpc-tls,iam-grpc-ca',
-      'r-iam-identity': 'iam-db,iam-keys,iam-nats,iam-identity-grpc-tls,iam-grpc-ca',
-      'r-iam-directory': 'iam-db,iam-nats,iam-directory-grpc-tls,iam-grpc-ca',
-      'r-iam-notification': 'iam-db,iam-keys,iam-smtp,iam-nats,iam-notification-grpc-tls,iam-grpc-ca',
-      'r-iam-commerce': 'iam-db,iam-nats,iam-commerce-grpc-tls,iam-grpc-ca',
-      'r-iam-audit': 'iam-db,iam-nats,iam-audit-grpc-tls,iam-grpc-ca',
+      'r-iam-gateway': 'iam-internal-call,iam-nats,iam-gateway-grpc-tls,iam-grpc-ca',
+      'r-iam-identity': 'iam-db,iam-keys,iam-internal-call,iam-nats,iam-identity-grpc-tls,iam-grpc-ca',
+      'r-iam-directory': 'iam-db,iam-internal-call,iam-nats,iam-directory-grpc-tls,iam-grpc-ca',
+      'r-iam-notification': 'iam-db,iam-keys,iam-internal-call,iam-smtp,iam-nats,iam-notification-grpc-tls,iam-grpc-ca',
+      'r-iam-commerce': 'iam-db,iam-internal-call,iam-nats,iam-commerce-grpc-tls,iam-grpc-ca',
+      'r-iam-audit': 'iam-db,iam-internal-call,iam-nats,iam-audit-grpc-tls,iam-grpc-ca',
     });
     expect(Object.values(reload(render('-f', join(fixturesDir, 'grpc-tls.yaml')))).every((v) => v === undefined)).toBe(true);
   });

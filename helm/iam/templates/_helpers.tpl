@@ -153,9 +153,10 @@ metrics
 Every secret the application reads (JSON list). Each entry: env (variable), readers (components
 that get it), requiredBy (readers that need it: validateValues insists when one of them runs),
 value (inline, goes into the chart's Secret), existingSecret/key (where the pods read it from),
-path (values path of the inline value, for messages). Every reader also accepts <env>_FILE, a
-file holding the value (the application reads any X_FILE as X): usePasswordFiles mounts the
-secrets so, or a component's env names a file it mounts itself.
+path (values path of the inline value, for messages), podsOnly (the components' pods read it,
+never the admin Job, which runs directory's code but makes no gRPC call). Every reader also
+accepts <env>_FILE, a file holding the value (the application reads any X_FILE as X):
+usePasswordFiles mounts the secrets so, or a component's env names a file it mounts itself.
 Adding a secret = one entry here plus its values section.
 */}}
 {{- define "iam.secretSources" -}}
@@ -169,10 +170,13 @@ Adding a secret = one entry here plus its values section.
 {{- /* notification needs the key only to deliver mail (SMTP and EMAIL_ACTION_BASE_URL set). */ -}}
 {{- $emailKeyUsers := ternary (list "identity" "notification") (list "identity") (eq (include "iam.mailDelivery" .) "true") -}}
 {{- $s = append $s (dict "env" "EMAIL_ACTION_KEY" "readers" (list "identity" "notification") "requiredBy" $emailKeyUsers "value" $v.email.actionKey "existingSecret" $v.email.existingSecret "key" $v.email.existingSecretKey "path" "email.actionKey") -}}
+{{- /* Every component signs and verifies its gRPC calls' assertions with it. */ -}}
+{{- $components := include "iam.components" . | fromJsonArray -}}
+{{- $s = append $s (dict "env" "INTERNAL_CALL_KEY" "readers" $components "requiredBy" $components "podsOnly" true "value" $v.internalCall.key "existingSecret" $v.internalCall.existingSecret "key" $v.internalCall.existingSecretKey "path" "internalCall.key") -}}
 {{- $s = append $s (dict "env" "AUDIT_CHECKPOINT_SIGNING_KEY" "readers" (list "audit") "requiredBy" (list "audit") "value" $v.auditCheckpoint.signingKey "existingSecret" $v.auditCheckpoint.existingSecret "key" $v.auditCheckpoint.existingSecretKey "path" "auditCheckpoint.signingKey") -}}
 {{- $s = append $s (dict "env" "SMTP_URL" "readers" (list "notification") "requiredBy" list "value" $v.smtp.url "existingSecret" $v.smtp.existingSecret "key" $v.smtp.existingSecretKey "path" "smtp.url") -}}
 {{- $s = append $s (dict "env" "REDIS_URL" "readers" (list "gateway") "requiredBy" list "value" $v.redis.url "existingSecret" $v.redis.existingSecret "key" $v.redis.existingSecretKey "path" "redis.url") -}}
-{{- $s = append $s (dict "env" "OTEL_EXPORTER_OTLP_HEADERS" "readers" (include "iam.components" . | fromJsonArray) "requiredBy" list "value" $v.otel.headers "existingSecret" $v.otel.existingSecret "key" $v.otel.existingSecretKey "path" "otel.headers") -}}
+{{- $s = append $s (dict "env" "OTEL_EXPORTER_OTLP_HEADERS" "readers" $components "requiredBy" list "value" $v.otel.headers "existingSecret" $v.otel.existingSecret "key" $v.otel.existingSecretKey "path" "otel.headers") -}}
 {{- $s = append $s (dict "env" "ADMIN_PASSWORD" "readers" (list "adminBootstrap") "requiredBy" (list "adminBootstrap") "value" $v.adminBootstrap.password "existingSecret" $v.adminBootstrap.existingSecret "key" $v.adminBootstrap.existingSecretKey "path" "adminBootstrap.password") -}}
 {{- toJson $s -}}
 {{- end -}}
@@ -183,11 +187,14 @@ Adding a secret = one entry here plus its values section.
 {{- if and (or .Values.smtp.url .Values.smtp.existingSecret) (not (empty (get $env "EMAIL_ACTION_BASE_URL"))) }}true{{ end -}}
 {{- end -}}
 
-{{/* The secrets a reader gets (JSON list of secretSources entries): those given inline or as an existing Secret. */}}
+{{/*
+The secrets a reader gets (JSON list of secretSources entries): those given inline or as an
+existing Secret; for a hook Job (.hook) not the podsOnly ones.
+*/}}
 {{- define "iam.readerSecrets" -}}
 {{- $out := list -}}
 {{- range $src := include "iam.secretSources" .ctx | fromJsonArray -}}
-{{- if and (has $.component $src.readers) (or $src.value $src.existingSecret) -}}
+{{- if and (has $.component $src.readers) (or $src.value $src.existingSecret) (not (and $.hook $src.podsOnly)) -}}
 {{- $out = append $out $src -}}
 {{- end -}}
 {{- end -}}
@@ -216,13 +223,15 @@ naming its file in the volume of "iam.secretFilesVolume"; a secret given nowhere
 
 {{/*
 usePasswordFiles: the volume "secret-files" holding, one file per variable, the secrets of the
-readers in .readers (a component; the admin Job: directory and adminBootstrap); may be empty.
+readers in .readers (a component; the admin Job: directory and adminBootstrap, with .hook); may
+be empty.
 */}}
 {{- define "iam.secretFilesVolume" -}}
 {{- $ctx := .ctx -}}
+{{- $hook := .hook -}}
 {{- $sources := list -}}
 {{- range $reader := .readers -}}
-{{- range $src := include "iam.readerSecrets" (dict "ctx" $ctx "component" $reader) | fromJsonArray -}}
+{{- range $src := include "iam.readerSecrets" (dict "ctx" $ctx "component" $reader "hook" $hook) | fromJsonArray -}}
 {{- $sources = append $sources (dict "secret" (dict "name" ($src.existingSecret | default (include "iam.secretName" $ctx)) "items" (list (dict "key" $src.key "path" $src.env)))) -}}
 {{- end -}}
 {{- end -}}
@@ -415,8 +424,9 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- $upstreams := include "iam.upstreams" . | fromJson -}}
 {{- $sources := include "iam.secretSources" . | fromJsonArray -}}
 {{- /* Readers that run: enabled components, plus the admin Job (which runs directory's code with its variables). */ -}}
-{{- $running := list -}}
-{{- range $name := $components }}{{ if (index $v $name).enabled }}{{ $running = append $running $name }}{{ end }}{{ end -}}
+{{- $pods := list -}}
+{{- range $name := $components }}{{ if (index $v $name).enabled }}{{ $pods = append $pods $name }}{{ end }}{{ end -}}
+{{- $running := $pods -}}
 {{- if $v.adminBootstrap.enabled }}{{ $running = concat $running (list "adminBootstrap" "directory") | uniq }}{{ end -}}
 {{- if not $running -}}
 {{- $msgs = append $msgs "iam: no component is enabled: enable at least one of gateway, identity, directory, notification, commerce, audit." -}}
@@ -426,11 +436,12 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- end -}}
 {{- range $src := $sources -}}
 {{- $given := or $src.value $src.existingSecret -}}
+{{- $readers := ternary $pods $running (not (empty $src.podsOnly)) -}}
 {{- $prefix := regexReplaceAll "\\.[^.]+$" $src.path "" -}}
 {{- $fileEnv := printf "%s_FILE" $src.env -}}
 {{- /* A reader whose env names a file of its own (<env>_FILE) needs no value; with one it would get both, which the application refuses. */ -}}
 {{- range $r := $src.readers -}}
-{{- if and (has $r $running) (ne $r "adminBootstrap") -}}
+{{- if and (has $r $readers) (ne $r "adminBootstrap") -}}
 {{- if and $given (not (empty (get (include "iam.plainEnv" (dict "ctx" $ "component" $r) | fromJson) $fileEnv))) -}}
 {{- $msgs = append $msgs (printf "iam: %s.env.%s and %s (or %s.existingSecret) are both set; the application refuses both: keep one." $r $fileEnv $src.path $prefix) -}}
 {{- end -}}
@@ -439,7 +450,7 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- /* Readers that run, need the secret, and do not read it from a file of their own. */ -}}
 {{- $missing := list -}}
 {{- range $r := $src.requiredBy -}}
-{{- if has $r $running -}}
+{{- if has $r $readers -}}
 {{- $fromFile := and (ne $r "adminBootstrap") (not (empty (get (include "iam.plainEnv" (dict "ctx" $ "component" $r) | fromJson) $fileEnv))) -}}
 {{- if not $fromFile }}{{ $missing = append $missing $r }}{{ end -}}
 {{- end -}}
@@ -472,7 +483,7 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- $msgs = append $msgs "iam: httpRoute.enabled needs httpRoute.parentRefs: the Gateway(s) to attach to, e.g. {name: public, namespace: gateway-system}." -}}
 {{- end -}}
 {{- end -}}
-{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) -}}
+{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) (list "internalCall.key" $v.internalCall.key $v.internalCall.existingSecret) -}}
 {{- $key := index $pair 1 -}}
 {{- if and $key (not (index $pair 2)) (not (regexMatch "^[A-Za-z0-9+/]{43}=$" $key)) -}}
 {{- $msgs = append $msgs (printf "iam: %s must be the base64 of exactly 32 bytes (openssl rand -base64 32)." (index $pair 0)) -}}

@@ -1,0 +1,93 @@
+/**
+ * The chart's side of "gRPC callers prove who they are" (issue #22), rendered with helm or
+ * render/: every component gets the INTERNAL_CALL_KEY its call assertions are signed with and no
+ * hook Job does.
+ */
+import { join } from 'node:path';
+import {
+  type JsonObject, chartDir, chartRendering, envOf, fixturesDir, nameOf, named, podSpec, str,
+} from './manifests';
+
+const COMPONENTS = ['gateway', 'identity', 'directory', 'notification', 'commerce', 'audit'];
+const SERVICES = COMPONENTS.filter((c) => c !== 'gateway');
+const inline = ['-f', join(fixturesDir, 'inline-secrets.yaml')];
+const KEY = 'dGVzdC1vbmx5LWludGVybmFsLWNhbGwta2V5LTAwMDA=';
+
+const { renderer, helmRun, render } = chartRendering();
+const run = renderer ? it : it.skip;
+const ofKind = (docs: JsonObject[], kind: string) => docs.filter((d) => d.kind === kind);
+const componentOf = (d: JsonObject) => str(((d.metadata as JsonObject).labels as JsonObject)['app.kubernetes.io/component']);
+/** The env entries of a pod whose name starts with `prefix`. */
+const envNamed = (d: JsonObject, prefix: string) => envOf(d).filter((e) => str(e.name).startsWith(prefix));
+const secretVolumePaths = (d: JsonObject): string[] => {
+  const volume = ((podSpec(d).volumes ?? []) as JsonObject[]).find((v) => v.name === 'secret-files');
+  if (!volume) return [];
+  const sources = volume.projected ? ((volume.projected as JsonObject).sources as { secret: { items: { path: string }[] } }[]) : [{ secret: volume.secret as { items: { path: string }[] } }];
+  return sources.flatMap((s) => s.secret.items.map((i) => i.path));
+};
+const refused = (...args: string[]): string => {
+  const r = helmRun('template', 'r', 'iam', '--namespace', 'iam', ...args);
+  expect(r.status).not.toBe(0);
+  return r.stderr;
+};
+
+describe('INTERNAL_CALL_KEY: the gateway and every service, never a hook Job', () => {
+  run('inline: each Deployment reads it from the chart\'s Secret; the migration and admin Jobs do not get it', () => {
+    const docs = render(...inline);
+    expect(ofKind(docs, 'Deployment').map(componentOf).sort()).toEqual([...COMPONENTS].sort());
+    for (const d of ofKind(docs, 'Deployment')) {
+      expect([nameOf(d), envNamed(d, 'INTERNAL_CALL_KEY')]).toEqual([nameOf(d), [{ name: 'INTERNAL_CALL_KEY', valueFrom: { secretKeyRef: { name: 'r-iam', key: 'internal-call-key' } } }]]);
+    }
+    expect(named(docs, 'Secret', 'r-iam').data).toMatchObject({ 'internal-call-key': Buffer.from(KEY).toString('base64') });
+    const jobs = ofKind(docs, 'Job');
+    expect(jobs.map(nameOf)).toEqual(expect.arrayContaining(['r-iam-create-admin', ...SERVICES.map((s) => `r-iam-${s}-migrate`)]));
+    for (const j of jobs) expect([nameOf(j), envNamed(j, 'INTERNAL_CALL_KEY')]).toEqual([nameOf(j), []]);
+    // A new key rolls every component (checksum/secret).
+    const checksums = (ds: JsonObject[]) => ofKind(ds, 'Deployment').map((d) => (((d.spec as JsonObject).template as JsonObject).metadata as JsonObject).annotations as JsonObject).map((a) => a['checksum/secret']);
+    const other = checksums(render(...inline, '--set', `internalCall.key=${Buffer.alloc(32, 7).toString('base64')}`));
+    checksums(docs).forEach((c, i) => expect(other[i]).not.toBe(c));
+  });
+
+  run('existingSecret: from that Secret and key, named for Reloader; values-production.yaml expects the Secret iam-internal-call', () => {
+    const docs = render('-f', join(fixturesDir, 'existing-secrets.yaml'), '--set', 'internalCall.existingSecretKey=call', '--set', 'reloader.enabled=true');
+    for (const d of ofKind(docs, 'Deployment')) {
+      expect(envNamed(d, 'INTERNAL_CALL_KEY')).toEqual([{ name: 'INTERNAL_CALL_KEY', valueFrom: { secretKeyRef: { name: 'iam-keys', key: 'call' } } }]);
+      expect(str(((d.metadata as JsonObject).annotations as JsonObject)['secret.reloader.stakater.com/reload']).split(',')).toContain('iam-keys');
+    }
+    const production = render(...inline, '-f', join(chartDir, 'values-production.yaml'));
+    for (const d of ofKind(production, 'Deployment')) {
+      expect(envNamed(d, 'INTERNAL_CALL_KEY')).toEqual([{ name: 'INTERNAL_CALL_KEY', valueFrom: { secretKeyRef: { name: 'iam-internal-call', key: 'internal-call-key' } } }]);
+    }
+    expect(named(production, 'Secret', 'r-iam').data).not.toHaveProperty('internal-call-key');
+  });
+
+  run('usePasswordFiles: INTERNAL_CALL_KEY_FILE in every component, the key a file of its secret volume; not in the Jobs', () => {
+    const docs = render(...inline, '-f', join(fixturesDir, 'layers', 'operability.yaml'));
+    for (const d of ofKind(docs, 'Deployment')) {
+      expect(envNamed(d, 'INTERNAL_CALL_KEY')).toEqual([{ name: 'INTERNAL_CALL_KEY_FILE', value: '/etc/iam/secrets/INTERNAL_CALL_KEY' }]);
+      expect(secretVolumePaths(d)).toContain('INTERNAL_CALL_KEY');
+    }
+    for (const j of ofKind(docs, 'Job')) {
+      expect([nameOf(j), envNamed(j, 'INTERNAL_CALL_KEY'), secretVolumePaths(j).includes('INTERNAL_CALL_KEY')]).toEqual([nameOf(j), [], false]);
+    }
+  });
+
+  run('a file of each component\'s own replaces it (INTERNAL_CALL_KEY_FILE in env)', () => {
+    const own = COMPONENTS.flatMap((c) => ['--set-string', `${c}.env.INTERNAL_CALL_KEY_FILE=/etc/iam/call/key`]);
+    const docs = render(...inline, '--set', 'internalCall.key=', ...own);
+    for (const d of ofKind(docs, 'Deployment')) expect(envNamed(d, 'INTERNAL_CALL_KEY')).toEqual([{ name: 'INTERNAL_CALL_KEY_FILE', value: '/etc/iam/call/key' }]);
+  });
+
+  run.each<[string, string[], string]>([
+    ['no key', ['--set', 'internalCall.key='],
+      'INTERNAL_CALL_KEY is required (by gateway, identity, directory, notification, commerce, audit): set internalCall.key, or internalCall.existingSecret (key internalCall.existingSecretKey)'],
+    ['no key where only identity reads a file of its own', ['--set', 'internalCall.key=', '--set-string', 'identity.env.INTERNAL_CALL_KEY_FILE=/k'],
+      'INTERNAL_CALL_KEY is required (by gateway, directory, notification, commerce, audit)'],
+    ['a key that is not base64 of 32 bytes', ['--set', 'internalCall.key=c2hvcnQ='], 'internalCall.key must be the base64 of exactly 32 bytes'],
+    ['the key in plain env', ['--set-string', `config.INTERNAL_CALL_KEY=${KEY}`], 'INTERNAL_CALL_KEY is a secret and must not be set in config or gateway.env: set internalCall.key or its existingSecret'],
+    ['a file of a component\'s own next to the Secret', ['--set-string', 'commerce.env.INTERNAL_CALL_KEY_FILE=/k'],
+      'commerce.env.INTERNAL_CALL_KEY_FILE and internalCall.key (or internalCall.existingSecret) are both set'],
+  ])('validateValues refuses %s', (_what, args, message) => {
+    expect(refused(...inline, ...args)).toContain(message);
+  });
+});
