@@ -146,6 +146,11 @@ describe('values.yaml and values.schema.json', () => {
     ['a bad pull policy', (v) => ((v.image as JsonObject).pullPolicy = 'Sometimes')],
     ['a gRPC TLS Secret for an unknown component', (v) => (((v.grpcTls as JsonObject).existingSecrets as JsonObject).nats = 'x')],
     ['a relative gRPC TLS mount path', (v) => ((v.grpcTls as JsonObject).mountPath = 'etc/iam/tls')],
+    ['a certificate lifetime in days', (v) => (((v.grpcTls as JsonObject).certManager as JsonObject).duration = '90d')],
+    ['an unknown certificate key algorithm', (v) => ((((v.grpcTls as JsonObject).certManager as JsonObject).privateKey as JsonObject).algorithm = 'DSA')],
+    ['an issuer without a kind', (v) => ((((v.grpcTls as JsonObject).certManager as JsonObject).issuerRef as JsonObject).kind = '')],
+    ['an unknown cert-manager setting', (v) => (((v.grpcTls as JsonObject).certManager as JsonObject).dnsNames = ['x'])],
+    ['an unknown internalCall key', (v) => ((v.internalCall as JsonObject).secret = 'x')],
     ['extraVolumes that are not a list', (v) => ((v.identity as JsonObject).extraVolumes = { keys: {} })],
     ['an audit retention that is not a number of days', (v) => (((v.audit as JsonObject).env as JsonObject).AUDIT_RETENTION_DAYS = '1y')],
     ['an audit retention of no days', (v) => (((v.audit as JsonObject).env as JsonObject).AUDIT_RETENTION_DAYS = 0)],
@@ -408,6 +413,8 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
       '--set', 'metrics.serviceMonitor.enabled=true']] as const,
     ['operability (secret files, Reloader, HTTPRoute, PrometheusRule, restricted egress, own ServiceAccounts)', ['-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(fixturesDir, 'layers', 'operability.yaml')]] as const,
     ['operability over existing Secrets and gRPC TLS', ['-f', join(fixturesDir, 'grpc-tls.yaml'), '-f', join(fixturesDir, 'layers', 'operability.yaml')]] as const,
+    ['gRPC mutual TLS from cert-manager (a Certificate per component)', ['-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'grpcTls.certManager.issuerRef.name=iam-grpc-ca',
+      '--set', 'grpcTls.certManager.duration=2160h', '--set', 'grpcTls.certManager.renewBefore=720h']] as const,
   ])('every manifest rendered with %s is valid against the Kubernetes API types, unknown fields failing', (_name, args) => {
     const docs = render(...args);
     expect(docs.length).toBeGreaterThan(20);

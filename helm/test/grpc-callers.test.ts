@@ -1,11 +1,12 @@
 /**
  * The chart's side of "gRPC callers prove who they are" (issue #22), rendered with helm or
  * render/: every component gets the INTERNAL_CALL_KEY its call assertions are signed with and no
- * hook Job does.
+ * hook Job does; one value (grpcTls.certManager.issuerRef.name) turns gRPC mutual TLS on with a
+ * cert-manager Certificate per component, named as its clients dial it.
  */
 import { join } from 'node:path';
 import {
-  type JsonObject, chartDir, chartRendering, envOf, fixturesDir, nameOf, named, podSpec, str,
+  type JsonObject, chartDir, chartRendering, containerOf, envOf, fixturesDir, nameOf, named, podSpec, str,
 } from './manifests';
 
 const COMPONENTS = ['gateway', 'identity', 'directory', 'notification', 'commerce', 'audit'];
@@ -89,5 +90,71 @@ describe('INTERNAL_CALL_KEY: the gateway and every service, never a hook Job', (
       'commerce.env.INTERNAL_CALL_KEY_FILE and internalCall.key (or internalCall.existingSecret) are both set'],
   ])('validateValues refuses %s', (_what, args, message) => {
     expect(refused(...inline, ...args)).toContain(message);
+  });
+});
+
+describe('gRPC mutual TLS from cert-manager: one value', () => {
+  const certManager = [...inline, '--set', 'grpcTls.certManager.issuerRef.name=iam-grpc-ca', '--set', 'grpcTls.certManager.issuerRef.kind=ClusterIssuer'];
+
+  run('a Certificate per component from the issuer, its SANs exactly the name its clients dial, serving both ways; each Deployment mounts its Secret', () => {
+    const docs = render(...certManager);
+    const certs = ofKind(docs, 'Certificate');
+    expect(certs.map(nameOf).sort()).toEqual(COMPONENTS.map((c) => `r-iam-${c}-grpc`).sort());
+    // The names the clients dial: the host of every *_GRPC_TARGET the chart gives a component.
+    const dialled: Record<string, Set<string>> = {};
+    for (const d of ofKind(docs, 'Deployment')) {
+      for (const e of envNamed(d, '').filter((x) => str(x.name).endsWith('_GRPC_TARGET'))) {
+        const target = str(e.name).replace(/_GRPC_TARGET$/, '').toLowerCase();
+        (dialled[target] ??= new Set()).add(/^dns:\/\/\/([^:]+):\d+$/.exec(str(e.value))![1]!);
+      }
+    }
+    expect(Object.keys(dialled).sort()).toEqual([...SERVICES].sort());
+    for (const cert of certs) {
+      const component = componentOf(cert);
+      const spec = cert.spec as JsonObject;
+      expect(cert.apiVersion).toBe('cert-manager.io/v1');
+      expect(spec).toMatchObject({
+        secretName: `r-iam-${component}-grpc-tls`,
+        issuerRef: { name: 'iam-grpc-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' },
+        privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
+        secretTemplate: { labels: { 'app.kubernetes.io/instance': 'r', 'app.kubernetes.io/component': component } },
+      });
+      expect(spec.usages).toEqual(expect.arrayContaining(['server auth', 'client auth']));
+      expect([component, spec.dnsNames]).toEqual([component, component === 'gateway' ? ['r-iam-gateway.iam.svc.cluster.local'] : [...dialled[component]!]]);
+      expect(spec).not.toHaveProperty('duration');
+    }
+    for (const d of ofKind(docs, 'Deployment')) {
+      const dir = '/etc/iam/tls';
+      expect(Object.fromEntries(envNamed(d, 'GRPC_TLS_').map((e) => [e.name, e.value]))).toEqual({ GRPC_TLS_CERT_FILE: `${dir}/tls.crt`, GRPC_TLS_KEY_FILE: `${dir}/tls.key`, GRPC_TLS_CA_FILE: `${dir}/ca.crt` });
+      expect(containerOf(d).volumeMounts).toContainEqual({ name: 'grpc-tls', mountPath: dir, readOnly: true });
+      const volume = (podSpec(d).volumes as JsonObject[]).find((v) => v.name === 'grpc-tls')!;
+      expect((volume.projected as JsonObject).sources).toEqual([{ secret: { name: `r-iam-${componentOf(d)}-grpc-tls`, items: [
+        { key: 'tls.crt', path: 'tls.crt' }, { key: 'tls.key', path: 'tls.key' }, { key: 'ca.crt', path: 'ca.crt' },
+      ] } }]);
+    }
+    for (const j of ofKind(docs, 'Job')) expect([nameOf(j), envNamed(j, 'GRPC_TLS_')]).toEqual([nameOf(j), []]);
+    // Off without an issuer (grpcTls.enabled stays false in both).
+    const plain = render(...inline);
+    expect(ofKind(plain, 'Certificate')).toEqual([]);
+    expect(ofKind(plain, 'Deployment').flatMap((d) => envNamed(d, 'GRPC_TLS_'))).toEqual([]);
+  });
+
+  run('lifetimes from values; a component\'s own Secret wins (no Certificate for it); a disabled component gets none; Reloader rolls a renewal', () => {
+    const docs = render(...certManager, '--set', 'grpcTls.certManager.duration=2160h', '--set', 'grpcTls.certManager.renewBefore=720h',
+      '--set', 'grpcTls.existingSecrets.gateway=own-gateway-tls', '--set', 'notification.enabled=false',
+      '--set-string', 'gateway.env.NOTIFICATION_GRPC_TARGET=notification.elsewhere:50053', '--set', 'reloader.enabled=true');
+    expect(ofKind(docs, 'Certificate').map(nameOf).sort()).toEqual(['r-iam-audit-grpc', 'r-iam-commerce-grpc', 'r-iam-directory-grpc', 'r-iam-identity-grpc']);
+    expect(named(docs, 'Certificate', 'r-iam-identity-grpc').spec).toMatchObject({ duration: '2160h', renewBefore: '720h' });
+    const tlsSecret = (c: string) => ((((podSpec(named(docs, 'Deployment', `r-iam-${c}`)).volumes as JsonObject[]).find((v) => v.name === 'grpc-tls')!.projected as JsonObject).sources as JsonObject[])[0]!.secret as JsonObject).name;
+    expect(tlsSecret('gateway')).toBe('own-gateway-tls');
+    expect(tlsSecret('directory')).toBe('r-iam-directory-grpc-tls');
+    const reload = (c: string) => str(((named(docs, 'Deployment', `r-iam-${c}`).metadata as JsonObject).annotations as JsonObject)['secret.reloader.stakater.com/reload']).split(',');
+    expect(reload('directory')).toContain('r-iam-directory-grpc-tls');
+    expect(reload('gateway')).toContain('own-gateway-tls');
+  });
+
+  run('grpcTls.enabled without Secrets or an issuer is refused, naming both ways', () => {
+    expect(refused(...inline, '--set', 'grpcTls.enabled=true')).toContain(
+      'grpcTls.enabled needs grpcTls.existingSecrets.gateway: a Secret with tls.crt, tls.key and ca.crt; or grpcTls.certManager.issuerRef.name');
   });
 });

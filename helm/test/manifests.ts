@@ -1,7 +1,7 @@
 /**
- * What the chart's render tests share: rendering the chart with helm or render/ (renderer.ts),
- * reading the manifests, and checking them against the Kubernetes API types of k8s/
- * (`cd helm/test/k8s && npm ci`).
+ * What the chart's render tests share (chart.test.ts, grpc-callers.test.ts): rendering the chart
+ * with helm or render/ (renderer.ts), reading the manifests, and checking them against the
+ * Kubernetes API types of k8s/ (`cd helm/test/k8s && npm ci`).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,6 +69,7 @@ const MODELS: Record<string, [string, string]> = {
   ServiceMonitor: ['@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor', 'IServiceMonitor'],
   PrometheusRule: ['@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule', 'IPrometheusRule'],
   HTTPRoute: ['@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute', 'IHTTPRoute'],
+  Certificate: ['@kubernetes-models/cert-manager/cert-manager.io/v1/Certificate', 'ICertificate'],
 };
 
 /**

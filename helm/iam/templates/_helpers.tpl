@@ -136,12 +136,42 @@ else serviceAccount.name or the namespace's "default".
 {{- end -}}
 
 {{/*
+The DNS name clients dial to reach a component: its headless Service's, in full (also the one name
+a service's gRPC certificate must carry).
+*/}}
+{{- define "iam.grpcHost" -}}
+{{- printf "%s.%s.svc.%s" (include "iam.headlessName" .) .ctx.Release.Namespace .ctx.Values.clusterDomain -}}
+{{- end -}}
+
+{{/*
 The target a client dials to reach a component: its headless Service by DNS, on the pods' port
 (dns:/// makes grpc-js resolve every pod address; calls go round-robin over them).
 */}}
 {{- define "iam.grpcTarget" -}}
 {{- $c := index .ctx.Values .component -}}
-{{- printf "dns:///%s.%s.svc.%s:%d" (include "iam.headlessName" .) .ctx.Release.Namespace .ctx.Values.clusterDomain (int $c.port) -}}
+{{- printf "dns:///%s:%d" (include "iam.grpcHost" .) (int $c.port) -}}
+{{- end -}}
+
+{{/*
+"true" when gRPC mutual TLS is on: grpcTls.enabled, or an issuer named in
+grpcTls.certManager.issuerRef.name (the one value that turns it on with cert-manager); else empty.
+*/}}
+{{- define "iam.grpcTls" -}}
+{{- if or .Values.grpcTls.enabled .Values.grpcTls.certManager.issuerRef.name }}true{{ end -}}
+{{- end -}}
+
+{{/*
+The Secret of a component's gRPC certificate: its grpcTls.existingSecrets entry, else with
+cert-manager the one its Certificate is issued into (certificate.yaml); empty when neither.
+*/}}
+{{- define "iam.grpcTlsSecret" -}}
+{{- $t := .ctx.Values.grpcTls -}}
+{{- $own := index $t.existingSecrets .component -}}
+{{- if $own -}}
+{{- $own -}}
+{{- else if $t.certManager.issuerRef.name -}}
+{{- printf "%s-grpc-tls" (include "iam.componentFullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
 {{- end -}}
 
 {{/* Name of the port probes and Prometheus use: every component's ops port. */}}
@@ -256,16 +286,16 @@ be empty.
 
 {{/*
 The Secrets managed outside the chart that a component's pods read (comma list; may be empty):
-its existingSecrets, the NATS Secret, its gRPC TLS Secret and CA. Stakater Reloader rolls the
-component when one changes (reloader.enabled).
+its existingSecrets, the NATS Secret, its gRPC TLS Secret (also one cert-manager renews) and CA.
+Stakater Reloader rolls the component when one changes (reloader.enabled).
 */}}
 {{- define "iam.externalSecrets" -}}
 {{- $v := .ctx.Values -}}
 {{- $names := list -}}
 {{- range $src := include "iam.readerSecrets" . | fromJsonArray }}{{ with $src.existingSecret }}{{ $names = append $names . }}{{ end }}{{ end -}}
 {{- with $v.nats.existingSecret }}{{ $names = append $names . }}{{ end -}}
-{{- if $v.grpcTls.enabled -}}
-{{- with index $v.grpcTls.existingSecrets .component }}{{ $names = append $names . }}{{ end -}}
+{{- if include "iam.grpcTls" .ctx -}}
+{{- with include "iam.grpcTlsSecret" . }}{{ $names = append $names . }}{{ end -}}
 {{- with $v.grpcTls.existingCASecret }}{{ $names = append $names . }}{{ end -}}
 {{- end -}}
 {{- $names | uniq | join "," -}}
@@ -327,7 +357,7 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- with $v.email.actionBaseUrl }}{{ $_ := set $env "EMAIL_ACTION_BASE_URL" . }}{{ end -}}
 {{- with $v.email.from }}{{ $_ := set $env "EMAIL_FROM" . }}{{ end -}}
 {{- end -}}
-{{- if and $v.grpcTls.enabled (not .hook) -}}
+{{- if and (include "iam.grpcTls" $ctx) (not .hook) -}}
 {{- $dir := trimSuffix "/" $v.grpcTls.mountPath -}}
 {{- $_ := set $env "GRPC_TLS_CERT_FILE" (printf "%s/tls.crt" $dir) -}}
 {{- $_ := set $env "GRPC_TLS_KEY_FILE" (printf "%s/tls.key" $dir) -}}
@@ -361,7 +391,7 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- end -}}
 
 {{/*
-The volume of a component's gRPC TLS files (grpcTls.enabled): its Secret's certificate and key,
+The volume of a component's gRPC TLS files ("iam.grpcTls"): its Secret's certificate and key,
 and the CA from the same Secret or grpcTls.existingCASecret, under fixed names (tls.crt, tls.key,
 ca.crt; computedEnv points at them).
 */}}
@@ -373,7 +403,7 @@ ca.crt; computedEnv points at them).
     defaultMode: 288
     sources:
       - secret:
-          name: {{ index $t.existingSecrets .component }}
+          name: {{ include "iam.grpcTlsSecret" . }}
           items:
             - key: {{ $t.certFilename }}
               path: tls.crt
@@ -514,10 +544,10 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- end -}}
 {{- end -}}
 {{- end -}}
-{{- if $v.grpcTls.enabled -}}
-{{- range $name := $components -}}
-{{- if and (index $v $name).enabled (not (index $v.grpcTls.existingSecrets $name)) -}}
-{{- $msgs = append $msgs (printf "iam: grpcTls.enabled needs grpcTls.existingSecrets.%s: a Secret with %s, %s and %s (e.g. a cert-manager Certificate's)." $name $v.grpcTls.certFilename $v.grpcTls.certKeyFilename $v.grpcTls.certCAFilename) -}}
+{{- if include "iam.grpcTls" . -}}
+{{- range $name := $pods -}}
+{{- if not (include "iam.grpcTlsSecret" (dict "ctx" $ "component" $name)) -}}
+{{- $msgs = append $msgs (printf "iam: grpcTls.enabled needs grpcTls.existingSecrets.%s: a Secret with %s, %s and %s; or grpcTls.certManager.issuerRef.name, and the chart has cert-manager issue every component's." $name $v.grpcTls.certFilename $v.grpcTls.certKeyFilename $v.grpcTls.certCAFilename) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
