@@ -2,11 +2,13 @@
  * The chart's side of "gRPC callers prove who they are" (issue #22), rendered with helm or
  * render/: every component gets the INTERNAL_CALL_KEY its call assertions are signed with and no
  * hook Job does; one value (grpcTls.certManager.issuerRef.name) turns gRPC mutual TLS on with a
- * cert-manager Certificate per component, named as its clients dial it.
+ * cert-manager Certificate per component, named as its clients dial it; and a service's gRPC port
+ * admits exactly the components its methods answer (services/<service>/src/api/grpc.ts).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  type JsonObject, chartDir, chartRendering, containerOf, envOf, fixturesDir, nameOf, named, podSpec, str,
+  type JsonObject, chartDir, chartRendering, containerOf, envOf, fixturesDir, nameOf, named, podSpec, repoRoot, str,
 } from './manifests';
 
 const COMPONENTS = ['gateway', 'identity', 'directory', 'notification', 'commerce', 'audit'];
@@ -156,5 +158,28 @@ describe('gRPC mutual TLS from cert-manager: one value', () => {
   run('grpcTls.enabled without Secrets or an issuer is refused, naming both ways', () => {
     expect(refused(...inline, '--set', 'grpcTls.enabled=true')).toContain(
       'grpcTls.enabled needs grpcTls.existingSecrets.gateway: a Secret with tls.crt, tls.key and ca.crt; or grpcTls.certManager.issuerRef.name');
+  });
+});
+
+describe('NetworkPolicy: a service\'s gRPC port admits exactly the components its methods answer', () => {
+  /** The components named in a service's caller lists (bindService's `callers`, and the lists it reuses). */
+  const callersInCode = (svc: string): string[] => {
+    const source = readFileSync(join(repoRoot, 'services', svc, 'src', 'api', 'grpc.ts'), 'utf8');
+    const names = [...source.matchAll(/\[\s*'[a-z]+'(?:\s*,\s*'[a-z]+')*\s*\]/g)].flatMap((m) => [...m[0].matchAll(/'([a-z]+)'/g)].map((x) => x[1]!));
+    return [...new Set(names.filter((n) => COMPONENTS.includes(n)))].sort();
+  };
+
+  it('reads the callers from the services\' sources', () => {
+    expect(callersInCode('directory')).toEqual(['audit', 'commerce', 'gateway', 'identity']);
+    expect(callersInCode('notification')).toEqual(['gateway']);
+  });
+
+  run.each(SERVICES)('%s: the components its NetworkPolicy admits and the ones the chart points at it are its callers', (svc) => {
+    const docs = render(...inline);
+    const grpc = ((named(docs, 'NetworkPolicy', `r-iam-${svc}`).spec as JsonObject).ingress as JsonObject[]).find((r) => (r.ports as JsonObject[])[0]!.port === 'grpc')!;
+    const admitted = (grpc.from as JsonObject[]).map((f) => ((f.podSelector as JsonObject).matchLabels as JsonObject)['app.kubernetes.io/component']);
+    expect([...admitted].sort()).toEqual(callersInCode(svc));
+    const dialers = ofKind(docs, 'Deployment').filter((d) => envNamed(d, `${svc.toUpperCase()}_GRPC_TARGET`).length > 0).map(componentOf);
+    expect(dialers.sort()).toEqual(callersInCode(svc));
   });
 });
