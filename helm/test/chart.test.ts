@@ -10,21 +10,18 @@
  * with /usr/bin/docker-compose it runs `docker-compose config -q`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Ajv from 'ajv';
 import { isMap, isSeq, parse, parseAllDocuments, parseDocument, visit } from 'yaml';
-import { goRenderer, helmBinary } from './renderer';
+import {
+  type Json, type JsonObject, chartDir, chartRendering, containerOf, envOf, fixturesDir, hasK8sModels, isObject, k8sTypeErrors, nameOf, named, podSpec, repoRoot, str,
+} from './manifests';
 
-const repoRoot = resolve(__dirname, '..', '..');
-const chartDir = join(repoRoot, 'helm', 'iam');
 const templatesDir = join(chartDir, 'templates');
-const fixturesDir = join(repoRoot, 'helm', 'test', 'values');
 const composeDir = join(repoRoot, 'deploy');
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
 type Schema = {
   type?: string | string[];
   description?: string;
@@ -41,12 +38,6 @@ const valuesFile = (text: string): string => {
   const file = join(mkdtempSync(join(tmpdir(), 'iam-values-')), 'values.yaml');
   writeFileSync(file, text);
   return file;
-};
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-/** A string field of a rendered manifest; anything else fails the test. */
-const str = (v: Json | undefined): string => {
-  if (typeof v !== 'string') throw new Error(`expected a string, got ${JSON.stringify(v)}`);
-  return v;
 };
 
 const values = parse(read(chartDir, 'values.yaml')) as JsonObject;
@@ -94,60 +85,6 @@ function actions(text: string): string[] {
     out.push(body);
   }
   return out;
-}
-
-/** The Kubernetes API types of helm/test/k8s (`cd helm/test/k8s && npm ci`), by kind. */
-const k8sDir = join(repoRoot, 'helm', 'test', 'k8s');
-const MODELS: Record<string, [string, string]> = {
-  Deployment: ['kubernetes-models/apps/v1/Deployment', 'IDeployment'],
-  Service: ['kubernetes-models/v1/Service', 'IService'],
-  Secret: ['kubernetes-models/v1/Secret', 'ISecret'],
-  ServiceAccount: ['kubernetes-models/v1/ServiceAccount', 'IServiceAccount'],
-  Job: ['kubernetes-models/batch/v1/Job', 'IJob'],
-  Ingress: ['kubernetes-models/networking.k8s.io/v1/Ingress', 'IIngress'],
-  NetworkPolicy: ['kubernetes-models/networking.k8s.io/v1/NetworkPolicy', 'INetworkPolicy'],
-  PodDisruptionBudget: ['kubernetes-models/policy/v1/PodDisruptionBudget', 'IPodDisruptionBudget'],
-  HorizontalPodAutoscaler: ['kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler', 'IHorizontalPodAutoscaler'],
-  ServiceMonitor: ['@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor', 'IServiceMonitor'],
-  PrometheusRule: ['@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule', 'IPrometheusRule'],
-  HTTPRoute: ['@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute', 'IHTTPRoute'],
-};
-
-/**
- * Checks manifests against the Kubernetes API types of kubernetes-models, strictly: each becomes
- * an object literal typed with its kind's interface, so TypeScript's excess-property check fails
- * an unknown field anywhere, as well as a wrong type, a missing required field or a wrong
- * apiVersion. Returns the compiler's complaints ('' when none).
- */
-function k8sTypeErrors(docs: JsonObject[]): string {
-  const work = mkdtempSync(join(k8sDir, 'node_modules', '.check-'));
-  try {
-    const kinds = [...new Set(docs.map((d) => str(d.kind)))];
-    const unknown = kinds.filter((k) => !MODELS[k]);
-    if (unknown.length > 0) return `no Kubernetes model for kind(s) ${unknown.join(', ')}`;
-    const source = [
-      ...kinds.map((k) => `import type { ${MODELS[k]![1]} } from '${MODELS[k]![0]}';`),
-      ...docs.map((d, i) => `// ${str(d.kind)}/${str((d.metadata as JsonObject).name)}\nexport const m${i}: ${MODELS[str(d.kind)]![1]} = ${JSON.stringify(d, null, 1)};`),
-    ].join('\n');
-    writeFileSync(join(work, 'manifests.ts'), source);
-    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, module: 'esnext', moduleResolution: 'bundler', skipLibCheck: true, types: [] },
-      files: ['manifests.ts'],
-    }));
-    const tsc = spawnSync(join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', join(work, 'tsconfig.json')], { encoding: 'utf8', timeout: 120_000 });
-    if (tsc.status === 0) return '';
-    // Name the manifest each complaint is about (the comment line above its literal).
-    const lines = source.split('\n');
-    return (tsc.stdout + tsc.stderr).split('\n').filter(Boolean).map((l) => {
-      const at = /manifests\.ts\((\d+),/.exec(l);
-      if (!at) return l;
-      let n = Number(at[1]) - 1;
-      while (n > 0 && !lines[n]!.startsWith('// ')) n--;
-      return `${lines[n]!.slice(3)}: ${l.replace(/^.*?error /, '')}`;
-    }).join('\n');
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
 }
 
 describe('Chart.yaml', () => {
@@ -209,6 +146,11 @@ describe('values.yaml and values.schema.json', () => {
     ['a bad pull policy', (v) => ((v.image as JsonObject).pullPolicy = 'Sometimes')],
     ['a gRPC TLS Secret for an unknown component', (v) => (((v.grpcTls as JsonObject).existingSecrets as JsonObject).nats = 'x')],
     ['a relative gRPC TLS mount path', (v) => ((v.grpcTls as JsonObject).mountPath = 'etc/iam/tls')],
+    ['a certificate lifetime in days', (v) => (((v.grpcTls as JsonObject).certManager as JsonObject).duration = '90d')],
+    ['an unknown certificate key algorithm', (v) => ((((v.grpcTls as JsonObject).certManager as JsonObject).privateKey as JsonObject).algorithm = 'DSA')],
+    ['an issuer without a kind', (v) => ((((v.grpcTls as JsonObject).certManager as JsonObject).issuerRef as JsonObject).kind = '')],
+    ['an unknown cert-manager setting', (v) => (((v.grpcTls as JsonObject).certManager as JsonObject).dnsNames = ['x'])],
+    ['an unknown internalCall key', (v) => ((v.internalCall as JsonObject).secret = 'x')],
     ['extraVolumes that are not a list', (v) => ((v.identity as JsonObject).extraVolumes = { keys: {} })],
     ['an audit retention that is not a number of days', (v) => (((v.audit as JsonObject).env as JsonObject).AUDIT_RETENTION_DAYS = '1y')],
     ['an audit retention of no days', (v) => (((v.audit as JsonObject).env as JsonObject).AUDIT_RETENTION_DAYS = 0)],
@@ -263,6 +205,7 @@ describe('values.yaml and values.schema.json', () => {
       (values.jwt as JsonObject).keyEncryptionKey,
       (values.email as JsonObject).actionKey,
       (values.auditCheckpoint as JsonObject).signingKey,
+      (values.internalCall as JsonObject).key,
       (values.smtp as JsonObject).url,
       (values.adminBootstrap as JsonObject).password,
     ];
@@ -459,23 +402,9 @@ describe('docker-compose', () => {
 });
 
 describe('rendered manifests (helm, or the Go-template renderer when Debian\'s Go and sprig are installed)', () => {
-  const helm = helmBinary();
-  const renderer = helm ?? goRenderer();
+  const { helm, renderer, helmRun, render } = chartRendering();
   const run = renderer ? it : it.skip;
-  const helmRun = (...args: string[]) =>
-    spawnSync(args[0] === 'lint' ? helm! : renderer!, args, { cwd: join(repoRoot, 'helm'), encoding: 'utf8', timeout: 60_000 });
-  const render = (...args: string[]): JsonObject[] => {
-    const r = helmRun('template', 'r', 'iam', '--namespace', 'iam', ...args);
-    expect(r.stderr).toBe('');
-    return parseAllDocuments(r.stdout).map((d) => d.toJS() as JsonObject | null).filter(isObject);
-  };
-  const named = (docs: JsonObject[], kind: string, name: string): JsonObject => {
-    const d = docs.find((x) => x.kind === kind && (x.metadata as JsonObject).name === name);
-    if (!d) throw new Error(`no ${kind}/${name}`);
-    return d;
-  };
-  const podSpec = (d: JsonObject): JsonObject => ((d.spec as JsonObject).template as JsonObject).spec as JsonObject;
-  const schemas = renderer && existsSync(join(k8sDir, 'node_modules', 'kubernetes-models')) ? it : it.skip;
+  const schemas = renderer && hasK8sModels() ? it : it.skip;
 
   schemas.each([...fixtures.map((f) => [f, ['-f', join(fixturesDir, f)]] as const),
     ['values-production.yaml over inline-secrets.yaml', ['-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(chartDir, 'values-production.yaml')]] as const,
@@ -484,6 +413,8 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
       '--set', 'metrics.serviceMonitor.enabled=true']] as const,
     ['operability (secret files, Reloader, HTTPRoute, PrometheusRule, restricted egress, own ServiceAccounts)', ['-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(fixturesDir, 'layers', 'operability.yaml')]] as const,
     ['operability over existing Secrets and gRPC TLS', ['-f', join(fixturesDir, 'grpc-tls.yaml'), '-f', join(fixturesDir, 'layers', 'operability.yaml')]] as const,
+    ['gRPC mutual TLS from cert-manager (a Certificate per component)', ['-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'grpcTls.certManager.issuerRef.name=iam-grpc-ca',
+      '--set', 'grpcTls.certManager.duration=2160h', '--set', 'grpcTls.certManager.renewBefore=720h']] as const,
   ])('every manifest rendered with %s is valid against the Kubernetes API types, unknown fields failing', (_name, args) => {
     const docs = render(...args);
     expect(docs.length).toBeGreaterThan(20);
@@ -793,9 +724,6 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
   });
 
   const operability = ['-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(fixturesDir, 'layers', 'operability.yaml')];
-  const containerOf = (d: JsonObject) => (podSpec(d).containers as JsonObject[])[0]!;
-  const envOf = (d: JsonObject) => containerOf(d).env as JsonObject[];
-  const nameOf = (d: JsonObject) => str((d.metadata as JsonObject).name);
 
   run('ops ports: only the monitoring namespace (its selector configurable), node CIDRs and extra peers reach them, never every pod', () => {
     const rule = (docs: JsonObject[], c: string) =>
@@ -894,9 +822,9 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
         : ((volume.secret as JsonObject).items as { path: string }[]).map((i) => i.path);
       expect(paths.map((p) => `${p}_FILE`).sort()).toEqual(secretFiles[nameOf(d)]);
     }
-    expect(secretFiles['r-iam-gateway']).toEqual(['OTEL_EXPORTER_OTLP_HEADERS_FILE', 'REDIS_URL_FILE']);
-    expect(secretFiles['r-iam-identity']).toEqual(['EMAIL_ACTION_KEY_FILE', 'IDENTITY_DATABASE_URL_FILE', 'JWT_KEY_ENCRYPTION_KEY_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE']);
-    expect(secretFiles['r-iam-notification']).toEqual(['EMAIL_ACTION_KEY_FILE', 'NOTIFICATION_DATABASE_URL_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE', 'SMTP_URL_FILE']);
+    expect(secretFiles['r-iam-gateway']).toEqual(['INTERNAL_CALL_KEY_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE', 'REDIS_URL_FILE']);
+    expect(secretFiles['r-iam-identity']).toEqual(['EMAIL_ACTION_KEY_FILE', 'IDENTITY_DATABASE_URL_FILE', 'INTERNAL_CALL_KEY_FILE', 'JWT_KEY_ENCRYPTION_KEY_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE']);
+    expect(secretFiles['r-iam-notification']).toEqual(['EMAIL_ACTION_KEY_FILE', 'INTERNAL_CALL_KEY_FILE', 'NOTIFICATION_DATABASE_URL_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE', 'SMTP_URL_FILE']);
     expect(secretFiles['r-iam-create-admin']).toEqual(['ADMIN_PASSWORD_FILE', 'DIRECTORY_DATABASE_URL_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE']);
     expect(secretFiles['r-iam-audit-migrate']).toEqual(['AUDIT_DATABASE_URL_FILE']);
     // Turning it on rolls the pods (the mounts changed).
@@ -907,12 +835,12 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
   run('reloader.enabled: each Deployment names the Secrets it reads that the chart does not manage, for Stakater Reloader', () => {
     const reload = (docs: JsonObject[]) => Object.fromEntries(docs.filter((d) => d.kind === 'Deployment').map((d) => [nameOf(d), ((d.metadata as JsonObject).annotations as JsonObject | undefined)?.['secret.reloader.stakater.com/reload']]));
     expect(reload(render('-f', join(fixturesDir, 'grpc-tls.yaml'), '--set', 'reloader.enabled=true', '--set', 'nats.existingSecret=iam-nats', '--set', 'nats.credsKey=c'))).toEqual({
-      'r-iam-gateway': 'iam-nats,iam-gateway-grpc-tls,iam-grpc-ca',
-      'r-iam-identity': 'iam-db,iam-keys,iam-nats,iam-identity-grpc-tls,iam-grpc-ca',
-      'r-iam-directory': 'iam-db,iam-nats,iam-directory-grpc-tls,iam-grpc-ca',
-      'r-iam-notification': 'iam-db,iam-keys,iam-smtp,iam-nats,iam-notification-grpc-tls,iam-grpc-ca',
-      'r-iam-commerce': 'iam-db,iam-nats,iam-commerce-grpc-tls,iam-grpc-ca',
-      'r-iam-audit': 'iam-db,iam-nats,iam-audit-grpc-tls,iam-grpc-ca',
+      'r-iam-gateway': 'iam-internal-call,iam-nats,iam-gateway-grpc-tls,iam-grpc-ca',
+      'r-iam-identity': 'iam-db,iam-keys,iam-internal-call,iam-nats,iam-identity-grpc-tls,iam-grpc-ca',
+      'r-iam-directory': 'iam-db,iam-internal-call,iam-nats,iam-directory-grpc-tls,iam-grpc-ca',
+      'r-iam-notification': 'iam-db,iam-keys,iam-internal-call,iam-smtp,iam-nats,iam-notification-grpc-tls,iam-grpc-ca',
+      'r-iam-commerce': 'iam-db,iam-internal-call,iam-nats,iam-commerce-grpc-tls,iam-grpc-ca',
+      'r-iam-audit': 'iam-db,iam-internal-call,iam-nats,iam-audit-grpc-tls,iam-grpc-ca',
     });
     expect(Object.values(reload(render('-f', join(fixturesDir, 'grpc-tls.yaml')))).every((v) => v === undefined)).toBe(true);
   });

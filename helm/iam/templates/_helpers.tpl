@@ -45,9 +45,10 @@ migration Jobs are listed (JSON list; use with fromJsonArray).
 Which components each component dials over gRPC (JSON map). Sets the *_GRPC_TARGET variables
 and, read the other way round, which pods the NetworkPolicy lets reach a service's gRPC port.
 (Identity asks the directory for principals; commerce and audit ask it whether a caller holds a
-permission now.)
-(The gateway's readiness needs only some of them, its own choice: audit and notification it
-reports without waiting for them.)
+permission now.) That is also who each service's methods answer (their call assertions' callers,
+services/<service>/src/api/grpc.ts; test/grpc-callers.test.ts holds the two together). The
+gateway's readiness waits only for identity and directory (full and compact profiles); the
+others it reports.
 */}}
 {{- define "iam.upstreams" -}}
 {{- dict "gateway" (list "identity" "directory" "notification" "commerce" "audit") "identity" (list "directory") "commerce" (list "directory") "audit" (list "directory") | toJson -}}
@@ -136,12 +137,42 @@ else serviceAccount.name or the namespace's "default".
 {{- end -}}
 
 {{/*
+The DNS name clients dial to reach a component: its headless Service's, in full (also the one name
+a service's gRPC certificate must carry).
+*/}}
+{{- define "iam.grpcHost" -}}
+{{- printf "%s.%s.svc.%s" (include "iam.headlessName" .) .ctx.Release.Namespace .ctx.Values.clusterDomain -}}
+{{- end -}}
+
+{{/*
 The target a client dials to reach a component: its headless Service by DNS, on the pods' port
 (dns:/// makes grpc-js resolve every pod address; calls go round-robin over them).
 */}}
 {{- define "iam.grpcTarget" -}}
 {{- $c := index .ctx.Values .component -}}
-{{- printf "dns:///%s.%s.svc.%s:%d" (include "iam.headlessName" .) .ctx.Release.Namespace .ctx.Values.clusterDomain (int $c.port) -}}
+{{- printf "dns:///%s:%d" (include "iam.grpcHost" .) (int $c.port) -}}
+{{- end -}}
+
+{{/*
+"true" when gRPC mutual TLS is on: grpcTls.enabled, or an issuer named in
+grpcTls.certManager.issuerRef.name (the one value that turns it on with cert-manager); else empty.
+*/}}
+{{- define "iam.grpcTls" -}}
+{{- if or .Values.grpcTls.enabled .Values.grpcTls.certManager.issuerRef.name }}true{{ end -}}
+{{- end -}}
+
+{{/*
+The Secret of a component's gRPC certificate: its grpcTls.existingSecrets entry, else with
+cert-manager the one its Certificate is issued into (certificate.yaml); empty when neither.
+*/}}
+{{- define "iam.grpcTlsSecret" -}}
+{{- $t := .ctx.Values.grpcTls -}}
+{{- $own := index $t.existingSecrets .component -}}
+{{- if $own -}}
+{{- $own -}}
+{{- else if $t.certManager.issuerRef.name -}}
+{{- printf "%s-grpc-tls" (include "iam.componentFullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
 {{- end -}}
 
 {{/* Name of the port probes and Prometheus use: every component's ops port. */}}
@@ -153,9 +184,10 @@ metrics
 Every secret the application reads (JSON list). Each entry: env (variable), readers (components
 that get it), requiredBy (readers that need it: validateValues insists when one of them runs),
 value (inline, goes into the chart's Secret), existingSecret/key (where the pods read it from),
-path (values path of the inline value, for messages). Every reader also accepts <env>_FILE, a
-file holding the value (the application reads any X_FILE as X): usePasswordFiles mounts the
-secrets so, or a component's env names a file it mounts itself.
+path (values path of the inline value, for messages), podsOnly (the components' pods read it,
+never the admin Job, which runs directory's code but makes no gRPC call). Every reader also
+accepts <env>_FILE, a file holding the value (the application reads any X_FILE as X):
+usePasswordFiles mounts the secrets so, or a component's env names a file it mounts itself.
 Adding a secret = one entry here plus its values section.
 */}}
 {{- define "iam.secretSources" -}}
@@ -169,10 +201,13 @@ Adding a secret = one entry here plus its values section.
 {{- /* notification needs the key only to deliver mail (SMTP and EMAIL_ACTION_BASE_URL set). */ -}}
 {{- $emailKeyUsers := ternary (list "identity" "notification") (list "identity") (eq (include "iam.mailDelivery" .) "true") -}}
 {{- $s = append $s (dict "env" "EMAIL_ACTION_KEY" "readers" (list "identity" "notification") "requiredBy" $emailKeyUsers "value" $v.email.actionKey "existingSecret" $v.email.existingSecret "key" $v.email.existingSecretKey "path" "email.actionKey") -}}
+{{- /* Every component signs and verifies its gRPC calls' assertions with it. */ -}}
+{{- $components := include "iam.components" . | fromJsonArray -}}
+{{- $s = append $s (dict "env" "INTERNAL_CALL_KEY" "readers" $components "requiredBy" $components "podsOnly" true "value" $v.internalCall.key "existingSecret" $v.internalCall.existingSecret "key" $v.internalCall.existingSecretKey "path" "internalCall.key") -}}
 {{- $s = append $s (dict "env" "AUDIT_CHECKPOINT_SIGNING_KEY" "readers" (list "audit") "requiredBy" (list "audit") "value" $v.auditCheckpoint.signingKey "existingSecret" $v.auditCheckpoint.existingSecret "key" $v.auditCheckpoint.existingSecretKey "path" "auditCheckpoint.signingKey") -}}
 {{- $s = append $s (dict "env" "SMTP_URL" "readers" (list "notification") "requiredBy" list "value" $v.smtp.url "existingSecret" $v.smtp.existingSecret "key" $v.smtp.existingSecretKey "path" "smtp.url") -}}
 {{- $s = append $s (dict "env" "REDIS_URL" "readers" (list "gateway") "requiredBy" list "value" $v.redis.url "existingSecret" $v.redis.existingSecret "key" $v.redis.existingSecretKey "path" "redis.url") -}}
-{{- $s = append $s (dict "env" "OTEL_EXPORTER_OTLP_HEADERS" "readers" (include "iam.components" . | fromJsonArray) "requiredBy" list "value" $v.otel.headers "existingSecret" $v.otel.existingSecret "key" $v.otel.existingSecretKey "path" "otel.headers") -}}
+{{- $s = append $s (dict "env" "OTEL_EXPORTER_OTLP_HEADERS" "readers" $components "requiredBy" list "value" $v.otel.headers "existingSecret" $v.otel.existingSecret "key" $v.otel.existingSecretKey "path" "otel.headers") -}}
 {{- $s = append $s (dict "env" "ADMIN_PASSWORD" "readers" (list "adminBootstrap") "requiredBy" (list "adminBootstrap") "value" $v.adminBootstrap.password "existingSecret" $v.adminBootstrap.existingSecret "key" $v.adminBootstrap.existingSecretKey "path" "adminBootstrap.password") -}}
 {{- toJson $s -}}
 {{- end -}}
@@ -183,11 +218,14 @@ Adding a secret = one entry here plus its values section.
 {{- if and (or .Values.smtp.url .Values.smtp.existingSecret) (not (empty (get $env "EMAIL_ACTION_BASE_URL"))) }}true{{ end -}}
 {{- end -}}
 
-{{/* The secrets a reader gets (JSON list of secretSources entries): those given inline or as an existing Secret. */}}
+{{/*
+The secrets a reader gets (JSON list of secretSources entries): those given inline or as an
+existing Secret; for a hook Job (.hook) not the podsOnly ones.
+*/}}
 {{- define "iam.readerSecrets" -}}
 {{- $out := list -}}
 {{- range $src := include "iam.secretSources" .ctx | fromJsonArray -}}
-{{- if and (has $.component $src.readers) (or $src.value $src.existingSecret) -}}
+{{- if and (has $.component $src.readers) (or $src.value $src.existingSecret) (not (and $.hook $src.podsOnly)) -}}
 {{- $out = append $out $src -}}
 {{- end -}}
 {{- end -}}
@@ -216,13 +254,15 @@ naming its file in the volume of "iam.secretFilesVolume"; a secret given nowhere
 
 {{/*
 usePasswordFiles: the volume "secret-files" holding, one file per variable, the secrets of the
-readers in .readers (a component; the admin Job: directory and adminBootstrap); may be empty.
+readers in .readers (a component; the admin Job: directory and adminBootstrap, with .hook); may
+be empty.
 */}}
 {{- define "iam.secretFilesVolume" -}}
 {{- $ctx := .ctx -}}
+{{- $hook := .hook -}}
 {{- $sources := list -}}
 {{- range $reader := .readers -}}
-{{- range $src := include "iam.readerSecrets" (dict "ctx" $ctx "component" $reader) | fromJsonArray -}}
+{{- range $src := include "iam.readerSecrets" (dict "ctx" $ctx "component" $reader "hook" $hook) | fromJsonArray -}}
 {{- $sources = append $sources (dict "secret" (dict "name" ($src.existingSecret | default (include "iam.secretName" $ctx)) "items" (list (dict "key" $src.key "path" $src.env)))) -}}
 {{- end -}}
 {{- end -}}
@@ -247,16 +287,16 @@ readers in .readers (a component; the admin Job: directory and adminBootstrap); 
 
 {{/*
 The Secrets managed outside the chart that a component's pods read (comma list; may be empty):
-its existingSecrets, the NATS Secret, its gRPC TLS Secret and CA. Stakater Reloader rolls the
-component when one changes (reloader.enabled).
+its existingSecrets, the NATS Secret, its gRPC TLS Secret (also one cert-manager renews) and CA.
+Stakater Reloader rolls the component when one changes (reloader.enabled).
 */}}
 {{- define "iam.externalSecrets" -}}
 {{- $v := .ctx.Values -}}
 {{- $names := list -}}
 {{- range $src := include "iam.readerSecrets" . | fromJsonArray }}{{ with $src.existingSecret }}{{ $names = append $names . }}{{ end }}{{ end -}}
 {{- with $v.nats.existingSecret }}{{ $names = append $names . }}{{ end -}}
-{{- if $v.grpcTls.enabled -}}
-{{- with index $v.grpcTls.existingSecrets .component }}{{ $names = append $names . }}{{ end -}}
+{{- if include "iam.grpcTls" .ctx -}}
+{{- with include "iam.grpcTlsSecret" . }}{{ $names = append $names . }}{{ end -}}
 {{- with $v.grpcTls.existingCASecret }}{{ $names = append $names . }}{{ end -}}
 {{- end -}}
 {{- $names | uniq | join "," -}}
@@ -318,7 +358,7 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- with $v.email.actionBaseUrl }}{{ $_ := set $env "EMAIL_ACTION_BASE_URL" . }}{{ end -}}
 {{- with $v.email.from }}{{ $_ := set $env "EMAIL_FROM" . }}{{ end -}}
 {{- end -}}
-{{- if and $v.grpcTls.enabled (not .hook) -}}
+{{- if and (include "iam.grpcTls" $ctx) (not .hook) -}}
 {{- $dir := trimSuffix "/" $v.grpcTls.mountPath -}}
 {{- $_ := set $env "GRPC_TLS_CERT_FILE" (printf "%s/tls.crt" $dir) -}}
 {{- $_ := set $env "GRPC_TLS_KEY_FILE" (printf "%s/tls.key" $dir) -}}
@@ -352,7 +392,7 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- end -}}
 
 {{/*
-The volume of a component's gRPC TLS files (grpcTls.enabled): its Secret's certificate and key,
+The volume of a component's gRPC TLS files ("iam.grpcTls"): its Secret's certificate and key,
 and the CA from the same Secret or grpcTls.existingCASecret, under fixed names (tls.crt, tls.key,
 ca.crt; computedEnv points at them).
 */}}
@@ -364,7 +404,7 @@ ca.crt; computedEnv points at them).
     defaultMode: 288
     sources:
       - secret:
-          name: {{ index $t.existingSecrets .component }}
+          name: {{ include "iam.grpcTlsSecret" . }}
           items:
             - key: {{ $t.certFilename }}
               path: tls.crt
@@ -415,8 +455,9 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- $upstreams := include "iam.upstreams" . | fromJson -}}
 {{- $sources := include "iam.secretSources" . | fromJsonArray -}}
 {{- /* Readers that run: enabled components, plus the admin Job (which runs directory's code with its variables). */ -}}
-{{- $running := list -}}
-{{- range $name := $components }}{{ if (index $v $name).enabled }}{{ $running = append $running $name }}{{ end }}{{ end -}}
+{{- $pods := list -}}
+{{- range $name := $components }}{{ if (index $v $name).enabled }}{{ $pods = append $pods $name }}{{ end }}{{ end -}}
+{{- $running := $pods -}}
 {{- if $v.adminBootstrap.enabled }}{{ $running = concat $running (list "adminBootstrap" "directory") | uniq }}{{ end -}}
 {{- if not $running -}}
 {{- $msgs = append $msgs "iam: no component is enabled: enable at least one of gateway, identity, directory, notification, commerce, audit." -}}
@@ -426,11 +467,12 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- end -}}
 {{- range $src := $sources -}}
 {{- $given := or $src.value $src.existingSecret -}}
+{{- $readers := ternary $pods $running (not (empty $src.podsOnly)) -}}
 {{- $prefix := regexReplaceAll "\\.[^.]+$" $src.path "" -}}
 {{- $fileEnv := printf "%s_FILE" $src.env -}}
 {{- /* A reader whose env names a file of its own (<env>_FILE) needs no value; with one it would get both, which the application refuses. */ -}}
 {{- range $r := $src.readers -}}
-{{- if and (has $r $running) (ne $r "adminBootstrap") -}}
+{{- if and (has $r $readers) (ne $r "adminBootstrap") -}}
 {{- if and $given (not (empty (get (include "iam.plainEnv" (dict "ctx" $ "component" $r) | fromJson) $fileEnv))) -}}
 {{- $msgs = append $msgs (printf "iam: %s.env.%s and %s (or %s.existingSecret) are both set; the application refuses both: keep one." $r $fileEnv $src.path $prefix) -}}
 {{- end -}}
@@ -439,7 +481,7 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- /* Readers that run, need the secret, and do not read it from a file of their own. */ -}}
 {{- $missing := list -}}
 {{- range $r := $src.requiredBy -}}
-{{- if has $r $running -}}
+{{- if has $r $readers -}}
 {{- $fromFile := and (ne $r "adminBootstrap") (not (empty (get (include "iam.plainEnv" (dict "ctx" $ "component" $r) | fromJson) $fileEnv))) -}}
 {{- if not $fromFile }}{{ $missing = append $missing $r }}{{ end -}}
 {{- end -}}
@@ -472,7 +514,7 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- $msgs = append $msgs "iam: httpRoute.enabled needs httpRoute.parentRefs: the Gateway(s) to attach to, e.g. {name: public, namespace: gateway-system}." -}}
 {{- end -}}
 {{- end -}}
-{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) -}}
+{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) (list "internalCall.key" $v.internalCall.key $v.internalCall.existingSecret) -}}
 {{- $key := index $pair 1 -}}
 {{- if and $key (not (index $pair 2)) (not (regexMatch "^[A-Za-z0-9+/]{43}=$" $key)) -}}
 {{- $msgs = append $msgs (printf "iam: %s must be the base64 of exactly 32 bytes (openssl rand -base64 32)." (index $pair 0)) -}}
@@ -503,10 +545,10 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- end -}}
 {{- end -}}
 {{- end -}}
-{{- if $v.grpcTls.enabled -}}
-{{- range $name := $components -}}
-{{- if and (index $v $name).enabled (not (index $v.grpcTls.existingSecrets $name)) -}}
-{{- $msgs = append $msgs (printf "iam: grpcTls.enabled needs grpcTls.existingSecrets.%s: a Secret with %s, %s and %s (e.g. a cert-manager Certificate's)." $name $v.grpcTls.certFilename $v.grpcTls.certKeyFilename $v.grpcTls.certCAFilename) -}}
+{{- if include "iam.grpcTls" . -}}
+{{- range $name := $pods -}}
+{{- if not (include "iam.grpcTlsSecret" (dict "ctx" $ "component" $name)) -}}
+{{- $msgs = append $msgs (printf "iam: grpcTls.enabled needs grpcTls.existingSecrets.%s: a Secret with %s, %s and %s; or grpcTls.certManager.issuerRef.name, and the chart has cert-manager issue every component's." $name $v.grpcTls.certFilename $v.grpcTls.certKeyFilename $v.grpcTls.certCAFilename) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
