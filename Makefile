@@ -16,7 +16,7 @@ export PATH := $(NODE_BIN_DIR):$(PATH)
 endif
 
 .DEFAULT_GOAL := help
-.PHONY: help install build typecheck run migrate test lint proto proto-check unicode bench faults soak clean
+.PHONY: help install build typecheck run migrate test lint proto proto-check unicode bench figures node-version faults soak clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -35,10 +35,19 @@ $(STAMP): package.json package-lock.json
 
 install: $(STAMP) ## Install dependencies (npm ci) when package-lock.json changed
 
-build: $(STAMP) ## Compile every package (tsc -b) and the console (type-checked by tsc, bundled by Vite into console/dist)
-	$(BIN)/tsc -b
+# The console is type-checked and bundled again only when one of its inputs changed (its sources,
+# page, configs, or the installed packages): a second `make run` skips the 2–3 s Vite build.
+CONSOLE_STAMP := console/dist/.build-stamp
+CONSOLE_INPUTS := $(shell find console -path console/dist -prune -o -path console/node_modules -prune \
+  -o -path console/test -prune -o -path console/test-output -prune -o -path console/docs -prune -o -type f -print)
+$(CONSOLE_STAMP): $(STAMP) $(CONSOLE_INPUTS)
 	$(BIN)/tsc -p console/tsconfig.json
 	cd console && ../$(BIN)/vite build --logLevel warn
+	@touch $@
+
+build: $(STAMP) $(CONSOLE_STAMP) ## Compile every package (tsc -b) and the console (type-checked by tsc, bundled by Vite into console/dist)
+	$(BIN)/tsc -b
+
 
 typecheck: build ## Type-check everything, tests included
 	$(BIN)/tsc -p tsconfig.test.json
@@ -89,6 +98,12 @@ api: build ## Regenerate console/src/api/schema.d.ts and limits.generated.ts fro
 api-check: api ## Fail when the console's generated API types or limits differ from what is committed
 	@test -z "$$(git status --porcelain -- $(API_GENERATED))" || \
 	  { git status --short -- $(API_GENERATED); echo "the console's generated API files are stale: run 'make api' and commit"; exit 1; }
+
+figures: build ## The README's start-up and memory figures from a fresh clone of HEAD (not in CI; writes README.md)
+	node bench/dist/newcomer.js
+
+node-version: ## The Node every target runs on
+	@node --version
 
 bench: build ## Benchmarks (not in CI); results go to bench/README.md
 	node bench/dist/run.js

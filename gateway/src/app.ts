@@ -111,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const route = req.routeOptions?.url ?? 'unmatched';
     // Probes and scrapes come every few seconds: at debug, so they do not bury the requests (a
     // readiness change is logged by the health monitor as it happens).
-    const level = PROBE_ROUTES.has(route) ? 'debug' : 'info';
+    const level = PROBE_ROUTES.has(route) ? 'debug' : deps.config.requestLogLevel;
     deps.logger[level]({ method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     done();
   });

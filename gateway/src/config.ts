@@ -9,6 +9,8 @@ export type Introspection = (typeof INTROSPECTION)[number];
 
 export interface GatewayConfig {
   readonly host: string;
+  /** Level of the one access-log line per request (probes and scrapes are always at debug). */
+  readonly requestLogLevel: 'info' | 'debug';
   readonly port: number;
   /**
    * Connections the kernel may queue for the API port before the process accepts them (Node's
@@ -80,9 +82,16 @@ export interface GatewayConfig {
   };
 }
 
-export function readGatewayConfig(e: EnvReader): GatewayConfig {
+/** Defaults the all-in-one process (make run) sets differently from a container. */
+export interface GatewayDefaults {
+  readonly host?: string;
+  readonly requestLogLevel?: 'info' | 'debug';
+}
+
+export function readGatewayConfig(e: EnvReader, defaults: GatewayDefaults = {}): GatewayConfig {
   return {
-    host: e.string('HOST', { default: '0.0.0.0' }),
+    host: e.string('HOST', { default: defaults.host ?? '0.0.0.0' }),
+    requestLogLevel: e.oneOf('GATEWAY_REQUEST_LOG_LEVEL', ['info', 'debug'] as const, { default: defaults.requestLogLevel ?? 'info' }),
     port: e.port('PORT', { default: 8080, allowZero: true }),
     listenBacklog: e.int('GATEWAY_LISTEN_BACKLOG', { default: 4096, min: 1, max: 65_535 }),
     opsPort: e.port('GATEWAY_OPS_PORT', { default: 0, allowZero: true }),

@@ -33,6 +33,8 @@ import {
 import { startEmbeddedPostgres } from '@iam/platform/embedded-postgres';
 import { prepareEmbeddedDatabase } from './embedded-roles';
 import { embeddedUrls } from './embedded-urls';
+import { LOG_FORMATS, defaultLogFormat, logDestination } from './log-format';
+import { DEFAULT_PORT, localPorts } from './local-ports';
 import { loadOrCreateSecret } from './local-secrets';
 import { SERVICES, type ServiceName, startSystem } from './system';
 
@@ -40,30 +42,43 @@ async function main(): Promise<void> {
   const started = Date.now();
   let logger: Logger | undefined;
   try {
-    // Pass 1: where the embedded database lives (its URLs are defaults for pass 2).
-    const embedded = readConfig(process.env, (e) => ({
-      dataDir: resolve(e.string('DATA_DIR', { default: '.data' })),
-      port: e.port('EMBEDDED_PG_PORT', { default: 54329 }),
-    }));
+    // Pass 1: the public port (the other ports follow it) and where the embedded database lives
+    // (its URLs are defaults for pass 2).
+    const local = readConfig(process.env, (e) => {
+      const ports = localPorts(e.port('PORT', { default: DEFAULT_PORT, allowZero: true }));
+      return {
+        ports,
+        dataDir: resolve(e.string('DATA_DIR', { default: '.data' })),
+        embeddedPort: e.port('EMBEDDED_PG_PORT', { default: ports.embeddedPostgres }),
+        logFormat: e.oneOf('LOG_FORMAT', LOG_FORMATS, { default: defaultLogFormat() }),
+      };
+    });
+    const embedded = { dataDir: local.dataDir, port: local.embeddedPort };
     const urls = embeddedUrls(embedded.dataDir, embedded.port);
-    // Pass 2: everything else, every problem reported at once.
+    const grpcPort = local.ports.grpc;
+    // Pass 2: everything else, every problem reported at once. Unlike a container, this process
+    // listens on loopback unless HOST / BIND_HOST say otherwise, and on a terminal it logs a short
+    // line per request at debug.
     const config = readConfig(process.env, (e) => ({
-      runtime: readRuntimeConfig(e, { grpcMaxConnectionAgeMs: 0 }),
-      gateway: readGatewayConfig(e),
-      directory: readDirectoryConfig(e, { databaseUrl: urls.url('directory') }),
+      runtime: readRuntimeConfig(e, { grpcMaxConnectionAgeMs: 0, bindHost: '127.0.0.1' }),
+      gateway: readGatewayConfig(e, { host: '127.0.0.1', requestLogLevel: local.logFormat === 'pretty' ? 'debug' : 'info' }),
+      directory: readDirectoryConfig(e, { databaseUrl: urls.url('directory'), grpcPort: grpcPort.directory }),
       identity: readIdentityConfig(e, {
         databaseUrl: urls.url('identity'),
+        grpcPort: grpcPort.identity,
         keyEncryptionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'jwt-key-encryption-key')),
         emailActionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'email-action-key')),
       }),
       notification: readNotificationConfig(e, {
         databaseUrl: urls.url('notification'),
+        grpcPort: grpcPort.notification,
         emailActionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'email-action-key')),
       }),
       // A newcomer's first `curl /api/v1/products` shows a small demo catalog (seeded once, when empty).
-      commerce: readCommerceConfig(e, { databaseUrl: urls.url('commerce'), seedDemo: true }),
+      commerce: readCommerceConfig(e, { databaseUrl: urls.url('commerce'), seedDemo: true, grpcPort: grpcPort.commerce }),
       audit: readAuditConfig(e, {
         databaseUrl: urls.url('audit'),
+        grpcPort: grpcPort.audit,
         checkpointSigningKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'audit-checkpoint-signing-key')),
       }),
       metricsPorts: Object.fromEntries(SERVICES.map((s) => [s, readMetricsPort(e, s)])) as Record<ServiceName, number>,
@@ -75,7 +90,7 @@ async function main(): Promise<void> {
       },
     }));
 
-    logger = createLogger({ level: config.runtime.logLevel, service: 'iam' });
+    logger = createLogger({ level: config.runtime.logLevel, service: 'iam', destination: logDestination(local.logFormat) });
     const log = logger;
     const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
     // One tracer provider for the whole process (spans name their service in `iam.service`).
@@ -121,7 +136,12 @@ async function main(): Promise<void> {
     });
     const gateway = system.gateways[0]!;
     await gateway.health.refresh();
-    log.info({ port: gateway.port, startupMs: Date.now() - started, ready: gateway.health.snapshot().ready }, 'iam is up');
+    const host = config.gateway.host === '0.0.0.0' || config.gateway.host === '::' ? 'localhost' : config.gateway.host;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${gateway.port}`;
+    log.info(
+      { port: gateway.port, startupMs: Date.now() - started, ready: gateway.health.snapshot().ready },
+      `iam is up at ${url} (the console at ${url}/console, the API documents at ${url}/docs); Ctrl-C stops it`,
+    );
   } catch (err) {
     exitOnStartupError(err, logger);
   }

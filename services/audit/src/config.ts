@@ -17,6 +17,8 @@ export interface AuditConfig {
 }
 
 export interface AuditDefaults {
+  /** The gRPC port when <SERVICE>_GRPC_PORT is unset (the all-in-one derives it from PORT). */
+  readonly grpcPort?: number;
   /** The embedded database (all-in-one mode). */
   readonly databaseUrl?: string;
   /** A key kept in the data directory (all-in-one mode); standalone processes must be given one. */
@@ -26,7 +28,7 @@ export interface AuditDefaults {
 export function readAuditConfig(e: EnvReader, defaults: AuditDefaults = {}): AuditConfig {
   return {
     databaseUrl: e.url('AUDIT_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
-    grpcPort: e.port('AUDIT_GRPC_PORT', { default: 50055, allowZero: true }),
+    grpcPort: e.port('AUDIT_GRPC_PORT', { default: defaults.grpcPort ?? 50055, allowZero: true }),
     retention: {
       days: e.int('AUDIT_RETENTION_DAYS', { default: 365, min: 1, max: 36_500 }),
       batch: e.int('AUDIT_RETENTION_BATCH', { default: 5_000, min: 1, max: 100_000 }),

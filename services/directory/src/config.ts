@@ -23,10 +23,10 @@ export interface DirectoryConfig {
 }
 
 /** `defaults.databaseUrl` is the embedded database of the all-in-one mode; standalone has none. */
-export function readDirectoryConfig(e: EnvReader, defaults: { databaseUrl?: string } = {}): DirectoryConfig {
+export function readDirectoryConfig(e: EnvReader, defaults: { databaseUrl?: string; grpcPort?: number } = {}): DirectoryConfig {
   return {
     databaseUrl: e.url('DIRECTORY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
-    grpcPort: e.port('DIRECTORY_GRPC_PORT', { default: 50052, allowZero: true }),
+    grpcPort: e.port('DIRECTORY_GRPC_PORT', { default: defaults.grpcPort ?? 50052, allowZero: true }),
     argon2: {
       memoryKiB: e.int('ARGON2_MEMORY_KIB', { default: 19_456, min: 8_192, max: 1_048_576 }),
       iterations: e.int('ARGON2_ITERATIONS', { default: 2, min: 1, max: 20 }),

@@ -37,6 +37,8 @@ export interface IdentityConfig {
 }
 
 export interface IdentityDefaults {
+  /** The gRPC port when <SERVICE>_GRPC_PORT is unset (the all-in-one derives it from PORT). */
+  readonly grpcPort?: number;
   /** The embedded database (all-in-one mode). */
   readonly databaseUrl?: string;
   /** A key kept in the data directory (all-in-one mode); standalone processes must be given one. */
@@ -48,7 +50,7 @@ export interface IdentityDefaults {
 export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}): IdentityConfig {
   return {
     databaseUrl: e.url('IDENTITY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
-    grpcPort: e.port('IDENTITY_GRPC_PORT', { default: 50051, allowZero: true }),
+    grpcPort: e.port('IDENTITY_GRPC_PORT', { default: defaults.grpcPort ?? 50051, allowZero: true }),
     directoryTarget: e.string('DIRECTORY_GRPC_TARGET', { default: '127.0.0.1:50052' }),
     jwt: {
       alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),

@@ -20,6 +20,8 @@ export interface NotificationConfig {
 }
 
 export interface NotificationDefaults {
+  /** The gRPC port when <SERVICE>_GRPC_PORT is unset (the all-in-one derives it from PORT). */
+  readonly grpcPort?: number;
   readonly databaseUrl?: string;
   readonly emailActionKey?: () => Buffer;
 }
@@ -31,7 +33,7 @@ export function readNotificationConfig(e: EnvReader, defaults: NotificationDefau
   const key = e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: Boolean(smtpUrl && actionBaseUrl) });
   return {
     databaseUrl: e.url('NOTIFICATION_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
-    grpcPort: e.port('NOTIFICATION_GRPC_PORT', { default: 50053, allowZero: true }),
+    grpcPort: e.port('NOTIFICATION_GRPC_PORT', { default: defaults.grpcPort ?? 50053, allowZero: true }),
     smtp: smtpUrl && actionBaseUrl ? { url: smtpUrl, actionBaseUrl: actionBaseUrl.replace(/\/+$/, '') } : undefined,
     from: e.string('EMAIL_FROM', { default: 'IAM <no-reply@iam.local>' }),
     sealKey: key ?? Buffer.alloc(32),
