@@ -13,6 +13,7 @@ import * as forms from '../src/forms';
 interface Property {
   minLength?: number;
   maxLength?: number;
+  maximum?: number;
   anyOf?: Property[];
   type?: string;
 }
@@ -32,6 +33,8 @@ function expected(body: Body, name: string): Pick<FieldSpec, 'name' | 'required'
     required: (body.required ?? []).includes(name) || (value.minLength ?? 0) > 0,
     ...(value.minLength ? { minLength: value.minLength } : {}),
     ...(value.maxLength ? { maxLength: value.maxLength } : {}),
+    // An integer (the phone): as many digits as its maximum has.
+    ...(value.type === 'integer' && value.maximum !== undefined ? { maxLength: String(value.maximum).length } : {}),
   };
 }
 const limitsOf = (f: FieldSpec) => ({ name: f.name, required: f.required, ...(f.minLength ? { minLength: f.minLength } : {}), ...(f.maxLength ? { maxLength: f.maxLength } : {}) });
@@ -41,6 +44,7 @@ const REST: Array<[keyof typeof forms, string, string]> = [
   ['USER_CREATE_FIELDS', '/api/v1/users', 'post'],
   ['USER_EDIT_FIELDS', '/api/v1/users/{id}', 'put'],
   ['ROLE_FIELDS', '/api/v1/roles', 'post'],
+  ['ROLE_EDIT_FIELDS', '/api/v1/roles/{id}', 'put'],
   ['PERMISSION_FIELDS', '/api/v1/permissions', 'post'],
 ];
 const GRAPHQL: Array<[keyof typeof forms, string]> = [
