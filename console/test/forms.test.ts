@@ -57,7 +57,8 @@ describe("the console's forms and the API's schemas", () => {
   let doc: Doc;
   beforeAll(async () => {
     doc = (await openApiDocument('full')) as unknown as Doc;
-  });
+    // Building the gateway's document takes seconds on a loaded machine (the browser test runs beside it).
+  }, 30_000);
 
   it.each(REST)('%s: the fields of %s %s, required and with the lengths the OpenAPI document gives', (list, path, method) => {
     const body = doc.paths[path]?.[method]?.requestBody?.content['application/json']?.schema;

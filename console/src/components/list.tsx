@@ -2,6 +2,7 @@
 import { type ReactNode, useId, useState } from 'react';
 import type { ListQuery } from '../api/resources';
 import { queryParam } from '../router';
+import { counted } from './ui';
 
 /** A list's search and paging (the API's page/pageSize/q). */
 export type ListState = Required<Pick<ListQuery, 'q' | 'page' | 'pageSize'>> & { setQ: (q: string) => void; setPage: (p: number) => void; setPageSize: (n: number) => void };
@@ -58,3 +59,30 @@ export function Scroll({ label, children }: { label: string; children: ReactNode
   return <div className="scroll" role="region" aria-label={label} tabIndex={0}>{children}</div>;
 }
 
+
+/** A page of an API list as a table (in its Scroll region): caption "3 roles, oldest first" (the API's only order), column heads, one row per item, the pager below. */
+export function PagedTable<T>(props: {
+  list: ListState;
+  page: { items: readonly T[]; totalCount: number; totalPages: number };
+  /** Singular, for the caption ("role"). */
+  noun: string;
+  /** The region's name ("Roles"). */
+  label: string;
+  columns: readonly string[];
+  /** Many columns: a readable minimum width on a phone (the region scrolls). */
+  wide?: boolean;
+  row: (item: T) => ReactNode;
+}) {
+  return (
+    <>
+      <Scroll label={props.label}>
+        <table className={props.wide ? 'wide' : undefined}>
+          <caption>{counted(props.page.totalCount, props.noun)}, oldest first</caption>
+          <thead><tr>{props.columns.map((c) => <th scope="col" key={c}>{c}</th>)}</tr></thead>
+          <tbody>{props.page.items.map(props.row)}</tbody>
+        </table>
+      </Scroll>
+      <Pager list={props.list} totalPages={props.page.totalPages} />
+    </>
+  );
+}

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { keys, permissions } from '../api/resources';
-import { Pager, Scroll, SearchBox, useListState } from '../components/list';
-import { ConfirmButton, Form, Notice, ProblemAlert, counted } from '../components/ui';
+import { PagedTable, SearchBox, useListState } from '../components/list';
+import { ConfirmButton, Form, Notice, ProblemAlert } from '../components/ui';
 import { PERMISSION_FIELDS } from '../forms';
 
 /** The permissions (permissions.manage, checked by the route): searched, paged, created, deleted. */
@@ -23,24 +23,13 @@ export function PermissionsPage() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error ?? remove.error} />
       {list.data ? (
-        <>
-          <Scroll label="Permissions">
-            <table>
-              <caption>{counted(list.data.totalCount, 'permission')}, oldest first</caption>
-              <thead><tr><th scope="col">Permission</th><th scope="col">Description</th><th scope="col">Actions</th></tr></thead>
-              <tbody>
-                {list.data.items.map((p) => (
-                  <tr key={p.id}>
-                    <td>{p.name}</td>
-                    <td>{p.description || '—'}</td>
-                    <td><ConfirmButton label={`Delete ${p.name}`} confirmLabel={`Confirm delete of ${p.name}`} onConfirm={() => remove.mutate(p.id)} /></td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </Scroll>
-          <Pager list={l} totalPages={list.data.totalPages} />
-        </>
+        <PagedTable list={l} page={list.data} noun="permission" label="Permissions" columns={['Permission', 'Description', 'Actions']} row={(p) => (
+          <tr key={p.id}>
+            <td>{p.name}</td>
+            <td>{p.description || '—'}</td>
+            <td><ConfirmButton label={`Delete ${p.name}`} confirmLabel={`Confirm delete of ${p.name}`} onConfirm={() => remove.mutate(p.id)} /></td>
+          </tr>
+        )} />
       ) : null}
       <section aria-labelledby="new-permission">
         <h2 id="new-permission">New permission</h2>

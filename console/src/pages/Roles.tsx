@@ -3,8 +3,8 @@ import { useState } from 'react';
 import { type Role, type RoleBody, keys, links, permissions, roles } from '../api/resources';
 import { can } from '../auth/session';
 import { Link, arrivalNotice, navigate } from '../router';
-import { Pager, Scroll, SearchBox, useListState } from '../components/list';
-import { ConfirmButton, Form, Notice, ProblemAlert, counted } from '../components/ui';
+import { PagedTable, SearchBox, useListState } from '../components/list';
+import { ConfirmButton, Form, Notice, ProblemAlert } from '../components/ui';
 import { ROLE_EDIT_FIELDS, ROLE_FIELDS } from '../forms';
 
 /** The roles (roles.manage, checked by the route): searched, paged, created with a description. */
@@ -24,20 +24,9 @@ export function RolesPage() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error} />
       {list.data ? (
-        <>
-          <Scroll label="Roles">
-            <table>
-              <caption>{counted(list.data.totalCount, 'role')}, oldest first</caption>
-              <thead><tr><th scope="col">Role</th><th scope="col">Description</th><th scope="col">Permissions</th></tr></thead>
-              <tbody>
-                {list.data.items.map((r) => (
-                  <tr key={r.id}><td><Link to={`/roles/${r.id}`}>{r.name}</Link></td><td>{r.description || '—'}</td><td>{r.permissions.join(', ')}</td></tr>
-                ))}
-              </tbody>
-            </table>
-          </Scroll>
-          <Pager list={l} totalPages={list.data.totalPages} />
-        </>
+        <PagedTable list={l} page={list.data} noun="role" label="Roles" columns={['Role', 'Description', 'Permissions']} row={(r) => (
+          <tr key={r.id}><td><Link to={`/roles/${r.id}`}>{r.name}</Link></td><td>{r.description || '—'}</td><td>{r.permissions.join(', ')}</td></tr>
+        )} />
       ) : null}
       <section aria-labelledby="new-role">
         <h2 id="new-role">New role</h2>

@@ -4,8 +4,8 @@ import { integer } from '../api/fields';
 import { type User, auth, keys, roles, users } from '../api/resources';
 import { can } from '../auth/session';
 import { Link, arrivalNotice, navigate } from '../router';
-import { Pager, Scroll, SearchBox, useListState } from '../components/list';
-import { ConfirmButton, Form, type FormValues, Notice, ProblemAlert, counted } from '../components/ui';
+import { PagedTable, SearchBox, useListState } from '../components/list';
+import { ConfirmButton, Form, type FormValues, Notice, ProblemAlert } from '../components/ui';
 import { type NamesOf, USER_CREATE_FIELDS, USER_EDIT_FIELDS } from '../forms';
 
 const day = (iso: string) => new Date(iso).toLocaleDateString();
@@ -37,37 +37,24 @@ export function UsersPage() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error ?? remove.error ?? reset.error} />
       {list.data ? (
-        <>
-          <Scroll label="Users">
-            <table className="wide">
-              <caption>{counted(list.data.totalCount, 'user')}, oldest first</caption>
-              <thead>
-                <tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Phone</th><th scope="col">Roles</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Actions</th></tr>
-              </thead>
-              <tbody>
-                {list.data.items.map((u) => (
-                  <tr key={u.id}>
-                    <td><Link to={`/users/${u.id}`}>{u.firstName} {u.lastName}</Link></td>
-                    <td>{u.email}</td>
-                    <td>{u.phone ?? '—'}</td>
-                    <td>{u.roles.join(', ')}</td>
-                    <td>{status(u)}</td>
-                    <td>{day(u.createdAt)}</td>
-                    <td className="actions">
-                      {!u.deletedAt ? (
-                        <>
-                          <button type="button" onClick={() => reset.mutate(u.email)} aria-label={`Reset password for ${u.email}`}>Reset password</button>
-                          <ConfirmButton label="Delete" name={`Delete ${u.email}`} confirmLabel={`Confirm delete of ${u.email}`} onConfirm={() => remove.mutate(u.id)} />
-                        </>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </Scroll>
-          <Pager list={l} totalPages={list.data.totalPages} />
-        </>
+        <PagedTable list={l} page={list.data} noun="user" label="Users" wide columns={['Name', 'Email', 'Phone', 'Roles', 'Status', 'Created', 'Actions']} row={(u) => (
+          <tr key={u.id}>
+            <td><Link to={`/users/${u.id}`}>{u.firstName} {u.lastName}</Link></td>
+            <td>{u.email}</td>
+            <td>{u.phone ?? '—'}</td>
+            <td>{u.roles.join(', ')}</td>
+            <td>{status(u)}</td>
+            <td>{day(u.createdAt)}</td>
+            <td className="actions">
+              {!u.deletedAt ? (
+                <>
+                  <button type="button" onClick={() => reset.mutate(u.email)} aria-label={`Reset password for ${u.email}`}>Reset password</button>
+                  <ConfirmButton label="Delete" name={`Delete ${u.email}`} confirmLabel={`Confirm delete of ${u.email}`} onConfirm={() => remove.mutate(u.id)} />
+                </>
+              ) : null}
+            </td>
+          </tr>
+        )} />
       ) : list.isPending ? <p>Loading…</p> : null}
     </>
   );
