@@ -3,9 +3,29 @@ import { defineConfig } from 'vite';
 
 // Served by the gateway at /console (gateway/src/routes/console.ts); in development the gateway
 // proxies /console to this dev server (CONSOLE_DEV_URL), so the API is same-origin either way.
+// Two entries: the console (index.html) and GraphiQL (graphiql.html, served at /graphiql with
+// GRAPHQL_IDE=true); they share the hashed assets/ folder, and the console loads none of GraphiQL.
 export default defineConfig({
   base: '/console/',
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, assetsDir: 'assets' },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    sourcemap: false,
+    assetsDir: 'assets',
+    // Emitted as files, never data: URIs (the favicon among them: served by the gateway with its type).
+    assetsInlineLimit: 0,
+    // GraphiQL's Monaco editor is one 2.8 MB chunk (loaded on /graphiql only); the console's own
+    // budget (250 KB gzipped) is checked by test/bundle.test.ts.
+    chunkSizeWarningLimit: 3_000,
+    rollupOptions: {
+      input: { index: 'index.html', graphiql: 'graphiql.html' },
+      onwarn(warning, warn) {
+        // @graphiql/react marks modules "use no memo" (a React Compiler hint); bundling drops it harmlessly.
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+        warn(warning);
+      },
+    },
+  },
   server: { port: 5173, strictPort: true },
 });

@@ -1,38 +1,68 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { auth } from './api/resources';
-import { type Session, endSession, onSession, session } from './auth/session';
+import { type Session, can, endSession, onSession, session } from './auth/session';
 import { Link, navigate, useFocusHeading, usePath } from './router';
+import { NoPermission } from './components/ui';
 import { AuditPage } from './pages/Audit';
 import { MePage } from './pages/Me';
+import { PermissionsPage } from './pages/Permissions';
 import { ProductCreatePage, ProductPage, ProductsPage } from './pages/Products';
-import { PermissionsPage, RolePage, RolesPage } from './pages/Roles';
+import { RolePage, RolesPage } from './pages/Roles';
 import { SignIn } from './pages/SignIn';
 import { UserCreatePage, UserEditPage, UsersPage } from './pages/Users';
 
-function Page({ path }: { path: string }) {
-  const [, section, id] = path.split('?')[0]!.split('/');
-  if (section === 'users' && id === 'new') return <UserCreatePage />;
-  if (section === 'users' && id) return <UserEditPage id={id} />;
-  if (section === 'roles' && id) return <RolePage id={id} />;
-  if (section === 'roles') return <RolesPage />;
-  if (section === 'permissions') return <PermissionsPage />;
-  if (section === 'products' && id === 'new') return <ProductCreatePage />;
-  if (section === 'products' && id) return <ProductPage id={id} />;
-  if (section === 'products') return <ProductsPage />;
-  if (section === 'audit') return <AuditPage key={path} />;
-  if (section === 'me') return <MePage />;
-  return <UsersPage />;
+/**
+ * Every page: its section (the first part of the path), whether it takes the rest of the path
+ * (`new` or an id), its title and the permission it needs (none: anyone signed in). The nav
+ * shows the sections whose list page the token's permissions allow; a page the caller may not
+ * use (a direct URL) shows its title and one message, and calls nothing.
+ */
+interface Route {
+  readonly section: string;
+  readonly sub?: 'new' | 'id';
+  readonly title: string;
+  readonly permission?: string;
+  readonly render: (id: string, path: string) => ReactNode;
 }
+const ROUTES: readonly Route[] = [
+  { section: 'users', sub: 'new', title: 'Create user', permission: 'users.manage', render: () => <UserCreatePage /> },
+  { section: 'users', sub: 'id', title: 'Edit user', permission: 'users.manage', render: (id) => <UserEditPage id={id} /> },
+  { section: 'users', title: 'Users', permission: 'users.manage', render: (_id, path) => <UsersPage key={path} /> },
+  { section: 'roles', sub: 'id', title: 'Role', permission: 'roles.manage', render: (id) => <RolePage id={id} /> },
+  { section: 'roles', title: 'Roles', permission: 'roles.manage', render: () => <RolesPage /> },
+  { section: 'permissions', title: 'Permissions', permission: 'permissions.manage', render: () => <PermissionsPage /> },
+  { section: 'products', sub: 'new', title: 'Create product', permission: 'products.manage', render: () => <ProductCreatePage /> },
+  { section: 'products', sub: 'id', title: 'Product', permission: 'products.manage', render: (id) => <ProductPage id={id} /> },
+  { section: 'products', title: 'Products', render: () => <ProductsPage /> },
+  { section: 'audit', title: 'Audit trail', permission: 'audit.read', render: (_id, path) => <AuditPage key={path} /> },
+  { section: 'me', title: 'My account', render: () => <MePage /> },
+];
 
 const NAV = [
-  ['/users', 'Users'],
-  ['/roles', 'Roles'],
-  ['/permissions', 'Permissions'],
-  ['/products', 'Products'],
-  ['/audit', 'Audit'],
-  ['/me', 'My account'],
+  ['users', 'Users'],
+  ['roles', 'Roles'],
+  ['permissions', 'Permissions'],
+  ['products', 'Products'],
+  ['audit', 'Audit'],
+  ['me', 'My account'],
 ] as const;
+
+const allowed = (r: Route | undefined) => !r?.permission || can(r.permission);
+const listOf = (section: string) => ROUTES.find((r) => r.section === section && !r.sub);
+
+/** The sections this session may open, in the nav's order. */
+const sections = () => NAV.filter(([section]) => allowed(listOf(section)));
+
+function Page({ path }: { path: string }) {
+  const [, part = '', id = ''] = path.split('?')[0]!.split('/');
+  // The start page: the first section the caller may open (My account at worst).
+  const section = part || sections()[0]![0];
+  const route = ROUTES.find((r) => r.section === section && (r.sub === 'new' ? id === 'new' : r.sub === 'id' ? id !== '' : id === ''));
+  if (!route) return <><h1 tabIndex={-1}>Not found</h1><p>There is no such page. <Link to="/">Go to the start page</Link>.</p></>;
+  if (!allowed(route)) return <><h1 tabIndex={-1}>{route.title}</h1><NoPermission permission={route.permission!} /></>;
+  return <>{route.render(id, path)}</>;
+}
 
 export function App() {
   const qc = useQueryClient();
@@ -47,6 +77,8 @@ export function App() {
     endSession('You have signed out.');
     navigate('/');
   };
+  const nav = sections();
+  const current = path.split(/[/?]/)[1] || nav[0]![0];
   return (
     <>
       <a href="#main" className="skip">Skip to content</a>
@@ -54,8 +86,8 @@ export function App() {
         <span className="brand">IAM console</span>
         <nav aria-label="Main">
           <ul>
-            {NAV.map(([to, label]) => (
-              <li key={to}><Link to={to} aria-current={path.startsWith(to) || (to === '/users' && path === '/') ? 'page' : undefined}>{label}</Link></li>
+            {nav.map(([section, label]) => (
+              <li key={section}><Link to={`/${section}`} aria-current={section === current ? 'page' : undefined}>{label}</Link></li>
             ))}
           </ul>
         </nav>

@@ -18,13 +18,16 @@ const USER = {
   firstName: { label: 'First name' },
   lastName: { label: 'Last name' },
   email: { label: 'Email', type: 'email', autoComplete: 'off' },
+  phone: { label: 'Phone (digits only)', type: 'tel', autoComplete: 'off' },
   password: { label: 'Password', type: 'password', autoComplete: 'new-password' },
 } as const satisfies FieldViews<BodyOf<'/api/v1/users', 'post'>>;
-export const USER_CREATE_FIELDS = bodyFields('/api/v1/users', 'post', USER, ['firstName', 'lastName', 'email', 'password']);
-export const USER_EDIT_FIELDS = bodyFields('/api/v1/users/{id}', 'put', USER, ['firstName', 'lastName', 'email']);
+export const USER_CREATE_FIELDS = bodyFields('/api/v1/users', 'post', USER, ['firstName', 'lastName', 'email', 'phone', 'password']);
+export const USER_EDIT_FIELDS = bodyFields('/api/v1/users/{id}', 'put', USER, ['firstName', 'lastName', 'email', 'phone']);
 
-/** The one field a new role or permission is given here. */
-export const ROLE_FIELDS = bodyFields('/api/v1/roles', 'post', { name: { label: 'Role name' } }, ['name']);
+const ROLE = { name: { label: 'Role name' }, description: { label: 'Description' } } as const satisfies FieldViews<BodyOf<'/api/v1/roles', 'post'>>;
+export const ROLE_FIELDS = bodyFields('/api/v1/roles', 'post', ROLE, ['name', 'description']);
+export const ROLE_EDIT_FIELDS = bodyFields('/api/v1/roles/{id}', 'put', ROLE, ['name', 'description']);
+/** The one field a new permission is given here. */
 export const PERMISSION_FIELDS = bodyFields('/api/v1/permissions', 'post', { name: { label: 'Permission name' } }, ['name']);
 
 /** The edge GraphQL schema carries no lengths: commerce checks them, and its field errors show beside the fields. */

@@ -15,9 +15,21 @@ export function usePath(): string {
   return p === '' || p.startsWith('?') ? `/${p}` : p;
 }
 
-export function navigate(to: string): void {
-  window.history.pushState(null, '', BASE + to);
+/** Goes to `to`; `notice` is said on the page arrived at (e.g. "Role deleted."), read with arrivalNotice(). */
+export function navigate(to: string, notice?: string): void {
+  window.history.pushState(notice ? { notice } : null, '', BASE + to);
   window.dispatchEvent(new PopStateEvent('popstate'));
+}
+
+/** What the navigation that led here asked the page to say (see navigate). */
+export function arrivalNotice(): string {
+  const state: unknown = window.history.state;
+  return typeof state === 'object' && state !== null && typeof (state as { notice?: unknown }).notice === 'string' ? (state as { notice: string }).notice : '';
+}
+
+/** A query parameter of the current URL (a page's initial search, say). */
+export function queryParam(name: string): string {
+  return new URLSearchParams(window.location.search).get(name) ?? '';
 }
 
 export function Link({ to, ...rest }: { to: string } & AnchorHTMLAttributes<HTMLAnchorElement>) {

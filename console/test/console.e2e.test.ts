@@ -5,11 +5,14 @@
  * that system's identity must issue short tokens (JWT_EXPIRY=30) for the refresh check. The
  * gateway serves the built console (console/dist, `make build`). Skipped, saying why, when
  * /usr/bin/chromium or the build is missing. Screenshots: console/test-output/ (gitignored).
+ * Three walks: the console at desktop size; every page at 390 px (a phone: nothing wider than the
+ * viewport); and GraphiQL (GRAPHQL_IDE=true) and the console under their real CSP with the network
+ * to anything but the gateway cut.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { ADMIN, type TestSystem, startTestSystem } from '../../deploy/all-in-one/test/harness';
 import { AuditTrailPage, ConsoleApp, ProductsPage, RolesPage, SignInPage, UsersPage } from './pages';
 
@@ -26,6 +29,11 @@ const run = Date.now().toString(36);
 const ROLE = `Support ${run}`;
 const ADA = `ada.${run}@example.com`;
 const NOBODY = `nobody.${run}@example.com`;
+const NOBODY_PASSWORD = 'Nobody-Passw0rd!2026';
+const TEMP_ROLE = `Temp ${run}`;
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+/** A phone's viewport (the issue's 390 px). */
+const PHONE = { width: 390, height: 844 };
 
 suite('admin console in Chromium', () => {
   let system: TestSystem | undefined;
@@ -36,14 +44,15 @@ suite('admin console in Chromium', () => {
 
   beforeAll(async () => {
     // 30 s tokens (the minimum): the console must refresh during the walk, unnoticed.
-    if (!EXTERNAL) system = await startTestSystem({ env: { JWT_EXPIRY: '30', GATEWAY_PROFILES: 'full,edge' } });
+    // GraphiQL on (GRAPHQL_IDE): its own walk below. (.ci/run starts its gateway so too.)
+    if (!EXTERNAL) system = await startTestSystem({ env: { JWT_EXPIRY: '30', GATEWAY_PROFILES: 'full,edge', GRAPHQL_IDE: 'true' } });
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(OUT, { recursive: true });
     userDataDir = mkdtempSync(join(tmpdir(), 'console-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: CHROMIUM_ARGS,
       viewport: { width: 1200, height: 800 },
       // axe-core is evaluated into the page; the console's CSP allows only its own scripts.
       bypassCSP: true,
@@ -94,13 +103,16 @@ suite('admin console in Chromium', () => {
     await users.row(admin.email).waitFor();
     await expectAccessible('users');
 
-    // A role, granted a permission from its page (and a revoke round trip).
+    // A role with a description (the form starts over after the create), granted a permission
+    // from its page (and a revoke round trip).
     const roles = new RolesPage(app);
     await app.go('Roles');
     await page.getByRole('heading', { name: 'Roles', level: 1 }).waitFor();
-    await roles.create(ROLE);
+    await roles.create(ROLE, 'Answers customers');
+    await app.status().filter({ hasText: `Role ${ROLE} created.` }).waitFor();
+    await app.emptied('Role name', 'Description');
     await roles.search(ROLE);
-    await page.getByRole('link', { name: ROLE, exact: true }).waitFor();
+    await roles.row(ROLE).filter({ hasText: 'Answers customers' }).waitFor();
     await expectAccessible('roles');
     await roles.open(ROLE);
     await page.getByRole('heading', { name: `Role ${ROLE}` }).waitFor();
@@ -113,30 +125,65 @@ suite('admin console in Chromium', () => {
     await roles.granted().filter({ hasText: 'roles.manage' }).waitFor({ state: 'detached' });
     expect(await roles.granted().allTextContents()).toEqual([expect.stringContaining('permissions.manage')]);
 
-    // A user with that role: create, find, edit, password reset, delete, show deleted.
+    // Another role: renamed and described from its page, then deleted (back on the list, gone from it).
+    await app.go('Roles');
+    await roles.create(TEMP_ROLE);
+    await roles.search(TEMP_ROLE);
+    await roles.open(TEMP_ROLE);
+    await roles.rename(`${TEMP_ROLE} renamed`, 'Only for a while');
+    await page.getByRole('heading', { name: `Role ${TEMP_ROLE} renamed` }).waitFor();
+    await app.status().filter({ hasText: 'Saved.' }).waitFor();
+    await app.go('Roles');
+    await roles.search(TEMP_ROLE);
+    await roles.row(`${TEMP_ROLE} renamed`).filter({ hasText: 'Only for a while' }).waitFor();
+    await roles.open(`${TEMP_ROLE} renamed`);
+    await roles.remove(`${TEMP_ROLE} renamed`);
+    await app.status().filter({ hasText: `Role ${TEMP_ROLE} renamed deleted.` }).waitFor();
+    await page.getByRole('heading', { name: 'Roles', level: 1 }).waitFor();
+    await roles.search(TEMP_ROLE);
+    await page.getByRole('caption').filter({ hasText: '0 roles' }).waitFor();
+
+    // A user with that role and a phone: created, then shown on the page the list opens on (the
+    // API lists oldest first: the list opens searched for them).
     await app.go('Users');
-    await users.create({ firstName: 'Ada', lastName: 'Lovelace', email: ADA, password: 'Ada-Passw0rd!2026', roles: [ROLE] });
+    await users.create({ firstName: 'Ada', lastName: 'Lovelace', email: ADA, phone: '+44 20 7946', password: 'Ada-Passw0rd!2026', roles: [ROLE] });
+    // A phone is digits only: refused beside its field before any call.
+    await page.locator('.field-error').filter({ hasText: 'whole number' }).waitFor();
+    await page.getByLabel('Phone').fill('442079460000');
+    await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
-    await users.search(ADA);
-    await users.row(ADA).filter({ hasText: ROLE }).waitFor();
+    await app.status().filter({ hasText: `User ${ADA} created.` }).waitFor();
+    await users.row(ADA).filter({ hasText: ROLE }).filter({ hasText: '442079460000' }).waitFor();
+    expect(await page.getByLabel('Search users').inputValue()).toBe(ADA);
     // A field error beside its field (the API's problem+json, body.email → the Email field).
     await users.create({ firstName: 'Bad', lastName: 'Email', email: 'x@', password: 'Bad-Passw0rd!2026', roles: [] });
     await page.locator('.field-error').first().waitFor();
     await expectAccessible('user-create-field-error');
     await app.go('Users');
+    // A working page size: the list asks the API for 10 a page.
+    const ten = page.waitForResponse((r) => r.url().includes('/api/v1/users?') && new URL(r.url()).searchParams.get('pageSize') === '10');
+    await users.perPage(10);
+    expect((await ten).status()).toBe(200);
     await users.search(ADA);
-    await users.edit(ADA, { lastName: 'King' });
+    await users.edit(ADA, { lastName: 'King', phone: '442079461111' });
     await app.status().filter({ hasText: 'Saved.' }).waitFor();
     await expectAccessible('user-edit');
     await app.go('Users');
     await users.search(ADA);
-    await users.row('Ada King').waitFor();
+    await users.row('Ada King').filter({ hasText: '442079461111' }).waitFor();
     await users.resetPassword(ADA);
     await app.status().filter({ hasText: 'Password-reset mail requested.' }).waitFor();
     await users.remove(ADA);
     await users.row(ADA).waitFor({ state: 'detached' });
     await users.showDeleted(true);
     await users.row(ADA).filter({ hasText: 'Deleted' }).waitFor();
+    // A deleted user's link opens them (read only), not "Not Found".
+    await users.row(ADA).getByRole('link', { name: 'Ada King' }).click();
+    await page.getByRole('heading', { name: 'Deleted user', level: 1 }).waitFor();
+    await app.status().filter({ hasText: 'This user was deleted on' }).waitFor();
+    await page.locator('dl.claims').filter({ hasText: ADA }).filter({ hasText: '442079461111' }).waitFor();
+    expect(await app.alert().count()).toBe(0);
+    await expectAccessible('user-deleted');
 
     await app.go('Permissions');
     await page.getByRole('cell', { name: 'users.manage', exact: true }).waitFor();
@@ -168,7 +215,11 @@ suite('admin console in Chromium', () => {
     await app.go('Audit');
     await page.getByRole('heading', { name: 'Audit trail', level: 1 }).waitFor();
     await trail.find('user.updated', 'Lovelace → King');
-    await page.getByRole('row').filter({ hasText: 'Lovelace → King' }).filter({ hasText: admin.email }).first().waitFor();
+    // The action in words (its code beside), the browser in short, its full user agent on demand.
+    await page.getByRole('row').filter({ hasText: 'Lovelace → King' }).filter({ hasText: admin.email }).filter({ hasText: 'User updated' }).first().waitFor();
+    const ua = await trail.userAgent('Lovelace → King');
+    expect(ua.short).toMatch(/^Headless Chrome \d+ on Linux$/);
+    expect(ua.full).toMatch(/^Mozilla\/5\.0 .*HeadlessChrome\/\d+/);
     await trail.verify();
     await app.status().filter({ hasText: 'The chain is intact' }).waitFor();
     await expectAccessible('audit');
@@ -188,34 +239,156 @@ suite('admin console in Chromium', () => {
     expect(refreshes.length).toBeGreaterThan(0);
     expect(refreshes.every((s) => s === 200)).toBe(true);
 
-    // Another user, with no permissions at all: no create button, the server's 403 shown.
+    // Another user, with no permissions at all: the nav offers only what they may use.
     await app.go('Users');
-    await users.create({ firstName: 'No', lastName: 'Body', email: NOBODY, password: 'Nobody-Passw0rd!2026', roles: [] });
+    await users.create({ firstName: 'No', lastName: 'Body', email: NOBODY, password: NOBODY_PASSWORD, roles: [] });
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     await app.signOut();
     await page.getByRole('heading', { name: 'Sign in to the IAM console' }).waitFor();
-    await signIn.signIn(NOBODY, 'Nobody-Passw0rd!2026');
-    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
-    await app.alert().filter({ hasText: 'Trace id' }).waitFor();
-    expect(await app.alert().filter({ hasText: 'Not allowed' }).count()).toBeGreaterThan(0);
-    expect(await users.createButton().count()).toBe(0);
-    await expectAccessible('users-forbidden');
-    // The catalog is public to read; without products.manage there is nothing to administer.
-    await app.go('Products');
+    const refusable: string[] = [];
+    page.on('request', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (/^\/api\/v1\/(users|roles|permissions|role-permissions|audit-events)/.test(path)) refusable.push(path);
+    });
+    await signIn.signIn(NOBODY, NOBODY_PASSWORD);
+    // The start page is the first section they may open: the catalog (public to read), with nothing to administer.
     await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+    expect(await app.sections()).toEqual(['Products', 'My account']);
     await page.getByRole('table').waitFor();
     expect(await catalog.createButton().count()).toBe(0);
-    await app.go('Users');
-    // A direct URL within the session: a clear message, not a form.
-    await page.evaluate(() => {
-      history.pushState(null, '', '/console/users/new');
-      dispatchEvent(new PopStateEvent('popstate'));
-    });
-    await page.getByRole('heading', { name: 'Create user', level: 1 }).waitFor();
-    await app.alert().filter({ hasText: 'This page needs the users.manage permission' }).waitFor();
-    expect(await page.getByRole('button', { name: 'Create' }).count()).toBe(0);
+    await expectAccessible('products-no-permissions');
+    // A direct URL to a page they may not use: its title and one clear message; no search box,
+    // no form, and no call the API could only refuse.
+    const forbidden = [['/users', 'Users', 'users.manage'], ['/users/new', 'Create user', 'users.manage'], ['/roles', 'Roles', 'roles.manage'], ['/audit', 'Audit trail', 'audit.read']] as const;
+    for (const [path, title, permission] of forbidden) {
+      await app.goDirect(path);
+      await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+      await app.alert().filter({ hasText: `This page needs the ${permission} permission` }).waitFor();
+      expect({ path, alerts: await app.alert().count(), search: await page.getByRole('search').count(), forms: await page.locator('main form').count() }).toEqual({ path, alerts: 1, search: 0, forms: 0 });
+      if (path === '/users') await expectAccessible('users-forbidden');
+    }
+    expect(refusable).toEqual([]);
     // Tokens live in memory only: a reload is a new sign-in.
     await app.open('/users');
     await expect(app.heading().textContent()).resolves.toBe('Sign in to the IAM console');
-  }, 180_000);
+  }, 240_000);
+
+  it('every page fits a 390 px phone: the header spans it, every section stays in the nav, wide tables scroll inside their region', async () => {
+    const page = app.page;
+    await page.setViewportSize(PHONE);
+    await app.open();
+    await page.getByRole('heading', { name: 'Sign in to the IAM console' }).waitFor();
+    const fits = async (name: string) => {
+      const width = await app.layoutWidth();
+      await expectAccessible(`phone-${name}`);
+      expect({ page: name, width, fits: width <= PHONE.width }).toEqual({ page: name, width, fits: true });
+      // The header (signed in) spans the viewport (less a scroll bar, if the browser shows one).
+      if ((await page.locator('header').count()) === 0) return;
+      const header = (await page.locator('header').boundingBox())!;
+      const inner = await page.evaluate(() => document.documentElement.clientWidth);
+      expect({ page: name, header: Math.round(header.width) }).toEqual({ page: name, header: inner });
+    };
+    await fits('sign-in');
+    await new SignInPage(app).signIn(admin.email, admin.password);
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    // Every section is in the nav and inside the viewport ("My account" included).
+    expect(await app.sections()).toEqual(['Users', 'Roles', 'Permissions', 'Products', 'Audit', 'My account']);
+    for (const link of await page.getByRole('navigation', { name: 'Main' }).getByRole('link').all()) {
+      const box = (await link.boundingBox())!;
+      expect({ link: await link.textContent(), inside: box.x >= 0 && box.x + box.width <= PHONE.width }).toEqual({ link: await link.textContent(), inside: true });
+    }
+    const users = new UsersPage(app);
+    await users.search(admin.email);
+    await users.row(admin.email).waitFor();
+    await fits('users');
+    await users.row(admin.email).getByRole('link').click();
+    await page.getByRole('heading', { name: 'Edit user', level: 1 }).waitFor();
+    await page.getByRole('checkbox', { name: 'Administrator', exact: true }).waitFor();
+    await fits('user-edit');
+    await app.goDirect('/users/new');
+    await page.getByRole('heading', { name: 'Create user', level: 1 }).waitFor();
+    await fits('user-create');
+    await app.go('Roles');
+    await page.getByRole('link', { name: 'Administrator', exact: true }).click();
+    await page.getByRole('heading', { name: 'Role Administrator', level: 1 }).waitFor();
+    await page.getByLabel('Permission', { exact: true }).waitFor();
+    await fits('role');
+    for (const section of ['Roles', 'Permissions', 'Products', 'Audit'] as const) {
+      await app.go(section);
+      await page.getByRole('table').waitFor();
+      await fits(section.toLowerCase());
+    }
+    await app.go('My account');
+    await page.locator('dl.claims').filter({ hasText: 'Member since' }).waitFor();
+    await fits('me');
+    // A wide table scrolls inside its region, reachable by keyboard.
+    await app.go('Audit');
+    const region = page.getByRole('region', { name: 'Audit events' });
+    await region.waitFor();
+    expect(await region.evaluate((el) => ({ scrolls: el.scrollWidth > el.clientWidth, tabIndex: el.tabIndex }))).toEqual({ scrolls: true, tabIndex: 0 });
+    await region.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+    expect(await app.layoutWidth()).toBeLessThanOrEqual(PHONE.width);
+    await app.screenshot('phone-audit-scrolled');
+    // The caller without permissions: the nav is short, My account is in it.
+    await app.signOut();
+    await new SignInPage(app).signIn(NOBODY, NOBODY_PASSWORD);
+    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+    expect(await app.sections()).toEqual(['Products', 'My account']);
+    await app.goDirect('/users');
+    await app.alert().filter({ hasText: 'This page needs the users.manage permission' }).waitFor();
+    await fits('users-forbidden');
+    await app.signOut();
+    await page.setViewportSize({ width: 1200, height: 800 });
+  }, 120_000);
+
+  it('GraphiQL and the console work offline under their own CSP: nothing but the gateway is asked for, no CSP violation, the favicon served', async () => {
+    const base = EXTERNAL ?? system!.url();
+    const origin = new URL(base).origin;
+    // Its own browser, CSP enforced (the walks above bypass it for axe-core).
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+      const elsewhere: string[] = [];
+      await ctx.route('**/*', (r) => (new URL(r.request().url()).origin === origin ? r.continue() : (elsewhere.push(r.request().url()), r.abort())));
+      const page = await ctx.newPage();
+      page.setDefaultTimeout(20_000);
+      const problems: string[] = [];
+      const failed: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
+      });
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      page.on('response', (r) => {
+        // Introspection without a token is refused by the API (GRAPHQL_INTROSPECTION=authenticated): not a page fault.
+        if (r.status() >= 400 && !r.url().endsWith('/api/v1/graphql')) failed.push(`${r.status()} ${r.url()}`);
+      });
+
+      // The console: its favicon, as an SVG, from the bundle.
+      const favicon = page.waitForResponse((r) => /\/console\/assets\/favicon-[\w-]+\.svg$/.test(r.url()));
+      await page.goto(`${base}/console`);
+      await page.getByRole('heading', { name: 'Sign in to the IAM console' }).waitFor();
+      const icon = await favicon;
+      expect({ status: icon.status(), type: icon.headers()['content-type'] }).toEqual({ status: 200, type: expect.stringMatching(/^image\/svg\+xml/) as string });
+
+      // GraphiQL, a query run.
+      const query = '{ products(pageSize: 2) { products { sku name } nextPageToken } }';
+      await page.goto(`${base}/graphiql?query=${encodeURIComponent(query)}`);
+      // The editor (Monaco, its workers bundled) holds the document before it is run.
+      await page.locator('.graphiql-query-editor').filter({ hasText: 'nextPageToken' }).waitFor();
+      await page.getByRole('button', { name: /Execute query/ }).click();
+      const answer = page.locator('.graphiql-response');
+      await answer.filter({ hasText: '"data"' }).waitFor();
+      expect(await answer.textContent()).toMatch(/"products":\s*\{\s*"products":/);
+      await shot(page, 'graphiql');
+      expect({ elsewhere, problems, failed }).toEqual({ elsewhere: [], problems: [], failed: [] });
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+
+  async function shot(page: Page, name: string): Promise<void> {
+    const path = join(OUT, `${String(app.shots.length + 1).padStart(2, '0')}-${name}.png`);
+    await page.screenshot({ path });
+    app.shots.push(path);
+  }
 });

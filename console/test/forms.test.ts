@@ -13,6 +13,7 @@ import * as forms from '../src/forms';
 interface Property {
   minLength?: number;
   maxLength?: number;
+  maximum?: number;
   anyOf?: Property[];
   type?: string;
 }
@@ -32,6 +33,8 @@ function expected(body: Body, name: string): Pick<FieldSpec, 'name' | 'required'
     required: (body.required ?? []).includes(name) || (value.minLength ?? 0) > 0,
     ...(value.minLength ? { minLength: value.minLength } : {}),
     ...(value.maxLength ? { maxLength: value.maxLength } : {}),
+    // An integer (the phone): as many digits as its maximum has.
+    ...(value.type === 'integer' && value.maximum !== undefined ? { maxLength: String(value.maximum).length } : {}),
   };
 }
 const limitsOf = (f: FieldSpec) => ({ name: f.name, required: f.required, ...(f.minLength ? { minLength: f.minLength } : {}), ...(f.maxLength ? { maxLength: f.maxLength } : {}) });
@@ -41,6 +44,7 @@ const REST: Array<[keyof typeof forms, string, string]> = [
   ['USER_CREATE_FIELDS', '/api/v1/users', 'post'],
   ['USER_EDIT_FIELDS', '/api/v1/users/{id}', 'put'],
   ['ROLE_FIELDS', '/api/v1/roles', 'post'],
+  ['ROLE_EDIT_FIELDS', '/api/v1/roles/{id}', 'put'],
   ['PERMISSION_FIELDS', '/api/v1/permissions', 'post'],
 ];
 const GRAPHQL: Array<[keyof typeof forms, string]> = [
@@ -53,7 +57,8 @@ describe("the console's forms and the API's schemas", () => {
   let doc: Doc;
   beforeAll(async () => {
     doc = (await openApiDocument('full')) as unknown as Doc;
-  });
+    // Building the gateway's document takes seconds on a loaded machine (the browser test runs beside it).
+  }, 30_000);
 
   it.each(REST)('%s: the fields of %s %s, required and with the lengths the OpenAPI document gives', (list, path, method) => {
     const body = doc.paths[path]?.[method]?.requestBody?.content['application/json']?.schema;

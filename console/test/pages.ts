@@ -51,6 +51,32 @@ export class ConsoleApp {
     await this.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
   }
 
+  /** The sections the main nav offers. */
+  async sections(): Promise<string[]> {
+    return this.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+  }
+
+  /** A URL typed or bookmarked within the session (the app routes it without a reload, which would sign out). */
+  async goDirect(path: string): Promise<void> {
+    await this.page.evaluate((to) => {
+      history.pushState(null, '', `/console${to}`);
+      dispatchEvent(new PopStateEvent('popstate'));
+    }, path);
+  }
+
+  /** Waits until the fields of these labels are empty (a create form starts over once its call succeeded). */
+  async emptied(...labels: string[]): Promise<void> {
+    for (const label of labels) {
+      const input = await this.page.getByLabel(label).elementHandle();
+      await this.page.waitForFunction((el) => (el as HTMLInputElement).value === '', input);
+    }
+  }
+
+  /** How wide the page is laid out (more than the viewport: the page scrolls sideways). */
+  async layoutWidth(): Promise<number> {
+    return this.page.evaluate(() => document.documentElement.scrollWidth);
+  }
+
   async signOut(): Promise<void> {
     await this.page.getByRole('button', { name: 'Sign out' }).click();
   }
@@ -91,19 +117,24 @@ export class UsersPage {
   createButton() {
     return this.page.getByRole('link', { name: 'Create user' });
   }
-  async create(u: { firstName: string; lastName: string; email: string; password: string; roles: string[] }): Promise<void> {
+  async create(u: { firstName: string; lastName: string; email: string; phone?: string; password: string; roles: string[] }): Promise<void> {
     await this.createButton().click();
     await this.page.getByLabel('First name').fill(u.firstName);
     await this.page.getByLabel('Last name').fill(u.lastName);
     await this.page.getByLabel('Email').fill(u.email);
+    if (u.phone !== undefined) await this.page.getByLabel('Phone').fill(u.phone);
     await this.page.getByLabel('Password').fill(u.password);
     for (const r of u.roles) await this.page.getByRole('checkbox', { name: r, exact: true }).check();
     await this.page.getByRole('button', { name: 'Create' }).click();
   }
-  async edit(name: string, changes: { lastName: string }): Promise<void> {
+  async edit(name: string, changes: { lastName: string; phone?: string }): Promise<void> {
     await this.row(name).getByRole('link').click();
     await this.page.getByLabel('Last name').fill(changes.lastName);
+    if (changes.phone !== undefined) await this.page.getByLabel('Phone').fill(changes.phone);
     await this.page.getByRole('button', { name: 'Save' }).click();
+  }
+  async perPage(n: number): Promise<void> {
+    await this.page.getByLabel('Per page').selectOption(String(n));
   }
   async remove(email: string): Promise<void> {
     await this.page.getByRole('button', { name: `Delete ${email}` }).click();
@@ -122,9 +153,25 @@ export class RolesPage {
   async search(q: string): Promise<void> {
     await this.page.getByLabel('Search roles').fill(q);
   }
-  async create(name: string): Promise<void> {
+  async create(name: string, description = ''): Promise<void> {
     await this.page.getByLabel('Role name').fill(name);
+    await this.page.getByLabel('Description').fill(description);
     await this.page.getByRole('button', { name: 'Create role' }).click();
+  }
+  row(text: string) {
+    return this.page.getByRole('row').filter({ hasText: text });
+  }
+  /** On a role's page. */
+  async rename(name: string, description: string): Promise<void> {
+    const details = this.page.getByRole('region', { name: 'Name and description' });
+    await details.getByLabel('Role name').fill(name);
+    await details.getByLabel('Description').fill(description);
+    await details.getByRole('button', { name: 'Save' }).click();
+  }
+  /** On a role's page. */
+  async remove(name: string): Promise<void> {
+    await this.page.getByRole('button', { name: `Delete role ${name}` }).click();
+    await this.page.getByRole('button', { name: `Confirm delete of role ${name}` }).click();
   }
   async open(name: string): Promise<void> {
     await this.page.getByRole('link', { name, exact: true }).click();
@@ -199,5 +246,12 @@ export class AuditTrailPage {
   }
   async verify(): Promise<void> {
     await this.page.getByRole('button', { name: 'Verify the hash chain' }).click();
+  }
+  /** A row's user agent: the short form, opened to show the full string. */
+  async userAgent(row: string): Promise<{ short: string; full: string }> {
+    const details = this.page.getByRole('row').filter({ hasText: row }).first().locator('details');
+    const short = (await details.locator('summary').textContent()) ?? '';
+    await details.locator('summary').click();
+    return { short, full: (await details.locator('small').textContent()) ?? '' };
   }
 }

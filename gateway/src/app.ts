@@ -125,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await ctx.register(healthRoutes, { health: deps.health, metrics: deps.metrics, minimal: deps.config.profiles.length === 0, namesComponents: !deps.config.opsPort });
   });
   const documents: Record<string, () => unknown> = {};
+  const mounted = new Set<Profile>();
   for (const profile of deps.config.profiles) {
     const p = PROFILES[profile];
     if (!p) {
@@ -141,11 +142,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ctx.addHook('onRoute', catalog.onRoute);
       await p.mount(ctx, { upstreams, authenticator, denylist, rateLimits: deps.config.rateLimits, graphql: deps.config.graphql, health: deps.health, logger: deps.logger, readCache: deps.readCache });
     });
+    mounted.add(profile);
     const routes = new Set([...common.routes, ...catalog.routes]);
     documents[profile] = () => profileDocument(app.swagger() as Record<string, unknown>, routes, { title: `IAM API: ${profile} profile`, version: p.version, description: p.description });
   }
   if (Object.keys(documents).length > 0) await app.register(docsRoutes, { documents });
-  if (deps.config.profiles.includes('full')) await app.register(consoleRoutes, { dir: deps.config.console.dir, devUrl: deps.config.console.devUrl, logger: deps.logger });
+  // The console needs the Full profile; GraphiQL (GRAPHQL_IDE) the edge's GraphQL endpoint.
+  const withConsole = mounted.has('full');
+  const withGraphiql = deps.config.graphql.ide && mounted.has('edge');
+  if (withConsole || withGraphiql) {
+    await app.register(consoleRoutes, { dir: deps.config.console.dir, devUrl: deps.config.console.devUrl, console: withConsole, graphiql: withGraphiql, logger: deps.logger });
+  }
   return app;
 }
 

@@ -60,7 +60,7 @@ export interface GatewayConfig {
      * token; anonymous callers are refused as with `off`) or `off`. `__typename` is always allowed.
      */
     readonly introspection: Introspection;
-    /** GraphiQL at /graphiql. */
+    /** GraphiQL at /graphiql: the console build's second entry (routes/console.ts), nothing from a CDN. */
     readonly ide: boolean;
     /** Deepest selection of data fields (introspection subtrees are bounded by the complexity instead). */
     readonly maxDepth: number;

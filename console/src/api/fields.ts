@@ -5,6 +5,7 @@
  * schema (limits.generated.ts, written by scripts/gen-api.mjs), never from here.
  */
 import { bodyLimits, inputLimits } from './limits.generated';
+import { inputProblem } from './problem';
 import type { paths } from './schema';
 
 /** What the API's schema says of one input field (limits.generated.ts, from the gateway's schemas). */
@@ -33,6 +34,8 @@ export interface FieldSpec<N extends string = string> extends FieldView {
   readonly required: boolean;
   readonly minLength?: number;
   readonly maxLength?: number;
+  /** A number field (the API takes an integer): the phone's keypad on a phone. */
+  readonly inputMode?: 'numeric';
 }
 
 /** A resource's fields by name, as its forms show them (`satisfies FieldViews<Body>`). */
@@ -46,6 +49,8 @@ export type BodyOf<P extends keyof Bodies & keyof paths, M extends keyof Bodies[
 
 function spec<N extends string>(name: N, view: FieldView, limits: FieldLimits | undefined): FieldSpec<N> {
   if (!limits) throw new Error(`the API's schema has no input field ${name}`);
+  // An integer with a maximum (a phone number): typed as digits, as many as the maximum has.
+  const digits = limits.type === 'integer' && limits.maximum !== undefined ? String(limits.maximum).length : undefined;
   return {
     ...view,
     name,
@@ -53,7 +58,16 @@ function spec<N extends string>(name: N, view: FieldView, limits: FieldLimits | 
     required: limits.required === true || (limits.minLength ?? 0) > 0,
     ...(limits.minLength ? { minLength: limits.minLength } : {}),
     ...(limits.maxLength ? { maxLength: limits.maxLength } : {}),
+    ...(digits ? { maxLength: digits, inputMode: 'numeric' as const } : {}),
   };
+}
+
+/** A form's text → an integer for an integer input (empty: undefined), or a field error beside that field. */
+export function integer(field: string, text: string | undefined): number | undefined {
+  const t = (text ?? '').trim();
+  if (t === '') return undefined;
+  if (!/^-?\d{1,15}$/.test(t)) throw inputProblem(field, 'must be a whole number');
+  return Number(t);
 }
 
 /** The fields `names` of the JSON body `method` on `path` takes, in that order, shown as `views` says. */

@@ -1,7 +1,6 @@
 /** Product administration over the edge GraphQL API (products.manage; reads are public). */
 import { gql } from './graphql';
 import type { AdjustStockInput, CreateProductInput, ProductStatus, UpdateProductInput } from './limits.generated';
-import { inputProblem } from './problem';
 
 export type { ProductStatus } from './limits.generated';
 
@@ -25,14 +24,6 @@ export interface ProductPage {
 const FIELDS = 'id sku name description priceMinor currency status available';
 /** Stock detail is for products.manage holders only (FORBIDDEN otherwise): asked for only then. */
 const fields = (withStock: boolean) => (withStock ? `${FIELDS} stock { onHand reserved available }` : FIELDS);
-
-/** A form's text → an integer for a SafeInt input, or a field error beside that field. */
-export function integer(field: string, text: string | undefined): number | undefined {
-  const t = (text ?? '').trim();
-  if (t === '') return undefined;
-  if (!/^-?\d{1,15}$/.test(t)) throw inputProblem(field, 'must be a whole number');
-  return Number(t);
-}
 
 export const productKeys = { all: ['products'] as const };
 

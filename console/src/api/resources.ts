@@ -14,6 +14,8 @@ export type PermissionPage = Page<Ok<'/api/v1/permissions', 'get'>>;
 export type LinkPage = Page<Ok<'/api/v1/role-permissions', 'get'>>;
 export type UserBody = NonNullable<paths['/api/v1/users']['post']['requestBody']>['content']['application/json'];
 export type UserUpdate = NonNullable<paths['/api/v1/users/{id}']['put']['requestBody']>['content']['application/json'];
+export type RoleBody = NonNullable<paths['/api/v1/roles']['post']['requestBody']>['content']['application/json'];
+export type RoleUpdate = NonNullable<paths['/api/v1/roles/{id}']['put']['requestBody']>['content']['application/json'];
 
 export interface ListQuery {
   page: number;
@@ -43,7 +45,8 @@ export const keys = {
 
 export const users = {
   list: (l: ListQuery) => call(() => api.GET('/api/v1/users', { params: { query: query(l) } })) as Promise<UserPage>,
-  get: (id: string) => call(() => api.GET('/api/v1/users', { params: { query: { id } } })) as Promise<User>,
+  /** A deleted user too (their link in "Show deleted" opens them). */
+  get: (id: string) => call(() => api.GET('/api/v1/users', { params: { query: { id, includeDeleted: true } } })) as Promise<User>,
   create: (body: UserBody) => call(() => api.POST('/api/v1/users', { body })),
   update: (id: string, body: UserUpdate) => call(() => api.PUT('/api/v1/users/{id}', { params: { path: { id } }, body })),
   remove: (id: string) => call(() => api.DELETE('/api/v1/users/{id}', { params: { path: { id } } })),
@@ -53,7 +56,8 @@ export const roles = {
   list: (l: ListQuery) => call(() => api.GET('/api/v1/roles', { params: { query: query(l) } })) as Promise<RolePage>,
   get: (id: string) => call(() => api.GET('/api/v1/roles', { params: { query: { id } } })) as Promise<Role>,
   all: () => everyPage((page) => roles.list({ page, pageSize: 100 })),
-  create: (name: string) => call(() => api.POST('/api/v1/roles', { body: { name } })),
+  create: (body: RoleBody) => call(() => api.POST('/api/v1/roles', { body })),
+  update: (id: string, body: RoleUpdate) => call(() => api.PUT('/api/v1/roles/{id}', { params: { path: { id } }, body })),
   remove: (id: string) => call(() => api.DELETE('/api/v1/roles/{id}', { params: { path: { id } } })),
 };
 

@@ -35,8 +35,11 @@ export function Form<N extends string>(props: {
   error?: unknown;
   children?: ReactNode;
   disabled?: boolean;
+  /** A create form: its fields start over (empty, or `initial`) once the call succeeded. */
+  clearOnSuccess?: boolean;
 }) {
-  const [values, setValues] = useState<FormValues<N>>(() => Object.fromEntries(props.fields.map((f) => [f.name, props.initial?.[f.name] ?? ''])) as FormValues<N>);
+  const start = () => Object.fromEntries(props.fields.map((f) => [f.name, props.initial?.[f.name] ?? ''])) as FormValues<N>;
+  const [values, setValues] = useState<FormValues<N>>(start);
   const [busy, setBusy] = useState(false);
   const id = useId();
   const errs = fieldErrors(props.error);
@@ -45,6 +48,7 @@ export function Form<N extends string>(props: {
     setBusy(true);
     try {
       await props.onSubmit(values);
+      if (props.clearOnSuccess) setValues(start());
     } catch {
       // shown through props.error
     } finally {
@@ -67,6 +71,7 @@ export function Form<N extends string>(props: {
               id={fid}
               name={f.name}
               type={f.type ?? 'text'}
+              inputMode={f.inputMode}
               required={f.required}
               minLength={f.minLength}
               maxLength={f.maxLength}
@@ -87,16 +92,6 @@ export function Form<N extends string>(props: {
   );
 }
 
-export function Pager({ page, totalPages, onPage }: { page: number; totalPages: number; onPage: (p: number) => void }) {
-  return (
-    <nav aria-label="Pages" className="pager">
-      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
-      <span>Page {page} of {Math.max(totalPages, 1)}</span>
-      <button type="button" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>Next</button>
-    </nav>
-  );
-}
-
 /** A two-step destructive button (no window.confirm: keyboard and screen-reader friendly). */
 export function ConfirmButton({ label, name, confirmLabel, onConfirm, disabled }: { label: string; name?: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean }) {
   const [armed, setArmed] = useState(false);
@@ -111,17 +106,6 @@ export function ConfirmButton({ label, name, confirmLabel, onConfirm, disabled }
 
 export function NoPermission({ permission }: { permission: string }) {
   return <div role="alert" className="problem"><strong>Not allowed</strong><p>This page needs the <code>{permission}</code> permission.</p></div>;
-}
-
-/** A labelled search field (role="search"), with optional extra controls beside it. */
-export function SearchBox({ id, label, value, onChange, children }: { id: string; label: string; value: string; onChange: (q: string) => void; children?: ReactNode }) {
-  return (
-    <form role="search" className="toolbar" onSubmit={(e) => e.preventDefault()}>
-      <label htmlFor={id}>{label}</label>
-      <input id={id} type="search" value={value} onChange={(e) => onChange(e.target.value)} />
-      {children}
-    </form>
-  );
 }
 
 /** "1 role", "3 roles". */

@@ -1,9 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { type Product, type ProductStatus, integer, price, productKeys, products } from '../api/products';
+import { integer } from '../api/fields';
+import { type Product, type ProductStatus, price, productKeys, products } from '../api/products';
 import { can } from '../auth/session';
 import { Link, navigate } from '../router';
-import { ConfirmButton, Form, type FormValues, Notice, NoPermission, ProblemAlert, SearchBox } from '../components/ui';
+import { Scroll, SearchBox } from '../components/list';
+import { ConfirmButton, Form, type FormValues, Notice, ProblemAlert } from '../components/ui';
 import { type NamesOf, PRODUCT_CREATE_FIELDS, PRODUCT_EDIT_FIELDS, STOCK_FIELDS } from '../forms';
 
 const PAGE_SIZE = 20;
@@ -39,27 +41,29 @@ export function ProductsPage() {
       <ProblemAlert error={list.error} />
       {list.data ? (
         <>
-          <table>
-            <caption>Products{tokens.length ? `, page ${tokens.length + 1}` : ''}</caption>
-            <thead>
-              <tr>
-                <th scope="col">SKU</th><th scope="col">Name</th><th scope="col">Price</th><th scope="col">Status</th><th scope="col">Available</th>
-                {manage ? <th scope="col">On hand / reserved</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.products.map((p) => (
-                <tr key={p.id}>
-                  <td><code>{p.sku}</code></td>
-                  <td>{manage ? <Link to={`/products/${p.id}`}>{p.name}</Link> : p.name}</td>
-                  <td>{price(p.priceMinor, p.currency)}</td>
-                  <td>{p.status === 'ACTIVE' ? 'Active' : 'Archived'}</td>
-                  <td>{p.available}</td>
-                  {manage ? <td>{p.stock ? `${p.stock.onHand} / ${p.stock.reserved}` : '—'}</td> : null}
+          <Scroll label="Products">
+            <table>
+              <caption>Products{tokens.length ? `, page ${tokens.length + 1}` : ''}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">SKU</th><th scope="col">Name</th><th scope="col">Price</th><th scope="col">Status</th><th scope="col">Available</th>
+                  {manage ? <th scope="col">On hand / reserved</th> : null}
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {list.data.products.map((p) => (
+                  <tr key={p.id}>
+                    <td><code>{p.sku}</code></td>
+                    <td>{manage ? <Link to={`/products/${p.id}`}>{p.name}</Link> : p.name}</td>
+                    <td>{price(p.priceMinor, p.currency)}</td>
+                    <td>{p.status === 'ACTIVE' ? 'Active' : 'Archived'}</td>
+                    <td>{p.available}</td>
+                    {manage ? <td>{p.stock ? `${p.stock.onHand} / ${p.stock.reserved}` : '—'}</td> : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Scroll>
           <nav aria-label="Pages" className="pager">
             <button type="button" disabled={tokens.length === 0} onClick={() => setTokens(tokens.slice(0, -1))}>Previous</button>
             <button type="button" disabled={!list.data.nextPageToken} onClick={() => setTokens([...tokens, list.data.nextPageToken!])}>Next</button>
@@ -87,24 +91,22 @@ export function ProductCreatePage() {
   return (
     <>
       <h1 tabIndex={-1}>Create product</h1>
-      {!can(MANAGE) ? <NoPermission permission={MANAGE} /> : (
-        <Form
-          fields={PRODUCT_CREATE_FIELDS}
-          initial={{ currency: 'EUR', onHand: '0' }}
-          submitLabel="Create"
-          error={create.error}
-          onSubmit={(v) => create.mutateAsync(v)}
-        />
-      )}
+      <Form
+        fields={PRODUCT_CREATE_FIELDS}
+        initial={{ currency: 'EUR', onHand: '0' }}
+        submitLabel="Create"
+        error={create.error}
+        onSubmit={(v) => create.mutateAsync(v)}
+      />
       <p><Link to="/products">Back to products</Link></p>
     </>
   );
 }
 
+/** One product's administration (products.manage, checked by the route). */
 export function ProductPage({ id }: { id: string }) {
   const qc = useQueryClient();
-  const manage = can(MANAGE);
-  const product = useQuery({ queryKey: [...productKeys.all, id], queryFn: () => products.get(id, manage) });
+  const product = useQuery({ queryKey: [...productKeys.all, id], queryFn: () => products.get(id, true) });
   const [notice, setNotice] = useState('');
   const done = (message: string) => async () => { setNotice(message); await qc.invalidateQueries({ queryKey: productKeys.all }); };
   const update = useMutation({
@@ -126,11 +128,10 @@ export function ProductPage({ id }: { id: string }) {
   return (
     <>
       <h1 tabIndex={-1}>Product {p ? p.name : ''}</h1>
-      {!manage ? <NoPermission permission={MANAGE} /> : null}
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={product.error ?? archive.error ?? reactivate.error} />
       {product.isSuccess && !p ? <p>There is no such product.</p> : null}
-      {p && manage ? (
+      {p ? (
         <>
           <dl className="claims">
             <dt>Status</dt><dd>{p.status === 'ACTIVE' ? 'Active' : 'Archived'}</dd>

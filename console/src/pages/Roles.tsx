@@ -1,79 +1,107 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { keys, links, permissions, roles } from '../api/resources';
+import { type Role, type RoleBody, keys, links, permissions, roles } from '../api/resources';
 import { can } from '../auth/session';
-import { Link } from '../router';
-import { ConfirmButton, Form, NoPermission, Pager, ProblemAlert, SearchBox, counted } from '../components/ui';
-import { PERMISSION_FIELDS, ROLE_FIELDS } from '../forms';
+import { Link, arrivalNotice, navigate } from '../router';
+import { PagedTable, SearchBox, useListState } from '../components/list';
+import { ConfirmButton, Form, Notice, ProblemAlert } from '../components/ui';
+import { ROLE_EDIT_FIELDS, ROLE_FIELDS } from '../forms';
 
+/** The roles (roles.manage, checked by the route): searched, paged, created with a description. */
 export function RolesPage() {
   const qc = useQueryClient();
-  const [page, setPage] = useState(1);
-  const [q, setQ] = useState('');
-  const list = useQuery({ queryKey: [...keys.roles, { page, q }], queryFn: () => roles.list({ page, pageSize: 20, q }) });
-  const create = useMutation({ mutationFn: roles.create, onSuccess: () => qc.invalidateQueries({ queryKey: keys.roles }) });
-  const manage = can('roles.manage');
+  const l = useListState();
+  const [notice, setNotice] = useState(arrivalNotice);
+  const list = useQuery({ queryKey: [...keys.roles, { page: l.page, pageSize: l.pageSize, q: l.q }], queryFn: () => roles.list(l) });
+  const create = useMutation({
+    mutationFn: (b: RoleBody) => roles.create(b),
+    onSuccess: (_r, b) => { setNotice(`Role ${b.name} created.`); return qc.invalidateQueries({ queryKey: keys.roles }); },
+  });
   return (
     <>
       <h1 tabIndex={-1}>Roles</h1>
-      {!manage ? <NoPermission permission="roles.manage" /> : null}
-      <SearchBox id="role-q" label="Search roles" value={q} onChange={(v) => { setQ(v); setPage(1); }} />
+      <SearchBox id="role-q" label="Search roles" value={l.q} onChange={l.setQ} />
+      {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error} />
       {list.data ? (
-        <>
-          <table>
-            <caption>{counted(list.data.totalCount, 'role')}</caption>
-            <thead><tr><th scope="col">Role</th><th scope="col">Permissions</th></tr></thead>
-            <tbody>
-              {list.data.items.map((r) => (
-                <tr key={r.id}><td><Link to={`/roles/${r.id}`}>{r.name}</Link></td><td>{r.permissions.join(', ')}</td></tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager page={page} totalPages={list.data.totalPages} onPage={setPage} />
-        </>
+        <PagedTable list={l} page={list.data} noun="role" label="Roles" columns={['Role', 'Description', 'Permissions']} row={(r) => (
+          <tr key={r.id}><td><Link to={`/roles/${r.id}`}>{r.name}</Link></td><td>{r.description || '—'}</td><td>{r.permissions.join(', ')}</td></tr>
+        )} />
       ) : null}
-      {manage ? (
-        <section aria-labelledby="new-role">
-          <h2 id="new-role">New role</h2>
-          <Form fields={ROLE_FIELDS} submitLabel="Create role" error={create.error} onSubmit={(v) => create.mutateAsync(v.name)} />
-        </section>
-      ) : null}
+      <section aria-labelledby="new-role">
+        <h2 id="new-role">New role</h2>
+        <Form fields={ROLE_FIELDS} submitLabel="Create role" error={create.error} clearOnSuccess onSubmit={(v) => { setNotice(''); return create.mutateAsync(v); }} />
+      </section>
     </>
   );
 }
 
-export function RolePage({ id }: { id: string }) {
+/** Rename, describe or delete a role (roles.manage, checked by the route). */
+function RoleDetails({ role }: { role: Role }) {
   const qc = useQueryClient();
-  const role = useQuery({ queryKey: [...keys.roles, id], queryFn: () => roles.get(id) });
-  const roleName = role.data?.name;
-  const granted = useQuery({ queryKey: [...keys.links, id], queryFn: () => links.ofRole(id) });
-  const all = useQuery({ queryKey: [...keys.permissions, 'all'], queryFn: permissions.all });
-  const [choice, setChoice] = useState('');
-  const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: keys.links }), qc.invalidateQueries({ queryKey: keys.roles })]);
-  const grant = useMutation({ mutationFn: (pid: string) => links.grant(id, pid), onSuccess: refresh });
-  const revoke = useMutation({ mutationFn: links.revoke, onSuccess: refresh });
-  const manage = can('role-permissions.manage');
-  const have = new Set(granted.data?.map((l) => l.permissionId));
-  const grantable = all.data?.filter((p) => !have.has(p.id)) ?? [];
+  const [saved, setSaved] = useState(false);
+  const update = useMutation({
+    mutationFn: (b: RoleBody) => roles.update(role.id, b),
+    onSuccess: () => { setSaved(true); return qc.invalidateQueries({ queryKey: keys.roles }); },
+  });
+  const remove = useMutation({
+    mutationFn: () => roles.remove(role.id),
+    onSuccess: async () => { await qc.invalidateQueries({ queryKey: keys.roles }); navigate('/roles', `Role ${role.name} deleted.`); },
+  });
   return (
     <>
-      <h1 tabIndex={-1}>Role {roleName ?? ''}</h1>
-      {!manage ? <NoPermission permission="role-permissions.manage" /> : null}
-      <ProblemAlert error={role.error ?? granted.error ?? grant.error ?? revoke.error} />
+      <section aria-labelledby="role-details">
+        <h2 id="role-details">Name and description</h2>
+        {saved ? <Notice>Saved.</Notice> : null}
+        <Form
+          key={`${role.name}|${role.description}`}
+          fields={ROLE_EDIT_FIELDS}
+          initial={{ name: role.name, description: role.description }}
+          submitLabel="Save"
+          error={update.error}
+          onSubmit={(v) => { setSaved(false); return update.mutateAsync(v); }}
+        />
+      </section>
+      <section aria-labelledby="role-delete">
+        <h2 id="role-delete">Delete</h2>
+        <p>Its users lose the role and its permissions (in tokens issued from then on).</p>
+        <ProblemAlert error={remove.error} />
+        <ConfirmButton label="Delete role" name={`Delete role ${role.name}`} confirmLabel={`Confirm delete of role ${role.name}`} onConfirm={() => remove.mutate()} />
+      </section>
+    </>
+  );
+}
+
+/** The role's permissions: granted and revoked here with role-permissions.manage, otherwise listed by name. */
+function RolePermissions({ role }: { role: Role }) {
+  const qc = useQueryClient();
+  const manage = can('role-permissions.manage');
+  const granted = useQuery({ queryKey: [...keys.links, role.id], queryFn: () => links.ofRole(role.id), enabled: manage });
+  const all = useQuery({ queryKey: [...keys.permissions, 'all'], queryFn: permissions.all, enabled: manage && can('permissions.manage') });
+  const [choice, setChoice] = useState('');
+  const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: keys.links }), qc.invalidateQueries({ queryKey: keys.roles })]);
+  const grant = useMutation({ mutationFn: (pid: string) => links.grant(role.id, pid), onSuccess: refresh });
+  const revoke = useMutation({ mutationFn: links.revoke, onSuccess: refresh });
+  const have = new Set(granted.data?.map((l) => l.permissionId));
+  const grantable = all.data?.filter((p) => !have.has(p.id)) ?? [];
+  const names = manage ? granted.data?.map((l) => ({ key: l.id, name: l.permissionName })) : role.permissions.map((name) => ({ key: name, name }));
+  return (
+    <>
       <section aria-labelledby="granted">
         <h2 id="granted">Permissions of this role</h2>
-        {granted.data && granted.data.length === 0 ? <p>None.</p> : null}
+        <ProblemAlert error={granted.error ?? grant.error ?? revoke.error ?? all.error} />
+        {names && names.length === 0 ? <p>None.</p> : null}
         <ul className="links">
-          {granted.data?.map((l) => (
-            <li key={l.id}>
-              <span>{l.permissionName}</span>{' '}
-              {manage ? <ConfirmButton label={`Revoke ${l.permissionName}`} confirmLabel={`Confirm revoke of ${l.permissionName}`} onConfirm={() => revoke.mutate(l.id)} /> : null}
+          {names?.map((l) => (
+            <li key={l.key}>
+              <span>{l.name}</span>{' '}
+              {manage ? <ConfirmButton label={`Revoke ${l.name}`} confirmLabel={`Confirm revoke of ${l.name}`} onConfirm={() => revoke.mutate(l.key)} /> : null}
             </li>
           ))}
         </ul>
+        {!manage ? <p>Granting and revoking needs the <code>role-permissions.manage</code> permission.</p> : null}
       </section>
-      {manage ? (
+      {manage && all.isSuccess ? (
         <section aria-labelledby="grant">
           <h2 id="grant">Grant a permission</h2>
           <form className="toolbar" onSubmit={(e) => { e.preventDefault(); if (choice) grant.mutate(choice, { onSuccess: () => setChoice('') }); }}>
@@ -86,48 +114,24 @@ export function RolePage({ id }: { id: string }) {
           </form>
         </section>
       ) : null}
-      <p><Link to="/roles">Back to roles</Link></p>
     </>
   );
 }
 
-export function PermissionsPage() {
-  const qc = useQueryClient();
-  const [page, setPage] = useState(1);
-  const [q, setQ] = useState('');
-  const list = useQuery({ queryKey: [...keys.permissions, { page, q }], queryFn: () => permissions.list({ page, pageSize: 20, q }) });
-  const create = useMutation({ mutationFn: permissions.create, onSuccess: () => qc.invalidateQueries({ queryKey: keys.permissions }) });
-  const remove = useMutation({ mutationFn: permissions.remove, onSuccess: () => qc.invalidateQueries({ queryKey: keys.permissions }) });
-  const manage = can('permissions.manage');
+export function RolePage({ id }: { id: string }) {
+  const role = useQuery({ queryKey: [...keys.roles, id], queryFn: () => roles.get(id) });
   return (
     <>
-      <h1 tabIndex={-1}>Permissions</h1>
-      {!manage ? <NoPermission permission="permissions.manage" /> : null}
-      <SearchBox id="permission-q" label="Search permissions" value={q} onChange={(v) => { setQ(v); setPage(1); }} />
-      <ProblemAlert error={list.error ?? remove.error} />
-      {list.data ? (
+      <h1 tabIndex={-1}>Role {role.data?.name ?? ''}</h1>
+      <ProblemAlert error={role.error} />
+      {role.data ? (
         <>
-          <table>
-            <caption>{counted(list.data.totalCount, 'permission')}</caption>
-            <thead><tr><th scope="col">Permission</th><th scope="col">Actions</th></tr></thead>
-            <tbody>
-              {list.data.items.map((p) => (
-                <tr key={p.id}>
-                  <td>{p.name}</td>
-                  <td>{manage ? <ConfirmButton label={`Delete ${p.name}`} confirmLabel={`Confirm delete of ${p.name}`} onConfirm={() => remove.mutate(p.id)} /> : null}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager page={page} totalPages={list.data.totalPages} onPage={setPage} />
+          {role.data.description ? <p>{role.data.description}</p> : null}
+          <RolePermissions role={role.data} />
+          <RoleDetails role={role.data} />
         </>
       ) : null}
-      {manage ? (
-        <section aria-labelledby="new-permission">
-          <h2 id="new-permission">New permission</h2>
-          <Form fields={PERMISSION_FIELDS} submitLabel="Create permission" error={create.error} onSubmit={(v) => create.mutateAsync(v.name)} />
-        </section>
-      ) : null}
+      <p><Link to="/roles">Back to roles</Link></p>
     </>
   );
 }

@@ -1,107 +1,124 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { type UserBody, auth, keys, roles, users } from '../api/resources';
+import { integer } from '../api/fields';
+import { type User, auth, keys, roles, users } from '../api/resources';
 import { can } from '../auth/session';
-import { Link, navigate } from '../router';
-import { ConfirmButton, Form, Notice, NoPermission, Pager, ProblemAlert, SearchBox, counted } from '../components/ui';
-import { USER_CREATE_FIELDS, USER_EDIT_FIELDS } from '../forms';
+import { Link, arrivalNotice, navigate } from '../router';
+import { PagedTable, SearchBox, useListState } from '../components/list';
+import { ConfirmButton, Form, type FormValues, Notice, ProblemAlert } from '../components/ui';
+import { type NamesOf, USER_CREATE_FIELDS, USER_EDIT_FIELDS } from '../forms';
 
-const PAGE_SIZE = 10;
+const day = (iso: string) => new Date(iso).toLocaleDateString();
 
+/**
+ * What the user record says of the account. The API's user has no lock state (the lockout is
+ * identity's, DESIGN §3): an account locked by failed logins is not shown as such here.
+ */
+const status = (u: User) => (u.deletedAt ? `Deleted ${day(u.deletedAt)}` : u.emailVerified ? 'Email verified' : 'Email not verified');
+
+/** The users (users.manage, checked by the route): searched, paged, deleted ones on demand. */
 export function UsersPage() {
   const qc = useQueryClient();
-  const [q, setQ] = useState('');
-  const [page, setPage] = useState(1);
+  const l = useListState();
   const [includeDeleted, setIncludeDeleted] = useState(false);
-  const [notice, setNotice] = useState('');
-  const list = useQuery({ queryKey: [...keys.users, { q, page, includeDeleted }], queryFn: () => users.list({ page, pageSize: PAGE_SIZE, q, includeDeleted }) });
+  const [notice, setNotice] = useState(arrivalNotice);
+  const list = useQuery({ queryKey: [...keys.users, { q: l.q, page: l.page, pageSize: l.pageSize, includeDeleted }], queryFn: () => users.list({ ...l, includeDeleted }) });
   const remove = useMutation({ mutationFn: users.remove, onSuccess: () => { setNotice('User deleted.'); return qc.invalidateQueries({ queryKey: keys.users }); } });
   const reset = useMutation({ mutationFn: auth.passwordReset, onSuccess: () => setNotice('Password-reset mail requested.') });
-  const manage = can('users.manage');
   return (
     <>
       <h1 tabIndex={-1}>Users</h1>
-      {!manage ? <NoPermission permission="users.manage" /> : null}
-      {manage ? <p><Link to="/users/new" className="button">Create user</Link></p> : null}
-      <SearchBox id="user-q" label="Search users" value={q} onChange={(v) => { setQ(v); setPage(1); }}>
+      <p><Link to="/users/new" className="button">Create user</Link></p>
+      <SearchBox id="user-q" label="Search users" value={l.q} onChange={l.setQ}>
         <label className="check">
-          <input type="checkbox" checked={includeDeleted} onChange={(e) => { setIncludeDeleted(e.target.checked); setPage(1); }} /> Show deleted
+          <input type="checkbox" checked={includeDeleted} onChange={(e) => { setIncludeDeleted(e.target.checked); l.setPage(1); }} /> Show deleted
         </label>
       </SearchBox>
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error ?? remove.error ?? reset.error} />
       {list.data ? (
-        <>
-          <table>
-            <caption>{counted(list.data.totalCount, 'user')}</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Roles</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
-            <tbody>
-              {list.data.items.map((u) => (
-                <tr key={u.id}>
-                  <td><Link to={`/users/${u.id}`}>{u.firstName} {u.lastName}</Link></td>
-                  <td>{u.email}</td>
-                  <td>{u.roles.join(', ')}</td>
-                  <td>{u.deletedAt ? 'Deleted' : u.emailVerified ? 'Verified' : 'Active'}</td>
-                  <td className="actions">
-                    {manage && !u.deletedAt ? (
-                      <>
-                        <button type="button" onClick={() => reset.mutate(u.email)} aria-label={`Reset password for ${u.email}`}>Reset password</button>
-                        <ConfirmButton label="Delete" name={`Delete ${u.email}`} confirmLabel={`Confirm delete of ${u.email}`} onConfirm={() => remove.mutate(u.id)} />
-                      </>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager page={page} totalPages={list.data.totalPages} onPage={setPage} />
-        </>
+        <PagedTable list={l} page={list.data} noun="user" label="Users" wide columns={['Name', 'Email', 'Phone', 'Roles', 'Status', 'Created', 'Actions']} row={(u) => (
+          <tr key={u.id}>
+            <td><Link to={`/users/${u.id}`}>{u.firstName} {u.lastName}</Link></td>
+            <td>{u.email}</td>
+            <td>{u.phone ?? '—'}</td>
+            <td>{u.roles.join(', ')}</td>
+            <td>{status(u)}</td>
+            <td>{day(u.createdAt)}</td>
+            <td className="actions">
+              {!u.deletedAt ? (
+                <>
+                  <button type="button" onClick={() => reset.mutate(u.email)} aria-label={`Reset password for ${u.email}`}>Reset password</button>
+                  <ConfirmButton label="Delete" name={`Delete ${u.email}`} confirmLabel={`Confirm delete of ${u.email}`} onConfirm={() => remove.mutate(u.id)} />
+                </>
+              ) : null}
+            </td>
+          </tr>
+        )} />
       ) : list.isPending ? <p>Loading…</p> : null}
     </>
   );
 }
 
+/** The roles to pick from (every page of them, with roles.manage; otherwise the user's own). */
 function RoleChoices({ selected, onChange }: { selected: string[]; onChange: (r: string[]) => void }) {
-  const all = useQuery({ queryKey: [...keys.roles, 'all'], queryFn: roles.all });
+  const listable = can('roles.manage');
+  const all = useQuery({ queryKey: [...keys.roles, 'all'], queryFn: roles.all, enabled: listable });
+  const names = listable ? (all.data?.map((r) => r.name) ?? []) : selected;
   return (
     <fieldset>
       <legend>Roles</legend>
-      {all.data?.map((r) => (
-        <label key={r.id} className="check">
+      {names.map((name) => (
+        <label key={name} className="check">
           <input
             type="checkbox"
             name="roles"
-            value={r.name}
-            checked={selected.includes(r.name)}
-            onChange={(e) => onChange(e.target.checked ? [...selected, r.name] : selected.filter((x) => x !== r.name))}
+            value={name}
+            checked={selected.includes(name)}
+            onChange={(e) => onChange(e.target.checked ? [...selected, name] : selected.filter((x) => x !== name))}
           />{' '}
-          {r.name}
+          {name}
         </label>
       ))}
+      {!listable ? <p>Adding a role needs the <code>roles.manage</code> permission.</p> : null}
       <ProblemAlert error={all.error} />
     </fieldset>
   );
 }
 
+type UserValues = FormValues<NamesOf<typeof USER_CREATE_FIELDS>>;
+
 export function UserCreatePage() {
   const qc = useQueryClient();
   const [selected, setSelected] = useState<string[]>([]);
   const create = useMutation({
-    mutationFn: (b: UserBody) => users.create(b),
-    onSuccess: async () => { await qc.invalidateQueries({ queryKey: keys.users }); navigate('/users'); },
+    mutationFn: (v: UserValues) => users.create({ firstName: v.firstName, lastName: v.lastName, email: v.email, password: v.password, phone: integer('phone', v.phone), roles: selected }),
+    // The list opens on the new user (the API lists oldest first: page 1 would not show them).
+    onSuccess: async (u) => { await qc.invalidateQueries({ queryKey: keys.users }); navigate(`/users?q=${encodeURIComponent(u.email)}`, `User ${u.email} created.`); },
   });
-  if (!can('users.manage')) return <><h1 tabIndex={-1}>Create user</h1><NoPermission permission="users.manage" /></>;
   return (
     <>
       <h1 tabIndex={-1}>Create user</h1>
-      <Form
-        fields={USER_CREATE_FIELDS}
-        submitLabel="Create"
-        error={create.error}
-        onSubmit={(v) => create.mutateAsync({ ...v, roles: selected })}
-      >
+      <Form fields={USER_CREATE_FIELDS} submitLabel="Create" error={create.error} onSubmit={(v) => create.mutateAsync(v)}>
         <RoleChoices selected={selected} onChange={setSelected} />
       </Form>
+      <p><Link to="/users">Back to users</Link></p>
+    </>
+  );
+}
+
+/** A deleted user: what the record held, read only. */
+function DeletedUser({ user }: { user: User }) {
+  return (
+    <>
+      <p role="status" className="notice">This user was deleted on {day(user.deletedAt!)}: the record is kept, and can no longer be changed.</p>
+      <dl className="claims">
+        <dt>Name</dt><dd>{user.firstName} {user.lastName}</dd>
+        <dt>Email</dt><dd>{user.email}</dd>
+        <dt>Phone</dt><dd>{user.phone ?? '—'}</dd>
+        <dt>Roles</dt><dd>{user.roles.join(', ') || '—'}</dd>
+        <dt>Created</dt><dd>{day(user.createdAt)}</dd>
+      </dl>
     </>
   );
 }
@@ -112,28 +129,29 @@ export function UserEditPage({ id }: { id: string }) {
   const [selected, setSelected] = useState<string[] | undefined>();
   const [saved, setSaved] = useState(false);
   const update = useMutation({
-    mutationFn: (b: Parameters<typeof users.update>[1]) => users.update(id, b),
+    mutationFn: (v: FormValues<NamesOf<typeof USER_EDIT_FIELDS>>) =>
+      // An emptied phone is cleared (null).
+      users.update(id, { firstName: v.firstName, lastName: v.lastName, email: v.email, phone: integer('phone', v.phone) ?? null, roles: selected ?? user.data?.roles }),
     onSuccess: async () => { setSaved(true); await qc.invalidateQueries({ queryKey: keys.users }); },
   });
-  const manage = can('users.manage');
+  const u = user.data;
   return (
     <>
-      <h1 tabIndex={-1}>Edit user</h1>
-      {!manage ? <NoPermission permission="users.manage" /> : null}
+      <h1 tabIndex={-1}>{u?.deletedAt ? 'Deleted user' : 'Edit user'}</h1>
       {can('audit.read') ? <p><Link to={`/audit?targetId=${id}`}>History of this user</Link></p> : null}
       <ProblemAlert error={user.error} />
       {saved ? <Notice>Saved.</Notice> : null}
-      {user.data ? (
+      {u?.deletedAt ? <DeletedUser user={u} /> : null}
+      {u && !u.deletedAt ? (
         <Form
-          key={user.data.id}
-          initial={{ firstName: user.data.firstName, lastName: user.data.lastName, email: user.data.email }}
+          key={u.id}
+          initial={{ firstName: u.firstName, lastName: u.lastName, email: u.email, phone: u.phone === null ? '' : String(u.phone) }}
           fields={USER_EDIT_FIELDS}
           submitLabel="Save"
-          disabled={!manage}
           error={update.error}
-          onSubmit={(v) => { setSaved(false); return update.mutateAsync({ ...v, roles: selected ?? user.data.roles }); }}
+          onSubmit={(v) => { setSaved(false); return update.mutateAsync(v); }}
         >
-          <RoleChoices selected={selected ?? user.data.roles} onChange={setSelected} />
+          <RoleChoices selected={selected ?? u.roles} onChange={setSelected} />
         </Form>
       ) : null}
       <p><Link to="/users">Back to users</Link></p>

@@ -109,11 +109,15 @@ describe('directory collections (end to end)', () => {
     expect((await call('PUT', `/api/v1/users/${created.json.id}`, { body: { firstName: null } })).status).toBe(400);
   });
 
-  it('soft delete: hidden by default, listed with includeDeleted, email free again', async () => {
+  it('soft delete: hidden by default, listed and read by id with includeDeleted, email free again', async () => {
     const u = await createUser(tok());
+    // Read once before the delete (a cached live record must not answer for the deleted one).
+    expect((await http(sys.url(), 'GET', `/api/v1/users?id=${u.id}&includeDeleted=true`, { token: admin })).json.deletedAt).toBeNull();
     expect((await call('DELETE', `/api/v1/users/${u.id}`)).status).toBe(204);
     expect((await call('DELETE', `/api/v1/users/${u.id}`)).status).toBe(404);
     expect((await http(sys.url(), 'GET', `/api/v1/users?id=${u.id}`, { token: admin })).status).toBe(404);
+    const one = await http(sys.url(), 'GET', `/api/v1/users?id=${u.id}&includeDeleted=true`, { token: admin });
+    expect({ status: one.status, body: one.json }).toMatchObject({ status: 200, body: { id: u.id, email: u.email, deletedAt: expect.any(String) } });
     const listed = (await http(sys.url(), 'GET', `/api/v1/users?q=${encodeURIComponent(u.email)}&includeDeleted=true`, { token: admin })).json;
     expect(listed.items[0]).toMatchObject({ id: u.id, deletedAt: expect.any(String) });
     const again = await call('POST', '/api/v1/users', { body: { firstName: 'X', lastName: 'Y', email: u.email, password: strongPassword() } });

@@ -46,7 +46,8 @@ export function cachedSpec<R, C extends TSchema, U extends TSchema>(spec: Collec
   };
   return {
     ...spec,
-    get: kind === 'link' ? spec.get : (id) => cache.get(kind, id, () => spec.get(id)),
+    // A deleted record is read past the cache (the cache holds live records only).
+    get: kind === 'link' ? spec.get : (id, o) => (o?.includeDeleted ? spec.get(id, o) : cache.get(kind, id, () => spec.get(id))),
     // A new record was never read, so only what shows it elsewhere goes: roles, for a new link.
     create: async (body) => {
       let id: string | undefined;

@@ -5,17 +5,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testLogger } from '@iam/platform/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { consoleRoutes } from './console';
+import { CONSOLE_CSP, GRAPHIQL_CSP, consoleRoutes } from './console';
+
+/** The CSP's directives by name. */
+const directives = (csp: unknown) => Object.fromEntries(String(csp).split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+
+function builtConsole(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'console-'));
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>IAM console</title>');
+  writeFileSync(join(dir, 'graphiql.html'), '<!doctype html><title>GraphiQL</title>');
+  writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
+  writeFileSync(join(dir, 'assets', 'favicon-abc123.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  return dir;
+}
 
 describe('console routes', () => {
   let app: FastifyInstance;
+  const dir = builtConsole();
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'console-'));
-    mkdirSync(join(dir, 'assets'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>IAM console</title>');
-    writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
     app = Fastify();
-    await app.register(consoleRoutes, { dir, logger: testLogger() });
+    await app.register(consoleRoutes, { dir, console: true, graphiql: true, logger: testLogger() });
     await app.ready();
   });
   afterAll(() => app.close());
@@ -38,10 +48,45 @@ describe('console routes', () => {
     expect((await app.inject({ url: '/console/assets/nope.js' })).statusCode).toBe(404);
   });
 
+  it('serves the favicon as image/svg+xml, which the page CSP allows (img-src self)', async () => {
+    const res = await app.inject({ url: '/console/assets/favicon-abc123.svg' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(directives(CONSOLE_CSP)['img-src']).toBe("'self' data:");
+  });
+
+  it('serves GraphiQL at /graphiql with its own CSP: scripts and workers from this origin only, inline styles on that page only', async () => {
+    const res = await app.inject({ url: '/graphiql' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toContain('GraphiQL');
+    const csp = directives(res.headers['content-security-policy']);
+    expect(csp).toMatchObject({ 'script-src': "'self'", 'worker-src': "'self'", 'style-src': "'self' 'unsafe-inline'", 'connect-src': "'self'", 'font-src': "'self' data:" });
+    expect(String(res.headers['content-security-policy'])).not.toMatch(/unsafe-eval|https?:/);
+    expect(res.headers['content-security-policy']).toBe(GRAPHIQL_CSP);
+    // The console itself keeps no inline style.
+    expect(directives((await app.inject({ url: '/console' })).headers['content-security-policy'])['style-src']).toBe("'self'");
+  });
+
+  it('serves only what is asked: GraphiQL without the console (edge only), the console without GraphiQL', async () => {
+    const edgeOnly = Fastify();
+    await edgeOnly.register(consoleRoutes, { dir, console: false, graphiql: true, logger: testLogger() });
+    expect((await edgeOnly.inject({ url: '/graphiql' })).statusCode).toBe(200);
+    expect((await edgeOnly.inject({ url: '/console/assets/index-abc123.js' })).statusCode).toBe(200);
+    expect((await edgeOnly.inject({ url: '/console' })).statusCode).toBe(404);
+    await edgeOnly.close();
+    const fullOnly = Fastify();
+    await fullOnly.register(consoleRoutes, { dir, console: true, graphiql: false, logger: testLogger() });
+    expect((await fullOnly.inject({ url: '/graphiql' })).statusCode).toBe(404);
+    await fullOnly.close();
+  });
+
   it('mounts nothing when the console is not built', async () => {
     const bare = Fastify();
-    await bare.register(consoleRoutes, { dir: join(tmpdir(), 'no-such-console'), logger: testLogger() });
+    await bare.register(consoleRoutes, { dir: join(tmpdir(), 'no-such-console'), console: true, graphiql: true, logger: testLogger() });
     expect((await bare.inject({ url: '/console' })).statusCode).toBe(404);
+    expect((await bare.inject({ url: '/graphiql' })).statusCode).toBe(404);
     await bare.close();
   });
 
@@ -54,11 +99,14 @@ describe('console routes', () => {
     });
     await new Promise<void>((r) => vite.listen(0, '127.0.0.1', r));
     const dev = Fastify();
-    await dev.register(consoleRoutes, { dir: '/nonexistent', devUrl: `http://127.0.0.1:${(vite.address() as AddressInfo).port}`, logger: testLogger() });
+    await dev.register(consoleRoutes, { dir: '/nonexistent', devUrl: `http://127.0.0.1:${(vite.address() as AddressInfo).port}`, console: true, graphiql: true, logger: testLogger() });
     const res = await dev.inject({ url: '/console/src/main.tsx' });
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe('vite dev page');
     expect(seen).toEqual(['/console/src/main.tsx']);
+    const ide = await dev.inject({ url: '/graphiql' });
+    expect(ide.statusCode).toBe(302);
+    expect(ide.headers.location).toBe('/console/graphiql.html');
     await dev.close();
     await new Promise((r) => vite.close(r));
   });

@@ -32,7 +32,8 @@ export interface CollectionSpec<R, C extends TSchema = TSchema, U extends TSchem
   readonly updateBody: U;
   /** Extra list filters (exact-match query parameters) in the dialects that search (Full). */
   readonly listFilters?: TProperties;
-  readonly get: (id: string) => Promise<R>;
+  /** One resource; `includeDeleted` (Full's `?id=&includeDeleted=true`) answers a soft-deleted one too, where the collection keeps them readable (users). */
+  readonly get: (id: string, opts?: { includeDeleted?: boolean }) => Promise<R>;
   /** `totalCountExact` false: `totalCount` is an estimate (beyond the directory's count bound). */
   readonly list: (args: ListArgs) => Promise<{ items: readonly R[]; totalCount: number; totalCountExact?: boolean }>;
   /** The writes act for the request's verified user (its request context names them in the call's assertion): the directory authorizes against their rights. */
@@ -117,7 +118,7 @@ export async function collectionRoutes<R, C extends TSchema, U extends TSchema, 
     async (req, reply) => {
       const id = d.singleByQuery?.(req.query);
       if (id !== undefined) {
-        const one = await spec.get(id);
+        const one = await spec.get(id, { includeDeleted: d.listArgs(req.query).includeDeleted });
         // The documented 200 is `anyOf [envelope, resource]`, which fast-json-stringify serializes
         // by validating the payload against the branches first (ajv, per response); here the
         // branch is known, so the resource's own serializer (compiled once per route) writes it.

@@ -24,7 +24,7 @@ export function users(u: Upstreams): CollectionSpec<ReturnType<typeof userJson>,
     resource: S.User,
     createBody: S.CreateUserBody,
     updateBody: S.UpdateUserBody,
-    get: async (id) => userJson(await u.users.getUser({ id })),
+    get: async (id, o) => userJson(await u.users.getUser({ id, includeDeleted: o?.includeDeleted === true })),
     list: async (a: ListArgs) => mapPage(await u.users.listUsers(a), userJson),
     create: async (b) =>
       userJson(await u.users.createUser({ firstName: b.firstName, lastName: b.lastName, email: b.email, phone: b.phone, password: b.password, roles: b.roles ?? [] })),

@@ -15,6 +15,9 @@ import { TEST_CALL_KEY, eventually, testBus, testLogger, testMetrics, testSigner
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { getIntrospectionQuery } from 'graphql';
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildApp } from '../../app';
 import type { Authenticator } from '../../auth/authenticator';
 import { Denylist } from '../../auth/denylist';
@@ -268,7 +271,11 @@ describe('edge profile (commerce faked at the gRPC level)', () => {
     let quiet: Gateway;
     let open: Gateway;
     beforeAll(async () => {
-      quiet = await gateway({ ...target(), GRAPHQL_INTROSPECTION: 'off', GRAPHQL_IDE: 'true', ...limits });
+      // A built console holding GraphiQL's page (whether or not console/dist exists in this tree).
+      const built = mkdtempSync(join(tmpdir(), 'console-'));
+      mkdirSync(join(built, 'assets'));
+      writeFileSync(join(built, 'graphiql.html'), '<!doctype html><title>GraphiQL</title>');
+      quiet = await gateway({ ...target(), GRAPHQL_INTROSPECTION: 'off', GRAPHQL_IDE: 'true', CONSOLE_DIR: built, ...limits });
       open = await gateway({ ...target(), GRAPHQL_INTROSPECTION: 'public' });
     });
     afterAll(async () => {
@@ -314,10 +321,14 @@ describe('edge profile (commerce faked at the gRPC level)', () => {
       expect((await gql(TYPO, { g: open })).errors![0]!.message).toMatch(/Did you mean "products"/);
     });
 
-    it('GRAPHQL_IDE=true serves GraphiQL', async () => {
+    it('GRAPHQL_IDE=true serves the bundled GraphiQL with the edge profile alone (no console), under its own CSP', async () => {
       const res = await quiet.app.inject({ url: '/graphiql' });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['content-security-policy']).toContain("script-src 'self';");
+      // Not mercurius's page, which loads React and GraphiQL from a CDN.
+      expect((await quiet.app.inject({ url: '/graphiql/main.js' })).statusCode).toBe(404);
+      expect((await quiet.app.inject({ url: '/console' })).statusCode).toBe(404);
     });
 
     const checkoutOf = (productId: string) => (g: Gateway, who: Who, from: string, field = 'checkout') =>

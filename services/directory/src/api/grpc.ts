@@ -58,7 +58,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
       directoryV1.UserServiceService,
       {
         createUser: async (r, ctx) => toUser(await uc.users.create(actor(ctx), { ...r, phone: r.phone })),
-        getUser: async (r) => toUser(await uc.users.get(r.id)),
+        getUser: async (r) => toUser(await uc.users.get(r.id, { includeDeleted: r.includeDeleted === true })),
         updateUser: async (r, ctx) =>
           toUser(
             await uc.users.update(actor(ctx), r.id, {

@@ -75,6 +75,7 @@ describe('user use cases', () => {
     await fx.uc.users.remove(fx.admin, user.id);
     expect(await fx.newEvents()).toEqual([{ subject: SUBJECTS.userDeleted, payload: expect.objectContaining({ userId: user.id, email: user.email }) }]);
     expect(await refusal(fx.uc.users.get(user.id))).toEqual({ code: 'NOT_FOUND', fields: [] });
+    expect(await fx.uc.users.get(user.id, { includeDeleted: true })).toMatchObject({ id: user.id, email: user.email, deletedAt: expect.any(Date) });
     expect(await refusal(fx.uc.users.remove(fx.admin, user.id))).toEqual({ code: 'NOT_FOUND', fields: [] });
     expect(await refusal(fx.uc.users.update(fx.admin, user.id, { firstName: 'X' }))).toEqual({ code: 'NOT_FOUND', fields: [] });
     expect((await fx.uc.users.list({ page: 1, pageSize: 10, q: user.email, includeDeleted: false })).items).toEqual([]);

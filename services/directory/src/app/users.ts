@@ -31,7 +31,8 @@ export interface UpdateUserInput {
 
 export interface UserUseCases {
   create(actor: Actor, input: CreateUserInput): Promise<User>;
-  get(id: string): Promise<User>;
+  /** NOT_FOUND for an unknown id, and for a deleted user unless `includeDeleted`. */
+  get(id: string, opts?: { includeDeleted?: boolean }): Promise<User>;
   update(actor: Actor, id: string, input: UpdateUserInput): Promise<User>;
   remove(actor: Actor, id: string): Promise<void>;
   list(query: ListQuery): Promise<Page<User>>;
@@ -107,8 +108,8 @@ export function createUserUseCases(deps: UserDeps): UserUseCases {
       });
     },
 
-    async get(id) {
-      const user = await deps.stores.users.findById(checkId(id));
+    async get(id, opts = {}) {
+      const user = await deps.stores.users.findById(checkId(id), { includeDeleted: opts.includeDeleted === true });
       if (!user) throw AppError.notFound('The user does not exist.');
       return user;
     },

@@ -61,12 +61,8 @@ interface FormattedError {
 
 const INTERNAL = 'INTERNAL_SERVER_ERROR';
 
-/** Route schemas of mercurius's routes, for validation and the edge OpenAPI document; GraphiQL stays out of it. */
+/** Route schemas of mercurius's routes, for validation and the edge OpenAPI document. */
 function describeRoutes(route: RouteOptions): void {
-  if (route.url.startsWith('/graphiql')) {
-    route.schema = { ...route.schema, hide: true };
-    return;
-  }
   if (route.url !== GRAPHQL_PATH) return;
   const common = { tags: ['graphql'], description: 'The edge GraphQL API (the schema: introspection, or gateway/src/routes/edge/graphql/schema.ts).' };
   route.schema =
@@ -143,7 +139,8 @@ export function graphqlRoutes(deps: GraphQLDeps) {
           path: GRAPHQL_PATH,
           // Compiled by graphql-jit from a document's second run on (documents are cached by text).
           jit: 1,
-          graphiql: deps.config.ide,
+          // GRAPHQL_IDE serves our bundled GraphiQL (../../console.ts), not mercurius's CDN page.
+          graphiql: false,
           allowBatchedQueries: false,
           // Validation results are cached by document text, whoever asked: `authenticated` is decided per request below.
           validationRules: introspection === 'off' ? [NoSchemaIntrospectionCustomRule] : [],

@@ -95,6 +95,12 @@ export interface ListUsersResponse {
   totalCountEstimated: boolean;
 }
 
+/** ById's fields, plus whether a soft-deleted user is answered too (otherwise NOT_FOUND). */
+export interface GetUserRequest {
+  id: string;
+  includeDeleted?: boolean | undefined;
+}
+
 export interface Role {
   id: string;
   name: string;
@@ -1072,6 +1078,73 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     message.items = object.items?.map((e) => User.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
     message.totalCountEstimated = object.totalCountEstimated ?? false;
+    return message;
+  },
+};
+
+function createBaseGetUserRequest(): GetUserRequest {
+  return { id: "", includeDeleted: undefined };
+}
+
+export const GetUserRequest: MessageFns<GetUserRequest> = {
+  encode(message: GetUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.includeDeleted !== undefined) {
+      writer.uint32(16).bool(message.includeDeleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.includeDeleted = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<GetUserRequest>): GetUserRequest {
+    return GetUserRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetUserRequest>): GetUserRequest {
+    const message = createBaseGetUserRequest();
+    message.id = object.id ?? "";
+    message.includeDeleted = object.includeDeleted ?? undefined;
     return message;
   },
 };
@@ -3316,8 +3389,8 @@ export const UserServiceService = {
     path: "/directory.v1.UserService/GetUser" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ById): Buffer => Buffer.from(ById.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ById => ById.decode(value),
+    requestSerialize: (value: GetUserRequest): Buffer => Buffer.from(GetUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUserRequest => GetUserRequest.decode(value),
     responseSerialize: (value: User): Buffer => Buffer.from(User.encode(value).finish()),
     responseDeserialize: (value: Buffer): User => User.decode(value),
   },
@@ -3352,7 +3425,7 @@ export const UserServiceService = {
 
 export interface UserServiceServer extends UntypedServiceImplementation {
   createUser: handleUnaryCall<CreateUserRequest, User>;
-  getUser: handleUnaryCall<ById, User>;
+  getUser: handleUnaryCall<GetUserRequest, User>;
   updateUser: handleUnaryCall<UpdateUserRequest, User>;
   deleteUser: handleUnaryCall<ById, Deleted>;
   listUsers: handleUnaryCall<ListQuery, ListUsersResponse>;
@@ -3374,14 +3447,14 @@ export interface UserServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: User) => void,
   ): ClientUnaryCall;
-  getUser(request: ById, callback: (error: ServiceError | null, response: User) => void): ClientUnaryCall;
+  getUser(request: GetUserRequest, callback: (error: ServiceError | null, response: User) => void): ClientUnaryCall;
   getUser(
-    request: ById,
+    request: GetUserRequest,
     metadata: Metadata,
     callback: (error: ServiceError | null, response: User) => void,
   ): ClientUnaryCall;
   getUser(
-    request: ById,
+    request: GetUserRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: User) => void,

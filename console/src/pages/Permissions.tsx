@@ -1,0 +1,40 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { keys, permissions } from '../api/resources';
+import { PagedTable, SearchBox, useListState } from '../components/list';
+import { ConfirmButton, Form, Notice, ProblemAlert } from '../components/ui';
+import { PERMISSION_FIELDS } from '../forms';
+
+/** The permissions (permissions.manage, checked by the route): searched, paged, created, deleted. */
+export function PermissionsPage() {
+  const qc = useQueryClient();
+  const l = useListState();
+  const [notice, setNotice] = useState('');
+  const list = useQuery({ queryKey: [...keys.permissions, { page: l.page, pageSize: l.pageSize, q: l.q }], queryFn: () => permissions.list(l) });
+  const create = useMutation({
+    mutationFn: permissions.create,
+    onSuccess: (_p, name) => { setNotice(`Permission ${name} created.`); return qc.invalidateQueries({ queryKey: keys.permissions }); },
+  });
+  const remove = useMutation({ mutationFn: permissions.remove, onSuccess: () => { setNotice('Permission deleted.'); return qc.invalidateQueries({ queryKey: keys.permissions }); } });
+  return (
+    <>
+      <h1 tabIndex={-1}>Permissions</h1>
+      <SearchBox id="permission-q" label="Search permissions" value={l.q} onChange={l.setQ} />
+      {notice ? <Notice>{notice}</Notice> : null}
+      <ProblemAlert error={list.error ?? remove.error} />
+      {list.data ? (
+        <PagedTable list={l} page={list.data} noun="permission" label="Permissions" columns={['Permission', 'Description', 'Actions']} row={(p) => (
+          <tr key={p.id}>
+            <td>{p.name}</td>
+            <td>{p.description || '—'}</td>
+            <td><ConfirmButton label={`Delete ${p.name}`} confirmLabel={`Confirm delete of ${p.name}`} onConfirm={() => remove.mutate(p.id)} /></td>
+          </tr>
+        )} />
+      ) : null}
+      <section aria-labelledby="new-permission">
+        <h2 id="new-permission">New permission</h2>
+        <Form fields={PERMISSION_FIELDS} submitLabel="Create permission" error={create.error} clearOnSuccess onSubmit={(v) => { setNotice(''); return create.mutateAsync(v.name); }} />
+      </section>
+    </>
+  );
+}
