@@ -16,10 +16,8 @@ import { Denylist, syncDenylist } from './auth/denylist';
 import { JwksCache } from './auth/jwks';
 import { ReadCache, subscribeReadCache } from './cache/read-cache';
 import type { GatewayConfig } from './config';
-import { createUpstreams, readinessChecks } from './upstreams';
+import { createUpstreams, knownDown, readinessChecks } from './upstreams';
 
-/** How long an upstream's health checks must have failed before its calls fail fast (two checks, one second apart). */
-const UPSTREAM_DOWN_AFTER_MS = 900;
 
 export interface GatewayRuntime {
   readonly logger: Logger;
@@ -46,11 +44,7 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
   // second at least) answer 503 at once (upstreams.ts). One failed check is not enough: the first
   // check at start may just take longer than a connection does.
   const monitor: { current?: HealthMonitor } = {};
-  const down = (name: string): boolean => {
-    const s = monitor.current?.snapshot();
-    const since = s?.since[name];
-    return s?.checks[name] === 'down' && since !== undefined && s.checkedAt.getTime() - since.getTime() >= UPSTREAM_DOWN_AFTER_MS;
-  };
+  const down = (name: string): boolean => knownDown(monitor.current?.snapshot(), name);
   const upstreams = createUpstreams(config, { metrics: rt.metrics, bus: rt.bus, credentials: rt.grpcClientCredentials, down, signer: { key: rt.callKey, from: 'gateway' } });
   rt.lifecycle.onShutdown('gateway upstream clients', () => upstreams.close());
   const jwks = new JwksCache(async () => (await upstreams.identity.getJwks({})).keys, config.jwt.alg, logger);

@@ -11,7 +11,7 @@
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import { auditV1, commerceV1, directoryV1, healthV1, identityV1 } from '@iam/contracts';
 import { type EventBus, busCheck } from '@iam/platform/bus';
-import { AppError, type HealthCheck, type Metrics } from '@iam/platform/core';
+import { AppError, type HealthCheck, type HealthSnapshot, type Metrics, TimeoutError } from '@iam/platform/core';
 import { type AsyncClient, type CallSigner, createGrpcClient } from '@iam/platform/grpc';
 import type { GatewayConfig, Profile } from './config';
 
@@ -63,7 +63,14 @@ export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics;
     const health = createGrpcClient(healthV1.HealthService, { target, metrics: deps.metrics, credentials: deps.credentials, defaultDeadlineMs: 800 });
     closers.push(() => health.close());
     const serving = async (service: string): Promise<void> => {
-      const res = await health.call.check({ service });
+      let res;
+      try {
+        res = await health.call.check({ service });
+      } catch (err) {
+        // No answer in time is not a refusal: it does not make calls to it fail fast (failFast).
+        if (err instanceof AppError && err.code === 'TIMEOUT') throw new TimeoutError(`${name} health check: no answer in time`);
+        throw err;
+      }
       if (res.status !== healthV1.HealthCheckResponse_ServingStatus.SERVING) throw new Error(`${name} ${service || 'service'} not serving`);
     };
     checks[name] = () => serving('');
@@ -113,11 +120,23 @@ export function readinessChecks(
 }
 
 /**
- * Whether an upstream is known to be down: its last health check (every second) failed. Calls to
- * it then answer UNAVAILABLE at once instead of waiting for a connection or a deadline; before the
- * first check, or once it passes again, calls go through.
+ * Whether an upstream is known to be down: its health checks (every second) have failed for a
+ * while with an answer (a refused connection, or "not serving"). Calls to it then answer
+ * UNAVAILABLE at once instead of waiting for a connection or a deadline; before the first check,
+ * once it passes again, or while its checks only time out (on a starved event loop the slowness
+ * may be this process's own), calls go through.
  */
 export type UpstreamDown = (name: string) => boolean;
+
+/** How long an upstream's health checks must have failed before its calls fail fast (two checks, one second apart). */
+export const UPSTREAM_DOWN_AFTER_MS = 900;
+
+/** The UpstreamDown rule over a health snapshot (undefined: no check yet). */
+export function knownDown(s: HealthSnapshot | undefined, name: string): boolean {
+  const since = s?.since[name];
+  if (!s || s.checks[name] !== 'down' || s.timedOut.includes(name) || since === undefined) return false;
+  return s.checkedAt.getTime() - since.getTime() >= UPSTREAM_DOWN_AFTER_MS;
+}
 
 /** `client` whose calls fail fast with UNAVAILABLE while `down(name)`. */
 export function failFast<C extends object>(name: string, client: C, down: UpstreamDown): C {

@@ -717,12 +717,12 @@ export interface operations {
                     "application/json": {
                         /** @description JWT access token */
                         token: string;
-                        /** @description One-time refresh token */
-                        refreshToken: string;
                         /** @enum {string} */
                         tokenType: "Bearer";
                         /** @description Seconds until the access token expires */
                         expiresIn: number;
+                        /** @description One-time refresh token */
+                        refreshToken: string;
                         /** @description Seconds until the refresh token expires */
                         refreshExpiresIn: number;
                         user: {
@@ -885,12 +885,12 @@ export interface operations {
                     "application/json": {
                         /** @description JWT access token */
                         token: string;
-                        /** @description One-time refresh token */
-                        refreshToken: string;
                         /** @enum {string} */
                         tokenType: "Bearer";
                         /** @description Seconds until the access token expires */
                         expiresIn: number;
+                        /** @description One-time refresh token */
+                        refreshToken: string;
                         /** @description Seconds until the refresh token expires */
                         refreshExpiresIn: number;
                     };

@@ -19,6 +19,13 @@ describe('compact profile (end to end)', () => {
     admin = r.json.token;
   });
 
+  it('login answers the access token alone: Compact has no refresh route, so no refresh token it could not use', async () => {
+    const r = await http(sys.url(), 'POST', '/api/v1/generate-jwt', { body: ADMIN });
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.json).sort()).toEqual(['expiresIn', 'token', 'tokenType', 'user']);
+    expect(r.headers.get('cache-control')).toContain('no-store');
+  });
+
   afterAll(async () => {
     await sys?.stop();
   });

@@ -46,7 +46,7 @@ const AUDIT_READ = 'audit.read';
 export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
   const u = deps.upstreams;
   const c = deps.readCache;
-  await app.register(loginRoute, { ...deps, path: '/api/v1/auth/generate-jwt' });
+  await app.register(loginRoute, { ...deps, path: '/api/v1/auth/generate-jwt', refreshToken: true });
   dropUsersAfter(app, c);
   await app.register(anonymousAuthRoutes, deps);
   await app.register(
@@ -65,7 +65,7 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
 export async function compactProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
   const u = deps.upstreams;
   const c = deps.readCache;
-  await app.register(loginRoute, { ...deps, path: '/api/v1/generate-jwt' });
+  await app.register(loginRoute, { ...deps, path: '/api/v1/generate-jwt', refreshToken: false });
   await app.register(
     authenticated(deps.authenticator, async (ctx) => {
       await mountCollection(ctx, cachedSpec(users(u), c, 'user'), compactDialect('/api/v1/user'));

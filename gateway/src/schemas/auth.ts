@@ -10,26 +10,29 @@ export const LoginBody = Type.Object(
   { additionalProperties: false },
 );
 
-const TokenFields = {
+const AccessTokenFields = {
   token: Type.String({ description: 'JWT access token' }),
-  refreshToken: Type.String({ description: 'One-time refresh token' }),
   tokenType: Type.Literal('Bearer'),
   expiresIn: Type.Integer({ description: 'Seconds until the access token expires' }),
+};
+
+const TokenFields = {
+  ...AccessTokenFields,
+  refreshToken: Type.String({ description: 'One-time refresh token' }),
   refreshExpiresIn: Type.Integer({ description: 'Seconds until the refresh token expires' }),
 };
 
 export const TokenResponse = Type.Object(TokenFields, { additionalProperties: false });
 
-export const LoginResponse = Type.Object(
-  {
-    ...TokenFields,
-    user: Type.Object(
-      { id: Uuid, firstName: Type.String(), lastName: Type.String(), email: Type.String(), roles: Type.Array(Type.String()) },
-      { additionalProperties: false },
-    ),
-  },
+const LoginUser = Type.Object(
+  { id: Uuid, firstName: Type.String(), lastName: Type.String(), email: Type.String(), roles: Type.Array(Type.String()) },
   { additionalProperties: false },
 );
+
+export const LoginResponse = Type.Object({ ...TokenFields, user: LoginUser }, { additionalProperties: false });
+
+/** Compact's login: the access token only (the refresh token is the Full profile's, spec §1). */
+export const AccessOnlyLoginResponse = Type.Object({ ...AccessTokenFields, user: LoginUser }, { additionalProperties: false });
 
 /**
  * Whether a route's response schemas (by status) answer with tokens: a success response with a

@@ -17,6 +17,16 @@ export interface HealthSnapshot {
   readonly checkedAt: Date;
   /** When each component was first found in its current status (absent before its first check). */
   readonly since: Readonly<Record<string, Date>>;
+  /**
+   * Components down only because their check ran out of time (no answer, rather than a refusal
+   * or a "not serving"): on a starved event loop that is this process's slowness as often as theirs.
+   */
+  readonly timedOut: readonly string[];
+}
+
+/** The error of an operation that did not finish in time (withTimeout). */
+export class TimeoutError extends Error {
+  override readonly name = 'TimeoutError';
 }
 
 export interface HealthMonitorOptions {
@@ -43,7 +53,7 @@ export class HealthMonitor {
     this.timeoutMs = opts.timeoutMs ?? 1000;
     this.all = { ...opts.informational, ...opts.checks };
     const checks = Object.fromEntries(Object.keys(this.all).map((k) => [k, 'down' as const]));
-    this.snapshotValue = { ready: false, checks, informational: Object.keys(opts.informational ?? {}), checkedAt: new Date(0), since: {} };
+    this.snapshotValue = { ready: false, checks, informational: Object.keys(opts.informational ?? {}), checkedAt: new Date(0), since: {}, timedOut: [] };
   }
 
   snapshot(): HealthSnapshot {
@@ -82,16 +92,16 @@ export class HealthMonitor {
       names.map(async (name) => {
         try {
           await withTimeout(this.all[name]!(), this.timeoutMs);
-          return [name, 'up'] as const;
+          return [name, 'up', false] as const;
         } catch (err) {
           if (this.snapshotValue.checks[name] !== 'down' || this.snapshotValue.checkedAt.getTime() === 0) {
             this.opts.logger.warn({ component: name, err: describe(err) }, 'health check failed');
           }
-          return [name, 'down'] as const;
+          return [name, 'down', err instanceof TimeoutError] as const;
         }
       }),
     );
-    const checks = Object.fromEntries(results) as Record<string, ComponentStatus>;
+    const checks = Object.fromEntries(results.map(([name, status]) => [name, status])) as Record<string, ComponentStatus>;
     const checkedAt = new Date();
     const prev = this.snapshotValue;
     const first = prev.checkedAt.getTime() === 0;
@@ -102,6 +112,7 @@ export class HealthMonitor {
       informational: this.snapshotValue.informational,
       checkedAt,
       since,
+      timedOut: results.filter(([, , timedOut]) => timedOut).map(([name]) => name),
     };
     const changed = names.some((n) => this.snapshotValue.checks[n] !== checks[n]) || this.snapshotValue.checkedAt.getTime() === 0 || next.ready !== this.snapshotValue.ready;
     this.snapshotValue = next;
@@ -120,7 +131,7 @@ function describe(err: unknown): string {
 export function withTimeout<T>(p: Promise<T>, ms: number, what = 'operation'): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new TimeoutError(`${what} timed out after ${ms} ms`)), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

@@ -9,7 +9,7 @@ import type { Authenticator } from '../../auth/authenticator';
 import type { GatewayConfig } from '../../config';
 import { attributeIfPresent } from '../../plugins/app/auth';
 import { limitOf } from '../../plugins/external/rate-limit';
-import { Accepted, ConfirmResetBody, EmailBody, Jwks, LoginBody, LoginResponse, RefreshBody, TokenBody, TokenResponse } from '../../schemas/auth';
+import { AccessOnlyLoginResponse, Accepted, ConfirmResetBody, EmailBody, Jwks, LoginBody, LoginResponse, RefreshBody, TokenBody, TokenResponse } from '../../schemas/auth';
 import { problems } from '../../schemas/common';
 import type { Upstreams } from '../../upstreams';
 
@@ -23,6 +23,11 @@ export interface AnonymousAuthDeps {
 export interface LoginRouteOptions extends AnonymousAuthDeps {
   /** Full: /api/v1/auth/generate-jwt, Compact: /api/v1/generate-jwt. */
   readonly path: string;
+  /**
+   * Whether the answer carries the refresh token (Full). Compact has no refresh route (spec §1:
+   * the Full profile issues one), so its login answers the access token alone.
+   */
+  readonly refreshToken: boolean;
 }
 
 export const ACCEPTED = { status: 'accepted' as const, message: 'If the account exists, an email is on its way.' };
@@ -41,17 +46,20 @@ const jwkJson = (k: identityV1.Jwk) => ({ kid: k.kid, kty: k.kty, alg: k.alg, us
 
 /** The login route, at the profile's path. */
 export const loginRoute: FastifyPluginAsyncTypebox<LoginRouteOptions> = async (app, deps) => {
-  app.post(
-    deps.path,
-    {
-      config: { rateLimit: limitOf('login', deps.rateLimits.login) },
-      schema: { tags: ['auth'], summary: 'Exchange email and password for tokens', body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 413, 415, 429) } },
-    },
-    async (req) => {
+  const config = { rateLimit: limitOf('login', deps.rateLimits.login) };
+  const summary = 'Exchange email and password for tokens';
+  if (deps.refreshToken) {
+    app.post(deps.path, { config, schema: { tags: ['auth'], summary, body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 413, 415, 429) } } }, async (req) => {
       const r = await deps.upstreams.identity.login(req.body);
       return { ...tokenJson(r.tokens!), user: r.user! };
-    },
-  );
+    });
+    return;
+  }
+  app.post(deps.path, { config, schema: { tags: ['auth'], summary, body: LoginBody, response: { 200: AccessOnlyLoginResponse, ...problems(400, 401, 413, 415, 429) } } }, async (req) => {
+    const r = await deps.upstreams.identity.login(req.body);
+    const { token, tokenType, expiresIn } = tokenJson(r.tokens!);
+    return { token, tokenType, expiresIn, user: r.user! };
+  });
 };
 
 /** Refresh, password reset, email-verification confirm and the JWKS (Full profile). */
