@@ -44,8 +44,11 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
   // second at least) answer 503 at once (upstreams.ts). One failed check is not enough: the first
   // check at start may just take longer than a connection does.
   const monitor: { current?: HealthMonitor } = {};
-  const down = (name: string): boolean => knownDown(monitor.current?.snapshot(), name);
-  const upstreams = createUpstreams(config, { metrics: rt.metrics, bus: rt.bus, credentials: rt.grpcClientCredentials, down, signer: { key: rt.callKey, from: 'gateway' } });
+  // A call answered since a failing check started makes that check stale: calls go through again.
+  const lastAnswerAt = new Map<string, number>();
+  const down = (name: string): boolean => knownDown(monitor.current?.snapshot(), name, lastAnswerAt.get(name));
+  const answered = (name: string): void => void lastAnswerAt.set(name, Date.now());
+  const upstreams = createUpstreams(config, { metrics: rt.metrics, bus: rt.bus, credentials: rt.grpcClientCredentials, down, answered, signer: { key: rt.callKey, from: 'gateway' } });
   rt.lifecycle.onShutdown('gateway upstream clients', () => upstreams.close());
   const jwks = new JwksCache(async () => (await upstreams.identity.getJwks({})).keys, config.jwt.alg, logger);
   jwks.start();

@@ -1,5 +1,6 @@
 import type { HealthSnapshot } from '@iam/platform/core';
-import { UPSTREAM_DOWN_AFTER_MS, knownDown } from './upstreams';
+import { AppError } from '@iam/platform/core';
+import { UPSTREAM_CHECK_DEADLINE_MS, UPSTREAM_DOWN_AFTER_MS, failFast, knownDown } from './upstreams';
 
 const at = (ms: number): Date => new Date(1_700_000_000_000 + ms);
 
@@ -27,5 +28,36 @@ describe('knownDown: when calls to an upstream fail fast', () => {
 
   it('never while its checks only time out (a starved event loop is not an upstream outage)', () => {
     expect(knownDown(snapshot('down', 60_000, true), 'commerce')).toBe(false);
+  });
+
+  it('not once a call got an answer after the failing check may have started (the check saw an outage that has ended)', () => {
+    const s = snapshot('down', 5_000);
+    expect(knownDown(s, 'commerce', s.checkedAt.getTime() - UPSTREAM_CHECK_DEADLINE_MS - 1)).toBe(true);
+    expect(knownDown(s, 'commerce', s.checkedAt.getTime() - UPSTREAM_CHECK_DEADLINE_MS)).toBe(false);
+  });
+});
+
+describe('failFast', () => {
+  it('answers UNAVAILABLE without calling while down, and reports calls that got an answer (a result or an upstream error)', async () => {
+    const answered: string[] = [];
+    let isDown = false;
+    let calls = 0;
+    const client = failFast(
+      'directory',
+      {
+        ok: async () => (calls++, 'ok'),
+        missing: async () => { calls++; throw AppError.notFound('no such user'); },
+        unreachable: async () => { calls++; throw AppError.unavailable('refused'); },
+      },
+      () => isDown,
+      (n) => answered.push(n),
+    );
+    await expect(client.ok()).resolves.toBe('ok');
+    await expect(client.missing()).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(client.unreachable()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(answered).toEqual(['directory', 'directory']);
+    isDown = true;
+    await expect(client.ok()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(calls).toBe(3);
   });
 });

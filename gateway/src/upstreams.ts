@@ -44,13 +44,16 @@ export interface Upstreams {
  * serves (the services take the actor from it alone). `down`: which upstreams the health monitor
  * last found down (their calls then fail fast); absent: none.
  */
-export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics; bus: EventBus; signer: CallSigner; credentials?: ChannelCredentials; down?: UpstreamDown }): Upstreams {
+export function createUpstreams(
+  config: GatewayConfig,
+  deps: { metrics: Metrics; bus: EventBus; signer: CallSigner; credentials?: ChannelCredentials; down?: UpstreamDown; answered?: (name: string) => void },
+): Upstreams {
   const closers: Array<() => void> = [];
   const down = deps.down ?? (() => false);
   const client = <D extends Parameters<typeof createGrpcClient>[0]>(name: string, definition: D, target: string, idempotent: Array<keyof D>) => {
     const c = createGrpcClient(definition, { target, metrics: deps.metrics, credentials: deps.credentials, defaultDeadlineMs: config.upstreamTimeoutMs, idempotent, assert: { signer: deps.signer, to: name } });
     closers.push(() => c.close());
-    return failFast(name, c.call, down);
+    return failFast(name, c.call, down, deps.answered);
   };
   const { identity: idTarget, directory: dirTarget } = config.upstreams;
 
@@ -60,7 +63,7 @@ export function createUpstreams(config: GatewayConfig, deps: { metrics: Metrics;
 
   const checks: Record<string, HealthCheck> = {};
   for (const [name, target] of targets) {
-    const health = createGrpcClient(healthV1.HealthService, { target, metrics: deps.metrics, credentials: deps.credentials, defaultDeadlineMs: 800 });
+    const health = createGrpcClient(healthV1.HealthService, { target, metrics: deps.metrics, credentials: deps.credentials, defaultDeadlineMs: UPSTREAM_CHECK_DEADLINE_MS });
     closers.push(() => health.close());
     const serving = async (service: string): Promise<void> => {
       let res;
@@ -131,19 +134,44 @@ export type UpstreamDown = (name: string) => boolean;
 /** How long an upstream's health checks must have failed before its calls fail fast (two checks, one second apart). */
 export const UPSTREAM_DOWN_AFTER_MS = 900;
 
-/** The UpstreamDown rule over a health snapshot (undefined: no check yet). */
-export function knownDown(s: HealthSnapshot | undefined, name: string): boolean {
+/** How long a health check may take (its deadline): a check that found an upstream down may have started this long before its snapshot. */
+export const UPSTREAM_CHECK_DEADLINE_MS = 800;
+
+/**
+ * The UpstreamDown rule over a health snapshot (undefined: no check yet). `lastAnswerAt`: when a
+ * call to it last got an answer; one since the failing check may have started means the check is
+ * already stale (it ran during an outage that has ended), so calls go through.
+ */
+export function knownDown(s: HealthSnapshot | undefined, name: string, lastAnswerAt?: number): boolean {
   const since = s?.since[name];
   if (!s || s.checks[name] !== 'down' || s.timedOut.includes(name) || since === undefined) return false;
+  if (lastAnswerAt !== undefined && lastAnswerAt >= s.checkedAt.getTime() - UPSTREAM_CHECK_DEADLINE_MS) return false;
   return s.checkedAt.getTime() - since.getTime() >= UPSTREAM_DOWN_AFTER_MS;
 }
 
-/** `client` whose calls fail fast with UNAVAILABLE while `down(name)`. */
-export function failFast<C extends object>(name: string, client: C, down: UpstreamDown): C {
+/** Whether an upstream's failure means it gave no answer (it is unreachable or too slow), as opposed to an answer that refuses the call. */
+function unanswered(err: unknown): boolean {
+  return !(err instanceof AppError) || err.code === 'UNAVAILABLE' || err.code === 'TIMEOUT';
+}
+
+/**
+ * `client` whose calls fail fast with UNAVAILABLE while `down(name)`; `answered(name)` is told
+ * of every call that got an answer (a result, or an error the upstream sent).
+ */
+export function failFast<C extends object>(name: string, client: C, down: UpstreamDown, answered: (name: string) => void = () => {}): C {
   const guarded = {} as Record<string, unknown>;
   for (const [method, fn] of Object.entries(client)) {
-    guarded[method] = (...args: unknown[]) =>
-      down(name) ? Promise.reject(AppError.unavailable('An upstream service is unavailable; try again shortly.')) : (fn as (...a: unknown[]) => unknown)(...args);
+    guarded[method] = async (...args: unknown[]) => {
+      if (down(name)) throw AppError.unavailable('An upstream service is unavailable; try again shortly.');
+      try {
+        const result = await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+        answered(name);
+        return result;
+      } catch (err) {
+        if (!unanswered(err)) answered(name);
+        throw err;
+      }
+    };
   }
   return guarded as C;
 }

@@ -43,8 +43,19 @@ const FAULT_MAIN = 'services/identity/dist/testing/fault-main.js';
   }
   const reuseEvents = () => identityDb(async (db) => Number((await db.query("SELECT count(*) AS n FROM outbox_events WHERE subject = 'identity.refresh.reuse_detected'")).rows[0].n));
   const revoked = () => identityDb(async (db) => Number((await db.query('SELECT count(*) AS n FROM refresh_tokens WHERE revoked_at IS NOT NULL')).rows[0].n));
-  /** Until a login passes gateway → identity → directory: every channel reconnected after a restart. */
-  const untilServing = () => eventually(async () => (await call(c.url, 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN, timeoutMs: 5_000 })).status === 200, 30_000, 100);
+  /**
+   * Until a login passes gateway → identity → directory (every channel reconnected after a
+   * restart) and the gateway is ready (its health checks have seen the restarted service again:
+   * until then its own calls to a service found down fail fast).
+   */
+  const untilServing = () =>
+    eventually(
+      async () =>
+        (await call(c.url, 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN, timeoutMs: 5_000 })).status === 200 &&
+        (await call(c.url, 'GET', '/health/ready', { timeoutMs: 5_000 })).status === 200,
+      30_000,
+      100,
+    );
   const refresh = (token: string) => call(c.url, 'POST', '/api/v1/auth/refresh', { body: { refreshToken: token }, timeoutMs: 10_000 });
 
   it('identity SIGKILLed between the commit and the answer: the retry with the same token succeeds; nothing revoked, no reuse recorded', async () => {
