@@ -31,6 +31,7 @@ class SwitchableBus implements EventBus {
   consume = (s: Parameters<EventBus['consume']>[0]) => this.inner.consume(s);
   read = (s: Parameters<EventBus['read']>[0]) => this.inner.read(s);
   subscribe = (s: readonly string[], h: Parameters<EventBus['subscribe']>[1]) => this.inner.subscribe(s, h);
+  consumerBacklog = (c: Parameters<EventBus['consumerBacklog']>[0]) => this.inner.consumerBacklog(c);
   check = () => this.inner.check();
   close = () => this.inner.close();
 }
