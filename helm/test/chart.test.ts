@@ -458,7 +458,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
       const names = env.map((e) => e.name);
       expect(new Set(names).size).toBe(names.length);
       // gRPC TLS: the three variables point into the read-only mount of the component's Secret.
-      const tlsEnv = Object.fromEntries(env.filter((e) => str(e.name).startsWith('GRPC_TLS_')).map((e) => [e.name, e.value]));
+      const tlsEnv = Object.fromEntries(env.filter((e) => str(e.name).startsWith('GRPC_TLS_') && e.name !== 'GRPC_TLS_PEER_NAMES').map((e) => [e.name, e.value]));
       const mount = (container.volumeMounts as JsonObject[]).find((m) => m.name === 'grpc-tls');
       if (!tls.enabled) {
         expect([d.metadata, tlsEnv, mount]).toEqual([d.metadata, {}, undefined]);

@@ -38,6 +38,8 @@ export interface ServiceRuntime {
   readonly callKey: Buffer;
   /** TLS for the gRPC listeners and the channels to other services (plaintext when absent). */
   readonly grpcServerCredentials?: grpc.ServerCredentials;
+  /** With mutual TLS: the DNS name each calling component's certificate carries (GRPC_TLS_PEER_NAMES). */
+  readonly grpcPeerNames?: Readonly<Record<string, string>>;
   readonly grpcClientCredentials?: grpc.ChannelCredentials;
   /** Port of the service's ops HTTP listener (/health/*, /metrics) on `bindHost`; 0 or absent: none. */
   readonly metricsPort?: number;
@@ -233,6 +235,7 @@ export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void
       bindHost: config.runtime.bindHost,
       callKey: config.runtime.callKey!,
       grpcServerCredentials: creds.server,
+      grpcPeerNames: config.runtime.grpcTls.peerNames,
       grpcClientCredentials: creds.client,
       metricsPort: config.metricsPort,
       grpcConnectionAge: config.runtime.grpcConnectionAge,

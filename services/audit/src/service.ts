@@ -60,7 +60,7 @@ export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSp
       // Readers are authorized on their current rights (the directory's AccessService).
       const access = grpcAccessCheck({ target: config.directoryTarget, metrics: rt.metrics, signer: { key: rt.callKey, from: 'audit' }, credentials: rt.grpcClientCredentials });
       return {
-        grpc: auditGrpc(forReaders(queries, access), { logger: rt.logger, metrics: rt.metrics, service: 'audit', callKey: rt.callKey }),
+        grpc: auditGrpc(forReaders(queries, access), { logger: rt.logger, metrics: rt.metrics, service: 'audit', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         // The trail must not lose an event: many deliveries, long backoff. Handed to the recorder in
         // stream order, which commits them in groups of up to RECORD_BATCH_MAX (app/record.ts); the
         // deliveries outstanding at once are bounded by that too, across every replica.
