@@ -475,7 +475,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
       const names = env.map((e) => e.name);
       expect(new Set(names).size).toBe(names.length);
       // gRPC TLS: the three variables point into the read-only mount of the component's Secret.
-      const tlsEnv = Object.fromEntries(env.filter((e) => str(e.name).startsWith('GRPC_TLS_')).map((e) => [e.name, e.value]));
+      const tlsEnv = Object.fromEntries(env.filter((e) => str(e.name).startsWith('GRPC_TLS_') && e.name !== 'GRPC_TLS_PEER_NAMES').map((e) => [e.name, e.value]));
       const mount = (container.volumeMounts as JsonObject[]).find((m) => m.name === 'grpc-tls');
       if (!tls.enabled) {
         expect([d.metadata, tlsEnv, mount]).toEqual([d.metadata, {}, undefined]);
@@ -870,7 +870,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     expect(Object.keys(byName)).toEqual(['IamOutboxBacklog', 'IamNatsDisconnected', 'IamAuditConsumerLag', 'IamGatewayErrors', 'IamGatewayLatency', 'IamCertificateExpiry', 'IamSigningKeyNotRotated', 'IamTestRule']);
     expect(str(byName.IamOutboxBacklog!.expr)).toBe('max by (namespace, job) (outbox_oldest_pending_age_seconds{namespace="iam",job=~"directory|identity|notification|commerce|audit"}) > 120');
     expect(str(byName.IamNatsDisconnected!.expr)).toContain('nats_connected{namespace="iam",job=~"gateway|identity|directory|notification|commerce|audit"}) == 0');
-    expect(str(byName.IamAuditConsumerLag!.expr)).toContain('jetstream_consumer_num_pending{consumer_name=~"audit-(directory|identity|commerce)"}');
+    expect(str(byName.IamAuditConsumerLag!.expr)).toBe('max by (namespace, consumer) (events_consumer_backlog{namespace="iam",job="audit",consumer=~"audit-(directory|identity|commerce)"}) > 1000');
     expect(str(byName.IamGatewayErrors!.expr)).toContain('http_server_request_duration_seconds_count{namespace="iam",job="gateway",status_code=~"5.."}');
     expect(str(byName.IamGatewayLatency!.expr)).toMatch(/^histogram_quantile\(0\.99, .*http_server_request_duration_seconds_bucket\{namespace="iam",job="gateway"\}.* > 1$/);
     expect(str(byName.IamCertificateExpiry!.expr)).toContain('certmanager_certificate_expiration_timestamp_seconds{namespace="iam"}');

@@ -58,7 +58,7 @@ export function notificationService(config: NotificationConfig, rt: ServiceRunti
         logger,
       });
       return {
-        grpc: notificationGrpc(deliveries, { logger: rt.logger, metrics: rt.metrics, service: 'notification', callKey: rt.callKey }),
+        grpc: notificationGrpc(deliveries, { logger: rt.logger, metrics: rt.metrics, service: 'notification', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         consumers: [
           {
             name: 'notification-mail',
