@@ -1594,15 +1594,19 @@ export interface operations {
     getApiV1Users: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "email" | "-email" | "lastName" | "-lastName";
             };
             header?: never;
             path?: never;
@@ -1647,6 +1651,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -2320,15 +2326,19 @@ export interface operations {
     getApiV1Roles: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "name" | "-name";
             };
             header?: never;
             path?: never;
@@ -2370,6 +2380,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -3018,15 +3030,19 @@ export interface operations {
     getApiV1Permissions: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "name" | "-name";
             };
             header?: never;
             path?: never;
@@ -3067,6 +3083,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -3712,13 +3730,15 @@ export interface operations {
     getApiV1RolePermissions: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
                 /** @description Only the links of this role */
@@ -3774,6 +3794,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
