@@ -1628,15 +1628,19 @@ export interface operations {
     getApiV1Users: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "email" | "-email" | "lastName" | "-lastName";
             };
             header?: never;
             path?: never;
@@ -1681,6 +1685,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -2354,15 +2360,19 @@ export interface operations {
     getApiV1Roles: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "name" | "-name";
             };
             header?: never;
             path?: never;
@@ -2404,6 +2414,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -3052,15 +3064,19 @@ export interface operations {
     getApiV1Permissions: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "name" | "-name";
             };
             header?: never;
             path?: never;
@@ -3101,6 +3117,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -3746,13 +3764,15 @@ export interface operations {
     getApiV1RolePermissions: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
                 /** @description Only the links of this role */
@@ -3808,6 +3828,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
