@@ -7,6 +7,8 @@
  *                   the collections, in the profile's dialect
  *     requiring(audit.read)
  *                   the audit trail and its chain verification (Full profile)
+ *     requiring(clients.manage)
+ *                   the OAuth client registry (Full profile)
  *
  * The edge profile's routes are in ./edge (its own audiences: public products, GraphQL).
  * Health, metrics and the docs are mounted for every profile elsewhere (health.ts, ../docs).
@@ -27,6 +29,7 @@ import { authenticated, requiring } from './audiences';
 import { type CollectionSpec, type Dialect, collectionRoutes, compactDialect, fullDialect } from './collections/collection';
 import { permissions, rolePermissions, roles, users } from './collections/resources';
 import { auditRoutes } from './audit';
+import { clientRoutes } from './clients';
 
 export interface ProfileDeps {
   readonly upstreams: Upstreams;
@@ -41,6 +44,7 @@ export interface ProfileDeps {
 }
 
 const AUDIT_READ = 'audit.read';
+const CLIENTS_MANAGE = 'clients.manage';
 
 /** The Full profile (spec §4.2). */
 export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
@@ -57,6 +61,7 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       await mountCollection(ctx, cachedSpec(permissions(u), c, 'permission'), fullDialect('/api/v1/permissions'));
       await mountCollection(ctx, cachedSpec(rolePermissions(u), c, 'link'), fullDialect('/api/v1/role-permissions'));
       await ctx.register(requiring(AUDIT_READ, (r) => r.register(auditRoutes, { upstreams: u })));
+      await ctx.register(requiring(CLIENTS_MANAGE, (r) => r.register(clientRoutes, { upstreams: u })));
     }),
   );
 }
