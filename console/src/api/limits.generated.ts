@@ -79,6 +79,30 @@ export const bodyLimits = {
       permissionId: { type: 'string', format: 'uuid' },
     },
   },
+  '/api/v1/clients': {
+    post: {
+      name: { required: true, type: 'string', minLength: 1, maxLength: 100 },
+      type: { required: true },
+      redirectUris: { type: 'array', maxItems: 20 },
+      postLogoutRedirectUris: { type: 'array', maxItems: 20 },
+      grantTypes: { required: true, type: 'array', maxItems: 4 },
+      roles: { type: 'array', maxItems: 50 },
+      requirePar: { type: 'boolean' },
+      dpopBound: { type: 'boolean' },
+    },
+  },
+  '/api/v1/clients/{id}': {
+    put: {
+      name: { type: 'string', minLength: 1, maxLength: 100 },
+      type: {  },
+      redirectUris: { type: 'array', maxItems: 20 },
+      postLogoutRedirectUris: { type: 'array', maxItems: 20 },
+      grantTypes: { type: 'array', maxItems: 4 },
+      roles: { type: 'array', maxItems: 50 },
+      requirePar: { type: 'boolean' },
+      dpopBound: { type: 'boolean' },
+    },
+  },
 } as const satisfies Record<string, Record<string, Record<string, FieldLimits>>>;
 
 export type ProductStatus = 'ACTIVE' | 'ARCHIVED';

@@ -395,34 +395,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/dev/mailbox": {
+    "/api/v1/clients": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The development mailbox, newest first (make run without SMTP_URL only) */
-        get: operations["getApiV1DevMailbox"];
+        /** List OAuth clients (paged, searchable; the built-in iam-console first), or fetch one with ?id= */
+        get: operations["getApiV1Clients"];
         put?: never;
-        post?: never;
+        /** Register an OAuth client; a confidential client gets its clientSecret in this answer only */
+        post: operations["postApiV1Clients"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/dev/mailbox/{id}": {
+    "/api/v1/clients/{id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** One mail of the development mailbox, with its text and HTML parts */
-        get: operations["getApiV1DevMailboxId"];
-        put?: never;
+        /** Get one OAuth client */
+        get: operations["getApiV1ClientsId"];
+        /** Update an OAuth client: fields given replace, fields absent stay (a public client made confidential gets its clientSecret in this answer) */
+        put: operations["putApiV1ClientsId"];
         post?: never;
+        /** Delete an OAuth client (soft); its grants and tokens are revoked */
+        delete: operations["deleteApiV1ClientsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clients/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a confidential client's secret: the new one is in this answer only, the old one stops at once */
+        post: operations["postApiV1ClientsIdSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4770,9 +4790,19 @@ export interface operations {
             };
         };
     };
-    getApiV1DevMailbox: {
+    getApiV1Clients: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1-based page number */
+                page?: number;
+                pageSize?: number;
+                /** @description Case-insensitive substring of the name or client id */
+                q?: string;
+                /** @description Include deleted clients */
+                includeDeleted?: boolean;
+                /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                id?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4786,123 +4816,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Newest first */
                         items: {
-                            /**
-                             * Format: uuid
-                             * @description A UUID
-                             */
-                            id: string;
-                            to: string;
-                            subject: string;
-                            messageId: string;
+                            /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                            clientId: string;
+                            name: string;
+                            type: "public" | "confidential";
+                            redirectUris: string[];
+                            postLogoutRedirectUris: string[];
+                            grantTypes: string[];
+                            roles: string[];
+                            requirePar: boolean;
+                            dpopBound: boolean;
+                            /** @description First-party clients skip consent */
+                            firstParty: boolean;
+                            /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                            builtIn: boolean;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
                              */
-                            receivedAt: string;
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            deletedAt: string | null;
                         }[];
-                        capacity: number;
-                    };
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        instance: string;
-                        traceId: string;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        instance: string;
-                        traceId: string;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description An error (RFC 9457 problem details) */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        instance: string;
-                        traceId: string;
-                        errors?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    getApiV1DevMailboxId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description A UUID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description A UUID
-                         */
-                        id: string;
-                        to: string;
-                        subject: string;
-                        messageId: string;
+                        page: number;
+                        pageSize: number;
+                        /** @description Exact up to 1,000 matches; beyond, an estimate (see totalCountExact) */
+                        totalCount: number;
+                        /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
+                        totalPages: number;
+                        /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
+                        totalCountExact: boolean;
+                    } | {
+                        /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                        clientId: string;
+                        name: string;
+                        type: "public" | "confidential";
+                        redirectUris: string[];
+                        postLogoutRedirectUris: string[];
+                        grantTypes: string[];
+                        roles: string[];
+                        requirePar: boolean;
+                        dpopBound: boolean;
+                        /** @description First-party clients skip consent */
+                        firstParty: boolean;
+                        /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                        builtIn: boolean;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC
                          */
-                        receivedAt: string;
-                        text: string;
-                        /** @description Untrusted markup: show it only in a sandboxed frame without scripts, or as text */
-                        html: string;
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
                     };
                 };
             };
@@ -4968,6 +4942,900 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postApiV1Clients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    type: "public" | "confidential";
+                    /** @description Redirect URIs; absolute, matched exactly, no fragment, https (http only on localhost, 127.0.0.1 or [::1]) */
+                    redirectUris?: string[];
+                    /** @description Post-logout redirect URIs; absolute, matched exactly, no fragment, https (http only on localhost, 127.0.0.1 or [::1]) */
+                    postLogoutRedirectUris?: string[];
+                    grantTypes: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
+                    /** @description Names of existing roles whose permissions a service account (client_credentials) carries; you must hold every permission of each (only an Administrator gives Administrator) */
+                    roles?: string[];
+                    /** @description Pushed authorization requests required (RFC 9126) */
+                    requirePar?: boolean;
+                    /** @description Access tokens must be DPoP-bound (RFC 9449) */
+                    dpopBound?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                        clientId: string;
+                        name: string;
+                        type: "public" | "confidential";
+                        redirectUris: string[];
+                        postLogoutRedirectUris: string[];
+                        grantTypes: string[];
+                        roles: string[];
+                        requirePar: boolean;
+                        dpopBound: boolean;
+                        /** @description First-party clients skip consent */
+                        firstParty: boolean;
+                        /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                        builtIn: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                        /** @description Shown once, in this answer only; only a hash is kept */
+                        clientSecret?: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1ClientsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                        clientId: string;
+                        name: string;
+                        type: "public" | "confidential";
+                        redirectUris: string[];
+                        postLogoutRedirectUris: string[];
+                        grantTypes: string[];
+                        roles: string[];
+                        requirePar: boolean;
+                        dpopBound: boolean;
+                        /** @description First-party clients skip consent */
+                        firstParty: boolean;
+                        /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                        builtIn: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    putApiV1ClientsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    type?: "public" | "confidential";
+                    /** @description Redirect URIs; absolute, matched exactly, no fragment, https (http only on localhost, 127.0.0.1 or [::1]) */
+                    redirectUris?: string[];
+                    /** @description Post-logout redirect URIs; absolute, matched exactly, no fragment, https (http only on localhost, 127.0.0.1 or [::1]) */
+                    postLogoutRedirectUris?: string[];
+                    grantTypes?: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
+                    /** @description Names of existing roles whose permissions a service account (client_credentials) carries; you must hold every permission of each (only an Administrator gives Administrator) */
+                    roles?: string[];
+                    requirePar?: boolean;
+                    dpopBound?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                        clientId: string;
+                        name: string;
+                        type: "public" | "confidential";
+                        redirectUris: string[];
+                        postLogoutRedirectUris: string[];
+                        grantTypes: string[];
+                        roles: string[];
+                        requirePar: boolean;
+                        dpopBound: boolean;
+                        /** @description First-party clients skip consent */
+                        firstParty: boolean;
+                        /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                        builtIn: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                        /** @description Shown once, in this answer only; only a hash is kept */
+                        clientSecret?: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteApiV1ClientsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postApiV1ClientsIdSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                        clientId: string;
+                        name: string;
+                        type: "public" | "confidential";
+                        redirectUris: string[];
+                        postLogoutRedirectUris: string[];
+                        grantTypes: string[];
+                        roles: string[];
+                        requirePar: boolean;
+                        dpopBound: boolean;
+                        /** @description First-party clients skip consent */
+                        firstParty: boolean;
+                        /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                        builtIn: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                        /** @description Shown once, in this answer only; only a hash is kept */
+                        clientSecret?: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,8 @@
  *     requiring(users.manage)
  *                   the development mailbox (Full profile; only when given one: the all-in-one
  *                   without SMTP_URL)
+ *     requiring(clients.manage)
+ *                   the OAuth client registry (Full profile)
  *
  * The edge profile's routes are in ./edge (its own audiences: public products, GraphQL).
  * Health, metrics and the docs are mounted for every profile elsewhere (health.ts, ../docs).
@@ -31,6 +33,7 @@ import { type CollectionSpec, type Dialect, collectionRoutes, compactDialect, fu
 import { permissions, rolePermissions, roles, users } from './collections/resources';
 import { auditRoutes } from './audit';
 import { type DevMailbox, devMailboxRoutes } from './dev-mailbox';
+import { clientRoutes } from './clients';
 
 export interface ProfileDeps {
   readonly upstreams: Upstreams;
@@ -48,6 +51,7 @@ export interface ProfileDeps {
 
 const AUDIT_READ = 'audit.read';
 const USERS_MANAGE = 'users.manage';
+const CLIENTS_MANAGE = 'clients.manage';
 
 /** The Full profile (spec §4.2). */
 export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
@@ -66,6 +70,7 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       await ctx.register(requiring(AUDIT_READ, (r) => r.register(auditRoutes, { upstreams: u })));
       const mailbox = deps.devMailbox;
       if (mailbox) await ctx.register(requiring(USERS_MANAGE, (r) => r.register(devMailboxRoutes, { mailbox })));
+      await ctx.register(requiring(CLIENTS_MANAGE, (r) => r.register(clientRoutes, { upstreams: u })));
     }),
   );
 }
