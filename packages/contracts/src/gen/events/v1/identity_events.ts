@@ -89,12 +89,45 @@ export interface EmailActionRequestDeadLettered {
   error: string;
 }
 
+/**
+ * identity.mfa.enrolled | identity.mfa.removed | identity.mfa.verified | identity.mfa.failed |
+ * identity.mfa.recovery_code_used | identity.mfa.reset (an administrator, with reason).
+ * Never a secret, a code or a credential id.
+ */
+export interface SecondFactorChanged {
+  userId: string;
+  /** "totp", "recovery_codes", "recovery_code", "webauthn"; empty for a reset of every factor. */
+  factor: string;
+  /** mfa.failed: failed attempts counted against the account after this one. */
+  failures: number;
+  /** mfa.reset: the administrator's reason. */
+  reason: string;
+  /** Recovery codes left after this change. */
+  recoveryCodesLeft: number;
+}
+
+/** identity.session.ended: a session (a refresh family) ended by its user or an administrator. */
+export interface SessionEnded {
+  userId: string;
+  sessionId: string;
+  /** Access tokens of the session put on the denylist. */
+  tokensRevoked: number;
+}
+
+/** identity.account.unlocked: an administrator cleared an account's failed-login lock. */
+export interface AccountUnlocked {
+  userId: string;
+}
+
 function createBaseTokenRevoked(): TokenRevoked {
   return { jti: "", userId: "", expiresAt: undefined };
 }
 
 export const TokenRevoked: MessageFns<TokenRevoked> = {
-  encode(message: TokenRevoked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: TokenRevoked,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.jti !== "") {
       writer.uint32(10).string(message.jti);
     }
@@ -102,13 +135,17 @@ export const TokenRevoked: MessageFns<TokenRevoked> = {
       writer.uint32(18).string(message.userId);
     }
     if (message.expiresAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(26).fork()).join();
+      Timestamp.encode(
+        toTimestamp(message.expiresAt),
+        writer.uint32(26).fork(),
+      ).join();
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): TokenRevoked {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -141,7 +178,9 @@ export const TokenRevoked: MessageFns<TokenRevoked> = {
               break;
             }
 
-            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.expiresAt = fromTimestamp(
+              Timestamp.decode(reader, reader.uint32()),
+            );
             continue;
           }
         }
@@ -173,21 +212,31 @@ function createBaseSubjectRevoked(): SubjectRevoked {
 }
 
 export const SubjectRevoked: MessageFns<SubjectRevoked> = {
-  encode(message: SubjectRevoked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: SubjectRevoked,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
     if (message.notBefore !== undefined) {
-      Timestamp.encode(toTimestamp(message.notBefore), writer.uint32(18).fork()).join();
+      Timestamp.encode(
+        toTimestamp(message.notBefore),
+        writer.uint32(18).fork(),
+      ).join();
     }
     if (message.expiresAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(26).fork()).join();
+      Timestamp.encode(
+        toTimestamp(message.expiresAt),
+        writer.uint32(26).fork(),
+      ).join();
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): SubjectRevoked {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -212,7 +261,9 @@ export const SubjectRevoked: MessageFns<SubjectRevoked> = {
               break;
             }
 
-            message.notBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.notBefore = fromTimestamp(
+              Timestamp.decode(reader, reader.uint32()),
+            );
             continue;
           }
           case 3: {
@@ -220,7 +271,9 @@ export const SubjectRevoked: MessageFns<SubjectRevoked> = {
               break;
             }
 
-            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.expiresAt = fromTimestamp(
+              Timestamp.decode(reader, reader.uint32()),
+            );
             continue;
           }
         }
@@ -248,11 +301,20 @@ export const SubjectRevoked: MessageFns<SubjectRevoked> = {
 };
 
 function createBaseEmailActionRequested(): EmailActionRequested {
-  return { userId: "", email: "", firstName: "", sealedToken: "", expiresAt: undefined };
+  return {
+    userId: "",
+    email: "",
+    firstName: "",
+    sealedToken: "",
+    expiresAt: undefined,
+  };
 }
 
 export const EmailActionRequested: MessageFns<EmailActionRequested> = {
-  encode(message: EmailActionRequested, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: EmailActionRequested,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -266,13 +328,20 @@ export const EmailActionRequested: MessageFns<EmailActionRequested> = {
       writer.uint32(34).string(message.sealedToken);
     }
     if (message.expiresAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(42).fork()).join();
+      Timestamp.encode(
+        toTimestamp(message.expiresAt),
+        writer.uint32(42).fork(),
+      ).join();
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): EmailActionRequested {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(
+    input: BinaryReader | Uint8Array,
+    length?: number,
+  ): EmailActionRequested {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -321,7 +390,9 @@ export const EmailActionRequested: MessageFns<EmailActionRequested> = {
               break;
             }
 
-            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.expiresAt = fromTimestamp(
+              Timestamp.decode(reader, reader.uint32()),
+            );
             continue;
           }
         }
@@ -355,7 +426,10 @@ function createBasePasswordChanged(): PasswordChanged {
 }
 
 export const PasswordChanged: MessageFns<PasswordChanged> = {
-  encode(message: PasswordChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: PasswordChanged,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -369,7 +443,8 @@ export const PasswordChanged: MessageFns<PasswordChanged> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): PasswordChanged {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -434,7 +509,10 @@ function createBaseLoginAttempted(): LoginAttempted {
 }
 
 export const LoginAttempted: MessageFns<LoginAttempted> = {
-  encode(message: LoginAttempted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: LoginAttempted,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -448,7 +526,8 @@ export const LoginAttempted: MessageFns<LoginAttempted> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): LoginAttempted {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -513,7 +592,10 @@ function createBaseRefreshReuseDetected(): RefreshReuseDetected {
 }
 
 export const RefreshReuseDetected: MessageFns<RefreshReuseDetected> = {
-  encode(message: RefreshReuseDetected, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: RefreshReuseDetected,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -526,8 +608,12 @@ export const RefreshReuseDetected: MessageFns<RefreshReuseDetected> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): RefreshReuseDetected {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(
+    input: BinaryReader | Uint8Array,
+    length?: number,
+  ): RefreshReuseDetected {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -591,25 +677,144 @@ function createBaseEmailActionRequestDeadLettered(): EmailActionRequestDeadLette
   return { requestId: "", purpose: "", attempts: 0, error: "" };
 }
 
-export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLettered> = {
-  encode(message: EmailActionRequestDeadLettered, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.requestId !== "") {
-      writer.uint32(10).string(message.requestId);
+export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLettered> =
+  {
+    encode(
+      message: EmailActionRequestDeadLettered,
+      writer: BinaryWriter = new BinaryWriter(),
+    ): BinaryWriter {
+      if (message.requestId !== "") {
+        writer.uint32(10).string(message.requestId);
+      }
+      if (message.purpose !== "") {
+        writer.uint32(18).string(message.purpose);
+      }
+      if (message.attempts !== 0) {
+        writer.uint32(24).int32(message.attempts);
+      }
+      if (message.error !== "") {
+        writer.uint32(34).string(message.error);
+      }
+      return writer;
+    },
+
+    decode(
+      input: BinaryReader | Uint8Array,
+      length?: number,
+    ): EmailActionRequestDeadLettered {
+      const reader =
+        input instanceof BinaryReader ? input : new BinaryReader(input);
+      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+      if (previousRecursionDepth >= 100) {
+        throw new globalThis.Error("protobuf decode recursion limit exceeded");
+      }
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+      try {
+        const end = length === undefined ? reader.len : reader.pos + length;
+        const message = createBaseEmailActionRequestDeadLettered();
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          switch (tag >>> 3) {
+            case 1: {
+              if (tag !== 10) {
+                break;
+              }
+
+              message.requestId = reader.string();
+              continue;
+            }
+            case 2: {
+              if (tag !== 18) {
+                break;
+              }
+
+              message.purpose = reader.string();
+              continue;
+            }
+            case 3: {
+              if (tag !== 24) {
+                break;
+              }
+
+              message.attempts = reader.int32();
+              continue;
+            }
+            case 4: {
+              if (tag !== 34) {
+                break;
+              }
+
+              message.error = reader.string();
+              continue;
+            }
+          }
+          if ((tag & 7) === 4 || tag === 0) {
+            break;
+          }
+          reader.skip(tag & 7);
+        }
+        return message;
+      } finally {
+        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      }
+    },
+
+    create(
+      base?: DeepPartial<EmailActionRequestDeadLettered>,
+    ): EmailActionRequestDeadLettered {
+      return EmailActionRequestDeadLettered.fromPartial(base ?? {});
+    },
+    fromPartial(
+      object: DeepPartial<EmailActionRequestDeadLettered>,
+    ): EmailActionRequestDeadLettered {
+      const message = createBaseEmailActionRequestDeadLettered();
+      message.requestId = object.requestId ?? "";
+      message.purpose = object.purpose ?? "";
+      message.attempts = object.attempts ?? 0;
+      message.error = object.error ?? "";
+      return message;
+    },
+  };
+
+function createBaseSecondFactorChanged(): SecondFactorChanged {
+  return {
+    userId: "",
+    factor: "",
+    failures: 0,
+    reason: "",
+    recoveryCodesLeft: 0,
+  };
+}
+
+export const SecondFactorChanged: MessageFns<SecondFactorChanged> = {
+  encode(
+    message: SecondFactorChanged,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
     }
-    if (message.purpose !== "") {
-      writer.uint32(18).string(message.purpose);
+    if (message.factor !== "") {
+      writer.uint32(18).string(message.factor);
     }
-    if (message.attempts !== 0) {
-      writer.uint32(24).int32(message.attempts);
+    if (message.failures !== 0) {
+      writer.uint32(24).int32(message.failures);
     }
-    if (message.error !== "") {
-      writer.uint32(34).string(message.error);
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    if (message.recoveryCodesLeft !== 0) {
+      writer.uint32(40).int32(message.recoveryCodesLeft);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): EmailActionRequestDeadLettered {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(
+    input: BinaryReader | Uint8Array,
+    length?: number,
+  ): SecondFactorChanged {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -617,7 +822,7 @@ export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLe
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseEmailActionRequestDeadLettered();
+      const message = createBaseSecondFactorChanged();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -626,7 +831,7 @@ export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLe
               break;
             }
 
-            message.requestId = reader.string();
+            message.userId = reader.string();
             continue;
           }
           case 2: {
@@ -634,7 +839,7 @@ export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLe
               break;
             }
 
-            message.purpose = reader.string();
+            message.factor = reader.string();
             continue;
           }
           case 3: {
@@ -642,7 +847,7 @@ export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLe
               break;
             }
 
-            message.attempts = reader.int32();
+            message.failures = reader.int32();
             continue;
           }
           case 4: {
@@ -650,7 +855,15 @@ export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLe
               break;
             }
 
-            message.error = reader.string();
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.recoveryCodesLeft = reader.int32();
             continue;
           }
         }
@@ -665,26 +878,174 @@ export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLe
     }
   },
 
-  create(base?: DeepPartial<EmailActionRequestDeadLettered>): EmailActionRequestDeadLettered {
-    return EmailActionRequestDeadLettered.fromPartial(base ?? {});
+  create(base?: DeepPartial<SecondFactorChanged>): SecondFactorChanged {
+    return SecondFactorChanged.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<EmailActionRequestDeadLettered>): EmailActionRequestDeadLettered {
-    const message = createBaseEmailActionRequestDeadLettered();
-    message.requestId = object.requestId ?? "";
-    message.purpose = object.purpose ?? "";
-    message.attempts = object.attempts ?? 0;
-    message.error = object.error ?? "";
+  fromPartial(object: DeepPartial<SecondFactorChanged>): SecondFactorChanged {
+    const message = createBaseSecondFactorChanged();
+    message.userId = object.userId ?? "";
+    message.factor = object.factor ?? "";
+    message.failures = object.failures ?? 0;
+    message.reason = object.reason ?? "";
+    message.recoveryCodesLeft = object.recoveryCodesLeft ?? 0;
     return message;
   },
 };
 
-type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
+function createBaseSessionEnded(): SessionEnded {
+  return { userId: "", sessionId: "", tokensRevoked: 0 };
+}
 
-export type DeepPartial<T> = T extends Builtin ? T
-  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
-  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
-  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
-  : Partial<T>;
+export const SessionEnded: MessageFns<SessionEnded> = {
+  encode(
+    message: SessionEnded,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.tokensRevoked !== 0) {
+      writer.uint32(24).int32(message.tokensRevoked);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionEnded {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionEnded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.tokensRevoked = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SessionEnded>): SessionEnded {
+    return SessionEnded.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SessionEnded>): SessionEnded {
+    const message = createBaseSessionEnded();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.tokensRevoked = object.tokensRevoked ?? 0;
+    return message;
+  },
+};
+
+function createBaseAccountUnlocked(): AccountUnlocked {
+  return { userId: "" };
+}
+
+export const AccountUnlocked: MessageFns<AccountUnlocked> = {
+  encode(
+    message: AccountUnlocked,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountUnlocked {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountUnlocked();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<AccountUnlocked>): AccountUnlocked {
+    return AccountUnlocked.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AccountUnlocked>): AccountUnlocked {
+    const message = createBaseAccountUnlocked();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+type Builtin =
+  Date | Function | Uint8Array | string | number | boolean | undefined;
+
+export type DeepPartial<T> = T extends Builtin
+  ? T
+  : T extends globalThis.Array<infer U>
+    ? globalThis.Array<DeepPartial<U>>
+    : T extends ReadonlyArray<infer U>
+      ? ReadonlyArray<DeepPartial<U>>
+      : T extends {}
+        ? { [K in keyof T]?: DeepPartial<T[K]> }
+        : Partial<T>;
 
 function toTimestamp(date: Date): Timestamp {
   const seconds = Math.trunc(date.getTime() / 1_000);

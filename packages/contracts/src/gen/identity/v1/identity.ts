@@ -47,9 +47,109 @@ export interface LoginRequest {
   password: string;
 }
 
+/** Exactly one of tokens (with user) or mfa. */
 export interface LoginResponse {
   tokens: TokenPair | undefined;
   user: UserSummary | undefined;
+  /** The password was right and a second factor is needed (or must be enrolled first). */
+  mfa: MfaChallenge | undefined;
+}
+
+/**
+ * A single-use token (5 minutes, bound to the user) that POST /api/v1/auth/mfa exchanges with a
+ * second factor for the login body.
+ */
+export interface MfaChallenge {
+  mfaToken: string;
+  /** "totp", "recovery_code", "webauthn": what the account can answer with. */
+  methods: string[];
+  /** The account must enrol a factor first (MFA_REQUIRED_ROLES): the token only allows enrolment. */
+  enrolmentRequired: boolean;
+  /** Seconds. */
+  expiresIn: number;
+}
+
+/** Exactly one of code or recovery_code. */
+export interface CompleteMfaRequest {
+  mfaToken: string;
+  code: string;
+  recoveryCode: string;
+}
+
+export interface EnrolWithMfaTokenRequest {
+  mfaToken: string;
+}
+
+/** The signed-in caller's access token (identity verifies it and reads sub, sid and auth_time). */
+export interface MeRequest {
+  accessToken: string;
+}
+
+export interface MfaStatus {
+  totp: boolean;
+  passkeys: number;
+  recoveryCodesLeft: number;
+}
+
+export interface TotpEnrolment {
+  /** Base32 (RFC 4648, no padding). */
+  secret: string;
+  otpauthUri: string;
+}
+
+export interface ActivateTotpRequest {
+  accessToken: string;
+  code: string;
+}
+
+export interface RecoveryCodes {
+  codes: string[];
+}
+
+export interface Session {
+  id: string;
+  /** The user agent in short ("Chrome 131 on Linux"); "Unknown device" without one. */
+  device: string;
+  userAgent: string;
+  ip: string;
+  createdAt: Date | undefined;
+  lastUsedAt: Date | undefined;
+  /** The session of the access token that asked. */
+  current: boolean;
+  amr: string[];
+}
+
+export interface SessionList {
+  sessions: Session[];
+}
+
+export interface EndSessionRequest {
+  accessToken: string;
+  sessionId: string;
+}
+
+export interface Ended {
+  ended: number;
+}
+
+/**
+ * An administrator's request about user_id (the caller is the call's actor; the gateway checked
+ * users.manage, identity checks the Administrator rule).
+ */
+export interface UserRequest {
+  userId: string;
+}
+
+export interface ResetFactorsRequest {
+  userId: string;
+  reason: string;
+}
+
+export interface AccountSecurity {
+  locked: boolean;
+  lockedUntil: Date | undefined;
+  failedAttempts: number;
+  mfa: MfaStatus | undefined;
 }
 
 export interface RefreshRequest {
@@ -64,8 +164,7 @@ export interface RevokeRequest {
   accessToken: string;
 }
 
-export interface RevokeResponse {
-}
+export interface RevokeResponse {}
 
 /** The verified claims of an access token. */
 export interface Claims {
@@ -100,8 +199,7 @@ export interface IntrospectResponse {
   claims: Claims | undefined;
 }
 
-export interface GetJwksRequest {
-}
+export interface GetJwksRequest {}
 
 /** One public JSON Web Key (RFC 7517); only the members the supported algorithms need. */
 export interface Jwk {
@@ -120,8 +218,7 @@ export interface GetJwksResponse {
   keys: Jwk[];
 }
 
-export interface ListRevokedTokensRequest {
-}
+export interface ListRevokedTokensRequest {}
 
 export interface RevokedToken {
   jti: string;
@@ -161,15 +258,17 @@ export interface ConfirmEmailVerificationRequest {
   token: string;
 }
 
-export interface Accepted {
-}
+export interface Accepted {}
 
 function createBaseUserSummary(): UserSummary {
   return { id: "", firstName: "", lastName: "", email: "", roles: [] };
 }
 
 export const UserSummary: MessageFns<UserSummary> = {
-  encode(message: UserSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: UserSummary,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -189,7 +288,8 @@ export const UserSummary: MessageFns<UserSummary> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): UserSummary {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -268,11 +368,20 @@ export const UserSummary: MessageFns<UserSummary> = {
 };
 
 function createBaseTokenPair(): TokenPair {
-  return { accessToken: "", refreshToken: "", tokenType: "", expiresIn: 0, refreshExpiresIn: 0 };
+  return {
+    accessToken: "",
+    refreshToken: "",
+    tokenType: "",
+    expiresIn: 0,
+    refreshExpiresIn: 0,
+  };
 }
 
 export const TokenPair: MessageFns<TokenPair> = {
-  encode(message: TokenPair, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: TokenPair,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.accessToken !== "") {
       writer.uint32(10).string(message.accessToken);
     }
@@ -292,7 +401,8 @@ export const TokenPair: MessageFns<TokenPair> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): TokenPair {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -375,7 +485,10 @@ function createBaseLoginRequest(): LoginRequest {
 }
 
 export const LoginRequest: MessageFns<LoginRequest> = {
-  encode(message: LoginRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: LoginRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.email !== "") {
       writer.uint32(10).string(message.email);
     }
@@ -386,7 +499,8 @@ export const LoginRequest: MessageFns<LoginRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): LoginRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -438,22 +552,29 @@ export const LoginRequest: MessageFns<LoginRequest> = {
 };
 
 function createBaseLoginResponse(): LoginResponse {
-  return { tokens: undefined, user: undefined };
+  return { tokens: undefined, user: undefined, mfa: undefined };
 }
 
 export const LoginResponse: MessageFns<LoginResponse> = {
-  encode(message: LoginResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: LoginResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.tokens !== undefined) {
       TokenPair.encode(message.tokens, writer.uint32(10).fork()).join();
     }
     if (message.user !== undefined) {
       UserSummary.encode(message.user, writer.uint32(18).fork()).join();
     }
+    if (message.mfa !== undefined) {
+      MfaChallenge.encode(message.mfa, writer.uint32(26).fork()).join();
+    }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): LoginResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -481,6 +602,14 @@ export const LoginResponse: MessageFns<LoginResponse> = {
             message.user = UserSummary.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.mfa = MfaChallenge.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -498,12 +627,1204 @@ export const LoginResponse: MessageFns<LoginResponse> = {
   },
   fromPartial(object: DeepPartial<LoginResponse>): LoginResponse {
     const message = createBaseLoginResponse();
-    message.tokens = (object.tokens !== undefined && object.tokens !== null)
-      ? TokenPair.fromPartial(object.tokens)
-      : undefined;
-    message.user = (object.user !== undefined && object.user !== null)
-      ? UserSummary.fromPartial(object.user)
-      : undefined;
+    message.tokens =
+      object.tokens !== undefined && object.tokens !== null
+        ? TokenPair.fromPartial(object.tokens)
+        : undefined;
+    message.user =
+      object.user !== undefined && object.user !== null
+        ? UserSummary.fromPartial(object.user)
+        : undefined;
+    message.mfa =
+      object.mfa !== undefined && object.mfa !== null
+        ? MfaChallenge.fromPartial(object.mfa)
+        : undefined;
+    return message;
+  },
+};
+
+function createBaseMfaChallenge(): MfaChallenge {
+  return { mfaToken: "", methods: [], enrolmentRequired: false, expiresIn: 0 };
+}
+
+export const MfaChallenge: MessageFns<MfaChallenge> = {
+  encode(
+    message: MfaChallenge,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.mfaToken !== "") {
+      writer.uint32(10).string(message.mfaToken);
+    }
+    for (const v of message.methods) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.enrolmentRequired !== false) {
+      writer.uint32(24).bool(message.enrolmentRequired);
+    }
+    if (message.expiresIn !== 0) {
+      writer.uint32(32).int32(message.expiresIn);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MfaChallenge {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMfaChallenge();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mfaToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.methods.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.enrolmentRequired = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expiresIn = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<MfaChallenge>): MfaChallenge {
+    return MfaChallenge.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MfaChallenge>): MfaChallenge {
+    const message = createBaseMfaChallenge();
+    message.mfaToken = object.mfaToken ?? "";
+    message.methods = object.methods?.map((e) => e) || [];
+    message.enrolmentRequired = object.enrolmentRequired ?? false;
+    message.expiresIn = object.expiresIn ?? 0;
+    return message;
+  },
+};
+
+function createBaseCompleteMfaRequest(): CompleteMfaRequest {
+  return { mfaToken: "", code: "", recoveryCode: "" };
+}
+
+export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
+  encode(
+    message: CompleteMfaRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.mfaToken !== "") {
+      writer.uint32(10).string(message.mfaToken);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.recoveryCode !== "") {
+      writer.uint32(26).string(message.recoveryCode);
+    }
+    return writer;
+  },
+
+  decode(
+    input: BinaryReader | Uint8Array,
+    length?: number,
+  ): CompleteMfaRequest {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteMfaRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mfaToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.recoveryCode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CompleteMfaRequest>): CompleteMfaRequest {
+    return CompleteMfaRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CompleteMfaRequest>): CompleteMfaRequest {
+    const message = createBaseCompleteMfaRequest();
+    message.mfaToken = object.mfaToken ?? "";
+    message.code = object.code ?? "";
+    message.recoveryCode = object.recoveryCode ?? "";
+    return message;
+  },
+};
+
+function createBaseEnrolWithMfaTokenRequest(): EnrolWithMfaTokenRequest {
+  return { mfaToken: "" };
+}
+
+export const EnrolWithMfaTokenRequest: MessageFns<EnrolWithMfaTokenRequest> = {
+  encode(
+    message: EnrolWithMfaTokenRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.mfaToken !== "") {
+      writer.uint32(10).string(message.mfaToken);
+    }
+    return writer;
+  },
+
+  decode(
+    input: BinaryReader | Uint8Array,
+    length?: number,
+  ): EnrolWithMfaTokenRequest {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnrolWithMfaTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mfaToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(
+    base?: DeepPartial<EnrolWithMfaTokenRequest>,
+  ): EnrolWithMfaTokenRequest {
+    return EnrolWithMfaTokenRequest.fromPartial(base ?? {});
+  },
+  fromPartial(
+    object: DeepPartial<EnrolWithMfaTokenRequest>,
+  ): EnrolWithMfaTokenRequest {
+    const message = createBaseEnrolWithMfaTokenRequest();
+    message.mfaToken = object.mfaToken ?? "";
+    return message;
+  },
+};
+
+function createBaseMeRequest(): MeRequest {
+  return { accessToken: "" };
+}
+
+export const MeRequest: MessageFns<MeRequest> = {
+  encode(
+    message: MeRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MeRequest {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<MeRequest>): MeRequest {
+    return MeRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MeRequest>): MeRequest {
+    const message = createBaseMeRequest();
+    message.accessToken = object.accessToken ?? "";
+    return message;
+  },
+};
+
+function createBaseMfaStatus(): MfaStatus {
+  return { totp: false, passkeys: 0, recoveryCodesLeft: 0 };
+}
+
+export const MfaStatus: MessageFns<MfaStatus> = {
+  encode(
+    message: MfaStatus,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.totp !== false) {
+      writer.uint32(8).bool(message.totp);
+    }
+    if (message.passkeys !== 0) {
+      writer.uint32(16).int32(message.passkeys);
+    }
+    if (message.recoveryCodesLeft !== 0) {
+      writer.uint32(24).int32(message.recoveryCodesLeft);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MfaStatus {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMfaStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.totp = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.passkeys = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.recoveryCodesLeft = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<MfaStatus>): MfaStatus {
+    return MfaStatus.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MfaStatus>): MfaStatus {
+    const message = createBaseMfaStatus();
+    message.totp = object.totp ?? false;
+    message.passkeys = object.passkeys ?? 0;
+    message.recoveryCodesLeft = object.recoveryCodesLeft ?? 0;
+    return message;
+  },
+};
+
+function createBaseTotpEnrolment(): TotpEnrolment {
+  return { secret: "", otpauthUri: "" };
+}
+
+export const TotpEnrolment: MessageFns<TotpEnrolment> = {
+  encode(
+    message: TotpEnrolment,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.secret !== "") {
+      writer.uint32(10).string(message.secret);
+    }
+    if (message.otpauthUri !== "") {
+      writer.uint32(18).string(message.otpauthUri);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TotpEnrolment {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTotpEnrolment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.otpauthUri = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<TotpEnrolment>): TotpEnrolment {
+    return TotpEnrolment.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<TotpEnrolment>): TotpEnrolment {
+    const message = createBaseTotpEnrolment();
+    message.secret = object.secret ?? "";
+    message.otpauthUri = object.otpauthUri ?? "";
+    return message;
+  },
+};
+
+function createBaseActivateTotpRequest(): ActivateTotpRequest {
+  return { accessToken: "", code: "" };
+}
+
+export const ActivateTotpRequest: MessageFns<ActivateTotpRequest> = {
+  encode(
+    message: ActivateTotpRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    return writer;
+  },
+
+  decode(
+    input: BinaryReader | Uint8Array,
+    length?: number,
+  ): ActivateTotpRequest {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseActivateTotpRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ActivateTotpRequest>): ActivateTotpRequest {
+    return ActivateTotpRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ActivateTotpRequest>): ActivateTotpRequest {
+    const message = createBaseActivateTotpRequest();
+    message.accessToken = object.accessToken ?? "";
+    message.code = object.code ?? "";
+    return message;
+  },
+};
+
+function createBaseRecoveryCodes(): RecoveryCodes {
+  return { codes: [] };
+}
+
+export const RecoveryCodes: MessageFns<RecoveryCodes> = {
+  encode(
+    message: RecoveryCodes,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.codes) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecoveryCodes {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecoveryCodes();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.codes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RecoveryCodes>): RecoveryCodes {
+    return RecoveryCodes.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RecoveryCodes>): RecoveryCodes {
+    const message = createBaseRecoveryCodes();
+    message.codes = object.codes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSession(): Session {
+  return {
+    id: "",
+    device: "",
+    userAgent: "",
+    ip: "",
+    createdAt: undefined,
+    lastUsedAt: undefined,
+    current: false,
+    amr: [],
+  };
+}
+
+export const Session: MessageFns<Session> = {
+  encode(
+    message: Session,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.device !== "") {
+      writer.uint32(18).string(message.device);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(26).string(message.userAgent);
+    }
+    if (message.ip !== "") {
+      writer.uint32(34).string(message.ip);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(
+        toTimestamp(message.createdAt),
+        writer.uint32(42).fork(),
+      ).join();
+    }
+    if (message.lastUsedAt !== undefined) {
+      Timestamp.encode(
+        toTimestamp(message.lastUsedAt),
+        writer.uint32(50).fork(),
+      ).join();
+    }
+    if (message.current !== false) {
+      writer.uint32(56).bool(message.current);
+    }
+    for (const v of message.amr) {
+      writer.uint32(66).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Session {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSession();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.device = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.ip = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(
+              Timestamp.decode(reader, reader.uint32()),
+            );
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.lastUsedAt = fromTimestamp(
+              Timestamp.decode(reader, reader.uint32()),
+            );
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.current = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.amr.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<Session>): Session {
+    return Session.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Session>): Session {
+    const message = createBaseSession();
+    message.id = object.id ?? "";
+    message.device = object.device ?? "";
+    message.userAgent = object.userAgent ?? "";
+    message.ip = object.ip ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.lastUsedAt = object.lastUsedAt ?? undefined;
+    message.current = object.current ?? false;
+    message.amr = object.amr?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSessionList(): SessionList {
+  return { sessions: [] };
+}
+
+export const SessionList: MessageFns<SessionList> = {
+  encode(
+    message: SessionList,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    for (const v of message.sessions) {
+      Session.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionList {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessions.push(Session.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SessionList>): SessionList {
+    return SessionList.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SessionList>): SessionList {
+    const message = createBaseSessionList();
+    message.sessions =
+      object.sessions?.map((e) => Session.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseEndSessionRequest(): EndSessionRequest {
+  return { accessToken: "", sessionId: "" };
+}
+
+export const EndSessionRequest: MessageFns<EndSessionRequest> = {
+  encode(
+    message: EndSessionRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndSessionRequest {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<EndSessionRequest>): EndSessionRequest {
+    return EndSessionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EndSessionRequest>): EndSessionRequest {
+    const message = createBaseEndSessionRequest();
+    message.accessToken = object.accessToken ?? "";
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseEnded(): Ended {
+  return { ended: 0 };
+}
+
+export const Ended: MessageFns<Ended> = {
+  encode(
+    message: Ended,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.ended !== 0) {
+      writer.uint32(8).int32(message.ended);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Ended {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.ended = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<Ended>): Ended {
+    return Ended.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Ended>): Ended {
+    const message = createBaseEnded();
+    message.ended = object.ended ?? 0;
+    return message;
+  },
+};
+
+function createBaseUserRequest(): UserRequest {
+  return { userId: "" };
+}
+
+export const UserRequest: MessageFns<UserRequest> = {
+  encode(
+    message: UserRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserRequest {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UserRequest>): UserRequest {
+    return UserRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserRequest>): UserRequest {
+    const message = createBaseUserRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseResetFactorsRequest(): ResetFactorsRequest {
+  return { userId: "", reason: "" };
+}
+
+export const ResetFactorsRequest: MessageFns<ResetFactorsRequest> = {
+  encode(
+    message: ResetFactorsRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(
+    input: BinaryReader | Uint8Array,
+    length?: number,
+  ): ResetFactorsRequest {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetFactorsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResetFactorsRequest>): ResetFactorsRequest {
+    return ResetFactorsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResetFactorsRequest>): ResetFactorsRequest {
+    const message = createBaseResetFactorsRequest();
+    message.userId = object.userId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseAccountSecurity(): AccountSecurity {
+  return {
+    locked: false,
+    lockedUntil: undefined,
+    failedAttempts: 0,
+    mfa: undefined,
+  };
+}
+
+export const AccountSecurity: MessageFns<AccountSecurity> = {
+  encode(
+    message: AccountSecurity,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.locked !== false) {
+      writer.uint32(8).bool(message.locked);
+    }
+    if (message.lockedUntil !== undefined) {
+      Timestamp.encode(
+        toTimestamp(message.lockedUntil),
+        writer.uint32(18).fork(),
+      ).join();
+    }
+    if (message.failedAttempts !== 0) {
+      writer.uint32(24).int32(message.failedAttempts);
+    }
+    if (message.mfa !== undefined) {
+      MfaStatus.encode(message.mfa, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountSecurity {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountSecurity();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.locked = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lockedUntil = fromTimestamp(
+              Timestamp.decode(reader, reader.uint32()),
+            );
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.failedAttempts = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.mfa = MfaStatus.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<AccountSecurity>): AccountSecurity {
+    return AccountSecurity.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AccountSecurity>): AccountSecurity {
+    const message = createBaseAccountSecurity();
+    message.locked = object.locked ?? false;
+    message.lockedUntil = object.lockedUntil ?? undefined;
+    message.failedAttempts = object.failedAttempts ?? 0;
+    message.mfa =
+      object.mfa !== undefined && object.mfa !== null
+        ? MfaStatus.fromPartial(object.mfa)
+        : undefined;
     return message;
   },
 };
@@ -513,7 +1834,10 @@ function createBaseRefreshRequest(): RefreshRequest {
 }
 
 export const RefreshRequest: MessageFns<RefreshRequest> = {
-  encode(message: RefreshRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: RefreshRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.refreshToken !== "") {
       writer.uint32(10).string(message.refreshToken);
     }
@@ -521,7 +1845,8 @@ export const RefreshRequest: MessageFns<RefreshRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RefreshRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -568,7 +1893,10 @@ function createBaseRevokeRequest(): RevokeRequest {
 }
 
 export const RevokeRequest: MessageFns<RevokeRequest> = {
-  encode(message: RevokeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: RevokeRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.accessToken !== "") {
       writer.uint32(10).string(message.accessToken);
     }
@@ -576,7 +1904,8 @@ export const RevokeRequest: MessageFns<RevokeRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RevokeRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -623,12 +1952,16 @@ function createBaseRevokeResponse(): RevokeResponse {
 }
 
 export const RevokeResponse: MessageFns<RevokeResponse> = {
-  encode(_: RevokeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    _: RevokeResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RevokeResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -662,11 +1995,25 @@ export const RevokeResponse: MessageFns<RevokeResponse> = {
 };
 
 function createBaseClaims(): Claims {
-  return { sub: "", jti: "", iss: "", aud: [], iat: 0, nbf: 0, exp: 0, email: "", roles: [], permissions: [] };
+  return {
+    sub: "",
+    jti: "",
+    iss: "",
+    aud: [],
+    iat: 0,
+    nbf: 0,
+    exp: 0,
+    email: "",
+    roles: [],
+    permissions: [],
+  };
 }
 
 export const Claims: MessageFns<Claims> = {
-  encode(message: Claims, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: Claims,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.sub !== "") {
       writer.uint32(10).string(message.sub);
     }
@@ -701,7 +2048,8 @@ export const Claims: MessageFns<Claims> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Claims {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -829,15 +2177,22 @@ function createBaseValidateTokenRequest(): ValidateTokenRequest {
 }
 
 export const ValidateTokenRequest: MessageFns<ValidateTokenRequest> = {
-  encode(message: ValidateTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: ValidateTokenRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.accessToken !== "") {
       writer.uint32(10).string(message.accessToken);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ValidateTokenRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(
+    input: BinaryReader | Uint8Array,
+    length?: number,
+  ): ValidateTokenRequest {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -884,15 +2239,22 @@ function createBaseValidateTokenResponse(): ValidateTokenResponse {
 }
 
 export const ValidateTokenResponse: MessageFns<ValidateTokenResponse> = {
-  encode(message: ValidateTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: ValidateTokenResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.claims !== undefined) {
       Claims.encode(message.claims, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ValidateTokenResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(
+    input: BinaryReader | Uint8Array,
+    length?: number,
+  ): ValidateTokenResponse {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -927,11 +2289,14 @@ export const ValidateTokenResponse: MessageFns<ValidateTokenResponse> = {
   create(base?: DeepPartial<ValidateTokenResponse>): ValidateTokenResponse {
     return ValidateTokenResponse.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<ValidateTokenResponse>): ValidateTokenResponse {
+  fromPartial(
+    object: DeepPartial<ValidateTokenResponse>,
+  ): ValidateTokenResponse {
     const message = createBaseValidateTokenResponse();
-    message.claims = (object.claims !== undefined && object.claims !== null)
-      ? Claims.fromPartial(object.claims)
-      : undefined;
+    message.claims =
+      object.claims !== undefined && object.claims !== null
+        ? Claims.fromPartial(object.claims)
+        : undefined;
     return message;
   },
 };
@@ -941,7 +2306,10 @@ function createBaseIntrospectRequest(): IntrospectRequest {
 }
 
 export const IntrospectRequest: MessageFns<IntrospectRequest> = {
-  encode(message: IntrospectRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: IntrospectRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.token !== "") {
       writer.uint32(10).string(message.token);
     }
@@ -949,7 +2317,8 @@ export const IntrospectRequest: MessageFns<IntrospectRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): IntrospectRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -996,7 +2365,10 @@ function createBaseIntrospectResponse(): IntrospectResponse {
 }
 
 export const IntrospectResponse: MessageFns<IntrospectResponse> = {
-  encode(message: IntrospectResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: IntrospectResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.active !== false) {
       writer.uint32(8).bool(message.active);
     }
@@ -1006,8 +2378,12 @@ export const IntrospectResponse: MessageFns<IntrospectResponse> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): IntrospectResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(
+    input: BinaryReader | Uint8Array,
+    length?: number,
+  ): IntrospectResponse {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1053,9 +2429,10 @@ export const IntrospectResponse: MessageFns<IntrospectResponse> = {
   fromPartial(object: DeepPartial<IntrospectResponse>): IntrospectResponse {
     const message = createBaseIntrospectResponse();
     message.active = object.active ?? false;
-    message.claims = (object.claims !== undefined && object.claims !== null)
-      ? Claims.fromPartial(object.claims)
-      : undefined;
+    message.claims =
+      object.claims !== undefined && object.claims !== null
+        ? Claims.fromPartial(object.claims)
+        : undefined;
     return message;
   },
 };
@@ -1065,12 +2442,16 @@ function createBaseGetJwksRequest(): GetJwksRequest {
 }
 
 export const GetJwksRequest: MessageFns<GetJwksRequest> = {
-  encode(_: GetJwksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    _: GetJwksRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): GetJwksRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1104,11 +2485,24 @@ export const GetJwksRequest: MessageFns<GetJwksRequest> = {
 };
 
 function createBaseJwk(): Jwk {
-  return { kid: "", kty: "", alg: "", use: "", crv: "", x: "", y: "", n: "", e: "" };
+  return {
+    kid: "",
+    kty: "",
+    alg: "",
+    use: "",
+    crv: "",
+    x: "",
+    y: "",
+    n: "",
+    e: "",
+  };
 }
 
 export const Jwk: MessageFns<Jwk> = {
-  encode(message: Jwk, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: Jwk,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.kid !== "") {
       writer.uint32(10).string(message.kid);
     }
@@ -1140,7 +2534,8 @@ export const Jwk: MessageFns<Jwk> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Jwk {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1259,7 +2654,10 @@ function createBaseGetJwksResponse(): GetJwksResponse {
 }
 
 export const GetJwksResponse: MessageFns<GetJwksResponse> = {
-  encode(message: GetJwksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: GetJwksResponse,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     for (const v of message.keys) {
       Jwk.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -1267,7 +2665,8 @@ export const GetJwksResponse: MessageFns<GetJwksResponse> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): GetJwksResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1314,12 +2713,19 @@ function createBaseListRevokedTokensRequest(): ListRevokedTokensRequest {
 }
 
 export const ListRevokedTokensRequest: MessageFns<ListRevokedTokensRequest> = {
-  encode(_: ListRevokedTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    _: ListRevokedTokensRequest,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ListRevokedTokensRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(
+    input: BinaryReader | Uint8Array,
+    length?: number,
+  ): ListRevokedTokensRequest {
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1343,10 +2749,14 @@ export const ListRevokedTokensRequest: MessageFns<ListRevokedTokensRequest> = {
     }
   },
 
-  create(base?: DeepPartial<ListRevokedTokensRequest>): ListRevokedTokensRequest {
+  create(
+    base?: DeepPartial<ListRevokedTokensRequest>,
+  ): ListRevokedTokensRequest {
     return ListRevokedTokensRequest.fromPartial(base ?? {});
   },
-  fromPartial(_: DeepPartial<ListRevokedTokensRequest>): ListRevokedTokensRequest {
+  fromPartial(
+    _: DeepPartial<ListRevokedTokensRequest>,
+  ): ListRevokedTokensRequest {
     const message = createBaseListRevokedTokensRequest();
     return message;
   },
@@ -1357,18 +2767,25 @@ function createBaseRevokedToken(): RevokedToken {
 }
 
 export const RevokedToken: MessageFns<RevokedToken> = {
-  encode(message: RevokedToken, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: RevokedToken,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.jti !== "") {
       writer.uint32(10).string(message.jti);
     }
     if (message.expiresAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+      Timestamp.encode(
+        toTimestamp(message.expiresAt),
+        writer.uint32(18).fork(),
+      ).join();
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RevokedToken {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1393,7 +2810,9 @@ export const RevokedToken: MessageFns<RevokedToken> = {
               break;
             }
 
-            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.expiresAt = fromTimestamp(
+              Timestamp.decode(reader, reader.uint32()),
+            );
             continue;
           }
         }
@@ -1424,21 +2843,31 @@ function createBaseRevokedSubject(): RevokedSubject {
 }
 
 export const RevokedSubject: MessageFns<RevokedSubject> = {
-  encode(message: RevokedSubject, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(
+    message: RevokedSubject,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
     if (message.notBefore !== undefined) {
-      Timestamp.encode(toTimestamp(message.notBefore), writer.uint32(18).fork()).join();
+      Timestamp.encode(
+        toTimestamp(message.notBefore),
+        writer.uint32(18).fork(),
+      ).join();
     }
     if (message.expiresAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(26).fork()).join();
+      Timestamp.encode(
+        toTimestamp(message.expiresAt),
+        writer.uint32(26).fork(),
+      ).join();
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RevokedSubject {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1463,7 +2892,9 @@ export const RevokedSubject: MessageFns<RevokedSubject> = {
               break;
             }
 
-            message.notBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.notBefore = fromTimestamp(
+              Timestamp.decode(reader, reader.uint32()),
+            );
             continue;
           }
           case 3: {
@@ -1471,7 +2902,9 @@ export const RevokedSubject: MessageFns<RevokedSubject> = {
               break;
             }
 
-            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.expiresAt = fromTimestamp(
+              Timestamp.decode(reader, reader.uint32()),
+            );
             continue;
           }
         }
@@ -1502,300 +2935,364 @@ function createBaseListRevokedTokensResponse(): ListRevokedTokensResponse {
   return { tokens: [], subjects: [] };
 }
 
-export const ListRevokedTokensResponse: MessageFns<ListRevokedTokensResponse> = {
-  encode(message: ListRevokedTokensResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.tokens) {
-      RevokedToken.encode(v!, writer.uint32(10).fork()).join();
-    }
-    for (const v of message.subjects) {
-      RevokedSubject.encode(v!, writer.uint32(18).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListRevokedTokensResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListRevokedTokensResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.tokens.push(RevokedToken.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.subjects.push(RevokedSubject.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
+export const ListRevokedTokensResponse: MessageFns<ListRevokedTokensResponse> =
+  {
+    encode(
+      message: ListRevokedTokensResponse,
+      writer: BinaryWriter = new BinaryWriter(),
+    ): BinaryWriter {
+      for (const v of message.tokens) {
+        RevokedToken.encode(v!, writer.uint32(10).fork()).join();
       }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
+      for (const v of message.subjects) {
+        RevokedSubject.encode(v!, writer.uint32(18).fork()).join();
+      }
+      return writer;
+    },
 
-  create(base?: DeepPartial<ListRevokedTokensResponse>): ListRevokedTokensResponse {
-    return ListRevokedTokensResponse.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ListRevokedTokensResponse>): ListRevokedTokensResponse {
-    const message = createBaseListRevokedTokensResponse();
-    message.tokens = object.tokens?.map((e) => RevokedToken.fromPartial(e)) || [];
-    message.subjects = object.subjects?.map((e) => RevokedSubject.fromPartial(e)) || [];
-    return message;
-  },
-};
+    decode(
+      input: BinaryReader | Uint8Array,
+      length?: number,
+    ): ListRevokedTokensResponse {
+      const reader =
+        input instanceof BinaryReader ? input : new BinaryReader(input);
+      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+      if (previousRecursionDepth >= 100) {
+        throw new globalThis.Error("protobuf decode recursion limit exceeded");
+      }
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+      try {
+        const end = length === undefined ? reader.len : reader.pos + length;
+        const message = createBaseListRevokedTokensResponse();
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          switch (tag >>> 3) {
+            case 1: {
+              if (tag !== 10) {
+                break;
+              }
+
+              message.tokens.push(RevokedToken.decode(reader, reader.uint32()));
+              continue;
+            }
+            case 2: {
+              if (tag !== 18) {
+                break;
+              }
+
+              message.subjects.push(
+                RevokedSubject.decode(reader, reader.uint32()),
+              );
+              continue;
+            }
+          }
+          if ((tag & 7) === 4 || tag === 0) {
+            break;
+          }
+          reader.skip(tag & 7);
+        }
+        return message;
+      } finally {
+        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      }
+    },
+
+    create(
+      base?: DeepPartial<ListRevokedTokensResponse>,
+    ): ListRevokedTokensResponse {
+      return ListRevokedTokensResponse.fromPartial(base ?? {});
+    },
+    fromPartial(
+      object: DeepPartial<ListRevokedTokensResponse>,
+    ): ListRevokedTokensResponse {
+      const message = createBaseListRevokedTokensResponse();
+      message.tokens =
+        object.tokens?.map((e) => RevokedToken.fromPartial(e)) || [];
+      message.subjects =
+        object.subjects?.map((e) => RevokedSubject.fromPartial(e)) || [];
+      return message;
+    },
+  };
 
 function createBaseRequestPasswordResetRequest(): RequestPasswordResetRequest {
   return { email: "" };
 }
 
-export const RequestPasswordResetRequest: MessageFns<RequestPasswordResetRequest> = {
-  encode(message: RequestPasswordResetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.email !== "") {
-      writer.uint32(10).string(message.email);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RequestPasswordResetRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRequestPasswordResetRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.email = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
+export const RequestPasswordResetRequest: MessageFns<RequestPasswordResetRequest> =
+  {
+    encode(
+      message: RequestPasswordResetRequest,
+      writer: BinaryWriter = new BinaryWriter(),
+    ): BinaryWriter {
+      if (message.email !== "") {
+        writer.uint32(10).string(message.email);
       }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
+      return writer;
+    },
 
-  create(base?: DeepPartial<RequestPasswordResetRequest>): RequestPasswordResetRequest {
-    return RequestPasswordResetRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RequestPasswordResetRequest>): RequestPasswordResetRequest {
-    const message = createBaseRequestPasswordResetRequest();
-    message.email = object.email ?? "";
-    return message;
-  },
-};
+    decode(
+      input: BinaryReader | Uint8Array,
+      length?: number,
+    ): RequestPasswordResetRequest {
+      const reader =
+        input instanceof BinaryReader ? input : new BinaryReader(input);
+      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+      if (previousRecursionDepth >= 100) {
+        throw new globalThis.Error("protobuf decode recursion limit exceeded");
+      }
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+      try {
+        const end = length === undefined ? reader.len : reader.pos + length;
+        const message = createBaseRequestPasswordResetRequest();
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          switch (tag >>> 3) {
+            case 1: {
+              if (tag !== 10) {
+                break;
+              }
+
+              message.email = reader.string();
+              continue;
+            }
+          }
+          if ((tag & 7) === 4 || tag === 0) {
+            break;
+          }
+          reader.skip(tag & 7);
+        }
+        return message;
+      } finally {
+        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      }
+    },
+
+    create(
+      base?: DeepPartial<RequestPasswordResetRequest>,
+    ): RequestPasswordResetRequest {
+      return RequestPasswordResetRequest.fromPartial(base ?? {});
+    },
+    fromPartial(
+      object: DeepPartial<RequestPasswordResetRequest>,
+    ): RequestPasswordResetRequest {
+      const message = createBaseRequestPasswordResetRequest();
+      message.email = object.email ?? "";
+      return message;
+    },
+  };
 
 function createBaseConfirmPasswordResetRequest(): ConfirmPasswordResetRequest {
   return { token: "", newPassword: "" };
 }
 
-export const ConfirmPasswordResetRequest: MessageFns<ConfirmPasswordResetRequest> = {
-  encode(message: ConfirmPasswordResetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.token !== "") {
-      writer.uint32(10).string(message.token);
-    }
-    if (message.newPassword !== "") {
-      writer.uint32(18).string(message.newPassword);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmPasswordResetRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmPasswordResetRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.token = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.newPassword = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
+export const ConfirmPasswordResetRequest: MessageFns<ConfirmPasswordResetRequest> =
+  {
+    encode(
+      message: ConfirmPasswordResetRequest,
+      writer: BinaryWriter = new BinaryWriter(),
+    ): BinaryWriter {
+      if (message.token !== "") {
+        writer.uint32(10).string(message.token);
       }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
+      if (message.newPassword !== "") {
+        writer.uint32(18).string(message.newPassword);
+      }
+      return writer;
+    },
 
-  create(base?: DeepPartial<ConfirmPasswordResetRequest>): ConfirmPasswordResetRequest {
-    return ConfirmPasswordResetRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmPasswordResetRequest>): ConfirmPasswordResetRequest {
-    const message = createBaseConfirmPasswordResetRequest();
-    message.token = object.token ?? "";
-    message.newPassword = object.newPassword ?? "";
-    return message;
-  },
-};
+    decode(
+      input: BinaryReader | Uint8Array,
+      length?: number,
+    ): ConfirmPasswordResetRequest {
+      const reader =
+        input instanceof BinaryReader ? input : new BinaryReader(input);
+      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+      if (previousRecursionDepth >= 100) {
+        throw new globalThis.Error("protobuf decode recursion limit exceeded");
+      }
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+      try {
+        const end = length === undefined ? reader.len : reader.pos + length;
+        const message = createBaseConfirmPasswordResetRequest();
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          switch (tag >>> 3) {
+            case 1: {
+              if (tag !== 10) {
+                break;
+              }
+
+              message.token = reader.string();
+              continue;
+            }
+            case 2: {
+              if (tag !== 18) {
+                break;
+              }
+
+              message.newPassword = reader.string();
+              continue;
+            }
+          }
+          if ((tag & 7) === 4 || tag === 0) {
+            break;
+          }
+          reader.skip(tag & 7);
+        }
+        return message;
+      } finally {
+        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      }
+    },
+
+    create(
+      base?: DeepPartial<ConfirmPasswordResetRequest>,
+    ): ConfirmPasswordResetRequest {
+      return ConfirmPasswordResetRequest.fromPartial(base ?? {});
+    },
+    fromPartial(
+      object: DeepPartial<ConfirmPasswordResetRequest>,
+    ): ConfirmPasswordResetRequest {
+      const message = createBaseConfirmPasswordResetRequest();
+      message.token = object.token ?? "";
+      message.newPassword = object.newPassword ?? "";
+      return message;
+    },
+  };
 
 function createBaseRequestEmailVerificationRequest(): RequestEmailVerificationRequest {
   return { userId: "" };
 }
 
-export const RequestEmailVerificationRequest: MessageFns<RequestEmailVerificationRequest> = {
-  encode(message: RequestEmailVerificationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): RequestEmailVerificationRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRequestEmailVerificationRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
+export const RequestEmailVerificationRequest: MessageFns<RequestEmailVerificationRequest> =
+  {
+    encode(
+      message: RequestEmailVerificationRequest,
+      writer: BinaryWriter = new BinaryWriter(),
+    ): BinaryWriter {
+      if (message.userId !== "") {
+        writer.uint32(10).string(message.userId);
       }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
+      return writer;
+    },
 
-  create(base?: DeepPartial<RequestEmailVerificationRequest>): RequestEmailVerificationRequest {
-    return RequestEmailVerificationRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<RequestEmailVerificationRequest>): RequestEmailVerificationRequest {
-    const message = createBaseRequestEmailVerificationRequest();
-    message.userId = object.userId ?? "";
-    return message;
-  },
-};
+    decode(
+      input: BinaryReader | Uint8Array,
+      length?: number,
+    ): RequestEmailVerificationRequest {
+      const reader =
+        input instanceof BinaryReader ? input : new BinaryReader(input);
+      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+      if (previousRecursionDepth >= 100) {
+        throw new globalThis.Error("protobuf decode recursion limit exceeded");
+      }
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+      try {
+        const end = length === undefined ? reader.len : reader.pos + length;
+        const message = createBaseRequestEmailVerificationRequest();
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          switch (tag >>> 3) {
+            case 1: {
+              if (tag !== 10) {
+                break;
+              }
+
+              message.userId = reader.string();
+              continue;
+            }
+          }
+          if ((tag & 7) === 4 || tag === 0) {
+            break;
+          }
+          reader.skip(tag & 7);
+        }
+        return message;
+      } finally {
+        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      }
+    },
+
+    create(
+      base?: DeepPartial<RequestEmailVerificationRequest>,
+    ): RequestEmailVerificationRequest {
+      return RequestEmailVerificationRequest.fromPartial(base ?? {});
+    },
+    fromPartial(
+      object: DeepPartial<RequestEmailVerificationRequest>,
+    ): RequestEmailVerificationRequest {
+      const message = createBaseRequestEmailVerificationRequest();
+      message.userId = object.userId ?? "";
+      return message;
+    },
+  };
 
 function createBaseConfirmEmailVerificationRequest(): ConfirmEmailVerificationRequest {
   return { token: "" };
 }
 
-export const ConfirmEmailVerificationRequest: MessageFns<ConfirmEmailVerificationRequest> = {
-  encode(message: ConfirmEmailVerificationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.token !== "") {
-      writer.uint32(10).string(message.token);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmEmailVerificationRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseConfirmEmailVerificationRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.token = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
+export const ConfirmEmailVerificationRequest: MessageFns<ConfirmEmailVerificationRequest> =
+  {
+    encode(
+      message: ConfirmEmailVerificationRequest,
+      writer: BinaryWriter = new BinaryWriter(),
+    ): BinaryWriter {
+      if (message.token !== "") {
+        writer.uint32(10).string(message.token);
       }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
+      return writer;
+    },
 
-  create(base?: DeepPartial<ConfirmEmailVerificationRequest>): ConfirmEmailVerificationRequest {
-    return ConfirmEmailVerificationRequest.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<ConfirmEmailVerificationRequest>): ConfirmEmailVerificationRequest {
-    const message = createBaseConfirmEmailVerificationRequest();
-    message.token = object.token ?? "";
-    return message;
-  },
-};
+    decode(
+      input: BinaryReader | Uint8Array,
+      length?: number,
+    ): ConfirmEmailVerificationRequest {
+      const reader =
+        input instanceof BinaryReader ? input : new BinaryReader(input);
+      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+      if (previousRecursionDepth >= 100) {
+        throw new globalThis.Error("protobuf decode recursion limit exceeded");
+      }
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+      try {
+        const end = length === undefined ? reader.len : reader.pos + length;
+        const message = createBaseConfirmEmailVerificationRequest();
+        while (reader.pos < end) {
+          const tag = reader.uint32();
+          switch (tag >>> 3) {
+            case 1: {
+              if (tag !== 10) {
+                break;
+              }
+
+              message.token = reader.string();
+              continue;
+            }
+          }
+          if ((tag & 7) === 4 || tag === 0) {
+            break;
+          }
+          reader.skip(tag & 7);
+        }
+        return message;
+      } finally {
+        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      }
+    },
+
+    create(
+      base?: DeepPartial<ConfirmEmailVerificationRequest>,
+    ): ConfirmEmailVerificationRequest {
+      return ConfirmEmailVerificationRequest.fromPartial(base ?? {});
+    },
+    fromPartial(
+      object: DeepPartial<ConfirmEmailVerificationRequest>,
+    ): ConfirmEmailVerificationRequest {
+      const message = createBaseConfirmEmailVerificationRequest();
+      message.token = object.token ?? "";
+      return message;
+    },
+  };
 
 function createBaseAccepted(): Accepted {
   return {};
@@ -1807,7 +3304,8 @@ export const Accepted: MessageFns<Accepted> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Accepted {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader =
+      input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1846,56 +3344,78 @@ export const IdentityServiceService = {
     path: "/identity.v1.IdentityService/Login" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: LoginRequest): Buffer => Buffer.from(LoginRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): LoginRequest => LoginRequest.decode(value),
-    responseSerialize: (value: LoginResponse): Buffer => Buffer.from(LoginResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): LoginResponse => LoginResponse.decode(value),
+    requestSerialize: (value: LoginRequest): Buffer =>
+      Buffer.from(LoginRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): LoginRequest =>
+      LoginRequest.decode(value),
+    responseSerialize: (value: LoginResponse): Buffer =>
+      Buffer.from(LoginResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LoginResponse =>
+      LoginResponse.decode(value),
   },
   refresh: {
     path: "/identity.v1.IdentityService/Refresh" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RefreshRequest): Buffer => Buffer.from(RefreshRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RefreshRequest => RefreshRequest.decode(value),
-    responseSerialize: (value: TokenPair): Buffer => Buffer.from(TokenPair.encode(value).finish()),
+    requestSerialize: (value: RefreshRequest): Buffer =>
+      Buffer.from(RefreshRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RefreshRequest =>
+      RefreshRequest.decode(value),
+    responseSerialize: (value: TokenPair): Buffer =>
+      Buffer.from(TokenPair.encode(value).finish()),
     responseDeserialize: (value: Buffer): TokenPair => TokenPair.decode(value),
   },
   revoke: {
     path: "/identity.v1.IdentityService/Revoke" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RevokeRequest): Buffer => Buffer.from(RevokeRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RevokeRequest => RevokeRequest.decode(value),
-    responseSerialize: (value: RevokeResponse): Buffer => Buffer.from(RevokeResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RevokeResponse => RevokeResponse.decode(value),
+    requestSerialize: (value: RevokeRequest): Buffer =>
+      Buffer.from(RevokeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeRequest =>
+      RevokeRequest.decode(value),
+    responseSerialize: (value: RevokeResponse): Buffer =>
+      Buffer.from(RevokeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeResponse =>
+      RevokeResponse.decode(value),
   },
   validateToken: {
     path: "/identity.v1.IdentityService/ValidateToken" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ValidateTokenRequest): Buffer => Buffer.from(ValidateTokenRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ValidateTokenRequest => ValidateTokenRequest.decode(value),
+    requestSerialize: (value: ValidateTokenRequest): Buffer =>
+      Buffer.from(ValidateTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ValidateTokenRequest =>
+      ValidateTokenRequest.decode(value),
     responseSerialize: (value: ValidateTokenResponse): Buffer =>
       Buffer.from(ValidateTokenResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ValidateTokenResponse => ValidateTokenResponse.decode(value),
+    responseDeserialize: (value: Buffer): ValidateTokenResponse =>
+      ValidateTokenResponse.decode(value),
   },
   introspect: {
     path: "/identity.v1.IdentityService/Introspect" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: IntrospectRequest): Buffer => Buffer.from(IntrospectRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): IntrospectRequest => IntrospectRequest.decode(value),
-    responseSerialize: (value: IntrospectResponse): Buffer => Buffer.from(IntrospectResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): IntrospectResponse => IntrospectResponse.decode(value),
+    requestSerialize: (value: IntrospectRequest): Buffer =>
+      Buffer.from(IntrospectRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): IntrospectRequest =>
+      IntrospectRequest.decode(value),
+    responseSerialize: (value: IntrospectResponse): Buffer =>
+      Buffer.from(IntrospectResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IntrospectResponse =>
+      IntrospectResponse.decode(value),
   },
   getJwks: {
     path: "/identity.v1.IdentityService/GetJwks" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetJwksRequest): Buffer => Buffer.from(GetJwksRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): GetJwksRequest => GetJwksRequest.decode(value),
-    responseSerialize: (value: GetJwksResponse): Buffer => Buffer.from(GetJwksResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): GetJwksResponse => GetJwksResponse.decode(value),
+    requestSerialize: (value: GetJwksRequest): Buffer =>
+      Buffer.from(GetJwksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetJwksRequest =>
+      GetJwksRequest.decode(value),
+    responseSerialize: (value: GetJwksResponse): Buffer =>
+      Buffer.from(GetJwksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetJwksResponse =>
+      GetJwksResponse.decode(value),
   },
   listRevokedTokens: {
     path: "/identity.v1.IdentityService/ListRevokedTokens" as const,
@@ -1903,10 +3423,12 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: ListRevokedTokensRequest): Buffer =>
       Buffer.from(ListRevokedTokensRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListRevokedTokensRequest => ListRevokedTokensRequest.decode(value),
+    requestDeserialize: (value: Buffer): ListRevokedTokensRequest =>
+      ListRevokedTokensRequest.decode(value),
     responseSerialize: (value: ListRevokedTokensResponse): Buffer =>
       Buffer.from(ListRevokedTokensResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListRevokedTokensResponse => ListRevokedTokensResponse.decode(value),
+    responseDeserialize: (value: Buffer): ListRevokedTokensResponse =>
+      ListRevokedTokensResponse.decode(value),
   },
   /** Always Accepted, whether or not the account exists. */
   requestPasswordReset: {
@@ -1915,8 +3437,10 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: RequestPasswordResetRequest): Buffer =>
       Buffer.from(RequestPasswordResetRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RequestPasswordResetRequest => RequestPasswordResetRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RequestPasswordResetRequest =>
+      RequestPasswordResetRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer =>
+      Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
   confirmPasswordReset: {
@@ -1925,8 +3449,10 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: ConfirmPasswordResetRequest): Buffer =>
       Buffer.from(ConfirmPasswordResetRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ConfirmPasswordResetRequest => ConfirmPasswordResetRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConfirmPasswordResetRequest =>
+      ConfirmPasswordResetRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer =>
+      Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
   requestEmailVerification: {
@@ -1937,7 +3463,8 @@ export const IdentityServiceService = {
       Buffer.from(RequestEmailVerificationRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): RequestEmailVerificationRequest =>
       RequestEmailVerificationRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
+    responseSerialize: (value: Accepted): Buffer =>
+      Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
   confirmEmailVerification: {
@@ -1948,7 +3475,197 @@ export const IdentityServiceService = {
       Buffer.from(ConfirmEmailVerificationRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): ConfirmEmailVerificationRequest =>
       ConfirmEmailVerificationRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
+    responseSerialize: (value: Accepted): Buffer =>
+      Buffer.from(Accepted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
+  },
+  /**
+   * Second factors (DESIGN §5). UNAUTHENTICATED for an unknown, used or expired mfa_token, or a
+   * wrong factor (which counts toward the lockout).
+   */
+  completeMfa: {
+    path: "/identity.v1.IdentityService/CompleteMfa" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CompleteMfaRequest): Buffer =>
+      Buffer.from(CompleteMfaRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CompleteMfaRequest =>
+      CompleteMfaRequest.decode(value),
+    responseSerialize: (value: LoginResponse): Buffer =>
+      Buffer.from(LoginResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LoginResponse =>
+      LoginResponse.decode(value),
+  },
+  /** An enrolment-only mfa_token (MFA_REQUIRED_ROLES): a pending TOTP secret to activate with CompleteMfa. */
+  enrolWithMfaToken: {
+    path: "/identity.v1.IdentityService/EnrolWithMfaToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EnrolWithMfaTokenRequest): Buffer =>
+      Buffer.from(EnrolWithMfaTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EnrolWithMfaTokenRequest =>
+      EnrolWithMfaTokenRequest.decode(value),
+    responseSerialize: (value: TotpEnrolment): Buffer =>
+      Buffer.from(TotpEnrolment.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TotpEnrolment =>
+      TotpEnrolment.decode(value),
+  },
+  getMfaStatus: {
+    path: "/identity.v1.IdentityService/GetMfaStatus" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer =>
+      Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: MfaStatus): Buffer =>
+      Buffer.from(MfaStatus.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MfaStatus => MfaStatus.decode(value),
+  },
+  startTotp: {
+    path: "/identity.v1.IdentityService/StartTotp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer =>
+      Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: TotpEnrolment): Buffer =>
+      Buffer.from(TotpEnrolment.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TotpEnrolment =>
+      TotpEnrolment.decode(value),
+  },
+  activateTotp: {
+    path: "/identity.v1.IdentityService/ActivateTotp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ActivateTotpRequest): Buffer =>
+      Buffer.from(ActivateTotpRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ActivateTotpRequest =>
+      ActivateTotpRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer =>
+      Buffer.from(Accepted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
+  },
+  /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
+  removeTotp: {
+    path: "/identity.v1.IdentityService/RemoveTotp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer =>
+      Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer =>
+      Buffer.from(Accepted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
+  },
+  newRecoveryCodes: {
+    path: "/identity.v1.IdentityService/NewRecoveryCodes" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer =>
+      Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: RecoveryCodes): Buffer =>
+      Buffer.from(RecoveryCodes.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecoveryCodes =>
+      RecoveryCodes.decode(value),
+  },
+  /** Sessions (REST refresh families). */
+  listMySessions: {
+    path: "/identity.v1.IdentityService/ListMySessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer =>
+      Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: SessionList): Buffer =>
+      Buffer.from(SessionList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SessionList =>
+      SessionList.decode(value),
+  },
+  endMySession: {
+    path: "/identity.v1.IdentityService/EndMySession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EndSessionRequest): Buffer =>
+      Buffer.from(EndSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EndSessionRequest =>
+      EndSessionRequest.decode(value),
+    responseSerialize: (value: Ended): Buffer =>
+      Buffer.from(Ended.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
+  },
+  endMyOtherSessions: {
+    path: "/identity.v1.IdentityService/EndMyOtherSessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer =>
+      Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: Ended): Buffer =>
+      Buffer.from(Ended.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
+  },
+  listUserSessions: {
+    path: "/identity.v1.IdentityService/ListUserSessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UserRequest): Buffer =>
+      Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest =>
+      UserRequest.decode(value),
+    responseSerialize: (value: SessionList): Buffer =>
+      Buffer.from(SessionList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SessionList =>
+      SessionList.decode(value),
+  },
+  endUserSessions: {
+    path: "/identity.v1.IdentityService/EndUserSessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UserRequest): Buffer =>
+      Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest =>
+      UserRequest.decode(value),
+    responseSerialize: (value: Ended): Buffer =>
+      Buffer.from(Ended.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
+  },
+  /** Administrator recovery. */
+  getAccountSecurity: {
+    path: "/identity.v1.IdentityService/GetAccountSecurity" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UserRequest): Buffer =>
+      Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest =>
+      UserRequest.decode(value),
+    responseSerialize: (value: AccountSecurity): Buffer =>
+      Buffer.from(AccountSecurity.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AccountSecurity =>
+      AccountSecurity.decode(value),
+  },
+  unlockAccount: {
+    path: "/identity.v1.IdentityService/UnlockAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UserRequest): Buffer =>
+      Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest =>
+      UserRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer =>
+      Buffer.from(Accepted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
+  },
+  resetSecondFactors: {
+    path: "/identity.v1.IdentityService/ResetSecondFactors" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResetFactorsRequest): Buffer =>
+      Buffer.from(ResetFactorsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResetFactorsRequest =>
+      ResetFactorsRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer =>
+      Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
 } as const;
@@ -1960,12 +3677,44 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   validateToken: handleUnaryCall<ValidateTokenRequest, ValidateTokenResponse>;
   introspect: handleUnaryCall<IntrospectRequest, IntrospectResponse>;
   getJwks: handleUnaryCall<GetJwksRequest, GetJwksResponse>;
-  listRevokedTokens: handleUnaryCall<ListRevokedTokensRequest, ListRevokedTokensResponse>;
+  listRevokedTokens: handleUnaryCall<
+    ListRevokedTokensRequest,
+    ListRevokedTokensResponse
+  >;
   /** Always Accepted, whether or not the account exists. */
   requestPasswordReset: handleUnaryCall<RequestPasswordResetRequest, Accepted>;
   confirmPasswordReset: handleUnaryCall<ConfirmPasswordResetRequest, Accepted>;
-  requestEmailVerification: handleUnaryCall<RequestEmailVerificationRequest, Accepted>;
-  confirmEmailVerification: handleUnaryCall<ConfirmEmailVerificationRequest, Accepted>;
+  requestEmailVerification: handleUnaryCall<
+    RequestEmailVerificationRequest,
+    Accepted
+  >;
+  confirmEmailVerification: handleUnaryCall<
+    ConfirmEmailVerificationRequest,
+    Accepted
+  >;
+  /**
+   * Second factors (DESIGN §5). UNAUTHENTICATED for an unknown, used or expired mfa_token, or a
+   * wrong factor (which counts toward the lockout).
+   */
+  completeMfa: handleUnaryCall<CompleteMfaRequest, LoginResponse>;
+  /** An enrolment-only mfa_token (MFA_REQUIRED_ROLES): a pending TOTP secret to activate with CompleteMfa. */
+  enrolWithMfaToken: handleUnaryCall<EnrolWithMfaTokenRequest, TotpEnrolment>;
+  getMfaStatus: handleUnaryCall<MeRequest, MfaStatus>;
+  startTotp: handleUnaryCall<MeRequest, TotpEnrolment>;
+  activateTotp: handleUnaryCall<ActivateTotpRequest, Accepted>;
+  /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
+  removeTotp: handleUnaryCall<MeRequest, Accepted>;
+  newRecoveryCodes: handleUnaryCall<MeRequest, RecoveryCodes>;
+  /** Sessions (REST refresh families). */
+  listMySessions: handleUnaryCall<MeRequest, SessionList>;
+  endMySession: handleUnaryCall<EndSessionRequest, Ended>;
+  endMyOtherSessions: handleUnaryCall<MeRequest, Ended>;
+  listUserSessions: handleUnaryCall<UserRequest, SessionList>;
+  endUserSessions: handleUnaryCall<UserRequest, Ended>;
+  /** Administrator recovery. */
+  getAccountSecurity: handleUnaryCall<UserRequest, AccountSecurity>;
+  unlockAccount: handleUnaryCall<UserRequest, Accepted>;
+  resetSecondFactors: handleUnaryCall<ResetFactorsRequest, Accepted>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -2016,33 +3765,51 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   validateToken(
     request: ValidateTokenRequest,
-    callback: (error: ServiceError | null, response: ValidateTokenResponse) => void,
+    callback: (
+      error: ServiceError | null,
+      response: ValidateTokenResponse,
+    ) => void,
   ): ClientUnaryCall;
   validateToken(
     request: ValidateTokenRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: ValidateTokenResponse) => void,
+    callback: (
+      error: ServiceError | null,
+      response: ValidateTokenResponse,
+    ) => void,
   ): ClientUnaryCall;
   validateToken(
     request: ValidateTokenRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ValidateTokenResponse) => void,
+    callback: (
+      error: ServiceError | null,
+      response: ValidateTokenResponse,
+    ) => void,
   ): ClientUnaryCall;
   introspect(
     request: IntrospectRequest,
-    callback: (error: ServiceError | null, response: IntrospectResponse) => void,
+    callback: (
+      error: ServiceError | null,
+      response: IntrospectResponse,
+    ) => void,
   ): ClientUnaryCall;
   introspect(
     request: IntrospectRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: IntrospectResponse) => void,
+    callback: (
+      error: ServiceError | null,
+      response: IntrospectResponse,
+    ) => void,
   ): ClientUnaryCall;
   introspect(
     request: IntrospectRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: IntrospectResponse) => void,
+    callback: (
+      error: ServiceError | null,
+      response: IntrospectResponse,
+    ) => void,
   ): ClientUnaryCall;
   getJwks(
     request: GetJwksRequest,
@@ -2061,18 +3828,27 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   listRevokedTokens(
     request: ListRevokedTokensRequest,
-    callback: (error: ServiceError | null, response: ListRevokedTokensResponse) => void,
+    callback: (
+      error: ServiceError | null,
+      response: ListRevokedTokensResponse,
+    ) => void,
   ): ClientUnaryCall;
   listRevokedTokens(
     request: ListRevokedTokensRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListRevokedTokensResponse) => void,
+    callback: (
+      error: ServiceError | null,
+      response: ListRevokedTokensResponse,
+    ) => void,
   ): ClientUnaryCall;
   listRevokedTokens(
     request: ListRevokedTokensRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ListRevokedTokensResponse) => void,
+    callback: (
+      error: ServiceError | null,
+      response: ListRevokedTokensResponse,
+    ) => void,
   ): ClientUnaryCall;
   /** Always Accepted, whether or not the account exists. */
   requestPasswordReset(
@@ -2135,24 +3911,266 @@ export interface IdentityServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Accepted) => void,
   ): ClientUnaryCall;
+  /**
+   * Second factors (DESIGN §5). UNAUTHENTICATED for an unknown, used or expired mfa_token, or a
+   * wrong factor (which counts toward the lockout).
+   */
+  completeMfa(
+    request: CompleteMfaRequest,
+    callback: (error: ServiceError | null, response: LoginResponse) => void,
+  ): ClientUnaryCall;
+  completeMfa(
+    request: CompleteMfaRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LoginResponse) => void,
+  ): ClientUnaryCall;
+  completeMfa(
+    request: CompleteMfaRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LoginResponse) => void,
+  ): ClientUnaryCall;
+  /** An enrolment-only mfa_token (MFA_REQUIRED_ROLES): a pending TOTP secret to activate with CompleteMfa. */
+  enrolWithMfaToken(
+    request: EnrolWithMfaTokenRequest,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  enrolWithMfaToken(
+    request: EnrolWithMfaTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  enrolWithMfaToken(
+    request: EnrolWithMfaTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  getMfaStatus(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: MfaStatus) => void,
+  ): ClientUnaryCall;
+  getMfaStatus(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MfaStatus) => void,
+  ): ClientUnaryCall;
+  getMfaStatus(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MfaStatus) => void,
+  ): ClientUnaryCall;
+  startTotp(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  startTotp(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  startTotp(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  activateTotp(
+    request: ActivateTotpRequest,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  activateTotp(
+    request: ActivateTotpRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  activateTotp(
+    request: ActivateTotpRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
+  removeTotp(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  removeTotp(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  removeTotp(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  newRecoveryCodes(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: RecoveryCodes) => void,
+  ): ClientUnaryCall;
+  newRecoveryCodes(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecoveryCodes) => void,
+  ): ClientUnaryCall;
+  newRecoveryCodes(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecoveryCodes) => void,
+  ): ClientUnaryCall;
+  /** Sessions (REST refresh families). */
+  listMySessions(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  listMySessions(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  listMySessions(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  endMySession(
+    request: EndSessionRequest,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endMySession(
+    request: EndSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endMySession(
+    request: EndSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endMyOtherSessions(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endMyOtherSessions(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endMyOtherSessions(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  listUserSessions(
+    request: UserRequest,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  listUserSessions(
+    request: UserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  listUserSessions(
+    request: UserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  endUserSessions(
+    request: UserRequest,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endUserSessions(
+    request: UserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endUserSessions(
+    request: UserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  /** Administrator recovery. */
+  getAccountSecurity(
+    request: UserRequest,
+    callback: (error: ServiceError | null, response: AccountSecurity) => void,
+  ): ClientUnaryCall;
+  getAccountSecurity(
+    request: UserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AccountSecurity) => void,
+  ): ClientUnaryCall;
+  getAccountSecurity(
+    request: UserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AccountSecurity) => void,
+  ): ClientUnaryCall;
+  unlockAccount(
+    request: UserRequest,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  unlockAccount(
+    request: UserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  unlockAccount(
+    request: UserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  resetSecondFactors(
+    request: ResetFactorsRequest,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  resetSecondFactors(
+    request: ResetFactorsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  resetSecondFactors(
+    request: ResetFactorsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
 }
 
 export const IdentityServiceClient = makeGenericClientConstructor(
   IdentityServiceService,
   "identity.v1.IdentityService",
 ) as unknown as {
-  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): IdentityServiceClient;
+  new (
+    address: string,
+    credentials: ChannelCredentials,
+    options?: Partial<ClientOptions>,
+  ): IdentityServiceClient;
   service: typeof IdentityServiceService;
   serviceName: string;
 };
 
-type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin =
+  Date | Function | Uint8Array | string | number | boolean | undefined;
 
-export type DeepPartial<T> = T extends Builtin ? T
-  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
-  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
-  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
-  : Partial<T>;
+export type DeepPartial<T> = T extends Builtin
+  ? T
+  : T extends globalThis.Array<infer U>
+    ? globalThis.Array<DeepPartial<U>>
+    : T extends ReadonlyArray<infer U>
+      ? ReadonlyArray<DeepPartial<U>>
+      : T extends {}
+        ? { [K in keyof T]?: DeepPartial<T[K]> }
+        : Partial<T>;
 
 function toTimestamp(date: Date): Timestamp {
   const seconds = Math.trunc(date.getTime() / 1_000);
