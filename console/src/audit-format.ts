@@ -4,83 +4,81 @@
  * one as its code; a user agent as "Chrome 156 on Linux".
  */
 const ACTIONS: Readonly<Record<string, string>> = {
-  "user.created": "User created",
-  "user.updated": "User updated",
-  "user.roles.changed": "User roles changed",
-  "user.deleted": "User deleted",
-  "role.created": "Role created",
-  "role.updated": "Role updated",
-  "role.deleted": "Role deleted",
-  "permission.created": "Permission created",
-  "permission.updated": "Permission updated",
-  "permission.deleted": "Permission deleted",
-  "role.permission.granted": "Permission granted to a role",
-  "role.permission.revoked": "Permission revoked from a role",
-  "role.permission.changed": "Role permission changed",
-  "login.succeeded": "Signed in",
-  "login.failed": "Sign-in failed",
-  "account.locked": "Account locked",
-  "token.revoked": "Signed out",
-  "sessions.revoked": "All sessions ended",
-  "refresh.reuse_detected": "Refresh token reused (sessions ended)",
-  "mfa.enrolled": "Second factor enrolled",
-  "mfa.removed": "Second factor removed",
-  "mfa.verified": "Second factor accepted",
-  "mfa.failed": "Second factor refused",
-  "mfa.recovery_code.used": "Recovery code used",
-  "mfa.reset": "Second factors reset by an administrator",
-  "session.ended": "Session ended",
-  "account.unlocked": "Account unlocked",
-  "password.reset.requested": "Password reset requested",
-  "password.reset.completed": "Password reset completed",
-  "password.changed": "Password changed",
-  "email.verification.requested": "Email verification requested",
-  "order.placed": "Order placed",
-  "order.cancelled": "Order cancelled",
-  "product.created": "Product created",
-  "product.updated": "Product updated",
-  "product.archived": "Product archived",
-  "product.reactivated": "Product back on sale",
-  "product.stock.adjusted": "Stock adjusted",
+  'user.created': 'User created',
+  'user.updated': 'User updated',
+  'user.roles.changed': 'User roles changed',
+  'user.deleted': 'User deleted',
+  'role.created': 'Role created',
+  'role.updated': 'Role updated',
+  'role.deleted': 'Role deleted',
+  'permission.created': 'Permission created',
+  'permission.updated': 'Permission updated',
+  'permission.deleted': 'Permission deleted',
+  'role.permission.granted': 'Permission granted to a role',
+  'role.permission.revoked': 'Permission revoked from a role',
+  'role.permission.changed': 'Role permission changed',
+  'login.succeeded': 'Signed in',
+  'login.failed': 'Sign-in failed',
+  'account.locked': 'Account locked',
+  'token.revoked': 'Signed out',
+  'sessions.revoked': 'All sessions ended',
+  'refresh.reuse_detected': 'Refresh token reused (sessions ended)',
+  'mfa.enrolled': 'Second factor enrolled',
+  'mfa.removed': 'Second factor removed',
+  'mfa.verified': 'Second factor accepted',
+  'mfa.failed': 'Second factor refused',
+  'mfa.recovery_code.used': 'Recovery code used',
+  'mfa.reset': 'Second factors reset by an administrator',
+  'session.ended': 'Session ended',
+  'account.unlocked': 'Account unlocked',
+  'password.reset.requested': 'Password reset requested',
+  'password.reset.completed': 'Password reset completed',
+  'password.changed': 'Password changed',
+  'email.verification.requested': 'Email verification requested',
+  'order.placed': 'Order placed',
+  'order.cancelled': 'Order cancelled',
+  'product.created': 'Product created',
+  'product.updated': 'Product updated',
+  'product.archived': 'Product archived',
+  'product.reactivated': 'Product back on sale',
+  'product.stock.adjusted': 'Stock adjusted',
 };
 
 /** The actions that have a label (the test holds them against the audit service's). */
 export const LABELLED_ACTIONS: readonly string[] = Object.keys(ACTIONS);
 
 /** An action in words; one this console does not know yet, as its code. */
-export const actionLabel = (action: string): string =>
-  ACTIONS[action] ?? action;
+export const actionLabel = (action: string): string => ACTIONS[action] ?? action;
 
 /** The first pattern that matches names the client; its group is the version. Order matters (Edge and Opera also say Chrome, Chrome also says Safari). */
 const CLIENTS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\bEdg(?:e|A|iOS)?\/(\d+)/, "Edge"],
-  [/\b(?:OPR|Opera)\/(\d+)/, "Opera"],
-  [/\bSamsungBrowser\/(\d+)/, "Samsung Internet"],
-  [/\b(?:Firefox|FxiOS)\/(\d+)/, "Firefox"],
-  [/\bHeadlessChrome\/(\d+)/, "Headless Chrome"],
-  [/\b(?:Chrome|CriOS)\/(\d+)/, "Chrome"],
-  [/\bVersion\/(\d+)(?:\.\d+)*(?: Mobile\/\S+)? Safari\//, "Safari"],
+  [/\bEdg(?:e|A|iOS)?\/(\d+)/, 'Edge'],
+  [/\b(?:OPR|Opera)\/(\d+)/, 'Opera'],
+  [/\bSamsungBrowser\/(\d+)/, 'Samsung Internet'],
+  [/\b(?:Firefox|FxiOS)\/(\d+)/, 'Firefox'],
+  [/\bHeadlessChrome\/(\d+)/, 'Headless Chrome'],
+  [/\b(?:Chrome|CriOS)\/(\d+)/, 'Chrome'],
+  [/\bVersion\/(\d+)(?:\.\d+)*(?: Mobile\/\S+)? Safari\//, 'Safari'],
 ];
 const SYSTEMS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/Windows NT/, "Windows"],
-  [/iPhone|iPad|iPod/, "iOS"],
-  [/Mac OS X|Macintosh/, "macOS"],
-  [/Android/, "Android"],
-  [/CrOS/, "ChromeOS"],
-  [/Linux/, "Linux"],
+  [/Windows NT/, 'Windows'],
+  [/iPhone|iPad|iPod/, 'iOS'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/Android/, 'Android'],
+  [/CrOS/, 'ChromeOS'],
+  [/Linux/, 'Linux'],
 ];
 
 /** "Chrome 156 on Linux", "Firefox 140 on Windows", "curl 8", "node"; the start of anything else. */
 export function userAgentSummary(ua: string): string {
   const system = SYSTEMS.find(([re]) => re.test(ua))?.[1];
-  const on = system ? ` on ${system}` : "";
+  const on = system ? ` on ${system}` : '';
   for (const [re, name] of CLIENTS) {
     const m = re.exec(ua);
     if (m) return `${name} ${m[1]}${on}`;
   }
   // A program: its first product token (curl/8.5.0, python-requests/2.32.3, node).
   const m = /^([A-Za-z][\w.-]*)(?:\/v?(\d+))?/.exec(ua);
-  if (m && !ua.startsWith("Mozilla/"))
-    return `${m[1]}${m[2] ? ` ${m[2]}` : ""}${on}`;
+  if (m && !ua.startsWith('Mozilla/')) return `${m[1]}${m[2] ? ` ${m[2]}` : ''}${on}`;
   return ua.length > 40 ? `${ua.slice(0, 40)}…` : ua;
 }

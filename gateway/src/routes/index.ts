@@ -15,61 +15,43 @@
  * Health, metrics and the docs are mounted for every profile elsewhere (health.ts, ../docs).
  * A new route goes into the group of its audience; it gets its authentication from the group.
  */
-import type { HealthMonitor, Logger } from "@iam/platform/core";
-import type { TObject, TSchema } from "@sinclair/typebox";
-import type { FastifyInstance } from "fastify";
-import type { Authenticator } from "../auth/authenticator";
-import type { Denylist } from "../auth/denylist";
-import { cachedSpec, dropUsersAfter } from "../cache/cached-spec";
-import type { ReadCache } from "../cache/read-cache";
-import type { GatewayConfig } from "../config";
-import type { Upstreams } from "../upstreams";
-import { anonymousAuthRoutes, loginRoute } from "./auth/anonymous";
-import { adminSecurityRoutes, anonymousMfaRoutes, meRoutes } from "./auth/mfa";
-import { sessionRoutes } from "./auth/session";
-import { authenticated, requiring } from "./audiences";
-import {
-  type CollectionSpec,
-  type Dialect,
-  collectionRoutes,
-  compactDialect,
-  fullDialect,
-} from "./collections/collection";
-import {
-  permissions,
-  rolePermissions,
-  roles,
-  users,
-} from "./collections/resources";
-import { auditRoutes } from "./audit";
+import type { HealthMonitor, Logger } from '@iam/platform/core';
+import type { TObject, TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Authenticator } from '../auth/authenticator';
+import type { Denylist } from '../auth/denylist';
+import { cachedSpec, dropUsersAfter } from '../cache/cached-spec';
+import type { ReadCache } from '../cache/read-cache';
+import type { GatewayConfig } from '../config';
+import type { Upstreams } from '../upstreams';
+import { anonymousAuthRoutes, loginRoute } from './auth/anonymous';
+import { adminSecurityRoutes, anonymousMfaRoutes, meRoutes } from './auth/mfa';
+import { sessionRoutes } from './auth/session';
+import { authenticated, requiring } from './audiences';
+import { type CollectionSpec, type Dialect, collectionRoutes, compactDialect, fullDialect } from './collections/collection';
+import { permissions, rolePermissions, roles, users } from './collections/resources';
+import { auditRoutes } from './audit';
 
 export interface ProfileDeps {
   readonly upstreams: Upstreams;
   readonly authenticator: Authenticator;
   readonly denylist: Denylist;
-  readonly rateLimits: GatewayConfig["rateLimits"];
-  readonly graphql: GatewayConfig["graphql"];
+  readonly rateLimits: GatewayConfig['rateLimits'];
+  readonly graphql: GatewayConfig['graphql'];
   readonly health: HealthMonitor;
   readonly logger: Logger;
   /** Single-resource reads by id are answered from it (absent: off). */
   readonly readCache?: ReadCache;
 }
 
-const AUDIT_READ = "audit.read";
-const USERS_MANAGE = "users.manage";
+const AUDIT_READ = 'audit.read';
+const USERS_MANAGE = 'users.manage';
 
 /** The Full profile (spec §4.2). */
-export async function fullProfile(
-  app: FastifyInstance,
-  deps: ProfileDeps,
-): Promise<void> {
+export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
   const u = deps.upstreams;
   const c = deps.readCache;
-  await app.register(loginRoute, {
-    ...deps,
-    path: "/api/v1/auth/generate-jwt",
-    refreshToken: true,
-  });
+  await app.register(loginRoute, { ...deps, path: '/api/v1/auth/generate-jwt', refreshToken: true });
   dropUsersAfter(app, c);
   await app.register(anonymousAuthRoutes, deps);
   await app.register(anonymousMfaRoutes, deps);
@@ -77,78 +59,30 @@ export async function fullProfile(
     authenticated(deps.authenticator, async (ctx) => {
       await ctx.register(sessionRoutes, deps);
       await ctx.register(meRoutes, deps);
-      await ctx.register(
-        requiring(USERS_MANAGE, (r) => r.register(adminSecurityRoutes, deps)),
-      );
-      await mountCollection(
-        ctx,
-        cachedSpec(users(u), c, "user"),
-        fullDialect("/api/v1/users"),
-      );
-      await mountCollection(
-        ctx,
-        cachedSpec(roles(u), c, "role"),
-        fullDialect("/api/v1/roles"),
-      );
-      await mountCollection(
-        ctx,
-        cachedSpec(permissions(u), c, "permission"),
-        fullDialect("/api/v1/permissions"),
-      );
-      await mountCollection(
-        ctx,
-        cachedSpec(rolePermissions(u), c, "link"),
-        fullDialect("/api/v1/role-permissions"),
-      );
-      await ctx.register(
-        requiring(AUDIT_READ, (r) => r.register(auditRoutes, { upstreams: u })),
-      );
+      await ctx.register(requiring(USERS_MANAGE, (r) => r.register(adminSecurityRoutes, deps)));
+      await mountCollection(ctx, cachedSpec(users(u), c, 'user'), fullDialect('/api/v1/users'));
+      await mountCollection(ctx, cachedSpec(roles(u), c, 'role'), fullDialect('/api/v1/roles'));
+      await mountCollection(ctx, cachedSpec(permissions(u), c, 'permission'), fullDialect('/api/v1/permissions'));
+      await mountCollection(ctx, cachedSpec(rolePermissions(u), c, 'link'), fullDialect('/api/v1/role-permissions'));
+      await ctx.register(requiring(AUDIT_READ, (r) => r.register(auditRoutes, { upstreams: u })));
     }),
   );
 }
 
 /** The Compact profile (spec §4.1): the same calls and policies under singular paths. */
-export async function compactProfile(
-  app: FastifyInstance,
-  deps: ProfileDeps,
-): Promise<void> {
+export async function compactProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
   const u = deps.upstreams;
   const c = deps.readCache;
-  await app.register(loginRoute, {
-    ...deps,
-    path: "/api/v1/generate-jwt",
-    refreshToken: false,
-  });
+  await app.register(loginRoute, { ...deps, path: '/api/v1/generate-jwt', refreshToken: false });
   await app.register(
     authenticated(deps.authenticator, async (ctx) => {
-      await mountCollection(
-        ctx,
-        cachedSpec(users(u), c, "user"),
-        compactDialect("/api/v1/user"),
-      );
-      await mountCollection(
-        ctx,
-        cachedSpec(roles(u), c, "role"),
-        compactDialect("/api/v1/role"),
-      );
+      await mountCollection(ctx, cachedSpec(users(u), c, 'user'), compactDialect('/api/v1/user'));
+      await mountCollection(ctx, cachedSpec(roles(u), c, 'role'), compactDialect('/api/v1/role'));
     }),
   );
 }
 
 /** A collection in the dialect of a profile, behind its permission. */
-async function mountCollection<
-  R,
-  C extends TSchema,
-  U extends TSchema,
-  Q extends TObject,
->(
-  ctx: FastifyInstance,
-  spec: CollectionSpec<R, C, U>,
-  dialect: Dialect<Q>,
-): Promise<void> {
-  await ctx.register(
-    requiring(spec.permission, (r) =>
-      r.register(collectionRoutes, { spec, dialect }),
-    ),
-  );
+async function mountCollection<R, C extends TSchema, U extends TSchema, Q extends TObject>(ctx: FastifyInstance, spec: CollectionSpec<R, C, U>, dialect: Dialect<Q>): Promise<void> {
+  await ctx.register(requiring(spec.permission, (r) => r.register(collectionRoutes, { spec, dialect })));
 }

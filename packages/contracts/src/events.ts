@@ -2,23 +2,10 @@
  * The event catalog: every subject the system publishes, the protobuf message its payload
  * is, and the JetStream stream that stores it. Subjects follow `<context>.<entity>.<verb>`.
  */
-import type { BinaryWriter } from "@bufbuild/protobuf/wire";
-import { AuditCheckpoint } from "./gen/events/v1/audit_events";
-import {
-  OrderChanged,
-  OrderLineSnapshot,
-  ProductChanged,
-  ProductState,
-} from "./gen/events/v1/commerce_events";
-import {
-  LinkEnds,
-  NamedState,
-  PermissionChanged,
-  RoleChanged,
-  RolePermissionChanged,
-  UserChanged,
-  UserState,
-} from "./gen/events/v1/directory_events";
+import type { BinaryWriter } from '@bufbuild/protobuf/wire';
+import { AuditCheckpoint } from './gen/events/v1/audit_events';
+import { OrderChanged, OrderLineSnapshot, ProductChanged, ProductState } from './gen/events/v1/commerce_events';
+import { LinkEnds, NamedState, PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged, UserState } from './gen/events/v1/directory_events';
 import {
   AccountUnlocked,
   EmailActionRequestDeadLettered,
@@ -30,7 +17,7 @@ import {
   SessionEnded,
   SubjectRevoked,
   TokenRevoked,
-} from "./gen/events/v1/identity_events";
+} from './gen/events/v1/identity_events';
 
 export {
   AccountUnlocked,
@@ -63,44 +50,44 @@ interface Codec<T> {
 }
 
 export const SUBJECTS = {
-  userCreated: "directory.user.created",
-  userUpdated: "directory.user.updated",
-  userDeleted: "directory.user.deleted",
-  roleCreated: "directory.role.created",
-  roleUpdated: "directory.role.updated",
-  roleDeleted: "directory.role.deleted",
-  permissionCreated: "directory.permission.created",
-  permissionUpdated: "directory.permission.updated",
-  permissionDeleted: "directory.permission.deleted",
-  rolePermissionCreated: "directory.role_permission.created",
-  rolePermissionUpdated: "directory.role_permission.updated",
-  rolePermissionDeleted: "directory.role_permission.deleted",
-  tokenRevoked: "identity.token.revoked",
-  subjectRevoked: "identity.subject.revoked",
-  passwordResetRequested: "identity.password_reset.requested",
-  emailVerificationRequested: "identity.email_verification.requested",
-  passwordChanged: "identity.password.changed",
-  loginSucceeded: "identity.login.succeeded",
-  loginFailed: "identity.login.failed",
-  accountLocked: "identity.account.locked",
-  refreshReuseDetected: "identity.refresh.reuse_detected",
-  mfaEnrolled: "identity.mfa.enrolled",
-  mfaRemoved: "identity.mfa.removed",
-  mfaVerified: "identity.mfa.verified",
-  mfaFailed: "identity.mfa.failed",
-  recoveryCodeUsed: "identity.mfa.recovery_code_used",
-  mfaReset: "identity.mfa.reset",
-  sessionEnded: "identity.session.ended",
-  accountUnlocked: "identity.account.unlocked",
-  emailActionRequestDeadLettered: "dead.identity.email_action_request",
-  orderPlaced: "commerce.order.placed",
-  orderCancelled: "commerce.order.cancelled",
-  productCreated: "commerce.product.created",
-  productUpdated: "commerce.product.updated",
-  productArchived: "commerce.product.archived",
-  productReactivated: "commerce.product.reactivated",
-  productStockAdjusted: "commerce.product.stock_adjusted",
-  auditCheckpointSigned: "audit.checkpoint.signed",
+  userCreated: 'directory.user.created',
+  userUpdated: 'directory.user.updated',
+  userDeleted: 'directory.user.deleted',
+  roleCreated: 'directory.role.created',
+  roleUpdated: 'directory.role.updated',
+  roleDeleted: 'directory.role.deleted',
+  permissionCreated: 'directory.permission.created',
+  permissionUpdated: 'directory.permission.updated',
+  permissionDeleted: 'directory.permission.deleted',
+  rolePermissionCreated: 'directory.role_permission.created',
+  rolePermissionUpdated: 'directory.role_permission.updated',
+  rolePermissionDeleted: 'directory.role_permission.deleted',
+  tokenRevoked: 'identity.token.revoked',
+  subjectRevoked: 'identity.subject.revoked',
+  passwordResetRequested: 'identity.password_reset.requested',
+  emailVerificationRequested: 'identity.email_verification.requested',
+  passwordChanged: 'identity.password.changed',
+  loginSucceeded: 'identity.login.succeeded',
+  loginFailed: 'identity.login.failed',
+  accountLocked: 'identity.account.locked',
+  refreshReuseDetected: 'identity.refresh.reuse_detected',
+  mfaEnrolled: 'identity.mfa.enrolled',
+  mfaRemoved: 'identity.mfa.removed',
+  mfaVerified: 'identity.mfa.verified',
+  mfaFailed: 'identity.mfa.failed',
+  recoveryCodeUsed: 'identity.mfa.recovery_code_used',
+  mfaReset: 'identity.mfa.reset',
+  sessionEnded: 'identity.session.ended',
+  accountUnlocked: 'identity.account.unlocked',
+  emailActionRequestDeadLettered: 'dead.identity.email_action_request',
+  orderPlaced: 'commerce.order.placed',
+  orderCancelled: 'commerce.order.cancelled',
+  productCreated: 'commerce.product.created',
+  productUpdated: 'commerce.product.updated',
+  productArchived: 'commerce.product.archived',
+  productReactivated: 'commerce.product.reactivated',
+  productStockAdjusted: 'commerce.product.stock_adjusted',
+  auditCheckpointSigned: 'audit.checkpoint.signed',
 } as const;
 
 const CATALOG = {
@@ -145,23 +132,13 @@ const CATALOG = {
 } as const satisfies Record<string, Codec<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each entry has its own message type
 
 export type EventSubject = keyof typeof CATALOG;
-export type EventPayload<S extends EventSubject> = ReturnType<
-  (typeof CATALOG)[S]["decode"]
->;
+export type EventPayload<S extends EventSubject> = ReturnType<(typeof CATALOG)[S]['decode']>;
 
-export function encodeEvent<S extends EventSubject>(
-  subject: S,
-  payload: EventPayload<S>,
-): Uint8Array {
-  return (CATALOG[subject] as unknown as Codec<EventPayload<S>>)
-    .encode(payload)
-    .finish();
+export function encodeEvent<S extends EventSubject>(subject: S, payload: EventPayload<S>): Uint8Array {
+  return (CATALOG[subject] as unknown as Codec<EventPayload<S>>).encode(payload).finish();
 }
 
-export function decodeEvent<S extends EventSubject>(
-  subject: S,
-  data: Uint8Array,
-): EventPayload<S> {
+export function decodeEvent<S extends EventSubject>(subject: S, data: Uint8Array): EventPayload<S> {
   return (CATALOG[subject] as unknown as Codec<EventPayload<S>>).decode(data);
 }
 
@@ -180,29 +157,9 @@ export interface StreamSpec {
  * days): they are the trail's tamper evidence outside its database.
  */
 export const STREAMS = {
-  directory: {
-    name: "DIRECTORY",
-    subjects: ["directory.>"],
-    maxAgeSeconds: 7 * 24 * 3600,
-  },
-  identity: {
-    name: "IDENTITY",
-    subjects: ["identity.>"],
-    maxAgeSeconds: 7 * 24 * 3600,
-  },
-  commerce: {
-    name: "COMMERCE",
-    subjects: ["commerce.>"],
-    maxAgeSeconds: 7 * 24 * 3600,
-  },
-  deadLetter: {
-    name: "DEAD_LETTER",
-    subjects: ["dead.>"],
-    maxAgeSeconds: 30 * 24 * 3600,
-  },
-  auditCheckpoints: {
-    name: "AUDIT_CHECKPOINTS",
-    subjects: ["audit.checkpoint.>"],
-    maxAgeSeconds: 400 * 24 * 3600,
-  },
+  directory: { name: 'DIRECTORY', subjects: ['directory.>'], maxAgeSeconds: 7 * 24 * 3600 },
+  identity: { name: 'IDENTITY', subjects: ['identity.>'], maxAgeSeconds: 7 * 24 * 3600 },
+  commerce: { name: 'COMMERCE', subjects: ['commerce.>'], maxAgeSeconds: 7 * 24 * 3600 },
+  deadLetter: { name: 'DEAD_LETTER', subjects: ['dead.>'], maxAgeSeconds: 30 * 24 * 3600 },
+  auditCheckpoints: { name: 'AUDIT_CHECKPOINTS', subjects: ['audit.checkpoint.>'], maxAgeSeconds: 400 * 24 * 3600 },
 } as const satisfies Record<string, StreamSpec>;

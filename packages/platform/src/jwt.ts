@@ -3,17 +3,10 @@
  * exactly the same tokens: only the configured asymmetric algorithm, a known `kid`, the right
  * issuer and audience, exp/nbf with bounded skew, and the claims DESIGN §2 names.
  */
-import {
-  type CryptoKey,
-  type JWK,
-  type JWTHeaderParameters,
-  errors as joseErrors,
-  importJWK,
-  jwtVerify,
-} from "jose";
-import { AppError } from "./errors";
+import { type CryptoKey, type JWK, type JWTHeaderParameters, errors as joseErrors, importJWK, jwtVerify } from 'jose';
+import { AppError } from './errors';
 
-export const JWT_ALGS = ["EdDSA", "ES256", "RS256"] as const;
+export const JWT_ALGS = ['EdDSA', 'ES256', 'RS256'] as const;
 export type JwtAlg = (typeof JWT_ALGS)[number];
 
 export interface AccessClaims {
@@ -49,28 +42,14 @@ export type KeyLookup = (kid: string) => Promise<CryptoKey | undefined>;
 const MAX_TOKEN_LENGTH = 8_192;
 
 /** Verifies an access token; any failure is UNAUTHENTICATED with a generic detail. */
-export async function verifyAccessToken(
-  token: string,
-  lookup: KeyLookup,
-  opts: VerifyOptions,
-): Promise<AccessClaims> {
-  const invalid = (detail = "The access token is invalid or expired.") =>
-    AppError.unauthenticated(detail);
-  if (
-    typeof token !== "string" ||
-    token.length === 0 ||
-    token.length > MAX_TOKEN_LENGTH ||
-    token.split(".").length !== 3
-  )
-    throw invalid();
+export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: VerifyOptions): Promise<AccessClaims> {
+  const invalid = (detail = 'The access token is invalid or expired.') => AppError.unauthenticated(detail);
+  if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH || token.split('.').length !== 3) throw invalid();
   try {
     const { payload } = await jwtVerify(
       token,
       async (header: JWTHeaderParameters) => {
-        if (header.alg !== opts.alg || typeof header.kid !== "string")
-          throw new joseErrors.JOSEAlgNotAllowed(
-            "algorithm or kid not accepted",
-          );
+        if (header.alg !== opts.alg || typeof header.kid !== 'string') throw new joseErrors.JOSEAlgNotAllowed('algorithm or kid not accepted');
         const key = await lookup(header.kid);
         if (!key) throw new joseErrors.JWKSNoMatchingKey();
         return key;
@@ -80,44 +59,30 @@ export async function verifyAccessToken(
         issuer: opts.issuer,
         audience: opts.audience,
         clockTolerance: Math.min(opts.skewSeconds ?? 30, 30),
-        requiredClaims: ["sub", "jti", "iat", "nbf", "exp"],
+        requiredClaims: ['sub', 'jti', 'iat', 'nbf', 'exp'],
       },
     );
-    const strings = (v: unknown): string[] | null =>
-      Array.isArray(v) && v.every((x) => typeof x === "string") ? v : null;
+    const strings = (v: unknown): string[] | null => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : null);
     const roles = strings(payload.roles);
     const permissions = strings(payload.permissions);
-    if (
-      typeof payload.sub !== "string" ||
-      typeof payload.jti !== "string" ||
-      typeof payload.email !== "string" ||
-      !roles ||
-      !permissions
-    )
-      throw invalid();
+    if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.email !== 'string' || !roles || !permissions) throw invalid();
     const amr = payload.amr === undefined ? undefined : strings(payload.amr);
     const authTime = payload.auth_time;
-    if (
-      amr === null ||
-      (authTime !== undefined && typeof authTime !== "number") ||
-      (payload.sid !== undefined && typeof payload.sid !== "string")
-    )
-      throw invalid();
+    if (amr === null || (authTime !== undefined && typeof authTime !== 'number') || (payload.sid !== undefined && typeof payload.sid !== 'string')) throw invalid();
     return {
       sub: payload.sub,
       jti: payload.jti,
       iss: payload.iss!,
-      aud:
-        typeof payload.aud === "string" ? [payload.aud] : (payload.aud ?? []),
+      aud: typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []),
       iat: payload.iat!,
       nbf: payload.nbf!,
       exp: payload.exp!,
       email: payload.email,
       roles,
       permissions,
-      ...(typeof payload.sid === "string" ? { sid: payload.sid } : {}),
+      ...(typeof payload.sid === 'string' ? { sid: payload.sid } : {}),
       ...(amr ? { amr } : {}),
-      ...(typeof authTime === "number" ? { authTime } : {}),
+      ...(typeof authTime === 'number' ? { authTime } : {}),
     };
   } catch (err) {
     if (err instanceof AppError) throw err;
@@ -126,13 +91,9 @@ export async function verifyAccessToken(
 }
 
 /** Imports a public JWK for the configured algorithm (a key of another type is refused). */
-export async function importPublicJwk(
-  jwk: JWK,
-  alg: JwtAlg,
-): Promise<CryptoKey> {
+export async function importPublicJwk(jwk: JWK, alg: JwtAlg): Promise<CryptoKey> {
   const key = await importJWK({ ...jwk, alg }, alg);
-  if (key instanceof Uint8Array)
-    throw new Error("symmetric keys are not accepted");
+  if (key instanceof Uint8Array) throw new Error('symmetric keys are not accepted');
   return key;
 }
 
@@ -146,12 +107,6 @@ export function firstAcceptedIat(notBefore: Date): number {
 }
 
 /** Whether the principal passes a policy: the permission itself, or the Administrator role. */
-export function hasPermission(
-  claims: Pick<AccessClaims, "roles" | "permissions">,
-  permission: string,
-): boolean {
-  return (
-    claims.roles.includes("Administrator") ||
-    claims.permissions.includes(permission)
-  );
+export function hasPermission(claims: Pick<AccessClaims, 'roles' | 'permissions'>, permission: string): boolean {
+  return claims.roles.includes('Administrator') || claims.permissions.includes(permission);
 }

@@ -1,4 +1,4 @@
-import { type EnvReader, JWT_ALGS, type JwtAlg } from "@iam/platform";
+import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform';
 
 export interface IdentityConfig {
   readonly databaseUrl: string;
@@ -51,87 +51,40 @@ export interface IdentityDefaults {
   readonly emailActionKey?: () => Buffer;
 }
 
-export function readIdentityConfig(
-  e: EnvReader,
-  defaults: IdentityDefaults = {},
-): IdentityConfig {
+export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}): IdentityConfig {
   return {
-    databaseUrl: e.url("IDENTITY_DATABASE_URL", ["postgres", "postgresql"], {
-      default: defaults.databaseUrl,
-    }),
-    grpcPort: e.port("IDENTITY_GRPC_PORT", {
-      default: defaults.grpcPort ?? 50051,
-      allowZero: true,
-    }),
-    directoryTarget: e.string("DIRECTORY_GRPC_TARGET", {
-      default: "127.0.0.1:50052",
-    }),
+    databaseUrl: e.url('IDENTITY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
+    grpcPort: e.port('IDENTITY_GRPC_PORT', { default: defaults.grpcPort ?? 50051, allowZero: true }),
+    directoryTarget: e.string('DIRECTORY_GRPC_TARGET', { default: '127.0.0.1:50052' }),
     jwt: {
-      alg: e.oneOf("JWT_ALG", JWT_ALGS, { default: "EdDSA" }),
-      issuer: e.string("JWT_ISSUER", { default: "iam" }),
-      audience: e.string("JWT_AUDIENCE", { default: "iam-api" }),
-      expirySeconds: e.int("JWT_EXPIRY", {
-        default: 300,
-        min: 30,
-        max: 86_400,
-      }),
-      refreshExpirySeconds: e.int("JWT_REFRESH_EXPIRY", {
-        default: 604_800,
-        min: 60,
-        max: 31_536_000,
-      }),
-      keyRotationHours: e.int("JWT_KEY_ROTATION_HOURS", {
-        default: 720,
-        min: 1,
-        max: 87_600,
-      }),
-      keyEncryptionKey:
-        e.key("JWT_KEY_ENCRYPTION_KEY", {
-          fallback: defaults.keyEncryptionKey,
-          required: true,
-        }) ?? Buffer.alloc(32),
+      alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),
+      issuer: e.string('JWT_ISSUER', { default: 'iam' }),
+      audience: e.string('JWT_AUDIENCE', { default: 'iam-api' }),
+      expirySeconds: e.int('JWT_EXPIRY', { default: 300, min: 30, max: 86_400 }),
+      refreshExpirySeconds: e.int('JWT_REFRESH_EXPIRY', { default: 604_800, min: 60, max: 31_536_000 }),
+      keyRotationHours: e.int('JWT_KEY_ROTATION_HOURS', { default: 720, min: 1, max: 87_600 }),
+      keyEncryptionKey: e.key('JWT_KEY_ENCRYPTION_KEY', { fallback: defaults.keyEncryptionKey, required: true }) ?? Buffer.alloc(32),
     },
     emailActions: {
-      sealKey:
-        e.key("EMAIL_ACTION_KEY", {
-          fallback: defaults.emailActionKey,
-          required: true,
-        }) ?? Buffer.alloc(32),
-      perEmailPerHour: e.int("EMAIL_ACTION_MAX_PER_HOUR", {
-        default: 5,
-        min: 1,
-        max: 10_000,
-      }),
+      sealKey: e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: true }) ?? Buffer.alloc(32),
+      perEmailPerHour: e.int('EMAIL_ACTION_MAX_PER_HOUR', { default: 5, min: 1, max: 10_000 }),
     },
     auth: {
-      maxFailedAttempts: e.int("AUTH_MAX_FAILED_ATTEMPTS", {
-        default: 5,
-        min: 1,
-        max: 1_000,
-      }),
-      lockoutMinutes: e.int("AUTH_LOCKOUT_MINUTES", {
-        default: 15,
-        min: 1,
-        max: 10_080,
-      }),
-      refreshReuseGraceSeconds: e.int("AUTH_REFRESH_REUSE_GRACE_SECONDS", {
-        default: 10,
-        min: 0,
-        max: 300,
-      }),
+      maxFailedAttempts: e.int('AUTH_MAX_FAILED_ATTEMPTS', { default: 5, min: 1, max: 1_000 }),
+      lockoutMinutes: e.int('AUTH_LOCKOUT_MINUTES', { default: 15, min: 1, max: 10_080 }),
+      refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 10, min: 0, max: 300 }),
     },
-    mfa: { requiredRoles: roleList(e, "MFA_REQUIRED_ROLES") },
+    mfa: { requiredRoles: roleList(e, 'MFA_REQUIRED_ROLES') },
   };
 }
 
 /** A comma list of role names (blank items dropped); a name with control characters is refused. */
 function roleList(e: EnvReader, name: string): string[] {
   const roles = e
-    .string(name, { default: "" })
-    .split(",")
+    .string(name, { default: '' })
+    .split(',')
     .map((r) => r.trim())
-    .filter((r) => r !== "");
-  if (roles.some((r) => /[\x00-\x1f\x7f]/.test(r) || r.length > 100))
-    e.problem(name, "must be a comma-separated list of role names");
+    .filter((r) => r !== '');
+  if (roles.some((r) => /[\x00-\x1f\x7f]/.test(r) || r.length > 100)) e.problem(name, 'must be a comma-separated list of role names');
   return roles;
 }

@@ -2,35 +2,27 @@
  * The identity service: composition of its stores, keys, directory client, use cases, gRPC
  * handlers and event consumers.
  */
-import { STREAMS } from "@iam/contracts";
-import {
-  BatchLoop,
-  type ServiceRuntime,
-  type ServiceSpec,
-} from "@iam/platform";
-import { identityConsumers } from "./api/consumers";
-import { identityGrpc } from "./api/grpc";
-import { type AuthFaults, createAuthUseCases } from "./app/auth";
-import { createEmailActionUseCases } from "./app/email-actions";
-import { createSecondFactorUseCases } from "./app/second-factor";
-import { createSessionUseCases } from "./app/sessions";
-import { hkdfSync } from "node:crypto";
-import type { IdentityConfig } from "./config";
-import { grpcDirectory } from "./infra/directory-client";
-import { KeyRing } from "./infra/key-ring";
-import { registerSigningKeyAge } from "./infra/key-metrics";
-import { entities, migrations } from "./infra/schema";
-import { pgIdentityStores, pgUnitOfWork, purgeExpired } from "./infra/stores";
-import { JwtTokenService } from "./infra/token-service";
+import { hkdfSync } from 'node:crypto';
+import { STREAMS } from '@iam/contracts';
+import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
+import { identityConsumers } from './api/consumers';
+import { identityGrpc } from './api/grpc';
+import { type AuthFaults, createAuthUseCases } from './app/auth';
+import { createEmailActionUseCases } from './app/email-actions';
+import { createSecondFactorUseCases } from './app/second-factor';
+import { createSessionUseCases } from './app/sessions';
+import type { IdentityConfig } from './config';
+import { grpcDirectory } from './infra/directory-client';
+import { KeyRing } from './infra/key-ring';
+import { registerSigningKeyAge } from './infra/key-metrics';
+import { entities, migrations } from './infra/schema';
+import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
+import { JwtTokenService } from './infra/token-service';
 
 /** `faults`: only the fault suite's build (src/testing/fault-main.ts) passes any. */
-export function identityService(
-  config: IdentityConfig,
-  rt: ServiceRuntime,
-  faults?: AuthFaults,
-): ServiceSpec {
+export function identityService(config: IdentityConfig, rt: ServiceRuntime, faults?: AuthFaults): ServiceSpec {
   return {
-    name: "identity",
+    name: 'identity',
     databaseUrl: config.databaseUrl,
     grpcPort: config.grpcPort,
     entities,
@@ -47,18 +39,9 @@ export function identityService(
         logger,
       });
       await keys.start();
-      const tokens = new JwtTokenService(keys, {
-        tokenLifetimeSeconds: config.jwt.expirySeconds,
-        issuer: config.jwt.issuer,
-        audience: config.jwt.audience,
-      });
+      const tokens = new JwtTokenService(keys, { tokenLifetimeSeconds: config.jwt.expirySeconds, issuer: config.jwt.issuer, audience: config.jwt.audience });
       registerSigningKeyAge(rt.metrics, keys);
-      const directory = grpcDirectory(
-        config.directoryTarget,
-        rt.metrics,
-        { key: rt.callKey, from: "identity" },
-        rt.grpcClientCredentials,
-      );
+      const directory = grpcDirectory(config.directoryTarget, rt.metrics, { key: rt.callKey, from: 'identity' }, rt.grpcClientCredentials);
       const uow = pgUnitOfWork(dataSource);
       // Statements outside any transaction, each committed on its own.
       const stores = pgIdentityStores(dataSource.manager);
@@ -91,13 +74,7 @@ export function identityService(
         faults,
         secondFactor,
       });
-      const sessions = createSessionUseCases({
-        uow,
-        stores,
-        directory,
-        secondFactor,
-        endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at),
-      });
+      const sessions = createSessionUseCases({ uow, stores, directory, secondFactor, endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at) });
       const emailActions = createEmailActionUseCases({
         settings: {
           sealKey: config.emailActions.sealKey,
@@ -115,29 +92,14 @@ export function identityService(
       });
       // Accepted email-action requests become tokens and events here (also those a crashed
       // process or another replica left behind).
-      const requests = new BatchLoop({
-        name: "email-action requests",
-        work: (n) => emailActions.processRequests(n),
-        batchSize: 50,
-        pollMs: 1_000,
-        logger,
-      });
+      const requests = new BatchLoop({ name: 'email-action requests', work: (n) => emailActions.processRequests(n), batchSize: 50, pollMs: 1_000, logger });
       requests.start();
       return {
-        grpc: identityGrpc(
-          { auth, emailActions, keys, secondFactor, sessions },
-          {
-            logger: rt.logger,
-            metrics: rt.metrics,
-            service: "identity",
-            callKey: rt.callKey,
-          },
-        ),
+        grpc: identityGrpc({ auth, emailActions, keys, secondFactor, sessions }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey }),
         consumers: identityConsumers({ auth, emailActions }, logger),
         // Ready only while a signing key is loaded (the database is checked for every service).
         checks: { keys: () => keys.check() },
-        housekeeping: () =>
-          purgeExpired(dataSource, config.auth.lockoutMinutes),
+        housekeeping: () => purgeExpired(dataSource, config.auth.lockoutMinutes),
         stop: async () => {
           await requests.stop();
           keys.stop();
@@ -154,13 +116,5 @@ export function identityService(
  * identity alone (unlike EMAIL_ACTION_KEY, shared with notification) and needs no setting of its own.
  */
 function totpKey(keyEncryptionKey: Buffer): Buffer {
-  return Buffer.from(
-    hkdfSync(
-      "sha256",
-      keyEncryptionKey,
-      Buffer.alloc(0),
-      "iam/identity/totp-secret/v1",
-      32,
-    ),
-  );
+  return Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), 'iam/identity/totp-secret/v1', 32));
 }

@@ -4,47 +4,22 @@
  * 500 without message or stack. An unknown path is 404; a known path asked with a method it does
  * not serve is 405 with `Allow` (RFC 9110 §15.5.6), from the methods ./route-methods.ts learns.
  */
-import {
-  AppError,
-  type FieldError,
-  type Logger,
-  internalError,
-  newTraceId,
-  toProblem,
-} from "@iam/platform/core";
-import type {
-  FastifyError,
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-} from "fastify";
-import fp from "fastify-plugin";
-import { RouteMethods } from "./route-methods";
-import { TEXT_FORMAT } from "./validation";
+import { AppError, type FieldError, type Logger, internalError, newTraceId, toProblem } from '@iam/platform/core';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { RouteMethods } from './route-methods';
+import { TEXT_FORMAT } from './validation';
 
 const FASTIFY_CODES: Record<string, () => AppError> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
-    new AppError(
-      "UNSUPPORTED_MEDIA_TYPE",
-      "The request body must be application/json.",
-    ),
-  FST_ERR_CTP_BODY_TOO_LARGE: () =>
-    new AppError("PAYLOAD_TOO_LARGE", "The request body is too large."),
-  FST_ERR_CTP_INVALID_JSON_BODY: () =>
-    AppError.validation("The request body is not valid JSON."),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () =>
-    AppError.validation(
-      "The request body is empty; send a JSON object or no content type.",
-    ),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
-    AppError.validation("Content-Length does not match the body."),
-  FST_ERR_CTP_INVALID_TYPE: () =>
-    AppError.validation("The Content-Type header is not valid."),
-  FST_ERR_BAD_URL: () => AppError.validation("The URL is not valid."),
-  FST_ERR_MAX_PARAM_LENGTH: () =>
-    AppError.validation("A path parameter is too long."),
-  FST_ERR_ASYNC_CONSTRAINT: () =>
-    AppError.validation("The request is not valid."),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.'),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => AppError.validation('The request body is not valid JSON.'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => AppError.validation('The request body is empty; send a JSON object or no content type.'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => AppError.validation('Content-Length does not match the body.'),
+  FST_ERR_CTP_INVALID_TYPE: () => AppError.validation('The Content-Type header is not valid.'),
+  FST_ERR_BAD_URL: () => AppError.validation('The URL is not valid.'),
+  FST_ERR_MAX_PARAM_LENGTH: () => AppError.validation('A path parameter is too long.'),
+  FST_ERR_ASYNC_CONSTRAINT: () => AppError.validation('The request is not valid.'),
 };
 
 interface AjvError {
@@ -55,33 +30,19 @@ interface AjvError {
 }
 
 /** Ajv errors → field errors named like `body.email` or `query.pageSize`. */
-export function fieldErrors(
-  context: string | undefined,
-  errors: readonly AjvError[],
-): FieldError[] {
-  const part = context ?? "body";
+export function fieldErrors(context: string | undefined, errors: readonly AjvError[]): FieldError[] {
+  const part = context ?? 'body';
   return errors.map((e) => {
-    let path = (e.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
-    let message = e.message ?? "is invalid";
-    if (
-      e.keyword === "additionalProperties" &&
-      typeof e.params?.additionalProperty === "string"
-    ) {
-      path = path
-        ? `${path}.${e.params.additionalProperty}`
-        : e.params.additionalProperty;
-      message = "is not allowed";
-    } else if (e.keyword === "format" && e.params?.format === TEXT_FORMAT) {
-      message =
-        "must not contain control characters (such as NUL) or unpaired surrogates";
-    } else if (
-      e.keyword === "required" &&
-      typeof e.params?.missingProperty === "string"
-    ) {
-      path = path
-        ? `${path}.${e.params.missingProperty}`
-        : e.params.missingProperty;
-      message = "is required";
+    let path = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
+      path = path ? `${path}.${e.params.additionalProperty}` : e.params.additionalProperty;
+      message = 'is not allowed';
+    } else if (e.keyword === 'format' && e.params?.format === TEXT_FORMAT) {
+      message = 'must not contain control characters (such as NUL) or unpaired surrogates';
+    } else if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') {
+      path = path ? `${path}.${e.params.missingProperty}` : e.params.missingProperty;
+      message = 'is required';
     }
     return { field: path ? `${part}.${path}` : part, message };
   });
@@ -89,46 +50,25 @@ export function fieldErrors(
 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  const fe = err as FastifyError & {
-    validation?: AjvError[];
-    validationContext?: string;
-  };
+  const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation)) {
-    return AppError.validation(
-      "The request is not valid.",
-      fieldErrors(fe.validationContext, fe.validation),
-    );
+    return AppError.validation('The request is not valid.', fieldErrors(fe.validationContext, fe.validation));
   }
   const mapped = fe?.code ? FASTIFY_CODES[fe.code] : undefined;
   if (mapped) return mapped();
-  if (
-    fe instanceof SyntaxError &&
-    (fe as { statusCode?: number }).statusCode === 400
-  )
-    return AppError.validation("The request body is not valid JSON.");
+  if (fe instanceof SyntaxError && (fe as { statusCode?: number }).statusCode === 400) return AppError.validation('The request body is not valid JSON.');
   const status = fe?.statusCode;
-  if (status === 413)
-    return new AppError("PAYLOAD_TOO_LARGE", "The request body is too large.");
-  if (status === 415)
-    return new AppError(
-      "UNSUPPORTED_MEDIA_TYPE",
-      "The request body must be application/json.",
-    );
-  if (status && status >= 400 && status < 500)
-    return AppError.validation("The request is not valid.");
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
+  if (status && status >= 400 && status < 500) return AppError.validation('The request is not valid.');
   return internalError(err);
 }
 
 /** Field errors from a service name body or query fields plainly; here they get their part. */
 function qualify(req: FastifyRequest, err: AppError): AppError {
-  if (!err.errors?.some((e) => !e.field.includes("."))) return err;
-  const part =
-    req.method === "GET" || req.method === "DELETE" ? "query" : "body";
-  return err.withFieldErrors(
-    err.errors.map((e) =>
-      e.field.includes(".") ? e : { ...e, field: `${part}.${e.field}` },
-    ),
-  );
+  if (!err.errors?.some((e) => !e.field.includes('.'))) return err;
+  const part = req.method === 'GET' || req.method === 'DELETE' ? 'query' : 'body';
+  return err.withFieldErrors(err.errors.map((e) => (e.field.includes('.') ? e : { ...e, field: `${part}.${e.field}` })));
 }
 
 /**
@@ -136,8 +76,7 @@ function qualify(req: FastifyRequest, err: AppError): AppError {
  * service gives (AppError.reason, over gRPC as metadata): the one place reasons become types.
  */
 const REASON_TYPES: Readonly<Record<string, string>> = {
-  "identity.reauthentication_required":
-    "urn:iam:problem:reauthentication-required",
+  'identity.reauthentication_required': 'urn:iam:problem:reauthentication-required',
 };
 
 /** A problem's own type and extension members (RFC 9457 §3.2), e.g. `mfaToken`. */
@@ -146,76 +85,47 @@ export interface ProblemExtension {
   readonly members: Readonly<Record<string, unknown>>;
 }
 
-export function sendProblem(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  error: AppError,
-  extension?: ProblemExtension,
-): FastifyReply {
+export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: AppError, extension?: ProblemExtension): FastifyReply {
   const err = qualify(req, error);
   const traceId = req.trace?.traceId ?? newTraceId();
-  if (!reply.hasHeader("x-trace-id")) reply.header("x-trace-id", traceId);
-  if (err.code === "UNAUTHENTICATED") {
-    reply.header(
-      "www-authenticate",
-      req.headers.authorization ? 'Bearer error="invalid_token"' : "Bearer",
-    );
+  if (!reply.hasHeader('x-trace-id')) reply.header('x-trace-id', traceId);
+  if (err.code === 'UNAUTHENTICATED') {
+    reply.header('www-authenticate', req.headers.authorization ? 'Bearer error="invalid_token"' : 'Bearer');
   }
-  if (err.retryAfter !== undefined)
-    reply.header("retry-after", String(Math.max(1, Math.ceil(err.retryAfter))));
-  const instance = (req.url ?? "/").split("?")[0] ?? "/";
+  if (err.retryAfter !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(err.retryAfter))));
+  const instance = (req.url ?? '/').split('?')[0] ?? '/';
   return reply
     .code(err.httpStatus)
-    .type("application/problem+json")
+    .type('application/problem+json')
     .serializer((p: unknown) => JSON.stringify(p))
     .send(problemOf(err, { instance, traceId }, extension));
 }
 
-function problemOf(
-  err: AppError,
-  ctx: { instance: string; traceId: string },
-  extension?: ProblemExtension,
-): object {
+function problemOf(err: AppError, ctx: { instance: string; traceId: string }, extension?: ProblemExtension): object {
   const p = toProblem(err, ctx);
-  const type =
-    extension?.type ?? (err.reason ? REASON_TYPES[err.reason] : undefined);
+  const type = extension?.type ?? (err.reason ? REASON_TYPES[err.reason] : undefined);
   return { ...p, ...(type ? { type } : {}), ...extension?.members };
 }
 
 export const errorsPlugin = fp(
   async (app: FastifyInstance, opts: { logger: Logger }) => {
     const routes = new RouteMethods();
-    app.addHook("onRoute", routes.onRoute);
-    app.decorate("knownRoutes", () => routes.list());
+    app.addHook('onRoute', routes.onRoute);
+    app.decorate('knownRoutes', () => routes.list());
     app.setErrorHandler((err, req, reply) => {
       const appErr = toAppError(err);
-      if (appErr.code === "INTERNAL" || appErr.httpStatus >= 500) {
-        opts.logger.error(
-          {
-            err: appErr.cause ?? err,
-            method: req.method,
-            route: req.routeOptions?.url,
-          },
-          "request failed",
-        );
+      if (appErr.code === 'INTERNAL' || appErr.httpStatus >= 500) {
+        opts.logger.error({ err: appErr.cause ?? err, method: req.method, route: req.routeOptions?.url }, 'request failed');
       }
       return sendProblem(req, reply, appErr);
     });
     app.setNotFoundHandler((req, reply) => {
-      const allowed = routes.allowed((req.url ?? "/").split("?")[0] ?? "/");
+      const allowed = routes.allowed((req.url ?? '/').split('?')[0] ?? '/');
       // A route that found nothing (callNotFound) is a 404 too.
-      if (allowed.length === 0 || allowed.includes(req.method))
-        return sendProblem(req, reply, AppError.notFound("No such route."));
-      reply.header("allow", allowed.join(", "));
-      return sendProblem(
-        req,
-        reply,
-        new AppError(
-          "METHOD_NOT_ALLOWED",
-          `This resource answers ${allowed.join(", ")}.`,
-        ),
-      );
+      if (allowed.length === 0 || allowed.includes(req.method)) return sendProblem(req, reply, AppError.notFound('No such route.'));
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(req, reply, new AppError('METHOD_NOT_ALLOWED', `This resource answers ${allowed.join(', ')}.`));
     });
   },
-  { name: "iam-errors", dependencies: ["iam-trace"] },
+  { name: 'iam-errors', dependencies: ['iam-trace'] },
 );

@@ -5,38 +5,27 @@
  * users.manage: a user's sessions, lock and second factors (adminSecurityRoutes). Identity
  * verifies the bearer token of every "me" call again and reads its sid and auth_time.
  */
-import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { identityV1 } from "@iam/contracts";
-import type { Denylist } from "../../auth/denylist";
-import type { GatewayConfig } from "../../config";
-import { limitOf } from "../../plugins/external/rate-limit";
-import { LoginResponse } from "../../schemas/auth";
-import { IdParams, problems } from "../../schemas/common";
-import {
-  AccountSecurity,
-  CodeBody,
-  MfaBody,
-  MfaStatus,
-  MfaTokenBody,
-  RecoveryCodes,
-  ResetFactorsBody,
-  SessionList,
-  SessionParams,
-  TotpEnrolment,
-} from "../../schemas/mfa";
-import type { Upstreams } from "../../upstreams";
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { identityV1 } from '@iam/contracts';
+import type { Denylist } from '../../auth/denylist';
+import type { GatewayConfig } from '../../config';
+import { limitOf } from '../../plugins/external/rate-limit';
+import { LoginResponse } from '../../schemas/auth';
+import { IdParams, problems } from '../../schemas/common';
+import { AccountSecurity, CodeBody, MfaBody, MfaStatus, MfaTokenBody, RecoveryCodes, ResetFactorsBody, SessionList, SessionParams, TotpEnrolment } from '../../schemas/mfa';
+import type { Upstreams } from '../../upstreams';
 
 export interface MfaDeps {
   readonly upstreams: Upstreams;
-  readonly rateLimits: GatewayConfig["rateLimits"];
+  readonly rateLimits: GatewayConfig['rateLimits'];
 }
 
-const tags = ["mfa"];
+const tags = ['mfa'];
 
 export const loginBody = (r: identityV1.LoginResponse) => ({
   token: r.tokens!.accessToken,
   refreshToken: r.tokens!.refreshToken,
-  tokenType: "Bearer" as const,
+  tokenType: 'Bearer' as const,
   expiresIn: r.tokens!.expiresIn,
   refreshExpiresIn: r.tokens!.refreshExpiresIn,
   user: r.user!,
@@ -54,20 +43,16 @@ const sessionJson = (s: identityV1.Session) => ({
 });
 
 /** Anonymous: a login's second step, and enrolment with an enrolment-only mfa token. */
-export const anonymousMfaRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (
-  app,
-  deps,
-) => {
+export const anonymousMfaRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (app, deps) => {
   // The factor step has its own budget of the login's size (one login, one factor step).
-  const config = { rateLimit: limitOf("login-mfa", deps.rateLimits.login) };
+  const config = { rateLimit: limitOf('login-mfa', deps.rateLimits.login) };
   app.post(
-    "/api/v1/auth/mfa",
+    '/api/v1/auth/mfa',
     {
       config,
       schema: {
-        tags: ["auth"],
-        summary:
-          "Complete a login with its second factor (the mfaToken of the mfa-required problem and a code or a recovery code)",
+        tags: ['auth'],
+        summary: 'Complete a login with its second factor (the mfaToken of the mfa-required problem and a code or a recovery code)',
         body: MfaBody,
         response: { 200: LoginResponse, ...problems(400, 401, 413, 415, 429) },
       },
@@ -77,20 +62,19 @@ export const anonymousMfaRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (
       return loginBody(
         await deps.upstreams.identity.completeMfa({
           mfaToken,
-          code: code ?? "",
-          recoveryCode: recoveryCode ?? "",
+          code: code ?? '',
+          recoveryCode: recoveryCode ?? '',
         }),
       );
     },
   );
   app.post(
-    "/api/v1/auth/mfa/enrol",
+    '/api/v1/auth/mfa/enrol',
     {
       config,
       schema: {
-        tags: ["auth"],
-        summary:
-          "Enrol an authenticator app with the mfaToken of an mfa-enrolment-required problem (then POST /api/v1/auth/mfa with its code)",
+        tags: ['auth'],
+        summary: 'Enrol an authenticator app with the mfaToken of an mfa-enrolment-required problem (then POST /api/v1/auth/mfa with its code)',
         body: MfaTokenBody,
         response: {
           200: TotpEnrolment,
@@ -103,62 +87,58 @@ export const anonymousMfaRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (
 };
 
 /** The caller's own second factors and sessions (in an authenticated context). */
-export const meRoutes: FastifyPluginAsyncTypebox<
-  MfaDeps & { denylist: Denylist }
-> = async (app, deps) => {
+export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist }> = async (app, deps) => {
   const id = deps.upstreams.identity;
-  const me = (token: string | null) => ({ accessToken: token ?? "" });
-  const reauth =
-    "Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required)";
+  const me = (token: string | null) => ({ accessToken: token ?? '' });
+  const reauth = 'Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required)';
 
   app.get(
-    "/api/v1/me/mfa",
+    '/api/v1/me/mfa',
     {
       schema: {
         tags,
-        summary: "Your second factors",
+        summary: 'Your second factors',
         response: { 200: MfaStatus },
       },
     },
     async (req) => id.getMfaStatus(me(req.bearerToken)),
   );
   app.post(
-    "/api/v1/me/mfa/totp",
+    '/api/v1/me/mfa/totp',
     {
       schema: {
         tags,
-        summary:
-          "Start enrolling an authenticator app: a pending secret, active after a right code",
+        summary: 'Start enrolling an authenticator app: a pending secret, active after a right code',
         response: { 200: TotpEnrolment, ...problems(409) },
       },
     },
     async (req) => id.startTotp(me(req.bearerToken)),
   );
   app.post(
-    "/api/v1/me/mfa/totp/activate",
+    '/api/v1/me/mfa/totp/activate',
     {
       schema: {
         tags,
-        summary: "Activate the pending authenticator app with a code from it",
+        summary: 'Activate the pending authenticator app with a code from it',
         body: CodeBody,
-        response: { 204: { type: "null" }, ...problems(400, 409, 413, 415) },
+        response: { 204: { type: 'null' }, ...problems(400, 409, 413, 415) },
       },
     },
     async (req, reply) => {
       await id.activateTotp({
-        accessToken: req.bearerToken ?? "",
+        accessToken: req.bearerToken ?? '',
         code: req.body.code,
       });
       return reply.code(204).send();
     },
   );
   app.delete(
-    "/api/v1/me/mfa/totp",
+    '/api/v1/me/mfa/totp',
     {
       schema: {
         tags,
         summary: `Remove the authenticator app (and the recovery codes). ${reauth}`,
-        response: { 204: { type: "null" }, ...problems(403, 404) },
+        response: { 204: { type: 'null' }, ...problems(403, 404) },
       },
     },
     async (req, reply) => {
@@ -167,7 +147,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<
     },
   );
   app.post(
-    "/api/v1/me/mfa/recovery-codes",
+    '/api/v1/me/mfa/recovery-codes',
     {
       schema: {
         tags,
@@ -179,46 +159,43 @@ export const meRoutes: FastifyPluginAsyncTypebox<
   );
 
   app.get(
-    "/api/v1/me/sessions",
+    '/api/v1/me/sessions',
     {
       schema: {
-        tags: ["sessions"],
-        summary: "Your sessions (sign-ins), the last used first",
+        tags: ['sessions'],
+        summary: 'Your sessions (sign-ins), the last used first',
         response: { 200: SessionList },
       },
     },
     async (req) => ({
-      items: (await id.listMySessions(me(req.bearerToken))).sessions.map(
-        sessionJson,
-      ),
+      items: (await id.listMySessions(me(req.bearerToken))).sessions.map(sessionJson),
     }),
   );
   app.delete(
-    "/api/v1/me/sessions/:id",
+    '/api/v1/me/sessions/:id',
     {
       schema: {
-        tags: ["sessions"],
-        summary:
-          "End one of your sessions (its tokens stop working at every gateway within a second)",
+        tags: ['sessions'],
+        summary: 'End one of your sessions (its tokens stop working at every gateway within a second)',
         params: SessionParams,
-        response: { 204: { type: "null" }, ...problems(400, 404) },
+        response: { 204: { type: 'null' }, ...problems(400, 404) },
       },
     },
     async (req, reply) => {
       await id.endMySession({
-        accessToken: req.bearerToken ?? "",
+        accessToken: req.bearerToken ?? '',
         sessionId: req.params.id,
       });
       return reply.code(204).send();
     },
   );
   app.delete(
-    "/api/v1/me/sessions",
+    '/api/v1/me/sessions',
     {
       schema: {
-        tags: ["sessions"],
-        summary: "Sign out everywhere else: end every session but this one",
-        response: { 204: { type: "null" } },
+        tags: ['sessions'],
+        summary: 'Sign out everywhere else: end every session but this one',
+        response: { 204: { type: 'null' } },
       },
     },
     async (req, reply) => {
@@ -229,14 +206,11 @@ export const meRoutes: FastifyPluginAsyncTypebox<
 };
 
 /** users.manage (the Administrator rule of DESIGN §3 is identity's): a user's sessions, lock and factors. */
-export const adminSecurityRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (
-  app,
-  deps,
-) => {
+export const adminSecurityRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (app, deps) => {
   const id = deps.upstreams.identity;
-  const stags = ["users"];
+  const stags = ['users'];
   app.get(
-    "/api/v1/users/:id/sessions",
+    '/api/v1/users/:id/sessions',
     {
       schema: {
         tags: stags,
@@ -246,19 +220,17 @@ export const adminSecurityRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (
       },
     },
     async (req) => ({
-      items: (
-        await id.listUserSessions({ userId: req.params.id })
-      ).sessions.map(sessionJson),
+      items: (await id.listUserSessions({ userId: req.params.id })).sessions.map(sessionJson),
     }),
   );
   app.delete(
-    "/api/v1/users/:id/sessions",
+    '/api/v1/users/:id/sessions',
     {
       schema: {
         tags: stags,
-        summary: "End every session of a user (and their access tokens)",
+        summary: 'End every session of a user (and their access tokens)',
         params: IdParams,
-        response: { 204: { type: "null" }, ...problems(400, 404) },
+        response: { 204: { type: 'null' }, ...problems(400, 404) },
       },
     },
     async (req, reply) => {
@@ -267,7 +239,7 @@ export const adminSecurityRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (
     },
   );
   app.get(
-    "/api/v1/users/:id/security",
+    '/api/v1/users/:id/security',
     {
       schema: {
         tags: stags,
@@ -287,13 +259,13 @@ export const adminSecurityRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (
     },
   );
   app.post(
-    "/api/v1/users/:id/unlock",
+    '/api/v1/users/:id/unlock',
     {
       schema: {
         tags: stags,
-        summary: "Unlock an account locked by failed sign-ins (audited)",
+        summary: 'Unlock an account locked by failed sign-ins (audited)',
         params: IdParams,
-        response: { 204: { type: "null" }, ...problems(400, 404) },
+        response: { 204: { type: 'null' }, ...problems(400, 404) },
       },
     },
     async (req, reply) => {
@@ -302,15 +274,14 @@ export const adminSecurityRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (
     },
   );
   app.post(
-    "/api/v1/users/:id/mfa/reset",
+    '/api/v1/users/:id/mfa/reset',
     {
       schema: {
         tags: stags,
-        summary:
-          "Reset a user's second factors (audited with the reason); the user enrols again at next sign-in if policy requires it",
+        summary: "Reset a user's second factors (audited with the reason); the user enrols again at next sign-in if policy requires it",
         params: IdParams,
         body: ResetFactorsBody,
-        response: { 204: { type: "null" }, ...problems(400, 404, 413, 415) },
+        response: { 204: { type: 'null' }, ...problems(400, 404, 413, 415) },
       },
     },
     async (req, reply) => {

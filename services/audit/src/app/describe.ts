@@ -5,15 +5,10 @@
  * before the events did (no `before`) falls back to the trail's projection for the fields it
  * knows, as the trail used to. Creations list the fields that have a value; deletions what was.
  */
-import {
-  type EventSubject,
-  SUBJECTS,
-  decodeEvent,
-  type eventsV1,
-} from "@iam/contracts";
-import type { Actor, FieldChange, Target } from "../domain/entry";
-import { SECRET_FIELDS } from "../domain/entry";
-import type { KnownUser, Projection } from "../domain/ports";
+import { type EventSubject, SUBJECTS, decodeEvent, type eventsV1 } from '@iam/contracts';
+import type { Actor, FieldChange, Target } from '../domain/entry';
+import { SECRET_FIELDS } from '../domain/entry';
+import type { KnownUser, Projection } from '../domain/ports';
 
 export interface Described {
   action: string;
@@ -25,15 +20,10 @@ export interface Described {
 
 type View = Record<string, unknown>;
 
-const same = (a: unknown, b: unknown) =>
-  JSON.stringify(a) === JSON.stringify(b);
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** before/after of the named fields; secret ones redacted; unchanged known values left out. */
-function changesOf(
-  fields: readonly string[],
-  before: View | undefined,
-  after: View | undefined,
-): FieldChange[] {
+function changesOf(fields: readonly string[], before: View | undefined, after: View | undefined): FieldChange[] {
   const out: FieldChange[] = [];
   for (const field of fields) {
     if (SECRET_FIELDS.has(field)) {
@@ -43,11 +33,7 @@ function changesOf(
     const b = before?.[field];
     const a = after?.[field];
     if (b !== undefined && a !== undefined && same(a, b)) continue;
-    out.push({
-      field,
-      ...(b !== undefined ? { before: b } : {}),
-      ...(a !== undefined ? { after: a } : {}),
-    });
+    out.push({ field, ...(b !== undefined ? { before: b } : {}), ...(a !== undefined ? { after: a } : {}) });
   }
   return out;
 }
@@ -55,30 +41,21 @@ function changesOf(
 /** A new record: each field that has a value (no empty description, no absent phone). */
 const created = (fields: readonly string[], after: View): FieldChange[] =>
   changesOf(
-    fields.filter(
-      (f) => after[f] !== undefined && after[f] !== null && after[f] !== "",
-    ),
+    fields.filter((f) => after[f] !== undefined && after[f] !== null && after[f] !== ''),
     undefined,
     after,
   );
 
 const MFA_ACTIONS = {
-  [SUBJECTS.mfaEnrolled]: "mfa.enrolled",
-  [SUBJECTS.mfaRemoved]: "mfa.removed",
-  [SUBJECTS.mfaVerified]: "mfa.verified",
-  [SUBJECTS.mfaFailed]: "mfa.failed",
-  [SUBJECTS.recoveryCodeUsed]: "mfa.recovery_code.used",
-  [SUBJECTS.mfaReset]: "mfa.reset",
+  [SUBJECTS.mfaEnrolled]: 'mfa.enrolled',
+  [SUBJECTS.mfaRemoved]: 'mfa.removed',
+  [SUBJECTS.mfaVerified]: 'mfa.verified',
+  [SUBJECTS.mfaFailed]: 'mfa.failed',
+  [SUBJECTS.recoveryCodeUsed]: 'mfa.recovery_code.used',
+  [SUBJECTS.mfaReset]: 'mfa.reset',
 } as const;
 
-const USER_FIELDS = [
-  "email",
-  "firstName",
-  "lastName",
-  "phone",
-  "emailVerified",
-  "roles",
-] as const;
+const USER_FIELDS = ['email', 'firstName', 'lastName', 'phone', 'emailVerified', 'roles'] as const;
 
 interface UserFields {
   email: string;
@@ -92,233 +69,91 @@ interface UserFields {
 /** `full`: phone and emailVerified are known (an event of this contract; the projection has neither). */
 function userView(u: UserFields | undefined, full: boolean): View | undefined {
   if (!u) return undefined;
-  const view: View = {
-    email: u.email,
-    firstName: u.firstName,
-    lastName: u.lastName,
-    roles: [...u.roles].sort(),
-  };
-  if (full)
-    Object.assign(view, {
-      phone: u.phone ?? null,
-      emailVerified: u.emailVerified ?? false,
-    });
+  const view: View = { email: u.email, firstName: u.firstName, lastName: u.lastName, roles: [...u.roles].sort() };
+  if (full) Object.assign(view, { phone: u.phone ?? null, emailVerified: u.emailVerified ?? false });
   return view;
 }
 
-const NAMED_FIELDS = ["name", "description"] as const;
+const NAMED_FIELDS = ['name', 'description'] as const;
 
-const PRODUCT_FIELDS = [
-  "sku",
-  "name",
-  "description",
-  "priceMinor",
-  "currency",
-  "status",
-  "onHand",
-] as const;
-const productView = (p: eventsV1.ProductState | undefined): View | undefined =>
-  p ? { ...p } : undefined;
+const PRODUCT_FIELDS = ['sku', 'name', 'description', 'priceMinor', 'currency', 'status', 'onHand'] as const;
+const productView = (p: eventsV1.ProductState | undefined): View | undefined => (p ? { ...p } : undefined);
 
 const PRODUCT_ACTIONS: Partial<Record<EventSubject, string>> = {
-  [SUBJECTS.productCreated]: "product.created",
-  [SUBJECTS.productUpdated]: "product.updated",
-  [SUBJECTS.productArchived]: "product.archived",
-  [SUBJECTS.productReactivated]: "product.reactivated",
-  [SUBJECTS.productStockAdjusted]: "product.stock.adjusted",
+  [SUBJECTS.productCreated]: 'product.created',
+  [SUBJECTS.productUpdated]: 'product.updated',
+  [SUBJECTS.productArchived]: 'product.archived',
+  [SUBJECTS.productReactivated]: 'product.reactivated',
+  [SUBJECTS.productStockAdjusted]: 'product.stock.adjusted',
 };
 
-async function describeUser(
-  subject:
-    | typeof SUBJECTS.userCreated
-    | typeof SUBJECTS.userUpdated
-    | typeof SUBJECTS.userDeleted,
-  data: Uint8Array,
-  p: Projection,
-): Promise<Described> {
+async function describeUser(subject: typeof SUBJECTS.userCreated | typeof SUBJECTS.userUpdated | typeof SUBJECTS.userDeleted, data: Uint8Array, p: Projection): Promise<Described> {
   const e = decodeEvent(subject, data);
   const known = await p.user(e.userId);
-  const current: KnownUser = {
-    id: e.userId,
-    email: e.email,
-    firstName: e.firstName,
-    lastName: e.lastName,
-    roles: e.roles,
-  };
+  const current: KnownUser = { id: e.userId, email: e.email, firstName: e.firstName, lastName: e.lastName, roles: e.roles };
   await p.saveUser(current);
-  const target = { type: "user", id: e.userId };
-  if (subject === SUBJECTS.userCreated)
-    return {
-      action: "user.created",
-      target,
-      changes: created(USER_FIELDS, userView(e, true)!),
-    };
-  if (subject === SUBJECTS.userDeleted)
-    return {
-      action: "user.deleted",
-      target,
-      changes: changesOf(["email"], userView(e, false), undefined),
-    };
+  const target = { type: 'user', id: e.userId };
+  if (subject === SUBJECTS.userCreated) return { action: 'user.created', target, changes: created(USER_FIELDS, userView(e, true)!) };
+  if (subject === SUBJECTS.userDeleted) return { action: 'user.deleted', target, changes: changesOf(['email'], userView(e, false), undefined) };
   const full = e.before !== undefined;
-  const fields =
-    e.changedFields.length > 0 ? e.changedFields : [...USER_FIELDS];
-  const action = e.passwordResetId
-    ? "password.reset.completed"
-    : fields.includes("roles")
-      ? "user.roles.changed"
-      : "user.updated";
-  return {
-    action,
-    target,
-    changes: changesOf(
-      fields,
-      userView(e.before ?? known, full),
-      userView(e, full),
-    ),
-  };
+  const fields = e.changedFields.length > 0 ? e.changedFields : [...USER_FIELDS];
+  const action = e.passwordResetId ? 'password.reset.completed' : fields.includes('roles') ? 'user.roles.changed' : 'user.updated';
+  return { action, target, changes: changesOf(fields, userView(e.before ?? known, full), userView(e, full)) };
 }
 
-async function describeNamed(
-  kind: "role" | "permission",
-  subject: EventSubject,
-  data: Uint8Array,
-  p: Projection,
-): Promise<Described> {
-  const e = decodeEvent(subject, data) as {
-    name: string;
-    description: string;
-    changedFields: string[];
-    before?: View;
-    roleId?: string;
-    permissionId?: string;
-  };
-  const id = (kind === "role" ? e.roleId : e.permissionId) ?? "";
+async function describeNamed(kind: 'role' | 'permission', subject: EventSubject, data: Uint8Array, p: Projection): Promise<Described> {
+  const e = decodeEvent(subject, data) as { name: string; description: string; changedFields: string[]; before?: View; roleId?: string; permissionId?: string };
+  const id = (kind === 'role' ? e.roleId : e.permissionId) ?? '';
   const projected = await p.name(kind, id);
   await p.saveName(kind, id, e.name);
-  const verb = subject.slice(subject.lastIndexOf(".") + 1);
+  const verb = subject.slice(subject.lastIndexOf('.') + 1);
   const target = { type: kind, id };
   const now = { name: e.name, description: e.description };
-  if (verb === "created")
-    return {
-      action: `${kind}.created`,
-      target,
-      changes: created(NAMED_FIELDS, now),
-    };
-  if (verb === "deleted")
-    return {
-      action: `${kind}.deleted`,
-      target,
-      changes: changesOf(
-        NAMED_FIELDS.filter((f) => now[f] !== ""),
-        now,
-        undefined,
-      ),
-    };
+  if (verb === 'created') return { action: `${kind}.created`, target, changes: created(NAMED_FIELDS, now) };
+  if (verb === 'deleted') return { action: `${kind}.deleted`, target, changes: changesOf(NAMED_FIELDS.filter((f) => now[f] !== ''), now, undefined) };
   // Without `before` (an older event) only the name is known, from the projection.
-  const [before, after] = e.before
-    ? [e.before, now]
-    : [{ name: projected }, { name: e.name }];
-  return {
-    action: `${kind}.updated`,
-    target,
-    changes: changesOf(e.changedFields, before, after),
-  };
+  const [before, after] = e.before ? [e.before, now] : [{ name: projected }, { name: e.name }];
+  return { action: `${kind}.updated`, target, changes: changesOf(e.changedFields, before, after) };
 }
 
-function describeLink(
-  subject:
-    | typeof SUBJECTS.rolePermissionCreated
-    | typeof SUBJECTS.rolePermissionUpdated
-    | typeof SUBJECTS.rolePermissionDeleted,
-  data: Uint8Array,
-): Described {
+function describeLink(subject: typeof SUBJECTS.rolePermissionCreated | typeof SUBJECTS.rolePermissionUpdated | typeof SUBJECTS.rolePermissionDeleted, data: Uint8Array): Described {
   const e = decodeEvent(subject, data);
   const permission = { id: e.permissionId, name: e.permissionName };
-  const target = { type: "role", id: e.roleId };
-  if (subject === SUBJECTS.rolePermissionCreated)
-    return {
-      action: "role.permission.granted",
-      target,
-      changes: [{ field: "permission", after: permission }],
-    };
-  if (subject === SUBJECTS.rolePermissionDeleted)
-    return {
-      action: "role.permission.revoked",
-      target,
-      changes: [{ field: "permission", before: permission }],
-    };
+  const target = { type: 'role', id: e.roleId };
+  if (subject === SUBJECTS.rolePermissionCreated) return { action: 'role.permission.granted', target, changes: [{ field: 'permission', after: permission }] };
+  if (subject === SUBJECTS.rolePermissionDeleted) return { action: 'role.permission.revoked', target, changes: [{ field: 'permission', before: permission }] };
   const b = e.before;
-  const before = b
-    ? {
-        role: { id: b.roleId, name: b.roleName },
-        permission: { id: b.permissionId, name: b.permissionName },
-      }
-    : undefined;
+  const before = b ? { role: { id: b.roleId, name: b.roleName }, permission: { id: b.permissionId, name: b.permissionName } } : undefined;
   const after = { role: { id: e.roleId, name: e.roleName }, permission };
-  return {
-    action: "role.permission.changed",
-    target,
-    changes: changesOf(["role", "permission"], before, after).filter(
-      (c) => c.field !== "role" || b,
-    ),
-  };
+  return { action: 'role.permission.changed', target, changes: changesOf(['role', 'permission'], before, after).filter((c) => c.field !== 'role' || b) };
 }
 
 function describeProduct(subject: EventSubject, data: Uint8Array): Described {
   const e = decodeEvent(subject as typeof SUBJECTS.productUpdated, data);
-  const target = { type: "product", id: e.productId };
+  const target = { type: 'product', id: e.productId };
   const action = PRODUCT_ACTIONS[subject]!;
-  if (!e.before)
-    return {
-      action,
-      target,
-      changes: created(PRODUCT_FIELDS, productView(e.after) ?? {}),
-    };
-  return {
-    action,
-    target,
-    changes: changesOf(
-      e.changedFields,
-      productView(e.before),
-      productView(e.after),
-    ),
-  };
+  if (!e.before) return { action, target, changes: created(PRODUCT_FIELDS, productView(e.after) ?? {}) };
+  return { action, target, changes: changesOf(e.changedFields, productView(e.before), productView(e.after)) };
 }
 
-async function describeOrder(
-  subject: typeof SUBJECTS.orderPlaced | typeof SUBJECTS.orderCancelled,
-  data: Uint8Array,
-  p: Projection,
-): Promise<Described> {
+async function describeOrder(subject: typeof SUBJECTS.orderPlaced | typeof SUBJECTS.orderCancelled, data: Uint8Array, p: Projection): Promise<Described> {
   const e = decodeEvent(subject, data);
   const known = await p.user(e.customerId);
   const email = e.customerEmail || known?.email;
   // Only a placed order can be cancelled.
   const placed = subject === SUBJECTS.orderPlaced;
-  const lines = e.lines.map((l) => ({
-    sku: l.sku,
-    quantity: l.quantity,
-    unitPriceMinor: l.unitPriceMinor,
-  }));
+  const lines = e.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, unitPriceMinor: l.unitPriceMinor }));
   const order = { total: { minor: e.totalMinor, currency: e.currency }, lines };
   return {
-    action: placed ? "order.placed" : "order.cancelled",
-    target: { type: "order", id: e.orderId },
-    actor: { type: "user", id: e.customerId, ...(email ? { email } : {}) },
-    changes: changesOf(
-      ["status", "total", "lines"],
-      placed ? undefined : { status: "placed" },
-      { status: placed ? "placed" : "cancelled", ...order },
-    ),
+    action: placed ? 'order.placed' : 'order.cancelled',
+    target: { type: 'order', id: e.orderId },
+    actor: { type: 'user', id: e.customerId, ...(email ? { email } : {}) },
+    changes: changesOf(['status', 'total', 'lines'], placed ? undefined : { status: 'placed' }, { status: placed ? 'placed' : 'cancelled', ...order }),
   };
 }
 
 /** What an event of a subject this build knows says (the projection updated on the way). */
-export async function describe(
-  subject: EventSubject,
-  data: Uint8Array,
-  p: Projection,
-): Promise<Described> {
+export async function describe(subject: EventSubject, data: Uint8Array, p: Projection): Promise<Described> {
   switch (subject) {
     case SUBJECTS.userCreated:
     case SUBJECTS.userUpdated:
@@ -327,91 +162,50 @@ export async function describe(
     case SUBJECTS.roleCreated:
     case SUBJECTS.roleUpdated:
     case SUBJECTS.roleDeleted:
-      return describeNamed("role", subject, data, p);
+      return describeNamed('role', subject, data, p);
     case SUBJECTS.permissionCreated:
     case SUBJECTS.permissionUpdated:
     case SUBJECTS.permissionDeleted:
-      return describeNamed("permission", subject, data, p);
+      return describeNamed('permission', subject, data, p);
     case SUBJECTS.rolePermissionCreated:
     case SUBJECTS.rolePermissionUpdated:
     case SUBJECTS.rolePermissionDeleted:
       return describeLink(subject, data);
     case SUBJECTS.tokenRevoked: {
       const e = decodeEvent(subject, data);
-      return {
-        action: "token.revoked",
-        target: { type: "user", id: e.userId },
-        changes: [],
-      };
+      return { action: 'token.revoked', target: { type: 'user', id: e.userId }, changes: [] };
     }
     case SUBJECTS.subjectRevoked: {
       const e = decodeEvent(subject, data);
-      return {
-        action: "sessions.revoked",
-        target: { type: "user", id: e.userId },
-        changes: [],
-      };
+      return { action: 'sessions.revoked', target: { type: 'user', id: e.userId }, changes: [] };
     }
     case SUBJECTS.passwordResetRequested:
     case SUBJECTS.emailVerificationRequested: {
       // The sealed token stays out: only who it was for.
       const e = decodeEvent(subject, data);
-      const action =
-        subject === SUBJECTS.passwordResetRequested
-          ? "password.reset.requested"
-          : "email.verification.requested";
-      return { action, target: { type: "user", id: e.userId }, changes: [] };
+      const action = subject === SUBJECTS.passwordResetRequested ? 'password.reset.requested' : 'email.verification.requested';
+      return { action, target: { type: 'user', id: e.userId }, changes: [] };
     }
     case SUBJECTS.passwordChanged: {
       const e = decodeEvent(subject, data);
-      return {
-        action: "password.changed",
-        target: { type: "user", id: e.userId },
-        changes: [{ field: "password", redacted: true }],
-      };
+      return { action: 'password.changed', target: { type: 'user', id: e.userId }, changes: [{ field: 'password', redacted: true }] };
     }
     case SUBJECTS.loginSucceeded:
     case SUBJECTS.loginFailed:
     case SUBJECTS.accountLocked: {
       // Never the email or password tried; an attempt against no account names no user.
       const e = decodeEvent(subject, data);
-      const target = e.userId
-        ? { type: "user", id: e.userId }
-        : { type: "account", id: "" };
+      const target = e.userId ? { type: 'user', id: e.userId } : { type: 'account', id: '' };
       if (subject === SUBJECTS.loginSucceeded) {
         const known = await p.user(e.userId);
-        return {
-          action: "login.succeeded",
-          target,
-          actor: {
-            type: "user",
-            id: e.userId,
-            ...(known ? { email: known.email } : {}),
-          },
-          changes: [],
-        };
+        return { action: 'login.succeeded', target, actor: { type: 'user', id: e.userId, ...(known ? { email: known.email } : {}) }, changes: [] };
       }
-      const changes = changesOf(
-        e.reason ? ["failures", "reason"] : ["failures"],
-        undefined,
-        { failures: e.failures, reason: e.reason },
-      );
-      return {
-        action:
-          subject === SUBJECTS.loginFailed ? "login.failed" : "account.locked",
-        target,
-        changes,
-      };
+      const changes = changesOf(e.reason ? ['failures', 'reason'] : ['failures'], undefined, { failures: e.failures, reason: e.reason });
+      return { action: subject === SUBJECTS.loginFailed ? 'login.failed' : 'account.locked', target, changes };
     }
     case SUBJECTS.refreshReuseDetected: {
       const e = decodeEvent(subject, data);
-      return {
-        action: "refresh.reuse_detected",
-        target: { type: "user", id: e.userId },
-        changes: changesOf(["revokedTokens"], undefined, {
-          revokedTokens: e.revoked,
-        }),
-      };
+      return { action: 'refresh.reuse_detected', target: { type: 'user', id: e.userId }, changes: changesOf(['revokedTokens'], undefined, { revokedTokens: e.revoked }) };
     }
     case SUBJECTS.mfaEnrolled:
     case SUBJECTS.mfaRemoved:
@@ -421,43 +215,20 @@ export async function describe(
     case SUBJECTS.mfaReset: {
       // Never a secret, a code or a credential id: the factor's kind and counts only.
       const e = decodeEvent(subject, data);
-      const action = MFA_ACTIONS[subject];
       const view: View = { factor: e.factor || undefined };
-      if (subject === SUBJECTS.mfaFailed)
-        Object.assign(view, { failures: e.failures, reason: e.reason });
+      if (subject === SUBJECTS.mfaFailed) Object.assign(view, { failures: e.failures, reason: e.reason });
       if (subject === SUBJECTS.mfaReset) view.reason = e.reason;
-      if (
-        subject === SUBJECTS.recoveryCodeUsed ||
-        (subject === SUBJECTS.mfaEnrolled && e.factor === "recovery_codes")
-      )
-        view.recoveryCodesLeft = e.recoveryCodesLeft;
-      const fields = Object.keys(view).filter(
-        (k) => view[k] !== undefined && view[k] !== "",
-      );
-      return {
-        action,
-        target: { type: "user", id: e.userId },
-        changes: changesOf(fields, undefined, view),
-      };
+      if (subject === SUBJECTS.recoveryCodeUsed || (subject === SUBJECTS.mfaEnrolled && e.factor === 'recovery_codes')) view.recoveryCodesLeft = e.recoveryCodesLeft;
+      const fields = Object.keys(view).filter((k) => view[k] !== undefined && view[k] !== '');
+      return { action: MFA_ACTIONS[subject], target: { type: 'user', id: e.userId }, changes: changesOf(fields, undefined, view) };
     }
     case SUBJECTS.sessionEnded: {
       const e = decodeEvent(subject, data);
-      return {
-        action: "session.ended",
-        target: { type: "user", id: e.userId },
-        changes: changesOf(["session", "tokensRevoked"], undefined, {
-          session: e.sessionId,
-          tokensRevoked: e.tokensRevoked,
-        }),
-      };
+      return { action: 'session.ended', target: { type: 'user', id: e.userId }, changes: changesOf(['session', 'tokensRevoked'], undefined, { session: e.sessionId, tokensRevoked: e.tokensRevoked }) };
     }
     case SUBJECTS.accountUnlocked: {
       const e = decodeEvent(subject, data);
-      return {
-        action: "account.unlocked",
-        target: { type: "user", id: e.userId },
-        changes: [],
-      };
+      return { action: 'account.unlocked', target: { type: 'user', id: e.userId }, changes: [] };
     }
     case SUBJECTS.orderPlaced:
     case SUBJECTS.orderCancelled:
@@ -469,10 +240,6 @@ export async function describe(
     case SUBJECTS.productStockAdjusted:
       return describeProduct(subject, data);
     default:
-      return {
-        action: subject,
-        target: { type: "unknown", id: "" },
-        changes: [],
-      };
+      return { action: subject, target: { type: 'unknown', id: '' }, changes: [] };
   }
 }

@@ -3,31 +3,13 @@
  * callers. Every failed login answers the same way (wrong password, unknown or deleted email,
  * locked account) and costs the same (one argon2 verification in the directory).
  */
-import { randomUUID } from "node:crypto";
-import { SUBJECTS } from "@iam/contracts";
-import {
-  type AccessClaims,
-  AppError,
-  type InTransaction,
-  type Logger,
-  event,
-  firstAcceptedIat,
-  randomToken,
-  requestContext,
-  sha256,
-} from "@iam/platform";
-import type { Principal, RefreshRecord, TokenPair } from "../domain/model";
-import type {
-  Directory,
-  IdentityStores,
-  TokenService,
-  UnitOfWork,
-} from "../domain/ports";
-import type {
-  Factor,
-  MfaChallenge,
-  SecondFactorUseCases,
-} from "./second-factor";
+import { randomUUID } from 'node:crypto';
+import { SUBJECTS } from '@iam/contracts';
+import { type AccessClaims, AppError, type InTransaction, type Logger, event, firstAcceptedIat, randomToken, requestContext, sha256 } from '@iam/platform';
+import type { Principal, RefreshRecord, TokenPair } from '../domain/model';
+import type { Directory, IdentityStores, TokenService, UnitOfWork } from '../domain/ports';
+import type { Factor, MfaChallenge, SecondFactorUseCases } from './second-factor';
+
 
 export interface AuthSettings {
   readonly maxFailedAttempts: number;
@@ -38,38 +20,26 @@ export interface AuthSettings {
 }
 
 /** Tokens, or (a right password of an account with a second factor) the challenge to answer. */
-export type LoginResult =
-  | { tokens: TokenPair; principal: Principal; mfa?: undefined }
-  | { mfa: MfaChallenge; tokens?: undefined; principal?: undefined };
+export type LoginResult = { tokens: TokenPair; principal: Principal; mfa?: undefined } | { mfa: MfaChallenge; tokens?: undefined; principal?: undefined };
 
 export interface AuthUseCases {
   login(email: string, password: string): Promise<LoginResult>;
   /** The second step of a login with a second factor (UNAUTHENTICATED as SecondFactorUseCases.redeem). */
-  completeMfa(
-    mfaToken: string,
-    factor: Factor,
-  ): Promise<{ tokens: TokenPair; principal: Principal }>;
+  completeMfa(mfaToken: string, factor: Factor): Promise<{ tokens: TokenPair; principal: Principal }>;
   refresh(refreshToken: string): Promise<TokenPair>;
   revoke(accessToken: string): Promise<void>;
   /** Signature, expiry and the denylist. Throws UNAUTHENTICATED. */
   validate(accessToken: string): Promise<AccessClaims>;
   /** Like validate, but null instead of an error (RFC 7662 "active": false). */
   introspect(token: string): Promise<AccessClaims | null>;
-  revokedTokens(): Promise<{
-    tokens: Array<{ jti: string; expiresAt: Date }>;
-    subjects: Array<{ userId: string; notBefore: Date; expiresAt: Date }>;
-  }>;
+  revokedTokens(): Promise<{ tokens: Array<{ jti: string; expiresAt: Date }>; subjects: Array<{ userId: string; notBefore: Date; expiresAt: Date }> }>;
   /**
    * Ends every session of a user (deleted, password or email changed): its refresh tokens, and
    * its access tokens issued before `at` (subject-level revocation, published to every gateway).
    */
   endSessions(userId: string, at?: Date): Promise<number>;
   /** The same inside the caller's transaction (with what else must commit with it). */
-  endSessionsIn(
-    tx: InTransaction<SessionStores>,
-    userId: string,
-    at: Date,
-  ): Promise<number>;
+  endSessionsIn(tx: InTransaction<SessionStores>, userId: string, at: Date): Promise<number>;
   /** Clears the failed-login count of an email (after a password reset). */
   clearLockout(email: string): Promise<void>;
 }
@@ -81,33 +51,24 @@ export interface AuthFaults {
 }
 
 /** Whether a subject revocation at `notBefore` refuses a token issued at `iat` (seconds). */
-export function revokedBySubject(
-  iat: number,
-  notBefore: Date | null | undefined,
-): boolean {
+export function revokedBySubject(iat: number, notBefore: Date | null | undefined): boolean {
   return notBefore != null && iat < firstAcceptedIat(notBefore);
 }
 
 /** Base64url of 32 random bytes. */
 const REFRESH_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 
-export const INVALID_CREDENTIALS = "The email or password is incorrect.";
-const INVALID_REFRESH = "The refresh token is invalid, expired or revoked.";
+export const INVALID_CREDENTIALS = 'The email or password is incorrect.';
+const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
 
 export function emailKey(email: string): Buffer {
   return sha256(email.trim().toLowerCase());
 }
 
 /** The stores the auth use cases use. */
-type AuthStores = Pick<
-  IdentityStores,
-  "refreshTokens" | "lockouts" | "denylist" | "subjects" | "sessions"
->;
+type AuthStores = Pick<IdentityStores, 'refreshTokens' | 'lockouts' | 'denylist' | 'subjects' | 'sessions'>;
 /** What ending a user's sessions writes, in the caller's transaction. */
-export type SessionStores = Pick<
-  IdentityStores,
-  "refreshTokens" | "subjects" | "sessions"
->;
+export type SessionStores = Pick<IdentityStores, 'refreshTokens' | 'subjects' | 'sessions'>;
 
 export function createAuthUseCases(deps: {
   settings: AuthSettings;
@@ -121,24 +82,17 @@ export function createAuthUseCases(deps: {
   /** Test builds only (src/testing): a hook between a refresh's commit and its answer. */
   faults?: AuthFaults;
   /** Asked after a right password (absent: passwords alone, as in unit tests of this file). */
-  secondFactor?: Pick<SecondFactorUseCases, "challenge" | "redeem">;
+  secondFactor?: Pick<SecondFactorUseCases, 'challenge' | 'redeem'>;
 }): AuthUseCases {
   const { settings: s, uow, stores, directory, tokens } = deps;
 
-  function pair(
-    access: { token: string },
-    refreshToken: string,
-    familyExpiresAt: Date,
-  ): TokenPair {
+  function pair(access: { token: string }, refreshToken: string, familyExpiresAt: Date): TokenPair {
     return {
       accessToken: access.token,
       refreshToken,
-      tokenType: "Bearer",
+      tokenType: 'Bearer',
       expiresIn: s.accessExpirySeconds,
-      refreshExpiresIn: Math.max(
-        1,
-        Math.floor((familyExpiresAt.getTime() - Date.now()) / 1000),
-      ),
+      refreshExpiresIn: Math.max(1, Math.floor((familyExpiresAt.getTime() - Date.now()) / 1000)),
     };
   }
 
@@ -149,21 +103,10 @@ export function createAuthUseCases(deps: {
   async function revokeReusedFamily(t: RefreshRecord): Promise<void> {
     const n = await uow.run(async (tx) => {
       const revoked = await tx.refreshTokens.revokeFamily(t.familyId);
-      if (revoked > 0)
-        await tx.publish([
-          event(SUBJECTS.refreshReuseDetected, {
-            userId: t.userId,
-            familyId: t.familyId,
-            revoked,
-          }),
-        ]);
+      if (revoked > 0) await tx.publish([event(SUBJECTS.refreshReuseDetected, { userId: t.userId, familyId: t.familyId, revoked })]);
       return revoked;
     });
-    if (n > 0)
-      deps.logger.warn(
-        { userId: t.userId, revoked: n },
-        "refresh token reuse detected; token family revoked",
-      );
+    if (n > 0) deps.logger.warn({ userId: t.userId, revoked: n }, 'refresh token reuse detected; token family revoked');
   }
 
   /**
@@ -171,68 +114,28 @@ export function createAuthUseCases(deps: {
    * (device, IP, how and when the user authenticated) and its first access token recorded, and the
    * success published, in one transaction.
    */
-  async function startSession(
-    principal: Principal,
-    emailHash: Buffer,
-    amr: string[],
-  ): Promise<TokenPair> {
+  async function startSession(principal: Principal, emailHash: Buffer, amr: string[]): Promise<TokenPair> {
     const refreshToken = randomToken(32);
     const expiresAt = new Date(Date.now() + s.refreshExpirySeconds * 1000);
     const familyId = randomUUID();
     const ctx = requestContext();
     const access = await uow.run(async (tx) => {
-      const { subjectNotBefore } = await tx.refreshTokens.startFamily(
-        {
-          id: randomUUID(),
-          familyId,
-          userId: principal.userId,
-          tokenHash: sha256(refreshToken),
-          expiresAt,
-        },
-        emailHash,
-      );
+      const { subjectNotBefore } = await tx.refreshTokens.startFamily({ id: randomUUID(), familyId, userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt }, emailHash);
       const authTime = new Date();
-      await tx.sessions.start({
-        id: familyId,
-        userId: principal.userId,
-        userAgent: ctx?.userAgent ?? "",
-        ip: ctx?.clientIp ?? "",
-        amr,
-        authTime,
-        expiresAt,
-      });
-      const issued = await tokens.issue(principal, {
-        notBefore: subjectNotBefore,
-        session: { sid: familyId, amr, authTime },
-      });
+      await tx.sessions.start({ id: familyId, userId: principal.userId, userAgent: ctx?.userAgent ?? '', ip: ctx?.clientIp ?? '', amr, authTime, expiresAt });
+      const issued = await tokens.issue(principal, { notBefore: subjectNotBefore, session: { sid: familyId, amr, authTime } });
       await tx.sessions.recordToken(familyId, issued.jti, issued.expiresAt);
-      await tx.publish([
-        event(SUBJECTS.loginSucceeded, {
-          userId: principal.userId,
-          failures: 0,
-          reason: "",
-        }),
-      ]);
+      await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
       return issued;
     });
     return pair(access, refreshToken, expiresAt);
   }
 
   /** Records a refused login (one insert, the same for every kind of failure). */
-  async function recordFailure(
-    userId: string,
-    failures: number,
-    reason: "invalid_credentials" | "locked",
-    lockedNow: boolean,
-  ): Promise<void> {
+  async function recordFailure(userId: string, failures: number, reason: 'invalid_credentials' | 'locked', lockedNow: boolean): Promise<void> {
     const attempt = { userId, failures, reason };
     await uow.run((tx) =>
-      tx.publish([
-        event(SUBJECTS.loginFailed, attempt),
-        ...(lockedNow
-          ? [event(SUBJECTS.accountLocked, { userId, failures, reason: "" })]
-          : []),
-      ]),
+      tx.publish([event(SUBJECTS.loginFailed, attempt), ...(lockedNow ? [event(SUBJECTS.accountLocked, { userId, failures, reason: '' })] : [])]),
     );
   }
 
@@ -241,42 +144,22 @@ export function createAuthUseCases(deps: {
       const key = emailKey(email);
       // Reserve the evaluation first: of any number of concurrent guesses, at most the limit are
       // checked. A locked email still pays one (dummy) verification, so it answers as slowly.
-      const slot = await stores.lockouts.reserve(
-        key,
-        s.maxFailedAttempts,
-        s.lockoutMinutes,
-      );
+      const slot = await stores.lockouts.reserve(key, s.maxFailedAttempts, s.lockoutMinutes);
       let result;
       try {
-        result = await directory.verifyCredentials(email, password, {
-          skipEvaluation: !slot.allowed,
-        });
+        result = await directory.verifyCredentials(email, password, { skipEvaluation: !slot.allowed });
       } catch (err) {
-        if (slot.allowed)
-          await stores.lockouts.release(key, s.maxFailedAttempts);
+        if (slot.allowed) await stores.lockouts.release(key, s.maxFailedAttempts);
         throw err;
       }
       const principal = result.principal;
       if (!principal || !slot.allowed) {
         // Failures against no account are not counted: a later account with this email starts active.
         const counted = result.accountExists || !slot.allowed;
-        if (slot.allowed && !result.accountExists)
-          await stores.lockouts.release(key, s.maxFailedAttempts);
-        const lockedNow =
-          slot.allowed &&
-          result.accountExists &&
-          slot.count >= s.maxFailedAttempts;
-        if (lockedNow)
-          deps.logger.warn(
-            { failures: slot.count },
-            "account locked after repeated failed logins",
-          );
-        await recordFailure(
-          result.accountId ?? "",
-          counted ? slot.count : 0,
-          slot.allowed ? "invalid_credentials" : "locked",
-          lockedNow,
-        );
+        if (slot.allowed && !result.accountExists) await stores.lockouts.release(key, s.maxFailedAttempts);
+        const lockedNow = slot.allowed && result.accountExists && slot.count >= s.maxFailedAttempts;
+        if (lockedNow) deps.logger.warn({ failures: slot.count }, 'account locked after repeated failed logins');
+        await recordFailure(result.accountId ?? '', counted ? slot.count : 0, slot.allowed ? 'invalid_credentials' : 'locked', lockedNow);
         throw AppError.unauthenticated(INVALID_CREDENTIALS);
       }
       const challenge = await deps.secondFactor?.challenge(principal, key);
@@ -286,24 +169,15 @@ export function createAuthUseCases(deps: {
         await stores.lockouts.release(key, s.maxFailedAttempts);
         return { mfa: challenge };
       }
-      return { tokens: await startSession(principal, key, ["pwd"]), principal };
+      return { tokens: await startSession(principal, key, ['pwd']), principal };
     },
 
     async completeMfa(mfaToken, factor) {
-      if (!deps.secondFactor)
-        throw AppError.unauthenticated(
-          "The mfa token is invalid, used or expired.",
-        );
+      if (!deps.secondFactor) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
       const r = await deps.secondFactor.redeem(mfaToken, factor);
       const principal = await directory.principal(r.userId);
-      if (!principal)
-        throw AppError.unauthenticated(
-          "The mfa token is invalid, used or expired.",
-        );
-      return {
-        tokens: await startSession(principal, r.emailHash, r.amr),
-        principal,
-      };
+      if (!principal) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
+      return { tokens: await startSession(principal, r.emailHash, r.amr), principal };
     },
 
     /**
@@ -314,22 +188,13 @@ export function createAuthUseCases(deps: {
      * grace period rotates the successor it never got (the family stays valid).
      */
     async refresh(refreshToken) {
-      if (!REFRESH_TOKEN_RE.test(refreshToken))
-        throw AppError.unauthenticated(INVALID_REFRESH);
+      if (!REFRESH_TOKEN_RE.test(refreshToken)) throw AppError.unauthenticated(INVALID_REFRESH);
       const hash = sha256(refreshToken);
       // A concurrent refresh of the same token may win the claim between the read and the
       // commit: read again, and the token is then a retry within the grace period (or a reuse).
       for (let attempt = 0; attempt < 3; attempt++) {
-        const token = await stores.refreshTokens.findByHash(
-          hash,
-          s.refreshReuseGraceSeconds,
-        );
-        if (
-          !token ||
-          token.revokedAt ||
-          token.expiresAt.getTime() <= Date.now()
-        )
-          throw AppError.unauthenticated(INVALID_REFRESH);
+        const token = await stores.refreshTokens.findByHash(hash, s.refreshReuseGraceSeconds);
+        if (!token || token.revokedAt || token.expiresAt.getTime() <= Date.now()) throw AppError.unauthenticated(INVALID_REFRESH);
         if (token.rotatedAt && !token.retryable) {
           await revokeReusedFamily(token);
           throw AppError.unauthenticated(INVALID_REFRESH);
@@ -341,33 +206,13 @@ export function createAuthUseCases(deps: {
           throw AppError.unauthenticated(INVALID_REFRESH);
         }
         const next = randomToken(32);
-        const claimed = await stores.refreshTokens.rotate(
-          hash,
-          { id: randomUUID(), tokenHash: sha256(next) },
-          s.refreshReuseGraceSeconds,
-        );
+        const claimed = await stores.refreshTokens.rotate(hash, { id: randomUUID(), tokenHash: sha256(next) }, s.refreshReuseGraceSeconds);
         if (!claimed) continue;
         await deps.faults?.afterRefreshCommit?.();
         // The family's session (none for a family older than sessions): last used now.
         const session = await stores.sessions.touch(claimed.familyId);
-        const access = await tokens.issue(principal, {
-          notBefore: claimed.subjectNotBefore,
-          ...(session
-            ? {
-                session: {
-                  sid: session.id,
-                  amr: session.amr,
-                  authTime: session.authTime,
-                },
-              }
-            : {}),
-        });
-        if (session)
-          await stores.sessions.recordToken(
-            session.id,
-            access.jti,
-            access.expiresAt,
-          );
+        const access = await tokens.issue(principal, { notBefore: claimed.subjectNotBefore, ...(session ? { session: { sid: session.id, amr: session.amr, authTime: session.authTime } } : {}) });
+        if (session) await stores.sessions.recordToken(session.id, access.jti, access.expiresAt);
         return pair(access, next, claimed.expiresAt);
       }
       throw AppError.unauthenticated(INVALID_REFRESH);
@@ -380,24 +225,14 @@ export function createAuthUseCases(deps: {
         await tx.denylist.add(claims.jti, claims.sub, expiresAt);
         await tx.refreshTokens.revokeAllOfUser(claims.sub);
         await tx.sessions.endAllOf(claims.sub);
-        await tx.publish([
-          event(SUBJECTS.tokenRevoked, {
-            jti: claims.jti,
-            userId: claims.sub,
-            expiresAt,
-          }),
-        ]);
+        await tx.publish([event(SUBJECTS.tokenRevoked, { jti: claims.jti, userId: claims.sub, expiresAt })]);
       });
     },
 
     async validate(accessToken) {
       const claims = await tokens.verify(accessToken);
-      const [denied, notBefore] = await Promise.all([
-        stores.denylist.has(claims.jti),
-        stores.subjects.notBefore(claims.sub),
-      ]);
-      if (denied || revokedBySubject(claims.iat, notBefore))
-        throw AppError.unauthenticated("The access token has been revoked.");
+      const [denied, notBefore] = await Promise.all([stores.denylist.has(claims.jti), stores.subjects.notBefore(claims.sub)]);
+      if (denied || revokedBySubject(claims.iat, notBefore)) throw AppError.unauthenticated('The access token has been revoked.');
       return claims;
     },
 
@@ -405,17 +240,13 @@ export function createAuthUseCases(deps: {
       try {
         return await this.validate(token);
       } catch (err) {
-        if (err instanceof AppError && err.code === "UNAUTHENTICATED")
-          return null;
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return null;
         throw err;
       }
     },
 
     revokedTokens: async () => {
-      const [tokens, subjects] = await Promise.all([
-        stores.denylist.active(),
-        stores.subjects.active(),
-      ]);
+      const [tokens, subjects] = await Promise.all([stores.denylist.active(), stores.subjects.active()]);
       return { tokens, subjects };
     },
 
@@ -427,18 +258,8 @@ export function createAuthUseCases(deps: {
       const n = await tx.refreshTokens.revokeAllOfUser(userId);
       await tx.sessions.endAllOf(userId);
       // Tokens issued before `at` stay refused until the last of them has expired (plus skew).
-      const r = await tx.subjects.revoke(
-        userId,
-        at,
-        new Date(at.getTime() + (s.accessExpirySeconds + 60) * 1000),
-      );
-      await tx.publish([
-        event(SUBJECTS.subjectRevoked, {
-          userId,
-          notBefore: r.notBefore,
-          expiresAt: r.expiresAt,
-        }),
-      ]);
+      const r = await tx.subjects.revoke(userId, at, new Date(at.getTime() + (s.accessExpirySeconds + 60) * 1000));
+      await tx.publish([event(SUBJECTS.subjectRevoked, { userId, notBefore: r.notBefore, expiresAt: r.expiresAt })]);
       return n;
     },
 

@@ -4,24 +4,14 @@
  * resets its second factors. Ending a session revokes its refresh family and denylists the
  * access tokens it issued (identity.token.revoked: every gateway refuses them within a second).
  */
-import { SUBJECTS } from "@iam/contracts";
-import {
-  AppError,
-  type InTransaction,
-  event,
-  requestContext,
-} from "@iam/platform";
-import { deviceOf } from "../domain/device";
-import type { Principal } from "../domain/model";
-import type {
-  Directory,
-  IdentityStores,
-  SessionRecord,
-  UnitOfWork,
-} from "../domain/ports";
-import { emailKey } from "./auth";
-import type { SessionStores } from "./auth";
-import type { MfaStatus, SecondFactorUseCases } from "./second-factor";
+import { SUBJECTS } from '@iam/contracts';
+import { AppError, type InTransaction, event, requestContext } from '@iam/platform';
+import { deviceOf } from '../domain/device';
+import type { Principal } from '../domain/model';
+import type { Directory, IdentityStores, SessionRecord, UnitOfWork } from '../domain/ports';
+import { emailKey } from './auth';
+import type { SessionStores } from './auth';
+import type { MfaStatus, SecondFactorUseCases } from './second-factor';
 
 export interface SessionView extends SessionRecord {
   readonly device: string;
@@ -50,24 +40,16 @@ export interface SessionUseCases {
   resetFactors(userId: string, reason: string): Promise<void>;
 }
 
-const UUID_RE =
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-type Stores = Pick<
-  IdentityStores,
-  "refreshTokens" | "denylist" | "sessions" | "subjects" | "lockouts"
->;
+type Stores = Pick<IdentityStores, 'refreshTokens' | 'denylist' | 'sessions' | 'subjects' | 'lockouts'>;
 
 export function createSessionUseCases(deps: {
   uow: UnitOfWork<Stores>;
   stores: Stores;
   directory: Directory;
-  secondFactor: Pick<SecondFactorUseCases, "status" | "reset">;
-  endSessionsIn: (
-    tx: InTransaction<SessionStores>,
-    userId: string,
-    at: Date,
-  ) => Promise<number>;
+  secondFactor: Pick<SecondFactorUseCases, 'status' | 'reset'>;
+  endSessionsIn: (tx: InTransaction<SessionStores>, userId: string, at: Date) => Promise<number>;
 }): SessionUseCases {
   const { uow, stores, directory } = deps;
   const view =
@@ -80,29 +62,22 @@ export function createSessionUseCases(deps: {
 
   async function target(userId: string): Promise<Principal> {
     const p = await directory.principal(userId);
-    if (!p) throw AppError.notFound("No such user.");
+    if (!p) throw AppError.notFound('No such user.');
     return p;
   }
 
   /** The Administrator rule of §3: only an Administrator acts on an Administrator's account. */
   async function changeable(userId: string): Promise<Principal> {
     const p = await target(userId);
-    if (p.roles.includes("Administrator")) {
+    if (p.roles.includes('Administrator')) {
       const actor = requestContext()?.actor;
       const a = actor ? await directory.principal(actor) : null;
-      if (!a?.roles.includes("Administrator"))
-        throw AppError.forbidden(
-          "Only an Administrator may do this to an Administrator.",
-        );
+      if (!a?.roles.includes('Administrator')) throw AppError.forbidden('Only an Administrator may do this to an Administrator.');
     }
     return p;
   }
 
-  async function endIn(
-    tx: InTransaction<Stores>,
-    userId: string,
-    sessionId: string,
-  ): Promise<boolean> {
+  async function endIn(tx: InTransaction<Stores>, userId: string, sessionId: string): Promise<boolean> {
     const tokens = await tx.sessions.end(sessionId, userId);
     if (!tokens) return false;
     await tx.refreshTokens.revokeFamily(sessionId);
@@ -125,21 +100,19 @@ export function createSessionUseCases(deps: {
   }
 
   return {
-    list: async (userId, currentSid) =>
-      (await stores.sessions.listLive(userId)).map(view(currentSid)),
+    list: async (userId, currentSid) => (await stores.sessions.listLive(userId)).map(view(currentSid)),
 
     async end(userId, sessionId) {
-      if (!UUID_RE.test(sessionId)) throw AppError.notFound("No such session.");
+      if (!UUID_RE.test(sessionId)) throw AppError.notFound('No such session.');
       const ended = await uow.run((tx) => endIn(tx, userId, sessionId));
-      if (!ended) throw AppError.notFound("No such session.");
+      if (!ended) throw AppError.notFound('No such session.');
     },
 
     async endOthers(userId, currentSid) {
       const live = await stores.sessions.listLive(userId);
       return uow.run(async (tx) => {
         let n = 0;
-        for (const s of live)
-          if (s.id !== currentSid && (await endIn(tx, userId, s.id))) n++;
+        for (const s of live) if (s.id !== currentSid && (await endIn(tx, userId, s.id))) n++;
         return n;
       });
     },
@@ -162,10 +135,7 @@ export function createSessionUseCases(deps: {
 
     async security(userId) {
       const p = await target(userId);
-      const [lock, mfa] = await Promise.all([
-        stores.lockouts.state(emailKey(p.email)),
-        deps.secondFactor.status(userId),
-      ]);
+      const [lock, mfa] = await Promise.all([stores.lockouts.state(emailKey(p.email)), deps.secondFactor.status(userId)]);
       return {
         locked: lock?.lockedUntil != null,
         lockedUntil: lock?.lockedUntil ?? null,
@@ -185,10 +155,7 @@ export function createSessionUseCases(deps: {
     async resetFactors(userId, reason) {
       const r = reason.trim();
       if (r.length === 0 || r.length > 500)
-        throw AppError.validation(
-          "A reason (1 to 500 characters) is required.",
-          [{ field: "reason", message: "is required (1 to 500 characters)" }],
-        );
+        throw AppError.validation('A reason (1 to 500 characters) is required.', [{ field: 'reason', message: 'is required (1 to 500 characters)' }]);
       await changeable(userId);
       await deps.secondFactor.reset(userId, r);
     },

@@ -1,12 +1,7 @@
 /** Ports of the identity service's use cases. */
-import type { UnitOfWork as PlatformUnitOfWork } from "@iam/platform";
-import type {
-  AccessClaims,
-  Principal,
-  PublicJwk,
-  RefreshRecord,
-} from "./model";
-import type { WorkOrigin } from "@iam/platform";
+import type { UnitOfWork as PlatformUnitOfWork } from '@iam/platform';
+import type { AccessClaims, Principal, PublicJwk, RefreshRecord } from './model';
+import type { WorkOrigin } from '@iam/platform';
 
 /** The directory, as identity needs it (implemented over gRPC). */
 export interface Directory {
@@ -19,11 +14,7 @@ export interface Directory {
     email: string,
     password: string,
     opts?: { skipEvaluation?: boolean },
-  ): Promise<{
-    principal: Principal | null;
-    accountExists: boolean;
-    /** The account's user id when it exists (records only). */ accountId?: string;
-  }>;
+  ): Promise<{ principal: Principal | null; accountExists: boolean; /** The account's user id when it exists (records only). */ accountId?: string }>;
   /** Null for an unknown or deleted user. */
   principal(userId: string): Promise<Principal | null>;
   /** The live account with this email, or null. */
@@ -35,51 +26,26 @@ export interface Directory {
    * when the password breaks the policy (nothing changed); NOT_FOUND for a deleted user, one no
    * longer at the address whose hash is `emailHash`, or a reset another attempt used.
    */
-  resetPassword(r: {
-    userId: string;
-    password: string;
-    emailHash: Buffer;
-    resetId: string;
-    attemptId: string;
-  }): Promise<{ changedAt: Date; email: string; firstName: string }>;
+  resetPassword(r: { userId: string; password: string; emailHash: Buffer; resetId: string; attemptId: string }): Promise<{ changedAt: Date; email: string; firstName: string }>;
   /** NOT_FOUND for a deleted user, or one no longer at the address whose hash is `emailHash`. */
   markEmailVerified(userId: string, emailHash: Buffer): Promise<void>;
 }
 
-export type EmailPurpose = "password_reset" | "email_verification";
+export type EmailPurpose = 'password_reset' | 'email_verification';
 
 /** Single-use email-action tokens; only their SHA-256 is stored. */
 export interface EmailActionStore {
   /** Stores a new token and invalidates the account's earlier unused tokens of that purpose. */
-  issue(t: {
-    id: string;
-    userId: string;
-    purpose: EmailPurpose;
-    tokenHash: Buffer;
-    emailHash: Buffer;
-    expiresAt: Date;
-  }): Promise<void>;
+  issue(t: { id: string; userId: string; purpose: EmailPurpose; tokenHash: Buffer; emailHash: Buffer; expiresAt: Date }): Promise<void>;
   /** The unused, unexpired, not invalidated token with this hash (nothing changed); null when there is none. */
-  pending(
-    tokenHash: Buffer,
-    purpose: EmailPurpose,
-  ): Promise<{ id: string; userId: string; emailHash: Buffer } | null>;
+  pending(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null>;
   /**
    * Marks token `id` of the user used, whatever else became of it since (the directory already
    * applied it): `consumed` the first time, `already` after that, `missing` when the row is gone.
    */
-  consume(
-    id: string,
-    userId: string,
-  ): Promise<
-    | { outcome: "consumed"; emailHash: Buffer }
-    | { outcome: "already" | "missing" }
-  >;
+  consume(id: string, userId: string): Promise<{ outcome: 'consumed'; emailHash: Buffer } | { outcome: 'already' | 'missing' }>;
   /** Marks an unused, unexpired, not invalidated token used; null when there is none. */
-  claim(
-    tokenHash: Buffer,
-    purpose: EmailPurpose,
-  ): Promise<{ id: string; userId: string; emailHash: Buffer } | null>;
+  claim(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null>;
   /** Undoes a claim whose action failed (e.g. a weak new password), so the token can be used again. */
   release(id: string): Promise<void>;
   /** Invalidates every pending token of the user (its address changed); returns how many. */
@@ -106,13 +72,7 @@ export interface EmailActionRequest {
  * claims due ones in a transaction and completes each in it, with the token and event it issues.
  */
 export interface EmailActionRequestStore {
-  enqueue(r: {
-    id: string;
-    purpose: EmailPurpose;
-    emailHash: Buffer;
-    sealedEmail?: Buffer;
-    userId?: string;
-  }): Promise<void>;
+  enqueue(r: { id: string; purpose: EmailPurpose; emailHash: Buffer; sealedEmail?: Buffer; userId?: string }): Promise<void>;
   /** Due requests, oldest first, locked for this transaction (others skip them). */
   claimDue(limit: number): Promise<EmailActionRequest[]>;
   complete(id: string): Promise<void>;
@@ -123,12 +83,7 @@ export interface EmailActionRequestStore {
 /** Fixed-window counters of requests per key (a hashed email) and purpose. */
 export interface ThrottleStore {
   /** Counts a request; 0 when allowed, else the seconds until the window ends. */
-  hit(
-    keyHash: Buffer,
-    purpose: string,
-    limit: number,
-    windowSeconds: number,
-  ): Promise<number>;
+  hit(keyHash: Buffer, purpose: string, limit: number, windowSeconds: number): Promise<number>;
 }
 
 /** What a token says of the sign-in it comes from: `sid`, `amr` (RFC 8176) and `auth_time`. */
@@ -141,10 +96,7 @@ export interface TokenSession {
 /** Signs and verifies access tokens with identity's own keys (over the key ring). */
 export interface TokenService {
   /** With `notBefore` (the subject's revocation time), the token's iat is not earlier than it. */
-  issue(
-    principal: Principal,
-    opts?: { notBefore?: Date | null; session?: TokenSession },
-  ): Promise<{ token: string; jti: string; expiresAt: Date }>;
+  issue(principal: Principal, opts?: { notBefore?: Date | null; session?: TokenSession }): Promise<{ token: string; jti: string; expiresAt: Date }>;
   /** Signature, algorithm, kid, issuer, audience, exp/nbf; not the denylist. Throws UNAUTHENTICATED. */
   verify(token: string): Promise<AccessClaims>;
 }
@@ -159,16 +111,7 @@ export interface RefreshTokenStore {
    * Inserts the first token of a new family and clears the email's failed-login count, atomically;
    * returns the subject's revocation time, if any (see SubjectRevocationStore).
    */
-  startFamily(
-    r: {
-      id: string;
-      familyId: string;
-      userId: string;
-      tokenHash: Buffer;
-      expiresAt: Date;
-    },
-    emailHash: Buffer,
-  ): Promise<{ subjectNotBefore: Date | null }>;
+  startFamily(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }, emailHash: Buffer): Promise<{ subjectNotBefore: Date | null }>;
   /**
    * Rotates atomically: marks the live token with `hash` rotated and inserts its successor in the
    * same family. When the token with `hash` was itself rotated at most `graceSeconds` ago (a client
@@ -178,21 +121,9 @@ export interface RefreshTokenStore {
    * applies (unknown, revoked or expired token; rotated earlier; a successor used), and then
    * nothing changed. Of concurrent rotations of one token, exactly one succeeds.
    */
-  rotate(
-    hash: Buffer,
-    next: { id: string; tokenHash: Buffer },
-    graceSeconds: number,
-  ): Promise<{
-    familyId: string;
-    userId: string;
-    expiresAt: Date;
-    subjectNotBefore: Date | null;
-  } | null>;
+  rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }, graceSeconds: number): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null } | null>;
   /** The token with `hash`; `retryable` as `rotate` would see it with `graceSeconds`. */
-  findByHash(
-    hash: Buffer,
-    graceSeconds?: number,
-  ): Promise<RefreshRecord | null>;
+  findByHash(hash: Buffer, graceSeconds?: number): Promise<RefreshRecord | null>;
   revokeFamily(familyId: string): Promise<number>;
   revokeAllOfUser(userId: string): Promise<number>;
 }
@@ -204,18 +135,12 @@ export interface RefreshTokenStore {
  */
 export interface LockoutStore {
   /** Reserves an evaluation: allowed false while the email is locked (nothing counted then). */
-  reserve(
-    emailHash: Buffer,
-    max: number,
-    lockMinutes: number,
-  ): Promise<{ allowed: boolean; count: number }>;
+  reserve(emailHash: Buffer, max: number, lockMinutes: number): Promise<{ allowed: boolean; count: number }>;
   /** Gives a reservation back (the email has no account, or the check could not be made). */
   release(emailHash: Buffer, max: number): Promise<void>;
   clear(emailHash: Buffer): Promise<void>;
   /** The email's failed count and lock (null: nothing counted). */
-  state(
-    emailHash: Buffer,
-  ): Promise<{ failedCount: number; lockedUntil: Date | null } | null>;
+  state(emailHash: Buffer): Promise<{ failedCount: number; lockedUntil: Date | null } | null>;
 }
 
 /**
@@ -224,15 +149,9 @@ export interface LockoutStore {
  */
 export interface SubjectRevocationStore {
   /** Records the revocation, keeping the later time when there is one already. */
-  revoke(
-    userId: string,
-    notBefore: Date,
-    expiresAt: Date,
-  ): Promise<{ notBefore: Date; expiresAt: Date }>;
+  revoke(userId: string, notBefore: Date, expiresAt: Date): Promise<{ notBefore: Date; expiresAt: Date }>;
   notBefore(userId: string): Promise<Date | null>;
-  active(): Promise<
-    Array<{ userId: string; notBefore: Date; expiresAt: Date }>
-  >;
+  active(): Promise<Array<{ userId: string; notBefore: Date; expiresAt: Date }>>;
 }
 
 export interface DenylistStore {
@@ -244,13 +163,7 @@ export interface DenylistStore {
 
 /** A user's TOTP secret (sealed by the use case; this store never sees it open). */
 export interface TotpStore {
-  get(
-    userId: string,
-  ): Promise<{
-    sealedSecret: Buffer;
-    active: boolean;
-    lastStep: number;
-  } | null>;
+  get(userId: string): Promise<{ sealedSecret: Buffer; active: boolean; lastStep: number } | null>;
   /** Stores a pending secret, replacing a pending one; false (nothing changed) when one is active. */
   putPending(userId: string, sealedSecret: Buffer): Promise<boolean>;
   /** Activates the pending secret with its first accepted step; false when there is none pending. */
@@ -271,7 +184,7 @@ export interface RecoveryCodeStore {
   removeAll(userId: string): Promise<number>;
 }
 
-export type MfaPurpose = "verify" | "enrol";
+export type MfaPurpose = 'verify' | 'enrol';
 
 export interface MfaChallengeRecord {
   readonly id: string;
@@ -282,9 +195,7 @@ export interface MfaChallengeRecord {
 
 /** The single-use tokens between a right password and its second factor; only hashes are stored. */
 export interface MfaChallengeStore {
-  create(
-    c: MfaChallengeRecord & { tokenHash: Buffer; expiresAt: Date },
-  ): Promise<void>;
+  create(c: MfaChallengeRecord & { tokenHash: Buffer; expiresAt: Date }): Promise<void>;
   /** The unused, unexpired challenge with this hash; null when there is none. */
   find(tokenHash: Buffer): Promise<MfaChallengeRecord | null>;
   /** Marks it used (atomic); false when it was used or expired meanwhile. */
@@ -304,25 +215,14 @@ export interface SessionRecord {
 
 /** Sessions: one per REST login (its id is the refresh family's), and the access tokens each issued. */
 export interface SessionStore {
-  start(s: {
-    id: string;
-    userId: string;
-    userAgent: string;
-    ip: string;
-    amr: readonly string[];
-    authTime: Date;
-    expiresAt: Date;
-  }): Promise<void>;
+  start(s: { id: string; userId: string; userAgent: string; ip: string; amr: readonly string[]; authTime: Date; expiresAt: Date }): Promise<void>;
   /** Marks a live session used now; returns it, or null when it is unknown or ended. */
   touch(id: string): Promise<SessionRecord | null>;
   recordToken(sessionId: string, jti: string, expiresAt: Date): Promise<void>;
   /** The user's live (not ended, not expired) sessions, the last used first. */
   listLive(userId: string): Promise<SessionRecord[]>;
   /** Ends a live session of the user; null when there is none, else its unexpired access tokens. */
-  end(
-    id: string,
-    userId: string,
-  ): Promise<Array<{ jti: string; expiresAt: Date }> | null>;
+  end(id: string, userId: string): Promise<Array<{ jti: string; expiresAt: Date }> | null>;
   /** Ends every live session of the user (their access tokens are revoked by subject). */
   endAllOf(userId: string): Promise<number>;
 }

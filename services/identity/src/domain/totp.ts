@@ -3,7 +3,7 @@
  * ±1 step of drift. Twenty lines of standard arithmetic, checked against the RFC's test vectors
  * (totp.test.ts), so no dependency is taken for it (README "Second factors").
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const TOTP_DIGITS = 6;
 export const TOTP_PERIOD_SECONDS = 30;
@@ -12,13 +12,13 @@ export const TOTP_WINDOW = 1;
 /** 160-bit secrets, as RFC 4226 §4 recommends. */
 const SECRET_BYTES = 20;
 
-const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 /** RFC 4648 base32 without padding (what authenticator apps read from an otpauth URI). */
 export function base32Encode(data: Buffer): string {
   let bits = 0;
   let value = 0;
-  let out = "";
+  let out = '';
   for (const byte of data) {
     value = (value << 8) | byte;
     bits += 8;
@@ -36,18 +36,13 @@ export function newTotpSecret(): Buffer {
 }
 
 /** HOTP (RFC 4226 §5.3) of `counter` with HMAC over `algorithm`, `digits` long. */
-export function hotp(
-  secret: Buffer,
-  counter: number,
-  digits = TOTP_DIGITS,
-  algorithm: "sha1" | "sha256" | "sha512" = "sha1",
-): string {
+export function hotp(secret: Buffer, counter: number, digits = TOTP_DIGITS, algorithm: 'sha1' | 'sha256' | 'sha512' = 'sha1'): string {
   const msg = Buffer.alloc(8);
   msg.writeBigUInt64BE(BigInt(counter));
   const mac = createHmac(algorithm, secret).update(msg).digest();
   const offset = mac[mac.length - 1]! & 0x0f;
   const bin = mac.readUInt32BE(offset) & 0x7fffffff;
-  return String(bin % 10 ** digits).padStart(digits, "0");
+  return String(bin % 10 ** digits).padStart(digits, '0');
 }
 
 /** The time step of `atMs` (RFC 6238 §4: T = floor((now − T0) / X), T0 = 0). */
@@ -62,36 +57,24 @@ const CODE_RE = /^\d{6}$/;
  * already used is refused: each code is accepted once); null when none. Every candidate is
  * compared in constant time.
  */
-export function matchTotp(
-  secret: Buffer,
-  code: string,
-  atMs: number,
-  lastStep: number,
-): number | null {
+export function matchTotp(secret: Buffer, code: string, atMs: number, lastStep: number): number | null {
   if (!CODE_RE.test(code)) return null;
   const now = totpStep(atMs);
   let found: number | null = null;
   for (let step = now - TOTP_WINDOW; step <= now + TOTP_WINDOW; step++) {
-    const ok = timingSafeEqual(
-      Buffer.from(hotp(secret, step)),
-      Buffer.from(code),
-    );
+    const ok = timingSafeEqual(Buffer.from(hotp(secret, step)), Buffer.from(code));
     if (ok && step > lastStep && found === null) found = step;
   }
   return found;
 }
 
 /** The otpauth:// URI authenticator apps import (Key URI Format), as a QR code or a link. */
-export function otpauthUri(
-  secret: Buffer,
-  issuer: string,
-  account: string,
-): string {
+export function otpauthUri(secret: Buffer, issuer: string, account: string): string {
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`;
   const q = new URLSearchParams({
     secret: base32Encode(secret),
     issuer,
-    algorithm: "SHA1",
+    algorithm: 'SHA1',
     digits: String(TOTP_DIGITS),
     period: String(TOTP_PERIOD_SECONDS),
   });

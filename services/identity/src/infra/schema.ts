@@ -1,8 +1,4 @@
-import {
-  CreateOutbox1763800000000,
-  OutboxEventRow,
-  OutboxHeaders1764200000200,
-} from "@iam/platform";
+import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200 } from '@iam/platform';
 import {
   EmailActionRequestRow,
   EmailActionThrottleRow,
@@ -17,14 +13,14 @@ import {
   SessionAccessTokenRow,
   SessionRow,
   SigningKeyRow,
-} from "./entities";
-import { IdentitySchema1763800000200 } from "./migrations/1763800000200-identity-schema";
-import { EmailActions1763800000300 } from "./migrations/1763800000300-email-actions";
-import { RevokedSubjects1763900000400 } from "./migrations/1763900000400-revoked-subjects";
-import { EmailActionRequests1764100000500 } from "./migrations/1764100000500-email-action-requests";
-import { EmailActionRequestOrigin1764300000400 } from "./migrations/1764300000400-email-action-request-origin";
-import { RefreshSuperseded1764600000100 } from "./migrations/1764600000100-refresh-superseded";
-import { SecondFactorsSessions1764800000100 } from "./migrations/1764800000100-second-factors-sessions";
+} from './entities';
+import { IdentitySchema1763800000200 } from './migrations/1763800000200-identity-schema';
+import { EmailActions1763800000300 } from './migrations/1763800000300-email-actions';
+import { RevokedSubjects1763900000400 } from './migrations/1763900000400-revoked-subjects';
+import { EmailActionRequests1764100000500 } from './migrations/1764100000500-email-action-requests';
+import { EmailActionRequestOrigin1764300000400 } from './migrations/1764300000400-email-action-request-origin';
+import { RefreshSuperseded1764600000100 } from './migrations/1764600000100-refresh-superseded';
+import { SecondFactorsSessions1764800000100 } from './migrations/1764800000100-second-factors-sessions';
 
 export const entities = [
   SigningKeyRow,

@@ -1,31 +1,9 @@
 /** PostgreSQL stores of the identity service (parameterised SQL over an EntityManager). */
-import {
-  type RequestContext,
-  captureOrigin,
-  outboxUnitOfWork,
-  queryNamed,
-} from "@iam/platform";
-import type { DataSource, EntityManager } from "typeorm";
-import {
-  PgMfaChallenges,
-  PgRecoveryCodes,
-  PgSessions,
-  PgTotp,
-} from "./mfa-stores";
-import type { RefreshRecord } from "../domain/model";
-import type {
-  DenylistStore,
-  EmailActionRequest,
-  EmailActionRequestStore,
-  EmailActionStore,
-  EmailPurpose,
-  IdentityStores,
-  LockoutStore,
-  RefreshTokenStore,
-  SubjectRevocationStore,
-  ThrottleStore,
-  UnitOfWork,
-} from "../domain/ports";
+import { type RequestContext, captureOrigin, outboxUnitOfWork, queryNamed } from '@iam/platform';
+import type { DataSource, EntityManager } from 'typeorm';
+import { PgMfaChallenges, PgRecoveryCodes, PgSessions, PgTotp } from './mfa-stores';
+import type { RefreshRecord } from '../domain/model';
+import type { DenylistStore, EmailActionRequest, EmailActionRequestStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, UnitOfWork } from '../domain/ports';
 
 /**
  * One statement: concurrent attempts serialise on the row. A locked row is left as it is (no row
@@ -67,7 +45,7 @@ const RETRY_CHAIN = (graceParam: string) => `chain AS (
  * win), marked superseded when it is not the token presented, its successor inserted in the same
  * family with the family's expiry, and the user's subject revocation time read.
  */
-const ROTATE_SQL = `WITH RECURSIVE ${RETRY_CHAIN("$4")},
+const ROTATE_SQL = `WITH RECURSIVE ${RETRY_CHAIN('$4')},
        claimed AS (
          UPDATE refresh_tokens t SET rotated_at = now(), replaced_by = $2, superseded = (target.depth > 0)
            FROM target
@@ -78,23 +56,14 @@ const ROTATE_SQL = `WITH RECURSIVE ${RETRY_CHAIN("$4")},
        RETURNING family_id, user_id, expires_at, (SELECT not_before FROM revoked_subjects s WHERE s.user_id = refresh_tokens.user_id) AS not_before`;
 
 /** A token, and whether a presentation of it may rotate a live token (RETRY_CHAIN). */
-const FIND_SQL = `WITH RECURSIVE ${RETRY_CHAIN("$2")}
+const FIND_SQL = `WITH RECURSIVE ${RETRY_CHAIN('$2')}
        SELECT t.id, t.family_id, t.user_id, t.expires_at, t.rotated_at, t.revoked_at, EXISTS (SELECT 1 FROM target) AS retryable
          FROM refresh_tokens t WHERE t.token_hash = $1`;
 
 class PgRefreshTokens implements RefreshTokenStore {
   constructor(private readonly m: EntityManager) {}
 
-  async startFamily(
-    r: {
-      id: string;
-      familyId: string;
-      userId: string;
-      tokenHash: Buffer;
-      expiresAt: Date;
-    },
-    emailHash: Buffer,
-  ): Promise<{ subjectNotBefore: Date | null }> {
+  async startFamily(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }, emailHash: Buffer): Promise<{ subjectNotBefore: Date | null }> {
     const [row] = await this.m.query<Array<{ not_before: Date | null }>>(
       `WITH cleared AS (DELETE FROM login_failures WHERE email_hash = $6)
        INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5)
@@ -104,77 +73,36 @@ class PgRefreshTokens implements RefreshTokenStore {
     return { subjectNotBefore: row?.not_before ?? null };
   }
 
-  async rotate(
-    hash: Buffer,
-    next: { id: string; tokenHash: Buffer },
-    graceSeconds: number,
-  ): Promise<{
-    familyId: string;
-    userId: string;
-    expiresAt: Date;
-    subjectNotBefore: Date | null;
-  } | null> {
+  async rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }, graceSeconds: number): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null } | null> {
     // Outside a transaction (every refresh): a named statement (queryNamed).
-    const [row] = await queryNamed<{
-      family_id: string;
-      user_id: string;
-      expires_at: Date;
-      not_before: Date | null;
-    }>(this.m, "identity.refresh.rotate", ROTATE_SQL, [
+    const [row] = await queryNamed<{ family_id: string; user_id: string; expires_at: Date; not_before: Date | null }>(this.m, 'identity.refresh.rotate', ROTATE_SQL, [
       hash,
       next.id,
       next.tokenHash,
       graceSeconds,
     ]);
-    return row
-      ? {
-          familyId: row.family_id,
-          userId: row.user_id,
-          expiresAt: row.expires_at,
-          subjectNotBefore: row.not_before,
-        }
-      : null;
+    return row ? { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at, subjectNotBefore: row.not_before } : null;
   }
 
-  async findByHash(
-    hash: Buffer,
-    graceSeconds = 0,
-  ): Promise<RefreshRecord | null> {
-    const [r] = await queryNamed<{
-      id: string;
-      family_id: string;
-      user_id: string;
-      expires_at: Date;
-      rotated_at: Date | null;
-      revoked_at: Date | null;
-      retryable: boolean;
-    }>(this.m, "identity.refresh.find", FIND_SQL, [hash, graceSeconds]);
+  async findByHash(hash: Buffer, graceSeconds = 0): Promise<RefreshRecord | null> {
+    const [r] = await queryNamed<{ id: string; family_id: string; user_id: string; expires_at: Date; rotated_at: Date | null; revoked_at: Date | null; retryable: boolean }>(
+      this.m,
+      'identity.refresh.find',
+      FIND_SQL,
+      [hash, graceSeconds],
+    );
     return r
-      ? {
-          id: r.id,
-          familyId: r.family_id,
-          userId: r.user_id,
-          expiresAt: r.expires_at,
-          rotatedAt: r.rotated_at,
-          revokedAt: r.revoked_at,
-          retryable: r.retryable,
-        }
+      ? { id: r.id, familyId: r.family_id, userId: r.user_id, expiresAt: r.expires_at, rotatedAt: r.rotated_at, revokedAt: r.revoked_at, retryable: r.retryable }
       : null;
   }
 
   async revokeFamily(familyId: string): Promise<number> {
-    const [, n] = await this.m.query<[unknown, number]>(
-      "UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL",
-      [familyId],
-    );
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [familyId]);
     return n;
   }
 
   async revokeAllOfUser(userId: string): Promise<number> {
-    const [, n] = await this.m.query<[unknown, number]>(
-      "UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL",
-      [userId],
-    );
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
     return n;
   }
 }
@@ -182,21 +110,10 @@ class PgRefreshTokens implements RefreshTokenStore {
 class PgLockouts implements LockoutStore {
   constructor(private readonly m: EntityManager) {}
 
-  async reserve(
-    emailHash: Buffer,
-    max: number,
-    lockMinutes: number,
-  ): Promise<{ allowed: boolean; count: number }> {
+  async reserve(emailHash: Buffer, max: number, lockMinutes: number): Promise<{ allowed: boolean; count: number }> {
     // Every login's first statement, outside a transaction: a named statement (queryNamed).
-    const [row] = await queryNamed<{ failed_count: number }>(
-      this.m,
-      "identity.login.reserve",
-      RESERVE_SQL,
-      [emailHash, max, lockMinutes],
-    );
-    return row
-      ? { allowed: true, count: row.failed_count }
-      : { allowed: false, count: max };
+    const [row] = await queryNamed<{ failed_count: number }>(this.m, 'identity.login.reserve', RESERVE_SQL, [emailHash, max, lockMinutes]);
+    return row ? { allowed: true, count: row.failed_count } : { allowed: false, count: max };
   }
 
   async release(emailHash: Buffer, max: number): Promise<void> {
@@ -209,37 +126,23 @@ class PgLockouts implements LockoutStore {
   }
 
   async clear(emailHash: Buffer): Promise<void> {
-    await this.m.query("DELETE FROM login_failures WHERE email_hash = $1", [
-      emailHash,
-    ]);
+    await this.m.query('DELETE FROM login_failures WHERE email_hash = $1', [emailHash]);
   }
 
-  async state(
-    emailHash: Buffer,
-  ): Promise<{ failedCount: number; lockedUntil: Date | null } | null> {
-    const [r] = await this.m.query<
-      Array<{ failed_count: number; locked_until: Date | null }>
-    >(
-      "SELECT failed_count, CASE WHEN locked_until > now() THEN locked_until END AS locked_until FROM login_failures WHERE email_hash = $1",
+  async state(emailHash: Buffer): Promise<{ failedCount: number; lockedUntil: Date | null } | null> {
+    const [r] = await this.m.query<Array<{ failed_count: number; locked_until: Date | null }>>(
+      'SELECT failed_count, CASE WHEN locked_until > now() THEN locked_until END AS locked_until FROM login_failures WHERE email_hash = $1',
       [emailHash],
     );
-    return r
-      ? { failedCount: r.failed_count, lockedUntil: r.locked_until }
-      : null;
+    return r ? { failedCount: r.failed_count, lockedUntil: r.locked_until } : null;
   }
 }
 
 class PgSubjects implements SubjectRevocationStore {
   constructor(private readonly m: EntityManager) {}
 
-  async revoke(
-    userId: string,
-    notBefore: Date,
-    expiresAt: Date,
-  ): Promise<{ notBefore: Date; expiresAt: Date }> {
-    const [row] = await this.m.query<
-      Array<{ not_before: Date; expires_at: Date }>
-    >(
+  async revoke(userId: string, notBefore: Date, expiresAt: Date): Promise<{ notBefore: Date; expiresAt: Date }> {
+    const [row] = await this.m.query<Array<{ not_before: Date; expires_at: Date }>>(
       `INSERT INTO revoked_subjects AS s (user_id, not_before, expires_at) VALUES ($1, $2, $3)
        ON CONFLICT (user_id) DO UPDATE SET not_before = greatest(s.not_before, $2), expires_at = greatest(s.expires_at, $3)
        RETURNING not_before, expires_at`,
@@ -249,30 +152,17 @@ class PgSubjects implements SubjectRevocationStore {
   }
 
   async notBefore(userId: string): Promise<Date | null> {
-    const [row] = await this.m.query<Array<{ not_before: Date }>>(
-      "SELECT not_before FROM revoked_subjects WHERE user_id = $1",
-      [userId],
-    );
+    const [row] = await this.m.query<Array<{ not_before: Date }>>('SELECT not_before FROM revoked_subjects WHERE user_id = $1', [userId]);
     return row?.not_before ?? null;
   }
 
-  async active(): Promise<
-    Array<{ userId: string; notBefore: Date; expiresAt: Date }>
-  > {
-    const rows = await this.m.query<
-      Array<{
-        user_id: string;
-        not_before: Date;
-        expires_at: Date;
-      }>
-    >(
-      "SELECT user_id, not_before, expires_at FROM revoked_subjects WHERE expires_at > now()",
-    );
-    return rows.map((r) => ({
-      userId: r.user_id,
-      notBefore: r.not_before,
-      expiresAt: r.expires_at,
-    }));
+  async active(): Promise<Array<{ userId: string; notBefore: Date; expiresAt: Date }>> {
+    const rows = await this.m.query<Array<{
+      user_id: string;
+      not_before: Date;
+      expires_at: Date;
+    }>>('SELECT user_id, not_before, expires_at FROM revoked_subjects WHERE expires_at > now()');
+    return rows.map((r) => ({ userId: r.user_id, notBefore: r.not_before, expiresAt: r.expires_at }));
   }
 }
 
@@ -281,24 +171,19 @@ class PgDenylist implements DenylistStore {
 
   async add(jti: string, userId: string, expiresAt: Date): Promise<boolean> {
     const rows = await this.m.query<unknown[]>(
-      "INSERT INTO revoked_access_tokens (jti, user_id, expires_at) VALUES ($1, $2, $3) ON CONFLICT (jti) DO NOTHING RETURNING jti",
+      'INSERT INTO revoked_access_tokens (jti, user_id, expires_at) VALUES ($1, $2, $3) ON CONFLICT (jti) DO NOTHING RETURNING jti',
       [jti, userId, expiresAt],
     );
     return rows.length > 0;
   }
 
   async has(jti: string): Promise<boolean> {
-    const rows = await this.m.query<unknown[]>(
-      "SELECT 1 FROM revoked_access_tokens WHERE jti = $1",
-      [jti],
-    );
+    const rows = await this.m.query<unknown[]>('SELECT 1 FROM revoked_access_tokens WHERE jti = $1', [jti]);
     return rows.length > 0;
   }
 
   async active(): Promise<Array<{ jti: string; expiresAt: Date }>> {
-    const rows = await this.m.query<Array<{ jti: string; expires_at: Date }>>(
-      "SELECT jti, expires_at FROM revoked_access_tokens WHERE expires_at > now()",
-    );
+    const rows = await this.m.query<Array<{ jti: string; expires_at: Date }>>('SELECT jti, expires_at FROM revoked_access_tokens WHERE expires_at > now()');
     return rows.map((r) => ({ jti: r.jti, expiresAt: r.expires_at }));
   }
 }
@@ -306,14 +191,7 @@ class PgDenylist implements DenylistStore {
 class PgEmailActions implements EmailActionStore {
   constructor(private readonly m: EntityManager) {}
 
-  async issue(t: {
-    id: string;
-    userId: string;
-    purpose: EmailPurpose;
-    tokenHash: Buffer;
-    emailHash: Buffer;
-    expiresAt: Date;
-  }): Promise<void> {
+  async issue(t: { id: string; userId: string; purpose: EmailPurpose; tokenHash: Buffer; emailHash: Buffer; expiresAt: Date }): Promise<void> {
     await this.m.query(
       `WITH invalidated AS (
          UPDATE email_action_tokens SET invalidated_at = now()
@@ -323,13 +201,8 @@ class PgEmailActions implements EmailActionStore {
     );
   }
 
-  async claim(
-    tokenHash: Buffer,
-    purpose: EmailPurpose,
-  ): Promise<{ id: string; userId: string; emailHash: Buffer } | null> {
-    const [row] = await this.m.query<
-      [Array<{ id: string; user_id: string; email_hash: Buffer }>, number]
-    >(
+  async claim(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null> {
+    const [row] = await this.m.query<[Array<{ id: string; user_id: string; email_hash: Buffer }>, number]>(
       `UPDATE email_action_tokens SET used_at = now()
         WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND invalidated_at IS NULL AND expires_at > now()
         RETURNING id, user_id, email_hash`,
@@ -339,13 +212,8 @@ class PgEmailActions implements EmailActionStore {
     return r ? { id: r.id, userId: r.user_id, emailHash: r.email_hash } : null;
   }
 
-  async pending(
-    tokenHash: Buffer,
-    purpose: EmailPurpose,
-  ): Promise<{ id: string; userId: string; emailHash: Buffer } | null> {
-    const [r] = await this.m.query<
-      Array<{ id: string; user_id: string; email_hash: Buffer }>
-    >(
+  async pending(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null> {
+    const [r] = await this.m.query<Array<{ id: string; user_id: string; email_hash: Buffer }>>(
       `SELECT id, user_id, email_hash FROM email_action_tokens
         WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND invalidated_at IS NULL AND expires_at > now()`,
       [tokenHash, purpose],
@@ -353,38 +221,24 @@ class PgEmailActions implements EmailActionStore {
     return r ? { id: r.id, userId: r.user_id, emailHash: r.email_hash } : null;
   }
 
-  async consume(
-    id: string,
-    userId: string,
-  ): Promise<
-    | { outcome: "consumed"; emailHash: Buffer }
-    | { outcome: "already" | "missing" }
-  > {
-    const [row] = await this.m.query<
-      Array<{ used_at: Date | null; email_hash: Buffer }>
-    >(
-      "SELECT used_at, email_hash FROM email_action_tokens WHERE id = $1 AND user_id = $2 FOR UPDATE",
+  async consume(id: string, userId: string): Promise<{ outcome: 'consumed'; emailHash: Buffer } | { outcome: 'already' | 'missing' }> {
+    const [row] = await this.m.query<Array<{ used_at: Date | null; email_hash: Buffer }>>(
+      'SELECT used_at, email_hash FROM email_action_tokens WHERE id = $1 AND user_id = $2 FOR UPDATE',
       [id, userId],
     );
-    if (!row) return { outcome: "missing" };
-    if (row.used_at) return { outcome: "already" };
-    await this.m.query(
-      "UPDATE email_action_tokens SET used_at = now() WHERE id = $1",
-      [id],
-    );
-    return { outcome: "consumed", emailHash: row.email_hash };
+    if (!row) return { outcome: 'missing' };
+    if (row.used_at) return { outcome: 'already' };
+    await this.m.query('UPDATE email_action_tokens SET used_at = now() WHERE id = $1', [id]);
+    return { outcome: 'consumed', emailHash: row.email_hash };
   }
 
   async release(id: string): Promise<void> {
-    await this.m.query(
-      "UPDATE email_action_tokens SET used_at = NULL WHERE id = $1",
-      [id],
-    );
+    await this.m.query('UPDATE email_action_tokens SET used_at = NULL WHERE id = $1', [id]);
   }
 
   async invalidateAllOf(userId: string): Promise<number> {
     const [, n] = await this.m.query<[unknown, number]>(
-      "UPDATE email_action_tokens SET invalidated_at = now() WHERE user_id = $1 AND used_at IS NULL AND invalidated_at IS NULL",
+      'UPDATE email_action_tokens SET invalidated_at = now() WHERE user_id = $1 AND used_at IS NULL AND invalidated_at IS NULL',
       [userId],
     );
     return n;
@@ -394,15 +248,8 @@ class PgEmailActions implements EmailActionStore {
 class PgThrottle implements ThrottleStore {
   constructor(private readonly m: EntityManager) {}
 
-  async hit(
-    keyHash: Buffer,
-    purpose: string,
-    limit: number,
-    windowSeconds: number,
-  ): Promise<number> {
-    const [row] = await this.m.query<
-      Array<{ count: number; retry_after: number }>
-    >(
+  async hit(keyHash: Buffer, purpose: string, limit: number, windowSeconds: number): Promise<number> {
+    const [row] = await this.m.query<Array<{ count: number; retry_after: number }>>(
       `INSERT INTO email_action_throttle AS t (key_hash, purpose, window_start, count) VALUES ($1, $2, now(), 1)
        ON CONFLICT (key_hash, purpose) DO UPDATE SET
          window_start = CASE WHEN t.window_start <= now() - make_interval(secs => $3) THEN now() ELSE t.window_start END,
@@ -417,44 +264,28 @@ class PgThrottle implements ThrottleStore {
 class PgEmailActionRequests implements EmailActionRequestStore {
   constructor(private readonly m: EntityManager) {}
 
-  async enqueue(r: {
-    id: string;
-    purpose: EmailPurpose;
-    emailHash: Buffer;
-    sealedEmail?: Buffer;
-    userId?: string;
-  }): Promise<void> {
+  async enqueue(r: { id: string; purpose: EmailPurpose; emailHash: Buffer; sealedEmail?: Buffer; userId?: string }): Promise<void> {
     // The request's trace and context go with it (captureOrigin): its event, issued later by the
     // worker, continues the trace and names the client.
     const origin = captureOrigin();
     await this.m.query(
-      "INSERT INTO email_action_requests (id, purpose, email_hash, sealed_email, user_id, traceparent, context) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-      [
-        r.id,
-        r.purpose,
-        r.emailHash,
-        r.sealedEmail ?? null,
-        r.userId ?? null,
-        origin.traceparent ?? null,
-        origin.context ? JSON.stringify(origin.context) : null,
-      ],
+      'INSERT INTO email_action_requests (id, purpose, email_hash, sealed_email, user_id, traceparent, context) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [r.id, r.purpose, r.emailHash, r.sealedEmail ?? null, r.userId ?? null, origin.traceparent ?? null, origin.context ? JSON.stringify(origin.context) : null],
     );
   }
 
   async claimDue(limit: number): Promise<EmailActionRequest[]> {
-    const rows = await this.m.query<
-      Array<{
-        id: string;
-        purpose: EmailPurpose;
-        email_hash: Buffer;
-        sealed_email: Buffer | null;
-        user_id: string | null;
-        created_at: Date;
-        attempts: number;
-        traceparent: string | null;
-        context: RequestContext | null;
-      }>
-    >(
+    const rows = await this.m.query<Array<{
+      id: string;
+      purpose: EmailPurpose;
+      email_hash: Buffer;
+      sealed_email: Buffer | null;
+      user_id: string | null;
+      created_at: Date;
+      attempts: number;
+      traceparent: string | null;
+      context: RequestContext | null;
+    }>>(
       `SELECT id, purpose, email_hash, sealed_email, user_id, created_at, attempts, traceparent, context FROM email_action_requests
         WHERE next_attempt_at <= now() ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [limit],
@@ -467,15 +298,12 @@ class PgEmailActionRequests implements EmailActionRequestStore {
       userId: r.user_id,
       createdAt: r.created_at,
       attempts: r.attempts,
-      origin: {
-        traceparent: r.traceparent ?? undefined,
-        context: r.context ?? undefined,
-      },
+      origin: { traceparent: r.traceparent ?? undefined, context: r.context ?? undefined },
     }));
   }
 
   async complete(id: string): Promise<void> {
-    await this.m.query("DELETE FROM email_action_requests WHERE id = $1", [id]);
+    await this.m.query('DELETE FROM email_action_requests WHERE id = $1', [id]);
   }
 
   async retryLater(id: string, delayMs: number, error: string): Promise<void> {
@@ -509,27 +337,16 @@ export function pgUnitOfWork(ds: DataSource): UnitOfWork {
 }
 
 /** Removes what can no longer matter: expired refresh tokens and denylist entries, stale failure counts. */
-export async function purgeExpired(
-  ds: DataSource,
-  lockoutMinutes: number,
-): Promise<void> {
-  await ds.query(
-    `DELETE FROM refresh_tokens WHERE expires_at < now() - interval '1 day'`,
-  );
-  await ds.query("DELETE FROM revoked_access_tokens WHERE expires_at < now()");
-  await ds.query("DELETE FROM revoked_subjects WHERE expires_at < now()");
-  await ds.query("DELETE FROM mfa_challenges WHERE expires_at < now()");
-  await ds.query("DELETE FROM session_access_tokens WHERE expires_at < now()");
-  await ds.query(
-    `DELETE FROM sessions WHERE expires_at < now() - interval '1 day' OR ended_at < now() - interval '1 day'`,
-  );
+export async function purgeExpired(ds: DataSource, lockoutMinutes: number): Promise<void> {
+  await ds.query(`DELETE FROM refresh_tokens WHERE expires_at < now() - interval '1 day'`);
+  await ds.query('DELETE FROM revoked_access_tokens WHERE expires_at < now()');
+  await ds.query('DELETE FROM revoked_subjects WHERE expires_at < now()');
+  await ds.query('DELETE FROM mfa_challenges WHERE expires_at < now()');
+  await ds.query('DELETE FROM session_access_tokens WHERE expires_at < now()');
+  await ds.query(`DELETE FROM sessions WHERE expires_at < now() - interval '1 day' OR ended_at < now() - interval '1 day'`);
   // Kept a month: a late directory event of a reset still finds its token consumed (not missing).
-  await ds.query(
-    `DELETE FROM email_action_tokens WHERE expires_at < now() - interval '30 days'`,
-  );
-  await ds.query(
-    `DELETE FROM email_action_throttle WHERE window_start < now() - interval '1 day'`,
-  );
+  await ds.query(`DELETE FROM email_action_tokens WHERE expires_at < now() - interval '30 days'`);
+  await ds.query(`DELETE FROM email_action_throttle WHERE window_start < now() - interval '1 day'`);
   await ds.query(
     `DELETE FROM login_failures WHERE (locked_until IS NULL OR locked_until < now()) AND last_failed_at < now() - make_interval(mins => $1)`,
     [lockoutMinutes],

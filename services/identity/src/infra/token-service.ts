@@ -3,16 +3,11 @@
  * their kid names. The ring (key-ring.ts) keeps, rotates and publishes the keys; this file only
  * makes and checks tokens.
  */
-import {
-  type AccessClaims,
-  type JwtAlg,
-  firstAcceptedIat,
-  verifyAccessToken,
-} from "@iam/platform";
-import type { CryptoKey } from "jose";
-import { type KeyObject, randomUUID, sign } from "node:crypto";
-import type { Principal } from "../domain/model";
-import type { TokenService, TokenSession } from "../domain/ports";
+import { type AccessClaims, type JwtAlg, firstAcceptedIat, verifyAccessToken } from '@iam/platform';
+import type { CryptoKey } from 'jose';
+import { type KeyObject, randomUUID, sign } from 'node:crypto';
+import type { Principal } from '../domain/model';
+import type { TokenService, TokenSession } from '../domain/ports';
 
 /** A key that signs now, with the JWS protected header `{alg, kid, typ}` it signs every token with (base64url). */
 export interface SigningKey {
@@ -45,21 +40,12 @@ export interface TokenSettings {
  * of identity's own code (a `--cpu-prof` under load, bench/README.md). Tokens are the same:
  * EdDSA (Ed25519), ES256 with the raw r‖s signature (`ieee-p1363`, RFC 7518 §3.4), RS256 PKCS#1 v1.5.
  */
-export function signJws(
-  alg: JwtAlg,
-  key: KeyObject,
-  header: string,
-  payload: object,
-): string {
-  const input = `${header}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
+export function signJws(alg: JwtAlg, key: KeyObject, header: string, payload: object): string {
+  const input = `${header}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
   const data = Buffer.from(input);
   const signature =
-    alg === "EdDSA"
-      ? sign(null, data, key)
-      : alg === "ES256"
-        ? sign("sha256", data, { key, dsaEncoding: "ieee-p1363" })
-        : sign("sha256", data, key);
-  return `${input}.${signature.toString("base64url")}`;
+    alg === 'EdDSA' ? sign(null, data, key) : alg === 'ES256' ? sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }) : sign('sha256', data, key);
+  return `${input}.${signature.toString('base64url')}`;
 }
 
 export class JwtTokenService implements TokenService {
@@ -68,48 +54,22 @@ export class JwtTokenService implements TokenService {
     private readonly settings: TokenSettings,
   ) {}
 
-  async issue(
-    p: Principal,
-    opts: { notBefore?: Date | null; session?: TokenSession } = {},
-  ): Promise<{ token: string; jti: string; expiresAt: Date }> {
+  async issue(p: Principal, opts: { notBefore?: Date | null; session?: TokenSession } = {}): Promise<{ token: string; jti: string; expiresAt: Date }> {
     const now = new Date();
     const key = await this.keys.signingKey(now);
     const jti = randomUUID();
     // A token issued just after its subject was revoked (in the same second) must not look older
     // than the revocation: its iat is moved up to the next whole second (gateways allow 30 s skew).
-    const iat = Math.max(
-      Math.floor(now.getTime() / 1000),
-      opts.notBefore ? firstAcceptedIat(opts.notBefore) : 0,
-    );
+    const iat = Math.max(Math.floor(now.getTime() / 1000), opts.notBefore ? firstAcceptedIat(opts.notBefore) : 0);
     const exp = iat + this.settings.tokenLifetimeSeconds;
-    const payload = {
-      email: p.email,
-      roles: [...p.roles],
-      permissions: [...p.permissions],
-      iss: this.settings.issuer,
-      aud: this.settings.audience,
-      sub: p.userId,
-      jti,
-      iat,
-      nbf: iat,
-      exp,
-      ...(opts.session
-        ? {
-            sid: opts.session.sid,
-            amr: [...opts.session.amr],
-            auth_time: Math.floor(opts.session.authTime.getTime() / 1000),
-          }
-        : {}),
-    };
+    // sid, amr (RFC 8176) and auth_time: the sign-in the token comes from (its session).
+    const session = opts.session ? { sid: opts.session.sid, amr: [...opts.session.amr], auth_time: Math.floor(opts.session.authTime.getTime() / 1000) } : {};
+    const payload = { email: p.email, roles: [...p.roles], permissions: [...p.permissions], iss: this.settings.issuer, aud: this.settings.audience, sub: p.userId, jti, iat, nbf: iat, exp, ...session };
     const token = signJws(key.alg, key.privateKey, key.header, payload);
     return { token, jti, expiresAt: new Date(exp * 1000) };
   }
 
   verify(token: string): Promise<AccessClaims> {
-    return verifyAccessToken(token, (kid) => this.keys.publicKey(kid), {
-      alg: this.keys.alg,
-      issuer: this.settings.issuer,
-      audience: this.settings.audience,
-    });
+    return verifyAccessToken(token, (kid) => this.keys.publicKey(kid), { alg: this.keys.alg, issuer: this.settings.issuer, audience: this.settings.audience });
   }
 }

@@ -1,4 +1,4 @@
-import type { MigrationInterface, QueryRunner } from "typeorm";
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Second factors (TOTP secrets sealed with a key outside the database, hashed recovery codes),
@@ -7,7 +7,7 @@ import type { MigrationInterface, QueryRunner } from "typeorm";
  * ending it denylists them).
  */
 export class SecondFactorsSessions1764800000100 implements MigrationInterface {
-  name = "SecondFactorsSessions1764800000100";
+  name = 'SecondFactorsSessions1764800000100';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
@@ -26,9 +26,7 @@ export class SecondFactorsSessions1764800000100 implements MigrationInterface {
         "used_at" timestamptz,
         "created_at" timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(
-      `CREATE UNIQUE INDEX "uq_mfa_recovery_codes_user_hash" ON "mfa_recovery_codes" ("user_id", "code_hash")`,
-    );
+    await q.query(`CREATE UNIQUE INDEX "uq_mfa_recovery_codes_user_hash" ON "mfa_recovery_codes" ("user_id", "code_hash")`);
     await q.query(`
       CREATE TABLE "mfa_challenges" (
         "id" uuid PRIMARY KEY,
@@ -40,12 +38,8 @@ export class SecondFactorsSessions1764800000100 implements MigrationInterface {
         "used_at" timestamptz,
         "created_at" timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(
-      `CREATE UNIQUE INDEX "uq_mfa_challenges_token" ON "mfa_challenges" ("token_hash")`,
-    );
-    await q.query(
-      `CREATE INDEX "ix_mfa_challenges_expires" ON "mfa_challenges" ("expires_at")`,
-    );
+    await q.query(`CREATE UNIQUE INDEX "uq_mfa_challenges_token" ON "mfa_challenges" ("token_hash")`);
+    await q.query(`CREATE INDEX "ix_mfa_challenges_expires" ON "mfa_challenges" ("expires_at")`);
     await q.query(`
       CREATE TABLE "sessions" (
         "id" uuid PRIMARY KEY,
@@ -59,24 +53,16 @@ export class SecondFactorsSessions1764800000100 implements MigrationInterface {
         "expires_at" timestamptz NOT NULL,
         "ended_at" timestamptz
       )`);
-    await q.query(
-      `CREATE INDEX "ix_sessions_user_live" ON "sessions" ("user_id") WHERE "ended_at" IS NULL`,
-    );
-    await q.query(
-      `CREATE INDEX "ix_sessions_expires" ON "sessions" ("expires_at")`,
-    );
+    await q.query(`CREATE INDEX "ix_sessions_user_live" ON "sessions" ("user_id") WHERE "ended_at" IS NULL`);
+    await q.query(`CREATE INDEX "ix_sessions_expires" ON "sessions" ("expires_at")`);
     await q.query(`
       CREATE TABLE "session_access_tokens" (
         "jti" text PRIMARY KEY,
         "session_id" uuid NOT NULL,
         "expires_at" timestamptz NOT NULL
       )`);
-    await q.query(
-      `CREATE INDEX "ix_session_access_tokens_session" ON "session_access_tokens" ("session_id")`,
-    );
-    await q.query(
-      `CREATE INDEX "ix_session_access_tokens_expires" ON "session_access_tokens" ("expires_at")`,
-    );
+    await q.query(`CREATE INDEX "ix_session_access_tokens_session" ON "session_access_tokens" ("session_id")`);
+    await q.query(`CREATE INDEX "ix_session_access_tokens_expires" ON "session_access_tokens" ("expires_at")`);
   }
 
   async down(q: QueryRunner): Promise<void> {

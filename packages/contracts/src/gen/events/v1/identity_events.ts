@@ -124,10 +124,7 @@ function createBaseTokenRevoked(): TokenRevoked {
 }
 
 export const TokenRevoked: MessageFns<TokenRevoked> = {
-  encode(
-    message: TokenRevoked,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: TokenRevoked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.jti !== "") {
       writer.uint32(10).string(message.jti);
     }
@@ -135,17 +132,13 @@ export const TokenRevoked: MessageFns<TokenRevoked> = {
       writer.uint32(18).string(message.userId);
     }
     if (message.expiresAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.expiresAt),
-        writer.uint32(26).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(26).fork()).join();
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): TokenRevoked {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -178,9 +171,7 @@ export const TokenRevoked: MessageFns<TokenRevoked> = {
               break;
             }
 
-            message.expiresAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -212,31 +203,21 @@ function createBaseSubjectRevoked(): SubjectRevoked {
 }
 
 export const SubjectRevoked: MessageFns<SubjectRevoked> = {
-  encode(
-    message: SubjectRevoked,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: SubjectRevoked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
     if (message.notBefore !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.notBefore),
-        writer.uint32(18).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.notBefore), writer.uint32(18).fork()).join();
     }
     if (message.expiresAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.expiresAt),
-        writer.uint32(26).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(26).fork()).join();
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): SubjectRevoked {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -261,9 +242,7 @@ export const SubjectRevoked: MessageFns<SubjectRevoked> = {
               break;
             }
 
-            message.notBefore = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.notBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 3: {
@@ -271,9 +250,7 @@ export const SubjectRevoked: MessageFns<SubjectRevoked> = {
               break;
             }
 
-            message.expiresAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -301,20 +278,11 @@ export const SubjectRevoked: MessageFns<SubjectRevoked> = {
 };
 
 function createBaseEmailActionRequested(): EmailActionRequested {
-  return {
-    userId: "",
-    email: "",
-    firstName: "",
-    sealedToken: "",
-    expiresAt: undefined,
-  };
+  return { userId: "", email: "", firstName: "", sealedToken: "", expiresAt: undefined };
 }
 
 export const EmailActionRequested: MessageFns<EmailActionRequested> = {
-  encode(
-    message: EmailActionRequested,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: EmailActionRequested, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -328,20 +296,13 @@ export const EmailActionRequested: MessageFns<EmailActionRequested> = {
       writer.uint32(34).string(message.sealedToken);
     }
     if (message.expiresAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.expiresAt),
-        writer.uint32(42).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(42).fork()).join();
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): EmailActionRequested {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): EmailActionRequested {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -390,9 +351,7 @@ export const EmailActionRequested: MessageFns<EmailActionRequested> = {
               break;
             }
 
-            message.expiresAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -426,10 +385,7 @@ function createBasePasswordChanged(): PasswordChanged {
 }
 
 export const PasswordChanged: MessageFns<PasswordChanged> = {
-  encode(
-    message: PasswordChanged,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: PasswordChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -443,8 +399,7 @@ export const PasswordChanged: MessageFns<PasswordChanged> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): PasswordChanged {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -509,10 +464,7 @@ function createBaseLoginAttempted(): LoginAttempted {
 }
 
 export const LoginAttempted: MessageFns<LoginAttempted> = {
-  encode(
-    message: LoginAttempted,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: LoginAttempted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -526,8 +478,7 @@ export const LoginAttempted: MessageFns<LoginAttempted> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): LoginAttempted {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -592,10 +543,7 @@ function createBaseRefreshReuseDetected(): RefreshReuseDetected {
 }
 
 export const RefreshReuseDetected: MessageFns<RefreshReuseDetected> = {
-  encode(
-    message: RefreshReuseDetected,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: RefreshReuseDetected, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -608,12 +556,8 @@ export const RefreshReuseDetected: MessageFns<RefreshReuseDetected> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): RefreshReuseDetected {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): RefreshReuseDetected {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -677,120 +621,99 @@ function createBaseEmailActionRequestDeadLettered(): EmailActionRequestDeadLette
   return { requestId: "", purpose: "", attempts: 0, error: "" };
 }
 
-export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLettered> =
-  {
-    encode(
-      message: EmailActionRequestDeadLettered,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.requestId !== "") {
-        writer.uint32(10).string(message.requestId);
-      }
-      if (message.purpose !== "") {
-        writer.uint32(18).string(message.purpose);
-      }
-      if (message.attempts !== 0) {
-        writer.uint32(24).int32(message.attempts);
-      }
-      if (message.error !== "") {
-        writer.uint32(34).string(message.error);
-      }
-      return writer;
-    },
+export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLettered> = {
+  encode(message: EmailActionRequestDeadLettered, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.purpose !== "") {
+      writer.uint32(18).string(message.purpose);
+    }
+    if (message.attempts !== 0) {
+      writer.uint32(24).int32(message.attempts);
+    }
+    if (message.error !== "") {
+      writer.uint32(34).string(message.error);
+    }
+    return writer;
+  },
 
-    decode(
-      input: BinaryReader | Uint8Array,
-      length?: number,
-    ): EmailActionRequestDeadLettered {
-      const reader =
-        input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error("protobuf decode recursion limit exceeded");
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBaseEmailActionRequestDeadLettered();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.requestId = reader.string();
-              continue;
-            }
-            case 2: {
-              if (tag !== 18) {
-                break;
-              }
-
-              message.purpose = reader.string();
-              continue;
-            }
-            case 3: {
-              if (tag !== 24) {
-                break;
-              }
-
-              message.attempts = reader.int32();
-              continue;
-            }
-            case 4: {
-              if (tag !== 34) {
-                break;
-              }
-
-              message.error = reader.string();
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-
-    create(
-      base?: DeepPartial<EmailActionRequestDeadLettered>,
-    ): EmailActionRequestDeadLettered {
-      return EmailActionRequestDeadLettered.fromPartial(base ?? {});
-    },
-    fromPartial(
-      object: DeepPartial<EmailActionRequestDeadLettered>,
-    ): EmailActionRequestDeadLettered {
+  decode(input: BinaryReader | Uint8Array, length?: number): EmailActionRequestDeadLettered {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseEmailActionRequestDeadLettered();
-      message.requestId = object.requestId ?? "";
-      message.purpose = object.purpose ?? "";
-      message.attempts = object.attempts ?? 0;
-      message.error = object.error ?? "";
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.purpose = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.attempts = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
       return message;
-    },
-  };
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<EmailActionRequestDeadLettered>): EmailActionRequestDeadLettered {
+    return EmailActionRequestDeadLettered.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EmailActionRequestDeadLettered>): EmailActionRequestDeadLettered {
+    const message = createBaseEmailActionRequestDeadLettered();
+    message.requestId = object.requestId ?? "";
+    message.purpose = object.purpose ?? "";
+    message.attempts = object.attempts ?? 0;
+    message.error = object.error ?? "";
+    return message;
+  },
+};
 
 function createBaseSecondFactorChanged(): SecondFactorChanged {
-  return {
-    userId: "",
-    factor: "",
-    failures: 0,
-    reason: "",
-    recoveryCodesLeft: 0,
-  };
+  return { userId: "", factor: "", failures: 0, reason: "", recoveryCodesLeft: 0 };
 }
 
 export const SecondFactorChanged: MessageFns<SecondFactorChanged> = {
-  encode(
-    message: SecondFactorChanged,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: SecondFactorChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -809,12 +732,8 @@ export const SecondFactorChanged: MessageFns<SecondFactorChanged> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): SecondFactorChanged {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): SecondFactorChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -897,10 +816,7 @@ function createBaseSessionEnded(): SessionEnded {
 }
 
 export const SessionEnded: MessageFns<SessionEnded> = {
-  encode(
-    message: SessionEnded,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: SessionEnded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -914,8 +830,7 @@ export const SessionEnded: MessageFns<SessionEnded> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): SessionEnded {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -980,10 +895,7 @@ function createBaseAccountUnlocked(): AccountUnlocked {
 }
 
 export const AccountUnlocked: MessageFns<AccountUnlocked> = {
-  encode(
-    message: AccountUnlocked,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: AccountUnlocked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -991,8 +903,7 @@ export const AccountUnlocked: MessageFns<AccountUnlocked> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): AccountUnlocked {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1034,18 +945,13 @@ export const AccountUnlocked: MessageFns<AccountUnlocked> = {
   },
 };
 
-type Builtin =
-  Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
-export type DeepPartial<T> = T extends Builtin
-  ? T
-  : T extends globalThis.Array<infer U>
-    ? globalThis.Array<DeepPartial<U>>
-    : T extends ReadonlyArray<infer U>
-      ? ReadonlyArray<DeepPartial<U>>
-      : T extends {}
-        ? { [K in keyof T]?: DeepPartial<T[K]> }
-        : Partial<T>;
+export type DeepPartial<T> = T extends Builtin ? T
+  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 function toTimestamp(date: Date): Timestamp {
   const seconds = Math.trunc(date.getTime() / 1_000);

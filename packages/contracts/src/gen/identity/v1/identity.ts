@@ -50,7 +50,9 @@ export interface LoginRequest {
 /** Exactly one of tokens (with user) or mfa. */
 export interface LoginResponse {
   tokens: TokenPair | undefined;
-  user: UserSummary | undefined;
+  user:
+    | UserSummary
+    | undefined;
   /** The password was right and a second factor is needed (or must be enrolled first). */
   mfa: MfaChallenge | undefined;
 }
@@ -113,7 +115,9 @@ export interface Session {
   userAgent: string;
   ip: string;
   createdAt: Date | undefined;
-  lastUsedAt: Date | undefined;
+  lastUsedAt:
+    | Date
+    | undefined;
   /** The session of the access token that asked. */
   current: boolean;
   amr: string[];
@@ -164,7 +168,8 @@ export interface RevokeRequest {
   accessToken: string;
 }
 
-export interface RevokeResponse {}
+export interface RevokeResponse {
+}
 
 /** The verified claims of an access token. */
 export interface Claims {
@@ -199,7 +204,8 @@ export interface IntrospectResponse {
   claims: Claims | undefined;
 }
 
-export interface GetJwksRequest {}
+export interface GetJwksRequest {
+}
 
 /** One public JSON Web Key (RFC 7517); only the members the supported algorithms need. */
 export interface Jwk {
@@ -218,7 +224,8 @@ export interface GetJwksResponse {
   keys: Jwk[];
 }
 
-export interface ListRevokedTokensRequest {}
+export interface ListRevokedTokensRequest {
+}
 
 export interface RevokedToken {
   jti: string;
@@ -258,17 +265,15 @@ export interface ConfirmEmailVerificationRequest {
   token: string;
 }
 
-export interface Accepted {}
+export interface Accepted {
+}
 
 function createBaseUserSummary(): UserSummary {
   return { id: "", firstName: "", lastName: "", email: "", roles: [] };
 }
 
 export const UserSummary: MessageFns<UserSummary> = {
-  encode(
-    message: UserSummary,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: UserSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -288,8 +293,7 @@ export const UserSummary: MessageFns<UserSummary> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): UserSummary {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -368,20 +372,11 @@ export const UserSummary: MessageFns<UserSummary> = {
 };
 
 function createBaseTokenPair(): TokenPair {
-  return {
-    accessToken: "",
-    refreshToken: "",
-    tokenType: "",
-    expiresIn: 0,
-    refreshExpiresIn: 0,
-  };
+  return { accessToken: "", refreshToken: "", tokenType: "", expiresIn: 0, refreshExpiresIn: 0 };
 }
 
 export const TokenPair: MessageFns<TokenPair> = {
-  encode(
-    message: TokenPair,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: TokenPair, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.accessToken !== "") {
       writer.uint32(10).string(message.accessToken);
     }
@@ -401,8 +396,7 @@ export const TokenPair: MessageFns<TokenPair> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): TokenPair {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -485,10 +479,7 @@ function createBaseLoginRequest(): LoginRequest {
 }
 
 export const LoginRequest: MessageFns<LoginRequest> = {
-  encode(
-    message: LoginRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: LoginRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.email !== "") {
       writer.uint32(10).string(message.email);
     }
@@ -499,8 +490,7 @@ export const LoginRequest: MessageFns<LoginRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): LoginRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -556,10 +546,7 @@ function createBaseLoginResponse(): LoginResponse {
 }
 
 export const LoginResponse: MessageFns<LoginResponse> = {
-  encode(
-    message: LoginResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: LoginResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.tokens !== undefined) {
       TokenPair.encode(message.tokens, writer.uint32(10).fork()).join();
     }
@@ -573,8 +560,7 @@ export const LoginResponse: MessageFns<LoginResponse> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): LoginResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -627,18 +613,13 @@ export const LoginResponse: MessageFns<LoginResponse> = {
   },
   fromPartial(object: DeepPartial<LoginResponse>): LoginResponse {
     const message = createBaseLoginResponse();
-    message.tokens =
-      object.tokens !== undefined && object.tokens !== null
-        ? TokenPair.fromPartial(object.tokens)
-        : undefined;
-    message.user =
-      object.user !== undefined && object.user !== null
-        ? UserSummary.fromPartial(object.user)
-        : undefined;
-    message.mfa =
-      object.mfa !== undefined && object.mfa !== null
-        ? MfaChallenge.fromPartial(object.mfa)
-        : undefined;
+    message.tokens = (object.tokens !== undefined && object.tokens !== null)
+      ? TokenPair.fromPartial(object.tokens)
+      : undefined;
+    message.user = (object.user !== undefined && object.user !== null)
+      ? UserSummary.fromPartial(object.user)
+      : undefined;
+    message.mfa = (object.mfa !== undefined && object.mfa !== null) ? MfaChallenge.fromPartial(object.mfa) : undefined;
     return message;
   },
 };
@@ -648,10 +629,7 @@ function createBaseMfaChallenge(): MfaChallenge {
 }
 
 export const MfaChallenge: MessageFns<MfaChallenge> = {
-  encode(
-    message: MfaChallenge,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: MfaChallenge, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.mfaToken !== "") {
       writer.uint32(10).string(message.mfaToken);
     }
@@ -668,8 +646,7 @@ export const MfaChallenge: MessageFns<MfaChallenge> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): MfaChallenge {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -743,10 +720,7 @@ function createBaseCompleteMfaRequest(): CompleteMfaRequest {
 }
 
 export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
-  encode(
-    message: CompleteMfaRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: CompleteMfaRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.mfaToken !== "") {
       writer.uint32(10).string(message.mfaToken);
     }
@@ -759,12 +733,8 @@ export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): CompleteMfaRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteMfaRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -829,22 +799,15 @@ function createBaseEnrolWithMfaTokenRequest(): EnrolWithMfaTokenRequest {
 }
 
 export const EnrolWithMfaTokenRequest: MessageFns<EnrolWithMfaTokenRequest> = {
-  encode(
-    message: EnrolWithMfaTokenRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: EnrolWithMfaTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.mfaToken !== "") {
       writer.uint32(10).string(message.mfaToken);
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): EnrolWithMfaTokenRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): EnrolWithMfaTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -876,14 +839,10 @@ export const EnrolWithMfaTokenRequest: MessageFns<EnrolWithMfaTokenRequest> = {
     }
   },
 
-  create(
-    base?: DeepPartial<EnrolWithMfaTokenRequest>,
-  ): EnrolWithMfaTokenRequest {
+  create(base?: DeepPartial<EnrolWithMfaTokenRequest>): EnrolWithMfaTokenRequest {
     return EnrolWithMfaTokenRequest.fromPartial(base ?? {});
   },
-  fromPartial(
-    object: DeepPartial<EnrolWithMfaTokenRequest>,
-  ): EnrolWithMfaTokenRequest {
+  fromPartial(object: DeepPartial<EnrolWithMfaTokenRequest>): EnrolWithMfaTokenRequest {
     const message = createBaseEnrolWithMfaTokenRequest();
     message.mfaToken = object.mfaToken ?? "";
     return message;
@@ -895,10 +854,7 @@ function createBaseMeRequest(): MeRequest {
 }
 
 export const MeRequest: MessageFns<MeRequest> = {
-  encode(
-    message: MeRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: MeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.accessToken !== "") {
       writer.uint32(10).string(message.accessToken);
     }
@@ -906,8 +862,7 @@ export const MeRequest: MessageFns<MeRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): MeRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -954,10 +909,7 @@ function createBaseMfaStatus(): MfaStatus {
 }
 
 export const MfaStatus: MessageFns<MfaStatus> = {
-  encode(
-    message: MfaStatus,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: MfaStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.totp !== false) {
       writer.uint32(8).bool(message.totp);
     }
@@ -971,8 +923,7 @@ export const MfaStatus: MessageFns<MfaStatus> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): MfaStatus {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1037,10 +988,7 @@ function createBaseTotpEnrolment(): TotpEnrolment {
 }
 
 export const TotpEnrolment: MessageFns<TotpEnrolment> = {
-  encode(
-    message: TotpEnrolment,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: TotpEnrolment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.secret !== "") {
       writer.uint32(10).string(message.secret);
     }
@@ -1051,8 +999,7 @@ export const TotpEnrolment: MessageFns<TotpEnrolment> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): TotpEnrolment {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1108,10 +1055,7 @@ function createBaseActivateTotpRequest(): ActivateTotpRequest {
 }
 
 export const ActivateTotpRequest: MessageFns<ActivateTotpRequest> = {
-  encode(
-    message: ActivateTotpRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ActivateTotpRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.accessToken !== "") {
       writer.uint32(10).string(message.accessToken);
     }
@@ -1121,12 +1065,8 @@ export const ActivateTotpRequest: MessageFns<ActivateTotpRequest> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ActivateTotpRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ActivateTotpRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1182,10 +1122,7 @@ function createBaseRecoveryCodes(): RecoveryCodes {
 }
 
 export const RecoveryCodes: MessageFns<RecoveryCodes> = {
-  encode(
-    message: RecoveryCodes,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: RecoveryCodes, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.codes) {
       writer.uint32(10).string(v!);
     }
@@ -1193,8 +1130,7 @@ export const RecoveryCodes: MessageFns<RecoveryCodes> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RecoveryCodes {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1250,10 +1186,7 @@ function createBaseSession(): Session {
 }
 
 export const Session: MessageFns<Session> = {
-  encode(
-    message: Session,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Session, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -1267,16 +1200,10 @@ export const Session: MessageFns<Session> = {
       writer.uint32(34).string(message.ip);
     }
     if (message.createdAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.createdAt),
-        writer.uint32(42).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
     }
     if (message.lastUsedAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.lastUsedAt),
-        writer.uint32(50).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.lastUsedAt), writer.uint32(50).fork()).join();
     }
     if (message.current !== false) {
       writer.uint32(56).bool(message.current);
@@ -1288,8 +1215,7 @@ export const Session: MessageFns<Session> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Session {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1338,9 +1264,7 @@ export const Session: MessageFns<Session> = {
               break;
             }
 
-            message.createdAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -1348,9 +1272,7 @@ export const Session: MessageFns<Session> = {
               break;
             }
 
-            message.lastUsedAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.lastUsedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 7: {
@@ -1403,10 +1325,7 @@ function createBaseSessionList(): SessionList {
 }
 
 export const SessionList: MessageFns<SessionList> = {
-  encode(
-    message: SessionList,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: SessionList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.sessions) {
       Session.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -1414,8 +1333,7 @@ export const SessionList: MessageFns<SessionList> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): SessionList {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1452,8 +1370,7 @@ export const SessionList: MessageFns<SessionList> = {
   },
   fromPartial(object: DeepPartial<SessionList>): SessionList {
     const message = createBaseSessionList();
-    message.sessions =
-      object.sessions?.map((e) => Session.fromPartial(e)) || [];
+    message.sessions = object.sessions?.map((e) => Session.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1463,10 +1380,7 @@ function createBaseEndSessionRequest(): EndSessionRequest {
 }
 
 export const EndSessionRequest: MessageFns<EndSessionRequest> = {
-  encode(
-    message: EndSessionRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: EndSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.accessToken !== "") {
       writer.uint32(10).string(message.accessToken);
     }
@@ -1477,8 +1391,7 @@ export const EndSessionRequest: MessageFns<EndSessionRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): EndSessionRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1534,10 +1447,7 @@ function createBaseEnded(): Ended {
 }
 
 export const Ended: MessageFns<Ended> = {
-  encode(
-    message: Ended,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Ended, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.ended !== 0) {
       writer.uint32(8).int32(message.ended);
     }
@@ -1545,8 +1455,7 @@ export const Ended: MessageFns<Ended> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Ended {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1593,10 +1502,7 @@ function createBaseUserRequest(): UserRequest {
 }
 
 export const UserRequest: MessageFns<UserRequest> = {
-  encode(
-    message: UserRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: UserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -1604,8 +1510,7 @@ export const UserRequest: MessageFns<UserRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): UserRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1652,10 +1557,7 @@ function createBaseResetFactorsRequest(): ResetFactorsRequest {
 }
 
 export const ResetFactorsRequest: MessageFns<ResetFactorsRequest> = {
-  encode(
-    message: ResetFactorsRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ResetFactorsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
@@ -1665,12 +1567,8 @@ export const ResetFactorsRequest: MessageFns<ResetFactorsRequest> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ResetFactorsRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetFactorsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1722,27 +1620,16 @@ export const ResetFactorsRequest: MessageFns<ResetFactorsRequest> = {
 };
 
 function createBaseAccountSecurity(): AccountSecurity {
-  return {
-    locked: false,
-    lockedUntil: undefined,
-    failedAttempts: 0,
-    mfa: undefined,
-  };
+  return { locked: false, lockedUntil: undefined, failedAttempts: 0, mfa: undefined };
 }
 
 export const AccountSecurity: MessageFns<AccountSecurity> = {
-  encode(
-    message: AccountSecurity,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: AccountSecurity, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.locked !== false) {
       writer.uint32(8).bool(message.locked);
     }
     if (message.lockedUntil !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.lockedUntil),
-        writer.uint32(18).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.lockedUntil), writer.uint32(18).fork()).join();
     }
     if (message.failedAttempts !== 0) {
       writer.uint32(24).int32(message.failedAttempts);
@@ -1754,8 +1641,7 @@ export const AccountSecurity: MessageFns<AccountSecurity> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): AccountSecurity {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1780,9 +1666,7 @@ export const AccountSecurity: MessageFns<AccountSecurity> = {
               break;
             }
 
-            message.lockedUntil = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.lockedUntil = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 3: {
@@ -1821,10 +1705,7 @@ export const AccountSecurity: MessageFns<AccountSecurity> = {
     message.locked = object.locked ?? false;
     message.lockedUntil = object.lockedUntil ?? undefined;
     message.failedAttempts = object.failedAttempts ?? 0;
-    message.mfa =
-      object.mfa !== undefined && object.mfa !== null
-        ? MfaStatus.fromPartial(object.mfa)
-        : undefined;
+    message.mfa = (object.mfa !== undefined && object.mfa !== null) ? MfaStatus.fromPartial(object.mfa) : undefined;
     return message;
   },
 };
@@ -1834,10 +1715,7 @@ function createBaseRefreshRequest(): RefreshRequest {
 }
 
 export const RefreshRequest: MessageFns<RefreshRequest> = {
-  encode(
-    message: RefreshRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: RefreshRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.refreshToken !== "") {
       writer.uint32(10).string(message.refreshToken);
     }
@@ -1845,8 +1723,7 @@ export const RefreshRequest: MessageFns<RefreshRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RefreshRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1893,10 +1770,7 @@ function createBaseRevokeRequest(): RevokeRequest {
 }
 
 export const RevokeRequest: MessageFns<RevokeRequest> = {
-  encode(
-    message: RevokeRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: RevokeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.accessToken !== "") {
       writer.uint32(10).string(message.accessToken);
     }
@@ -1904,8 +1778,7 @@ export const RevokeRequest: MessageFns<RevokeRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RevokeRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1952,16 +1825,12 @@ function createBaseRevokeResponse(): RevokeResponse {
 }
 
 export const RevokeResponse: MessageFns<RevokeResponse> = {
-  encode(
-    _: RevokeResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(_: RevokeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RevokeResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1995,25 +1864,11 @@ export const RevokeResponse: MessageFns<RevokeResponse> = {
 };
 
 function createBaseClaims(): Claims {
-  return {
-    sub: "",
-    jti: "",
-    iss: "",
-    aud: [],
-    iat: 0,
-    nbf: 0,
-    exp: 0,
-    email: "",
-    roles: [],
-    permissions: [],
-  };
+  return { sub: "", jti: "", iss: "", aud: [], iat: 0, nbf: 0, exp: 0, email: "", roles: [], permissions: [] };
 }
 
 export const Claims: MessageFns<Claims> = {
-  encode(
-    message: Claims,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Claims, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.sub !== "") {
       writer.uint32(10).string(message.sub);
     }
@@ -2048,8 +1903,7 @@ export const Claims: MessageFns<Claims> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Claims {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2177,22 +2031,15 @@ function createBaseValidateTokenRequest(): ValidateTokenRequest {
 }
 
 export const ValidateTokenRequest: MessageFns<ValidateTokenRequest> = {
-  encode(
-    message: ValidateTokenRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ValidateTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.accessToken !== "") {
       writer.uint32(10).string(message.accessToken);
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ValidateTokenRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ValidateTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2239,22 +2086,15 @@ function createBaseValidateTokenResponse(): ValidateTokenResponse {
 }
 
 export const ValidateTokenResponse: MessageFns<ValidateTokenResponse> = {
-  encode(
-    message: ValidateTokenResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ValidateTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.claims !== undefined) {
       Claims.encode(message.claims, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ValidateTokenResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ValidateTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2289,14 +2129,11 @@ export const ValidateTokenResponse: MessageFns<ValidateTokenResponse> = {
   create(base?: DeepPartial<ValidateTokenResponse>): ValidateTokenResponse {
     return ValidateTokenResponse.fromPartial(base ?? {});
   },
-  fromPartial(
-    object: DeepPartial<ValidateTokenResponse>,
-  ): ValidateTokenResponse {
+  fromPartial(object: DeepPartial<ValidateTokenResponse>): ValidateTokenResponse {
     const message = createBaseValidateTokenResponse();
-    message.claims =
-      object.claims !== undefined && object.claims !== null
-        ? Claims.fromPartial(object.claims)
-        : undefined;
+    message.claims = (object.claims !== undefined && object.claims !== null)
+      ? Claims.fromPartial(object.claims)
+      : undefined;
     return message;
   },
 };
@@ -2306,10 +2143,7 @@ function createBaseIntrospectRequest(): IntrospectRequest {
 }
 
 export const IntrospectRequest: MessageFns<IntrospectRequest> = {
-  encode(
-    message: IntrospectRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: IntrospectRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.token !== "") {
       writer.uint32(10).string(message.token);
     }
@@ -2317,8 +2151,7 @@ export const IntrospectRequest: MessageFns<IntrospectRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): IntrospectRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2365,10 +2198,7 @@ function createBaseIntrospectResponse(): IntrospectResponse {
 }
 
 export const IntrospectResponse: MessageFns<IntrospectResponse> = {
-  encode(
-    message: IntrospectResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: IntrospectResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.active !== false) {
       writer.uint32(8).bool(message.active);
     }
@@ -2378,12 +2208,8 @@ export const IntrospectResponse: MessageFns<IntrospectResponse> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): IntrospectResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): IntrospectResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2429,10 +2255,9 @@ export const IntrospectResponse: MessageFns<IntrospectResponse> = {
   fromPartial(object: DeepPartial<IntrospectResponse>): IntrospectResponse {
     const message = createBaseIntrospectResponse();
     message.active = object.active ?? false;
-    message.claims =
-      object.claims !== undefined && object.claims !== null
-        ? Claims.fromPartial(object.claims)
-        : undefined;
+    message.claims = (object.claims !== undefined && object.claims !== null)
+      ? Claims.fromPartial(object.claims)
+      : undefined;
     return message;
   },
 };
@@ -2442,16 +2267,12 @@ function createBaseGetJwksRequest(): GetJwksRequest {
 }
 
 export const GetJwksRequest: MessageFns<GetJwksRequest> = {
-  encode(
-    _: GetJwksRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(_: GetJwksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): GetJwksRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2485,24 +2306,11 @@ export const GetJwksRequest: MessageFns<GetJwksRequest> = {
 };
 
 function createBaseJwk(): Jwk {
-  return {
-    kid: "",
-    kty: "",
-    alg: "",
-    use: "",
-    crv: "",
-    x: "",
-    y: "",
-    n: "",
-    e: "",
-  };
+  return { kid: "", kty: "", alg: "", use: "", crv: "", x: "", y: "", n: "", e: "" };
 }
 
 export const Jwk: MessageFns<Jwk> = {
-  encode(
-    message: Jwk,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Jwk, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.kid !== "") {
       writer.uint32(10).string(message.kid);
     }
@@ -2534,8 +2342,7 @@ export const Jwk: MessageFns<Jwk> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Jwk {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2654,10 +2461,7 @@ function createBaseGetJwksResponse(): GetJwksResponse {
 }
 
 export const GetJwksResponse: MessageFns<GetJwksResponse> = {
-  encode(
-    message: GetJwksResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: GetJwksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.keys) {
       Jwk.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -2665,8 +2469,7 @@ export const GetJwksResponse: MessageFns<GetJwksResponse> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): GetJwksResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2713,19 +2516,12 @@ function createBaseListRevokedTokensRequest(): ListRevokedTokensRequest {
 }
 
 export const ListRevokedTokensRequest: MessageFns<ListRevokedTokensRequest> = {
-  encode(
-    _: ListRevokedTokensRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(_: ListRevokedTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ListRevokedTokensRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRevokedTokensRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2749,14 +2545,10 @@ export const ListRevokedTokensRequest: MessageFns<ListRevokedTokensRequest> = {
     }
   },
 
-  create(
-    base?: DeepPartial<ListRevokedTokensRequest>,
-  ): ListRevokedTokensRequest {
+  create(base?: DeepPartial<ListRevokedTokensRequest>): ListRevokedTokensRequest {
     return ListRevokedTokensRequest.fromPartial(base ?? {});
   },
-  fromPartial(
-    _: DeepPartial<ListRevokedTokensRequest>,
-  ): ListRevokedTokensRequest {
+  fromPartial(_: DeepPartial<ListRevokedTokensRequest>): ListRevokedTokensRequest {
     const message = createBaseListRevokedTokensRequest();
     return message;
   },
@@ -2767,25 +2559,18 @@ function createBaseRevokedToken(): RevokedToken {
 }
 
 export const RevokedToken: MessageFns<RevokedToken> = {
-  encode(
-    message: RevokedToken,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: RevokedToken, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.jti !== "") {
       writer.uint32(10).string(message.jti);
     }
     if (message.expiresAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.expiresAt),
-        writer.uint32(18).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RevokedToken {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2810,9 +2595,7 @@ export const RevokedToken: MessageFns<RevokedToken> = {
               break;
             }
 
-            message.expiresAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -2843,31 +2626,21 @@ function createBaseRevokedSubject(): RevokedSubject {
 }
 
 export const RevokedSubject: MessageFns<RevokedSubject> = {
-  encode(
-    message: RevokedSubject,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: RevokedSubject, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.userId !== "") {
       writer.uint32(10).string(message.userId);
     }
     if (message.notBefore !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.notBefore),
-        writer.uint32(18).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.notBefore), writer.uint32(18).fork()).join();
     }
     if (message.expiresAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.expiresAt),
-        writer.uint32(26).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(26).fork()).join();
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RevokedSubject {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2892,9 +2665,7 @@ export const RevokedSubject: MessageFns<RevokedSubject> = {
               break;
             }
 
-            message.notBefore = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.notBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 3: {
@@ -2902,9 +2673,7 @@ export const RevokedSubject: MessageFns<RevokedSubject> = {
               break;
             }
 
-            message.expiresAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -2935,364 +2704,300 @@ function createBaseListRevokedTokensResponse(): ListRevokedTokensResponse {
   return { tokens: [], subjects: [] };
 }
 
-export const ListRevokedTokensResponse: MessageFns<ListRevokedTokensResponse> =
-  {
-    encode(
-      message: ListRevokedTokensResponse,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      for (const v of message.tokens) {
-        RevokedToken.encode(v!, writer.uint32(10).fork()).join();
-      }
-      for (const v of message.subjects) {
-        RevokedSubject.encode(v!, writer.uint32(18).fork()).join();
-      }
-      return writer;
-    },
+export const ListRevokedTokensResponse: MessageFns<ListRevokedTokensResponse> = {
+  encode(message: ListRevokedTokensResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tokens) {
+      RevokedToken.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.subjects) {
+      RevokedSubject.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
 
-    decode(
-      input: BinaryReader | Uint8Array,
-      length?: number,
-    ): ListRevokedTokensResponse {
-      const reader =
-        input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error("protobuf decode recursion limit exceeded");
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBaseListRevokedTokensResponse();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.tokens.push(RevokedToken.decode(reader, reader.uint32()));
-              continue;
-            }
-            case 2: {
-              if (tag !== 18) {
-                break;
-              }
-
-              message.subjects.push(
-                RevokedSubject.decode(reader, reader.uint32()),
-              );
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-
-    create(
-      base?: DeepPartial<ListRevokedTokensResponse>,
-    ): ListRevokedTokensResponse {
-      return ListRevokedTokensResponse.fromPartial(base ?? {});
-    },
-    fromPartial(
-      object: DeepPartial<ListRevokedTokensResponse>,
-    ): ListRevokedTokensResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRevokedTokensResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseListRevokedTokensResponse();
-      message.tokens =
-        object.tokens?.map((e) => RevokedToken.fromPartial(e)) || [];
-      message.subjects =
-        object.subjects?.map((e) => RevokedSubject.fromPartial(e)) || [];
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tokens.push(RevokedToken.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subjects.push(RevokedSubject.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
       return message;
-    },
-  };
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListRevokedTokensResponse>): ListRevokedTokensResponse {
+    return ListRevokedTokensResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListRevokedTokensResponse>): ListRevokedTokensResponse {
+    const message = createBaseListRevokedTokensResponse();
+    message.tokens = object.tokens?.map((e) => RevokedToken.fromPartial(e)) || [];
+    message.subjects = object.subjects?.map((e) => RevokedSubject.fromPartial(e)) || [];
+    return message;
+  },
+};
 
 function createBaseRequestPasswordResetRequest(): RequestPasswordResetRequest {
   return { email: "" };
 }
 
-export const RequestPasswordResetRequest: MessageFns<RequestPasswordResetRequest> =
-  {
-    encode(
-      message: RequestPasswordResetRequest,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.email !== "") {
-        writer.uint32(10).string(message.email);
-      }
-      return writer;
-    },
+export const RequestPasswordResetRequest: MessageFns<RequestPasswordResetRequest> = {
+  encode(message: RequestPasswordResetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    return writer;
+  },
 
-    decode(
-      input: BinaryReader | Uint8Array,
-      length?: number,
-    ): RequestPasswordResetRequest {
-      const reader =
-        input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error("protobuf decode recursion limit exceeded");
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBaseRequestPasswordResetRequest();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.email = reader.string();
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-
-    create(
-      base?: DeepPartial<RequestPasswordResetRequest>,
-    ): RequestPasswordResetRequest {
-      return RequestPasswordResetRequest.fromPartial(base ?? {});
-    },
-    fromPartial(
-      object: DeepPartial<RequestPasswordResetRequest>,
-    ): RequestPasswordResetRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestPasswordResetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseRequestPasswordResetRequest();
-      message.email = object.email ?? "";
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
       return message;
-    },
-  };
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RequestPasswordResetRequest>): RequestPasswordResetRequest {
+    return RequestPasswordResetRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RequestPasswordResetRequest>): RequestPasswordResetRequest {
+    const message = createBaseRequestPasswordResetRequest();
+    message.email = object.email ?? "";
+    return message;
+  },
+};
 
 function createBaseConfirmPasswordResetRequest(): ConfirmPasswordResetRequest {
   return { token: "", newPassword: "" };
 }
 
-export const ConfirmPasswordResetRequest: MessageFns<ConfirmPasswordResetRequest> =
-  {
-    encode(
-      message: ConfirmPasswordResetRequest,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.token !== "") {
-        writer.uint32(10).string(message.token);
-      }
-      if (message.newPassword !== "") {
-        writer.uint32(18).string(message.newPassword);
-      }
-      return writer;
-    },
+export const ConfirmPasswordResetRequest: MessageFns<ConfirmPasswordResetRequest> = {
+  encode(message: ConfirmPasswordResetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(18).string(message.newPassword);
+    }
+    return writer;
+  },
 
-    decode(
-      input: BinaryReader | Uint8Array,
-      length?: number,
-    ): ConfirmPasswordResetRequest {
-      const reader =
-        input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error("protobuf decode recursion limit exceeded");
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBaseConfirmPasswordResetRequest();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.token = reader.string();
-              continue;
-            }
-            case 2: {
-              if (tag !== 18) {
-                break;
-              }
-
-              message.newPassword = reader.string();
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-
-    create(
-      base?: DeepPartial<ConfirmPasswordResetRequest>,
-    ): ConfirmPasswordResetRequest {
-      return ConfirmPasswordResetRequest.fromPartial(base ?? {});
-    },
-    fromPartial(
-      object: DeepPartial<ConfirmPasswordResetRequest>,
-    ): ConfirmPasswordResetRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmPasswordResetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseConfirmPasswordResetRequest();
-      message.token = object.token ?? "";
-      message.newPassword = object.newPassword ?? "";
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
       return message;
-    },
-  };
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ConfirmPasswordResetRequest>): ConfirmPasswordResetRequest {
+    return ConfirmPasswordResetRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ConfirmPasswordResetRequest>): ConfirmPasswordResetRequest {
+    const message = createBaseConfirmPasswordResetRequest();
+    message.token = object.token ?? "";
+    message.newPassword = object.newPassword ?? "";
+    return message;
+  },
+};
 
 function createBaseRequestEmailVerificationRequest(): RequestEmailVerificationRequest {
   return { userId: "" };
 }
 
-export const RequestEmailVerificationRequest: MessageFns<RequestEmailVerificationRequest> =
-  {
-    encode(
-      message: RequestEmailVerificationRequest,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.userId !== "") {
-        writer.uint32(10).string(message.userId);
-      }
-      return writer;
-    },
+export const RequestEmailVerificationRequest: MessageFns<RequestEmailVerificationRequest> = {
+  encode(message: RequestEmailVerificationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
 
-    decode(
-      input: BinaryReader | Uint8Array,
-      length?: number,
-    ): RequestEmailVerificationRequest {
-      const reader =
-        input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error("protobuf decode recursion limit exceeded");
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBaseRequestEmailVerificationRequest();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.userId = reader.string();
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-
-    create(
-      base?: DeepPartial<RequestEmailVerificationRequest>,
-    ): RequestEmailVerificationRequest {
-      return RequestEmailVerificationRequest.fromPartial(base ?? {});
-    },
-    fromPartial(
-      object: DeepPartial<RequestEmailVerificationRequest>,
-    ): RequestEmailVerificationRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestEmailVerificationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseRequestEmailVerificationRequest();
-      message.userId = object.userId ?? "";
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
       return message;
-    },
-  };
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RequestEmailVerificationRequest>): RequestEmailVerificationRequest {
+    return RequestEmailVerificationRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RequestEmailVerificationRequest>): RequestEmailVerificationRequest {
+    const message = createBaseRequestEmailVerificationRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
 
 function createBaseConfirmEmailVerificationRequest(): ConfirmEmailVerificationRequest {
   return { token: "" };
 }
 
-export const ConfirmEmailVerificationRequest: MessageFns<ConfirmEmailVerificationRequest> =
-  {
-    encode(
-      message: ConfirmEmailVerificationRequest,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.token !== "") {
-        writer.uint32(10).string(message.token);
-      }
-      return writer;
-    },
+export const ConfirmEmailVerificationRequest: MessageFns<ConfirmEmailVerificationRequest> = {
+  encode(message: ConfirmEmailVerificationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
 
-    decode(
-      input: BinaryReader | Uint8Array,
-      length?: number,
-    ): ConfirmEmailVerificationRequest {
-      const reader =
-        input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error("protobuf decode recursion limit exceeded");
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBaseConfirmEmailVerificationRequest();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.token = reader.string();
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-
-    create(
-      base?: DeepPartial<ConfirmEmailVerificationRequest>,
-    ): ConfirmEmailVerificationRequest {
-      return ConfirmEmailVerificationRequest.fromPartial(base ?? {});
-    },
-    fromPartial(
-      object: DeepPartial<ConfirmEmailVerificationRequest>,
-    ): ConfirmEmailVerificationRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmEmailVerificationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseConfirmEmailVerificationRequest();
-      message.token = object.token ?? "";
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
       return message;
-    },
-  };
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ConfirmEmailVerificationRequest>): ConfirmEmailVerificationRequest {
+    return ConfirmEmailVerificationRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ConfirmEmailVerificationRequest>): ConfirmEmailVerificationRequest {
+    const message = createBaseConfirmEmailVerificationRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
 
 function createBaseAccepted(): Accepted {
   return {};
@@ -3304,8 +3009,7 @@ export const Accepted: MessageFns<Accepted> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Accepted {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3344,78 +3048,56 @@ export const IdentityServiceService = {
     path: "/identity.v1.IdentityService/Login" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: LoginRequest): Buffer =>
-      Buffer.from(LoginRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): LoginRequest =>
-      LoginRequest.decode(value),
-    responseSerialize: (value: LoginResponse): Buffer =>
-      Buffer.from(LoginResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): LoginResponse =>
-      LoginResponse.decode(value),
+    requestSerialize: (value: LoginRequest): Buffer => Buffer.from(LoginRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): LoginRequest => LoginRequest.decode(value),
+    responseSerialize: (value: LoginResponse): Buffer => Buffer.from(LoginResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LoginResponse => LoginResponse.decode(value),
   },
   refresh: {
     path: "/identity.v1.IdentityService/Refresh" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RefreshRequest): Buffer =>
-      Buffer.from(RefreshRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RefreshRequest =>
-      RefreshRequest.decode(value),
-    responseSerialize: (value: TokenPair): Buffer =>
-      Buffer.from(TokenPair.encode(value).finish()),
+    requestSerialize: (value: RefreshRequest): Buffer => Buffer.from(RefreshRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RefreshRequest => RefreshRequest.decode(value),
+    responseSerialize: (value: TokenPair): Buffer => Buffer.from(TokenPair.encode(value).finish()),
     responseDeserialize: (value: Buffer): TokenPair => TokenPair.decode(value),
   },
   revoke: {
     path: "/identity.v1.IdentityService/Revoke" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RevokeRequest): Buffer =>
-      Buffer.from(RevokeRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RevokeRequest =>
-      RevokeRequest.decode(value),
-    responseSerialize: (value: RevokeResponse): Buffer =>
-      Buffer.from(RevokeResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RevokeResponse =>
-      RevokeResponse.decode(value),
+    requestSerialize: (value: RevokeRequest): Buffer => Buffer.from(RevokeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeRequest => RevokeRequest.decode(value),
+    responseSerialize: (value: RevokeResponse): Buffer => Buffer.from(RevokeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeResponse => RevokeResponse.decode(value),
   },
   validateToken: {
     path: "/identity.v1.IdentityService/ValidateToken" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ValidateTokenRequest): Buffer =>
-      Buffer.from(ValidateTokenRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ValidateTokenRequest =>
-      ValidateTokenRequest.decode(value),
+    requestSerialize: (value: ValidateTokenRequest): Buffer => Buffer.from(ValidateTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ValidateTokenRequest => ValidateTokenRequest.decode(value),
     responseSerialize: (value: ValidateTokenResponse): Buffer =>
       Buffer.from(ValidateTokenResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ValidateTokenResponse =>
-      ValidateTokenResponse.decode(value),
+    responseDeserialize: (value: Buffer): ValidateTokenResponse => ValidateTokenResponse.decode(value),
   },
   introspect: {
     path: "/identity.v1.IdentityService/Introspect" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: IntrospectRequest): Buffer =>
-      Buffer.from(IntrospectRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): IntrospectRequest =>
-      IntrospectRequest.decode(value),
-    responseSerialize: (value: IntrospectResponse): Buffer =>
-      Buffer.from(IntrospectResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): IntrospectResponse =>
-      IntrospectResponse.decode(value),
+    requestSerialize: (value: IntrospectRequest): Buffer => Buffer.from(IntrospectRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): IntrospectRequest => IntrospectRequest.decode(value),
+    responseSerialize: (value: IntrospectResponse): Buffer => Buffer.from(IntrospectResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IntrospectResponse => IntrospectResponse.decode(value),
   },
   getJwks: {
     path: "/identity.v1.IdentityService/GetJwks" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetJwksRequest): Buffer =>
-      Buffer.from(GetJwksRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): GetJwksRequest =>
-      GetJwksRequest.decode(value),
-    responseSerialize: (value: GetJwksResponse): Buffer =>
-      Buffer.from(GetJwksResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): GetJwksResponse =>
-      GetJwksResponse.decode(value),
+    requestSerialize: (value: GetJwksRequest): Buffer => Buffer.from(GetJwksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetJwksRequest => GetJwksRequest.decode(value),
+    responseSerialize: (value: GetJwksResponse): Buffer => Buffer.from(GetJwksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetJwksResponse => GetJwksResponse.decode(value),
   },
   listRevokedTokens: {
     path: "/identity.v1.IdentityService/ListRevokedTokens" as const,
@@ -3423,12 +3105,10 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: ListRevokedTokensRequest): Buffer =>
       Buffer.from(ListRevokedTokensRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListRevokedTokensRequest =>
-      ListRevokedTokensRequest.decode(value),
+    requestDeserialize: (value: Buffer): ListRevokedTokensRequest => ListRevokedTokensRequest.decode(value),
     responseSerialize: (value: ListRevokedTokensResponse): Buffer =>
       Buffer.from(ListRevokedTokensResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListRevokedTokensResponse =>
-      ListRevokedTokensResponse.decode(value),
+    responseDeserialize: (value: Buffer): ListRevokedTokensResponse => ListRevokedTokensResponse.decode(value),
   },
   /** Always Accepted, whether or not the account exists. */
   requestPasswordReset: {
@@ -3437,10 +3117,8 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: RequestPasswordResetRequest): Buffer =>
       Buffer.from(RequestPasswordResetRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RequestPasswordResetRequest =>
-      RequestPasswordResetRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer =>
-      Buffer.from(Accepted.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RequestPasswordResetRequest => RequestPasswordResetRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
   confirmPasswordReset: {
@@ -3449,10 +3127,8 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: ConfirmPasswordResetRequest): Buffer =>
       Buffer.from(ConfirmPasswordResetRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ConfirmPasswordResetRequest =>
-      ConfirmPasswordResetRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer =>
-      Buffer.from(Accepted.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConfirmPasswordResetRequest => ConfirmPasswordResetRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
   requestEmailVerification: {
@@ -3463,8 +3139,7 @@ export const IdentityServiceService = {
       Buffer.from(RequestEmailVerificationRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): RequestEmailVerificationRequest =>
       RequestEmailVerificationRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer =>
-      Buffer.from(Accepted.encode(value).finish()),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
   confirmEmailVerification: {
@@ -3475,8 +3150,7 @@ export const IdentityServiceService = {
       Buffer.from(ConfirmEmailVerificationRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): ConfirmEmailVerificationRequest =>
       ConfirmEmailVerificationRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer =>
-      Buffer.from(Accepted.encode(value).finish()),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
   /**
@@ -3487,14 +3161,10 @@ export const IdentityServiceService = {
     path: "/identity.v1.IdentityService/CompleteMfa" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CompleteMfaRequest): Buffer =>
-      Buffer.from(CompleteMfaRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CompleteMfaRequest =>
-      CompleteMfaRequest.decode(value),
-    responseSerialize: (value: LoginResponse): Buffer =>
-      Buffer.from(LoginResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): LoginResponse =>
-      LoginResponse.decode(value),
+    requestSerialize: (value: CompleteMfaRequest): Buffer => Buffer.from(CompleteMfaRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CompleteMfaRequest => CompleteMfaRequest.decode(value),
+    responseSerialize: (value: LoginResponse): Buffer => Buffer.from(LoginResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LoginResponse => LoginResponse.decode(value),
   },
   /** An enrolment-only mfa_token (MFA_REQUIRED_ROLES): a pending TOTP secret to activate with CompleteMfa. */
   enrolWithMfaToken: {
@@ -3503,46 +3173,35 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: EnrolWithMfaTokenRequest): Buffer =>
       Buffer.from(EnrolWithMfaTokenRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): EnrolWithMfaTokenRequest =>
-      EnrolWithMfaTokenRequest.decode(value),
-    responseSerialize: (value: TotpEnrolment): Buffer =>
-      Buffer.from(TotpEnrolment.encode(value).finish()),
-    responseDeserialize: (value: Buffer): TotpEnrolment =>
-      TotpEnrolment.decode(value),
+    requestDeserialize: (value: Buffer): EnrolWithMfaTokenRequest => EnrolWithMfaTokenRequest.decode(value),
+    responseSerialize: (value: TotpEnrolment): Buffer => Buffer.from(TotpEnrolment.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TotpEnrolment => TotpEnrolment.decode(value),
   },
   getMfaStatus: {
     path: "/identity.v1.IdentityService/GetMfaStatus" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: MeRequest): Buffer =>
-      Buffer.from(MeRequest.encode(value).finish()),
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
-    responseSerialize: (value: MfaStatus): Buffer =>
-      Buffer.from(MfaStatus.encode(value).finish()),
+    responseSerialize: (value: MfaStatus): Buffer => Buffer.from(MfaStatus.encode(value).finish()),
     responseDeserialize: (value: Buffer): MfaStatus => MfaStatus.decode(value),
   },
   startTotp: {
     path: "/identity.v1.IdentityService/StartTotp" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: MeRequest): Buffer =>
-      Buffer.from(MeRequest.encode(value).finish()),
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
-    responseSerialize: (value: TotpEnrolment): Buffer =>
-      Buffer.from(TotpEnrolment.encode(value).finish()),
-    responseDeserialize: (value: Buffer): TotpEnrolment =>
-      TotpEnrolment.decode(value),
+    responseSerialize: (value: TotpEnrolment): Buffer => Buffer.from(TotpEnrolment.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TotpEnrolment => TotpEnrolment.decode(value),
   },
   activateTotp: {
     path: "/identity.v1.IdentityService/ActivateTotp" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ActivateTotpRequest): Buffer =>
-      Buffer.from(ActivateTotpRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ActivateTotpRequest =>
-      ActivateTotpRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer =>
-      Buffer.from(Accepted.encode(value).finish()),
+    requestSerialize: (value: ActivateTotpRequest): Buffer => Buffer.from(ActivateTotpRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ActivateTotpRequest => ActivateTotpRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
   /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
@@ -3550,84 +3209,64 @@ export const IdentityServiceService = {
     path: "/identity.v1.IdentityService/RemoveTotp" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: MeRequest): Buffer =>
-      Buffer.from(MeRequest.encode(value).finish()),
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer =>
-      Buffer.from(Accepted.encode(value).finish()),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
   newRecoveryCodes: {
     path: "/identity.v1.IdentityService/NewRecoveryCodes" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: MeRequest): Buffer =>
-      Buffer.from(MeRequest.encode(value).finish()),
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
-    responseSerialize: (value: RecoveryCodes): Buffer =>
-      Buffer.from(RecoveryCodes.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RecoveryCodes =>
-      RecoveryCodes.decode(value),
+    responseSerialize: (value: RecoveryCodes): Buffer => Buffer.from(RecoveryCodes.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecoveryCodes => RecoveryCodes.decode(value),
   },
   /** Sessions (REST refresh families). */
   listMySessions: {
     path: "/identity.v1.IdentityService/ListMySessions" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: MeRequest): Buffer =>
-      Buffer.from(MeRequest.encode(value).finish()),
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
-    responseSerialize: (value: SessionList): Buffer =>
-      Buffer.from(SessionList.encode(value).finish()),
-    responseDeserialize: (value: Buffer): SessionList =>
-      SessionList.decode(value),
+    responseSerialize: (value: SessionList): Buffer => Buffer.from(SessionList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SessionList => SessionList.decode(value),
   },
   endMySession: {
     path: "/identity.v1.IdentityService/EndMySession" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: EndSessionRequest): Buffer =>
-      Buffer.from(EndSessionRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): EndSessionRequest =>
-      EndSessionRequest.decode(value),
-    responseSerialize: (value: Ended): Buffer =>
-      Buffer.from(Ended.encode(value).finish()),
+    requestSerialize: (value: EndSessionRequest): Buffer => Buffer.from(EndSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EndSessionRequest => EndSessionRequest.decode(value),
+    responseSerialize: (value: Ended): Buffer => Buffer.from(Ended.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
   },
   endMyOtherSessions: {
     path: "/identity.v1.IdentityService/EndMyOtherSessions" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: MeRequest): Buffer =>
-      Buffer.from(MeRequest.encode(value).finish()),
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
-    responseSerialize: (value: Ended): Buffer =>
-      Buffer.from(Ended.encode(value).finish()),
+    responseSerialize: (value: Ended): Buffer => Buffer.from(Ended.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
   },
   listUserSessions: {
     path: "/identity.v1.IdentityService/ListUserSessions" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: UserRequest): Buffer =>
-      Buffer.from(UserRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): UserRequest =>
-      UserRequest.decode(value),
-    responseSerialize: (value: SessionList): Buffer =>
-      Buffer.from(SessionList.encode(value).finish()),
-    responseDeserialize: (value: Buffer): SessionList =>
-      SessionList.decode(value),
+    requestSerialize: (value: UserRequest): Buffer => Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest => UserRequest.decode(value),
+    responseSerialize: (value: SessionList): Buffer => Buffer.from(SessionList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SessionList => SessionList.decode(value),
   },
   endUserSessions: {
     path: "/identity.v1.IdentityService/EndUserSessions" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: UserRequest): Buffer =>
-      Buffer.from(UserRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): UserRequest =>
-      UserRequest.decode(value),
-    responseSerialize: (value: Ended): Buffer =>
-      Buffer.from(Ended.encode(value).finish()),
+    requestSerialize: (value: UserRequest): Buffer => Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest => UserRequest.decode(value),
+    responseSerialize: (value: Ended): Buffer => Buffer.from(Ended.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
   },
   /** Administrator recovery. */
@@ -3635,37 +3274,27 @@ export const IdentityServiceService = {
     path: "/identity.v1.IdentityService/GetAccountSecurity" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: UserRequest): Buffer =>
-      Buffer.from(UserRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): UserRequest =>
-      UserRequest.decode(value),
-    responseSerialize: (value: AccountSecurity): Buffer =>
-      Buffer.from(AccountSecurity.encode(value).finish()),
-    responseDeserialize: (value: Buffer): AccountSecurity =>
-      AccountSecurity.decode(value),
+    requestSerialize: (value: UserRequest): Buffer => Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest => UserRequest.decode(value),
+    responseSerialize: (value: AccountSecurity): Buffer => Buffer.from(AccountSecurity.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AccountSecurity => AccountSecurity.decode(value),
   },
   unlockAccount: {
     path: "/identity.v1.IdentityService/UnlockAccount" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: UserRequest): Buffer =>
-      Buffer.from(UserRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): UserRequest =>
-      UserRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer =>
-      Buffer.from(Accepted.encode(value).finish()),
+    requestSerialize: (value: UserRequest): Buffer => Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest => UserRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
   resetSecondFactors: {
     path: "/identity.v1.IdentityService/ResetSecondFactors" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ResetFactorsRequest): Buffer =>
-      Buffer.from(ResetFactorsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ResetFactorsRequest =>
-      ResetFactorsRequest.decode(value),
-    responseSerialize: (value: Accepted): Buffer =>
-      Buffer.from(Accepted.encode(value).finish()),
+    requestSerialize: (value: ResetFactorsRequest): Buffer => Buffer.from(ResetFactorsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResetFactorsRequest => ResetFactorsRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
 } as const;
@@ -3677,21 +3306,12 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   validateToken: handleUnaryCall<ValidateTokenRequest, ValidateTokenResponse>;
   introspect: handleUnaryCall<IntrospectRequest, IntrospectResponse>;
   getJwks: handleUnaryCall<GetJwksRequest, GetJwksResponse>;
-  listRevokedTokens: handleUnaryCall<
-    ListRevokedTokensRequest,
-    ListRevokedTokensResponse
-  >;
+  listRevokedTokens: handleUnaryCall<ListRevokedTokensRequest, ListRevokedTokensResponse>;
   /** Always Accepted, whether or not the account exists. */
   requestPasswordReset: handleUnaryCall<RequestPasswordResetRequest, Accepted>;
   confirmPasswordReset: handleUnaryCall<ConfirmPasswordResetRequest, Accepted>;
-  requestEmailVerification: handleUnaryCall<
-    RequestEmailVerificationRequest,
-    Accepted
-  >;
-  confirmEmailVerification: handleUnaryCall<
-    ConfirmEmailVerificationRequest,
-    Accepted
-  >;
+  requestEmailVerification: handleUnaryCall<RequestEmailVerificationRequest, Accepted>;
+  confirmEmailVerification: handleUnaryCall<ConfirmEmailVerificationRequest, Accepted>;
   /**
    * Second factors (DESIGN §5). UNAUTHENTICATED for an unknown, used or expired mfa_token, or a
    * wrong factor (which counts toward the lockout).
@@ -3765,51 +3385,33 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   validateToken(
     request: ValidateTokenRequest,
-    callback: (
-      error: ServiceError | null,
-      response: ValidateTokenResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ValidateTokenResponse) => void,
   ): ClientUnaryCall;
   validateToken(
     request: ValidateTokenRequest,
     metadata: Metadata,
-    callback: (
-      error: ServiceError | null,
-      response: ValidateTokenResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ValidateTokenResponse) => void,
   ): ClientUnaryCall;
   validateToken(
     request: ValidateTokenRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (
-      error: ServiceError | null,
-      response: ValidateTokenResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ValidateTokenResponse) => void,
   ): ClientUnaryCall;
   introspect(
     request: IntrospectRequest,
-    callback: (
-      error: ServiceError | null,
-      response: IntrospectResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: IntrospectResponse) => void,
   ): ClientUnaryCall;
   introspect(
     request: IntrospectRequest,
     metadata: Metadata,
-    callback: (
-      error: ServiceError | null,
-      response: IntrospectResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: IntrospectResponse) => void,
   ): ClientUnaryCall;
   introspect(
     request: IntrospectRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (
-      error: ServiceError | null,
-      response: IntrospectResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: IntrospectResponse) => void,
   ): ClientUnaryCall;
   getJwks(
     request: GetJwksRequest,
@@ -3828,27 +3430,18 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   listRevokedTokens(
     request: ListRevokedTokensRequest,
-    callback: (
-      error: ServiceError | null,
-      response: ListRevokedTokensResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListRevokedTokensResponse) => void,
   ): ClientUnaryCall;
   listRevokedTokens(
     request: ListRevokedTokensRequest,
     metadata: Metadata,
-    callback: (
-      error: ServiceError | null,
-      response: ListRevokedTokensResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListRevokedTokensResponse) => void,
   ): ClientUnaryCall;
   listRevokedTokens(
     request: ListRevokedTokensRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (
-      error: ServiceError | null,
-      response: ListRevokedTokensResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListRevokedTokensResponse) => void,
   ): ClientUnaryCall;
   /** Always Accepted, whether or not the account exists. */
   requestPasswordReset(
@@ -3992,10 +3585,7 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: Accepted) => void,
   ): ClientUnaryCall;
   /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
-  removeTotp(
-    request: MeRequest,
-    callback: (error: ServiceError | null, response: Accepted) => void,
-  ): ClientUnaryCall;
+  removeTotp(request: MeRequest, callback: (error: ServiceError | null, response: Accepted) => void): ClientUnaryCall;
   removeTotp(
     request: MeRequest,
     metadata: Metadata,
@@ -4150,27 +3740,18 @@ export const IdentityServiceClient = makeGenericClientConstructor(
   IdentityServiceService,
   "identity.v1.IdentityService",
 ) as unknown as {
-  new (
-    address: string,
-    credentials: ChannelCredentials,
-    options?: Partial<ClientOptions>,
-  ): IdentityServiceClient;
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): IdentityServiceClient;
   service: typeof IdentityServiceService;
   serviceName: string;
 };
 
-type Builtin =
-  Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
-export type DeepPartial<T> = T extends Builtin
-  ? T
-  : T extends globalThis.Array<infer U>
-    ? globalThis.Array<DeepPartial<U>>
-    : T extends ReadonlyArray<infer U>
-      ? ReadonlyArray<DeepPartial<U>>
-      : T extends {}
-        ? { [K in keyof T]?: DeepPartial<T[K]> }
-        : Partial<T>;
+export type DeepPartial<T> = T extends Builtin ? T
+  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 function toTimestamp(date: Date): Timestamp {
   const seconds = Math.trunc(date.getTime() / 1_000);
