@@ -85,6 +85,7 @@ function roleList(e: EnvReader, name: string): string[] {
     .split(',')
     .map((r) => r.trim())
     .filter((r) => r !== '');
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
   if (roles.some((r) => /[\x00-\x1f\x7f]/.test(r) || r.length > 100)) e.problem(name, 'must be a comma-separated list of role names');
   return roles;
 }
