@@ -18,6 +18,16 @@ export const bodyLimits = {
     },
   },
   '/api/v1/auth/email-verification/confirm': { post: { token: { required: true, type: 'string', minLength: 1, maxLength: 200 } } },
+  '/api/v1/auth/mfa': {
+    post: {
+      mfaToken: { required: true, type: 'string', minLength: 1, maxLength: 200 },
+      code: { type: 'string' },
+      recoveryCode: { type: 'string', minLength: 1, maxLength: 40 },
+    },
+  },
+  '/api/v1/auth/mfa/enrol': { post: { mfaToken: { required: true, type: 'string', minLength: 1, maxLength: 200 } } },
+  '/api/v1/me/mfa/totp/activate': { post: { code: { required: true, type: 'string' } } },
+  '/api/v1/users/{id}/mfa/reset': { post: { reason: { required: true, type: 'string', minLength: 1, maxLength: 500 } } },
   '/api/v1/users': {
     post: {
       firstName: { required: true, type: 'string', minLength: 1, maxLength: 100 },

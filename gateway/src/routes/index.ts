@@ -2,7 +2,10 @@
  * The API profiles' routes, by audience (./audiences.ts):
  *
  *   anonymous       login, refresh, password reset, email-verification confirm, JWKS
- *   authenticated   revoke, email-verification request
+ *   anonymous       + the second step of a login with a second factor (auth/mfa.ts)
+ *   authenticated   revoke, email-verification request, the caller's second factors and sessions
+ *     requiring(users.manage)
+ *                   a user's sessions, lock state, unlock, second-factor reset
  *     requiring(users.manage | roles.manage | permissions.manage | role-permissions.manage)
  *                   the collections, in the profile's dialect
  *     requiring(audit.read)
@@ -27,6 +30,7 @@ import type { ReadCache } from '../cache/read-cache';
 import type { GatewayConfig } from '../config';
 import type { Upstreams } from '../upstreams';
 import { anonymousAuthRoutes, loginRoute } from './auth/anonymous';
+import { adminSecurityRoutes, anonymousMfaRoutes, meRoutes } from './auth/mfa';
 import { sessionRoutes } from './auth/session';
 import { authenticated, requiring } from './audiences';
 import { type CollectionSpec, type Dialect, collectionRoutes, compactDialect, fullDialect } from './collections/collection';
@@ -60,9 +64,12 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
   await app.register(loginRoute, { ...deps, path: '/api/v1/auth/generate-jwt', refreshToken: true });
   dropUsersAfter(app, c);
   await app.register(anonymousAuthRoutes, deps);
+  await app.register(anonymousMfaRoutes, deps);
   await app.register(
     authenticated(deps.authenticator, async (ctx) => {
       await ctx.register(sessionRoutes, deps);
+      await ctx.register(meRoutes, deps);
+      await ctx.register(requiring(USERS_MANAGE, (r) => r.register(adminSecurityRoutes, deps)));
       await mountCollection(ctx, cachedSpec(users(u), c, 'user'), fullDialect('/api/v1/users'));
       await mountCollection(ctx, cachedSpec(roles(u), c, 'role'), fullDialect('/api/v1/roles'));
       await mountCollection(ctx, cachedSpec(permissions(u), c, 'permission'), fullDialect('/api/v1/permissions'));

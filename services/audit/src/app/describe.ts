@@ -46,6 +46,15 @@ const created = (fields: readonly string[], after: View): FieldChange[] =>
     after,
   );
 
+const MFA_ACTIONS = {
+  [SUBJECTS.mfaEnrolled]: 'mfa.enrolled',
+  [SUBJECTS.mfaRemoved]: 'mfa.removed',
+  [SUBJECTS.mfaVerified]: 'mfa.verified',
+  [SUBJECTS.mfaFailed]: 'mfa.failed',
+  [SUBJECTS.recoveryCodeUsed]: 'mfa.recovery_code.used',
+  [SUBJECTS.mfaReset]: 'mfa.reset',
+} as const;
+
 const USER_FIELDS = ['email', 'firstName', 'lastName', 'phone', 'emailVerified', 'roles'] as const;
 
 interface UserFields {
@@ -218,6 +227,29 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
     case SUBJECTS.refreshReuseDetected: {
       const e = decodeEvent(subject, data);
       return { action: 'refresh.reuse_detected', target: { type: 'user', id: e.userId }, changes: changesOf(['revokedTokens'], undefined, { revokedTokens: e.revoked }) };
+    }
+    case SUBJECTS.mfaEnrolled:
+    case SUBJECTS.mfaRemoved:
+    case SUBJECTS.mfaVerified:
+    case SUBJECTS.mfaFailed:
+    case SUBJECTS.recoveryCodeUsed:
+    case SUBJECTS.mfaReset: {
+      // Never a secret, a code or a credential id: the factor's kind and counts only.
+      const e = decodeEvent(subject, data);
+      const view: View = { factor: e.factor || undefined };
+      if (subject === SUBJECTS.mfaFailed) Object.assign(view, { failures: e.failures, reason: e.reason });
+      if (subject === SUBJECTS.mfaReset) view.reason = e.reason;
+      if (subject === SUBJECTS.recoveryCodeUsed || (subject === SUBJECTS.mfaEnrolled && e.factor === 'recovery_codes')) view.recoveryCodesLeft = e.recoveryCodesLeft;
+      const fields = Object.keys(view).filter((k) => view[k] !== undefined && view[k] !== '');
+      return { action: MFA_ACTIONS[subject], target: { type: 'user', id: e.userId }, changes: changesOf(fields, undefined, view) };
+    }
+    case SUBJECTS.sessionEnded: {
+      const e = decodeEvent(subject, data);
+      return { action: 'session.ended', target: { type: 'user', id: e.userId }, changes: changesOf(['session', 'tokensRevoked'], undefined, { session: e.sessionId, tokensRevoked: e.tokensRevoked }) };
+    }
+    case SUBJECTS.accountUnlocked: {
+      const e = decodeEvent(subject, data);
+      return { action: 'account.unlocked', target: { type: 'user', id: e.userId }, changes: [] };
     }
     case SUBJECTS.orderPlaced:
     case SUBJECTS.orderCancelled:
