@@ -242,7 +242,7 @@ async function measure(url: string, own: boolean, log: (s: string) => void): Pro
     if (cfg.mode === 'cursor') {
       const listing = load(join(ROOT, 'services/directory/dist/app/listing.js')) as Listing;
       const firsts = list.map((s) => ({ ...s, page: 1 }));
-      const server = (await ds.query(`SELECT current_setting('shared_buffers') AS sb, current_setting('server_version') AS v`)) as Array<{ sb: string; v: string }>;
+      const server = await ds.query<Array<{ sb: string; v: string }>>(`SELECT current_setting('shared_buffers') AS sb, current_setting('server_version') AS v`);
       log(`server: ${url.replace(/\/\/[^@]*@/, '//')} (PostgreSQL ${server[0]?.v}, shared_buffers ${server[0]?.sb}); ${firsts.length} searches, each a first page and up to ${cfg.cursorPages} pages by cursor, page size ${PAGE_SIZE}`);
       await runCursor(users, listing, (await searches(url, 100, cfg.seed + 1)).map((s) => ({ ...s, page: 1 })), 4, cfg.cursorPages);
       reportCursor('1 client', await runCursor(users, listing, firsts, 1, cfg.cursorPages));
