@@ -163,12 +163,14 @@ suite('admin console in Chromium', () => {
     await users.sortHead('Email').focus();
     await page.keyboard.press('Enter');
     await page.getByRole('caption').filter({ hasText: 'by email, A to Z' }).waitFor();
+    await users.settled();
     expect(await users.ariaSort('Email')).toBe('ascending');
     expect(await users.ariaSort('Created')).toBeNull();
     const az = await users.column(2);
     expect(az).toEqual([...az].sort());
     await page.keyboard.press('Space');
     await page.getByRole('caption').filter({ hasText: 'by email, Z to A' }).waitFor();
+    await users.settled();
     expect(await users.ariaSort('Email')).toBe('descending');
     const za = await users.column(2);
     expect(za).toEqual([...za].sort().reverse());

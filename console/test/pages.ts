@@ -119,6 +119,10 @@ export class UsersPage {
   async ariaSort(label: string): Promise<string | null> {
     return this.page.getByRole('columnheader', { name: label }).getAttribute('aria-sort');
   }
+  /** Waits until the table shows the rows of the list's current query (not the previous one's). */
+  async settled(): Promise<void> {
+    await this.page.locator('table[aria-busy="false"]').waitFor();
+  }
   /** The text of one column, top to bottom. */
   async column(n: number): Promise<string[]> {
     return this.page.locator(`tbody tr td:nth-child(${n})`).allTextContents();

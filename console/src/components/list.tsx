@@ -121,12 +121,17 @@ export function PagedTable<T, S extends string>(props: {
   columns: ReadonlyArray<string | SortableColumn<S>>;
   /** Many columns: a readable minimum width on a phone (the region scrolls). */
   wide?: boolean;
+  /**
+   * The rows shown are the previous query's while the new one loads (the table stays, and the
+   * focus with it on the head just pressed): aria-busy says so.
+   */
+  busy?: boolean;
   row: (item: T) => ReactNode;
 }) {
   return (
     <>
       <Scroll label={props.label}>
-        <table className={props.wide ? 'wide' : undefined}>
+        <table className={props.wide ? 'wide' : undefined} aria-busy={props.busy ?? false}>
           <caption>{counted(props.page.totalCount, props.noun)}, {orderSaid(props.columns, props.list.sort)}</caption>
           <thead>
             <tr>

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type PermissionSort, keys, permissions } from '../api/resources';
 import { PagedTable, SearchBox, type SortableColumn, useListState } from '../components/list';
@@ -19,7 +19,7 @@ export function PermissionsPage() {
   const qc = useQueryClient();
   const l = useListState<PermissionSort>('-createdAt');
   const [notice, setNotice] = useState('');
-  const list = useQuery({ queryKey: [...keys.permissions, { page: l.page, pageSize: l.pageSize, q: l.q, sort: l.sort }], queryFn: () => permissions.list(l) });
+  const list = useQuery({ queryKey: [...keys.permissions, { page: l.page, pageSize: l.pageSize, q: l.q, sort: l.sort }], queryFn: () => permissions.list(l), placeholderData: keepPreviousData });
   const create = useMutation({
     mutationFn: permissions.create,
     onSuccess: (_p, name) => { setNotice(`Permission ${name} created.`); return qc.invalidateQueries({ queryKey: keys.permissions }); },
@@ -32,7 +32,7 @@ export function PermissionsPage() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error ?? remove.error} />
       {list.data ? (
-        <PagedTable list={l} page={list.data} noun="permission" label="Permissions" columns={PERMISSION_COLUMNS} row={(p) => (
+        <PagedTable list={l} page={list.data} busy={list.isPlaceholderData} noun="permission" label="Permissions" columns={PERMISSION_COLUMNS} row={(p) => (
           <tr key={p.id}>
             <td>{p.name}</td>
             <td>{p.description || '—'}</td>

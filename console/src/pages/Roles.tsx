@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type Role, type RoleBody, type RoleSort, keys, links, permissions, roles } from '../api/resources';
 import { can } from '../auth/session';
@@ -21,7 +21,7 @@ export function RolesPage() {
   const qc = useQueryClient();
   const l = useListState<RoleSort>('-createdAt');
   const [notice, setNotice] = useState(arrivalNotice);
-  const list = useQuery({ queryKey: [...keys.roles, { page: l.page, pageSize: l.pageSize, q: l.q, sort: l.sort }], queryFn: () => roles.list(l) });
+  const list = useQuery({ queryKey: [...keys.roles, { page: l.page, pageSize: l.pageSize, q: l.q, sort: l.sort }], queryFn: () => roles.list(l), placeholderData: keepPreviousData });
   const create = useMutation({
     mutationFn: (b: RoleBody) => roles.create(b),
     onSuccess: (_r, b) => { setNotice(`Role ${b.name} created.`); return qc.invalidateQueries({ queryKey: keys.roles }); },
@@ -33,7 +33,7 @@ export function RolesPage() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error} />
       {list.data ? (
-        <PagedTable list={l} page={list.data} noun="role" label="Roles" columns={ROLE_COLUMNS} row={(r) => (
+        <PagedTable list={l} page={list.data} busy={list.isPlaceholderData} noun="role" label="Roles" columns={ROLE_COLUMNS} row={(r) => (
           <tr key={r.id}><td><Link to={`/roles/${r.id}`}>{r.name}</Link></td><td>{r.description || '—'}</td><td>{r.permissions.join(', ')}</td><td>{day(r.createdAt)}</td></tr>
         )} />
       ) : null}

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { integer } from '../api/fields';
 import { type User, type UserSort, auth, keys, roles, users } from '../api/resources';
@@ -32,7 +32,7 @@ export function UsersPage() {
   const l = useListState<UserSort>('-createdAt');
   const [includeDeleted, setIncludeDeleted] = useState(false);
   const [notice, setNotice] = useState(arrivalNotice);
-  const list = useQuery({ queryKey: [...keys.users, { q: l.q, page: l.page, pageSize: l.pageSize, sort: l.sort, includeDeleted }], queryFn: () => users.list({ ...l, includeDeleted }) });
+  const list = useQuery({ queryKey: [...keys.users, { q: l.q, page: l.page, pageSize: l.pageSize, sort: l.sort, includeDeleted }], queryFn: () => users.list({ ...l, includeDeleted }), placeholderData: keepPreviousData });
   const remove = useMutation({ mutationFn: users.remove, onSuccess: () => { setNotice('User deleted.'); return qc.invalidateQueries({ queryKey: keys.users }); } });
   const reset = useMutation({ mutationFn: auth.passwordReset, onSuccess: () => setNotice('Password-reset mail requested.') });
   return (
@@ -47,7 +47,7 @@ export function UsersPage() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error ?? remove.error ?? reset.error} />
       {list.data ? (
-        <PagedTable list={l} page={list.data} noun="user" label="Users" wide columns={USER_COLUMNS} row={(u) => (
+        <PagedTable list={l} page={list.data} busy={list.isPlaceholderData} noun="user" label="Users" wide columns={USER_COLUMNS} row={(u) => (
           <tr key={u.id}>
             <td><Link to={`/users/${u.id}`}>{u.firstName} {u.lastName}</Link></td>
             <td>{u.email}</td>
