@@ -10,7 +10,7 @@ import { readAuditConfig } from '@iam/audit';
 import { readCommerceConfig } from '@iam/commerce';
 import { readDirectoryConfig } from '@iam/directory';
 import { ResponseChecker, type RunningGateway, readGatewayConfig } from '@iam/gateway';
-import { readIdentityConfig } from '@iam/identity';
+import { type ClientLookup, readIdentityConfig } from '@iam/identity';
 import { readNotificationConfig } from '@iam/notification';
 import { type EventBus, JetStreamEventBus, Lifecycle, type RunningService, readConfig } from '@iam/platform';
 import {
@@ -55,7 +55,7 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
-export async function startTestSystem(opts: { env?: Record<string, string>; gateways?: number; logLines?: string[] } = {}): Promise<TestSystem> {
+export async function startTestSystem(opts: { env?: Record<string, string>; gateways?: number; logLines?: string[]; identityClients?: ClientLookup } = {}): Promise<TestSystem> {
   const logger = opts.logLines ? pino({ level: 'debug' }, { write: (l: string) => void opts.logLines!.push(l) }) : testLogger();
   const metrics = testMetrics();
   const lifecycle = new Lifecycle(logger, 5_000);
@@ -75,6 +75,8 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
     ARGON2_ITERATIONS: '1',
     GATEWAY_PROFILES: 'full,compact',
     JWT_KEY_ENCRYPTION_KEY: kek.toString('base64'),
+    OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
+    IDENTITY_OP_PORT: '0',
     EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
     AUDIT_CHECKPOINT_SIGNING_KEY: randomBytes(32).toString('base64'),
     // The audit trail's head signed soon after it moves (the default waits a minute).
@@ -108,7 +110,7 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
   // As in the all-in-one process: each service has metrics of its own (RunningService.metrics);
   // `metrics` is the gateways', what their public /metrics shows.
   // TEST_CALL_KEY: tests may call a service directly as one of the platform's components would.
-  const system = await startSystem({ config, logger, bus, lifecycle, gateways: opts.gateways, gatewayBus, gatewayMetrics: metrics, serviceMetrics: () => testMetrics(), admin: ADMIN, callKey: TEST_CALL_KEY });
+  const system = await startSystem({ config, logger, bus, lifecycle, gateways: opts.gateways, gatewayBus, gatewayMetrics: metrics, serviceMetrics: () => testMetrics(), admin: ADMIN, callKey: TEST_CALL_KEY, identityClients: opts.identityClients });
   const { gateways } = system;
   await eventually(async () => {
     const snaps = await Promise.all(gateways.map((g) => g.health.refresh()));

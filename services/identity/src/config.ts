@@ -24,6 +24,19 @@ export interface IdentityConfig {
     /** Password-reset / verification requests allowed per email address per hour. */
     readonly perEmailPerHour: number;
   };
+  /** The OpenID provider (DESIGN §5), reached through the gateway only. */
+  readonly op: {
+    /** IDENTITY_OP_PORT: its HTTP listener (loopback in the all-in-one; 0 = a free port). */
+    readonly port: number;
+    /** PUBLIC_URL: the issuer of every token (the gateway's public address). */
+    readonly publicUrl: string;
+    /** Path prefix of its endpoints at the gateway. */
+    readonly prefix: string;
+    /** OIDC_COOKIE_KEY: signs the provider's session and interaction cookies. */
+    readonly cookieKey: Buffer;
+    /** OIDC_SESSION_TTL: how long a provider session (a sign-in at the provider) lasts, seconds. */
+    readonly sessionSeconds: number;
+  };
   readonly auth: {
     readonly maxFailedAttempts: number;
     readonly lockoutMinutes: number;
@@ -45,16 +58,28 @@ export interface IdentityDefaults {
   readonly keyEncryptionKey?: () => Buffer;
   /** Likewise for the email-action sealing key. */
   readonly emailActionKey?: () => Buffer;
+  /** The provider's port when IDENTITY_OP_PORT is unset (the all-in-one derives it from PORT). */
+  readonly opPort?: number;
+  /** The provider's cookie key when OIDC_COOKIE_KEY is unset (all-in-one: one per process, with a warning). */
+  readonly opCookieKey?: () => Buffer;
+}
+
+/** PUBLIC_URL, by default `http://localhost:{PORT}`: the issuer (JWT_ISSUER's default). Shared with the gateway. */
+export function readPublicUrl(e: EnvReader): string {
+  const port = e.port('PORT', { default: 8080, allowZero: true });
+  const url = e.optionalUrl('PUBLIC_URL', ['http', 'https']) ?? `http://localhost:${port}`;
+  return url.replace(/\/+$/, '');
 }
 
 export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}): IdentityConfig {
+  const publicUrl = readPublicUrl(e);
   return {
     databaseUrl: e.url('IDENTITY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('IDENTITY_GRPC_PORT', { default: defaults.grpcPort ?? 50051, allowZero: true }),
     directoryTarget: e.string('DIRECTORY_GRPC_TARGET', { default: '127.0.0.1:50052' }),
     jwt: {
       alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),
-      issuer: e.string('JWT_ISSUER', { default: 'iam' }),
+      issuer: e.string('JWT_ISSUER', { default: publicUrl }),
       audience: e.string('JWT_AUDIENCE', { default: 'iam-api' }),
       expirySeconds: e.int('JWT_EXPIRY', { default: 300, min: 30, max: 86_400 }),
       refreshExpirySeconds: e.int('JWT_REFRESH_EXPIRY', { default: 604_800, min: 60, max: 31_536_000 }),
@@ -64,6 +89,13 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
     emailActions: {
       sealKey: e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: true }) ?? Buffer.alloc(32),
       perEmailPerHour: e.int('EMAIL_ACTION_MAX_PER_HOUR', { default: 5, min: 1, max: 10_000 }),
+    },
+    op: {
+      port: e.port('IDENTITY_OP_PORT', { default: defaults.opPort ?? 50061, allowZero: true }),
+      publicUrl,
+      prefix: '/oidc',
+      cookieKey: e.key('OIDC_COOKIE_KEY', { fallback: defaults.opCookieKey, required: true }) ?? Buffer.alloc(32),
+      sessionSeconds: e.int('OIDC_SESSION_TTL', { default: 1_209_600, min: 300, max: 31_536_000 }),
     },
     auth: {
       maxFailedAttempts: e.int('AUTH_MAX_FAILED_ATTEMPTS', { default: 5, min: 1, max: 1_000 }),

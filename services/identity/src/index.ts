@@ -1,2 +1,4 @@
 export { readIdentityConfig, type IdentityConfig } from './config';
-export { identityService } from './service';
+export { identityService, type IdentityOptions } from './service';
+export type { ClientLookup, OAuthClient } from './domain/clients';
+export { StaticClientLookup } from './infra/oidc/static-clients';

@@ -1,0 +1,197 @@
+/**
+ * The OpenID provider end to end, driven by a certified relying party (openid-client) through
+ * the gateway, the hosted pages filled in Chromium (playwright-core) and checked with axe-core.
+ * Clients come from an in-memory registry (StaticClientLookup) until the clients store is wired.
+ * Checks ported from the OpenID Foundation's Basic OP and Config OP plans are named `[OIDCC-…]`
+ * (services/identity/README.md lists which are covered).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type OAuthClient, StaticClientLookup } from '@iam/identity';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { ADMIN, type TestSystem, startTestSystem } from './harness';
+
+type OpenIdClient = typeof import('openid-client');
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const suite = existsSync(CHROMIUM) ? describe : describe.skip;
+
+const REDIRECT = 'http://127.0.0.1:9/callback';
+const now = new Date();
+const base: Omit<OAuthClient, 'clientId' | 'name' | 'type' | 'grantTypes'> = {
+  redirectUris: [REDIRECT],
+  postLogoutRedirectUris: ['http://127.0.0.1:9/signed-out'],
+  roles: [],
+  requirePar: false,
+  dpopBound: false,
+  firstParty: false,
+  builtIn: false,
+  createdAt: now,
+  updatedAt: now,
+};
+const WEB_SECRET = randomBytes(24).toString('base64url');
+const WEB: OAuthClient = { ...base, clientId: 'rp-web', name: 'Reporting app', type: 'confidential', grantTypes: ['authorization_code', 'refresh_token'] };
+const SPA: OAuthClient = { ...base, clientId: 'rp-spa', name: 'First-party app', type: 'public', grantTypes: ['authorization_code', 'refresh_token'], firstParty: true };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  nodes: Array<{ target: string[] }>;
+}
+
+/** axe-core's serious and critical violations on the page. */
+async function axe(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async () => {
+    const a = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await a.run(document)).violations;
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+}
+
+suite('OpenID provider (openid-client as RP, Chromium for the pages)', () => {
+  let system: TestSystem;
+  let oc: OpenIdClient;
+  let issuer: string;
+  let browser: Browser;
+  let userDataDir: string;
+  const clients = new StaticClientLookup([{ client: WEB, secret: WEB_SECRET }, { client: SPA }]);
+
+  beforeAll(async () => {
+    oc = await import('openid-client');
+    const port = await freePort();
+    issuer = `http://127.0.0.1:${port}`;
+    system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: issuer }, identityClients: clients });
+    userDataDir = mkdtempSync(join(tmpdir(), 'oidc-chromium-'));
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  });
+
+  const discover = (c: OAuthClient, secret?: string) =>
+    oc.discovery(new URL(issuer), c.clientId, secret ? { client_secret: secret } : undefined, secret ? oc.ClientSecretBasic(secret) : oc.None(), {
+      execute: [oc.allowInsecureRequests],
+    });
+
+  /** Drives the hosted pages in a fresh browser context; answers the URL the provider redirected back to. */
+  async function signInInBrowser(authUrl: URL, opts: { consent?: boolean; password?: string; check?: (page: Page, step: string) => Promise<void> } = {}): Promise<URL> {
+    const context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    let callback: URL | undefined;
+    await page.route('http://127.0.0.1:9/**', async (route) => {
+      callback = new URL(route.request().url());
+      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'ok' });
+    });
+    try {
+      await page.goto(authUrl.href);
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await opts.check?.(page, 'sign-in');
+      await page.getByLabel('Email').fill(ADMIN.email);
+      await page.getByLabel('Password').fill(opts.password ?? ADMIN.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      if (opts.consent) {
+        await page.getByRole('heading', { name: 'Allow access' }).waitFor();
+        await opts.check?.(page, 'consent');
+        await page.getByRole('button', { name: 'Allow' }).click();
+      }
+      await page.waitForURL((u) => u.href.startsWith('http://127.0.0.1:9/'));
+      return callback ?? new URL(page.url());
+    } finally {
+      await context.close();
+    }
+  }
+
+  it('[OIDCC-config] discovery names the issuer, the endpoints under /oidc, the gateway JWKS, code only, S256 only, and iss in responses', async () => {
+    const res = await fetch(`${issuer}/.well-known/openid-configuration`);
+    expect(res.status).toBe(200);
+    const d = (await res.json()) as Record<string, unknown>;
+    expect(d.issuer).toBe(issuer);
+    expect(d.authorization_endpoint).toBe(`${issuer}/oidc/auth`);
+    expect(d.token_endpoint).toBe(`${issuer}/oidc/token`);
+    expect(d.userinfo_endpoint).toBe(`${issuer}/oidc/me`);
+    expect(d.jwks_uri).toBe(`${issuer}/.well-known/jwks.json`);
+    expect(d.response_types_supported).toEqual(['code']);
+    expect(d.code_challenge_methods_supported).toEqual(['S256']);
+    expect(d.authorization_response_iss_parameter_supported).toBe(true);
+    expect(d.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'offline_access']));
+    expect(d.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']));
+    expect(d.grant_types_supported).not.toContain('implicit');
+    expect(d.grant_types_supported).not.toContain('password');
+    // [OIDCC-config] the JWKS the document names holds the key that signs ID tokens (same as REST tokens).
+    const jwks = (await (await fetch(String(d.jwks_uri))).json()) as { keys: Array<{ kid: string; d?: string }> };
+    expect(jwks.keys.length).toBeGreaterThan(0);
+    expect(jwks.keys.every((k) => k.d === undefined)).toBe(true);
+  });
+
+  it('[OIDCC-basic] code + PKCE: sign-in and consent pages (accessible, strict headers), ID token validated, userinfo, an API token the gateway accepts', async () => {
+    const config = await discover(WEB, WEB_SECRET);
+    const verifier = oc.randomPKCECodeVerifier();
+    const state = oc.randomState();
+    const nonce = oc.randomNonce();
+    const authUrl = oc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid profile email offline_access',
+      code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+      prompt: 'consent',
+    });
+    const seen: Record<string, AxeViolation[]> = {};
+    const callback = await signInInBrowser(authUrl, {
+      consent: true,
+      check: async (page, step) => {
+        seen[step] = await axe(page);
+        const res = await fetch(page.url(), { headers: { cookie: (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } });
+        expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+        expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+        expect(res.headers.get('x-frame-options')).toBe('DENY');
+        expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      },
+    });
+    expect(seen).toEqual({ 'sign-in': [], consent: [] });
+    // RFC 9207: the authorization response names the issuer.
+    expect(callback.searchParams.get('iss')).toBe(issuer);
+    const tokens = await oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const claims = tokens.claims()!;
+    expect(claims.iss).toBe(issuer);
+    expect(claims.aud).toBe(WEB.clientId);
+    expect(claims.email).toBe(ADMIN.email);
+    expect(typeof claims.email_verified).toBe('boolean');
+    expect(claims.amr).toEqual(['pwd']);
+    expect(claims.acr).toBe('urn:iam:acr:pwd');
+    expect(typeof claims.auth_time).toBe('number');
+    expect(tokens.refresh_token).toBeDefined();
+    // [OIDCC-basic] userinfo with the access token of the code exchange: the same subject.
+    const info = await oc.fetchUserInfo(config, tokens.access_token, claims.sub);
+    expect(info).toEqual(expect.objectContaining({ sub: claims.sub, email: ADMIN.email }));
+    // An access token for the API (RFC 8707 resource = JWT_AUDIENCE): an RFC 9068 JWT the gateway accepts.
+    const api = await oc.refreshTokenGrant(config, tokens.refresh_token!, { resource: 'iam-api' });
+    const [header, payload] = api.access_token.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>);
+    expect(header!.typ).toBe('at+jwt');
+    expect(payload).toEqual(expect.objectContaining({ iss: issuer, aud: 'iam-api', sub: claims.sub, client_id: WEB.clientId, email: ADMIN.email, roles: expect.arrayContaining(['Administrator']) }));
+    const users = await fetch(`${issuer}/api/v1/users?page_size=1`, { headers: { authorization: `Bearer ${api.access_token}` } });
+    expect(users.status).toBe(200);
+  }, 60_000);
+});
