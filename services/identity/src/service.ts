@@ -121,7 +121,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       opts.onOpListening?.(opServer.port);
       return {
         grpc: identityGrpc({ auth, emailActions, keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey }),
-        consumers: identityConsumers({ auth, emailActions }, logger),
+        consumers: identityConsumers({ auth, emailActions, endOidcSubject: (userId) => revokeOidcSubject(dataSource, userId) }, logger),
         // Ready only while a signing key is loaded (the database is checked for every service).
         checks: { keys: () => keys.check() },
         housekeeping: async () => {

@@ -145,7 +145,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       const provider = await d.provider();
       const m = interaction.exec(path);
       if (m) return page(req, res, provider, m[2]);
-      provider.callback()(req, res);
+      await provider.callback()(req, res);
     })().catch((err: unknown) => {
       const known = err instanceof Error && ['SessionNotFound', 'InvalidRequest'].includes(err.name);
       if (!known) d.logger.error({ err }, 'OpenID provider page failed');
@@ -163,7 +163,8 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
 
 function requestedScopes(details: { prompt: { details: unknown }; params: { scope?: unknown } }): string[] {
   const missing = (details.prompt.details as { missingOIDCScope?: string[] }).missingOIDCScope;
-  return missing ?? String(details.params.scope ?? '').split(' ').filter(Boolean);
+  const scope = details.params.scope;
+  return missing ?? (typeof scope === 'string' ? scope.split(' ').filter(Boolean) : []);
 }
 
 export async function startOpServer(handler: (req: IncomingMessage, res: ServerResponse) => void, host: string, port: number): Promise<{ server: Server; port: number }> {

@@ -114,7 +114,7 @@ describe('PgOidcAdapter', () => {
     await adapter('Interaction').upsert('i-live', { uid: 'y' }, 60);
     await expire('Interaction', 'i-old');
     await purgeExpiredOidc(db.ds);
-    const [{ n }] = (await db.ds.query(`SELECT count(*)::int AS n FROM oidc_payloads WHERE kind = 'Interaction'`)) as [{ n: number }];
+    const [{ n }] = await db.ds.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM oidc_payloads WHERE kind = 'Interaction'`);
     expect(n).toBe(1);
   });
 });

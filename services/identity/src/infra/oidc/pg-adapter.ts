@@ -78,10 +78,10 @@ export class PgOidcAdapter implements OidcAdapter {
   }
 
   private async one(where: string, value: string): Promise<AdapterPayload | undefined> {
-    const rows = (await this.ds.query(
+    const rows = await this.ds.query<Row[]>(
       `SELECT payload, consumed_at FROM oidc_payloads WHERE kind = $1 AND ${where} AND (expires_at IS NULL OR expires_at > now()) LIMIT 1`,
       [this.kind, value],
-    )) as Row[];
+    );
     const row = rows[0];
     if (!row) return undefined;
     return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
@@ -90,13 +90,13 @@ export class PgOidcAdapter implements OidcAdapter {
 
 /** Ends every OP session, grant, code and token of a user (subject revocation). */
 export async function revokeOidcSubject(ds: DataSource, accountId: string): Promise<number> {
-  const [, n] = (await ds.query(`DELETE FROM oidc_payloads WHERE account_id = $1`, [accountId])) as [unknown, number];
+  const [, n] = await ds.query<[unknown, number]>(`DELETE FROM oidc_payloads WHERE account_id = $1`, [accountId]);
   return n;
 }
 
 /** Ends every grant and token of a client (the client was deleted). */
 export async function revokeOidcClient(ds: DataSource, clientId: string): Promise<number> {
-  const [, n] = (await ds.query(`DELETE FROM oidc_payloads WHERE payload->>'clientId' = $1`, [clientId])) as [unknown, number];
+  const [, n] = await ds.query<[unknown, number]>(`DELETE FROM oidc_payloads WHERE payload->>'clientId' = $1`, [clientId]);
   return n;
 }
 

@@ -26,7 +26,7 @@ export interface OpSettings {
   readonly prefix: string;
   /** Keys that sign the provider's cookies (the first signs, all verify). */
   readonly cookieKeys: readonly string[];
-  /** JWT_AUDIENCE: the resource the API's access tokens are for. */
+  /** JWT_AUDIENCE: the `aud` of the API's access tokens. */
   readonly audience: string;
   readonly alg: string;
   readonly accessTokenSeconds: number;
@@ -47,12 +47,12 @@ export interface OpDeps {
 
 /** The pages the provider renders itself (api/op/pages.ts supplies them). */
 export interface OpPages {
-  logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> | void;
-  postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> | void;
-  userCodeInputSource(ctx: KoaContextWithOIDC, form: string, out?: unknown, err?: unknown): Promise<void> | void;
-  userCodeConfirmSource(ctx: KoaContextWithOIDC, form: string, client: unknown, deviceInfo: unknown, userCode: string): Promise<void> | void;
-  successSource(ctx: KoaContextWithOIDC): Promise<void> | void;
-  renderError(ctx: KoaContextWithOIDC, out: { error: string; error_description?: string }, error: Error): Promise<void> | void;
+  readonly logoutSource: (ctx: KoaContextWithOIDC, form: string) => void;
+  readonly postLogoutSuccessSource: (ctx: KoaContextWithOIDC) => void;
+  readonly userCodeInputSource: (ctx: KoaContextWithOIDC, form: string, out?: unknown, err?: unknown) => void;
+  readonly userCodeConfirmSource: (ctx: KoaContextWithOIDC, form: string, client: unknown, deviceInfo: unknown, userCode: string) => void;
+  readonly successSource: (ctx: KoaContextWithOIDC) => void;
+  readonly renderError: (ctx: KoaContextWithOIDC, out: { error: string; error_description?: string | undefined }, error: Error) => void;
 }
 
 export const OP_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
@@ -75,8 +75,14 @@ function routes(prefix: string): NonNullable<Configuration['routes']> {
   };
 }
 
+/** The API as an RFC 8707 resource indicator (an absolute URI): `{PUBLIC_URL}/api`; its tokens' `aud` is JWT_AUDIENCE. */
+export function apiResource(issuer: string): string {
+  return `${issuer}/api`;
+}
+
 export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages, jwks: { keys: JWK[] }): Promise<Provider> {
   const { default: Provider } = await import('oidc-provider');
+  const api = apiResource(s.issuer);
   const apiServer: ResourceServer = {
     scope: OP_SCOPES.join(' '),
     audience: s.audience,
@@ -98,11 +104,12 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   };
   const configuration: Configuration = {
     adapter: (name: string) => (name === 'Client' ? clientAdapter : new PgOidcAdapter(deps.dataSource, name)),
-    jwks: jwks as Configuration['jwks'],
+    jwks,
     cookies: { keys: [...s.cookieKeys] },
     routes: routes(s.prefix),
     scopes: [...OP_SCOPES],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'], acr: null, amr: null, auth_time: null },
+    // auth_time, amr and acr come from the sign-in (the session), the rest from the account.
+    claims: { openid: ['sub', 'auth_time', 'amr', 'acr'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'] },
     responseTypes: ['code'],
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
@@ -115,7 +122,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       dPoPSigningAlgValues: ['ES256', 'EdDSA', 'RS256', 'PS256'],
     },
     acrValues: ['urn:iam:acr:pwd', 'urn:iam:acr:mfa'],
-    conformIdTokenClaims: true,
+    // The ID token carries the claims its scopes allow (DESIGN §5), not only userinfo.
+    conformIdTokenClaims: false,
     rotateRefreshToken: true,
     ttl: {
       AccessToken: s.accessTokenSeconds,
@@ -130,7 +138,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       PushedAuthorizationRequest: 60,
     },
     interactions: { url: (_ctx, interaction) => `${s.prefix}/interaction/${interaction.uid}` },
-    renderError: pages.renderError as Configuration['renderError'],
+    renderError: pages.renderError,
     findAccount: async (_ctx, sub): Promise<Account | undefined> => {
       const p = await deps.principal(sub);
       if (!p) return undefined;
@@ -160,18 +168,18 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
       deviceFlow: {
         enabled: true,
-        userCodeInputSource: pages.userCodeInputSource as never,
-        userCodeConfirmSource: pages.userCodeConfirmSource as never,
-        successSource: pages.successSource as never,
+        userCodeInputSource: pages.userCodeInputSource,
+        userCodeConfirmSource: pages.userCodeConfirmSource,
+        successSource: pages.successSource,
       },
-      rpInitiatedLogout: { enabled: true, logoutSource: pages.logoutSource as never, postLogoutSuccessSource: pages.postLogoutSuccessSource as never },
+      rpInitiatedLogout: { enabled: true, logoutSource: pages.logoutSource, postLogoutSuccessSource: pages.postLogoutSuccessSource },
       resourceIndicators: {
         enabled: true,
         // The API is the one resource: granted by every authorization; a token request for an
         // openid grant names it (`resource`) to get an API token, else gets a userinfo token.
-        defaultResource: async (_ctx, _client, oneOf) => oneOf ?? s.audience,
+        defaultResource: async (_ctx, _client, oneOf) => oneOf ?? api,
         getResourceServerInfo: async (_ctx, resource) => {
-          if (resource !== s.audience) {
+          if (resource !== api) {
             const { errors } = await import('oidc-provider');
             throw new errors.InvalidTarget();
           }
