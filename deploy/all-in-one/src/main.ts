@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { randomBytes } from 'node:crypto';
 /**
  * The all-in-one process (`make run`): every service and the gateway in one process, on an
  * embedded PostgreSQL (a database per service, data kept in DATA_DIR) and the in-process event
@@ -68,11 +67,6 @@ async function main(): Promise<void> {
         databaseUrl: urls.url('identity'),
         grpcPort: grpcPort.identity,
         opPort: local.ports.identityOp,
-        // A development convenience: sessions of the provider end when the process does.
-        opCookieKey: () => {
-          process.emitWarning('OIDC_COOKIE_KEY is not set: the OpenID provider signs its cookies with a key made for this process (its sessions end at restart)');
-          return randomBytes(32);
-        },
         keyEncryptionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'jwt-key-encryption-key')),
         emailActionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'email-action-key')),
       }),

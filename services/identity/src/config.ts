@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform';
 
 export interface IdentityConfig {
@@ -32,7 +33,10 @@ export interface IdentityConfig {
     readonly publicUrl: string;
     /** Path prefix of its endpoints at the gateway. */
     readonly prefix: string;
-    /** OIDC_COOKIE_KEY: signs the provider's session and interaction cookies. */
+    /**
+     * OIDC_COOKIE_KEY: signs the provider's session and interaction cookies. Unset: derived from
+     * JWT_KEY_ENCRYPTION_KEY (HKDF-SHA256, its own label), the same on every replica.
+     */
     readonly cookieKey: Buffer;
     /** OIDC_SESSION_TTL: how long a provider session (a sign-in at the provider) lasts, seconds. */
     readonly sessionSeconds: number;
@@ -60,8 +64,6 @@ export interface IdentityDefaults {
   readonly emailActionKey?: () => Buffer;
   /** The provider's port when IDENTITY_OP_PORT is unset (the all-in-one derives it from PORT). */
   readonly opPort?: number;
-  /** The provider's cookie key when OIDC_COOKIE_KEY is unset (all-in-one: one per process, with a warning). */
-  readonly opCookieKey?: () => Buffer;
 }
 
 /** PUBLIC_URL, by default `http://localhost:{PORT}`: the issuer (JWT_ISSUER's default). Shared with the gateway. */
@@ -71,8 +73,14 @@ export function readPublicUrl(e: EnvReader): string {
   return url.replace(/\/+$/, '');
 }
 
+/** The provider's cookie key when none is set: a key of its own derived from the key-encryption key. */
+export function derivedCookieKey(keyEncryptionKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), 'iam/oidc-provider/cookie-key/v1', 32));
+}
+
 export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}): IdentityConfig {
   const publicUrl = readPublicUrl(e);
+  const keyEncryptionKey = e.key('JWT_KEY_ENCRYPTION_KEY', { fallback: defaults.keyEncryptionKey, required: true }) ?? Buffer.alloc(32);
   return {
     databaseUrl: e.url('IDENTITY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('IDENTITY_GRPC_PORT', { default: defaults.grpcPort ?? 50051, allowZero: true }),
@@ -84,7 +92,7 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       expirySeconds: e.int('JWT_EXPIRY', { default: 300, min: 30, max: 86_400 }),
       refreshExpirySeconds: e.int('JWT_REFRESH_EXPIRY', { default: 604_800, min: 60, max: 31_536_000 }),
       keyRotationHours: e.int('JWT_KEY_ROTATION_HOURS', { default: 720, min: 1, max: 87_600 }),
-      keyEncryptionKey: e.key('JWT_KEY_ENCRYPTION_KEY', { fallback: defaults.keyEncryptionKey, required: true }) ?? Buffer.alloc(32),
+      keyEncryptionKey,
     },
     emailActions: {
       sealKey: e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: true }) ?? Buffer.alloc(32),
@@ -94,7 +102,7 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       port: e.port('IDENTITY_OP_PORT', { default: defaults.opPort ?? 50061, allowZero: true }),
       publicUrl,
       prefix: '/oidc',
-      cookieKey: e.key('OIDC_COOKIE_KEY', { fallback: defaults.opCookieKey, required: true }) ?? Buffer.alloc(32),
+      cookieKey: e.key('OIDC_COOKIE_KEY', { required: false }) ?? derivedCookieKey(keyEncryptionKey),
       sessionSeconds: e.int('OIDC_SESSION_TTL', { default: 1_209_600, min: 300, max: 31_536_000 }),
     },
     auth: {
