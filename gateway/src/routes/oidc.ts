@@ -18,6 +18,7 @@ export interface OidcRouteOptions {
 }
 
 export const OIDC_PREFIX = '/oidc';
+export const OIDC_DISCOVERY = '/.well-known/openid-configuration';
 
 export async function oidcRoutes(app: FastifyInstance, opts: OidcRouteOptions): Promise<void> {
   const { default: httpProxy } = await import('@fastify/http-proxy');
@@ -33,5 +34,5 @@ export async function oidcRoutes(app: FastifyInstance, opts: OidcRouteOptions): 
   await proxy(`${OIDC_PREFIX}/interaction`, `${OIDC_PREFIX}/interaction`, { rateLimit: limitOf('login', opts.rateLimits.login) });
   await proxy(`${OIDC_PREFIX}/token`, `${OIDC_PREFIX}/token`, { rateLimit: limitOf('refresh', opts.rateLimits.refresh) });
   await proxy(OIDC_PREFIX, OIDC_PREFIX);
-  await proxy('/.well-known/openid-configuration', '/.well-known/openid-configuration');
+  await proxy(OIDC_DISCOVERY, OIDC_DISCOVERY);
 }
