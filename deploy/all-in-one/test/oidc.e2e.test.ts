@@ -40,7 +40,27 @@ const base: Omit<OAuthClient, 'clientId' | 'name' | 'type' | 'grantTypes'> = {
 };
 const WEB_SECRET = randomBytes(24).toString('base64url');
 const WEB: OAuthClient = { ...base, clientId: 'rp-web', name: 'Reporting app', type: 'confidential', grantTypes: ['authorization_code', 'refresh_token'] };
+const SERVICE_SECRET = randomBytes(24).toString('base64url');
+const SERVICE: OAuthClient = { ...base, clientId: 'svc-reports', name: 'Reports job', type: 'confidential', grantTypes: ['client_credentials'], redirectUris: [], roles: ['Reporter'] };
+const DOOMED_SECRET = randomBytes(24).toString('base64url');
+const DOOMED: OAuthClient = { ...WEB_BASE(), clientId: 'rp-doomed', name: 'Doomed app' };
+function WEB_BASE(): Omit<OAuthClient, 'clientId' | 'name'> {
+  return { ...base, type: 'confidential', grantTypes: ['authorization_code', 'refresh_token'] };
+}
 const SPA: OAuthClient = { ...base, clientId: 'rp-spa', name: 'First-party app', type: 'public', grantTypes: ['authorization_code', 'refresh_token'], firstParty: true };
+
+/** The OAuth error code of a refused call (a body error, or a WWW-Authenticate challenge for client authentication). */
+async function oauthError(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p;
+    return undefined;
+  } catch (err) {
+    const e = err as { error?: string; cause?: Array<{ parameters?: { error?: string } }> | { error?: string } };
+    if (e.error) return e.error;
+    if (Array.isArray(e.cause)) return e.cause[0]?.parameters?.error;
+    return e.cause?.error;
+  }
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -73,7 +93,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
   let issuer: string;
   let browser: Browser;
   let userDataDir: string;
-  const clients = new StaticClientLookup([{ client: WEB, secret: WEB_SECRET }, { client: SPA }]);
+  const clients = new StaticClientLookup([{ client: WEB, secret: WEB_SECRET }, { client: SPA }, { client: SERVICE, secret: SERVICE_SECRET }, { client: DOOMED, secret: DOOMED_SECRET }]);
 
   beforeAll(async () => {
     oc = await import('openid-client');
@@ -129,7 +149,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
    * The same pages over plain HTTP with a cookie jar (the negative cases need no browser): follows
    * the redirects, posts the sign-in form and allows consent; answers where it ended.
    */
-  async function signInOverHttp(authUrl: URL, opts: { password?: string } = {}): Promise<{ url: URL; status: number; body: string }> {
+  async function signInOverHttp(authUrl: URL, opts: { email?: string; password?: string } = {}): Promise<{ url: URL; status: number; body: string }> {
     const jar = new Map<string, string>();
     const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
     let url = authUrl.href;
@@ -160,7 +180,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
       if (res.status === 200 && action?.endsWith('/login')) {
         url = new URL(action.replace(/&amp;/g, '&'), url).href;
         method = 'POST';
-        body = new URLSearchParams({ email: ADMIN.email, password: opts.password ?? ADMIN.password }).toString();
+        body = new URLSearchParams({ email: opts.email ?? ADMIN.email, password: opts.password ?? ADMIN.password }).toString();
         continue;
       }
       if (res.status === 200 && action?.endsWith('/consent')) {
@@ -242,6 +262,73 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     expect(end.status).toBe(401);
     expect(end.body).toContain('The email or password is incorrect.');
     expect(end.body).toContain('role="alert"');
+  });
+
+  it('client_credentials: a service account gets an API token with sub = its client id and its roles; the gateway checks its permissions', async () => {
+    const config = await discover(SERVICE, SERVICE_SECRET);
+    const t = await oc.clientCredentialsGrant(config);
+    const payload = JSON.parse(Buffer.from(t.access_token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    expect(payload).toEqual(expect.objectContaining({ iss: issuer, sub: SERVICE.clientId, aud: 'iam-api', client_id: SERVICE.clientId, roles: ['Reporter'] }));
+    // Authenticated (not 401) but without users.read: 403.
+    const users = await fetch(`${issuer}/api/v1/users?page_size=1`, { headers: { authorization: `Bearer ${t.access_token}` } });
+    expect(users.status).toBe(403);
+    // A wrong secret: invalid_client.
+    expect(await oauthError(oc.clientCredentialsGrant(await discover(SERVICE, 'not-the-secret')))).toBe('invalid_client');
+  });
+
+  it('introspection and revocation (confidential clients): a refresh token is active until revoked; API JWTs are verified locally, not introspected', async () => {
+    const config = await discover(WEB, WEB_SECRET);
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url);
+    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    const active = await oc.tokenIntrospection(config, t.refresh_token!);
+    expect(active).toEqual(expect.objectContaining({ active: true, client_id: WEB.clientId, iss: issuer, scope: 'openid email offline_access' }));
+    await oc.tokenRevocation(config, t.refresh_token!);
+    expect((await oc.tokenIntrospection(config, t.refresh_token!)).active).toBe(false);
+    // The library's rule: a structured (JWT) access token is checked by the resource server itself.
+    const svc = await oc.clientCredentialsGrant(await discover(SERVICE, SERVICE_SECRET));
+    expect(await oauthError(oc.tokenIntrospection(config, svc.access_token))).toBe('unsupported_token_type');
+  });
+
+  it('a deleted client: its refresh tokens stop working (the registry no longer knows it)', async () => {
+    const config = await discover(DOOMED, DOOMED_SECRET);
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url);
+    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    clients.remove(DOOMED.clientId);
+    expect(await oauthError(oc.refreshTokenGrant(config, t.refresh_token!))).toBe('invalid_client');
+  });
+
+  it('a revoked subject (the user deleted): the grants and refresh tokens of the user at the provider end', async () => {
+    const admin = await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const adminToken = ((await admin.json()) as { token: string }).token;
+    const email = `oidc-${randomBytes(4).toString('hex')}@example.com`;
+    const password = `Oidc!${randomBytes(8).toString('hex')}#Aa9`;
+    const created = await fetch(`${issuer}/api/v1/users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ firstName: 'Grace', lastName: 'Hopper', email, password }),
+    });
+    expect(created.status).toBe(201);
+    const userId = ((await created.json()) as { id: string }).id;
+    const config = await discover(WEB, WEB_SECRET);
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url, { email, password });
+    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    expect(t.claims()!.sub).toBe(userId);
+    const del = await fetch(`${issuer}/api/v1/users/${userId}`, { method: 'DELETE', headers: { authorization: `Bearer ${adminToken}` } });
+    expect(del.status).toBe(204);
+    // The deletion reaches identity as an event, then its subject revocation ends the provider's records.
+    const deadline = Date.now() + 10_000;
+    let rows = 1;
+    while (Date.now() < deadline) {
+      const [r] = await system.identity.dataSource.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM oidc_payloads WHERE account_id = $1`, [userId]);
+      rows = r!.n;
+      if (rows === 0) break;
+      await new Promise((r2) => setTimeout(r2, 100));
+    }
+    expect(rows).toBe(0);
+    await expect(oc.refreshTokenGrant(config, t.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
   it('[OIDCC-config] discovery names the issuer, the endpoints under /oidc, the gateway JWKS, code only, S256 only, and iss in responses', async () => {
