@@ -25,6 +25,7 @@ import { installValidators } from './plugins/app/validation';
 import { externalPlugins } from './plugins/external';
 import { consoleRoutes } from './routes/console';
 import type { DevMailbox } from './routes/dev-mailbox';
+import { oidcRoutes } from './routes/oidc';
 import { healthRoutes } from './routes/health';
 import { type ProfileDeps, compactProfile, fullProfile } from './routes';
 import { edgeProfile } from './routes/edge';
@@ -160,6 +161,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     documents[profile] = () => profileDocument(app.swagger() as Record<string, unknown>, routes, { title: `IAM API: ${profile} profile`, version: p.version, description: p.description });
   }
   if (Object.keys(documents).length > 0) await app.register(docsRoutes, { documents });
+  // The OpenID provider belongs to the Full profile (its tokens are the API's).
+  if (mounted.has('full')) await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits });
   // The console needs the Full profile; GraphiQL (GRAPHQL_IDE) the edge's GraphQL endpoint.
   const withConsole = mounted.has('full');
   const withGraphiql = deps.config.graphql.ide && mounted.has('edge');

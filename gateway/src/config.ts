@@ -33,6 +33,8 @@ export interface GatewayConfig {
     readonly commerce?: string;
     /** The audit trail's service (AUDIT_GRPC_TARGET): the Full profile's /api/v1/audit-events. */
     readonly audit: string;
+    /** Identity's OpenID provider listener (IDENTITY_OP_URL), proxied at /oidc/* and discovery (Full profile). */
+    readonly identityOp: string;
   };
   /** Deadline of a call to a service (ms). */
   readonly upstreamTimeoutMs: number;
@@ -88,7 +90,14 @@ export interface GatewayDefaults {
   readonly requestLogLevel?: 'info' | 'debug';
 }
 
+/** PUBLIC_URL, by default `http://localhost:{PORT}`: the issuer (JWT_ISSUER's default), as identity reads it. */
+export function readPublicUrl(e: EnvReader): string {
+  const port = e.port('PORT', { default: 8080, allowZero: true });
+  return (e.optionalUrl('PUBLIC_URL', ['http', 'https']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+}
+
 export function readGatewayConfig(e: EnvReader, defaults: GatewayDefaults = {}): GatewayConfig {
+  const publicUrl = readPublicUrl(e);
   return {
     host: e.string('HOST', { default: defaults.host ?? '0.0.0.0' }),
     requestLogLevel: e.oneOf('GATEWAY_REQUEST_LOG_LEVEL', ['info', 'debug'] as const, { default: defaults.requestLogLevel ?? 'info' }),
@@ -102,6 +111,7 @@ export function readGatewayConfig(e: EnvReader, defaults: GatewayDefaults = {}):
       notification: e.string('NOTIFICATION_GRPC_TARGET', { default: '127.0.0.1:50053' }),
       commerce: e.string('COMMERCE_GRPC_TARGET', { default: '127.0.0.1:50054' }),
       audit: e.string('AUDIT_GRPC_TARGET', { default: '127.0.0.1:50055' }),
+      identityOp: e.url('IDENTITY_OP_URL', ['http', 'https'], { default: 'http://127.0.0.1:50061' }),
     },
     upstreamTimeoutMs: e.int('UPSTREAM_TIMEOUT_MS', { default: 5_000, min: 100, max: 120_000 }),
     trustProxy: e.bool('TRUST_PROXY', { default: false }),
@@ -120,7 +130,7 @@ export function readGatewayConfig(e: EnvReader, defaults: GatewayDefaults = {}):
     },
     jwt: {
       alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),
-      issuer: e.string('JWT_ISSUER', { default: 'iam' }),
+      issuer: e.string('JWT_ISSUER', { default: publicUrl }),
       audience: e.string('JWT_AUDIENCE', { default: 'iam-api' }),
     },
     graphql: {

@@ -774,7 +774,9 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     const postgres = { ports: tcp(5432), to: [{ ipBlock: { cidr: '10.20.0.0/16' } }] };
     const dials = (...components: string[]) => ({ ports: [{ port: 'grpc' }], to: components.map((c) => ({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'iam', 'app.kubernetes.io/instance': 'r', 'app.kubernetes.io/component': c } } })) });
     const extra = { ports: tcp(443) };
-    expect(egress('gateway')).toEqual([dns, dials('identity', 'directory', 'notification', 'commerce', 'audit'), { ports: tcp(4222) }, { ports: tcp(4318) }, { ports: tcp(6379) }, extra]);
+    // The OpenID provider's HTTP port of identity (the gateway proxies /oidc/* to it).
+    const oidc = { ports: [{ port: 50061 }], to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'iam', 'app.kubernetes.io/instance': 'r', 'app.kubernetes.io/component': 'identity' } } }] };
+    expect(egress('gateway')).toEqual([dns, oidc, dials('identity', 'directory', 'notification', 'commerce', 'audit'), { ports: tcp(4222) }, { ports: tcp(4318) }, { ports: tcp(6379) }, extra]);
     expect(egress('identity')).toEqual([dns, dials('directory'), { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, extra]);
     expect(egress('directory')).toEqual([dns, { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, extra]);
     expect(egress('notification')).toEqual([dns, { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, { ports: tcp(587, 465) }, extra]);

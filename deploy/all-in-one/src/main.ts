@@ -74,6 +74,7 @@ async function main(): Promise<void> {
       identity: readIdentityConfig(e, {
         databaseUrl: urls.url('identity'),
         grpcPort: grpcPort.identity,
+        opPort: local.ports.identityOp,
         keyEncryptionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'jwt-key-encryption-key')),
         emailActionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'email-action-key')),
       }),

@@ -9,7 +9,7 @@ import { type AuditConfig, auditService } from '@iam/audit';
 import { type CommerceConfig, commerceService } from '@iam/commerce';
 import { type DirectoryConfig, createDirectoryUseCases, directoryService } from '@iam/directory';
 import { type GatewayConfig, type RunningGateway, startGateway } from '@iam/gateway';
-import { type IdentityConfig, identityService } from '@iam/identity';
+import { type ClientLookup, type IdentityConfig, identityService } from '@iam/identity';
 import { type MemoryMailbox, type NotificationConfig, notificationService } from '@iam/notification';
 import {
   type EventBus,
@@ -63,6 +63,8 @@ export interface SystemOptions {
   readonly callKey?: Buffer;
   /** The administrator to create or update at start (`--create-admin`). */
   readonly admin?: { readonly email: string; readonly password: string; readonly firstName?: string; readonly lastName?: string };
+  /** The OAuth client registry the OpenID provider reads (tests; none otherwise until the clients store is wired). */
+  readonly identityClients?: ClientLookup;
   /** Services that run outside this process, by gRPC target (fault tests run notification on its own). */
   readonly external?: Partial<Record<ServiceName, string>>;
   /**
@@ -116,7 +118,14 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     const { user, created } = await createDirectoryUseCases(services.directory.dataSource, config.directory).credentials.ensureAdministrator(opts.admin);
     logger.info({ email: user.email, created }, 'administrator account ready');
   }
-  await start('identity', (rt) => identityService({ ...config.identity, directoryTarget: targets.directory }, rt));
+  // The gateway proxies the OpenID provider at the port identity listens on (a free one for port 0).
+  let identityOp: string | undefined;
+  await start('identity', (rt) =>
+    identityService({ ...config.identity, directoryTarget: targets.directory }, rt, {
+      clients: opts.identityClients,
+      onOpListening: (port) => void (identityOp = `http://127.0.0.1:${port}`),
+    }),
+  );
   if (config.notification) {
     const notification = config.notification;
     await start('notification', (rt) => notificationService(notification, rt, { mailbox: opts.mailbox }));
@@ -133,7 +142,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   for (let i = 0; i < (opts.gateways ?? 1); i++) {
     gateways.push(
       await startGateway(
-        { ...config.gateway, upstreams: { ...config.gateway.upstreams, ...targets } },
+        { ...config.gateway, upstreams: { ...config.gateway.upstreams, ...targets, ...(identityOp ? { identityOp } : {}) } },
         {
           logger,
           metrics: gatewayMetrics,

@@ -10,7 +10,7 @@ import { readAuditConfig } from '@iam/audit';
 import { readCommerceConfig } from '@iam/commerce';
 import { readDirectoryConfig } from '@iam/directory';
 import { ResponseChecker, type RunningGateway, readGatewayConfig } from '@iam/gateway';
-import { readIdentityConfig } from '@iam/identity';
+import { type ClientLookup, readIdentityConfig } from '@iam/identity';
 import { type MemoryMailbox, readNotificationConfig } from '@iam/notification';
 import { type EventBus, JetStreamEventBus, Lifecycle, type RunningService, readConfig } from '@iam/platform';
 import {
@@ -62,6 +62,8 @@ export async function startTestSystem(
     logLines?: string[];
     /** The development mailbox, as make run makes it with no SMTP_URL (needs EMAIL_ACTION_BASE_URL in env). */
     mailbox?: MemoryMailbox;
+    /** The OpenID provider's clients, in place of the database's (tests with static clients). */
+    identityClients?: ClientLookup;
   } = {},
 ): Promise<TestSystem> {
   const logger = opts.logLines ? pino({ level: 'debug' }, { write: (l: string) => void opts.logLines!.push(l) }) : testLogger();
@@ -83,6 +85,8 @@ export async function startTestSystem(
     ARGON2_ITERATIONS: '1',
     GATEWAY_PROFILES: 'full,compact',
     JWT_KEY_ENCRYPTION_KEY: kek.toString('base64'),
+    OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
+    IDENTITY_OP_PORT: '0',
     EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
     AUDIT_CHECKPOINT_SIGNING_KEY: randomBytes(32).toString('base64'),
     // The audit trail's head signed soon after it moves (the default waits a minute).
@@ -128,6 +132,7 @@ export async function startTestSystem(
     admin: ADMIN,
     callKey: TEST_CALL_KEY,
     mailbox: opts.mailbox,
+    identityClients: opts.identityClients,
   });
   const { gateways } = system;
   await eventually(async () => {

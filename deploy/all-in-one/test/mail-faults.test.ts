@@ -93,6 +93,8 @@ const runnable = natsBinary && existsSync(NOTIFICATION_MAIN);
       ARGON2_ITERATIONS: '1',
       GATEWAY_PROFILES: 'full',
       JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
+      IDENTITY_OP_PORT: '0',
       EMAIL_ACTION_KEY: sealKey,
       EMAIL_ACTION_MAX_PER_HOUR: '100',
       RATE_LIMIT_EMAIL_ACTIONS_PER_MINUTE: '1000000',

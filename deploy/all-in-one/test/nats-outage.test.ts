@@ -80,6 +80,8 @@ const WRITES = 300;
       ARGON2_ITERATIONS: '1',
       MAX_EVENT_LOOP_DELAY_MS: '0',
       JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
+      IDENTITY_OP_PORT: '0',
       EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
     };
     const [directory, identity, notification, commerce] = dbs as [TestDatabase, TestDatabase, TestDatabase, TestDatabase];

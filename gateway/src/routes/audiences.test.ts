@@ -13,6 +13,7 @@ import { buildApp } from '../app';
 import type { Authenticator } from '../auth/authenticator';
 import { Denylist } from '../auth/denylist';
 import { readGatewayConfig } from '../config';
+import { OIDC_DISCOVERY, OIDC_PREFIX } from './oidc';
 import type { Upstreams } from '../upstreams';
 
 const ANONYMOUS = [
@@ -75,7 +76,13 @@ describe('routes by audience', () => {
 
   it('every route outside the anonymous list answers 401 without a token, before any upstream call', async () => {
     const anonymous: string[] = [];
-    const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS');
+    // The OpenID provider's paths (routes/oidc.ts) are proxied as they are: the provider itself
+    // authenticates its clients and users (OAuth), never with the API's bearer tokens.
+    const proxied = (url: string) => url === OIDC_DISCOVERY || url.startsWith(`${OIDC_PREFIX}`) || url.startsWith(`${OIDC_DISCOVERY}/`);
+    expect(app.knownRoutes().filter((r) => r.method === 'GET' && proxied(r.url)).map((r) => r.url).sort()).toEqual(
+      [OIDC_DISCOVERY, OIDC_PREFIX, `${OIDC_PREFIX}/interaction`, `${OIDC_PREFIX}/token`].sort(),
+    );
+    const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && !proxied(r.url));
     expect(routes.length).toBeGreaterThanOrEqual(40);
     for (const r of routes) {
       const url = r.url.replace(':id', '7c2b5d1e-0000-4000-8000-000000000001').replace(':file', 'swagger-ui.css');
@@ -157,7 +164,8 @@ describe('routes by audience: the edge profile', () => {
   });
 
   it('every edge route is public; a present but invalid token on GraphQL is 401 before any upstream call', async () => {
-    const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS');
+    const proxied = (url: string) => url === OIDC_DISCOVERY || url.startsWith(OIDC_PREFIX);
+    const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && !proxied(r.url));
     const anonymous: string[] = [];
     for (const r of routes) {
       const url = r.url.replace(':id', '7c2b5d1e-0000-4000-8000-000000000001').replace(':file', 'swagger-ui.css');

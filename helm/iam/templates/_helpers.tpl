@@ -205,6 +205,7 @@ Adding a secret = one entry here plus its values section.
 {{- $components := include "iam.components" . | fromJsonArray -}}
 {{- $s = append $s (dict "env" "INTERNAL_CALL_KEY" "readers" $components "requiredBy" $components "podsOnly" true "value" $v.internalCall.key "existingSecret" $v.internalCall.existingSecret "key" $v.internalCall.existingSecretKey "path" "internalCall.key") -}}
 {{- $s = append $s (dict "env" "AUDIT_CHECKPOINT_SIGNING_KEY" "readers" (list "audit") "requiredBy" (list "audit") "value" $v.auditCheckpoint.signingKey "existingSecret" $v.auditCheckpoint.existingSecret "key" $v.auditCheckpoint.existingSecretKey "path" "auditCheckpoint.signingKey") -}}
+{{- $s = append $s (dict "env" "OIDC_COOKIE_KEY" "readers" (list "identity") "requiredBy" list "value" $v.oidc.cookieKey "existingSecret" $v.oidc.existingSecret "key" $v.oidc.existingSecretKey "path" "oidc.cookieKey") -}}
 {{- $s = append $s (dict "env" "SMTP_URL" "readers" (list "notification") "requiredBy" list "value" $v.smtp.url "existingSecret" $v.smtp.existingSecret "key" $v.smtp.existingSecretKey "path" "smtp.url") -}}
 {{- $s = append $s (dict "env" "REDIS_URL" "readers" (list "gateway") "requiredBy" list "value" $v.redis.url "existingSecret" $v.redis.existingSecret "key" $v.redis.existingSecretKey "path" "redis.url") -}}
 {{- $s = append $s (dict "env" "OTEL_EXPORTER_OTLP_HEADERS" "readers" $components "requiredBy" list "value" $v.otel.headers "existingSecret" $v.otel.existingSecret "key" $v.otel.existingSecretKey "path" "otel.headers") -}}
@@ -353,6 +354,13 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- $_ := set $env "JWT_ALG" $v.jwt.alg -}}
 {{- with $v.jwt.issuer }}{{ $_ := set $env "JWT_ISSUER" . }}{{ end -}}
 {{- with $v.jwt.audience }}{{ $_ := set $env "JWT_AUDIENCE" . }}{{ end -}}
+{{- with $v.publicUrl }}{{ $_ := set $env "PUBLIC_URL" . }}{{ end -}}
+{{- end -}}
+{{- if eq $name "identity" -}}
+{{- $_ := set $env "IDENTITY_OP_PORT" $v.identity.opPort -}}
+{{- end -}}
+{{- if and (eq $name "gateway") $v.identity.enabled -}}
+{{- $_ := set $env "IDENTITY_OP_URL" (printf "http://%s:%d" (include "iam.componentFullname" (dict "ctx" $ctx "component" "identity")) (int $v.identity.opPort)) -}}
 {{- end -}}
 {{- if eq $name "notification" -}}
 {{- with $v.email.actionBaseUrl }}{{ $_ := set $env "EMAIL_ACTION_BASE_URL" . }}{{ end -}}
@@ -530,7 +538,7 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- $msgs = append $msgs "iam: httpRoute.enabled needs httpRoute.parentRefs: the Gateway(s) to attach to, e.g. {name: public, namespace: gateway-system}." -}}
 {{- end -}}
 {{- end -}}
-{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) (list "internalCall.key" $v.internalCall.key $v.internalCall.existingSecret) -}}
+{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) (list "internalCall.key" $v.internalCall.key $v.internalCall.existingSecret) (list "oidc.cookieKey" $v.oidc.cookieKey $v.oidc.existingSecret) -}}
 {{- $key := index $pair 1 -}}
 {{- if and $key (not (index $pair 2)) (not (regexMatch "^[A-Za-z0-9+/]{43}=$" $key)) -}}
 {{- $msgs = append $msgs (printf "iam: %s must be the base64 of exactly 32 bytes (openssl rand -base64 32)." (index $pair 0)) -}}

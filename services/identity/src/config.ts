@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform';
 
 export interface IdentityConfig {
@@ -26,6 +27,22 @@ export interface IdentityConfig {
     /** Password-reset / verification requests allowed per email address per hour. */
     readonly perEmailPerHour: number;
   };
+  /** The OpenID provider (DESIGN §5), reached through the gateway only. */
+  readonly op: {
+    /** IDENTITY_OP_PORT: its HTTP listener (loopback in the all-in-one; 0 = a free port). */
+    readonly port: number;
+    /** PUBLIC_URL: the issuer of every token (the gateway's public address). */
+    readonly publicUrl: string;
+    /** Path prefix of its endpoints at the gateway. */
+    readonly prefix: string;
+    /**
+     * OIDC_COOKIE_KEY: signs the provider's session and interaction cookies. Unset: derived from
+     * JWT_KEY_ENCRYPTION_KEY (HKDF-SHA256, its own label), the same on every replica.
+     */
+    readonly cookieKey: Buffer;
+    /** OIDC_SESSION_TTL: how long a provider session (a sign-in at the provider) lasts, seconds. */
+    readonly sessionSeconds: number;
+  };
   readonly auth: {
     readonly maxFailedAttempts: number;
     readonly lockoutMinutes: number;
@@ -51,9 +68,25 @@ export interface IdentityDefaults {
   readonly keyEncryptionKey?: () => Buffer;
   /** Likewise for the email-action sealing key. */
   readonly emailActionKey?: () => Buffer;
+  /** The provider's port when IDENTITY_OP_PORT is unset (the all-in-one derives it from PORT). */
+  readonly opPort?: number;
+}
+
+/** PUBLIC_URL, by default `http://localhost:{PORT}`: the issuer (JWT_ISSUER's default). Shared with the gateway. */
+export function readPublicUrl(e: EnvReader): string {
+  const port = e.port('PORT', { default: 8080, allowZero: true });
+  const url = e.optionalUrl('PUBLIC_URL', ['http', 'https']) ?? `http://localhost:${port}`;
+  return url.replace(/\/+$/, '');
+}
+
+/** The provider's cookie key when none is set: a key of its own derived from the key-encryption key. */
+export function derivedCookieKey(keyEncryptionKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), 'iam/oidc-provider/cookie-key/v1', 32));
 }
 
 export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}): IdentityConfig {
+  const publicUrl = readPublicUrl(e);
+  const keyEncryptionKey = e.key('JWT_KEY_ENCRYPTION_KEY', { fallback: defaults.keyEncryptionKey, required: true }) ?? Buffer.alloc(32);
   return {
     databaseUrl: e.url('IDENTITY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('IDENTITY_GRPC_PORT', { default: defaults.grpcPort ?? 50051, allowZero: true }),
@@ -61,16 +94,23 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
     directoryTarget: e.string('DIRECTORY_GRPC_TARGET', { default: '127.0.0.1:50052' }),
     jwt: {
       alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),
-      issuer: e.string('JWT_ISSUER', { default: 'iam' }),
+      issuer: e.string('JWT_ISSUER', { default: publicUrl }),
       audience: e.string('JWT_AUDIENCE', { default: 'iam-api' }),
       expirySeconds: e.int('JWT_EXPIRY', { default: 300, min: 30, max: 86_400 }),
       refreshExpirySeconds: e.int('JWT_REFRESH_EXPIRY', { default: 604_800, min: 60, max: 31_536_000 }),
       keyRotationHours: e.int('JWT_KEY_ROTATION_HOURS', { default: 720, min: 1, max: 87_600 }),
-      keyEncryptionKey: e.key('JWT_KEY_ENCRYPTION_KEY', { fallback: defaults.keyEncryptionKey, required: true }) ?? Buffer.alloc(32),
+      keyEncryptionKey,
     },
     emailActions: {
       sealKey: e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: true }) ?? Buffer.alloc(32),
       perEmailPerHour: e.int('EMAIL_ACTION_MAX_PER_HOUR', { default: 5, min: 1, max: 10_000 }),
+    },
+    op: {
+      port: e.port('IDENTITY_OP_PORT', { default: defaults.opPort ?? 50061, allowZero: true }),
+      publicUrl,
+      prefix: '/oidc',
+      cookieKey: e.key('OIDC_COOKIE_KEY', { required: false }) ?? derivedCookieKey(keyEncryptionKey),
+      sessionSeconds: e.int('OIDC_SESSION_TTL', { default: 1_209_600, min: 300, max: 31_536_000 }),
     },
     auth: {
       maxFailedAttempts: e.int('AUTH_MAX_FAILED_ATTEMPTS', { default: 5, min: 1, max: 1_000 }),

@@ -21,9 +21,23 @@ import { registerSigningKeyAge } from './infra/key-metrics';
 import { entities, migrations } from './infra/schema';
 import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 import { JwtTokenService } from './infra/token-service';
+import { opPages, opRequestHandler, startOpServer } from './api/op/http';
+import type { ClientLookup } from './domain/clients';
+import { OpHost } from './infra/oidc/op-host';
+import { purgeExpiredOidc, revokeOidcSubject } from './infra/oidc/pg-adapter';
+import { createProvider } from './infra/oidc/provider';
 
-/** `faults`: only the fault suite's build (src/testing/fault-main.ts) passes any. */
-export function identityService(config: IdentityConfig, rt: ServiceRuntime, faults?: AuthFaults): ServiceSpec {
+export interface IdentityOptions {
+  /** Only the fault suite's build (src/testing/fault-main.ts) passes any. */
+  readonly faults?: AuthFaults;
+  /** The OAuth client registry the provider reads (none until the clients store is wired; tests pass their own). */
+  readonly clients?: ClientLookup;
+  /** Called with the provider's HTTP port once it listens (the all-in-one points the gateway at it). */
+  readonly onOpListening?: (port: number) => void;
+}
+
+export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts: IdentityOptions = {}): ServiceSpec {
+  const { faults } = opts;
   return {
     name: 'identity',
     databaseUrl: config.databaseUrl,
@@ -100,16 +114,55 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
       // process or another replica left behind).
       const requests = new BatchLoop({ name: 'email-action requests', work: (n) => emailActions.processRequests(n), batchSize: 50, pollMs: 1_000, logger });
       requests.start();
+      // The OpenID provider on its own port, behind the gateway; its keys are the ring's.
+      const op = config.op;
+      // The registry's clients (the console's built-in one first), or a test's own.
+      const opClients = opts.clients ?? stores.clients;
+      const opHost = new OpHost(
+        () => keys.privateJwks(),
+        (jwks) =>
+          createProvider(
+            {
+              issuer: op.publicUrl,
+              prefix: op.prefix,
+              cookieKeys: [op.cookieKey.toString('base64url')],
+              audience: config.jwt.audience,
+              alg: config.jwt.alg,
+              accessTokenSeconds: config.jwt.expirySeconds,
+              refreshTokenSeconds: config.jwt.refreshExpirySeconds,
+              sessionSeconds: op.sessionSeconds,
+            },
+            // A service account's permissions: those of its roles as the directory holds them now.
+            {
+              dataSource,
+              clients: opClients,
+              principal: (id) => directory.principal(id),
+              rolePermissions: async (roles) => [...new Set((await directory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
+              logger,
+            },
+            opPages(op.prefix),
+            jwks,
+          ),
+        logger,
+      );
+      await opHost.provider();
+      const opServer = await startOpServer(opRequestHandler({ prefix: op.prefix, provider: () => opHost.provider(), auth, logger }), rt.bindHost, op.port);
+      logger.info({ port: opServer.port, issuer: op.publicUrl }, 'OpenID provider listening');
+      opts.onOpListening?.(opServer.port);
       return {
         grpc: [
           ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
-        consumers: identityConsumers({ auth, emailActions }, logger),
+        consumers: identityConsumers({ auth, emailActions, endOidcSubject: (userId) => revokeOidcSubject(dataSource, userId) }, logger),
         // Ready only while a signing key is loaded (the database is checked for every service).
         checks: { keys: () => keys.check() },
-        housekeeping: () => purgeExpired(dataSource, config.auth.lockoutMinutes),
+        housekeeping: async () => {
+          await purgeExpired(dataSource, config.auth.lockoutMinutes);
+          await purgeExpiredOidc(dataSource);
+        },
         stop: async () => {
+          await new Promise<void>((resolve) => opServer.server.close(() => resolve()));
           await requests.stop();
           keys.stop();
           directory.close();

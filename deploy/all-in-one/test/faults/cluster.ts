@@ -88,6 +88,8 @@ export class Cluster {
       // Each process migrates its own database at start (standalone processes may leave that to `migrate`).
       MIGRATE_ON_START: 'true',
       JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
+      IDENTITY_OP_PORT: '0',
       EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
       INTERNAL_CALL_KEY: randomBytes(32).toString('base64'),
       ARGON2_MEMORY_KIB: '8192',

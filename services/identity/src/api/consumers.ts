@@ -2,14 +2,35 @@
  * Directory events identity reacts to. A deleted user, or one whose password or email changed,
  * loses every session and every access token issued before the change (subject revocation); a
  * changed email also invalidates pending email-action tokens (they were mailed to the old address).
+ * Identity's own subject revocations end the user's OpenID provider records too.
  */
 import { STREAMS, SUBJECTS, decodeEvent } from '@iam/contracts';
 import { type DurableConsumerSpec, type Logger, PermanentEventError } from '@iam/platform';
 import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
 
-export function identityConsumers(deps: { auth: AuthUseCases; emailActions: EmailActionUseCases }, logger: Logger): DurableConsumerSpec[] {
+export function identityConsumers(
+  deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; /** Ends a user's OpenID provider sessions, grants and tokens. */ endOidcSubject: (userId: string) => Promise<number> },
+  logger: Logger,
+): DurableConsumerSpec[] {
   return [
+    {
+      // Every subject revocation (deleted user, password reset or change, email change, sign out
+      // everywhere) also ends the user's sessions, grants and tokens at the OpenID provider.
+      name: 'identity-oidc-subjects',
+      stream: STREAMS.identity,
+      subjects: [SUBJECTS.subjectRevoked],
+      handler: async (e) => {
+        let payload;
+        try {
+          payload = decodeEvent(SUBJECTS.subjectRevoked, e.data);
+        } catch (err) {
+          throw new PermanentEventError('undecodable subject revocation', { cause: err });
+        }
+        const n = await deps.endOidcSubject(payload.userId);
+        if (n > 0) logger.info({ userId: payload.userId, removed: n }, 'OpenID provider sessions and grants ended');
+      },
+    },
     {
       name: 'identity-user-sessions',
       stream: STREAMS.directory,

@@ -26,6 +26,14 @@ export interface AuthUseCases {
   login(email: string, password: string): Promise<LoginResult>;
   /** The second step of a login with a second factor (UNAUTHENTICATED as SecondFactorUseCases.redeem). */
   completeMfa(mfaToken: string, factor: Factor): Promise<{ tokens: TokenPair; principal: Principal }>;
+  /**
+   * The OpenID provider's sign-in: the same password check as login (lockout, constant-shape
+   * failure, the same audit events) without a token family; the provider's session follows.
+   * Throws UNAUTHENTICATED with INVALID_CREDENTIALS. An account with a second factor (or one its
+   * roles require) is refused with FORBIDDEN after the right password: the hosted page does not
+   * ask for the factor yet, and a password alone must not pass it.
+   */
+  signIn(email: string, password: string): Promise<Principal>;
   refresh(refreshToken: string): Promise<TokenPair>;
   revoke(accessToken: string): Promise<void>;
   /** Signature, expiry and the denylist. Throws UNAUTHENTICATED. */
@@ -142,29 +150,35 @@ export function createAuthUseCases(deps: {
     );
   }
 
+  /** The password step shared by login and the provider's sign-in: a principal, or the one failure. */
+  async function passwordVerified(email: string, password: string): Promise<{ principal: Principal; key: Buffer }> {
+    const key = emailKey(email);
+    // Reserve the evaluation first: of any number of concurrent guesses, at most the limit are
+    // checked. A locked email still pays one (dummy) verification, so it answers as slowly.
+    const slot = await stores.lockouts.reserve(key, s.maxFailedAttempts, s.lockoutMinutes);
+    let result;
+    try {
+      result = await directory.verifyCredentials(email, password, { skipEvaluation: !slot.allowed });
+    } catch (err) {
+      if (slot.allowed) await stores.lockouts.release(key, s.maxFailedAttempts);
+      throw err;
+    }
+    const principal = result.principal;
+    if (!principal || !slot.allowed) {
+      // Failures against no account are not counted: a later account with this email starts active.
+      const counted = result.accountExists || !slot.allowed;
+      if (slot.allowed && !result.accountExists) await stores.lockouts.release(key, s.maxFailedAttempts);
+      const lockedNow = slot.allowed && result.accountExists && slot.count >= s.maxFailedAttempts;
+      if (lockedNow) deps.logger.warn({ failures: slot.count }, 'account locked after repeated failed logins');
+      await recordFailure(result.accountId ?? '', counted ? slot.count : 0, slot.allowed ? 'invalid_credentials' : 'locked', lockedNow);
+      throw AppError.unauthenticated(INVALID_CREDENTIALS);
+    }
+    return { principal, key };
+  }
+
   return {
     async login(email, password) {
-      const key = emailKey(email);
-      // Reserve the evaluation first: of any number of concurrent guesses, at most the limit are
-      // checked. A locked email still pays one (dummy) verification, so it answers as slowly.
-      const slot = await stores.lockouts.reserve(key, s.maxFailedAttempts, s.lockoutMinutes);
-      let result;
-      try {
-        result = await directory.verifyCredentials(email, password, { skipEvaluation: !slot.allowed });
-      } catch (err) {
-        if (slot.allowed) await stores.lockouts.release(key, s.maxFailedAttempts);
-        throw err;
-      }
-      const principal = result.principal;
-      if (!principal || !slot.allowed) {
-        // Failures against no account are not counted: a later account with this email starts active.
-        const counted = result.accountExists || !slot.allowed;
-        if (slot.allowed && !result.accountExists) await stores.lockouts.release(key, s.maxFailedAttempts);
-        const lockedNow = slot.allowed && result.accountExists && slot.count >= s.maxFailedAttempts;
-        if (lockedNow) deps.logger.warn({ failures: slot.count }, 'account locked after repeated failed logins');
-        await recordFailure(result.accountId ?? '', counted ? slot.count : 0, slot.allowed ? 'invalid_credentials' : 'locked', lockedNow);
-        throw AppError.unauthenticated(INVALID_CREDENTIALS);
-      }
+      const { principal, key } = await passwordVerified(email, password);
       const challenge = await deps.secondFactor?.challenge(principal, key);
       if (challenge) {
         // The password was right: its reservation is given back, but the count is not cleared
@@ -190,6 +204,19 @@ export function createAuthUseCases(deps: {
      * answer after the commit leaves the client with the rotated token, whose retry within the
      * grace period rotates the successor it never got (the family stays valid).
      */
+    async signIn(email, password) {
+      const { principal, key } = await passwordVerified(email, password);
+      if (await deps.secondFactor?.challenge(principal, key)) {
+        await stores.lockouts.release(key, s.maxFailedAttempts);
+        throw AppError.forbidden('This account signs in with a second factor, which this sign-in page does not ask for yet: sign in through the console or the REST login.');
+      }
+      await uow.run(async (tx) => {
+        await tx.lockouts.clear(key);
+        await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
+      });
+      return principal;
+    },
+
     async refresh(refreshToken) {
       if (!REFRESH_TOKEN_RE.test(refreshToken)) throw AppError.unauthenticated(INVALID_REFRESH);
       const hash = sha256(refreshToken);

@@ -393,3 +393,39 @@ export class SessionAccessTokenRow {
   @Column('timestamptz', { name: 'expires_at' })
   expiresAt!: Date;
 }
+
+/** The OpenID provider's records (oidc-provider adapter model; see infra/oidc/pg-adapter.ts). */
+@Entity({ name: 'oidc_payloads' })
+@Index('ix_oidc_payloads_grant', ['grantId'])
+@Index('ix_oidc_payloads_user_code', ['userCode'])
+@Index('ix_oidc_payloads_uid', ['uid'])
+@Index('ix_oidc_payloads_account', ['accountId'])
+@Index('ix_oidc_payloads_expires', ['expiresAt'])
+export class OidcPayloadRow {
+  @PrimaryColumn('varchar', { length: 40 })
+  kind!: string;
+
+  @PrimaryColumn('varchar', { length: 200 })
+  id!: string;
+
+  @Column('jsonb')
+  payload!: unknown;
+
+  @Column('varchar', { name: 'grant_id', length: 200, nullable: true })
+  grantId!: string | null;
+
+  @Column('varchar', { name: 'user_code', length: 200, nullable: true })
+  userCode!: string | null;
+
+  @Column('varchar', { length: 200, nullable: true })
+  uid!: string | null;
+
+  @Column('varchar', { name: 'account_id', length: 200, nullable: true })
+  accountId!: string | null;
+
+  @Column('timestamptz', { name: 'expires_at', nullable: true })
+  expiresAt!: Date | null;
+
+  @Column('timestamptz', { name: 'consumed_at', nullable: true })
+  consumedAt!: Date | null;
+}

@@ -24,6 +24,8 @@ interface LoadedKey {
   publicKey: CryptoKey;
   /** Undefined when it cannot be decrypted (another key-encryption key): it only verifies. */
   privateKey: KeyObject | undefined;
+  /** The private JWK (the OpenID provider's key store); undefined like privateKey. */
+  privateJwk: JWK | undefined;
   /** base64url of the JWS protected header `{alg, kid, typ}`, the same for every token it signs. */
   header: string;
   activatesAt: Date;
@@ -149,11 +151,14 @@ export class KeyRing implements PublishedKeys, SigningKeys {
     const out: LoadedKey[] = [];
     for (const r of rows) {
       let privateKey: KeyObject | undefined;
+      let privateJwk: JWK | undefined;
       try {
         const jwk = JSON.parse(open(this.opts.keyEncryptionKey, r.private_key, r.kid).toString('utf8')) as JWK;
         privateKey = createPrivateKey({ key: jwk, format: 'jwk' });
         if (privateKey.asymmetricKeyType !== KEY_TYPE[r.alg]) throw new Error(`a ${privateKey.asymmetricKeyType} key stored for ${r.alg}`);
+        privateJwk = { ...jwk, kid: r.kid, alg: r.alg, use: 'sig' };
       } catch {
+        privateKey = undefined;
         this.opts.logger.warn({ kid: r.kid }, 'signing key cannot be decrypted with the configured key-encryption key; it only verifies');
       }
       out.push({
@@ -162,6 +167,7 @@ export class KeyRing implements PublishedKeys, SigningKeys {
         publicJwk: r.public_jwk,
         publicKey: (await importJWK(r.public_jwk as JWK, r.alg)) as CryptoKey,
         privateKey,
+        privateJwk,
         header: Buffer.from(JSON.stringify({ alg: r.alg, kid: r.kid, typ: 'JWT' })).toString('base64url'),
         activatesAt: r.activates_at,
         retiresAt: r.retires_at,
@@ -193,6 +199,19 @@ export class KeyRing implements PublishedKeys, SigningKeys {
       key = this.keys.find((k) => k.kid === kid);
     }
     return key?.publicKey;
+  }
+
+  /**
+   * The private JWKs of the keys that can sign, for the OpenID provider's key store: the key that
+   * signs now first (the provider signs with the first key of an algorithm), the others after it
+   * (they verify). `version` changes whenever this set or its order does.
+   */
+  async privateJwks(now = new Date()): Promise<{ version: string; keys: JWK[] }> {
+    await this.signingKey(now);
+    const first = this.signing(now);
+    const live = this.keys.filter((k) => k.privateJwk && k.expiresAt.getTime() > now.getTime());
+    const ordered = [...live.filter((k) => k === first), ...live.filter((k) => k !== first)];
+    return { version: ordered.map((k) => k.kid).join(','), keys: ordered.map((k) => k.privateJwk!) };
   }
 
   async jwks(): Promise<PublicJwk[]> {

@@ -8,6 +8,7 @@ import {
   MfaRecoveryCodeRow,
   MfaTotpRow,
   OAuthClientRow,
+  OidcPayloadRow,
   RefreshTokenRow,
   RevokedAccessTokenRow,
   RevokedSubjectRow,
@@ -23,6 +24,7 @@ import { EmailActionRequestOrigin1764300000400 } from './migrations/176430000040
 import { RefreshSuperseded1764600000100 } from './migrations/1764600000100-refresh-superseded';
 import { OAuthClients1764800000100 } from './migrations/1764800000100-oauth-clients';
 import { SecondFactorsSessions1764800000300 } from './migrations/1764800000300-second-factors-sessions';
+import { OidcPayloads1764800000500 } from './migrations/1764800000500-oidc-payloads';
 
 export const entities = [
   SigningKeyRow,
@@ -39,6 +41,7 @@ export const entities = [
   MfaChallengeRow,
   SessionRow,
   SessionAccessTokenRow,
+  OidcPayloadRow,
   OutboxEventRow,
 ];
 
@@ -54,5 +57,6 @@ export const migrations = [
   RefreshSuperseded1764600000100,
   OAuthClients1764800000100,
   SecondFactorsSessions1764800000300,
+  OidcPayloads1764800000500,
   OutboxLease1764900000000,
 ];

@@ -18,8 +18,10 @@ void runStandalone({
   readConfig: (e) => readIdentityConfig(e),
   spec: (config, rt) =>
     identityService(config, rt, {
-      afterRefreshCommit: () => {
-        if (killAfter > 0 && ++commits === killAfter) process.kill(process.pid, 'SIGKILL');
+      faults: {
+        afterRefreshCommit: () => {
+          if (killAfter > 0 && ++commits === killAfter) process.kill(process.pid, 'SIGKILL');
+        },
       },
     }),
 });

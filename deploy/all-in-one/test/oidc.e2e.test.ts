@@ -1,0 +1,406 @@
+/**
+ * The OpenID provider end to end, driven by a certified relying party (openid-client) through
+ * the gateway, the hosted pages filled in Chromium (playwright-core) and checked with axe-core.
+ * Clients come from an in-memory registry (StaticClientLookup) until the clients store is wired.
+ * Checks ported from the OpenID Foundation's Basic OP and Config OP plans are named `[OIDCC-…]`
+ * (services/identity/README.md lists which are covered).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type OAuthClient, StaticClientLookup } from '@iam/identity';
+import type * as openidClient from 'openid-client';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { ADMIN, type TestSystem, startTestSystem } from './harness';
+
+type OpenIdClient = typeof openidClient;
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const hasBrowser = existsSync(CHROMIUM);
+if (!hasBrowser) console.warn(`OpenID provider browser tests skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+/** A test that drives the hosted pages in Chromium. */
+const browserIt = hasBrowser ? it : it.skip;
+
+const REDIRECT = 'http://127.0.0.1:21999/callback';
+const now = new Date();
+const base: Omit<OAuthClient, 'clientId' | 'name' | 'type' | 'grantTypes'> = {
+  redirectUris: [REDIRECT],
+  postLogoutRedirectUris: ['http://127.0.0.1:21999/signed-out'],
+  roles: [],
+  requirePar: false,
+  dpopBound: false,
+  firstParty: false,
+  builtIn: false,
+  createdAt: now,
+  updatedAt: now,
+};
+const WEB_SECRET = randomBytes(24).toString('base64url');
+const WEB: OAuthClient = { ...base, clientId: 'rp-web', name: 'Reporting app', type: 'confidential', grantTypes: ['authorization_code', 'refresh_token'] };
+const SERVICE_SECRET = randomBytes(24).toString('base64url');
+const SERVICE: OAuthClient = { ...base, clientId: 'svc-reports', name: 'Reports job', type: 'confidential', grantTypes: ['client_credentials'], redirectUris: [], roles: ['Reporter'] };
+const DOOMED_SECRET = randomBytes(24).toString('base64url');
+const DOOMED: OAuthClient = { ...WEB_BASE(), clientId: 'rp-doomed', name: 'Doomed app' };
+function WEB_BASE(): Omit<OAuthClient, 'clientId' | 'name'> {
+  return { ...base, type: 'confidential', grantTypes: ['authorization_code', 'refresh_token'] };
+}
+const SPA: OAuthClient = { ...base, clientId: 'rp-spa', name: 'First-party app', type: 'public', grantTypes: ['authorization_code', 'refresh_token'], firstParty: true };
+
+/** The OAuth error code of a refused call (a body error, or a WWW-Authenticate challenge for client authentication). */
+async function oauthError(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p;
+    return undefined;
+  } catch (err) {
+    const e = err as { error?: string; cause?: Array<{ parameters?: { error?: string } }> | { error?: string } };
+    if (e.error) return e.error;
+    if (Array.isArray(e.cause)) return e.cause[0]?.parameters?.error;
+    return e.cause?.error;
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  nodes: Array<{ target: string[] }>;
+}
+
+/** axe-core's serious and critical violations on the page. */
+async function axe(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  // A string: this file is compiled without the DOM's types.
+  const violations = await page.evaluate<AxeViolation[]>('axe.run(document).then((r) => r.violations)');
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+}
+
+describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => {
+  let system: TestSystem;
+  let oc: OpenIdClient;
+  let issuer: string;
+  let browser: Browser;
+  let userDataDir: string;
+  const clients = new StaticClientLookup([{ client: WEB, secret: WEB_SECRET }, { client: SPA }, { client: SERVICE, secret: SERVICE_SECRET }, { client: DOOMED, secret: DOOMED_SECRET }]);
+
+  beforeAll(async () => {
+    oc = await import('openid-client');
+    const port = await freePort();
+    issuer = `http://127.0.0.1:${port}`;
+    system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: issuer }, identityClients: clients });
+    userDataDir = mkdtempSync(join(tmpdir(), 'oidc-chromium-'));
+    if (hasBrowser) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  });
+
+  const discover = (c: OAuthClient, secret?: string) =>
+    oc.discovery(new URL(issuer), c.clientId, secret ? { client_secret: secret } : undefined, secret ? oc.ClientSecretBasic(secret) : oc.None(), {
+      execute: [oc.allowInsecureRequests],
+    });
+
+  /** Drives the hosted pages in a fresh browser context; answers the URL the provider redirected back to. */
+  async function signInInBrowser(authUrl: URL, opts: { consent?: boolean; password?: string; check?: (page: Page, step: string) => Promise<void> } = {}): Promise<URL> {
+    // axe-core is evaluated into the page, which the pages' CSP (checked on its own) would refuse.
+    const context = await browser.newContext({ viewport: { width: 1000, height: 800 }, bypassCSP: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    let callback: URL | undefined;
+    await page.route('http://127.0.0.1:21999/**', async (route) => {
+      callback = new URL(route.request().url());
+      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'ok' });
+    });
+    try {
+      await page.goto(authUrl.href);
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await opts.check?.(page, 'sign-in');
+      await page.getByLabel('Email').fill(ADMIN.email);
+      await page.getByLabel('Password').fill(opts.password ?? ADMIN.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      if (opts.consent) {
+        await page.getByRole('heading', { name: 'Allow access' }).waitFor();
+        await opts.check?.(page, 'consent');
+        await page.getByRole('button', { name: 'Allow' }).click();
+      }
+      await page.waitForURL((u) => u.href.startsWith('http://127.0.0.1:21999/'));
+      return callback ?? new URL(page.url());
+    } finally {
+      await context.close();
+    }
+  }
+
+  /**
+   * The same pages over plain HTTP with a cookie jar (the negative cases need no browser): follows
+   * the redirects, posts the sign-in form and allows consent; answers where it ended.
+   */
+  async function signInOverHttp(authUrl: URL, opts: { email?: string; password?: string } = {}): Promise<{ url: URL; status: number; body: string }> {
+    const jar = new Map<string, string>();
+    const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    let url = authUrl.href;
+    let method = 'GET';
+    let body: string | undefined;
+    for (let hop = 0; hop < 12; hop++) {
+      if (url.startsWith('http://127.0.0.1:21999/')) return { url: new URL(url), status: 303, body: '' };
+      const res = await fetch(url, {
+        method,
+        redirect: 'manual',
+        headers: { cookie: cookie(), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+        body,
+      });
+      for (const c of res.headers.getSetCookie()) {
+        const [pair] = c.split(';');
+        const i = pair!.indexOf('=');
+        jar.set(pair!.slice(0, i), pair!.slice(i + 1));
+      }
+      const location = res.headers.get('location');
+      if (res.status >= 300 && res.status < 400 && location) {
+        url = new URL(location, url).href;
+        method = 'GET';
+        body = undefined;
+        continue;
+      }
+      const text = await res.text();
+      const action = /<form method="post" action="([^"]+)"/.exec(text)?.[1];
+      if (res.status === 200 && action?.endsWith('/login')) {
+        url = new URL(action.replace(/&amp;/g, '&'), url).href;
+        method = 'POST';
+        body = new URLSearchParams({ email: opts.email ?? ADMIN.email, password: opts.password ?? ADMIN.password }).toString();
+        continue;
+      }
+      if (res.status === 200 && action?.endsWith('/consent')) {
+        url = new URL(action, url).href;
+        method = 'POST';
+        body = 'decision=allow';
+        continue;
+      }
+      return { url: new URL(url), status: res.status, body: text };
+    }
+    throw new Error('too many redirects');
+  }
+
+  /** An authorization request of `c` with PKCE; answers the URL and the verifier. */
+  async function authorization(config: Awaited<ReturnType<OpenIdClient['discovery']>>, extra: Record<string, string> = {}) {
+    const verifier = oc.randomPKCECodeVerifier();
+    const state = oc.randomState();
+    const url = oc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid email offline_access',
+      code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      prompt: 'consent',
+      ...extra,
+    });
+    return { url, verifier, state };
+  }
+
+  it('no PKCE and `plain` are invalid_request; a redirect URI not registered exactly is refused on a page, never redirected to', async () => {
+    const config = await discover(WEB, WEB_SECRET);
+    const noPkce = new URL((await authorization(config)).url);
+    noPkce.searchParams.delete('code_challenge');
+    noPkce.searchParams.delete('code_challenge_method');
+    let r = await fetch(noPkce, { redirect: 'manual' });
+    let back = new URL(r.headers.get('location')!);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    expect(back.searchParams.get('iss')).toBe(issuer);
+    const plain = new URL((await authorization(config)).url);
+    plain.searchParams.set('code_challenge_method', 'plain');
+    r = await fetch(plain, { redirect: 'manual' });
+    back = new URL(r.headers.get('location')!);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    for (const wrong of ['http://127.0.0.1:21999/callback/', 'http://127.0.0.1:21999/callback?x=1', 'http://evil.example/callback']) {
+      const u = new URL((await authorization(config)).url);
+      u.searchParams.set('redirect_uri', wrong);
+      r = await fetch(u, { redirect: 'manual' });
+      expect(r.status).toBe(400);
+      expect(r.headers.get('location')).toBeNull();
+      expect(await r.text()).toContain('redirect_uri');
+    }
+  });
+
+  it('[OIDCC-basic] a code is single use: the second exchange fails and revokes what the first issued', async () => {
+    const config = await discover(WEB, WEB_SECRET);
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url);
+    const tokens = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    await expect(oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state })).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('a refresh token is rotated; presenting a rotated one again revokes the grant (its successor too)', async () => {
+    const config = await discover(WEB, WEB_SECRET);
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url);
+    const first = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    const second = await oc.refreshTokenGrant(config, first.refresh_token!);
+    expect(second.refresh_token).toBeDefined();
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    await expect(oc.refreshTokenGrant(config, first.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oc.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('a wrong password answers the sign-in page again with the same message as REST login, and no code', async () => {
+    const config = await discover(WEB, WEB_SECRET);
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url, { password: 'not-the-password' });
+    expect(end.status).toBe(401);
+    expect(end.body).toContain('The email or password is incorrect.');
+    expect(end.body).toContain('role="alert"');
+  });
+
+  it('client_credentials: a service account gets an API token with sub = its client id and its roles; the gateway checks its permissions', async () => {
+    const config = await discover(SERVICE, SERVICE_SECRET);
+    const t = await oc.clientCredentialsGrant(config);
+    const payload = JSON.parse(Buffer.from(t.access_token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    expect(payload).toEqual(expect.objectContaining({ iss: issuer, sub: SERVICE.clientId, aud: 'iam-api', client_id: SERVICE.clientId, roles: ['Reporter'] }));
+    // Authenticated (not 401) but without users.read: 403.
+    const users = await fetch(`${issuer}/api/v1/users?page_size=1`, { headers: { authorization: `Bearer ${t.access_token}` } });
+    expect(users.status).toBe(403);
+    // A wrong secret: invalid_client.
+    expect(await oauthError(oc.clientCredentialsGrant(await discover(SERVICE, 'not-the-secret')))).toBe('invalid_client');
+  });
+
+  it('introspection and revocation (confidential clients): a refresh token is active until revoked; API JWTs are verified locally, not introspected', async () => {
+    const config = await discover(WEB, WEB_SECRET);
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url);
+    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    const active = await oc.tokenIntrospection(config, t.refresh_token!);
+    expect(active).toEqual(expect.objectContaining({ active: true, client_id: WEB.clientId, iss: issuer, scope: 'openid email offline_access' }));
+    await oc.tokenRevocation(config, t.refresh_token!);
+    expect((await oc.tokenIntrospection(config, t.refresh_token!)).active).toBe(false);
+    // The library's rule: a structured (JWT) access token is checked by the resource server itself.
+    const svc = await oc.clientCredentialsGrant(await discover(SERVICE, SERVICE_SECRET));
+    expect(await oauthError(oc.tokenIntrospection(config, svc.access_token))).toBe('unsupported_token_type');
+  });
+
+  it('a deleted client: its refresh tokens stop working (the registry no longer knows it)', async () => {
+    const config = await discover(DOOMED, DOOMED_SECRET);
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url);
+    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    clients.remove(DOOMED.clientId);
+    expect(await oauthError(oc.refreshTokenGrant(config, t.refresh_token!))).toBe('invalid_client');
+  });
+
+  it('a revoked subject (the user deleted): the grants and refresh tokens of the user at the provider end', async () => {
+    const admin = await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const adminToken = ((await admin.json()) as { token: string }).token;
+    const email = `oidc-${randomBytes(4).toString('hex')}@example.com`;
+    const password = `Oidc!${randomBytes(8).toString('hex')}#Aa9`;
+    const created = await fetch(`${issuer}/api/v1/users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ firstName: 'Grace', lastName: 'Hopper', email, password }),
+    });
+    expect(created.status).toBe(201);
+    const userId = ((await created.json()) as { id: string }).id;
+    const config = await discover(WEB, WEB_SECRET);
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url, { email, password });
+    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    expect(t.claims()!.sub).toBe(userId);
+    const del = await fetch(`${issuer}/api/v1/users/${userId}`, { method: 'DELETE', headers: { authorization: `Bearer ${adminToken}` } });
+    expect(del.status).toBe(204);
+    // The deletion reaches identity as an event, then its subject revocation ends the provider's records.
+    const deadline = Date.now() + 10_000;
+    let rows = 1;
+    while (Date.now() < deadline) {
+      const [r] = await system.identity.dataSource.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM oidc_payloads WHERE account_id = $1`, [userId]);
+      rows = r!.n;
+      if (rows === 0) break;
+      await new Promise((r2) => setTimeout(r2, 100));
+    }
+    expect(rows).toBe(0);
+    await expect(oc.refreshTokenGrant(config, t.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('[OIDCC-config] discovery names the issuer, the endpoints under /oidc, the gateway JWKS, code only, S256 only, and iss in responses', async () => {
+    const res = await fetch(`${issuer}/.well-known/openid-configuration`);
+    expect(res.status).toBe(200);
+    const d = (await res.json()) as Record<string, unknown>;
+    expect(d.issuer).toBe(issuer);
+    expect(d.authorization_endpoint).toBe(`${issuer}/oidc/auth`);
+    expect(d.token_endpoint).toBe(`${issuer}/oidc/token`);
+    expect(d.userinfo_endpoint).toBe(`${issuer}/oidc/me`);
+    expect(d.jwks_uri).toBe(`${issuer}/.well-known/jwks.json`);
+    expect(d.response_types_supported).toEqual(['code']);
+    expect(d.code_challenge_methods_supported).toEqual(['S256']);
+    expect(d.authorization_response_iss_parameter_supported).toBe(true);
+    expect(d.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'offline_access']));
+    expect(d.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']));
+    expect(d.grant_types_supported).not.toContain('implicit');
+    expect(d.grant_types_supported).not.toContain('password');
+    // [OIDCC-config] the JWKS the document names holds the key that signs ID tokens (same as REST tokens).
+    const jwks = (await (await fetch(String(d.jwks_uri))).json()) as { keys: Array<{ kid: string; d?: string }> };
+    expect(jwks.keys.length).toBeGreaterThan(0);
+    expect(jwks.keys.every((k) => k.d === undefined)).toBe(true);
+  });
+
+  browserIt('[OIDCC-basic] code + PKCE: sign-in and consent pages (accessible, strict headers), ID token validated, userinfo, an API token the gateway accepts', async () => {
+    const config = await discover(WEB, WEB_SECRET);
+    const verifier = oc.randomPKCECodeVerifier();
+    const state = oc.randomState();
+    const nonce = oc.randomNonce();
+    const authUrl = oc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid profile email offline_access',
+      code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+      prompt: 'consent',
+    });
+    const seen: Record<string, AxeViolation[]> = {};
+    const callback = await signInInBrowser(authUrl, {
+      consent: true,
+      check: async (page, step) => {
+        seen[step] = await axe(page);
+        const res = await fetch(page.url(), { headers: { cookie: (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } });
+        expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+        expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+        expect(res.headers.get('x-frame-options')).toBe('DENY');
+        expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      },
+    });
+    expect(seen).toEqual({ 'sign-in': [], consent: [] });
+    // RFC 9207: the authorization response names the issuer.
+    expect(callback.searchParams.get('iss')).toBe(issuer);
+    const tokens = await oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const claims = tokens.claims()!;
+    expect(claims.iss).toBe(issuer);
+    expect(claims.aud).toBe(WEB.clientId);
+    expect(claims.email).toBe(ADMIN.email);
+    expect(typeof claims.email_verified).toBe('boolean');
+    expect(claims.amr).toEqual(['pwd']);
+    expect(claims.acr).toBe('urn:iam:acr:pwd');
+    expect(typeof claims.auth_time).toBe('number');
+    expect(tokens.refresh_token).toBeDefined();
+    // [OIDCC-basic] userinfo with the access token of the code exchange: the same subject.
+    const info = await oc.fetchUserInfo(config, tokens.access_token, claims.sub);
+    expect(info).toEqual(expect.objectContaining({ sub: claims.sub, email: ADMIN.email }));
+    // An access token for the API (RFC 8707 resource = JWT_AUDIENCE): an RFC 9068 JWT the gateway accepts.
+    const api = await oc.refreshTokenGrant(config, tokens.refresh_token!, { resource: `${issuer}/api` });
+    const [header, payload] = api.access_token.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>);
+    expect(header!.typ).toBe('at+jwt');
+    expect(payload).toEqual(expect.objectContaining({ iss: issuer, aud: 'iam-api', sub: claims.sub, client_id: WEB.clientId, email: ADMIN.email, roles: expect.arrayContaining(['Administrator']) }));
+    const users = await fetch(`${issuer}/api/v1/users?page_size=1`, { headers: { authorization: `Bearer ${api.access_token}` } });
+    expect(users.status).toBe(200);
+  }, 60_000);
+});

@@ -1,0 +1,182 @@
+/**
+ * The provider's HTTP listener (IDENTITY_OP_PORT; only the gateway reaches it): the interaction
+ * pages (sign-in, consent) and their stylesheet here, everything else to oidc-provider. Sign-in
+ * is the REST login's password step (AuthUseCases.signIn: lockout, constant-shape failure, the
+ * same audit events); a second factor would follow `passwordVerified` below.
+ */
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { AppError, type Logger } from '@iam/platform';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { AuthUseCases } from '../../app/auth';
+import type { OpPages, Provider } from '../../infra/oidc/provider';
+import { FIRST_PARTY } from '../../infra/oidc/provider';
+import { STYLESHEET, STYLESHEET_PATH, consentPage, logoutPage, messagePage, pageHeaders, signInPage, userCodeConfirmPage, userCodeInputPage } from './pages';
+
+const MAX_FORM_BYTES = 8_192;
+
+/** The provider of the moment (rebuilt when the signing keys change). */
+export type CurrentProvider = () => Promise<Provider>;
+
+export function opPages(prefix: string): OpPages {
+  const html = (ctx: KoaContextWithOIDC, body: string, status?: number): void => {
+    for (const [k, v] of Object.entries(pageHeaders(prefix))) ctx.set(k, v);
+    if (status) ctx.status = status;
+    ctx.body = body;
+  };
+  return {
+    logoutSource: (ctx, form) => html(ctx, logoutPage({ prefix, form, clientName: ctx.oidc.client?.clientName })),
+    postLogoutSuccessSource: (ctx) => html(ctx, messagePage(prefix, 'Signed out', 'You are signed out.')),
+    userCodeInputSource: (ctx, form, _out, err) =>
+      html(ctx, userCodeInputPage({ prefix, form: labelUserCode(form), error: err ? 'The code is not valid or has expired. Check it and try again.' : undefined })),
+    userCodeConfirmSource: (ctx, form, _client, _info, userCode) =>
+      html(ctx, userCodeConfirmPage({ prefix, form, clientName: ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? '', userCode })),
+    successSource: (ctx) => html(ctx, messagePage(prefix, 'Device connected', 'The device is signed in. You can close this page.')),
+    renderError: (ctx, out) =>
+      html(ctx, messagePage(prefix, 'Sign-in failed', out.error_description ? `${out.error}: ${out.error_description}` : out.error), ctx.status >= 400 ? ctx.status : 400),
+  };
+}
+
+/** The provider's user-code input gets a label and help text (its own form has neither). */
+function labelUserCode(form: string): string {
+  return form.replace(
+    /<input([^>]*)name="user_code"([^>]*)>/,
+    '<div class="field"><label for="user_code">Code</label><input id="user_code" aria-describedby="code-help"$1name="user_code"$2></div>',
+  );
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) throw AppError.validation('A form is expected.');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_FORM_BYTES) throw AppError.validation('The form is too large.');
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+function send(res: ServerResponse, prefix: string, status: number, body: string): void {
+  res.writeHead(status, pageHeaders(prefix));
+  res.end(body);
+}
+
+export interface OpHttpDeps {
+  readonly prefix: string;
+  readonly provider: CurrentProvider;
+  readonly auth: Pick<AuthUseCases, 'signIn'>;
+  readonly logger: Logger;
+}
+
+/** Routes one request: the interaction pages, or the provider. */
+export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const { prefix } = d;
+  const interaction = new RegExp(`^${prefix}/interaction/([A-Za-z0-9_-]{1,64})(?:/(login|consent))?$`);
+
+  async function page(req: IncomingMessage, res: ServerResponse, provider: Provider, step: string | undefined): Promise<void> {
+    const details = await provider.interactionDetails(req, res);
+    const client = await provider.Client.find(String(details.params.client_id));
+    const clientName = client?.clientName ?? String(details.params.client_id);
+    const base = `${prefix}/interaction/${details.uid}`;
+    const prompt = details.prompt.name;
+    if (req.method === 'GET' && step === undefined) {
+      if (prompt === 'login') return send(res, prefix, 200, signInPage({ prefix, action: `${base}/login`, clientName }));
+      if (prompt === 'consent') {
+        const requested = requestedScopes(details);
+        // First-party clients (the console) are not asked.
+        if (client?.[FIRST_PARTY] === true) return consent(provider, req, res, details, requested);
+        return send(res, prefix, 200, consentPage({ prefix, action: `${base}/consent`, clientName, scopes: requested }));
+      }
+      return send(res, prefix, 400, messagePage(prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
+    }
+    if (req.method === 'POST' && step === 'login' && prompt === 'login') {
+      const form = await readForm(req);
+      const email = (form.get('email') ?? '').slice(0, 320);
+      const password = (form.get('password') ?? '').slice(0, 1_024);
+      if (!email || !password) {
+        return send(res, prefix, 400, signInPage({ prefix, action: `${base}/login`, clientName, email, error: 'Enter your email and password.' }));
+      }
+      let passwordVerified;
+      try {
+        passwordVerified = await d.auth.signIn(email, password);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') {
+          return send(res, prefix, 401, signInPage({ prefix, action: `${base}/login`, clientName, email, error: err.message }));
+        }
+        throw err;
+      }
+      // The seam for a second factor: an enrolled user would be asked for it here, before the login result.
+      await provider.interactionFinished(req, res, { login: { accountId: passwordVerified.userId, amr: ['pwd'], acr: 'urn:iam:acr:pwd', remember: true } }, { mergeWithLastSubmission: false });
+      return;
+    }
+    if (req.method === 'POST' && step === 'consent' && prompt === 'consent') {
+      const form = await readForm(req);
+      if (form.get('decision') !== 'allow') {
+        await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access.' }, { mergeWithLastSubmission: false });
+        return;
+      }
+      return consent(provider, req, res, details, requestedScopes(details));
+    }
+    return send(res, prefix, 400, messagePage(prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
+  }
+
+  async function consent(provider: Provider, req: IncomingMessage, res: ServerResponse, details: Awaited<ReturnType<Provider['interactionDetails']>>, scopes: readonly string[]): Promise<void> {
+    const accountId = details.session?.accountId;
+    const clientId = String(details.params.client_id);
+    const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId });
+    if (!grant) throw new Error('grant of the interaction not found');
+    if (scopes.length) grant.addOIDCScope(scopes.join(' '));
+    const missing = details.prompt.details as { missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [resource, s] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, s.join(' '));
+    const grantId = await grant.save();
+    d.logger.info({ clientId, accountId }, 'OpenID consent granted');
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  }
+
+  return (req, res) => {
+    void (async () => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      if (req.method === 'GET' && path === prefix + STYLESHEET_PATH) {
+        res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
+        res.end(STYLESHEET);
+        return;
+      }
+      const provider = await d.provider();
+      const m = interaction.exec(path);
+      if (m) return page(req, res, provider, m[2]);
+      await provider.callback()(req, res);
+    })().catch((err: unknown) => {
+      const known = err instanceof Error && ['SessionNotFound', 'InvalidRequest'].includes(err.name);
+      if (!known) d.logger.error({ err }, 'OpenID provider page failed');
+      if (res.headersSent) return void res.end();
+      if (err instanceof AppError && err.code === 'VALIDATION') return send(res, prefix, 400, messagePage(prefix, 'Sign-in failed', err.message));
+      send(
+        res,
+        prefix,
+        known ? 400 : 500,
+        messagePage(prefix, 'Sign-in failed', known ? 'This sign-in has expired or was already used. Start again from the application.' : 'Something went wrong. Try again.'),
+      );
+    });
+  };
+}
+
+function requestedScopes(details: { prompt: { details: unknown }; params: { scope?: unknown } }): string[] {
+  const missing = (details.prompt.details as { missingOIDCScope?: string[] }).missingOIDCScope;
+  const scope = details.params.scope;
+  return missing ?? (typeof scope === 'string' ? scope.split(' ').filter(Boolean) : []);
+}
+
+export async function startOpServer(handler: (req: IncomingMessage, res: ServerResponse) => void, host: string, port: number): Promise<{ server: Server; port: number }> {
+  const server = createServer(handler);
+  // Requests reach it through the gateway only; a slow client cannot hold it long.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 20_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const addr = server.address();
+  return { server, port: typeof addr === 'object' && addr ? addr.port : port };
+}
+

@@ -1,0 +1,156 @@
+/**
+ * The provider's hosted pages (sign-in, consent, sign-out, device code, errors) as server-rendered
+ * HTML: no script at all, one same-origin stylesheet with the console's look (console/src/styles.css
+ * tokens), labelled fields, errors in a role="alert" region tied to the fields by
+ * aria-describedby. Every value is escaped. Served with a strict CSP, never framed, no referrer.
+ */
+
+export const STYLESHEET_PATH = '/assets/op.css';
+
+export const STYLESHEET = `:root { font-family: system-ui, sans-serif; color: #1a1a1a; background: #fff; line-height: 1.5; }
+body { margin: 0; }
+header { display: flex; gap: .5rem 1rem; align-items: center; padding: .5rem 1rem; background: #1f3a5f; color: #fff; }
+.brand { font-weight: 700; }
+main { max-width: 26rem; margin: 4rem auto; padding: 0 1rem; }
+a { color: #0b4f9c; }
+:focus-visible { outline: 3px solid #d35400; outline-offset: 2px; }
+.field { display: flex; flex-direction: column; margin-bottom: .75rem; }
+label { font-weight: 600; }
+input, button { font: inherit; padding: .35rem .6rem; border: 1px solid #555; border-radius: 4px; max-width: 100%; box-sizing: border-box; }
+button { background: #1f3a5f; color: #fff; cursor: pointer; }
+button.secondary { background: #fff; color: #1f3a5f; }
+input[aria-invalid='true'] { border-color: #a61b1b; }
+.problem { border: 2px solid #a61b1b; background: #fdecea; padding: .5rem 1rem; margin: 1rem 0; }
+.problem p { margin: .25rem 0; }
+.actions { display: flex; gap: .5rem; flex-wrap: wrap; }
+code.user-code { font-size: 1.5rem; letter-spacing: .1em; }
+@media (max-width: 40rem) { main { margin: 1.5rem auto; } }
+`;
+
+/** Headers of every page: nothing but our stylesheet loads, no framing, no referrer. */
+export function pageHeaders(prefix: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-security-policy': `default-src 'none'; style-src ${prefix}${STYLESHEET_PATH}; img-src 'self'; base-uri 'none'; frame-ancestors 'none'`,
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+  };
+}
+
+export function esc(v: unknown): string {
+  return String(v).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** A page: `body` is trusted HTML made by the functions below (every value in it escaped). */
+export function layout(prefix: string, title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)} · IAM</title>
+<link rel="stylesheet" href="${esc(prefix + STYLESHEET_PATH)}">
+</head>
+<body>
+<header><span class="brand">IAM</span></header>
+<main id="main">
+${body}
+</main>
+</body>
+</html>`;
+}
+
+function problem(id: string, message: string | undefined): string {
+  // Announced when the page loads with it (role="alert"); the fields point at it.
+  return message ? `<div class="problem" id="${id}" role="alert"><p>${esc(message)}</p></div>` : '';
+}
+
+export function signInPage(p: { prefix: string; action: string; clientName: string; email?: string; error?: string }): string {
+  const invalid = p.error ? ' aria-invalid="true" aria-describedby="signin-error"' : '';
+  return layout(
+    p.prefix,
+    'Sign in',
+    `<h1>Sign in</h1>
+<p>to continue to <strong>${esc(p.clientName)}</strong></p>
+${problem('signin-error', p.error)}
+<form method="post" action="${esc(p.action)}" novalidate>
+<div class="field"><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(p.email ?? '')}"${invalid}${p.email ? '' : ' autofocus'}></div>
+<div class="field"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${invalid}${p.email ? ' autofocus' : ''}></div>
+<div class="actions"><button type="submit">Sign in</button></div>
+</form>`,
+  );
+}
+
+const SCOPE_TEXT: Record<string, string> = {
+  openid: 'Know who you are (your account id)',
+  profile: 'Your first and last name',
+  email: 'Your email address and whether it is verified',
+  offline_access: 'Stay signed in when you are away (a refresh token)',
+};
+
+export function consentPage(p: { prefix: string; action: string; clientName: string; scopes: readonly string[] }): string {
+  const items = p.scopes.map((s) => `<li>${esc(SCOPE_TEXT[s] ?? s)}</li>`).join('\n');
+  return layout(
+    p.prefix,
+    'Allow access',
+    `<h1>Allow access</h1>
+<p><strong>${esc(p.clientName)}</strong> asks to:</p>
+<ul>
+${items}
+</ul>
+<form method="post" action="${esc(p.action)}">
+<div class="actions">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</div>
+</form>`,
+  );
+}
+
+export function logoutPage(p: { prefix: string; form: string; clientName?: string }): string {
+  return layout(
+    p.prefix,
+    'Sign out',
+    `<h1>Sign out</h1>
+<p>Do you want to sign out${p.clientName ? ` of <strong>${esc(p.clientName)}</strong> and` : ''} of this identity provider?</p>
+${p.form}
+<div class="actions">
+<button type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button>
+<button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>
+</div>`,
+  );
+}
+
+export function messagePage(prefix: string, title: string, message: string): string {
+  return layout(prefix, title, `<h1>${esc(title)}</h1>\n<p>${esc(message)}</p>`);
+}
+
+export function userCodeInputPage(p: { prefix: string; form: string; error?: string }): string {
+  // The provider's form holds a hidden xsrf field and the `user_code` input we label here.
+  return layout(
+    p.prefix,
+    'Connect a device',
+    `<h1>Connect a device</h1>
+<p id="code-help">Enter the code your device shows.</p>
+${problem('code-error', p.error)}
+${p.form}
+<div class="actions"><button type="submit" form="op.deviceInputForm">Continue</button></div>`,
+  );
+}
+
+export function userCodeConfirmPage(p: { prefix: string; form: string; clientName: string; userCode: string }): string {
+  return layout(
+    p.prefix,
+    'Confirm the device',
+    `<h1>Confirm the device</h1>
+<p><strong>${esc(p.clientName)}</strong> asks to sign in. Continue only if your device shows this code:</p>
+<p><code class="user-code">${esc(p.userCode)}</code></p>
+${p.form}
+<div class="actions">
+<button type="submit" form="op.deviceConfirmForm">Continue</button>
+<button type="submit" form="op.deviceConfirmForm" value="yes" name="abort" class="secondary">Cancel</button>
+</div>`,
+  );
+}

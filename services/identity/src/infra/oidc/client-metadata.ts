@@ -1,0 +1,34 @@
+/**
+ * A registry client (ClientLookup) as oidc-provider client metadata. The registry keeps only a
+ * hash of a confidential client's secret: the metadata carries a random placeholder the provider
+ * never compares (provider.ts routes compareClientSecret to ClientLookup.verifySecret).
+ */
+import { randomBytes } from 'node:crypto';
+import type { OAuthClient } from '../../domain/clients';
+
+/** Never a client's secret: only there because the provider requires one for secret-based authentication. */
+const PLACEHOLDER_SECRET = randomBytes(32).toString('base64url');
+
+export interface ClientMetadataOptions {
+  /** JWT_ALG: ID tokens and userinfo are signed with it. */
+  readonly alg: string;
+}
+
+export function clientMetadata(c: OAuthClient, o: ClientMetadataOptions): Record<string, unknown> {
+  const confidential = c.type === 'confidential';
+  const code = c.grantTypes.includes('authorization_code');
+  return {
+    client_id: c.clientId,
+    client_name: c.name,
+    ...(confidential ? { client_secret: PLACEHOLDER_SECRET, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
+    redirect_uris: code ? [...c.redirectUris] : [],
+    post_logout_redirect_uris: [...c.postLogoutRedirectUris],
+    grant_types: [...c.grantTypes],
+    response_types: code ? ['code'] : [],
+    require_pushed_authorization_requests: c.requirePar,
+    dpop_bound_access_tokens: c.dpopBound,
+    id_token_signed_response_alg: o.alg,
+    'urn:iam:first_party': c.firstParty,
+    'urn:iam:roles': [...c.roles],
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * The PostgreSQL adapter's contract, modelled on oidc-provider's adapter tests
+ * (test/adapters/memory_adapter.test.js), against the real database: expiry of primary rows and
+ * of the uid and user-code lookups, consumption, destroy, revocation by grant across kinds,
+ * re-upsert moving a row to another grant, and the subject / client / housekeeping deletes.
+ */
+import { type MigratedDatabase, migratedTestDatabase } from '@iam/platform/testing';
+import { entities, migrations } from '../schema';
+import { PgOidcAdapter, purgeExpiredOidc, revokeOidcClient, revokeOidcSubject } from './pg-adapter';
+
+describe('PgOidcAdapter', () => {
+  let db: MigratedDatabase;
+  const adapter = (kind: string) => new PgOidcAdapter(db.ds, kind);
+  /** Moves a row's expiry into the past (the database's clock decides expiry). */
+  const expire = (kind: string, id: string) => db.ds.query(`UPDATE oidc_payloads SET expires_at = now() - interval '1 second' WHERE kind = $1 AND id = $2`, [kind, id]);
+
+  beforeAll(async () => {
+    db = await migratedTestDatabase('identity', { entities, migrations });
+  });
+
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('stores and finds a payload; an expired one is not found', async () => {
+    const a = adapter('AccessToken');
+    const payload = { accountId: 'account', jti: 'token-1', kind: 'AccessToken' };
+    await a.upsert('token-1', payload, 60);
+    expect(await a.find('token-1')).toEqual(payload);
+    await expire('AccessToken', 'token-1');
+    expect(await a.find('token-1')).toBeUndefined();
+  });
+
+  it('a payload without expiry stays; ids are per kind', async () => {
+    await adapter('Session').upsert('same', { uid: 'u-same' });
+    expect(await adapter('Grant').find('same')).toBeUndefined();
+    expect(await adapter('Session').find('same')).toEqual({ uid: 'u-same' });
+  });
+
+  it('expires session uid lookups', async () => {
+    const s = adapter('Session');
+    await s.upsert('session-1', { uid: 'uid-1' }, 60);
+    expect(await s.findByUid('uid-1')).toEqual({ uid: 'uid-1' });
+    await expire('Session', 'session-1');
+    expect(await s.findByUid('uid-1')).toBeUndefined();
+  });
+
+  it('expires user code lookups', async () => {
+    const d = adapter('DeviceCode');
+    await d.upsert('device-1', { userCode: 'ABCD-EFGH' }, 60);
+    expect(await d.findByUserCode('ABCD-EFGH')).toEqual({ userCode: 'ABCD-EFGH' });
+    await expire('DeviceCode', 'device-1');
+    expect(await d.findByUserCode('ABCD-EFGH')).toBeUndefined();
+  });
+
+  it('updates the uid and user-code lookups on upsert', async () => {
+    const s = adapter('Session');
+    await s.upsert('session-2', { uid: 'old-uid' }, 60);
+    await s.upsert('session-2', { uid: 'new-uid' }, 60);
+    expect(await s.findByUid('old-uid')).toBeUndefined();
+    expect(await s.findByUid('new-uid')).toEqual({ uid: 'new-uid' });
+  });
+
+  it('consume marks the payload consumed (with a time), once', async () => {
+    const c = adapter('AuthorizationCode');
+    await c.upsert('code-1', { grantId: 'g-code' }, 60);
+    await c.consume('code-1');
+    const found = await c.find('code-1');
+    expect(found).toEqual(expect.objectContaining({ grantId: 'g-code', consumed: expect.any(Number) }));
+  });
+
+  it('destroy removes the payload', async () => {
+    const r = adapter('RefreshToken');
+    await r.upsert('rt-1', { grantId: 'g-destroy' }, 60);
+    await r.destroy('rt-1');
+    expect(await r.find('rt-1')).toBeUndefined();
+  });
+
+  it('revokeByGrantId removes every kind of the grant, and only that grant', async () => {
+    await adapter('AccessToken').upsert('at-g', { grantId: 'g-1' }, 60);
+    await adapter('RefreshToken').upsert('rt-g', { grantId: 'g-1' }, 60);
+    await adapter('AuthorizationCode').upsert('ac-g', { grantId: 'g-1' }, 60);
+    await adapter('AccessToken').upsert('at-other', { grantId: 'g-2' }, 60);
+    await adapter('AccessToken').revokeByGrantId('g-1');
+    expect(await adapter('AccessToken').find('at-g')).toBeUndefined();
+    expect(await adapter('RefreshToken').find('rt-g')).toBeUndefined();
+    expect(await adapter('AuthorizationCode').find('ac-g')).toBeUndefined();
+    expect(await adapter('AccessToken').find('at-other')).toEqual({ grantId: 'g-2' });
+  });
+
+  it('moves grant membership when a record is updated', async () => {
+    const a = adapter('AccessToken');
+    await a.upsert('moving', { grantId: 'first' }, 60);
+    await a.upsert('moving', { grantId: 'second' }, 60);
+    await a.revokeByGrantId('first');
+    expect(await a.find('moving')).toEqual({ grantId: 'second' });
+    await a.revokeByGrantId('second');
+    expect(await a.find('moving')).toBeUndefined();
+  });
+
+  it('a subject revocation removes every record of the account; a client deletion every record of the client', async () => {
+    await adapter('Session').upsert('s-acc', { accountId: 'acc-9', uid: 'u-acc' }, 60);
+    await adapter('Grant').upsert('g-acc', { accountId: 'acc-9', clientId: 'c-1' }, 60);
+    await adapter('AccessToken').upsert('t-other', { accountId: 'acc-10', clientId: 'c-2' }, 60);
+    expect(await revokeOidcSubject(db.ds, 'acc-9')).toBe(2);
+    expect(await adapter('Session').findByUid('u-acc')).toBeUndefined();
+    expect(await adapter('AccessToken').find('t-other')).toBeDefined();
+    expect(await revokeOidcClient(db.ds, 'c-2')).toBe(1);
+    expect(await adapter('AccessToken').find('t-other')).toBeUndefined();
+  });
+
+  it('housekeeping deletes expired rows only', async () => {
+    await adapter('Interaction').upsert('i-old', { uid: 'x' }, 60);
+    await adapter('Interaction').upsert('i-live', { uid: 'y' }, 60);
+    await expire('Interaction', 'i-old');
+    await purgeExpiredOidc(db.ds);
+    const [{ n }] = await db.ds.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM oidc_payloads WHERE kind = 'Interaction'`);
+    expect(n).toBe(1);
+  });
+});

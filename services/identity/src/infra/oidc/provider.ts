@@ -1,0 +1,200 @@
+/**
+ * The OpenID provider: oidc-provider (panva, certified) configured to DESIGN §5. Code + PKCE
+ * (S256 only), refresh rotation (a consumed refresh token revokes its grant), client credentials,
+ * device flow, PAR, DPoP, revocation, introspection (confidential clients), userinfo,
+ * RP-initiated logout, `iss` in authorization responses. Access tokens for the API are RFC 9068
+ * JWTs for the resource JWT_AUDIENCE, with the roles and permissions REST tokens carry. Records
+ * live in identity's PostgreSQL (pg-adapter.ts); clients come from the registry (ClientLookup);
+ * the signing keys are the key ring's, so the provider is rebuilt whenever the ring's set changes.
+ */
+import type { JWK } from 'jose';
+import type { Account, Configuration, KoaContextWithOIDC, ResourceServer, UnknownObject } from 'oidc-provider';
+import type ProviderType from 'oidc-provider';
+import type { DataSource } from 'typeorm';
+import type { Logger } from '@iam/platform';
+import type { ClientLookup } from '../../domain/clients';
+import type { Principal } from '../../domain/model';
+import { clientMetadata } from './client-metadata';
+import { PgOidcAdapter } from './pg-adapter';
+
+export type Provider = ProviderType;
+
+export interface OpSettings {
+  /** PUBLIC_URL: the issuer. */
+  readonly issuer: string;
+  /** Path prefix of the provider's endpoints behind the gateway (`/oidc`). */
+  readonly prefix: string;
+  /** Keys that sign the provider's cookies (the first signs, all verify). */
+  readonly cookieKeys: readonly string[];
+  /** JWT_AUDIENCE: the `aud` of the API's access tokens. */
+  readonly audience: string;
+  readonly alg: string;
+  readonly accessTokenSeconds: number;
+  readonly refreshTokenSeconds: number;
+  readonly sessionSeconds: number;
+}
+
+/** What the provider asks of the rest of identity. */
+export interface OpDeps {
+  readonly dataSource: DataSource;
+  readonly clients: ClientLookup;
+  /** The user behind a subject now (roles and permissions as REST tokens carry them); null when gone. */
+  readonly principal: (userId: string) => Promise<Principal | null>;
+  /** The permissions of a service account's roles (asked of the directory). */
+  readonly rolePermissions: (roles: readonly string[]) => Promise<string[]>;
+  readonly logger: Logger;
+}
+
+/** The pages the provider renders itself (api/op/pages.ts supplies them). */
+export interface OpPages {
+  readonly logoutSource: (ctx: KoaContextWithOIDC, form: string) => void;
+  readonly postLogoutSuccessSource: (ctx: KoaContextWithOIDC) => void;
+  readonly userCodeInputSource: (ctx: KoaContextWithOIDC, form: string, out?: unknown, err?: unknown) => void;
+  readonly userCodeConfirmSource: (ctx: KoaContextWithOIDC, form: string, client: unknown, deviceInfo: unknown, userCode: string) => void;
+  readonly successSource: (ctx: KoaContextWithOIDC) => void;
+  readonly renderError: (ctx: KoaContextWithOIDC, out: { error: string; error_description?: string | undefined }, error: Error) => void;
+}
+
+export const OP_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
+export const FIRST_PARTY = 'urn:iam:first_party';
+export const ROLES = 'urn:iam:roles';
+
+/** The provider's routes under the prefix; the JWKS is the gateway's `/.well-known/jwks.json` (the same keys). */
+function routes(prefix: string): NonNullable<Configuration['routes']> {
+  return {
+    authorization: `${prefix}/auth`,
+    token: `${prefix}/token`,
+    userinfo: `${prefix}/me`,
+    end_session: `${prefix}/session/end`,
+    revocation: `${prefix}/token/revocation`,
+    introspection: `${prefix}/token/introspection`,
+    device_authorization: `${prefix}/device/auth`,
+    code_verification: `${prefix}/device`,
+    pushed_authorization_request: `${prefix}/par`,
+    jwks: '/.well-known/jwks.json',
+  };
+}
+
+/** The API as an RFC 8707 resource indicator (an absolute URI): `{PUBLIC_URL}/api`; its tokens' `aud` is JWT_AUDIENCE. */
+export function apiResource(issuer: string): string {
+  return `${issuer}/api`;
+}
+
+export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages, jwks: { keys: JWK[] }): Promise<Provider> {
+  const { default: Provider } = await import('oidc-provider');
+  const api = apiResource(s.issuer);
+  const apiServer: ResourceServer = {
+    scope: OP_SCOPES.join(' '),
+    audience: s.audience,
+    accessTokenFormat: 'jwt',
+    accessTokenTTL: s.accessTokenSeconds,
+    jwt: { sign: { alg: s.alg as 'EdDSA' } },
+  };
+  const clientAdapter = {
+    async find(id: string) {
+      const c = await deps.clients.find(id);
+      return c ? clientMetadata(c, { alg: s.alg }) : undefined;
+    },
+    upsert: async () => {},
+    findByUid: async () => undefined,
+    findByUserCode: async () => undefined,
+    consume: async () => {},
+    destroy: async () => {},
+    revokeByGrantId: async () => {},
+  };
+  const configuration: Configuration = {
+    adapter: (name: string) => (name === 'Client' ? clientAdapter : new PgOidcAdapter(deps.dataSource, name)),
+    jwks,
+    cookies: { keys: [...s.cookieKeys] },
+    routes: routes(s.prefix),
+    scopes: [...OP_SCOPES],
+    // auth_time, amr and acr come from the sign-in (the session), the rest from the account.
+    claims: { openid: ['sub', 'auth_time', 'amr', 'acr'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'] },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    extraClientMetadata: { properties: [FIRST_PARTY, ROLES] },
+    enabledJWA: {
+      idTokenSigningAlgValues: [s.alg as 'EdDSA'],
+      userinfoSigningAlgValues: [s.alg as 'EdDSA'],
+      authorizationSigningAlgValues: [s.alg as 'EdDSA'],
+      introspectionSigningAlgValues: [s.alg as 'EdDSA'],
+      dPoPSigningAlgValues: ['ES256', 'EdDSA', 'RS256', 'PS256'],
+    },
+    acrValues: ['urn:iam:acr:pwd', 'urn:iam:acr:mfa'],
+    // The ID token carries the claims its scopes allow (DESIGN §5), not only userinfo.
+    conformIdTokenClaims: false,
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: s.accessTokenSeconds,
+      ClientCredentials: s.accessTokenSeconds,
+      AuthorizationCode: 60,
+      DeviceCode: 600,
+      IdToken: 3_600,
+      Interaction: 3_600,
+      Session: s.sessionSeconds,
+      Grant: s.refreshTokenSeconds,
+      RefreshToken: s.refreshTokenSeconds,
+      PushedAuthorizationRequest: 60,
+    },
+    interactions: { url: (_ctx, interaction) => `${s.prefix}/interaction/${interaction.uid}` },
+    renderError: pages.renderError,
+    findAccount: async (_ctx, sub): Promise<Account | undefined> => {
+      const p = await deps.principal(sub);
+      if (!p) return undefined;
+      return {
+        accountId: p.userId,
+        claims: () => ({ sub: p.userId, email: p.email, email_verified: p.emailVerified, given_name: p.firstName, family_name: p.lastName }),
+      };
+    },
+    extraTokenClaims: async (_ctx, token): Promise<UnknownObject | undefined> => {
+      if (token.kind === 'ClientCredentials') {
+        const client = await deps.clients.find(token.clientId!);
+        const roles = client ? [...client.roles] : [];
+        return { nbf: Math.floor(Date.now() / 1000), email: '', roles, permissions: roles.length ? await deps.rolePermissions(roles) : [] };
+      }
+      const accountId = 'accountId' in token ? token.accountId : undefined;
+      if (typeof accountId !== 'string') return undefined;
+      const p = await deps.principal(accountId);
+      return p ? { nbf: Math.floor(Date.now() / 1000), email: p.email, roles: [...p.roles], permissions: [...p.permissions] } : undefined;
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientAuthMethod !== 'none' },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      dPoP: { enabled: true },
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
+      deviceFlow: {
+        enabled: true,
+        userCodeInputSource: pages.userCodeInputSource,
+        userCodeConfirmSource: pages.userCodeConfirmSource,
+        successSource: pages.successSource,
+      },
+      rpInitiatedLogout: { enabled: true, logoutSource: pages.logoutSource, postLogoutSuccessSource: pages.postLogoutSuccessSource },
+      resourceIndicators: {
+        enabled: true,
+        // The API is the one resource: granted by every authorization; a token request for an
+        // openid grant names it (`resource`) to get an API token, else gets a userinfo token.
+        defaultResource: async (_ctx, _client, oneOf) => oneOf ?? api,
+        getResourceServerInfo: async (_ctx, resource) => {
+          if (resource !== api) {
+            const { errors } = await import('oidc-provider');
+            throw new errors.InvalidTarget();
+          }
+          return apiServer;
+        },
+      },
+    },
+  };
+  const provider = new Provider(s.issuer, configuration);
+  // Behind the gateway: the client's address and scheme come from X-Forwarded-*.
+  provider.proxy = true;
+  // The registry keeps only a hash of a secret: comparisons go to it (constant time there).
+  provider.Client.prototype.compareClientSecret = function (this: { clientId: string }, actual: string) {
+    return deps.clients.verifySecret(this.clientId, actual);
+  };
+  provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
+  return provider;
+}
