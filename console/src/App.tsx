@@ -5,6 +5,7 @@ import { type Session, can, endSession, onSession, session } from './auth/sessio
 import { Link, navigate, useFocusHeading, usePath } from './router';
 import { NoPermission } from './components/ui';
 import { AuditPage } from './pages/Audit';
+import { ClientPage, ClientsPage } from './pages/Clients';
 import { MePage } from './pages/Me';
 import { PermissionsPage } from './pages/Permissions';
 import { ProductCreatePage, ProductPage, ProductsPage } from './pages/Products';
@@ -35,6 +36,8 @@ const ROUTES: readonly Route[] = [
   { section: 'products', sub: 'new', title: 'Create product', permission: 'products.manage', render: () => <ProductCreatePage /> },
   { section: 'products', sub: 'id', title: 'Product', permission: 'products.manage', render: (id) => <ProductPage id={id} /> },
   { section: 'products', title: 'Products', render: () => <ProductsPage /> },
+  { section: 'clients', sub: 'id', title: 'Client', permission: 'clients.manage', render: (id) => <ClientPage id={id} /> },
+  { section: 'clients', title: 'OAuth clients', permission: 'clients.manage', render: () => <ClientsPage /> },
   { section: 'audit', title: 'Audit trail', permission: 'audit.read', render: (_id, path) => <AuditPage key={path} /> },
   { section: 'me', title: 'My account', render: () => <MePage /> },
 ];
@@ -44,6 +47,7 @@ const NAV = [
   ['roles', 'Roles'],
   ['permissions', 'Permissions'],
   ['products', 'Products'],
+  ['clients', 'Clients'],
   ['audit', 'Audit'],
   ['me', 'My account'],
 ] as const;
