@@ -246,14 +246,14 @@ suite('admin console in Chromium', () => {
     const CLIENT = `Billing ${run}`;
     const form = page.locator('main form').last();
     await form.getByLabel('Redirect URIs (one per line; https, or http on localhost)').fill('http://billing.example/cb');
-    await form.getByLabel('Name', { exact: true }).fill(CLIENT);
+    await form.getByLabel(/^Name\b/).fill(CLIENT);
     await page.getByRole('button', { name: 'Register client' }).click();
     // The API's field error shows beside its field; nothing registered.
     await form.locator('.field-error').filter({ hasText: 'loopback' }).waitFor();
     await form.getByLabel('Redirect URIs (one per line; https, or http on localhost)').fill('https://billing.example/cb');
     await page.getByRole('button', { name: 'Register client' }).click();
     await page.getByText('Copy it now: you will not see it again.').waitFor();
-    const secret = await page.getByLabel('Client secret').textContent();
+    const secret = await page.getByLabel('Client secret', { exact: true }).textContent();
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.getByRole('button', { name: 'Copy secret' }).click();
@@ -266,7 +266,7 @@ suite('admin console in Chromium', () => {
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     await page.getByRole('button', { name: `Confirm new secret for ${CLIENT}` }).click();
     await page.getByText('Copy it now: you will not see it again.').waitFor();
-    expect(await page.getByLabel('Client secret').textContent()).not.toBe(secret);
+    expect(await page.getByLabel('Client secret', { exact: true }).textContent()).not.toBe(secret);
     await expectAccessible('client');
     await page.getByRole('button', { name: `Delete client ${CLIENT}` }).click();
     await page.getByRole('button', { name: `Confirm delete of client ${CLIENT}` }).click();
