@@ -15,6 +15,8 @@ export type LinkPage = Page<Ok<'/api/v1/role-permissions', 'get'>>;
 export type UserBody = NonNullable<paths['/api/v1/users']['post']['requestBody']>['content']['application/json'];
 export type UserUpdate = NonNullable<paths['/api/v1/users/{id}']['put']['requestBody']>['content']['application/json'];
 export type RoleBody = NonNullable<paths['/api/v1/roles']['post']['requestBody']>['content']['application/json'];
+export type MailboxList = Ok<'/api/v1/dev/mailbox', 'get'>;
+export type MailboxMail = Ok<'/api/v1/dev/mailbox/{id}', 'get'>;
 export type RoleUpdate = NonNullable<paths['/api/v1/roles/{id}']['put']['requestBody']>['content']['application/json'];
 
 export interface ListQuery {
@@ -118,4 +120,14 @@ export const clients = {
   update: (id: string, body: ClientUpdate) => call(() => api.PUT('/api/v1/clients/{id}', { params: { path: { id } }, body })) as Promise<ClientWithSecret>,
   remove: (id: string) => call(() => api.DELETE('/api/v1/clients/{id}', { params: { path: { id } } })),
   rotateSecret: (id: string) => call(() => api.POST('/api/v1/clients/{id}/secret', { params: { path: { id } } })) as Promise<ClientWithSecret>,
+};
+
+/**
+ * The development mailbox (make run without SMTP_URL; users.manage). Elsewhere the route does not
+ * exist: 404, and the console shows no Mailbox page.
+ */
+export const mailbox = {
+  key: ['dev-mailbox'] as const,
+  list: () => call(() => api.GET('/api/v1/dev/mailbox')),
+  get: (id: string) => call(() => api.GET('/api/v1/dev/mailbox/{id}', { params: { path: { id } } })),
 };

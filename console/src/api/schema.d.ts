@@ -395,6 +395,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dev/mailbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The development mailbox, newest first (make run without SMTP_URL only) */
+        get: operations["getApiV1DevMailbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/mailbox/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One mail of the development mailbox, with its text and HTML parts */
+        get: operations["getApiV1DevMailboxId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/clients": {
         parameters: {
             query?: never;
@@ -1648,15 +1682,19 @@ export interface operations {
     getApiV1Users: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "email" | "-email" | "lastName" | "-lastName";
             };
             header?: never;
             path?: never;
@@ -1701,6 +1739,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -2374,15 +2414,19 @@ export interface operations {
     getApiV1Roles: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "name" | "-name";
             };
             header?: never;
             path?: never;
@@ -2424,6 +2468,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -3072,15 +3118,19 @@ export interface operations {
     getApiV1Permissions: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "name" | "-name";
             };
             header?: never;
             path?: never;
@@ -3121,6 +3171,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -3766,13 +3818,15 @@ export interface operations {
     getApiV1RolePermissions: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
                 /** @description Only the links of this role */
@@ -3828,6 +3882,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -4750,6 +4806,244 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1DevMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first */
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description A UUID
+                             */
+                            id: string;
+                            to: string;
+                            subject: string;
+                            messageId: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            receivedAt: string;
+                        }[];
+                        capacity: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1DevMailboxId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description A UUID
+                         */
+                        id: string;
+                        to: string;
+                        subject: string;
+                        messageId: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        receivedAt: string;
+                        text: string;
+                        /** @description Untrusted markup: show it only in a sandboxed frame without scripts, or as text */
+                        html: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

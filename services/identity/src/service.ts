@@ -84,8 +84,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
       requests.start();
       return {
         grpc: [
-          ...identityGrpc({ auth, emailActions, keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey }),
-          ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey }),
+          ...identityGrpc({ auth, emailActions, keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
         consumers: identityConsumers({ auth, emailActions }, logger),
         // Ready only while a signing key is loaded (the database is checked for every service).

@@ -1,4 +1,4 @@
-import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200 } from '@iam/platform';
+import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200, OutboxLease1764900000000 } from '@iam/platform';
 import { EmailActionRequestRow, EmailActionThrottleRow, EmailActionTokenRow, LoginFailureRow, OAuthClientRow, RefreshTokenRow, RevokedAccessTokenRow, RevokedSubjectRow, SigningKeyRow } from './entities';
 import { IdentitySchema1763800000200 } from './migrations/1763800000200-identity-schema';
 import { EmailActions1763800000300 } from './migrations/1763800000300-email-actions';
@@ -11,4 +11,4 @@ import { OAuthClients1764800000100 } from './migrations/1764800000100-oauth-clie
 export const entities = [SigningKeyRow, RefreshTokenRow, LoginFailureRow, RevokedAccessTokenRow, RevokedSubjectRow, EmailActionTokenRow, EmailActionThrottleRow, EmailActionRequestRow, OAuthClientRow, OutboxEventRow];
 
 /** In order; never edit one that has landed, add a new one. */
-export const migrations = [CreateOutbox1763800000000, IdentitySchema1763800000200, EmailActions1763800000300, RevokedSubjects1763900000400, EmailActionRequests1764100000500, OutboxHeaders1764200000200, EmailActionRequestOrigin1764300000400, RefreshSuperseded1764600000100, OAuthClients1764800000100];
+export const migrations = [CreateOutbox1763800000000, IdentitySchema1763800000200, EmailActions1763800000300, RevokedSubjects1763900000400, EmailActionRequests1764100000500, OutboxHeaders1764200000200, EmailActionRequestOrigin1764300000400, RefreshSuperseded1764600000100, OAuthClients1764800000100, OutboxLease1764900000000];

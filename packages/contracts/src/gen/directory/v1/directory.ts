@@ -34,6 +34,16 @@ export interface ListQuery {
   q: string;
   /** Include soft-deleted rows. */
   includeDeleted: boolean;
+  /**
+   * Opaque keyset cursor: next_cursor of an earlier page of the same q, filters and sort (then
+   * `page` is ignored). Fields 5 and 6 are ListRolePermissionsQuery's ends.
+   */
+  cursor: string;
+  /**
+   * The order: a sort key of the collection (users: createdAt, email, lastName; roles and
+   * permissions: createdAt, name; links: createdAt), '-' first for descending; empty = createdAt.
+   */
+  sort: string;
 }
 
 export interface ById {
@@ -93,6 +103,10 @@ export interface ListUsersResponse {
    */
   totalCount: number;
   totalCountEstimated: boolean;
+  /** The cursor of the page after this one; empty on the last page. */
+  nextCursor: string;
+  /** This page's number: the query's page, or the one after the cursor's page. */
+  page: number;
 }
 
 /** ById's fields, plus whether a soft-deleted user is answered too (otherwise NOT_FOUND). */
@@ -131,6 +145,10 @@ export interface ListRolesResponse {
    */
   totalCount: number;
   totalCountEstimated: boolean;
+  /** The cursor of the page after this one; empty on the last page. */
+  nextCursor: string;
+  /** This page's number: the query's page, or the one after the cursor's page. */
+  page: number;
 }
 
 export interface Permission {
@@ -161,6 +179,10 @@ export interface ListPermissionsResponse {
    */
   totalCount: number;
   totalCountEstimated: boolean;
+  /** The cursor of the page after this one; empty on the last page. */
+  nextCursor: string;
+  /** This page's number: the query's page, or the one after the cursor's page. */
+  page: number;
 }
 
 export interface RolePermission {
@@ -198,6 +220,8 @@ export interface ListRolePermissionsQuery {
     | undefined;
   /** Only links to this permission. */
   permissionId?: string | undefined;
+  cursor: string;
+  sort: string;
 }
 
 export interface ListRolePermissionsResponse {
@@ -208,6 +232,10 @@ export interface ListRolePermissionsResponse {
    */
   totalCount: number;
   totalCountEstimated: boolean;
+  /** The cursor of the page after this one; empty on the last page. */
+  nextCursor: string;
+  /** This page's number: the query's page, or the one after the cursor's page. */
+  page: number;
 }
 
 export interface CheckAccessRequest {
@@ -338,7 +366,7 @@ export interface ResolveRolesResponse {
 }
 
 function createBaseListQuery(): ListQuery {
-  return { page: 0, pageSize: 0, q: "", includeDeleted: false };
+  return { page: 0, pageSize: 0, q: "", includeDeleted: false, cursor: "", sort: "" };
 }
 
 export const ListQuery: MessageFns<ListQuery> = {
@@ -354,6 +382,12 @@ export const ListQuery: MessageFns<ListQuery> = {
     }
     if (message.includeDeleted !== false) {
       writer.uint32(32).bool(message.includeDeleted);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(58).string(message.cursor);
+    }
+    if (message.sort !== "") {
+      writer.uint32(66).string(message.sort);
     }
     return writer;
   },
@@ -403,6 +437,22 @@ export const ListQuery: MessageFns<ListQuery> = {
             message.includeDeleted = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.sort = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -424,6 +474,8 @@ export const ListQuery: MessageFns<ListQuery> = {
     message.pageSize = object.pageSize ?? 0;
     message.q = object.q ?? "";
     message.includeDeleted = object.includeDeleted ?? false;
+    message.cursor = object.cursor ?? "";
+    message.sort = object.sort ?? "";
     return message;
   },
 };
@@ -1021,7 +1073,7 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
 };
 
 function createBaseListUsersResponse(): ListUsersResponse {
-  return { items: [], totalCount: 0, totalCountEstimated: false };
+  return { items: [], totalCount: 0, totalCountEstimated: false, nextCursor: "", page: 0 };
 }
 
 export const ListUsersResponse: MessageFns<ListUsersResponse> = {
@@ -1034,6 +1086,12 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     }
     if (message.totalCountEstimated !== false) {
       writer.uint32(24).bool(message.totalCountEstimated);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    if (message.page !== 0) {
+      writer.uint32(40).int32(message.page);
     }
     return writer;
   },
@@ -1075,6 +1133,22 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
             message.totalCountEstimated = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1095,6 +1169,8 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     message.items = object.items?.map((e) => User.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
     message.totalCountEstimated = object.totalCountEstimated ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    message.page = object.page ?? 0;
     return message;
   },
 };
@@ -1448,7 +1524,7 @@ export const UpdateRoleRequest: MessageFns<UpdateRoleRequest> = {
 };
 
 function createBaseListRolesResponse(): ListRolesResponse {
-  return { items: [], totalCount: 0, totalCountEstimated: false };
+  return { items: [], totalCount: 0, totalCountEstimated: false, nextCursor: "", page: 0 };
 }
 
 export const ListRolesResponse: MessageFns<ListRolesResponse> = {
@@ -1461,6 +1537,12 @@ export const ListRolesResponse: MessageFns<ListRolesResponse> = {
     }
     if (message.totalCountEstimated !== false) {
       writer.uint32(24).bool(message.totalCountEstimated);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    if (message.page !== 0) {
+      writer.uint32(40).int32(message.page);
     }
     return writer;
   },
@@ -1502,6 +1584,22 @@ export const ListRolesResponse: MessageFns<ListRolesResponse> = {
             message.totalCountEstimated = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1522,6 +1620,8 @@ export const ListRolesResponse: MessageFns<ListRolesResponse> = {
     message.items = object.items?.map((e) => Role.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
     message.totalCountEstimated = object.totalCountEstimated ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    message.page = object.page ?? 0;
     return message;
   },
 };
@@ -1788,7 +1888,7 @@ export const UpdatePermissionRequest: MessageFns<UpdatePermissionRequest> = {
 };
 
 function createBaseListPermissionsResponse(): ListPermissionsResponse {
-  return { items: [], totalCount: 0, totalCountEstimated: false };
+  return { items: [], totalCount: 0, totalCountEstimated: false, nextCursor: "", page: 0 };
 }
 
 export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
@@ -1801,6 +1901,12 @@ export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
     }
     if (message.totalCountEstimated !== false) {
       writer.uint32(24).bool(message.totalCountEstimated);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    if (message.page !== 0) {
+      writer.uint32(40).int32(message.page);
     }
     return writer;
   },
@@ -1842,6 +1948,22 @@ export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
             message.totalCountEstimated = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1862,6 +1984,8 @@ export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
     message.items = object.items?.map((e) => Permission.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
     message.totalCountEstimated = object.totalCountEstimated ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    message.page = object.page ?? 0;
     return message;
   },
 };
@@ -2148,7 +2272,16 @@ export const UpdateRolePermissionRequest: MessageFns<UpdateRolePermissionRequest
 };
 
 function createBaseListRolePermissionsQuery(): ListRolePermissionsQuery {
-  return { page: 0, pageSize: 0, q: "", includeDeleted: false, roleId: undefined, permissionId: undefined };
+  return {
+    page: 0,
+    pageSize: 0,
+    q: "",
+    includeDeleted: false,
+    roleId: undefined,
+    permissionId: undefined,
+    cursor: "",
+    sort: "",
+  };
 }
 
 export const ListRolePermissionsQuery: MessageFns<ListRolePermissionsQuery> = {
@@ -2170,6 +2303,12 @@ export const ListRolePermissionsQuery: MessageFns<ListRolePermissionsQuery> = {
     }
     if (message.permissionId !== undefined) {
       writer.uint32(50).string(message.permissionId);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(58).string(message.cursor);
+    }
+    if (message.sort !== "") {
+      writer.uint32(66).string(message.sort);
     }
     return writer;
   },
@@ -2235,6 +2374,22 @@ export const ListRolePermissionsQuery: MessageFns<ListRolePermissionsQuery> = {
             message.permissionId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.sort = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2258,12 +2413,14 @@ export const ListRolePermissionsQuery: MessageFns<ListRolePermissionsQuery> = {
     message.includeDeleted = object.includeDeleted ?? false;
     message.roleId = object.roleId ?? undefined;
     message.permissionId = object.permissionId ?? undefined;
+    message.cursor = object.cursor ?? "";
+    message.sort = object.sort ?? "";
     return message;
   },
 };
 
 function createBaseListRolePermissionsResponse(): ListRolePermissionsResponse {
-  return { items: [], totalCount: 0, totalCountEstimated: false };
+  return { items: [], totalCount: 0, totalCountEstimated: false, nextCursor: "", page: 0 };
 }
 
 export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse> = {
@@ -2276,6 +2433,12 @@ export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse
     }
     if (message.totalCountEstimated !== false) {
       writer.uint32(24).bool(message.totalCountEstimated);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    if (message.page !== 0) {
+      writer.uint32(40).int32(message.page);
     }
     return writer;
   },
@@ -2317,6 +2480,22 @@ export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse
             message.totalCountEstimated = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2337,6 +2516,8 @@ export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse
     message.items = object.items?.map((e) => RolePermission.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
     message.totalCountEstimated = object.totalCountEstimated ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    message.page = object.page ?? 0;
     return message;
   },
 };
