@@ -5,6 +5,7 @@ import { type Session, can, endSession, onSession, session } from './auth/sessio
 import { Link, navigate, useFocusHeading, usePath } from './router';
 import { NoPermission } from './components/ui';
 import { AuditPage } from './pages/Audit';
+import { ClientPage, ClientsPage } from './pages/Clients';
 import { MailPage, MailboxPage } from './pages/Mailbox';
 import { MePage } from './pages/Me';
 import { PermissionsPage } from './pages/Permissions';
@@ -36,6 +37,8 @@ const ROUTES: readonly Route[] = [
   { section: 'products', sub: 'new', title: 'Create product', permission: 'products.manage', render: () => <ProductCreatePage /> },
   { section: 'products', sub: 'id', title: 'Product', permission: 'products.manage', render: (id) => <ProductPage id={id} /> },
   { section: 'products', title: 'Products', render: () => <ProductsPage /> },
+  { section: 'clients', sub: 'id', title: 'Client', permission: 'clients.manage', render: (id) => <ClientPage id={id} /> },
+  { section: 'clients', title: 'OAuth clients', permission: 'clients.manage', render: () => <ClientsPage /> },
   { section: 'audit', title: 'Audit trail', permission: 'audit.read', render: (_id, path) => <AuditPage key={path} /> },
   { section: 'mailbox', sub: 'id', title: 'Mail', permission: 'users.manage', render: (id) => <MailPage id={id} /> },
   { section: 'mailbox', title: 'Mailbox (development)', permission: 'users.manage', render: () => <MailboxPage /> },
@@ -47,6 +50,7 @@ const NAV = [
   ['roles', 'Roles'],
   ['permissions', 'Permissions'],
   ['products', 'Products'],
+  ['clients', 'Clients'],
   ['audit', 'Audit'],
   ['mailbox', 'Mailbox (development)'],
   ['me', 'My account'],

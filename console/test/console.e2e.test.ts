@@ -264,6 +264,41 @@ suite('admin console in Chromium', () => {
     expect(refreshes.length).toBeGreaterThan(0);
     expect(refreshes.every((s) => s === 200)).toBe(true);
 
+    // OAuth clients: a confidential client's secret shown once (copied), rotated, the client deleted.
+    await app.go('Clients');
+    await page.getByRole('heading', { name: 'OAuth clients', level: 1 }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'iam-console' }).filter({ hasText: 'built in' }).waitFor();
+    const CLIENT = `Billing ${run}`;
+    const form = page.locator('main form').last();
+    await form.getByLabel('Redirect URIs (one per line; https, or http on localhost)').fill('http://billing.example/cb');
+    await form.getByLabel(/^Name\b/).fill(CLIENT);
+    await page.getByRole('button', { name: 'Register client' }).click();
+    // The API's field error shows beside its field; nothing registered.
+    await form.locator('.field-error').filter({ hasText: 'loopback' }).waitFor();
+    await form.getByLabel('Redirect URIs (one per line; https, or http on localhost)').fill('https://billing.example/cb');
+    await page.getByRole('button', { name: 'Register client' }).click();
+    await page.getByText('Copy it now: you will not see it again.').waitFor();
+    const secret = await page.getByLabel('Client secret', { exact: true }).textContent();
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await app.status().filter({ hasText: 'Copied.' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await expectAccessible('clients-secret');
+    await page.getByRole('link', { name: CLIENT, exact: true }).click();
+    await page.getByRole('heading', { name: `Client ${CLIENT}`, level: 1 }).waitFor();
+    expect(await page.getByText(secret!).count()).toBe(0);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('button', { name: `Confirm new secret for ${CLIENT}` }).click();
+    await page.getByText('Copy it now: you will not see it again.').waitFor();
+    expect(await page.getByLabel('Client secret', { exact: true }).textContent()).not.toBe(secret);
+    await expectAccessible('client');
+    await page.getByRole('button', { name: `Delete client ${CLIENT}` }).click();
+    await page.getByRole('button', { name: `Confirm delete of client ${CLIENT}` }).click();
+    await page.getByRole('heading', { name: 'OAuth clients', level: 1 }).waitFor();
+    await app.status().filter({ hasText: `Client ${CLIENT} deleted.` }).waitFor();
+    await page.getByRole('link', { name: CLIENT, exact: true }).waitFor({ state: 'detached' });
+
     // Another user, with no permissions at all: the nav offers only what they may use.
     await app.go('Users');
     await users.create({ firstName: 'No', lastName: 'Body', email: NOBODY, password: NOBODY_PASSWORD, roles: [] });
@@ -273,7 +308,7 @@ suite('admin console in Chromium', () => {
     const refusable: string[] = [];
     page.on('request', (r) => {
       const path = new URL(r.url()).pathname;
-      if (/^\/api\/v1\/(users|roles|permissions|role-permissions|audit-events)/.test(path)) refusable.push(path);
+      if (/^\/api\/v1\/(users|roles|permissions|role-permissions|clients|audit-events)/.test(path)) refusable.push(path);
     });
     await signIn.signIn(NOBODY, NOBODY_PASSWORD);
     // The start page is the first section they may open: the catalog (public to read), with nothing to administer.
@@ -284,7 +319,7 @@ suite('admin console in Chromium', () => {
     await expectAccessible('products-no-permissions');
     // A direct URL to a page they may not use: its title and one clear message; no search box,
     // no form, and no call the API could only refuse.
-    const forbidden = [['/users', 'Users', 'users.manage'], ['/users/new', 'Create user', 'users.manage'], ['/roles', 'Roles', 'roles.manage'], ['/audit', 'Audit trail', 'audit.read']] as const;
+    const forbidden = [['/users', 'Users', 'users.manage'], ['/users/new', 'Create user', 'users.manage'], ['/roles', 'Roles', 'roles.manage'], ['/clients', 'OAuth clients', 'clients.manage'], ['/audit', 'Audit trail', 'audit.read']] as const;
     for (const [path, title, permission] of forbidden) {
       await app.goDirect(path);
       await page.getByRole('heading', { name: title, level: 1 }).waitFor();
@@ -317,7 +352,7 @@ suite('admin console in Chromium', () => {
     await new SignInPage(app).signIn(admin.email, admin.password);
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     // Every section is in the nav and inside the viewport ("My account" included).
-    expect(await app.sections()).toEqual(['Users', 'Roles', 'Permissions', 'Products', 'Audit', 'My account']);
+    expect(await app.sections()).toEqual(['Users', 'Roles', 'Permissions', 'Products', 'Clients', 'Audit', 'My account']);
     for (const link of await page.getByRole('navigation', { name: 'Main' }).getByRole('link').all()) {
       const box = (await link.boundingBox())!;
       expect({ link: await link.textContent(), inside: box.x >= 0 && box.x + box.width <= PHONE.width }).toEqual({ link: await link.textContent(), inside: true });
@@ -338,7 +373,7 @@ suite('admin console in Chromium', () => {
     await page.getByRole('heading', { name: 'Role Administrator', level: 1 }).waitFor();
     await page.getByLabel('Permission', { exact: true }).waitFor();
     await fits('role');
-    for (const section of ['Roles', 'Permissions', 'Products', 'Audit'] as const) {
+    for (const section of ['Roles', 'Permissions', 'Products', 'Clients', 'Audit'] as const) {
       await app.go(section);
       await page.getByRole('table').waitFor();
       await fits(section.toLowerCase());

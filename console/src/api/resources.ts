@@ -117,6 +117,24 @@ export const auth = {
   requestVerification: () => call(() => api.POST('/api/v1/auth/email-verification/request')),
 };
 
+export type ClientPage = Page<Ok<'/api/v1/clients', 'get'>>;
+export type OAuthClient = One<Ok<'/api/v1/clients', 'get'>>;
+export type ClientBody = NonNullable<paths['/api/v1/clients']['post']['requestBody']>['content']['application/json'];
+export type ClientUpdate = NonNullable<paths['/api/v1/clients/{id}']['put']['requestBody']>['content']['application/json'];
+/** A client with the secret just made (create, rotate, made confidential): shown once. */
+export type ClientWithSecret = OAuthClient & { clientSecret?: string };
+
+export const clientKeys = ['clients'] as const;
+
+export const clients = {
+  list: (l: ListQuery) => call(() => api.GET('/api/v1/clients', { params: { query: query(l) } })) as Promise<ClientPage>,
+  get: (id: string) => call(() => api.GET('/api/v1/clients/{id}', { params: { path: { id } } })) as Promise<OAuthClient>,
+  create: (body: ClientBody) => call(() => api.POST('/api/v1/clients', { body })) as Promise<ClientWithSecret>,
+  update: (id: string, body: ClientUpdate) => call(() => api.PUT('/api/v1/clients/{id}', { params: { path: { id } }, body })) as Promise<ClientWithSecret>,
+  remove: (id: string) => call(() => api.DELETE('/api/v1/clients/{id}', { params: { path: { id } } })),
+  rotateSecret: (id: string) => call(() => api.POST('/api/v1/clients/{id}/secret', { params: { path: { id } } })) as Promise<ClientWithSecret>,
+};
+
 /**
  * The development mailbox (make run without SMTP_URL; users.manage). Elsewhere the route does not
  * exist: 404, and the console shows no Mailbox page.
