@@ -147,3 +147,45 @@ export const inputLimits = {
     status: { type: 'ProductStatus' },
   },
 } as const satisfies Record<string, Record<string, FieldLimits>>;
+
+/**
+ * The password policy the directory enforces (lengths in code points; each rule a regular
+ * expression's source, with the `u` flag, that a password must match, or must not when `forbidden`).
+ */
+export const passwordPolicy = {
+  minLength: 12,
+  maxLength: 128,
+  rules: [
+    {
+      id: 'uppercase',
+      label: 'An uppercase letter',
+      message: 'must contain an uppercase letter',
+      pattern: '\\p{Lu}',
+    },
+    {
+      id: 'lowercase',
+      label: 'A lowercase letter',
+      message: 'must contain a lowercase letter',
+      pattern: '\\p{Ll}',
+    },
+    {
+      id: 'digit',
+      label: 'A digit',
+      message: 'must contain a digit',
+      pattern: '\\p{Nd}',
+    },
+    {
+      id: 'special',
+      label: 'A special character (not a letter, digit or space)',
+      message: 'must contain a special character',
+      pattern: '[^\\p{L}\\p{Nd}\\s]',
+    },
+    {
+      id: 'control',
+      label: 'No control characters',
+      message: 'must not contain control characters',
+      pattern: '[\\u0000-\\u001f\\u007f]',
+      forbidden: true,
+    },
+  ],
+} as const;

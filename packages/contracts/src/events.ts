@@ -6,10 +6,12 @@ import type { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { AuditCheckpoint } from './gen/events/v1/audit_events';
 import { OrderChanged, OrderLineSnapshot, ProductChanged, ProductState } from './gen/events/v1/commerce_events';
 import { LinkEnds, NamedState, PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged, UserState } from './gen/events/v1/directory_events';
-import { EmailActionRequestDeadLettered, EmailActionRequested, LoginAttempted, PasswordChanged, RefreshReuseDetected, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
+import { ClientChanged, ClientState, EmailActionRequestDeadLettered, EmailActionRequested, LoginAttempted, PasswordChanged, RefreshReuseDetected, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
 
 export {
   AuditCheckpoint,
+  ClientChanged,
+  ClientState,
   EmailActionRequestDeadLettered,
   EmailActionRequested,
   LinkEnds,
@@ -57,6 +59,10 @@ export const SUBJECTS = {
   loginFailed: 'identity.login.failed',
   accountLocked: 'identity.account.locked',
   refreshReuseDetected: 'identity.refresh.reuse_detected',
+  clientCreated: 'identity.client.created',
+  clientUpdated: 'identity.client.updated',
+  clientDeleted: 'identity.client.deleted',
+  clientSecretRotated: 'identity.client.secret_rotated',
   emailActionRequestDeadLettered: 'dead.identity.email_action_request',
   orderPlaced: 'commerce.order.placed',
   orderCancelled: 'commerce.order.cancelled',
@@ -90,6 +96,10 @@ const CATALOG = {
   [SUBJECTS.loginFailed]: LoginAttempted,
   [SUBJECTS.accountLocked]: LoginAttempted,
   [SUBJECTS.refreshReuseDetected]: RefreshReuseDetected,
+  [SUBJECTS.clientCreated]: ClientChanged,
+  [SUBJECTS.clientUpdated]: ClientChanged,
+  [SUBJECTS.clientDeleted]: ClientChanged,
+  [SUBJECTS.clientSecretRotated]: ClientChanged,
   [SUBJECTS.emailActionRequestDeadLettered]: EmailActionRequestDeadLettered,
   [SUBJECTS.orderPlaced]: OrderChanged,
   [SUBJECTS.orderCancelled]: OrderChanged,

@@ -348,6 +348,23 @@ export interface EnsureAdministratorResponse {
 export interface CredentialAck {
 }
 
+export interface ResolveRolesRequest {
+  /** Role names (matched case-insensitively). */
+  names: string[];
+}
+
+/** A live role and the names of the live permissions it grants. */
+export interface ResolvedRole {
+  id: string;
+  name: string;
+  permissions: string[];
+}
+
+/** The live roles among the names asked for (an unknown or deleted name is simply absent). */
+export interface ResolveRolesResponse {
+  roles: ResolvedRole[];
+}
+
 function createBaseListQuery(): ListQuery {
   return { page: 0, pageSize: 0, q: "", includeDeleted: false, cursor: "", sort: "" };
 }
@@ -3555,6 +3572,195 @@ export const CredentialAck: MessageFns<CredentialAck> = {
   },
 };
 
+function createBaseResolveRolesRequest(): ResolveRolesRequest {
+  return { names: [] };
+}
+
+export const ResolveRolesRequest: MessageFns<ResolveRolesRequest> = {
+  encode(message: ResolveRolesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.names) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveRolesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveRolesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.names.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResolveRolesRequest>): ResolveRolesRequest {
+    return ResolveRolesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolveRolesRequest>): ResolveRolesRequest {
+    const message = createBaseResolveRolesRequest();
+    message.names = object.names?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseResolvedRole(): ResolvedRole {
+  return { id: "", name: "", permissions: [] };
+}
+
+export const ResolvedRole: MessageFns<ResolvedRole> = {
+  encode(message: ResolvedRole, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    for (const v of message.permissions) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolvedRole {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolvedRole();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.permissions.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResolvedRole>): ResolvedRole {
+    return ResolvedRole.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolvedRole>): ResolvedRole {
+    const message = createBaseResolvedRole();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.permissions = object.permissions?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseResolveRolesResponse(): ResolveRolesResponse {
+  return { roles: [] };
+}
+
+export const ResolveRolesResponse: MessageFns<ResolveRolesResponse> = {
+  encode(message: ResolveRolesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.roles) {
+      ResolvedRole.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveRolesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveRolesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.roles.push(ResolvedRole.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResolveRolesResponse>): ResolveRolesResponse {
+    return ResolveRolesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolveRolesResponse>): ResolveRolesResponse {
+    const message = createBaseResolveRolesResponse();
+    message.roles = object.roles?.map((e) => ResolvedRole.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type UserServiceService = typeof UserServiceService;
 export const UserServiceService = {
   createUser: {
@@ -4228,6 +4434,20 @@ export const CredentialServiceService = {
       Buffer.from(EnsureAdministratorResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): EnsureAdministratorResponse => EnsureAdministratorResponse.decode(value),
   },
+  /**
+   * Roles by name with their permissions: identity checks the roles an OAuth client is given
+   * (they exist; the assigner holds their permissions) and derives a service account's rights.
+   */
+  resolveRoles: {
+    path: "/directory.v1.CredentialService/ResolveRoles" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveRolesRequest): Buffer => Buffer.from(ResolveRolesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveRolesRequest => ResolveRolesRequest.decode(value),
+    responseSerialize: (value: ResolveRolesResponse): Buffer =>
+      Buffer.from(ResolveRolesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveRolesResponse => ResolveRolesResponse.decode(value),
+  },
 } as const;
 
 export interface CredentialServiceServer extends UntypedServiceImplementation {
@@ -4239,6 +4459,11 @@ export interface CredentialServiceServer extends UntypedServiceImplementation {
   markEmailVerified: handleUnaryCall<MarkEmailVerifiedRequest, CredentialAck>;
   /** Creates or updates an account holding the Administrator role; idempotent. */
   ensureAdministrator: handleUnaryCall<EnsureAdministratorRequest, EnsureAdministratorResponse>;
+  /**
+   * Roles by name with their permissions: identity checks the roles an OAuth client is given
+   * (they exist; the assigner holds their permissions) and derives a service account's rights.
+   */
+  resolveRoles: handleUnaryCall<ResolveRolesRequest, ResolveRolesResponse>;
 }
 
 export interface CredentialServiceClient extends Client {
@@ -4333,6 +4558,25 @@ export interface CredentialServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EnsureAdministratorResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Roles by name with their permissions: identity checks the roles an OAuth client is given
+   * (they exist; the assigner holds their permissions) and derives a service account's rights.
+   */
+  resolveRoles(
+    request: ResolveRolesRequest,
+    callback: (error: ServiceError | null, response: ResolveRolesResponse) => void,
+  ): ClientUnaryCall;
+  resolveRoles(
+    request: ResolveRolesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveRolesResponse) => void,
+  ): ClientUnaryCall;
+  resolveRoles(
+    request: ResolveRolesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveRolesResponse) => void,
   ): ClientUnaryCall;
 }
 
