@@ -6,9 +6,23 @@ import type { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { AuditCheckpoint } from './gen/events/v1/audit_events';
 import { OrderChanged, OrderLineSnapshot, ProductChanged, ProductState } from './gen/events/v1/commerce_events';
 import { LinkEnds, NamedState, PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged, UserState } from './gen/events/v1/directory_events';
-import { ClientChanged, ClientState, EmailActionRequestDeadLettered, EmailActionRequested, LoginAttempted, PasswordChanged, RefreshReuseDetected, SubjectRevoked, TokenRevoked } from './gen/events/v1/identity_events';
+import {
+  AccountUnlocked,
+  ClientChanged,
+  ClientState,
+  EmailActionRequestDeadLettered,
+  EmailActionRequested,
+  LoginAttempted,
+  PasswordChanged,
+  RefreshReuseDetected,
+  SecondFactorChanged,
+  SessionEnded,
+  SubjectRevoked,
+  TokenRevoked,
+} from './gen/events/v1/identity_events';
 
 export {
+  AccountUnlocked,
   AuditCheckpoint,
   ClientChanged,
   ClientState,
@@ -26,6 +40,8 @@ export {
   RefreshReuseDetected,
   RoleChanged,
   RolePermissionChanged,
+  SecondFactorChanged,
+  SessionEnded,
   SubjectRevoked,
   TokenRevoked,
   UserChanged,
@@ -63,6 +79,14 @@ export const SUBJECTS = {
   clientUpdated: 'identity.client.updated',
   clientDeleted: 'identity.client.deleted',
   clientSecretRotated: 'identity.client.secret_rotated',
+  mfaEnrolled: 'identity.mfa.enrolled',
+  mfaRemoved: 'identity.mfa.removed',
+  mfaVerified: 'identity.mfa.verified',
+  mfaFailed: 'identity.mfa.failed',
+  recoveryCodeUsed: 'identity.mfa.recovery_code_used',
+  mfaReset: 'identity.mfa.reset',
+  sessionEnded: 'identity.session.ended',
+  accountUnlocked: 'identity.account.unlocked',
   emailActionRequestDeadLettered: 'dead.identity.email_action_request',
   orderPlaced: 'commerce.order.placed',
   orderCancelled: 'commerce.order.cancelled',
@@ -100,6 +124,14 @@ const CATALOG = {
   [SUBJECTS.clientUpdated]: ClientChanged,
   [SUBJECTS.clientDeleted]: ClientChanged,
   [SUBJECTS.clientSecretRotated]: ClientChanged,
+  [SUBJECTS.mfaEnrolled]: SecondFactorChanged,
+  [SUBJECTS.mfaRemoved]: SecondFactorChanged,
+  [SUBJECTS.mfaVerified]: SecondFactorChanged,
+  [SUBJECTS.mfaFailed]: SecondFactorChanged,
+  [SUBJECTS.recoveryCodeUsed]: SecondFactorChanged,
+  [SUBJECTS.mfaReset]: SecondFactorChanged,
+  [SUBJECTS.sessionEnded]: SessionEnded,
+  [SUBJECTS.accountUnlocked]: AccountUnlocked,
   [SUBJECTS.emailActionRequestDeadLettered]: EmailActionRequestDeadLettered,
   [SUBJECTS.orderPlaced]: OrderChanged,
   [SUBJECTS.orderCancelled]: OrderChanged,

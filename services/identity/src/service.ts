@@ -2,6 +2,7 @@
  * The identity service: composition of its stores, keys, directory client, use cases, gRPC
  * handlers and event consumers.
  */
+import { hkdfSync } from 'node:crypto';
 import { STREAMS } from '@iam/contracts';
 import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
 import { identityConsumers } from './api/consumers';
@@ -10,6 +11,8 @@ import { identityGrpc } from './api/grpc';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
 import { createClientUseCases } from './app/clients';
 import { createEmailActionUseCases } from './app/email-actions';
+import { createSecondFactorUseCases } from './app/second-factor';
+import { createSessionUseCases } from './app/sessions';
 import type { IdentityConfig } from './config';
 import { builtInClients } from './domain/clients';
 import { grpcDirectory } from './infra/directory-client';
@@ -47,6 +50,19 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
       const uow = pgUnitOfWork(dataSource, clients);
       // Statements outside any transaction, each committed on its own.
       const stores = pgIdentityStores(dataSource.manager, clients);
+      const secondFactor = createSecondFactorUseCases({
+        settings: {
+          totpKey: totpKey(config.jwt.keyEncryptionKey),
+          issuer: config.jwt.issuer,
+          requiredRoles: config.mfa.requiredRoles,
+          maxFailedAttempts: config.auth.maxFailedAttempts,
+          lockoutMinutes: config.auth.lockoutMinutes,
+        },
+        uow,
+        stores,
+        directory,
+        logger,
+      });
       const auth = createAuthUseCases({
         settings: {
           maxFailedAttempts: config.auth.maxFailedAttempts,
@@ -61,7 +77,9 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
         tokens,
         logger,
         faults,
+        secondFactor,
       });
+      const sessions = createSessionUseCases({ uow, stores, directory, secondFactor, endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at) });
       const emailActions = createEmailActionUseCases({
         settings: {
           sealKey: config.emailActions.sealKey,
@@ -84,7 +102,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
       requests.start();
       return {
         grpc: [
-          ...identityGrpc({ auth, emailActions, keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
         consumers: identityConsumers({ auth, emailActions }, logger),
@@ -99,4 +117,13 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
       };
     },
   };
+}
+
+/**
+ * The key that seals TOTP secrets: derived (HKDF-SHA-256, its own label) from the key-encryption
+ * key that seals the signing keys, so it lives outside the database as that one does, is held by
+ * identity alone (unlike EMAIL_ACTION_KEY, shared with notification) and needs no setting of its own.
+ */
+function totpKey(keyEncryptionKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), 'iam/identity/totp-secret/v1', 32));
 }

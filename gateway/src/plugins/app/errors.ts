@@ -95,7 +95,21 @@ function qualify(req: FastifyRequest, err: AppError): AppError {
   return err.withFieldErrors(err.errors.map((e) => (e.field.includes('.') ? e : { ...e, field: `${part}.${e.field}` })));
 }
 
-export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+/**
+ * Refusals whose problem type is more specific than their code's (DESIGN §5), by the reason the
+ * service gives (AppError.reason, over gRPC as metadata): the one place reasons become types.
+ */
+const REASON_TYPES: Readonly<Record<string, string>> = {
+  'identity.reauthentication_required': 'urn:iam:problem:reauthentication-required',
+};
+
+/** A problem's own type and extension members (RFC 9457 §3.2), e.g. `mfaToken`. */
+export interface ProblemExtension {
+  readonly type: string;
+  readonly members: Readonly<Record<string, unknown>>;
+}
+
+export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: AppError, extension?: ProblemExtension): FastifyReply {
   const err = qualify(req, error);
   const traceId = req.trace?.traceId ?? newTraceId();
   if (!reply.hasHeader('x-trace-id')) reply.header('x-trace-id', traceId);
@@ -108,7 +122,13 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: App
     .code(err.httpStatus)
     .type('application/problem+json')
     .serializer((p: unknown) => JSON.stringify(p))
-    .send(toProblem(err, { instance, traceId }));
+    .send(problemOf(err, { instance, traceId }, extension));
+}
+
+function problemOf(err: AppError, ctx: { instance: string; traceId: string }, extension?: ProblemExtension): object {
+  const p = toProblem(err, ctx);
+  const type = extension?.type ?? (err.reason ? REASON_TYPES[err.reason] : undefined);
+  return { ...p, ...(type ? { type } : {}), ...extension?.members };
 }
 
 export const errorsPlugin = fp(

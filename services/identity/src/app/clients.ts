@@ -4,8 +4,8 @@
  * audit trail records it with the actor) in one transaction. A confidential client's secret is 32
  * random bytes, answered once; only its SHA-256 is kept.
  *
- * Who may do what (DESIGN §3): the gateway lets only `clients.manage` holders in; here, against
- * the actor's rights as the directory holds them now, a non-Administrator may give a client only
+ * Who may do what (DESIGN §3): the gateway lets only `clients.manage` holders in; here every write
+ * checks it again against the actor's rights as the directory holds them now, and a non-Administrator may give a client only
  * roles whose every permission it holds, never `Administrator`, and may change, delete or rotate
  * the secret of only a client whose every role it could give (a secret is the client's powers).
  */
@@ -18,6 +18,7 @@ import type { Directory, IdentityStores, UnitOfWork } from '../domain/ports';
 import type { SessionStores } from './auth';
 
 export const ADMINISTRATOR_ROLE = 'Administrator';
+export const CLIENTS_MANAGE = 'clients.manage';
 
 /** The user a change acts for (the gateway's verified token `sub`, named in the call's assertion). */
 export interface ClientActor {
@@ -91,9 +92,15 @@ export function createClientUseCases(deps: {
 }): ClientUseCases {
   const { uow, clients, directory } = deps;
 
+  /**
+   * The actor's rights as the directory holds them now; FORBIDDEN unless they include
+   * clients.manage (a manager demoted since their token was issued writes nothing).
+   */
   async function rightsOf(actor: ClientActor): Promise<Rights> {
     const p = await directory.principal(actor.userId);
-    return p ? { administrator: p.roles.includes(ADMINISTRATOR_ROLE), permissions: new Set(p.permissions) } : { administrator: false, permissions: new Set() };
+    const rights = p ? { administrator: p.roles.includes(ADMINISTRATOR_ROLE), permissions: new Set(p.permissions) } : { administrator: false, permissions: new Set<string>() };
+    if (!rights.administrator && !rights.permissions.has(CLIENTS_MANAGE)) throw AppError.forbidden(`Managing OAuth clients needs the ${CLIENTS_MANAGE} permission.`);
+    return rights;
   }
 
   /** The roles as the directory names them (canonical case); VALIDATION on `roles` for unknown ones. */
@@ -118,10 +125,10 @@ export function createClientUseCases(deps: {
 
   /** The actor's rights, checked against the roles a client has (to act on it) or is given. */
   async function authorize(actor: ClientActor, roles: readonly string[], what: string): Promise<void> {
+    const rights = await rightsOf(actor);
     if (roles.length === 0) return;
     // The roles of a stored client may have been deleted since: only the live ones carry powers.
-    const live = await directory.resolveRoles(roles);
-    assertMayHold(await rightsOf(actor), live, what);
+    assertMayHold(rights, await directory.resolveRoles(roles), what);
   }
 
   async function live(tx: InTransaction<ClientStores>, clientId: string): Promise<ClientRecord> {
@@ -141,9 +148,10 @@ export function createClientUseCases(deps: {
     },
 
     async create(actor, input) {
+      const rights = await rightsOf(actor);
       const s = checkClientSettings(input);
       const roles = await resolveRoles(s.roles);
-      assertMayHold(await rightsOf(actor), roles, 'give roles to');
+      assertMayHold(rights, roles, 'give roles to');
       const settings: ClientSettings = { ...s, roles: roles.map((r) => r.name) };
       const secret = settings.type === 'confidential' ? randomToken(32) : undefined;
       const client = await uow.run(async (tx) => {
@@ -158,10 +166,10 @@ export function createClientUseCases(deps: {
       const current = await clients.get(clientId);
       if (!current) throw AppError.notFound('The client does not exist.');
       if (current.builtIn) throw builtInConflict(current);
+      const rights = await rightsOf(actor);
       const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
       const s = checkClientSettings({ ...settingsOf(current), ...defined });
       const roles = await resolveRoles(s.roles);
-      const rights = await rightsOf(actor);
       // Acting on a client is acting with its powers; giving roles, granting them.
       assertMayHold(rights, await directory.resolveRoles(current.roles), 'change');
       assertMayHold(rights, roles, 'give roles to');
