@@ -209,7 +209,8 @@ suite('admin console in Chromium', () => {
     await users.search(ADA);
     await users.row(ADA).getByRole('link').click();
     const securityPanel = page.getByRole('region', { name: 'Sign-in and security' });
-    await securityPanel.getByText(/Locked until/).waitFor();
+    // The page asks three things of the API at once: generous on a loaded machine.
+    await securityPanel.getByText(/Locked until/).waitFor({ timeout: 30_000 });
     await securityPanel.getByText(/Authenticator app; 0 recovery codes left/).waitFor();
     await securityPanel.getByRole('cell', { name: 'curl 8' }).waitFor();
     await expectAccessible('user-security');
