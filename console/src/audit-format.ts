@@ -42,6 +42,10 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'product.archived': 'Product archived',
   'product.reactivated': 'Product back on sale',
   'product.stock.adjusted': 'Stock adjusted',
+  'client.created': 'OAuth client registered',
+  'client.updated': 'OAuth client changed',
+  'client.deleted': 'OAuth client deleted',
+  'client.secret.rotated': 'OAuth client secret rotated',
 };
 
 /** The actions that have a label (the test holds them against the audit service's). */

@@ -15,6 +15,8 @@ export type LinkPage = Page<Ok<'/api/v1/role-permissions', 'get'>>;
 export type UserBody = NonNullable<paths['/api/v1/users']['post']['requestBody']>['content']['application/json'];
 export type UserUpdate = NonNullable<paths['/api/v1/users/{id}']['put']['requestBody']>['content']['application/json'];
 export type RoleBody = NonNullable<paths['/api/v1/roles']['post']['requestBody']>['content']['application/json'];
+export type MailboxList = Ok<'/api/v1/dev/mailbox', 'get'>;
+export type MailboxMail = Ok<'/api/v1/dev/mailbox/{id}', 'get'>;
 export type RoleUpdate = NonNullable<paths['/api/v1/roles/{id}']['put']['requestBody']>['content']['application/json'];
 
 export interface ListQuery {
@@ -116,4 +118,14 @@ export const auth = {
   revoke: () => call(() => api.POST('/api/v1/auth/revoke')),
   passwordReset: (email: string) => call(() => api.POST('/api/v1/auth/password-reset/request', { body: { email } })),
   requestVerification: () => call(() => api.POST('/api/v1/auth/email-verification/request')),
+};
+
+/**
+ * The development mailbox (make run without SMTP_URL; users.manage). Elsewhere the route does not
+ * exist: 404, and the console shows no Mailbox page.
+ */
+export const mailbox = {
+  key: ['dev-mailbox'] as const,
+  list: () => call(() => api.GET('/api/v1/dev/mailbox')),
+  get: (id: string) => call(() => api.GET('/api/v1/dev/mailbox/{id}', { params: { path: { id } } })),
 };

@@ -602,6 +602,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dev/mailbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The development mailbox, newest first (make run without SMTP_URL only) */
+        get: operations["getApiV1DevMailbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/mailbox/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One mail of the development mailbox, with its text and HTML parts */
+        get: operations["getApiV1DevMailboxId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List OAuth clients (paged, searchable; the built-in iam-console first), or fetch one with ?id= */
+        get: operations["getApiV1Clients"];
+        put?: never;
+        /** Register an OAuth client; a confidential client gets its clientSecret in this answer only */
+        post: operations["postApiV1Clients"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one OAuth client */
+        get: operations["getApiV1ClientsId"];
+        /** Update an OAuth client: fields given replace, fields absent stay (a public client made confidential gets its clientSecret in this answer) */
+        put: operations["putApiV1ClientsId"];
+        post?: never;
+        /** Delete an OAuth client (soft); its grants and tokens are revoked */
+        delete: operations["deleteApiV1ClientsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clients/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a confidential client's secret: the new one is in this answer only, the old one stops at once */
+        post: operations["postApiV1ClientsIdSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3580,15 +3668,19 @@ export interface operations {
     getApiV1Users: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "email" | "-email" | "lastName" | "-lastName";
             };
             header?: never;
             path?: never;
@@ -3633,6 +3725,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -4306,15 +4400,19 @@ export interface operations {
     getApiV1Roles: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "name" | "-name";
             };
             header?: never;
             path?: never;
@@ -4356,6 +4454,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -5004,15 +5104,19 @@ export interface operations {
     getApiV1Permissions: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
+                /** @description The order (the id breaks ties); '-' first for descending. Default createdAt (oldest first). A cursor keeps the sort it was made with. */
+                sort?: "createdAt" | "-createdAt" | "name" | "-name";
             };
             header?: never;
             path?: never;
@@ -5053,6 +5157,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -5698,13 +5804,15 @@ export interface operations {
     getApiV1RolePermissions: {
         parameters: {
             query?: {
-                /** @description 1-based page number */
+                /** @description 1-based page number (default 1); not with cursor */
                 page?: number;
                 pageSize?: number;
                 /** @description Case-insensitive substring search */
                 q?: string;
                 /** @description Include soft-deleted records */
                 includeDeleted?: boolean;
+                /** @description nextCursor of an earlier page (opaque): the page after it, in the same order, for the same q, includeDeleted, filters and sort (else 400). Costs what a first page costs, however deep; totalCount is the first page's. */
+                cursor?: string;
                 /** @description A UUID */
                 id?: string;
                 /** @description Only the links of this role */
@@ -5760,6 +5868,8 @@ export interface operations {
                         totalCount: number;
                         /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page */
+                        nextCursor: string | null;
                         /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
                         totalCountExact: boolean;
                     } | {
@@ -6682,6 +6792,1326 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1DevMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first */
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description A UUID
+                             */
+                            id: string;
+                            to: string;
+                            subject: string;
+                            messageId: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            receivedAt: string;
+                        }[];
+                        capacity: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1DevMailboxId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description A UUID
+                         */
+                        id: string;
+                        to: string;
+                        subject: string;
+                        messageId: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        receivedAt: string;
+                        text: string;
+                        /** @description Untrusted markup: show it only in a sandboxed frame without scripts, or as text */
+                        html: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1Clients: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number */
+                page?: number;
+                pageSize?: number;
+                /** @description Case-insensitive substring of the name or client id */
+                q?: string;
+                /** @description Include deleted clients */
+                includeDeleted?: boolean;
+                /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                            clientId: string;
+                            name: string;
+                            type: "public" | "confidential";
+                            redirectUris: string[];
+                            postLogoutRedirectUris: string[];
+                            grantTypes: string[];
+                            roles: string[];
+                            requirePar: boolean;
+                            dpopBound: boolean;
+                            /** @description First-party clients skip consent */
+                            firstParty: boolean;
+                            /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                            builtIn: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            deletedAt: string | null;
+                        }[];
+                        page: number;
+                        pageSize: number;
+                        totalCount: number;
+                        totalPages: number;
+                    } | {
+                        /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                        clientId: string;
+                        name: string;
+                        type: "public" | "confidential";
+                        redirectUris: string[];
+                        postLogoutRedirectUris: string[];
+                        grantTypes: string[];
+                        roles: string[];
+                        requirePar: boolean;
+                        dpopBound: boolean;
+                        /** @description First-party clients skip consent */
+                        firstParty: boolean;
+                        /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                        builtIn: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postApiV1Clients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    type: "public" | "confidential";
+                    /** @description Redirect URIs; absolute, matched exactly, no fragment, https (http only on localhost, 127.0.0.1 or [::1]) */
+                    redirectUris?: string[];
+                    /** @description Post-logout redirect URIs; absolute, matched exactly, no fragment, https (http only on localhost, 127.0.0.1 or [::1]) */
+                    postLogoutRedirectUris?: string[];
+                    grantTypes: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
+                    /** @description Names of existing roles whose permissions a service account (client_credentials) carries; you must hold every permission of each (only an Administrator gives Administrator) */
+                    roles?: string[];
+                    /** @description Pushed authorization requests required (RFC 9126) */
+                    requirePar?: boolean;
+                    /** @description Access tokens must be DPoP-bound (RFC 9449) */
+                    dpopBound?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                        clientId: string;
+                        name: string;
+                        type: "public" | "confidential";
+                        redirectUris: string[];
+                        postLogoutRedirectUris: string[];
+                        grantTypes: string[];
+                        roles: string[];
+                        requirePar: boolean;
+                        dpopBound: boolean;
+                        /** @description First-party clients skip consent */
+                        firstParty: boolean;
+                        /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                        builtIn: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                        /** @description Shown once, in this answer only; only a hash is kept */
+                        clientSecret?: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1ClientsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                        clientId: string;
+                        name: string;
+                        type: "public" | "confidential";
+                        redirectUris: string[];
+                        postLogoutRedirectUris: string[];
+                        grantTypes: string[];
+                        roles: string[];
+                        requirePar: boolean;
+                        dpopBound: boolean;
+                        /** @description First-party clients skip consent */
+                        firstParty: boolean;
+                        /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                        builtIn: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    putApiV1ClientsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    type?: "public" | "confidential";
+                    /** @description Redirect URIs; absolute, matched exactly, no fragment, https (http only on localhost, 127.0.0.1 or [::1]) */
+                    redirectUris?: string[];
+                    /** @description Post-logout redirect URIs; absolute, matched exactly, no fragment, https (http only on localhost, 127.0.0.1 or [::1]) */
+                    postLogoutRedirectUris?: string[];
+                    grantTypes?: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
+                    /** @description Names of existing roles whose permissions a service account (client_credentials) carries; you must hold every permission of each (only an Administrator gives Administrator) */
+                    roles?: string[];
+                    requirePar?: boolean;
+                    dpopBound?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                        clientId: string;
+                        name: string;
+                        type: "public" | "confidential";
+                        redirectUris: string[];
+                        postLogoutRedirectUris: string[];
+                        grantTypes: string[];
+                        roles: string[];
+                        requirePar: boolean;
+                        dpopBound: boolean;
+                        /** @description First-party clients skip consent */
+                        firstParty: boolean;
+                        /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                        builtIn: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                        /** @description Shown once, in this answer only; only a hash is kept */
+                        clientSecret?: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteApiV1ClientsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postApiV1ClientsIdSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A client id (a UUID, or a built-in name such as iam-console) */
+                        clientId: string;
+                        name: string;
+                        type: "public" | "confidential";
+                        redirectUris: string[];
+                        postLogoutRedirectUris: string[];
+                        grantTypes: string[];
+                        roles: string[];
+                        requirePar: boolean;
+                        dpopBound: boolean;
+                        /** @description First-party clients skip consent */
+                        firstParty: boolean;
+                        /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
+                        builtIn: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                        /** @description Shown once, in this answer only; only a hash is kept */
+                        clientSecret?: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -42,6 +42,9 @@ const ANONYMOUS = [
   // The admin console (routes/console.ts): static files; its wildcards (/console/*, /console/assets/*)
   // are not listed, like the docs' assets (routes/console.test.ts checks them).
   'GET /console',
+  // The hosted email-action pages (routes/console.ts): static pages; their token is posted by the page.
+  'GET /reset-password',
+  'GET /verify-email',
 ].sort();
 
 describe('routes by audience', () => {
@@ -53,6 +56,7 @@ describe('routes by audience', () => {
     const consoleDir = mkdtempSync(join(tmpdir(), 'console-'));
     mkdirSync(join(consoleDir, 'assets'));
     writeFileSync(join(consoleDir, 'index.html'), '<!doctype html><title>console</title>');
+    for (const page of ['reset-password', 'verify-email']) writeFileSync(join(consoleDir, `${page}.html`), `<!doctype html><title>${page}</title>`);
     const config = readConfig({ GATEWAY_PROFILES: 'full,compact', CONSOLE_DIR: consoleDir, ...NO_SHEDDING }, readGatewayConfig);
     // Any upstream call fails: an anonymous route answers 503, never 401.
     const upstreams = new Proxy({} as Upstreams, {

@@ -10,6 +10,11 @@
  *                   the collections, in the profile's dialect
  *     requiring(audit.read)
  *                   the audit trail and its chain verification (Full profile)
+ *     requiring(users.manage)
+ *                   the development mailbox (Full profile; only when given one: the all-in-one
+ *                   without SMTP_URL)
+ *     requiring(clients.manage)
+ *                   the OAuth client registry (Full profile)
  *
  * The edge profile's routes are in ./edge (its own audiences: public products, GraphQL).
  * Health, metrics and the docs are mounted for every profile elsewhere (health.ts, ../docs).
@@ -31,6 +36,8 @@ import { authenticated, requiring } from './audiences';
 import { type CollectionSpec, type Dialect, collectionRoutes, compactDialect, fullDialect } from './collections/collection';
 import { permissions, rolePermissions, roles, users } from './collections/resources';
 import { auditRoutes } from './audit';
+import { type DevMailbox, devMailboxRoutes } from './dev-mailbox';
+import { clientRoutes } from './clients';
 
 export interface ProfileDeps {
   readonly upstreams: Upstreams;
@@ -42,10 +49,13 @@ export interface ProfileDeps {
   readonly logger: Logger;
   /** Single-resource reads by id are answered from it (absent: off). */
   readonly readCache?: ReadCache;
+  /** The development mailbox (absent: its routes do not exist). */
+  readonly devMailbox?: DevMailbox;
 }
 
 const AUDIT_READ = 'audit.read';
 const USERS_MANAGE = 'users.manage';
+const CLIENTS_MANAGE = 'clients.manage';
 
 /** The Full profile (spec §4.2). */
 export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
@@ -65,6 +75,9 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       await mountCollection(ctx, cachedSpec(permissions(u), c, 'permission'), fullDialect('/api/v1/permissions'));
       await mountCollection(ctx, cachedSpec(rolePermissions(u), c, 'link'), fullDialect('/api/v1/role-permissions'));
       await ctx.register(requiring(AUDIT_READ, (r) => r.register(auditRoutes, { upstreams: u })));
+      const mailbox = deps.devMailbox;
+      if (mailbox) await ctx.register(requiring(USERS_MANAGE, (r) => r.register(devMailboxRoutes, { mailbox })));
+      await ctx.register(requiring(CLIENTS_MANAGE, (r) => r.register(clientRoutes, { upstreams: u })));
     }),
   );
 }

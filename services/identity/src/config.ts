@@ -3,6 +3,8 @@ import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform';
 export interface IdentityConfig {
   readonly databaseUrl: string;
   readonly grpcPort: number;
+  /** The platform's public origin (PUBLIC_URL, no trailing slash): the built-in console client's redirect URIs live under it. */
+  readonly publicUrl: string;
   /** host:port of the directory service. */
   readonly directoryTarget: string;
   readonly jwt: {
@@ -55,6 +57,7 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
   return {
     databaseUrl: e.url('IDENTITY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('IDENTITY_GRPC_PORT', { default: defaults.grpcPort ?? 50051, allowZero: true }),
+    publicUrl: e.url('PUBLIC_URL', ['http', 'https'], { default: `http://localhost:${e.port('PORT', { default: 8080, allowZero: true })}` }).replace(/\/+$/, ''),
     directoryTarget: e.string('DIRECTORY_GRPC_TARGET', { default: '127.0.0.1:50052' }),
     jwt: {
       alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),

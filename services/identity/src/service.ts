@@ -6,12 +6,15 @@ import { hkdfSync } from 'node:crypto';
 import { STREAMS } from '@iam/contracts';
 import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
 import { identityConsumers } from './api/consumers';
+import { clientsGrpc } from './api/clients-grpc';
 import { identityGrpc } from './api/grpc';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
+import { createClientUseCases } from './app/clients';
 import { createEmailActionUseCases } from './app/email-actions';
 import { createSecondFactorUseCases } from './app/second-factor';
 import { createSessionUseCases } from './app/sessions';
 import type { IdentityConfig } from './config';
+import { builtInClients } from './domain/clients';
 import { grpcDirectory } from './infra/directory-client';
 import { KeyRing } from './infra/key-ring';
 import { registerSigningKeyAge } from './infra/key-metrics';
@@ -42,9 +45,11 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
       const tokens = new JwtTokenService(keys, { tokenLifetimeSeconds: config.jwt.expirySeconds, issuer: config.jwt.issuer, audience: config.jwt.audience });
       registerSigningKeyAge(rt.metrics, keys);
       const directory = grpcDirectory(config.directoryTarget, rt.metrics, { key: rt.callKey, from: 'identity' }, rt.grpcClientCredentials);
-      const uow = pgUnitOfWork(dataSource);
+      // The configuration's clients (the console) stand in front of the stored ones.
+      const clients = builtInClients(config.publicUrl);
+      const uow = pgUnitOfWork(dataSource, clients);
       // Statements outside any transaction, each committed on its own.
-      const stores = pgIdentityStores(dataSource.manager);
+      const stores = pgIdentityStores(dataSource.manager, clients);
       const secondFactor = createSecondFactorUseCases({
         settings: {
           totpKey: totpKey(config.jwt.keyEncryptionKey),
@@ -90,12 +95,16 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, faul
         accepted: () => requests.nudge(),
         metrics: rt.metrics,
       });
+      const clientUseCases = createClientUseCases({ uow, clients: stores.clients, directory, endSessionsIn: (tx, subject, at) => auth.endSessionsIn(tx, subject, at) });
       // Accepted email-action requests become tokens and events here (also those a crashed
       // process or another replica left behind).
       const requests = new BatchLoop({ name: 'email-action requests', work: (n) => emailActions.processRequests(n), batchSize: 50, pollMs: 1_000, logger });
       requests.start();
       return {
-        grpc: identityGrpc({ auth, emailActions, keys, secondFactor, sessions }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey }),
+        grpc: [
+          ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+        ],
         consumers: identityConsumers({ auth, emailActions }, logger),
         // Ready only while a signing key is loaded (the database is checked for every service).
         checks: { keys: () => keys.check() },

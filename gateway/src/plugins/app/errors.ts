@@ -27,6 +27,20 @@ interface AjvError {
   keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
+  /** The schema holding the failed keyword (query and path validators run verbose: validation.ts). */
+  parentSchema?: { properties?: Record<string, unknown> };
+}
+
+const camel = (s: string): string => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The parameter an unknown one stands for in this profile's spelling (`page_size` → `pageSize`
+ * in the Full profile, `pageSize` → `page_size` in the Compact one), when the schema has it.
+ */
+export function otherSpelling(name: string, properties: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  if (!properties) return undefined;
+  return [camel(name), snake(name)].find((c) => c !== name && Object.hasOwn(properties, c));
 }
 
 /** Ajv errors → field errors named like `body.email` or `query.pageSize`. */
@@ -36,8 +50,10 @@ export function fieldErrors(context: string | undefined, errors: readonly AjvErr
     let path = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
-      path = path ? `${path}.${e.params.additionalProperty}` : e.params.additionalProperty;
-      message = 'is not allowed';
+      const name = e.params.additionalProperty;
+      path = path ? `${path}.${name}` : name;
+      const hint = otherSpelling(name, e.parentSchema?.properties);
+      message = hint ? `is not allowed: did you mean ${hint}?` : 'is not allowed';
     } else if (e.keyword === 'format' && e.params?.format === TEXT_FORMAT) {
       message = 'must not contain control characters (such as NUL) or unpaired surrogates';
     } else if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') {
@@ -52,7 +68,15 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation)) {
-    return AppError.validation('The request is not valid.', fieldErrors(fe.validationContext, fe.validation));
+    const errors = fieldErrors(fe.validationContext, fe.validation);
+    // An unknown query parameter is named in the detail too (DESIGN §4).
+    const unknown = fe.validationContext === 'querystring' ? (fe.validation as AjvError[]).find((e) => e.keyword === 'additionalProperties') : undefined;
+    const name = unknown?.params?.additionalProperty;
+    if (typeof name === 'string') {
+      const hint = otherSpelling(name, unknown?.parentSchema?.properties);
+      return AppError.validation(`Unknown query parameter "${name}"${hint ? `: did you mean ${hint}?` : '.'}`, errors);
+    }
+    return AppError.validation('The request is not valid.', errors);
   }
   const mapped = fe?.code ? FASTIFY_CODES[fe.code] : undefined;
   if (mapped) return mapped();

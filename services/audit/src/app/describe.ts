@@ -152,6 +152,27 @@ async function describeOrder(subject: typeof SUBJECTS.orderPlaced | typeof SUBJE
   };
 }
 
+const CLIENT_FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'grantTypes', 'roles', 'requirePar', 'dpopBound'] as const;
+const CLIENT_ACTIONS: Partial<Record<EventSubject, string>> = {
+  [SUBJECTS.clientCreated]: 'client.created',
+  [SUBJECTS.clientUpdated]: 'client.updated',
+  [SUBJECTS.clientDeleted]: 'client.deleted',
+  [SUBJECTS.clientSecretRotated]: 'client.secret.rotated',
+};
+const clientView = (c: eventsV1.ClientState | undefined): View | undefined => (c ? { ...c, roles: [...c.roles].sort() } : undefined);
+
+/** An OAuth client's change: its settings, never its secret (a secret change is a redacted field). */
+function describeClient(subject: typeof SUBJECTS.clientCreated, data: Uint8Array): Described {
+  const e = decodeEvent(subject, data);
+  const action = CLIENT_ACTIONS[subject as EventSubject]!;
+  const target = { type: 'client', id: e.clientId };
+  const after = clientView(e.after) ?? {};
+  if (action === 'client.created') return { action, target, changes: created(CLIENT_FIELDS, after) };
+  if (action === 'client.deleted') return { action, target, changes: changesOf(['name'], after, undefined) };
+  if (action === 'client.secret.rotated') return { action, target, changes: [{ field: 'clientSecret', redacted: true }] };
+  return { action, target, changes: changesOf(e.changedFields, clientView(e.before), after) };
+}
+
 /** What an event of a subject this build knows says (the projection updated on the way). */
 export async function describe(subject: EventSubject, data: Uint8Array, p: Projection): Promise<Described> {
   switch (subject) {
@@ -233,6 +254,11 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
     case SUBJECTS.orderPlaced:
     case SUBJECTS.orderCancelled:
       return describeOrder(subject, data, p);
+    case SUBJECTS.clientCreated:
+    case SUBJECTS.clientUpdated:
+    case SUBJECTS.clientDeleted:
+    case SUBJECTS.clientSecretRotated:
+      return describeClient(subject as typeof SUBJECTS.clientCreated, data);
     case SUBJECTS.productCreated:
     case SUBJECTS.productUpdated:
     case SUBJECTS.productArchived:

@@ -58,6 +58,9 @@ export function revokedBySubject(iat: number, notBefore: Date | null | undefined
 /** Base64url of 32 random bytes. */
 const REFRESH_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 
+/** How many times a refresh tries to claim its target when concurrent refreshes of the same token win first. */
+const REFRESH_CLAIM_ROUNDS = 10;
+
 export const INVALID_CREDENTIALS = 'The email or password is incorrect.';
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
 
@@ -192,7 +195,8 @@ export function createAuthUseCases(deps: {
       const hash = sha256(refreshToken);
       // A concurrent refresh of the same token may win the claim between the read and the
       // commit: read again, and the token is then a retry within the grace period (or a reuse).
-      for (let attempt = 0; attempt < 3; attempt++) {
+      // Each round one of the concurrent claims wins, so N at once need up to N rounds.
+      for (let attempt = 0; attempt < REFRESH_CLAIM_ROUNDS; attempt++) {
         const token = await stores.refreshTokens.findByHash(hash, s.refreshReuseGraceSeconds);
         if (!token || token.revokedAt || token.expiresAt.getTime() <= Date.now()) throw AppError.unauthenticated(INVALID_REFRESH);
         if (token.rotatedAt && !token.retryable) {

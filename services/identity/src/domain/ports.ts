@@ -1,5 +1,6 @@
 /** Ports of the identity service's use cases. */
 import type { UnitOfWork as PlatformUnitOfWork } from '@iam/platform';
+import type { ClientStore } from './clients';
 import type { AccessClaims, Principal, PublicJwk, RefreshRecord } from './model';
 import type { WorkOrigin } from '@iam/platform';
 
@@ -29,6 +30,8 @@ export interface Directory {
   resetPassword(r: { userId: string; password: string; emailHash: Buffer; resetId: string; attemptId: string }): Promise<{ changedAt: Date; email: string; firstName: string }>;
   /** NOT_FOUND for a deleted user, or one no longer at the address whose hash is `emailHash`. */
   markEmailVerified(userId: string, emailHash: Buffer): Promise<void>;
+  /** The live roles among `names` (case-insensitive) with their live permissions; unknown names are absent. */
+  resolveRoles(names: readonly string[]): Promise<Array<{ name: string; permissions: string[] }>>;
 }
 
 export type EmailPurpose = 'password_reset' | 'email_verification';
@@ -228,6 +231,8 @@ export interface SessionStore {
 }
 
 export interface IdentityStores {
+  /** The OAuth client registry (with the configuration's built-in clients). */
+  readonly clients: ClientStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly lockouts: LockoutStore;
   readonly denylist: DenylistStore;

@@ -1,4 +1,4 @@
-import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200 } from '@iam/platform';
+import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200, OutboxLease1764900000000 } from '@iam/platform';
 import {
   EmailActionRequestRow,
   EmailActionThrottleRow,
@@ -7,6 +7,7 @@ import {
   MfaChallengeRow,
   MfaRecoveryCodeRow,
   MfaTotpRow,
+  OAuthClientRow,
   RefreshTokenRow,
   RevokedAccessTokenRow,
   RevokedSubjectRow,
@@ -20,7 +21,8 @@ import { RevokedSubjects1763900000400 } from './migrations/1763900000400-revoked
 import { EmailActionRequests1764100000500 } from './migrations/1764100000500-email-action-requests';
 import { EmailActionRequestOrigin1764300000400 } from './migrations/1764300000400-email-action-request-origin';
 import { RefreshSuperseded1764600000100 } from './migrations/1764600000100-refresh-superseded';
-import { SecondFactorsSessions1764800000100 } from './migrations/1764800000100-second-factors-sessions';
+import { OAuthClients1764800000100 } from './migrations/1764800000100-oauth-clients';
+import { SecondFactorsSessions1765000000100 } from './migrations/1765000000100-second-factors-sessions';
 
 export const entities = [
   SigningKeyRow,
@@ -31,6 +33,7 @@ export const entities = [
   EmailActionTokenRow,
   EmailActionThrottleRow,
   EmailActionRequestRow,
+  OAuthClientRow,
   MfaTotpRow,
   MfaRecoveryCodeRow,
   MfaChallengeRow,
@@ -49,5 +52,7 @@ export const migrations = [
   OutboxHeaders1764200000200,
   EmailActionRequestOrigin1764300000400,
   RefreshSuperseded1764600000100,
-  SecondFactorsSessions1764800000100,
+  OAuthClients1764800000100,
+  OutboxLease1764900000000,
+  SecondFactorsSessions1765000000100,
 ];

@@ -2,7 +2,9 @@
 import { type RequestContext, captureOrigin, outboxUnitOfWork, queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import { PgMfaChallenges, PgRecoveryCodes, PgSessions, PgTotp } from './mfa-stores';
+import type { ClientRecord } from '../domain/clients';
 import type { RefreshRecord } from '../domain/model';
+import { PgClientStore } from './client-store';
 import type { DenylistStore, EmailActionRequest, EmailActionRequestStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, UnitOfWork } from '../domain/ports';
 
 /**
@@ -315,8 +317,10 @@ class PgEmailActionRequests implements EmailActionRequestStore {
   }
 }
 
-export function pgIdentityStores(m: EntityManager): IdentityStores {
+/** `builtInClients`: the configuration's clients, found and listed in front of the stored ones. */
+export function pgIdentityStores(m: EntityManager, builtInClients: readonly ClientRecord[] = []): IdentityStores {
   return {
+    clients: new PgClientStore(m, builtInClients),
     refreshTokens: new PgRefreshTokens(m),
     lockouts: new PgLockouts(m),
     denylist: new PgDenylist(m),
@@ -332,8 +336,8 @@ export function pgIdentityStores(m: EntityManager): IdentityStores {
 }
 
 /** Transactions over the identity database; events go to the outbox in the same transaction. */
-export function pgUnitOfWork(ds: DataSource): UnitOfWork {
-  return outboxUnitOfWork(ds, pgIdentityStores);
+export function pgUnitOfWork(ds: DataSource, builtInClients: readonly ClientRecord[] = []): UnitOfWork {
+  return outboxUnitOfWork(ds, (m) => pgIdentityStores(m, builtInClients));
 }
 
 /** Removes what can no longer matter: expired refresh tokens and denylist entries, stale failure counts. */

@@ -119,6 +119,40 @@ export interface AccountUnlocked {
   userId: string;
 }
 
+/** An OAuth client's settings at one moment (never its secret or the secret's hash). */
+export interface ClientState {
+  name: string;
+  type: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  grantTypes: string[];
+  roles: string[];
+  requirePar: boolean;
+  dpopBound: boolean;
+}
+
+/**
+ * identity.client.created | identity.client.updated | identity.client.deleted |
+ * identity.client.secret_rotated. After identity.client.deleted the client's grants and tokens
+ * are revoked (the OpenID provider acts on it); the secret never travels.
+ */
+export interface ClientChanged {
+  clientId: string;
+  /** The client's settings after the change (for deleted: as they were). */
+  after:
+    | ClientState
+    | undefined;
+  /** identity.client.updated: the settings before it. Absent otherwise. */
+  before:
+    | ClientState
+    | undefined;
+  /**
+   * identity.client.updated: the fields it changed (camelCase body names); may include
+   * "clientSecret" when a type change gave or took a secret (never its value).
+   */
+  changedFields: string[];
+}
+
 function createBaseTokenRevoked(): TokenRevoked {
   return { jti: "", userId: "", expiresAt: undefined };
 }
@@ -941,6 +975,249 @@ export const AccountUnlocked: MessageFns<AccountUnlocked> = {
   fromPartial(object: DeepPartial<AccountUnlocked>): AccountUnlocked {
     const message = createBaseAccountUnlocked();
     message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseClientState(): ClientState {
+  return {
+    name: "",
+    type: "",
+    redirectUris: [],
+    postLogoutRedirectUris: [],
+    grantTypes: [],
+    roles: [],
+    requirePar: false,
+    dpopBound: false,
+  };
+}
+
+export const ClientState: MessageFns<ClientState> = {
+  encode(message: ClientState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    for (const v of message.redirectUris) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.postLogoutRedirectUris) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.grantTypes) {
+      writer.uint32(42).string(v!);
+    }
+    for (const v of message.roles) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.requirePar !== false) {
+      writer.uint32(56).bool(message.requirePar);
+    }
+    if (message.dpopBound !== false) {
+      writer.uint32(64).bool(message.dpopBound);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClientState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClientState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.redirectUris.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.postLogoutRedirectUris.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.grantTypes.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.requirePar = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.dpopBound = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ClientState>): ClientState {
+    return ClientState.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClientState>): ClientState {
+    const message = createBaseClientState();
+    message.name = object.name ?? "";
+    message.type = object.type ?? "";
+    message.redirectUris = object.redirectUris?.map((e) => e) || [];
+    message.postLogoutRedirectUris = object.postLogoutRedirectUris?.map((e) => e) || [];
+    message.grantTypes = object.grantTypes?.map((e) => e) || [];
+    message.roles = object.roles?.map((e) => e) || [];
+    message.requirePar = object.requirePar ?? false;
+    message.dpopBound = object.dpopBound ?? false;
+    return message;
+  },
+};
+
+function createBaseClientChanged(): ClientChanged {
+  return { clientId: "", after: undefined, before: undefined, changedFields: [] };
+}
+
+export const ClientChanged: MessageFns<ClientChanged> = {
+  encode(message: ClientChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    if (message.after !== undefined) {
+      ClientState.encode(message.after, writer.uint32(18).fork()).join();
+    }
+    if (message.before !== undefined) {
+      ClientState.encode(message.before, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.changedFields) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClientChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClientChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.after = ClientState.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.before = ClientState.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.changedFields.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ClientChanged>): ClientChanged {
+    return ClientChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClientChanged>): ClientChanged {
+    const message = createBaseClientChanged();
+    message.clientId = object.clientId ?? "";
+    message.after = (object.after !== undefined && object.after !== null)
+      ? ClientState.fromPartial(object.after)
+      : undefined;
+    message.before = (object.before !== undefined && object.before !== null)
+      ? ClientState.fromPartial(object.before)
+      : undefined;
+    message.changedFields = object.changedFields?.map((e) => e) || [];
     return message;
   },
 };
