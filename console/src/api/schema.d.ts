@@ -7125,8 +7125,12 @@ export interface operations {
                         }[];
                         page: number;
                         pageSize: number;
+                        /** @description Exact up to 1,000 matches; beyond, an estimate (see totalCountExact) */
                         totalCount: number;
+                        /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
                         totalPages: number;
+                        /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
+                        totalCountExact: boolean;
                     } | {
                         /** @description A client id (a UUID, or a built-in name such as iam-console) */
                         clientId: string;

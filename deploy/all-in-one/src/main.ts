@@ -49,6 +49,8 @@ async function main(): Promise<void> {
       const ports = localPorts(port);
       return {
         port,
+        // The platform's public origin (identity's issuer and console client read it too).
+        publicUrl: e.optionalUrl('PUBLIC_URL', ['http', 'https'])?.replace(/\/+$/, ''),
         ports,
         dataDir: resolve(e.string('DATA_DIR', { default: '.data' })),
         embeddedPort: e.port('EMBEDDED_PG_PORT', { default: ports.embeddedPostgres }),
@@ -59,8 +61,9 @@ async function main(): Promise<void> {
     const urls = embeddedUrls(embedded.dataDir, embedded.port);
     const grpcPort = local.ports.grpc;
     // Mail links point at this process's own hosted pages (/reset-password, /verify-email) unless
-    // EMAIL_ACTION_BASE_URL says otherwise; with PORT=0 the port is not known yet: no default.
-    const ownOrigin = local.port === 0 ? undefined : `http://localhost:${local.port}`;
+    // EMAIL_ACTION_BASE_URL says otherwise: at PUBLIC_URL, else http://localhost:{PORT} (with
+    // PORT=0 the port is not known yet: no default).
+    const ownOrigin = local.publicUrl ?? (local.port === 0 ? undefined : `http://localhost:${local.port}`);
     // Pass 2: everything else, every problem reported at once. Unlike a container, this process
     // listens on loopback unless HOST / BIND_HOST say otherwise, and on a terminal it logs a short
     // line per request at debug.

@@ -10,7 +10,8 @@ import { type Profile, readGatewayConfig } from '../config';
 import type { Upstreams } from '../upstreams';
 
 export async function openApiDocument(profile: Profile, opts: { devMailbox?: boolean } = {}): Promise<Record<string, unknown>> {
-  const config = readConfig({ GATEWAY_PROFILES: profile }, readGatewayConfig);
+  // No load shedding: on a busy machine a stalled event loop would answer the document's own request 503.
+  const config = readConfig({ GATEWAY_PROFILES: profile, MAX_EVENT_LOOP_DELAY_MS: '0' }, readGatewayConfig);
   const logger = createLogger({ level: 'silent', service: 'openapi' });
   const app = await buildApp({
     config,

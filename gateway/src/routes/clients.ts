@@ -48,8 +48,8 @@ export interface ClientRoutesOptions {
 export const clientRoutes: FastifyPluginAsyncTypebox<ClientRoutesOptions> = async (app, { upstreams }) => {
   const u = upstreams.clients;
   const tags = ['clients'];
-  // Offset pages only (a registry of apps, not of users): no keyset cursor, and the count is exact.
-  const page = Envelope(OAuthClient);
+  // Offset pages only (a registry of apps, not of users): no keyset cursor; the count is exact.
+  const page = Envelope(OAuthClient, { exactFlag: true, cursor: false });
 
   app.get(
     PATH,
@@ -69,7 +69,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<ClientRoutesOptions> = asyn
       }
       const args = { page: q.page ?? PAGE_DEFAULT, pageSize: q.pageSize ?? PAGE_SIZE_DEFAULT, q: q.q ?? '', includeDeleted: q.includeDeleted ?? false };
       const r = await u.listClients(args);
-      return envelope(r.items.map(clientJson), args.page, args.pageSize, r.totalCount);
+      return envelope(r.items.map(clientJson), args.page, args.pageSize, r.totalCount, { totalCountExact: true });
     },
   );
 

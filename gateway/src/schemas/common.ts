@@ -61,8 +61,11 @@ export function SortParam(keys: readonly string[]) {
 /** Beyond this many matches `totalCount` is the database's estimate (DESIGN §4; the directory's EXACT_COUNT_BOUND). */
 export const EXACT_COUNT_BOUND = 1_000;
 
-/** The collection envelope; `exactFlag` (Full profile) adds `totalCountExact`. */
-export function Envelope<T extends TSchema>(item: T, opts: { exactFlag?: boolean } = {}) {
+/**
+ * The collection envelope; `exactFlag` (Full profile) adds `totalCountExact` and, unless
+ * `cursor: false` (a collection paged by offset only), `nextCursor`.
+ */
+export function Envelope<T extends TSchema>(item: T, opts: { exactFlag?: boolean; cursor?: boolean } = {}) {
   return Type.Object(
     {
       items: Type.Array(item),
@@ -72,11 +75,15 @@ export function Envelope<T extends TSchema>(item: T, opts: { exactFlag?: boolean
         description: opts.exactFlag ? `Exact up to ${EXACT_COUNT_BOUND.toLocaleString('en')} matches; beyond, an estimate (see totalCountExact)` : undefined,
       }),
       totalPages: Type.Integer({ description: opts.exactFlag ? 'ceil(totalCount / pageSize), so an estimate too when totalCount is' : undefined }),
-      ...(opts.exactFlag
+      ...(opts.exactFlag && opts.cursor !== false
         ? {
             nextCursor: Type.Union([Type.String(), Type.Null()], {
               description: 'Pass as `cursor` for the next page (keyset: as fast however deep); null on the last page',
             }),
+          }
+        : {}),
+      ...(opts.exactFlag
+        ? {
             totalCountExact: Type.Boolean({
               description: `false when more than ${EXACT_COUNT_BOUND.toLocaleString('en')} records match and totalCount (and totalPages) are the database's estimate; every page stays correct`,
             }),
@@ -103,6 +110,6 @@ export function problems(...statuses: number[]): Record<number, typeof Problem> 
 }
 
 /** The envelope; `more` (Full profile) adds `totalCountExact` and `nextCursor`. */
-export function envelope<T>(items: readonly T[], page: number, pageSize: number, totalCount: number, more?: { totalCountExact: boolean; nextCursor: string | null }) {
+export function envelope<T>(items: readonly T[], page: number, pageSize: number, totalCount: number, more?: { totalCountExact: boolean; nextCursor?: string | null }) {
   return { items, page, pageSize, totalCount, totalPages: Math.ceil(totalCount / pageSize), ...(more ?? {}) };
 }
