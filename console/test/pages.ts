@@ -116,6 +116,22 @@ export class UsersPage {
   async showDeleted(on: boolean): Promise<void> {
     await this.page.getByLabel('Show deleted').setChecked(on);
   }
+  /** A sortable column head (its button), by the head's label. */
+  sortHead(label: string) {
+    return this.page.getByRole('button', { name: label, exact: true });
+  }
+  /** `aria-sort` of the column head with this label (null when the list is not ordered by it). */
+  async ariaSort(label: string): Promise<string | null> {
+    return this.page.getByRole('columnheader', { name: label }).getAttribute('aria-sort');
+  }
+  /** Waits until the table shows the rows of the list's current query (not the previous one's). */
+  async settled(): Promise<void> {
+    await this.page.locator('table[aria-busy="false"]').waitFor();
+  }
+  /** The text of one column, top to bottom. */
+  async column(n: number): Promise<string[]> {
+    return this.page.locator(`tbody tr td:nth-child(${n})`).allTextContents();
+  }
   row(text: string) {
     return this.page.getByRole('row').filter({ hasText: text });
   }

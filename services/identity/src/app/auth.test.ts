@@ -15,7 +15,7 @@ import { KeyRing } from '../infra/key-ring';
 import { entities, migrations } from '../infra/schema';
 import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
 import { JwtTokenService } from '../infra/token-service';
-import { type AuthFaults, INVALID_CREDENTIALS, createAuthUseCases, emailKey } from './auth';
+import { type AuthFaults, type AuthUseCases, INVALID_CREDENTIALS, createAuthUseCases, emailKey } from './auth';
 
 describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   let db: MigratedDatabase;
@@ -53,6 +53,12 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
       faults,
     });
 
+  /** A login of a user with no second factor: its token pair. */
+  const signIn = async (a: AuthUseCases, email: string) => {
+    const r = await a.login(email, 'right');
+    if (!r.tokens) throw new Error('a second factor was asked for');
+    return r;
+  };
   const user = (): Principal => {
     const p = { userId: randomUUID(), firstName: 'R', lastName: 'T', email: `rt-${randomUUID()}@example.com`, roles: ['Reader'], permissions: ['users.manage'], emailVerified: true };
     users.set(p.userId, p);
@@ -87,7 +93,7 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   it('login: the right password gets a token pair whose access token carries the principal; the success is recorded', async () => {
     const u = user();
     const before = await count('SELECT count(*) AS n FROM outbox_events WHERE subject = $1', [SUBJECTS.loginSucceeded]);
-    const { tokens, principal } = await auth(0).login(u.email, 'right');
+    const { tokens, principal } = await signIn(auth(0), u.email);
     expect(principal.userId).toBe(u.userId);
     expect(tokens).toMatchObject({ tokenType: 'Bearer', accessToken: expect.any(String), refreshToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     expect(await auth(0).validate(tokens.accessToken)).toMatchObject({ sub: u.userId, email: u.email, roles: ['Reader'], permissions: ['users.manage'] });
@@ -146,7 +152,7 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   it('revoke: the access token is refused from then on, and the user\'s refresh tokens end with it', async () => {
     const u = user();
     const a = auth(0);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     await a.revoke(tokens.accessToken);
     await expect(a.validate(tokens.accessToken)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
@@ -156,8 +162,8 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   it('endSessions: every session of the user ends (refresh refused, earlier access tokens revoked by subject); a later login works', async () => {
     const u = user();
     const a = auth(0);
-    const first = await a.login(u.email, 'right');
-    const second = await a.login(u.email, 'right');
+    const first = await signIn(a, u.email);
+    const second = await signIn(a, u.email);
     expect(await a.endSessions(u.userId)).toBe(2);
     for (const s of [first, second]) {
       await expect(a.refresh(s.tokens.refreshToken)).rejects.toEqual(unauthenticated);
@@ -166,14 +172,14 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
     expect((await a.revokedTokens()).subjects.map((x) => x.userId)).toContain(u.userId);
     // Tokens issued within the same second as the revocation are refused too; one issued later is not.
     await new Promise((r) => setTimeout(r, 1_100));
-    const after = await a.login(u.email, 'right');
+    const after = await signIn(a, u.email);
     await expect(a.validate(after.tokens.accessToken)).resolves.toMatchObject({ sub: u.userId });
   });
 
   it('the directory unreachable during a refresh: 503 and nothing committed; the same token works once it is back', async () => {
     const u = user();
     const a = auth(0);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     directoryDown = true;
     await expect(a.refresh(tokens.refreshToken)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(await rotated(tokens.refreshToken)).toBe(false);
@@ -193,7 +199,7 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
         if (crashes-- > 0) throw crash;
       },
     });
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const reusesBefore = await reuseEvents();
     await expect(a.refresh(tokens.refreshToken)).rejects.toBe(crash);
     // The rotation committed: the client holds only the token it presented.
@@ -210,7 +216,7 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   it('a retry also works twice in a row (two answers lost), as long as each successor is unused', async () => {
     const u = user();
     const a = auth(5);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const lost1 = await a.refresh(tokens.refreshToken);
     const lost2 = await a.refresh(tokens.refreshToken);
     expect(lost2.refreshToken).not.toBe(lost1.refreshToken);
@@ -221,7 +227,7 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   it('concurrent refreshes of one token within the grace period all answer; none revokes the family', async () => {
     const u = user();
     const a = auth(5);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const results = await Promise.allSettled([1, 2, 3, 4, 5].map(() => a.refresh(tokens.refreshToken)));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
     expect(await revokedIn(tokens.refreshToken)).toBe(0);
@@ -232,7 +238,7 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   it('reuse after the grace period revokes the whole family and is recorded', async () => {
     const u = user();
     const a = auth(1);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const next = await a.refresh(tokens.refreshToken);
     const reusesBefore = await reuseEvents();
     await new Promise((r) => setTimeout(r, 1_300));
@@ -245,7 +251,7 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   it('reuse of an older token (its successor already used) revokes the family even within the grace period', async () => {
     const u = user();
     const a = auth(60);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const t1 = await a.refresh(tokens.refreshToken);
     const t2 = await a.refresh(t1.refreshToken);
     await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
@@ -255,7 +261,7 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   it('with no grace period (AUTH_REFRESH_REUSE_GRACE_SECONDS=0) any reuse revokes the family at once (the spec table)', async () => {
     const u = user();
     const a = auth(0);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const next = await a.refresh(tokens.refreshToken);
     await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
     await expect(a.refresh(next.refreshToken)).rejects.toEqual(unauthenticated);
@@ -264,7 +270,7 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   it('a deleted user: the family is revoked, 401; a malformed or unknown token asks nothing of the directory', async () => {
     const u = user();
     const a = auth(5);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     users.delete(u.userId);
     await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
     expect(await revokedIn(tokens.refreshToken)).toBe(1);

@@ -22,7 +22,7 @@ import { EmailActionRequests1764100000500 } from './migrations/1764100000500-ema
 import { EmailActionRequestOrigin1764300000400 } from './migrations/1764300000400-email-action-request-origin';
 import { RefreshSuperseded1764600000100 } from './migrations/1764600000100-refresh-superseded';
 import { OAuthClients1764800000100 } from './migrations/1764800000100-oauth-clients';
-import { SecondFactorsSessions1765000000100 } from './migrations/1765000000100-second-factors-sessions';
+import { SecondFactorsSessions1764800000300 } from './migrations/1764800000300-second-factors-sessions';
 
 export const entities = [
   SigningKeyRow,
@@ -53,6 +53,6 @@ export const migrations = [
   EmailActionRequestOrigin1764300000400,
   RefreshSuperseded1764600000100,
   OAuthClients1764800000100,
+  SecondFactorsSessions1764800000300,
   OutboxLease1764900000000,
-  SecondFactorsSessions1765000000100,
 ];

@@ -1,8 +1,8 @@
 /** PostgreSQL stores of the identity service (parameterised SQL over an EntityManager). */
 import { type RequestContext, captureOrigin, outboxUnitOfWork, queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
-import { PgMfaChallenges, PgRecoveryCodes, PgSessions, PgTotp } from './mfa-stores';
 import type { ClientRecord } from '../domain/clients';
+import { PgMfaChallenges, PgRecoveryCodes, PgSessions, PgTotp } from './mfa-stores';
 import type { RefreshRecord } from '../domain/model';
 import { PgClientStore } from './client-store';
 import type { DenylistStore, EmailActionRequest, EmailActionRequestStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, UnitOfWork } from '../domain/ports';

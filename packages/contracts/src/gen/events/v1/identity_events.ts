@@ -89,36 +89,6 @@ export interface EmailActionRequestDeadLettered {
   error: string;
 }
 
-/**
- * identity.mfa.enrolled | identity.mfa.removed | identity.mfa.verified | identity.mfa.failed |
- * identity.mfa.recovery_code_used | identity.mfa.reset (an administrator, with reason).
- * Never a secret, a code or a credential id.
- */
-export interface SecondFactorChanged {
-  userId: string;
-  /** "totp", "recovery_codes", "recovery_code", "webauthn"; empty for a reset of every factor. */
-  factor: string;
-  /** mfa.failed: failed attempts counted against the account after this one. */
-  failures: number;
-  /** mfa.reset: the administrator's reason. */
-  reason: string;
-  /** Recovery codes left after this change. */
-  recoveryCodesLeft: number;
-}
-
-/** identity.session.ended: a session (a refresh family) ended by its user or an administrator. */
-export interface SessionEnded {
-  userId: string;
-  sessionId: string;
-  /** Access tokens of the session put on the denylist. */
-  tokensRevoked: number;
-}
-
-/** identity.account.unlocked: an administrator cleared an account's failed-login lock. */
-export interface AccountUnlocked {
-  userId: string;
-}
-
 /** An OAuth client's settings at one moment (never its secret or the secret's hash). */
 export interface ClientState {
   name: string;
@@ -151,6 +121,36 @@ export interface ClientChanged {
    * "clientSecret" when a type change gave or took a secret (never its value).
    */
   changedFields: string[];
+}
+
+/**
+ * identity.mfa.enrolled | identity.mfa.removed | identity.mfa.verified | identity.mfa.failed |
+ * identity.mfa.recovery_code_used | identity.mfa.reset (an administrator, with reason).
+ * Never a secret, a code or a credential id.
+ */
+export interface SecondFactorChanged {
+  userId: string;
+  /** "totp", "recovery_codes", "recovery_code", "webauthn"; empty for a reset of every factor. */
+  factor: string;
+  /** mfa.failed: failed attempts counted against the account after this one. */
+  failures: number;
+  /** mfa.reset: the administrator's reason. */
+  reason: string;
+  /** Recovery codes left after this change. */
+  recoveryCodesLeft: number;
+}
+
+/** identity.session.ended: a session (a refresh family) ended by its user or an administrator. */
+export interface SessionEnded {
+  userId: string;
+  sessionId: string;
+  /** Access tokens of the session put on the denylist. */
+  tokensRevoked: number;
+}
+
+/** identity.account.unlocked: an administrator cleared an account's failed-login lock. */
+export interface AccountUnlocked {
+  userId: string;
 }
 
 function createBaseTokenRevoked(): TokenRevoked {
@@ -742,243 +742,6 @@ export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLe
   },
 };
 
-function createBaseSecondFactorChanged(): SecondFactorChanged {
-  return { userId: "", factor: "", failures: 0, reason: "", recoveryCodesLeft: 0 };
-}
-
-export const SecondFactorChanged: MessageFns<SecondFactorChanged> = {
-  encode(message: SecondFactorChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.factor !== "") {
-      writer.uint32(18).string(message.factor);
-    }
-    if (message.failures !== 0) {
-      writer.uint32(24).int32(message.failures);
-    }
-    if (message.reason !== "") {
-      writer.uint32(34).string(message.reason);
-    }
-    if (message.recoveryCodesLeft !== 0) {
-      writer.uint32(40).int32(message.recoveryCodesLeft);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SecondFactorChanged {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSecondFactorChanged();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.factor = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.failures = reader.int32();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.reason = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.recoveryCodesLeft = reader.int32();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create(base?: DeepPartial<SecondFactorChanged>): SecondFactorChanged {
-    return SecondFactorChanged.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<SecondFactorChanged>): SecondFactorChanged {
-    const message = createBaseSecondFactorChanged();
-    message.userId = object.userId ?? "";
-    message.factor = object.factor ?? "";
-    message.failures = object.failures ?? 0;
-    message.reason = object.reason ?? "";
-    message.recoveryCodesLeft = object.recoveryCodesLeft ?? 0;
-    return message;
-  },
-};
-
-function createBaseSessionEnded(): SessionEnded {
-  return { userId: "", sessionId: "", tokensRevoked: 0 };
-}
-
-export const SessionEnded: MessageFns<SessionEnded> = {
-  encode(message: SessionEnded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    if (message.sessionId !== "") {
-      writer.uint32(18).string(message.sessionId);
-    }
-    if (message.tokensRevoked !== 0) {
-      writer.uint32(24).int32(message.tokensRevoked);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): SessionEnded {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseSessionEnded();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.sessionId = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.tokensRevoked = reader.int32();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create(base?: DeepPartial<SessionEnded>): SessionEnded {
-    return SessionEnded.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<SessionEnded>): SessionEnded {
-    const message = createBaseSessionEnded();
-    message.userId = object.userId ?? "";
-    message.sessionId = object.sessionId ?? "";
-    message.tokensRevoked = object.tokensRevoked ?? 0;
-    return message;
-  },
-};
-
-function createBaseAccountUnlocked(): AccountUnlocked {
-  return { userId: "" };
-}
-
-export const AccountUnlocked: MessageFns<AccountUnlocked> = {
-  encode(message: AccountUnlocked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.userId !== "") {
-      writer.uint32(10).string(message.userId);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): AccountUnlocked {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAccountUnlocked();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.userId = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  create(base?: DeepPartial<AccountUnlocked>): AccountUnlocked {
-    return AccountUnlocked.fromPartial(base ?? {});
-  },
-  fromPartial(object: DeepPartial<AccountUnlocked>): AccountUnlocked {
-    const message = createBaseAccountUnlocked();
-    message.userId = object.userId ?? "";
-    return message;
-  },
-};
-
 function createBaseClientState(): ClientState {
   return {
     name: "",
@@ -1218,6 +981,243 @@ export const ClientChanged: MessageFns<ClientChanged> = {
       ? ClientState.fromPartial(object.before)
       : undefined;
     message.changedFields = object.changedFields?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSecondFactorChanged(): SecondFactorChanged {
+  return { userId: "", factor: "", failures: 0, reason: "", recoveryCodesLeft: 0 };
+}
+
+export const SecondFactorChanged: MessageFns<SecondFactorChanged> = {
+  encode(message: SecondFactorChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.factor !== "") {
+      writer.uint32(18).string(message.factor);
+    }
+    if (message.failures !== 0) {
+      writer.uint32(24).int32(message.failures);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    if (message.recoveryCodesLeft !== 0) {
+      writer.uint32(40).int32(message.recoveryCodesLeft);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SecondFactorChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSecondFactorChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.factor = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.failures = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.recoveryCodesLeft = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SecondFactorChanged>): SecondFactorChanged {
+    return SecondFactorChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SecondFactorChanged>): SecondFactorChanged {
+    const message = createBaseSecondFactorChanged();
+    message.userId = object.userId ?? "";
+    message.factor = object.factor ?? "";
+    message.failures = object.failures ?? 0;
+    message.reason = object.reason ?? "";
+    message.recoveryCodesLeft = object.recoveryCodesLeft ?? 0;
+    return message;
+  },
+};
+
+function createBaseSessionEnded(): SessionEnded {
+  return { userId: "", sessionId: "", tokensRevoked: 0 };
+}
+
+export const SessionEnded: MessageFns<SessionEnded> = {
+  encode(message: SessionEnded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.tokensRevoked !== 0) {
+      writer.uint32(24).int32(message.tokensRevoked);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionEnded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionEnded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.tokensRevoked = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SessionEnded>): SessionEnded {
+    return SessionEnded.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SessionEnded>): SessionEnded {
+    const message = createBaseSessionEnded();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.tokensRevoked = object.tokensRevoked ?? 0;
+    return message;
+  },
+};
+
+function createBaseAccountUnlocked(): AccountUnlocked {
+  return { userId: "" };
+}
+
+export const AccountUnlocked: MessageFns<AccountUnlocked> = {
+  encode(message: AccountUnlocked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountUnlocked {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountUnlocked();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<AccountUnlocked>): AccountUnlocked {
+    return AccountUnlocked.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AccountUnlocked>): AccountUnlocked {
+    const message = createBaseAccountUnlocked();
+    message.userId = object.userId ?? "";
     return message;
   },
 };

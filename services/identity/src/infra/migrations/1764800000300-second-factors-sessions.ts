@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * REST login (its refresh family), with device, IP and times, and the access tokens it issued (so
  * ending it denylists them).
  */
-export class SecondFactorsSessions1765000000100 implements MigrationInterface {
-  name = 'SecondFactorsSessions1765000000100';
+export class SecondFactorsSessions1764800000300 implements MigrationInterface {
+  name = 'SecondFactorsSessions1764800000300';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
