@@ -139,8 +139,9 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 function UserSecurity({ id }: { id: string }) {
   const qc = useQueryClient();
   const key = [...keys.users, id, 'security'] as const;
-  const sec = useQuery({ queryKey: key, queryFn: () => security.get(id) });
-  const sessions = useQuery({ queryKey: [...key, 'sessions'], queryFn: () => security.sessions(id) });
+  // Always asked again on opening: locks and sessions change outside the console.
+  const sec = useQuery({ queryKey: key, queryFn: () => security.get(id), staleTime: 0 });
+  const sessions = useQuery({ queryKey: [...key, 'sessions'], queryFn: () => security.sessions(id), staleTime: 0 });
   const [notice, setNotice] = useState<string>();
   const done = (message: string) => async () => { setNotice(message); await qc.invalidateQueries({ queryKey: key }); };
   const unlock = useMutation({ mutationFn: () => security.unlock(id), onSuccess: done('Account unlocked.') });
