@@ -14,6 +14,12 @@ export const SIGN_IN_FIELDS = bodyFields(
   ['email', 'password'],
 );
 
+/** The second step of a sign-in with a second factor: a code, or one of the recovery codes. */
+export const MFA_CODE_FIELDS = bodyFields('/api/v1/auth/mfa', 'post', { code: { label: 'Code from your authenticator app', autoComplete: 'one-time-code' } }, ['code']);
+export const MFA_RECOVERY_FIELDS = bodyFields('/api/v1/auth/mfa', 'post', { recoveryCode: { label: 'Recovery code', autoComplete: 'off' } }, ['recoveryCode']);
+
+export const RESET_FACTORS_FIELDS = bodyFields('/api/v1/users/{id}/mfa/reset', 'post', { reason: { label: 'Reason (kept in the audit trail)' } }, ['reason']);
+
 const USER = {
   firstName: { label: 'First name' },
   lastName: { label: 'Last name' },

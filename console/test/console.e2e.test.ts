@@ -9,6 +9,7 @@
  * viewport); and GraphiQL (GRAPHQL_IDE=true) and the console under their real CSP with the network
  * to anything but the gateway cut.
  */
+import { createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +29,27 @@ const admin = EXTERNAL ? { email: process.env.ADMIN_EMAIL ?? ADMIN.email, passwo
 const run = Date.now().toString(36);
 const ROLE = `Support ${run}`;
 const ADA = `ada.${run}@example.com`;
+
+/** The authenticator app's code now (RFC 6238: SHA-1, 6 digits, 30 s) for a base32 secret. */
+function totpCode(secret: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = 0;
+  let value = 0;
+  const key: number[] = [];
+  for (const ch of secret) {
+    value = (value << 5) | alphabet.indexOf(ch);
+    bits += 5;
+    if (bits >= 8) {
+      key.push((value >>> (bits - 8)) & 255);
+      bits -= 8;
+    }
+  }
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000)));
+  const mac = createHmac('sha1', Buffer.from(key)).update(counter).digest();
+  const o = mac[mac.length - 1]! & 15;
+  return String((mac.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
 const NOBODY = `nobody.${run}@example.com`;
 const NOBODY_PASSWORD = 'Nobody-Passw0rd!2026';
 const TEMP_ROLE = `Temp ${run}`;
@@ -193,6 +215,42 @@ suite('admin console in Chromium', () => {
     await users.edit(ADA, { lastName: 'King', phone: '442079461111' });
     await app.status().filter({ hasText: 'Saved.' }).waitFor();
     await expectAccessible('user-edit');
+
+    // Ada signs in once (a session, from curl), enrols an authenticator app, and is then locked out
+    // by five wrong passwords: her page shows the lock (Unlock), the factor (Reset, with a reason)
+    // and the session (End all).
+    const base = EXTERNAL ?? system!.url();
+    const api = async (method: string, path: string, body?: unknown, token?: string) => {
+      const headers: Record<string, string> = { 'user-agent': 'curl/8.5.0', ...(body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) };
+      const r = await fetch(`${base}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
+      return { status: r.status, json: (r.status === 204 ? null : await r.json()) as Record<string, string> };
+    };
+    const adaLogin = await api('POST', '/api/v1/auth/generate-jwt', { email: ADA, password: 'Ada-Passw0rd!2026' });
+    expect(adaLogin.status).toBe(200);
+    const enrolment = await api('POST', '/api/v1/me/mfa/totp', undefined, adaLogin.json.token);
+    expect((await api('POST', '/api/v1/me/mfa/totp/activate', { code: totpCode(enrolment.json.secret!) }, adaLogin.json.token)).status).toBe(204);
+    for (let i = 0; i < 5; i++) expect((await api('POST', '/api/v1/auth/generate-jwt', { email: ADA, password: 'Not-Her-Passw0rd!' })).status).toBe(401);
+    await app.go('Users');
+    await users.search(ADA);
+    await users.row(ADA).getByRole('link').click();
+    const securityPanel = page.getByRole('region', { name: 'Sign-in and security' });
+    // The page asks three things of the API at once: generous on a loaded machine.
+    await securityPanel.getByText(/Locked until/).waitFor({ timeout: 30_000 });
+    await securityPanel.getByText(/Authenticator app; 0 recovery codes left/).waitFor();
+    await securityPanel.getByRole('cell', { name: 'curl 8' }).waitFor();
+    await expectAccessible('user-security');
+    await securityPanel.getByRole('button', { name: 'Unlock' }).click();
+    await app.status().filter({ hasText: 'Account unlocked.' }).waitFor();
+    await securityPanel.getByText(/Not locked/).waitFor();
+    await securityPanel.getByLabel(/Reason/).fill('Lost phone; identity checked by a call');
+    await securityPanel.getByRole('button', { name: 'Reset second factors' }).click();
+    await app.status().filter({ hasText: 'Second factors reset.' }).waitFor();
+    await securityPanel.locator('dd').filter({ hasText: /^None$/ }).waitFor();
+    await securityPanel.getByRole('button', { name: 'End all sessions' }).click();
+    await securityPanel.getByRole('button', { name: 'End every session now' }).click();
+    await app.status().filter({ hasText: 'Every session of this user ended.' }).waitFor();
+    await securityPanel.getByText('0 sessions, the last used first').waitFor();
+    expect((await api('GET', '/api/v1/me/mfa', undefined, adaLogin.json.token)).status).toBe(401);
     await app.go('Users');
     await users.search(ADA);
     await users.row('Ada King').filter({ hasText: '442079461111' }).waitFor();

@@ -46,6 +46,9 @@ const REST: Array<[keyof typeof forms, string, string]> = [
   ['ROLE_FIELDS', '/api/v1/roles', 'post'],
   ['ROLE_EDIT_FIELDS', '/api/v1/roles/{id}', 'put'],
   ['PERMISSION_FIELDS', '/api/v1/permissions', 'post'],
+  ['MFA_CODE_FIELDS', '/api/v1/auth/mfa', 'post'],
+  ['MFA_RECOVERY_FIELDS', '/api/v1/auth/mfa', 'post'],
+  ['RESET_FACTORS_FIELDS', '/api/v1/users/{id}/mfa/reset', 'post'],
 ];
 const GRAPHQL: Array<[keyof typeof forms, string]> = [
   ['PRODUCT_CREATE_FIELDS', 'CreateProductInput'],

@@ -110,7 +110,23 @@ export const audit = {
   verify: () => call(() => api.GET('/api/v1/audit-events/verify')) as Promise<ChainReport>,
 };
 
+export type SessionList = Ok<'/api/v1/me/sessions', 'get'>;
+export type AccountSecurity = Ok<'/api/v1/users/{id}/security', 'get'>;
+
+/** A user's lock, second factors and sessions (users.manage). */
+export const security = {
+  get: (id: string) => call(() => api.GET('/api/v1/users/{id}/security', { params: { path: { id } } })) as Promise<AccountSecurity>,
+  sessions: (id: string) => call(() => api.GET('/api/v1/users/{id}/sessions', { params: { path: { id } } })) as Promise<SessionList>,
+  endSessions: (id: string) => call(() => api.DELETE('/api/v1/users/{id}/sessions', { params: { path: { id } } })),
+  unlock: (id: string) => call(() => api.POST('/api/v1/users/{id}/unlock', { params: { path: { id } } })),
+  resetFactors: (id: string, reason: string) => call(() => api.POST('/api/v1/users/{id}/mfa/reset', { params: { path: { id } }, body: { reason } })),
+};
+
 export const auth = {
+  /** The second step of a sign-in: the mfa token of the mfa-required problem and a code or recovery code. */
+  completeMfa: (mfaToken: string, factor: { code: string } | { recoveryCode: string }) => call(() => api.POST('/api/v1/auth/mfa', { body: { mfaToken, ...factor } })),
+  /** An enrolment-only mfa token (MFA_REQUIRED_ROLES): the authenticator app's secret. */
+  enrol: (mfaToken: string) => call(() => api.POST('/api/v1/auth/mfa/enrol', { body: { mfaToken } })),
   signIn: (email: string, password: string) => call(() => api.POST('/api/v1/auth/generate-jwt', { body: { email, password } })),
   revoke: () => call(() => api.POST('/api/v1/auth/revoke')),
   passwordReset: (email: string) => call(() => api.POST('/api/v1/auth/password-reset/request', { body: { email } })),

@@ -1,18 +1,18 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { integer } from '../api/fields';
-import { type User, type UserSort, auth, keys, roles, users } from '../api/resources';
+import { type User, type UserSort, auth, keys, roles, security, users } from '../api/resources';
 import { can } from '../auth/session';
 import { Link, arrivalNotice, navigate } from '../router';
-import { PagedTable, SearchBox, type SortableColumn, useListState } from '../components/list';
+import { PagedTable, Scroll, SearchBox, type SortableColumn, useListState } from '../components/list';
 import { ConfirmButton, Form, type FormValues, Notice, ProblemAlert } from '../components/ui';
-import { type NamesOf, USER_CREATE_FIELDS, USER_EDIT_FIELDS } from '../forms';
+import { type NamesOf, RESET_FACTORS_FIELDS, USER_CREATE_FIELDS, USER_EDIT_FIELDS } from '../forms';
 
 const day = (iso: string) => new Date(iso).toLocaleDateString();
 
 /**
- * What the user record says of the account. The API's user has no lock state (the lockout is
- * identity's, DESIGN §3): an account locked by failed logins is not shown as such here.
+ * What the user record says of the account. The user record has no lock state (the lockout is
+ * identity's, DESIGN §3): the user's page shows it (UserSecurity, /api/v1/users/{id}/security).
  */
 const status = (u: User) => (u.deletedAt ? `Deleted ${day(u.deletedAt)}` : u.emailVerified ? 'Email verified' : 'Email not verified');
 
@@ -133,6 +133,58 @@ function DeletedUser({ user }: { user: User }) {
   );
 }
 
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+/** Sign-in state of a user (users.manage): the lock and Unlock, second factors and their reset, sessions and End all. */
+function UserSecurity({ id }: { id: string }) {
+  const qc = useQueryClient();
+  const key = [...keys.users, id, 'security'] as const;
+  // Always asked again on opening: locks and sessions change outside the console.
+  const sec = useQuery({ queryKey: key, queryFn: () => security.get(id), staleTime: 0 });
+  const sessions = useQuery({ queryKey: [...key, 'sessions'], queryFn: () => security.sessions(id), staleTime: 0 });
+  const [notice, setNotice] = useState<string>();
+  const done = (message: string) => async () => { setNotice(message); await qc.invalidateQueries({ queryKey: key }); };
+  const unlock = useMutation({ mutationFn: () => security.unlock(id), onSuccess: done('Account unlocked.') });
+  const endAll = useMutation({ mutationFn: () => security.endSessions(id), onSuccess: done('Every session of this user ended.') });
+  const reset = useMutation({ mutationFn: (reason: string) => security.resetFactors(id, reason), onSuccess: done('Second factors reset.') });
+  const s = sec.data;
+  const items = sessions.data?.items ?? [];
+  return (
+    <section aria-labelledby="security-h">
+      <h2 id="security-h">Sign-in and security</h2>
+      {notice ? <Notice>{notice}</Notice> : null}
+      <ProblemAlert error={sec.error ?? sessions.error ?? unlock.error ?? endAll.error} />
+      {s ? (
+        <dl className="claims">
+          <dt>Lock</dt>
+          <dd>
+            {s.locked ? `Locked until ${when(s.lockedUntil!)} after failed sign-ins` : `Not locked (${s.failedAttempts} failed attempts counted)`}{' '}
+            {s.locked ? <button type="button" onClick={() => unlock.mutate()}>Unlock</button> : null}
+          </dd>
+          <dt>Second factors</dt>
+          <dd>{s.mfa.totp ? `Authenticator app; ${s.mfa.recoveryCodesLeft} recovery codes left` : 'None'}</dd>
+        </dl>
+      ) : null}
+      {s && (s.mfa.totp || s.mfa.recoveryCodesLeft > 0) ? (
+        <Form fields={RESET_FACTORS_FIELDS} submitLabel="Reset second factors" error={reset.error} clearOnSuccess onSubmit={(v) => reset.mutateAsync(v.reason)} />
+      ) : null}
+      <h3>Sessions</h3>
+      <Scroll label="Sessions">
+        <table>
+          <caption>{items.length === 1 ? '1 session' : `${items.length} sessions`}, the last used first</caption>
+          <thead><tr><th scope="col">Device</th><th scope="col">IP</th><th scope="col">Signed in</th><th scope="col">Last used</th></tr></thead>
+          <tbody>
+            {items.map((x) => (
+              <tr key={x.id}><td>{x.device}</td><td>{x.ip}</td><td>{when(x.createdAt)}</td><td>{when(x.lastUsedAt)}</td></tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
+      {items.length > 0 ? <ConfirmButton label="End all sessions" confirmLabel="End every session now" onConfirm={() => endAll.mutate()} /> : null}
+    </section>
+  );
+}
+
 export function UserEditPage({ id }: { id: string }) {
   const qc = useQueryClient();
   const user = useQuery({ queryKey: [...keys.users, id], queryFn: () => users.get(id) });
@@ -164,6 +216,7 @@ export function UserEditPage({ id }: { id: string }) {
           <RoleChoices selected={selected ?? u.roles} onChange={setSelected} />
         </Form>
       ) : null}
+      {u && !u.deletedAt ? <UserSecurity id={id} /> : null}
       <p><Link to="/users">Back to users</Link></p>
     </>
   );
