@@ -158,10 +158,11 @@ function ClientForm({ initial, submitLabel, error, onSubmit, clearOnSuccess }: {
 /** The OAuth clients (clients.manage, checked by the route): listed, registered; a new secret shown once. */
 export function ClientsPage() {
   const qc = useQueryClient();
-  const l = useListState();
+  // The clients API has no sort: registration order, the built-in client first.
+  const l = useListState('');
   const [notice, setNotice] = useState(arrivalNotice);
   const [made, setMade] = useState<ClientWithSecret | null>(null);
-  const list = useQuery({ queryKey: [...clientKeys, { page: l.page, pageSize: l.pageSize, q: l.q }], queryFn: () => clients.list(l) });
+  const list = useQuery({ queryKey: [...clientKeys, { page: l.page, pageSize: l.pageSize, q: l.q }], queryFn: () => clients.list({ page: l.page, pageSize: l.pageSize, q: l.q }) });
   const create = useMutation({
     mutationFn: clients.create,
     onSuccess: (c) => { setMade(c); setNotice(`Client ${c.name} registered.`); return qc.invalidateQueries({ queryKey: clientKeys }); },
