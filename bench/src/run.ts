@@ -26,6 +26,7 @@ import { edgeScenarios } from './edge';
 import { mailScenarios } from './mail';
 import { footprintScenarios } from './footprint';
 import { auditRecordingScenario, auditScenario } from './audit-trail';
+import { type OwnPg, startOwnPg } from './own-pg';
 import { AUTH_LIMITS_LIFTED, type BenchSystem, ROOT, argon2Baseline, grpcPortsEnv, startChild, startExtraGateway, startSystem } from './system';
 
 const cfg = readConfig(process.env, (e) => ({
@@ -33,6 +34,14 @@ const cfg = readConfig(process.env, (e) => ({
   runs: e.int('BENCH_RUNS', { default: 3, min: 1 }),
   users: e.int('BENCH_USERS', { default: 1_000_000, min: 1_000 }),
   pgUrl: e.string('BENCH_PG_URL', { default: 'postgres://postgres@127.0.0.1:5432/postgres' }),
+  /** `own`: the bench's own PostgreSQL (own-pg.ts), sized for the search's users; `default`: BENCH_PG_URL. */
+  pg: e.string('BENCH_PG', { default: 'default' }),
+  pgPort: e.port('BENCH_PG_PORT', { default: 55432 }),
+  pgSharedBuffers: e.string('BENCH_PG_SHARED_BUFFERS', { default: '1GB' }),
+  /** The databases' names: <prefix>directory, <prefix>identity, … (a shared server: a prefix per user of it). */
+  dbPrefix: e.string('BENCH_DB_PREFIX', { default: 'bench_' }),
+  /** Scenario 4: pages followed by cursor after each search's first page. */
+  cursorPages: e.int('BENCH_SEARCH_CURSOR_PAGES', { default: 8, min: 1 }),
   natsUrl: e.optionalString('BENCH_NATS_URL') ?? 'nats://127.0.0.1:4222',
   port: e.port('BENCH_PORT', { default: 18080 }),
   only: e.optionalString('BENCH_ONLY')?.split(',').map((x) => x.trim()),
@@ -74,6 +83,17 @@ async function repeat(runs: number, fn: () => Promise<LoadResult>): Promise<Load
 }
 
 async function main(): Promise<void> {
+  if (cfg.pg !== 'own' && cfg.pg !== 'default') throw new Error('BENCH_PG must be own or default');
+  const own = cfg.pg === 'own' ? startOwnPg({ port: cfg.pgPort, sharedBuffers: cfg.pgSharedBuffers, log }) : undefined;
+  try {
+    await bench(own);
+  } finally {
+    own?.stop();
+  }
+}
+
+async function bench(own: OwnPg | undefined): Promise<void> {
+  const pgUrl = own ? own.url('postgres') : cfg.pgUrl;
   const env: Record<string, string> = {
     GATEWAY_PROFILES: 'full,edge',
     RATE_LIMIT_CHECKOUT_PER_MINUTE: '10000000',
@@ -92,10 +112,10 @@ async function main(): Promise<void> {
     EMBEDDED_PG_PORT: '54339',
   };
   let directoryUrl: string;
-  if (await reachable(cfg.pgUrl)) {
+  if (await reachable(pgUrl)) {
     for (const s of ['directory', 'identity', 'notification', 'commerce', 'audit']) {
-      const u = new URL(cfg.pgUrl);
-      u.pathname = `/bench_${s}`;
+      const u = new URL(pgUrl);
+      u.pathname = `/${cfg.dbPrefix}${s}`;
       env[`${s.toUpperCase()}_DATABASE_URL`] = u.toString();
     }
     env.JWT_KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64');
@@ -108,11 +128,12 @@ async function main(): Promise<void> {
   if (natsReachable(cfg.natsUrl)) env.NATS_URL = cfg.natsUrl;
   if (env.DIRECTORY_DATABASE_URL) {
     // A fresh identity database per run (tokens, lockouts); the seeded directory is kept.
-    const c = new Client({ connectionString: cfg.pgUrl });
+    const c = new Client({ connectionString: pgUrl });
     await c.connect();
-    await c.query('DROP DATABASE IF EXISTS bench_identity WITH (FORCE)');
+    await c.query(`DROP DATABASE IF EXISTS "${cfg.dbPrefix}identity" WITH (FORCE)`);
     await c.end();
   }
+  if (own) log(`PostgreSQL: ${own.describe}`);
   log(`system: PostgreSQL ${env.DIRECTORY_DATABASE_URL ? 'external' : 'embedded'}, bus ${env.NATS_URL ? 'NATS JetStream' : 'in-process'}; ${cfg.runs} runs × ${cfg.seconds} s per scenario`);
 
   const split = Boolean(env.DIRECTORY_DATABASE_URL && env.NATS_URL);
@@ -266,6 +287,33 @@ async function main(): Promise<void> {
       met: search.p95 <= 50,
     });
     log(`   search p95 ${r1(search.p95)} ms, id p95 ${r1(idLat.p95)} ms`);
+    // Pages reached by cursor (issue #25 item 6): each of 100 searches followed page by page
+    // (untimed), then those cursor pages asked again in the timed loop, 4 clients.
+    const cursorPaths: string[] = [];
+    token = await loginAdmin();
+    for (const term of terms.slice(0, 100)) {
+      const base = `/api/v1/users?q=${encodeURIComponent(term)}&pageSize=25`;
+      let next = (await reader.call('GET', base, undefined, token)).json.nextCursor;
+      for (let n = 0; typeof next === 'string' && n < cfg.cursorPages; n++) {
+        const path = `${base}&cursor=${encodeURIComponent(next)}`;
+        cursorPaths.push(path);
+        next = (await reader.call('GET', path, undefined, token)).json.nextCursor;
+      }
+    }
+    let k = 0;
+    const byCursor = await repeat(cfg.runs, async () => {
+      token = await loginAdmin();
+      return closedLoop(cfg.seconds, 4, () => get(cursorPaths[k++ % cursorPaths.length]!));
+    });
+    rows.push({
+      scenario: `4k. GET /api/v1/users?q=…&cursor= (pages 2–${cfg.cursorPages + 1} of 100 searches, ${cursorPaths.length} pages) over ${cfg.users.toLocaleString('en')} users: p95, 4 clients`,
+      value: `p95 ${r1(byCursor.p95)} ms (p50 ${r1(byCursor.p50)}, p99 ${r1(byCursor.p99)}; ${r1(byCursor.ok)}/s, ${byCursor.non2xx} non-2xx)`,
+      baseline: `p95 ${r1(idLat.p95)} ms`,
+      ratio: r2(byCursor.p95 / idLat.p95),
+      target: 'p95 ≤ 50 ms',
+      met: byCursor.p95 <= 50 && byCursor.non2xx === 0,
+    });
+    log(`   cursor pages p95 ${r1(byCursor.p95)} ms`);
     reader.close();
     }
 
@@ -299,10 +347,10 @@ async function main(): Promise<void> {
   if (enabled('10')) {
     if (env.DIRECTORY_DATABASE_URL) {
       log(`\n10. audit trail over ${cfg.auditRows.toLocaleString('en')} entries`);
-      const u = new URL(cfg.pgUrl);
-      u.pathname = '/bench_audit_trail';
+      const u = new URL(pgUrl);
+      u.pathname = `/${cfg.dbPrefix}audit_trail`;
       rows.push(await auditScenario(u.toString(), cfg.auditRows, cfg.seconds, (s) => log(`   ${s}`)));
-      rows.push(await auditRecordingScenario(cfg.pgUrl, env.NATS_URL, 2_000, (s) => log(`   ${s}`)));
+      rows.push(await auditRecordingScenario(pgUrl, env.NATS_URL, 2_000, (s) => log(`   ${s}`)));
     } else {
       log('10. audit trail: needs the external PostgreSQL (skipped)');
     }
@@ -311,7 +359,7 @@ async function main(): Promise<void> {
   const date = new Date().toISOString().slice(0, 10);
   const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
   const table = [
-    `Measured ${date} on ${machine}; PostgreSQL ${env.DIRECTORY_DATABASE_URL ? 'external' : 'embedded'}, bus ${env.NATS_URL ? 'NATS JetStream' : 'in-process'}; median of ${cfg.runs} runs of ${cfg.seconds} s.`,
+    `Measured ${date} on ${machine}; PostgreSQL ${own ? `the bench's own (${own.describe})` : env.DIRECTORY_DATABASE_URL ? 'external' : 'embedded'}, bus ${env.NATS_URL ? 'NATS JetStream' : 'in-process'}; median of ${cfg.runs} runs of ${cfg.seconds} s.`,
     '',
     '| scenario | measured | baseline (same run) | ratio | target | met |',
     '|---|---|---|---|---|---|',

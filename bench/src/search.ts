@@ -12,6 +12,12 @@
  *                                          BENCH_SEARCH_STORES: another build of the directory's
  *                                          infra/stores.js, for before/after runs on one database)
  *
+ * BENCH_SEARCH_MODE=cursor (issue #25 item 6): each search is a first page and then up to
+ * BENCH_SEARCH_CURSOR_PAGES pages by cursor (the directory's listing: cursor made and read
+ * back, as the service does), timed apart; p95 of first pages and of cursor pages, 1 and 4
+ * clients. BENCH_PG=own runs it on the bench's own PostgreSQL (own-pg.ts: started, migrated and
+ * seeded here; BENCH_PG_PORT, BENCH_PG_SHARED_BUFFERS), BENCH_SEARCH_DB names the database.
+ *
  * The directory is loaded from its build (services/directory/dist), as the bench starts the
  * services from theirs: the bench does not depend on the directory package.
  */
@@ -21,6 +27,7 @@ import { loadavg } from 'node:os';
 import { createLogger, openDatabase, readConfig } from '@iam/platform';
 import { Client } from 'pg';
 import { r1 } from './load';
+import { startOwnPg } from './own-pg';
 import { seedUsers } from './seed';
 import { ROOT } from './system';
 
@@ -31,6 +38,12 @@ const cfg = readConfig(process.env, (e) => ({
   seedUsers: e.int('BENCH_SEARCH_SEED_USERS', { default: 0, min: 0 }),
   verbose: e.bool('BENCH_SEARCH_VERBOSE', { default: false }),
   stores: e.optionalString('BENCH_SEARCH_STORES') ?? join(ROOT, 'services/directory/dist/infra/stores.js'),
+  mode: e.string('BENCH_SEARCH_MODE', { default: 'offset' }),
+  cursorPages: e.int('BENCH_SEARCH_CURSOR_PAGES', { default: 8, min: 1 }),
+  pg: e.string('BENCH_PG', { default: 'default' }),
+  pgPort: e.port('BENCH_PG_PORT', { default: 55432 }),
+  pgSharedBuffers: e.string('BENCH_PG_SHARED_BUFFERS', { default: '1GB' }),
+  db: e.string('BENCH_SEARCH_DB', { default: 'bench_directory' }),
 }));
 
 const PAGE_SIZE = 25;
@@ -42,8 +55,24 @@ export interface Search {
   page: number;
 }
 
+interface ListQuery {
+  q?: string;
+  page: number;
+  pageSize: number;
+  includeDeleted: boolean;
+}
+interface StorePage {
+  items: readonly unknown[];
+  totalCount: number;
+  totalCountExact: boolean;
+}
 interface UserList {
-  list(query: { q?: string; page: number; pageSize: number; includeDeleted: boolean }): Promise<{ items: readonly unknown[]; totalCount: number; totalCountExact: boolean }>;
+  list(query: ListQuery): Promise<StorePage>;
+}
+/** The directory's listing (app/listing.js): cursors made and read as the service does. */
+interface Listing {
+  openListing(collection: 'users', r: { query: ListQuery; sort: string; cursor: string }): { query: ListQuery };
+  closeListing(l: { query: ListQuery }, p: StorePage): { items: readonly unknown[]; totalCount: number; nextCursor: string };
 }
 
 /** A small deterministic generator, so every run (before and after a change) searches the same terms. */
@@ -112,6 +141,52 @@ async function run(users: UserList, list: Search[], concurrency: number): Promis
   return out;
 }
 
+interface CursorTimed {
+  q: string;
+  /** 0: the first page; n: the nth page by cursor. */
+  depth: number;
+  ms: number;
+}
+
+/** Each search's first page, then its pages by cursor (up to `pages`), `concurrency` clients taking the next search in turn. */
+async function runCursor(users: UserList, listing: Listing, list: Search[], concurrency: number, pages: number): Promise<CursorTimed[]> {
+  const out: CursorTimed[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < list.length) {
+        const s = list[next++]!;
+        let cursor = '';
+        for (let depth = 0; depth <= pages; depth++) {
+          const t0 = process.hrtime.bigint();
+          const l = listing.openListing('users', { query: { q: s.q, page: 1, pageSize: PAGE_SIZE, includeDeleted: false }, sort: '', cursor });
+          const page = listing.closeListing(l, await users.list(l.query));
+          out.push({ q: s.q, depth, ms: Number(process.hrtime.bigint() - t0) / 1e6 });
+          if (page.nextCursor === '') break;
+          cursor = page.nextCursor;
+        }
+      }
+    }),
+  );
+  return out;
+}
+
+function reportCursor(label: string, timed: CursorTimed[]): { first: number; cursor: number; all: number } {
+  const sorted = (xs: CursorTimed[]) => xs.map((t) => t.ms).sort((a, b) => a - b);
+  const all = sorted(timed);
+  const first = sorted(timed.filter((t) => t.depth === 0));
+  const deep = sorted(timed.filter((t) => t.depth > 0));
+  const load = loadavg().map((x) => x.toFixed(1)).join(' ');
+  const p95 = { first: percentile(first, 95), cursor: deep.length ? percentile(deep, 95) : 0, all: percentile(all, 95) };
+  process.stdout.write(
+    `${label}: all p50 ${r1(percentile(all, 50))} / p95 ${r1(p95.all)} / p99 ${r1(percentile(all, 99))} ms; first pages (${first.length}) p50 ${r1(percentile(first, 50))} / p95 ${r1(p95.first)} ms; ` +
+      `cursor pages (${deep.length}) p50 ${deep.length ? r1(percentile(deep, 50)) : '-'} / p95 ${deep.length ? r1(p95.cursor) : '-'} ms; max ${r1(all[all.length - 1]!)} ms (load ${load})\n`,
+  );
+  const slowest = [...timed].sort((a, b) => b.ms - a.ms).slice(0, cfg.verbose ? 30 : 8);
+  process.stdout.write(`  slowest: ${slowest.map((t) => `${JSON.stringify(t.q)}#${t.depth} ${r1(t.ms)} ms`).join(', ')}\n`);
+  return p95;
+}
+
 function report(label: string, timed: Timed[]): void {
   const ms = timed.map((t) => t.ms).sort((a, b) => a - b);
   const first = timed.filter((t) => t.page === 1).map((t) => t.ms).sort((a, b) => a - b);
@@ -125,24 +200,60 @@ function report(label: string, timed: Timed[]): void {
   process.stdout.write(`  slowest: ${slowest.map((t) => `${JSON.stringify(t.q)}@${(t.page - 1) * PAGE_SIZE} ${r1(t.ms)} ms (${t.totalCount})`).join(', ')}\n`);
 }
 
+/** Creates the database when missing. */
+async function ensureDatabase(url: string): Promise<void> {
+  const u = new URL(url);
+  const db = u.pathname.slice(1);
+  u.pathname = '/postgres';
+  const c = new Client({ connectionString: u.toString() });
+  await c.connect();
+  try {
+    const { rowCount } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [db]);
+    if (!rowCount) await c.query(`CREATE DATABASE "${db.replace(/"/g, '""')}"`);
+  } finally {
+    await c.end();
+  }
+}
+
 async function main(): Promise<void> {
   const log = (s: string) => process.stdout.write(`${s}\n`);
-  if (cfg.seedUsers > 0) await seedUsers(cfg.url, cfg.seedUsers, log);
+  const own = cfg.pg === 'own' ? startOwnPg({ port: cfg.pgPort, sharedBuffers: cfg.pgSharedBuffers, log }) : undefined;
+  try {
+    await measure(own ? own.url(cfg.db) : cfg.url, own !== undefined, log);
+  } finally {
+    own?.stop();
+  }
+}
+
+async function measure(url: string, own: boolean, log: (s: string) => void): Promise<void> {
+  if (own) await ensureDatabase(url);
   // The directory's schema and stores, from its build (as the service runs them).
   // A build chosen at run time (BENCH_SEARCH_STORES: another checkout's, for before/after runs).
   const load = createRequire(__filename);
   const { entities, migrations } = load(join(ROOT, 'services/directory/dist/infra/schema.js')) as { entities: []; migrations: [] };
   const { pgStores } = load(cfg.stores) as { pgStores: (m: unknown) => { users: UserList } };
   const logger = createLogger({ level: 'warn', service: 'bench-search' });
-  const ds = await openDatabase({ url: cfg.url, name: 'directory', entities, migrations, logger, migrate: false });
+  // On the bench's own server the schema is migrated here and the users seeded (once).
+  const ds = await openDatabase({ url, name: 'directory', entities, migrations, logger, migrate: own });
   try {
+    if (own || cfg.seedUsers > 0) await seedUsers(url, own ? Math.max(cfg.seedUsers, 1_000_000) : cfg.seedUsers, log);
     const users = pgStores(ds.manager).users;
-    const list = await searches(cfg.url, cfg.terms, cfg.seed);
+    const list = await searches(url, cfg.terms, cfg.seed);
+    if (cfg.mode === 'cursor') {
+      const listing = load(join(ROOT, 'services/directory/dist/app/listing.js')) as Listing;
+      const firsts = list.map((s) => ({ ...s, page: 1 }));
+      const server = await ds.query<Array<{ sb: string; v: string }>>(`SELECT current_setting('shared_buffers') AS sb, current_setting('server_version') AS v`);
+      log(`server: ${url.replace(/\/\/[^@]*@/, '//')} (PostgreSQL ${server[0]?.v}, shared_buffers ${server[0]?.sb}); ${firsts.length} searches, each a first page and up to ${cfg.cursorPages} pages by cursor, page size ${PAGE_SIZE}`);
+      await runCursor(users, listing, (await searches(url, 100, cfg.seed + 1)).map((s) => ({ ...s, page: 1 })), 4, cfg.cursorPages);
+      reportCursor('1 client', await runCursor(users, listing, firsts, 1, cfg.cursorPages));
+      reportCursor('4 clients', await runCursor(users, listing, firsts, 4, cfg.cursorPages));
+      return;
+    }
     const spanning = list.filter((s) => /[.@]/.test(s.q)).length;
     log(`stores: ${cfg.stores}`);
     log(`${list.length} searches (${spanning} across '.' or '@', ${list.filter((s) => s.page > 1).length} deep pages), page size ${PAGE_SIZE}`);
     // Warm the pool, the plans and the caches with other terms of the same kind.
-    await run(users, await searches(cfg.url, 100, cfg.seed + 1), 4);
+    await run(users, await searches(url, 100, cfg.seed + 1), 4);
     report('1 client', await run(users, list, 1));
     report('4 clients', await run(users, list, 4));
   } finally {

@@ -1,10 +1,11 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
-import { auth } from './api/resources';
+import { auth, mailbox } from './api/resources';
 import { type Session, can, endSession, onSession, session } from './auth/session';
 import { Link, navigate, useFocusHeading, usePath } from './router';
 import { NoPermission } from './components/ui';
 import { AuditPage } from './pages/Audit';
+import { MailPage, MailboxPage } from './pages/Mailbox';
 import { MePage } from './pages/Me';
 import { PermissionsPage } from './pages/Permissions';
 import { ProductCreatePage, ProductPage, ProductsPage } from './pages/Products';
@@ -36,6 +37,8 @@ const ROUTES: readonly Route[] = [
   { section: 'products', sub: 'id', title: 'Product', permission: 'products.manage', render: (id) => <ProductPage id={id} /> },
   { section: 'products', title: 'Products', render: () => <ProductsPage /> },
   { section: 'audit', title: 'Audit trail', permission: 'audit.read', render: (_id, path) => <AuditPage key={path} /> },
+  { section: 'mailbox', sub: 'id', title: 'Mail', permission: 'users.manage', render: (id) => <MailPage id={id} /> },
+  { section: 'mailbox', title: 'Mailbox (development)', permission: 'users.manage', render: () => <MailboxPage /> },
   { section: 'me', title: 'My account', render: () => <MePage /> },
 ];
 
@@ -45,14 +48,24 @@ const NAV = [
   ['permissions', 'Permissions'],
   ['products', 'Products'],
   ['audit', 'Audit'],
+  ['mailbox', 'Mailbox (development)'],
   ['me', 'My account'],
 ] as const;
 
 const allowed = (r: Route | undefined) => !r?.permission || can(r.permission);
 const listOf = (section: string) => ROUTES.find((r) => r.section === section && !r.sub);
 
-/** The sections this session may open, in the nav's order. */
-const sections = () => NAV.filter(([section]) => allowed(listOf(section)));
+/**
+ * The sections this session may open, in the nav's order. The development mailbox only where the
+ * gateway has one (make run without SMTP_URL): its list answers; elsewhere the route is a 404.
+ */
+const sections = (withMailbox = false) => NAV.filter(([section]) => allowed(listOf(section)) && (section !== 'mailbox' || withMailbox));
+
+/** Whether the gateway has a development mailbox (asked once per session, for users.manage holders). */
+function useMailboxExists(signedIn: boolean): boolean {
+  const probe = useQuery({ queryKey: mailbox.key, queryFn: mailbox.list, enabled: signedIn && can('users.manage'), retry: false, staleTime: Infinity });
+  return probe.isSuccess;
+}
 
 function Page({ path }: { path: string }) {
   const [, part = '', id = ''] = path.split('?')[0]!.split('/');
@@ -71,13 +84,14 @@ export function App() {
   const path = usePath();
   useEffect(() => onSession((next, why) => { setS(next); setReason(why); if (!next) qc.clear(); }), [qc]);
   useFocusHeading(s ? path : 'signin');
+  const withMailbox = useMailboxExists(!!s);
   if (!s) return <SignIn reason={reason} />;
   const signOut = async () => {
     try { await auth.revoke(); } catch { /* the session ends either way */ }
     endSession('You have signed out.');
     navigate('/');
   };
-  const nav = sections();
+  const nav = sections(withMailbox);
   const current = path.split(/[/?]/)[1] || nav[0]![0];
   return (
     <>

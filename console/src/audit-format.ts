@@ -23,6 +23,14 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'token.revoked': 'Signed out',
   'sessions.revoked': 'All sessions ended',
   'refresh.reuse_detected': 'Refresh token reused (sessions ended)',
+  'mfa.enrolled': 'Second factor enrolled',
+  'mfa.removed': 'Second factor removed',
+  'mfa.verified': 'Second factor accepted',
+  'mfa.failed': 'Second factor refused',
+  'mfa.recovery_code.used': 'Recovery code used',
+  'mfa.reset': 'Second factors reset by an administrator',
+  'session.ended': 'Session ended',
+  'account.unlocked': 'Account unlocked',
   'password.reset.requested': 'Password reset requested',
   'password.reset.completed': 'Password reset completed',
   'password.changed': 'Password changed',
@@ -34,6 +42,10 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'product.archived': 'Product archived',
   'product.reactivated': 'Product back on sale',
   'product.stock.adjusted': 'Stock adjusted',
+  'client.created': 'OAuth client registered',
+  'client.updated': 'OAuth client changed',
+  'client.deleted': 'OAuth client deleted',
+  'client.secret.rotated': 'OAuth client secret rotated',
 };
 
 /** The actions that have a label (the test holds them against the audit service's). */

@@ -37,4 +37,14 @@ suite('console bundle', () => {
     expect(graphiql.length).toBeGreaterThan(0);
     expect(console_.filter((f) => /monaco|graphiql|worker/i.test(f))).toEqual([]);
   });
+
+  it.each(['reset-password.html', 'verify-email.html'])('the hosted page %s loads at most 100 KB of gzipped JavaScript, nothing of GraphiQL or the console app', (page) => {
+    const scripts = scriptsOf(page);
+    const gz = scripts.reduce((n, f) => n + gzipSync(readFileSync(join(DIST, f))).length, 0);
+    console.log(`${page} JS: ${scripts.join(', ')}: ${(gz / 1024).toFixed(1)} KB gzipped`);
+    expect(gz).toBeLessThan(100 * 1024);
+    expect(scripts.filter((f) => /monaco|graphiql|worker/i.test(f))).toEqual([]);
+    // Neither the console's entry nor TanStack Query: these pages hold no session.
+    expect(scripts.some((f) => /^assets\/index-/.test(f))).toBe(false);
+  });
 });

@@ -155,6 +155,29 @@ suite('admin console in Chromium', () => {
     await app.status().filter({ hasText: `User ${ADA} created.` }).waitFor();
     await users.row(ADA).filter({ hasText: ROLE }).filter({ hasText: '442079460000' }).waitFor();
     expect(await page.getByLabel('Search users').inputValue()).toBe(ADA);
+    // The list opens newest first; the column heads order it (aria-sort on the head it is ordered
+    // by): Email by the keyboard, A to Z, then Z to A; Created turns back to newest first.
+    await users.search('');
+    await page.getByRole('caption').filter({ hasText: 'newest first' }).waitFor();
+    expect(await users.ariaSort('Created')).toBe('descending');
+    await users.sortHead('Email').focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('caption').filter({ hasText: 'by email, A to Z' }).waitFor();
+    await users.settled();
+    expect(await users.ariaSort('Email')).toBe('ascending');
+    expect(await users.ariaSort('Created')).toBeNull();
+    const az = await users.column(2);
+    expect(az).toEqual([...az].sort());
+    await page.keyboard.press('Space');
+    await page.getByRole('caption').filter({ hasText: 'by email, Z to A' }).waitFor();
+    await users.settled();
+    expect(await users.ariaSort('Email')).toBe('descending');
+    const za = await users.column(2);
+    expect(za).toEqual([...za].sort().reverse());
+    await users.sortHead('Created').click();
+    await page.getByRole('caption').filter({ hasText: 'newest first' }).waitFor();
+    await users.search(ADA);
+    await users.row(ADA).waitFor();
     // A field error beside its field (the API's problem+json, body.email → the Email field).
     await users.create({ firstName: 'Bad', lastName: 'Email', email: 'x@', password: 'Bad-Passw0rd!2026', roles: [] });
     await page.locator('.field-error').first().waitFor();

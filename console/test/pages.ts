@@ -12,6 +12,18 @@ export interface AxeViolation {
   nodes: { target: unknown }[];
 }
 
+/** axe-core on a page (any tab: the hosted pages too): the serious and critical violations. */
+export async function axeOf(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run(document)).violations;
+  });
+  return result
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+}
+
 export class ConsoleApp {
   readonly shots: string[] = [];
   constructor(
@@ -30,14 +42,7 @@ export class ConsoleApp {
 
   /** axe-core on the current page: the serious and critical violations. */
   async axe(): Promise<AxeViolation[]> {
-    await this.page.evaluate(AXE_SOURCE);
-    const result = await this.page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: AxeViolation[] }> } }).axe;
-      return (await axe.run(document)).violations;
-    });
-    return result
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+    return axeOf(this.page);
   }
 
   async screenshot(name: string): Promise<string> {
@@ -110,6 +115,22 @@ export class UsersPage {
   }
   async showDeleted(on: boolean): Promise<void> {
     await this.page.getByLabel('Show deleted').setChecked(on);
+  }
+  /** A sortable column head (its button), by the head's label. */
+  sortHead(label: string) {
+    return this.page.getByRole('button', { name: label, exact: true });
+  }
+  /** `aria-sort` of the column head with this label (null when the list is not ordered by it). */
+  async ariaSort(label: string): Promise<string | null> {
+    return this.page.getByRole('columnheader', { name: label }).getAttribute('aria-sort');
+  }
+  /** Waits until the table shows the rows of the list's current query (not the previous one's). */
+  async settled(): Promise<void> {
+    await this.page.locator('table[aria-busy="false"]').waitFor();
+  }
+  /** The text of one column, top to bottom. */
+  async column(n: number): Promise<string[]> {
+    return this.page.locator(`tbody tr td:nth-child(${n})`).allTextContents();
   }
   row(text: string) {
     return this.page.getByRole('row').filter({ hasText: text });
@@ -253,5 +274,70 @@ export class AuditTrailPage {
     const short = (await details.locator('summary').textContent()) ?? '';
     await details.locator('summary').click();
     return { short, full: (await details.locator('small').textContent()) ?? '' };
+  }
+}
+
+/** The development mailbox (make run without SMTP_URL): the list and one mail. */
+export class MailboxPage {
+  constructor(readonly app: ConsoleApp) {}
+  get page(): Page {
+    return this.app.page;
+  }
+  async open(): Promise<void> {
+    await this.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailbox (development)' }).click();
+  }
+  /** Opens the newest mail to `to` with this subject, refreshing until it has arrived. */
+  async read(to: string, subject: string): Promise<void> {
+    const row = this.page.getByRole('row').filter({ hasText: to }).filter({ hasText: subject }).first();
+    const deadline = Date.now() + 20_000;
+    while (!(await row.isVisible())) {
+      if (Date.now() > deadline) throw new Error(`no mail "${subject}" to ${to} in the mailbox`);
+      await this.page.getByRole('button', { name: 'Refresh' }).click();
+      await this.page.waitForTimeout(250);
+    }
+    await row.getByRole('link', { name: subject }).click();
+    await this.page.getByRole('heading', { level: 1, name: subject }).waitFor();
+  }
+  /** The mail's link to a hosted page, as shown under "Links in this mail". */
+  link(path: '/reset-password' | '/verify-email') {
+    return this.page.getByRole('region', { name: 'Links in this mail' }).getByRole('link').filter({ hasText: `${path}?token=` }).first();
+  }
+  /** Follows a link of the mail: it opens in a new tab (this one keeps the console's session). */
+  async follow(path: '/reset-password' | '/verify-email'): Promise<Page> {
+    const opened = this.page.context().waitForEvent('page');
+    await this.link(path).click();
+    const tab = await opened;
+    tab.setDefaultTimeout(10_000);
+    await tab.waitForLoadState();
+    return tab;
+  }
+}
+
+/** The hosted reset page (/reset-password?token=…). */
+export class ResetPasswordPage {
+  constructor(readonly page: Page) {}
+  heading() {
+    return this.page.getByRole('heading', { level: 1 });
+  }
+  async type(password: string): Promise<void> {
+    await this.page.getByLabel('New password').fill(password);
+  }
+  /** The policy's checklist: each requirement's text with "(done)" or "(not yet)". */
+  async checklist(): Promise<string[]> {
+    return (await this.page.getByRole('list', { name: 'Your password needs:' }).getByRole('listitem').allTextContents()).map((t) => t.replace(/^[✓○]\s*/, ''));
+  }
+  async submit(): Promise<void> {
+    await this.page.getByRole('button', { name: 'Set the new password' }).click();
+  }
+}
+
+/** The hosted verification page (/verify-email?token=…). */
+export class VerifyEmailPage {
+  constructor(readonly page: Page) {}
+  heading() {
+    return this.page.getByRole('heading', { level: 1 });
+  }
+  async verify(): Promise<void> {
+    await this.page.getByRole('button', { name: 'Verify' }).click();
   }
 }

@@ -24,6 +24,7 @@ import { tracePlugin } from './plugins/app/trace';
 import { installValidators } from './plugins/app/validation';
 import { externalPlugins } from './plugins/external';
 import { consoleRoutes } from './routes/console';
+import type { DevMailbox } from './routes/dev-mailbox';
 import { oidcRoutes } from './routes/oidc';
 import { healthRoutes } from './routes/health';
 import { type ProfileDeps, compactProfile, fullProfile } from './routes';
@@ -47,6 +48,8 @@ export interface AppDeps {
   readonly denylist?: Denylist;
   /** Single-resource reads by id (absent: GATEWAY_READ_CACHE=false, or a test without one). */
   readonly readCache?: ReadCache;
+  /** The development mailbox's routes are mounted (Full profile) only with one: the all-in-one's (gateway.ts). */
+  readonly devMailbox?: DevMailbox;
 }
 
 const PROFILES: Partial<Record<Profile, { mount: (app: FastifyInstance, deps: ProfileDeps) => Promise<void>; version: string; description: string }>> = {
@@ -141,7 +144,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const catalog = new RouteCatalog();
     await app.register(async (ctx) => {
       ctx.addHook('onRoute', catalog.onRoute);
-      await p.mount(ctx, { upstreams, authenticator, denylist, rateLimits: deps.config.rateLimits, graphql: deps.config.graphql, health: deps.health, logger: deps.logger, readCache: deps.readCache });
+      await p.mount(ctx, {
+        upstreams,
+        authenticator,
+        denylist,
+        rateLimits: deps.config.rateLimits,
+        graphql: deps.config.graphql,
+        health: deps.health,
+        logger: deps.logger,
+        readCache: deps.readCache,
+        devMailbox: deps.devMailbox,
+      });
     });
     mounted.add(profile);
     const routes = new Set([...common.routes, ...catalog.routes]);
@@ -154,7 +167,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const withConsole = mounted.has('full');
   const withGraphiql = deps.config.graphql.ide && mounted.has('edge');
   if (withConsole || withGraphiql) {
-    await app.register(consoleRoutes, { dir: deps.config.console.dir, devUrl: deps.config.console.devUrl, console: withConsole, graphiql: withGraphiql, logger: deps.logger });
+    await app.register(consoleRoutes, {
+      dir: deps.config.console.dir,
+      devUrl: deps.config.console.devUrl,
+      console: withConsole,
+      graphiql: withGraphiql,
+      hostedPages: withConsole,
+      logger: deps.logger,
+    });
   }
   return app;
 }

@@ -16,6 +16,7 @@ import { Denylist, syncDenylist } from './auth/denylist';
 import { JwksCache } from './auth/jwks';
 import { ReadCache, subscribeReadCache } from './cache/read-cache';
 import type { GatewayConfig } from './config';
+import type { DevMailbox } from './routes/dev-mailbox';
 import { createUpstreams, knownDown, readinessChecks } from './upstreams';
 
 
@@ -28,6 +29,11 @@ export interface GatewayRuntime {
   readonly callKey: Buffer;
   /** TLS for the channels to the services (plaintext when absent). */
   readonly grpcClientCredentials?: ChannelCredentials;
+  /**
+   * The development mailbox (`/api/v1/dev/mailbox`): given only by the all-in-one's composition
+   * root when it keeps mail in memory (no SMTP_URL); never by the gateway's own process (main.ts).
+   */
+  readonly devMailbox?: DevMailbox;
 }
 
 export interface RunningGateway {
@@ -74,7 +80,7 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
     rt.lifecycle.onShutdown('gateway read cache', () => cacheSub.stop());
   }
 
-  const app = await buildApp({ config, logger, metrics: rt.metrics, health, upstreams, authenticator, denylist, readCache });
+  const app = await buildApp({ config, logger, metrics: rt.metrics, health, upstreams, authenticator, denylist, readCache, devMailbox: rt.devMailbox });
   await app.listen({ host: config.host, port: config.port, backlog: config.listenBacklog });
   rt.lifecycle.onShutdown('gateway HTTP server', () => app.close());
   const address = app.server.address();

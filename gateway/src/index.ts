@@ -4,3 +4,4 @@ export { startGateway, type GatewayRuntime, type RunningGateway } from './gatewa
 export { ResponseChecker } from './docs/response-check';
 export { typeDefs as edgeTypeDefs } from './routes/edge/graphql/schema';
 export { openApiDocument } from './docs/document';
+export { DEV_MAILBOX_PATH, type DevMailbox, type DevMailboxMail } from './routes/dev-mailbox';

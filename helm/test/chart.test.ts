@@ -236,6 +236,10 @@ describe('variables', () => {
     readdirSync(join(repoRoot, dir), { withFileTypes: true }).flatMap((e) =>
       e.isDirectory() ? read_(join(dir, e.name)) : /\.ts$/.test(e.name) && !/\.test\.ts$/.test(e.name) ? [read(repoRoot, dir, e.name)] : [],
     );
+  const sourceFiles = (dir: string): string[] =>
+    readdirSync(join(repoRoot, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? sourceFiles(join(dir, e.name)) : /\.ts$/.test(e.name) && !/\.test\.ts$/.test(e.name) ? [join(dir, e.name)] : [],
+    );
   const known = new Set(sourceDirs.flatMap(read_).flatMap((t) => [...t.matchAll(/(?:[`'"]|\benv\.)([A-Z][A-Z0-9_]*)\b/g)].map((m) => m[1]!)));
   // Names built from a service name in the sources (`${upper}_METRICS_PORT`) or read by the CLI.
   for (const svc of ['IDENTITY', 'DIRECTORY', 'NOTIFICATION', 'COMMERCE', 'AUDIT']) {
@@ -244,6 +248,19 @@ describe('variables', () => {
   }
   for (const n of ['JWT_KEY_ENCRYPTION_KEY_FILE', 'EMAIL_ACTION_KEY_FILE', 'AUDIT_CHECKPOINT_SIGNING_KEY_FILE']) known.add(n);
   const helpers = templates.get('_helpers.tpl')!;
+
+  it('no variable can turn on the development mailbox: only the all-in-one (make run) makes one, never a process the chart or compose runs', () => {
+    // The chart can set any variable (extraEnvVars), so the mailbox must not hang on one: no name
+    // the processes read mentions it, and no process's own source constructs it or hands it to the
+    // gateway (notification defines it; deploy/all-in-one/src, not a chart image entry point, wires it).
+    expect([...known].filter((n) => /MAILBOX/.test(n))).toEqual([]);
+    const constructs = sourceDirs.flatMap((dir) =>
+      sourceFiles(dir).filter((f) => !f.endsWith('infra/mailbox.ts') && /new MemoryMailbox\b|devMailbox:\s*(?!rt\.devMailbox|deps\.devMailbox|opts\.devMailbox)[^,}\s]/.test(read(repoRoot, f))),
+    );
+    expect(constructs).toEqual([]);
+    const processes = [...templates.values(), read(composeDir, 'docker-compose.yml')].join('\n');
+    expect(processes).not.toMatch(/all-in-one/);
+  });
 
   it('finds the variables in the sources', () => {
     for (const n of ['GRPC_TLS_CERT_FILE', 'RATE_LIMIT_LOGIN_BURST', 'NOTIFICATION_MAX_ATTEMPTS', 'EMAIL_ACTION_KEY']) expect(known).toContain(n);
@@ -458,7 +475,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
       const names = env.map((e) => e.name);
       expect(new Set(names).size).toBe(names.length);
       // gRPC TLS: the three variables point into the read-only mount of the component's Secret.
-      const tlsEnv = Object.fromEntries(env.filter((e) => str(e.name).startsWith('GRPC_TLS_')).map((e) => [e.name, e.value]));
+      const tlsEnv = Object.fromEntries(env.filter((e) => str(e.name).startsWith('GRPC_TLS_') && e.name !== 'GRPC_TLS_PEER_NAMES').map((e) => [e.name, e.value]));
       const mount = (container.volumeMounts as JsonObject[]).find((m) => m.name === 'grpc-tls');
       if (!tls.enabled) {
         expect([d.metadata, tlsEnv, mount]).toEqual([d.metadata, {}, undefined]);
@@ -855,7 +872,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     expect(Object.keys(byName)).toEqual(['IamOutboxBacklog', 'IamNatsDisconnected', 'IamAuditConsumerLag', 'IamGatewayErrors', 'IamGatewayLatency', 'IamCertificateExpiry', 'IamSigningKeyNotRotated', 'IamTestRule']);
     expect(str(byName.IamOutboxBacklog!.expr)).toBe('max by (namespace, job) (outbox_oldest_pending_age_seconds{namespace="iam",job=~"directory|identity|notification|commerce|audit"}) > 120');
     expect(str(byName.IamNatsDisconnected!.expr)).toContain('nats_connected{namespace="iam",job=~"gateway|identity|directory|notification|commerce|audit"}) == 0');
-    expect(str(byName.IamAuditConsumerLag!.expr)).toContain('jetstream_consumer_num_pending{consumer_name=~"audit-(directory|identity|commerce)"}');
+    expect(str(byName.IamAuditConsumerLag!.expr)).toBe('max by (namespace, consumer) (events_consumer_backlog{namespace="iam",job="audit",consumer=~"audit-(directory|identity|commerce)"}) > 1000');
     expect(str(byName.IamGatewayErrors!.expr)).toContain('http_server_request_duration_seconds_count{namespace="iam",job="gateway",status_code=~"5.."}');
     expect(str(byName.IamGatewayLatency!.expr)).toMatch(/^histogram_quantile\(0\.99, .*http_server_request_duration_seconds_bucket\{namespace="iam",job="gateway"\}.* > 1$/);
     expect(str(byName.IamCertificateExpiry!.expr)).toContain('certmanager_certificate_expiration_timestamp_seconds{namespace="iam"}');

@@ -18,6 +18,16 @@ export const bodyLimits = {
     },
   },
   '/api/v1/auth/email-verification/confirm': { post: { token: { required: true, type: 'string', minLength: 1, maxLength: 200 } } },
+  '/api/v1/auth/mfa': {
+    post: {
+      mfaToken: { required: true, type: 'string', minLength: 1, maxLength: 200 },
+      code: { type: 'string' },
+      recoveryCode: { type: 'string', minLength: 1, maxLength: 40 },
+    },
+  },
+  '/api/v1/auth/mfa/enrol': { post: { mfaToken: { required: true, type: 'string', minLength: 1, maxLength: 200 } } },
+  '/api/v1/me/mfa/totp/activate': { post: { code: { required: true, type: 'string' } } },
+  '/api/v1/users/{id}/mfa/reset': { post: { reason: { required: true, type: 'string', minLength: 1, maxLength: 500 } } },
   '/api/v1/users': {
     post: {
       firstName: { required: true, type: 'string', minLength: 1, maxLength: 100 },
@@ -77,6 +87,30 @@ export const bodyLimits = {
     put: {
       roleId: { type: 'string', format: 'uuid' },
       permissionId: { type: 'string', format: 'uuid' },
+    },
+  },
+  '/api/v1/clients': {
+    post: {
+      name: { required: true, type: 'string', minLength: 1, maxLength: 100 },
+      type: { required: true },
+      redirectUris: { type: 'array', maxItems: 20 },
+      postLogoutRedirectUris: { type: 'array', maxItems: 20 },
+      grantTypes: { required: true, type: 'array', maxItems: 4 },
+      roles: { type: 'array', maxItems: 50 },
+      requirePar: { type: 'boolean' },
+      dpopBound: { type: 'boolean' },
+    },
+  },
+  '/api/v1/clients/{id}': {
+    put: {
+      name: { type: 'string', minLength: 1, maxLength: 100 },
+      type: {  },
+      redirectUris: { type: 'array', maxItems: 20 },
+      postLogoutRedirectUris: { type: 'array', maxItems: 20 },
+      grantTypes: { type: 'array', maxItems: 4 },
+      roles: { type: 'array', maxItems: 50 },
+      requirePar: { type: 'boolean' },
+      dpopBound: { type: 'boolean' },
     },
   },
 } as const satisfies Record<string, Record<string, Record<string, FieldLimits>>>;
@@ -147,3 +181,45 @@ export const inputLimits = {
     status: { type: 'ProductStatus' },
   },
 } as const satisfies Record<string, Record<string, FieldLimits>>;
+
+/**
+ * The password policy the directory enforces (lengths in code points; each rule a regular
+ * expression's source, with the `u` flag, that a password must match, or must not when `forbidden`).
+ */
+export const passwordPolicy = {
+  minLength: 12,
+  maxLength: 128,
+  rules: [
+    {
+      id: 'uppercase',
+      label: 'An uppercase letter',
+      message: 'must contain an uppercase letter',
+      pattern: '\\p{Lu}',
+    },
+    {
+      id: 'lowercase',
+      label: 'A lowercase letter',
+      message: 'must contain a lowercase letter',
+      pattern: '\\p{Ll}',
+    },
+    {
+      id: 'digit',
+      label: 'A digit',
+      message: 'must contain a digit',
+      pattern: '\\p{Nd}',
+    },
+    {
+      id: 'special',
+      label: 'A special character (not a letter, digit or space)',
+      message: 'must contain a special character',
+      pattern: '[^\\p{L}\\p{Nd}\\s]',
+    },
+    {
+      id: 'control',
+      label: 'No control characters',
+      message: 'must not contain control characters',
+      pattern: '[\\u0000-\\u001f\\u007f]',
+      forbidden: true,
+    },
+  ],
+} as const;

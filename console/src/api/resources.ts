@@ -15,15 +15,30 @@ export type LinkPage = Page<Ok<'/api/v1/role-permissions', 'get'>>;
 export type UserBody = NonNullable<paths['/api/v1/users']['post']['requestBody']>['content']['application/json'];
 export type UserUpdate = NonNullable<paths['/api/v1/users/{id}']['put']['requestBody']>['content']['application/json'];
 export type RoleBody = NonNullable<paths['/api/v1/roles']['post']['requestBody']>['content']['application/json'];
+export type MailboxList = Ok<'/api/v1/dev/mailbox', 'get'>;
+export type MailboxMail = Ok<'/api/v1/dev/mailbox/{id}', 'get'>;
 export type RoleUpdate = NonNullable<paths['/api/v1/roles/{id}']['put']['requestBody']>['content']['application/json'];
 
-export interface ListQuery {
+/** The `sort` values a list offers (its key, '-' first for descending), from the API's schema. */
+type SortOf<P extends '/api/v1/users' | '/api/v1/roles' | '/api/v1/permissions'> = NonNullable<NonNullable<paths[P]['get']['parameters']['query']>['sort']>;
+export type UserSort = SortOf<'/api/v1/users'>;
+export type RoleSort = SortOf<'/api/v1/roles'>;
+export type PermissionSort = SortOf<'/api/v1/permissions'>;
+
+export interface ListQuery<S extends string = never> {
   page: number;
   pageSize: number;
   q?: string;
   includeDeleted?: boolean;
+  sort?: S;
 }
-const query = (l: ListQuery) => ({ page: l.page, pageSize: l.pageSize, ...(l.q ? { q: l.q } : {}), ...(l.includeDeleted ? { includeDeleted: true } : {}) });
+const query = <S extends string>(l: ListQuery<S>) => ({
+  page: l.page,
+  pageSize: l.pageSize,
+  ...(l.q ? { q: l.q } : {}),
+  ...(l.includeDeleted ? { includeDeleted: true } : {}),
+  ...(l.sort ? { sort: l.sort } : {}),
+});
 
 /** Every item of a list, fetched a page of 100 at a time (pickers must offer all of them). */
 async function everyPage<T>(fetch: (page: number) => Promise<{ items: T[]; totalCount: number }>): Promise<T[]> {
@@ -44,7 +59,7 @@ export const keys = {
 };
 
 export const users = {
-  list: (l: ListQuery) => call(() => api.GET('/api/v1/users', { params: { query: query(l) } })) as Promise<UserPage>,
+  list: (l: ListQuery<UserSort>) => call(() => api.GET('/api/v1/users', { params: { query: query(l) } })) as Promise<UserPage>,
   /** A deleted user too (their link in "Show deleted" opens them). */
   get: (id: string) => call(() => api.GET('/api/v1/users', { params: { query: { id, includeDeleted: true } } })) as Promise<User>,
   create: (body: UserBody) => call(() => api.POST('/api/v1/users', { body })),
@@ -53,7 +68,7 @@ export const users = {
 };
 
 export const roles = {
-  list: (l: ListQuery) => call(() => api.GET('/api/v1/roles', { params: { query: query(l) } })) as Promise<RolePage>,
+  list: (l: ListQuery<RoleSort>) => call(() => api.GET('/api/v1/roles', { params: { query: query(l) } })) as Promise<RolePage>,
   get: (id: string) => call(() => api.GET('/api/v1/roles', { params: { query: { id } } })) as Promise<Role>,
   all: () => everyPage((page) => roles.list({ page, pageSize: 100 })),
   create: (body: RoleBody) => call(() => api.POST('/api/v1/roles', { body })),
@@ -62,7 +77,7 @@ export const roles = {
 };
 
 export const permissions = {
-  list: (l: ListQuery) => call(() => api.GET('/api/v1/permissions', { params: { query: query(l) } })) as Promise<PermissionPage>,
+  list: (l: ListQuery<PermissionSort>) => call(() => api.GET('/api/v1/permissions', { params: { query: query(l) } })) as Promise<PermissionPage>,
   all: () => everyPage((page) => permissions.list({ page, pageSize: 100 })),
   create: (name: string) => call(() => api.POST('/api/v1/permissions', { body: { name } })),
   remove: (id: string) => call(() => api.DELETE('/api/v1/permissions/{id}', { params: { path: { id } } })),
@@ -100,4 +115,14 @@ export const auth = {
   revoke: () => call(() => api.POST('/api/v1/auth/revoke')),
   passwordReset: (email: string) => call(() => api.POST('/api/v1/auth/password-reset/request', { body: { email } })),
   requestVerification: () => call(() => api.POST('/api/v1/auth/email-verification/request')),
+};
+
+/**
+ * The development mailbox (make run without SMTP_URL; users.manage). Elsewhere the route does not
+ * exist: 404, and the console shows no Mailbox page.
+ */
+export const mailbox = {
+  key: ['dev-mailbox'] as const,
+  list: () => call(() => api.GET('/api/v1/dev/mailbox')),
+  get: (id: string) => call(() => api.GET('/api/v1/dev/mailbox/{id}', { params: { path: { id } } })),
 };

@@ -1,16 +1,25 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { keys, permissions } from '../api/resources';
-import { PagedTable, SearchBox, useListState } from '../components/list';
+import { type PermissionSort, keys, permissions } from '../api/resources';
+import { PagedTable, SearchBox, type SortableColumn, useListState } from '../components/list';
 import { ConfirmButton, Form, Notice, ProblemAlert } from '../components/ui';
 import { PERMISSION_FIELDS } from '../forms';
 
-/** The permissions (permissions.manage, checked by the route): searched, paged, created, deleted. */
+const day = (iso: string) => new Date(iso).toLocaleDateString();
+
+const PERMISSION_COLUMNS: ReadonlyArray<string | SortableColumn<PermissionSort>> = [
+  { label: 'Permission', asc: 'name', desc: '-name', says: ['by name, A to Z', 'by name, Z to A'] },
+  'Description',
+  { label: 'Created', asc: 'createdAt', desc: '-createdAt', says: ['oldest first', 'newest first'], firstDesc: true },
+  'Actions',
+];
+
+/** The permissions (permissions.manage, checked by the route): searched, sorted (newest first), paged, created, deleted. */
 export function PermissionsPage() {
   const qc = useQueryClient();
-  const l = useListState();
+  const l = useListState<PermissionSort>('-createdAt');
   const [notice, setNotice] = useState('');
-  const list = useQuery({ queryKey: [...keys.permissions, { page: l.page, pageSize: l.pageSize, q: l.q }], queryFn: () => permissions.list(l) });
+  const list = useQuery({ queryKey: [...keys.permissions, { page: l.page, pageSize: l.pageSize, q: l.q, sort: l.sort }], queryFn: () => permissions.list(l), placeholderData: keepPreviousData });
   const create = useMutation({
     mutationFn: permissions.create,
     onSuccess: (_p, name) => { setNotice(`Permission ${name} created.`); return qc.invalidateQueries({ queryKey: keys.permissions }); },
@@ -23,10 +32,11 @@ export function PermissionsPage() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error ?? remove.error} />
       {list.data ? (
-        <PagedTable list={l} page={list.data} noun="permission" label="Permissions" columns={['Permission', 'Description', 'Actions']} row={(p) => (
+        <PagedTable list={l} page={list.data} busy={list.isPlaceholderData} noun="permission" label="Permissions" columns={PERMISSION_COLUMNS} row={(p) => (
           <tr key={p.id}>
             <td>{p.name}</td>
             <td>{p.description || '—'}</td>
+            <td>{day(p.createdAt)}</td>
             <td><ConfirmButton label={`Delete ${p.name}`} confirmLabel={`Confirm delete of ${p.name}`} onConfirm={() => remove.mutate(p.id)} /></td>
           </tr>
         )} />

@@ -1,18 +1,27 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { type Role, type RoleBody, keys, links, permissions, roles } from '../api/resources';
+import { type Role, type RoleBody, type RoleSort, keys, links, permissions, roles } from '../api/resources';
 import { can } from '../auth/session';
 import { Link, arrivalNotice, navigate } from '../router';
-import { PagedTable, SearchBox, useListState } from '../components/list';
+import { PagedTable, SearchBox, type SortableColumn, useListState } from '../components/list';
 import { ConfirmButton, Form, Notice, ProblemAlert } from '../components/ui';
 import { ROLE_EDIT_FIELDS, ROLE_FIELDS } from '../forms';
 
-/** The roles (roles.manage, checked by the route): searched, paged, created with a description. */
+const day = (iso: string) => new Date(iso).toLocaleDateString();
+
+const ROLE_COLUMNS: ReadonlyArray<string | SortableColumn<RoleSort>> = [
+  { label: 'Role', asc: 'name', desc: '-name', says: ['by name, A to Z', 'by name, Z to A'] },
+  'Description',
+  'Permissions',
+  { label: 'Created', asc: 'createdAt', desc: '-createdAt', says: ['oldest first', 'newest first'], firstDesc: true },
+];
+
+/** The roles (roles.manage, checked by the route): searched, sorted (newest first), paged, created with a description. */
 export function RolesPage() {
   const qc = useQueryClient();
-  const l = useListState();
+  const l = useListState<RoleSort>('-createdAt');
   const [notice, setNotice] = useState(arrivalNotice);
-  const list = useQuery({ queryKey: [...keys.roles, { page: l.page, pageSize: l.pageSize, q: l.q }], queryFn: () => roles.list(l) });
+  const list = useQuery({ queryKey: [...keys.roles, { page: l.page, pageSize: l.pageSize, q: l.q, sort: l.sort }], queryFn: () => roles.list(l), placeholderData: keepPreviousData });
   const create = useMutation({
     mutationFn: (b: RoleBody) => roles.create(b),
     onSuccess: (_r, b) => { setNotice(`Role ${b.name} created.`); return qc.invalidateQueries({ queryKey: keys.roles }); },
@@ -24,8 +33,8 @@ export function RolesPage() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error} />
       {list.data ? (
-        <PagedTable list={l} page={list.data} noun="role" label="Roles" columns={['Role', 'Description', 'Permissions']} row={(r) => (
-          <tr key={r.id}><td><Link to={`/roles/${r.id}`}>{r.name}</Link></td><td>{r.description || '—'}</td><td>{r.permissions.join(', ')}</td></tr>
+        <PagedTable list={l} page={list.data} busy={list.isPlaceholderData} noun="role" label="Roles" columns={ROLE_COLUMNS} row={(r) => (
+          <tr key={r.id}><td><Link to={`/roles/${r.id}`}>{r.name}</Link></td><td>{r.description || '—'}</td><td>{r.permissions.join(', ')}</td><td>{day(r.createdAt)}</td></tr>
         )} />
       ) : null}
       <section aria-labelledby="new-role">

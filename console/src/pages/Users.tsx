@@ -1,10 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { integer } from '../api/fields';
-import { type User, auth, keys, roles, users } from '../api/resources';
+import { type User, type UserSort, auth, keys, roles, users } from '../api/resources';
 import { can } from '../auth/session';
 import { Link, arrivalNotice, navigate } from '../router';
-import { PagedTable, SearchBox, useListState } from '../components/list';
+import { PagedTable, SearchBox, type SortableColumn, useListState } from '../components/list';
 import { ConfirmButton, Form, type FormValues, Notice, ProblemAlert } from '../components/ui';
 import { type NamesOf, USER_CREATE_FIELDS, USER_EDIT_FIELDS } from '../forms';
 
@@ -16,13 +16,23 @@ const day = (iso: string) => new Date(iso).toLocaleDateString();
  */
 const status = (u: User) => (u.deletedAt ? `Deleted ${day(u.deletedAt)}` : u.emailVerified ? 'Email verified' : 'Email not verified');
 
-/** The users (users.manage, checked by the route): searched, paged, deleted ones on demand. */
+const USER_COLUMNS: ReadonlyArray<string | SortableColumn<UserSort>> = [
+  { label: 'Name', asc: 'lastName', desc: '-lastName', says: ['by last name, A to Z', 'by last name, Z to A'] },
+  { label: 'Email', asc: 'email', desc: '-email', says: ['by email, A to Z', 'by email, Z to A'] },
+  'Phone',
+  'Roles',
+  'Status',
+  { label: 'Created', asc: 'createdAt', desc: '-createdAt', says: ['oldest first', 'newest first'], firstDesc: true },
+  'Actions',
+];
+
+/** The users (users.manage, checked by the route): searched, sorted (newest first), paged, deleted ones on demand. */
 export function UsersPage() {
   const qc = useQueryClient();
-  const l = useListState();
+  const l = useListState<UserSort>('-createdAt');
   const [includeDeleted, setIncludeDeleted] = useState(false);
   const [notice, setNotice] = useState(arrivalNotice);
-  const list = useQuery({ queryKey: [...keys.users, { q: l.q, page: l.page, pageSize: l.pageSize, includeDeleted }], queryFn: () => users.list({ ...l, includeDeleted }) });
+  const list = useQuery({ queryKey: [...keys.users, { q: l.q, page: l.page, pageSize: l.pageSize, sort: l.sort, includeDeleted }], queryFn: () => users.list({ ...l, includeDeleted }), placeholderData: keepPreviousData });
   const remove = useMutation({ mutationFn: users.remove, onSuccess: () => { setNotice('User deleted.'); return qc.invalidateQueries({ queryKey: keys.users }); } });
   const reset = useMutation({ mutationFn: auth.passwordReset, onSuccess: () => setNotice('Password-reset mail requested.') });
   return (
@@ -37,7 +47,7 @@ export function UsersPage() {
       {notice ? <Notice>{notice}</Notice> : null}
       <ProblemAlert error={list.error ?? remove.error ?? reset.error} />
       {list.data ? (
-        <PagedTable list={l} page={list.data} noun="user" label="Users" wide columns={['Name', 'Email', 'Phone', 'Roles', 'Status', 'Created', 'Actions']} row={(u) => (
+        <PagedTable list={l} page={list.data} busy={list.isPlaceholderData} noun="user" label="Users" wide columns={USER_COLUMNS} row={(u) => (
           <tr key={u.id}>
             <td><Link to={`/users/${u.id}`}>{u.firstName} {u.lastName}</Link></td>
             <td>{u.email}</td>

@@ -15,7 +15,7 @@ import { readCommerceConfig } from '@iam/commerce';
 import { readDirectoryConfig } from '@iam/directory';
 import { readGatewayConfig } from '@iam/gateway';
 import { readIdentityConfig } from '@iam/identity';
-import { readNotificationConfig } from '@iam/notification';
+import { MemoryMailbox, readNotificationConfig } from '@iam/notification';
 import {
   type EventBus,
   InMemoryEventBus,
@@ -45,8 +45,12 @@ async function main(): Promise<void> {
     // Pass 1: the public port (the other ports follow it) and where the embedded database lives
     // (its URLs are defaults for pass 2).
     const local = readConfig(process.env, (e) => {
-      const ports = localPorts(e.port('PORT', { default: DEFAULT_PORT, allowZero: true }));
+      const port = e.port('PORT', { default: DEFAULT_PORT, allowZero: true });
+      const ports = localPorts(port);
       return {
+        port,
+        // The platform's public origin (identity's issuer and console client read it too).
+        publicUrl: e.optionalUrl('PUBLIC_URL', ['http', 'https'])?.replace(/\/+$/, ''),
         ports,
         dataDir: resolve(e.string('DATA_DIR', { default: '.data' })),
         embeddedPort: e.port('EMBEDDED_PG_PORT', { default: ports.embeddedPostgres }),
@@ -56,6 +60,10 @@ async function main(): Promise<void> {
     const embedded = { dataDir: local.dataDir, port: local.embeddedPort };
     const urls = embeddedUrls(embedded.dataDir, embedded.port);
     const grpcPort = local.ports.grpc;
+    // Mail links point at this process's own hosted pages (/reset-password, /verify-email) unless
+    // EMAIL_ACTION_BASE_URL says otherwise: at PUBLIC_URL, else http://localhost:{PORT} (with
+    // PORT=0 the port is not known yet: no default).
+    const ownOrigin = local.publicUrl ?? (local.port === 0 ? undefined : `http://localhost:${local.port}`);
     // Pass 2: everything else, every problem reported at once. Unlike a container, this process
     // listens on loopback unless HOST / BIND_HOST say otherwise, and on a terminal it logs a short
     // line per request at debug.
@@ -74,6 +82,7 @@ async function main(): Promise<void> {
         databaseUrl: urls.url('notification'),
         grpcPort: grpcPort.notification,
         emailActionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'email-action-key')),
+        actionBaseUrl: ownOrigin,
       }),
       // A newcomer's first `curl /api/v1/products` shows a small demo catalog (seeded once, when empty).
       commerce: readCommerceConfig(e, { databaseUrl: urls.url('commerce'), seedDemo: true, grpcPort: grpcPort.commerce }),
@@ -123,6 +132,9 @@ async function main(): Promise<void> {
     lifecycle.onShutdown('event bus', () => bus.close());
     log.info({ bus: bus.kind }, 'event bus');
 
+    // No SMTP_URL: outgoing mail is kept in memory and shown in the console (development only:
+    // nothing but this composition root makes a mailbox).
+    const mailbox = config.notification.smtp || !config.notification.actionBaseUrl ? undefined : new MemoryMailbox();
     const admin = config.admin.email && config.admin.password ? { ...config.admin, email: config.admin.email, password: config.admin.password } : undefined;
     const system = await startSystem({
       config,
@@ -134,6 +146,7 @@ async function main(): Promise<void> {
       grpcCredentials: grpcCredentials(config.runtime.grpcTls),
       admin,
       migrateAs,
+      mailbox,
     });
     const gateway = system.gateways[0]!;
     await gateway.health.refresh();
@@ -143,6 +156,7 @@ async function main(): Promise<void> {
       { port: gateway.port, startupMs: Date.now() - started, ready: gateway.health.snapshot().ready },
       `iam is up at ${url} (the console at ${url}/console, the API documents at ${url}/docs); Ctrl-C stops it`,
     );
+    if (mailbox) log.info({ capacity: mailbox.capacity }, `no SMTP_URL: mail is kept in the development mailbox, ${url}/console/mailbox`);
   } catch (err) {
     exitOnStartupError(err, logger);
   }

@@ -10,7 +10,7 @@ import { type CommerceConfig, commerceService } from '@iam/commerce';
 import { type DirectoryConfig, createDirectoryUseCases, directoryService } from '@iam/directory';
 import { type GatewayConfig, type RunningGateway, startGateway } from '@iam/gateway';
 import { type ClientLookup, type IdentityConfig, identityService } from '@iam/identity';
-import { type NotificationConfig, notificationService } from '@iam/notification';
+import { type MemoryMailbox, type NotificationConfig, notificationService } from '@iam/notification';
 import {
   type EventBus,
   type Lifecycle,
@@ -72,6 +72,12 @@ export interface SystemOptions {
    * its runtime role (make run on the embedded PostgreSQL); the others migrate at start.
    */
   readonly migrateAs?: Partial<Record<ServiceName, ServiceRuntime['migrateAs']>>;
+  /**
+   * The development mailbox: notification delivers into it when it has no SMTP_URL, and the
+   * gateways read it (`/api/v1/dev/mailbox`) through this same object, in this process. Only
+   * this composition root passes one (make run); a service's or the gateway's own process cannot.
+   */
+  readonly mailbox?: MemoryMailbox;
 }
 
 export interface RunningSystem {
@@ -122,7 +128,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   );
   if (config.notification) {
     const notification = config.notification;
-    await start('notification', (rt) => notificationService(notification, rt));
+    await start('notification', (rt) => notificationService(notification, rt, { mailbox: opts.mailbox }));
   }
   // Identity, commerce and audit ask the directory (principals; who holds a permission now).
   await start('commerce', (rt) => commerceService({ ...config.commerce, directoryTarget: targets.directory }, rt));
@@ -137,7 +143,16 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     gateways.push(
       await startGateway(
         { ...config.gateway, upstreams: { ...config.gateway.upstreams, ...targets, ...(identityOp ? { identityOp } : {}) } },
-        { logger, metrics: gatewayMetrics, bus: opts.gatewayBus?.(i) ?? bus, lifecycle, callKey, grpcClientCredentials: opts.grpcCredentials?.client },
+        {
+          logger,
+          metrics: gatewayMetrics,
+          bus: opts.gatewayBus?.(i) ?? bus,
+          lifecycle,
+          callKey,
+          grpcClientCredentials: opts.grpcCredentials?.client,
+          // Only when notification here delivers into it (no SMTP_URL, an action base URL).
+          devMailbox: opts.mailbox && config.notification && !config.notification.smtp && config.notification.actionBaseUrl ? opts.mailbox : undefined,
+        },
       ),
     );
   }

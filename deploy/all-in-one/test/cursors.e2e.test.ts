@@ -113,6 +113,28 @@ describe('cursors and page tokens: any value → 200 or 400, never a 5xx', () =>
     await fc.assert(fc.asyncProperty(fc.constantFrom<'products' | 'orders'>('products', 'orders'), fc.oneof(pageToken, anyString), graphql), RUNS);
   });
 
+  it('the Full collections: GET ?cursor= (any string, and the state of a real cursor edited) → 200 or 400; a real one pages', async () => {
+    const paths = ['/api/v1/users', '/api/v1/roles', '/api/v1/permissions', '/api/v1/role-permissions'];
+    // Cursors shaped like the directory's (base64url JSON "." 22 characters), their state anything.
+    const shaped = fc
+      .tuple(fc.jsonValue(), fc.stringMatching(/^[A-Za-z0-9_-]{22}$/))
+      .map(([state, check]) => `${b64(JSON.stringify(state))}.${check}`);
+    await fc.assert(fc.asyncProperty(fc.constantFrom(...paths), fc.oneof(shaped, anyString), async (path, c) => void (await get(path, 'cursor', c))), RUNS);
+    for (const path of paths) {
+      const first = (await (await fetch(`${sys.url()}${path}?pageSize=1`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { nextCursor: string | null };
+      if (!first.nextCursor) continue;
+      expect((await get(path, 'cursor', first.nextCursor)).status).toBe(200);
+      const [body, check] = first.nextCursor.split('.') as [string, string];
+      const state = JSON.parse(Buffer.from(body, 'base64url').toString()) as unknown[];
+      // The same state with its numbers out of range, re-encoded (the check then fails too): 400.
+      for (const edit of [[3, 2 ** 53], [3, -1], [4, 1e300], [5, 2]] as const) {
+        const changed = [...state];
+        changed[edit[0]] = edit[1];
+        expect((await get(path, 'cursor', `${b64(JSON.stringify(changed))}.${check}`)).status).toBe(400);
+      }
+    }
+  });
+
   it('the collections: page, pageSize (Full) and page, page_size (Compact), whatever the number', async () => {
     const number = fc.oneof(anyInt.map(String), digits, anyString);
     const routes: Array<[string, string]> = [

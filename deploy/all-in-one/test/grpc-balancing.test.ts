@@ -69,7 +69,7 @@ const MAX_AGE_MS = 4_000;
     let next = 0;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
-        while (next++ < n) await client.call.listRoles({ page: 1, pageSize: 1, q: '', includeDeleted: false });
+        while (next++ < n) await client.call.listRoles({ page: 1, pageSize: 1, q: '', includeDeleted: false, cursor: '', sort: '' });
       }),
     );
   }

@@ -11,7 +11,7 @@ import { readCommerceConfig } from '@iam/commerce';
 import { readDirectoryConfig } from '@iam/directory';
 import { ResponseChecker, type RunningGateway, readGatewayConfig } from '@iam/gateway';
 import { type ClientLookup, readIdentityConfig } from '@iam/identity';
-import { readNotificationConfig } from '@iam/notification';
+import { type MemoryMailbox, readNotificationConfig } from '@iam/notification';
 import { type EventBus, JetStreamEventBus, Lifecycle, type RunningService, readConfig } from '@iam/platform';
 import {
   type TestDatabase,
@@ -55,7 +55,17 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
-export async function startTestSystem(opts: { env?: Record<string, string>; gateways?: number; logLines?: string[]; identityClients?: ClientLookup } = {}): Promise<TestSystem> {
+export async function startTestSystem(
+  opts: {
+    env?: Record<string, string>;
+    gateways?: number;
+    logLines?: string[];
+    /** The development mailbox, as make run makes it with no SMTP_URL (needs EMAIL_ACTION_BASE_URL in env). */
+    mailbox?: MemoryMailbox;
+    /** The OAuth client registry the OpenID provider reads instead of identity's own store. */
+    identityClients?: ClientLookup;
+  } = {},
+): Promise<TestSystem> {
   const logger = opts.logLines ? pino({ level: 'debug' }, { write: (l: string) => void opts.logLines!.push(l) }) : testLogger();
   const metrics = testMetrics();
   const lifecycle = new Lifecycle(logger, 5_000);
@@ -110,7 +120,20 @@ export async function startTestSystem(opts: { env?: Record<string, string>; gate
   // As in the all-in-one process: each service has metrics of its own (RunningService.metrics);
   // `metrics` is the gateways', what their public /metrics shows.
   // TEST_CALL_KEY: tests may call a service directly as one of the platform's components would.
-  const system = await startSystem({ config, logger, bus, lifecycle, gateways: opts.gateways, gatewayBus, gatewayMetrics: metrics, serviceMetrics: () => testMetrics(), admin: ADMIN, callKey: TEST_CALL_KEY, identityClients: opts.identityClients });
+  const system = await startSystem({
+    config,
+    logger,
+    bus,
+    lifecycle,
+    gateways: opts.gateways,
+    gatewayBus,
+    gatewayMetrics: metrics,
+    serviceMetrics: () => testMetrics(),
+    admin: ADMIN,
+    callKey: TEST_CALL_KEY,
+    mailbox: opts.mailbox,
+    identityClients: opts.identityClients,
+  });
   const { gateways } = system;
   await eventually(async () => {
     const snaps = await Promise.all(gateways.map((g) => g.health.refresh()));

@@ -9,8 +9,9 @@ import { Denylist } from '../auth/denylist';
 import { type Profile, readGatewayConfig } from '../config';
 import type { Upstreams } from '../upstreams';
 
-export async function openApiDocument(profile: Profile): Promise<Record<string, unknown>> {
-  const config = readConfig({ GATEWAY_PROFILES: profile }, readGatewayConfig);
+export async function openApiDocument(profile: Profile, opts: { devMailbox?: boolean } = {}): Promise<Record<string, unknown>> {
+  // No load shedding: on a busy machine a stalled event loop would answer the document's own request 503.
+  const config = readConfig({ GATEWAY_PROFILES: profile, MAX_EVENT_LOOP_DELAY_MS: '0' }, readGatewayConfig);
   const logger = createLogger({ level: 'silent', service: 'openapi' });
   const app = await buildApp({
     config,
@@ -21,6 +22,9 @@ export async function openApiDocument(profile: Profile): Promise<Record<string, 
     upstreams: new Proxy({}, { get: () => ({}) }) as Upstreams,
     authenticator: { verify: () => Promise.reject(new Error('no requests are made')) },
     denylist: new Denylist(),
+    // The console's generated types include the development mailbox's routes (make run only); the
+    // documents a gateway serves list them only where they exist.
+    devMailbox: opts.devMailbox ? { capacity: 1, list: () => [], get: () => undefined } : undefined,
   });
   try {
     await app.ready();

@@ -28,6 +28,9 @@ const ANONYMOUS = [
   'POST /api/v1/auth/password-reset/request',
   'POST /api/v1/auth/password-reset/confirm',
   'POST /api/v1/auth/email-verification/confirm',
+  // A login's second step (its mfa token proves the password): DESIGN §5.
+  'POST /api/v1/auth/mfa',
+  'POST /api/v1/auth/mfa/enrol',
   'GET /.well-known/jwks.json',
   'GET /docs',
   'GET /docs/full/openapi.json',
@@ -40,6 +43,9 @@ const ANONYMOUS = [
   // The admin console (routes/console.ts): static files; its wildcards (/console/*, /console/assets/*)
   // are not listed, like the docs' assets (routes/console.test.ts checks them).
   'GET /console',
+  // The hosted email-action pages (routes/console.ts): static pages; their token is posted by the page.
+  'GET /reset-password',
+  'GET /verify-email',
 ].sort();
 
 describe('routes by audience', () => {
@@ -51,6 +57,7 @@ describe('routes by audience', () => {
     const consoleDir = mkdtempSync(join(tmpdir(), 'console-'));
     mkdirSync(join(consoleDir, 'assets'));
     writeFileSync(join(consoleDir, 'index.html'), '<!doctype html><title>console</title>');
+    for (const page of ['reset-password', 'verify-email']) writeFileSync(join(consoleDir, `${page}.html`), `<!doctype html><title>${page}</title>`);
     const config = readConfig({ GATEWAY_PROFILES: 'full,compact', CONSOLE_DIR: consoleDir, ...NO_SHEDDING }, readGatewayConfig);
     // Any upstream call fails: an anonymous route answers 503, never 401.
     const upstreams = new Proxy({} as Upstreams, {
@@ -102,7 +109,8 @@ describe('routes by audience', () => {
           const secured = op.security !== undefined && !op.security.some((r) => Object.keys(r).length === 0);
           expect({ op: `${method} ${path}`, secured }).toEqual({ op: `${method} ${path}`, secured: !anonymous });
           if (!anonymous) expect(op.responses).toHaveProperty('401');
-          if (path.startsWith('/api/v1/') && !path.startsWith('/api/v1/auth') && !anonymous) expect(op.responses).toHaveProperty('403');
+          // The caller's own (/api/v1/me/...) needs no permission: no 403 unless the route names one (reauthentication).
+          if (path.startsWith('/api/v1/') && !path.startsWith('/api/v1/auth') && !path.startsWith('/api/v1/me/') && !anonymous) expect(op.responses).toHaveProperty('403');
         }
       }
     }

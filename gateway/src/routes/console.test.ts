@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testLogger } from '@iam/platform/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { CONSOLE_CSP, GRAPHIQL_CSP, consoleRoutes } from './console';
+import { CONSOLE_CSP, GRAPHIQL_CSP, HOSTED_PAGE_CSP, consoleRoutes } from './console';
 
 /** The CSP's directives by name. */
 const directives = (csp: unknown) => Object.fromEntries(String(csp).split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
@@ -15,6 +15,8 @@ function builtConsole(): string {
   mkdirSync(join(dir, 'assets'));
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>IAM console</title>');
   writeFileSync(join(dir, 'graphiql.html'), '<!doctype html><title>GraphiQL</title>');
+  writeFileSync(join(dir, 'reset-password.html'), '<!doctype html><title>Choose a new password</title>');
+  writeFileSync(join(dir, 'verify-email.html'), '<!doctype html><title>Confirm your email address</title>');
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
   writeFileSync(join(dir, 'assets', 'favicon-abc123.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   return dir;
@@ -25,7 +27,7 @@ describe('console routes', () => {
   const dir = builtConsole();
   beforeAll(async () => {
     app = Fastify();
-    await app.register(consoleRoutes, { dir, console: true, graphiql: true, logger: testLogger() });
+    await app.register(consoleRoutes, { dir, console: true, graphiql: true, hostedPages: true, logger: testLogger() });
     await app.ready();
   });
   afterAll(() => app.close());
@@ -69,22 +71,52 @@ describe('console routes', () => {
     expect(directives((await app.inject({ url: '/console' })).headers['content-security-policy'])['style-src']).toBe("'self'");
   });
 
+  it.each([
+    ['/reset-password', 'Choose a new password'],
+    ['/verify-email', 'Confirm your email address'],
+  ])('serves the hosted page %s unframeable, with no Referer to anything it loads, never stored', async (path, title) => {
+    const res = await app.inject({ url: `${path}?token=abc_DEF-123` });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain(title);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['content-security-policy']).toBe(HOSTED_PAGE_CSP);
+    const csp = directives(HOSTED_PAGE_CSP);
+    expect(csp).toMatchObject({
+      'default-src': "'none'",
+      'script-src': "'self'",
+      'style-src': "'self'",
+      'connect-src': "'self'",
+      'frame-ancestors': "'none'",
+      'base-uri': "'none'",
+      'form-action': "'self'",
+      'object-src': "'none'",
+    });
+    expect(HOSTED_PAGE_CSP).not.toMatch(/unsafe|https?:|\*/);
+    // Only GET (and HEAD): a prefetcher's request changes nothing, and there is nothing to post here.
+    expect((await app.inject({ method: 'POST', url: path })).statusCode).toBe(404);
+  });
+
   it('serves only what is asked: GraphiQL without the console (edge only), the console without GraphiQL', async () => {
     const edgeOnly = Fastify();
-    await edgeOnly.register(consoleRoutes, { dir, console: false, graphiql: true, logger: testLogger() });
+    await edgeOnly.register(consoleRoutes, { dir, console: false, graphiql: true, hostedPages: false, logger: testLogger() });
     expect((await edgeOnly.inject({ url: '/graphiql' })).statusCode).toBe(200);
+    expect((await edgeOnly.inject({ url: '/reset-password' })).statusCode).toBe(404);
     expect((await edgeOnly.inject({ url: '/console/assets/index-abc123.js' })).statusCode).toBe(200);
     expect((await edgeOnly.inject({ url: '/console' })).statusCode).toBe(404);
     await edgeOnly.close();
     const fullOnly = Fastify();
-    await fullOnly.register(consoleRoutes, { dir, console: true, graphiql: false, logger: testLogger() });
+    await fullOnly.register(consoleRoutes, { dir, console: true, graphiql: false, hostedPages: true, logger: testLogger() });
     expect((await fullOnly.inject({ url: '/graphiql' })).statusCode).toBe(404);
+    expect((await fullOnly.inject({ url: '/reset-password' })).statusCode).toBe(200);
     await fullOnly.close();
   });
 
   it('mounts nothing when the console is not built', async () => {
     const bare = Fastify();
-    await bare.register(consoleRoutes, { dir: join(tmpdir(), 'no-such-console'), console: true, graphiql: true, logger: testLogger() });
+    await bare.register(consoleRoutes, { dir: join(tmpdir(), 'no-such-console'), console: true, graphiql: true, hostedPages: true, logger: testLogger() });
     expect((await bare.inject({ url: '/console' })).statusCode).toBe(404);
     expect((await bare.inject({ url: '/graphiql' })).statusCode).toBe(404);
     await bare.close();
@@ -99,7 +131,7 @@ describe('console routes', () => {
     });
     await new Promise<void>((r) => vite.listen(0, '127.0.0.1', r));
     const dev = Fastify();
-    await dev.register(consoleRoutes, { dir: '/nonexistent', devUrl: `http://127.0.0.1:${(vite.address() as AddressInfo).port}`, console: true, graphiql: true, logger: testLogger() });
+    await dev.register(consoleRoutes, { dir: '/nonexistent', devUrl: `http://127.0.0.1:${(vite.address() as AddressInfo).port}`, console: true, graphiql: true, hostedPages: true, logger: testLogger() });
     const res = await dev.inject({ url: '/console/src/main.tsx' });
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe('vite dev page');

@@ -7,6 +7,15 @@
  * `Cache-Control: no-store` and their own CSP. With CONSOLE_DEV_URL set, /console is proxied to
  * the Vite dev server instead (hot reload against the real API) and /graphiql redirects to its
  * page there. Anonymous: static files only.
+ *
+ * The hosted email-action pages, /reset-password and /verify-email (the links of the mails,
+ * `{EMAIL_ACTION_BASE_URL}/reset-password?token=…`), are two more entries of the build, with
+ * the Full profile (their API calls are its email-action routes). Their URL carries a live token,
+ * so they are served with the strictest headers: the console's CSP with `base-uri 'none'` and
+ * `form-action 'self'`, no framing (`frame-ancestors 'none'`, `X-Frame-Options: DENY`),
+ * `Referrer-Policy: no-referrer` (no request they make names the page), `no-store`; the access
+ * log names the route, never the query. The page reads the token and removes it from the address
+ * bar at once (history.replaceState).
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -27,6 +36,11 @@ export const GRAPHIQL_CSP = `${COMMON}; script-src 'self'; worker-src 'self'; st
 
 export const GRAPHIQL_PATH = '/graphiql';
 
+/** The hosted pages of the email actions: path → built file. */
+export const HOSTED_PAGES = { '/reset-password': 'reset-password.html', '/verify-email': 'verify-email.html' } as const;
+/** A hosted page: the console's policy, no base element, forms to this origin only. */
+export const HOSTED_PAGE_CSP = `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
+
 export interface ConsoleOptions {
   /** The built console (index.html, graphiql.html and assets/). */
   readonly dir: string;
@@ -36,6 +50,8 @@ export interface ConsoleOptions {
   readonly console: boolean;
   /** GraphiQL at /graphiql (GRAPHQL_IDE=true and the edge profile is mounted). */
   readonly graphiql: boolean;
+  /** /reset-password and /verify-email (the Full profile is mounted). */
+  readonly hostedPages: boolean;
   readonly logger: Logger;
 }
 
@@ -45,20 +61,35 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
     const { default: httpProxy } = await import('@fastify/http-proxy');
     await app.register(httpProxy, { upstream: opts.devUrl, prefix: '/console', rewritePrefix: '/console', websocket: true });
     if (opts.graphiql) app.get(GRAPHIQL_PATH, { schema: { hide: true } }, (_req, reply) => reply.redirect('/console/graphiql.html'));
+    if (opts.hostedPages) {
+      for (const [path, file] of Object.entries(HOSTED_PAGES)) {
+        app.get(path, { schema: { hide: true } }, (req, reply) => {
+          const query = req.url.indexOf('?');
+          return reply.header('Referrer-Policy', 'no-referrer').redirect(`/console/${file}${query < 0 ? '' : req.url.slice(query)}`);
+        });
+      }
+    }
     opts.logger.info({ devUrl: opts.devUrl }, 'console proxied to its dev server');
     return;
   }
-  const page = (file: string, csp: string) => {
+  const page = (file: string, csp: string, headers: Record<string, string> = {}) => {
     const path = join(opts.dir, file);
     if (!existsSync(path)) return undefined;
     return async (_req: unknown, reply: FastifyReply) =>
-      reply.header('Cache-Control', 'no-store').header('Content-Security-Policy', csp).type('text/html; charset=utf-8').send(await readFile(path));
+      reply.header('Cache-Control', 'no-store').header('Content-Security-Policy', csp).headers(headers).type('text/html; charset=utf-8').send(await readFile(path));
   };
+  const hosted = opts.hostedPages
+    ? Object.entries(HOSTED_PAGES).flatMap(([path, file]) => {
+        const handler = page(file, HOSTED_PAGE_CSP, { 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' });
+        if (!handler) opts.logger.info({ dir: opts.dir, file }, `hosted page not built (make build); ${path} is not served`);
+        return handler ? [{ path, handler }] : [];
+      })
+    : [];
   const consolePage = opts.console ? page('index.html', CONSOLE_CSP) : undefined;
   const graphiqlPage = opts.graphiql ? page('graphiql.html', GRAPHIQL_CSP) : undefined;
   if (opts.console && !consolePage) opts.logger.info({ dir: opts.dir }, 'console not built (make build); /console is not served');
   if (opts.graphiql && !graphiqlPage) opts.logger.info({ dir: opts.dir }, 'GraphiQL not built (make build); /graphiql is not served');
-  if (!consolePage && !graphiqlPage) return;
+  if (!consolePage && !graphiqlPage && hosted.length === 0) return;
   await app.register(fastifyStatic, {
     root: join(opts.dir, 'assets'),
     prefix: '/console/assets/',
@@ -72,4 +103,5 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
     app.get('/console/*', { schema: { hide: true } }, consolePage);
   }
   if (graphiqlPage) app.get(GRAPHIQL_PATH, { schema: { hide: true } }, graphiqlPage);
+  for (const { path, handler } of hosted) app.get(path, { schema: { hide: true } }, handler);
 }

@@ -2,11 +2,19 @@
  * The API profiles' routes, by audience (./audiences.ts):
  *
  *   anonymous       login, refresh, password reset, email-verification confirm, JWKS
- *   authenticated   revoke, email-verification request
+ *   anonymous       + the second step of a login with a second factor (auth/mfa.ts)
+ *   authenticated   revoke, email-verification request, the caller's second factors and sessions
+ *     requiring(users.manage)
+ *                   a user's sessions, lock state, unlock, second-factor reset
  *     requiring(users.manage | roles.manage | permissions.manage | role-permissions.manage)
  *                   the collections, in the profile's dialect
  *     requiring(audit.read)
  *                   the audit trail and its chain verification (Full profile)
+ *     requiring(users.manage)
+ *                   the development mailbox (Full profile; only when given one: the all-in-one
+ *                   without SMTP_URL)
+ *     requiring(clients.manage)
+ *                   the OAuth client registry (Full profile)
  *
  * The edge profile's routes are in ./edge (its own audiences: public products, GraphQL).
  * Health, metrics and the docs are mounted for every profile elsewhere (health.ts, ../docs).
@@ -22,11 +30,14 @@ import type { ReadCache } from '../cache/read-cache';
 import type { GatewayConfig } from '../config';
 import type { Upstreams } from '../upstreams';
 import { anonymousAuthRoutes, loginRoute } from './auth/anonymous';
+import { adminSecurityRoutes, anonymousMfaRoutes, meRoutes } from './auth/mfa';
 import { sessionRoutes } from './auth/session';
 import { authenticated, requiring } from './audiences';
 import { type CollectionSpec, type Dialect, collectionRoutes, compactDialect, fullDialect } from './collections/collection';
 import { permissions, rolePermissions, roles, users } from './collections/resources';
 import { auditRoutes } from './audit';
+import { type DevMailbox, devMailboxRoutes } from './dev-mailbox';
+import { clientRoutes } from './clients';
 
 export interface ProfileDeps {
   readonly upstreams: Upstreams;
@@ -38,9 +49,13 @@ export interface ProfileDeps {
   readonly logger: Logger;
   /** Single-resource reads by id are answered from it (absent: off). */
   readonly readCache?: ReadCache;
+  /** The development mailbox (absent: its routes do not exist). */
+  readonly devMailbox?: DevMailbox;
 }
 
 const AUDIT_READ = 'audit.read';
+const USERS_MANAGE = 'users.manage';
+const CLIENTS_MANAGE = 'clients.manage';
 
 /** The Full profile (spec §4.2). */
 export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
@@ -49,14 +64,20 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
   await app.register(loginRoute, { ...deps, path: '/api/v1/auth/generate-jwt', refreshToken: true });
   dropUsersAfter(app, c);
   await app.register(anonymousAuthRoutes, deps);
+  await app.register(anonymousMfaRoutes, deps);
   await app.register(
     authenticated(deps.authenticator, async (ctx) => {
       await ctx.register(sessionRoutes, deps);
+      await ctx.register(meRoutes, deps);
+      await ctx.register(requiring(USERS_MANAGE, (r) => r.register(adminSecurityRoutes, deps)));
       await mountCollection(ctx, cachedSpec(users(u), c, 'user'), fullDialect('/api/v1/users'));
       await mountCollection(ctx, cachedSpec(roles(u), c, 'role'), fullDialect('/api/v1/roles'));
       await mountCollection(ctx, cachedSpec(permissions(u), c, 'permission'), fullDialect('/api/v1/permissions'));
       await mountCollection(ctx, cachedSpec(rolePermissions(u), c, 'link'), fullDialect('/api/v1/role-permissions'));
       await ctx.register(requiring(AUDIT_READ, (r) => r.register(auditRoutes, { upstreams: u })));
+      const mailbox = deps.devMailbox;
+      if (mailbox) await ctx.register(requiring(USERS_MANAGE, (r) => r.register(devMailboxRoutes, { mailbox })));
+      await ctx.register(requiring(CLIENTS_MANAGE, (r) => r.register(clientRoutes, { upstreams: u })));
     }),
   );
 }

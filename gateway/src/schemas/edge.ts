@@ -37,7 +37,7 @@ export const ProductsQuery = Type.Object({
   page_token: Type.Optional(Type.String({ maxLength: 200, description: 'nextPageToken of the previous page (opaque)' })),
   status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('archived')], { description: 'Absent: every status' })),
   q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the sku, name or description' })),
-});
+}, { additionalProperties: false });
 
 export const Healthz = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]) }, { additionalProperties: false });
 

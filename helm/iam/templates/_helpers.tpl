@@ -371,6 +371,22 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- $_ := set $env "GRPC_TLS_CERT_FILE" (printf "%s/tls.crt" $dir) -}}
 {{- $_ := set $env "GRPC_TLS_KEY_FILE" (printf "%s/tls.key" $dir) -}}
 {{- $_ := set $env "GRPC_TLS_CA_FILE" (printf "%s/ca.crt" $dir) -}}
+{{- if ne $name "gateway" -}}
+{{- /* Which certificate each caller presents: set only when every enabled component has a name. */ -}}
+{{- $peers := list -}}
+{{- $complete := true -}}
+{{- range $p := include "iam.components" $ctx | fromJsonArray -}}
+{{- if (index $v $p).enabled -}}
+{{- $pc := dict "ctx" $ctx "component" $p -}}
+{{- $dns := index $v.grpcTls.peerNames $p | default "" -}}
+{{- if and (not $dns) $v.grpcTls.certManager.issuerRef.name (not (index $v.grpcTls.existingSecrets $p)) -}}
+{{- $dns = eq $p "gateway" | ternary (printf "%s.%s.svc.%s" (include "iam.componentFullname" $pc) $ctx.Release.Namespace $v.clusterDomain) (include "iam.grpcHost" $pc) -}}
+{{- end -}}
+{{- if $dns }}{{ $peers = append $peers (printf "%s=%s" $p $dns) }}{{ else }}{{ $complete = false }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- if and $complete $peers }}{{ $_ := set $env "GRPC_TLS_PEER_NAMES" (join "," $peers) }}{{ end -}}
+{{- end -}}
 {{- end -}}
 {{- toJson $env -}}
 {{- end -}}

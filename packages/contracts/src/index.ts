@@ -3,6 +3,7 @@
 export * as commerceV1 from './gen/commerce/v1/commerce';
 export * as directoryV1 from './gen/directory/v1/directory';
 export * as identityV1 from './gen/identity/v1/identity';
+export * as identityClientsV1 from './gen/identity/v1/clients';
 export * as notificationV1 from './gen/notification/v1/notification';
 export * as auditV1 from './gen/audit/v1/audit';
 export * as healthV1 from './gen/grpc/health/v1/health';

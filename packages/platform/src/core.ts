@@ -19,3 +19,4 @@ export * from './jwt';
 export * from './crypto';
 export * from './batch-loop';
 export * from './request-context';
+export * from './password-policy';

@@ -20,6 +20,12 @@ export interface AccessClaims {
   readonly email: string;
   readonly roles: string[];
   readonly permissions: string[];
+  /** The sign-in (session) the token comes from; absent on tokens of no session. */
+  readonly sid?: string;
+  /** How the user authenticated (RFC 8176: pwd, otp, mfa, ...). */
+  readonly amr?: string[];
+  /** When the user last authenticated (seconds since the epoch). */
+  readonly authTime?: number;
 }
 
 export interface VerifyOptions {
@@ -60,6 +66,9 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
     const roles = strings(payload.roles);
     const permissions = strings(payload.permissions);
     if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.email !== 'string' || !roles || !permissions) throw invalid();
+    const amr = payload.amr === undefined ? undefined : strings(payload.amr);
+    const authTime = payload.auth_time;
+    if (amr === null || (authTime !== undefined && typeof authTime !== 'number') || (payload.sid !== undefined && typeof payload.sid !== 'string')) throw invalid();
     return {
       sub: payload.sub,
       jti: payload.jti,
@@ -71,6 +80,9 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
       email: payload.email,
       roles,
       permissions,
+      ...(typeof payload.sid === 'string' ? { sid: payload.sid } : {}),
+      ...(amr ? { amr } : {}),
+      ...(typeof authTime === 'number' ? { authTime } : {}),
     };
   } catch (err) {
     if (err instanceof AppError) throw err;

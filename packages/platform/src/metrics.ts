@@ -24,6 +24,8 @@ export interface Metrics {
   readonly workDeadLettered: Counter<'work'>;
   /** Gateway: rate-limit checks that could not reach the shared store and let the request through. */
   readonly rateLimitStoreErrors: Counter;
+  /** Events each durable consumer of the service has yet to finish (its lag), measured every few seconds. */
+  readonly consumerBacklog: Gauge<'consumer'>;
   /** Gateway: single-resource reads answered by its read cache (`hit`) or by the directory (`miss`, `bypass` while it cannot be trusted). */
   readonly readCacheRequests: Counter<'kind' | 'outcome'>;
   /** Gateway: read-cache entries dropped, by why (`event`, `write`, `gap`, `ttl`). */
@@ -90,6 +92,12 @@ export function createMetrics(opts: { prefix?: string; defaultMetrics?: boolean 
       name: `${p}work_dead_lettered_total`,
       help: 'Deferred work (e.g. an accepted email-action request) dead-lettered at its first permanent failure instead of retried, by kind.',
       labelNames: ['work'],
+      registers: [registry],
+    }),
+    consumerBacklog: new Gauge({
+      name: `${p}events_consumer_backlog`,
+      help: "Events a durable consumer has yet to finish (not yet delivered, or delivered and not acknowledged): its lag, the stream's own count, measured every 5 s.",
+      labelNames: ['consumer'],
       registers: [registry],
     }),
     rateLimitStoreErrors: new Counter({

@@ -38,6 +38,8 @@ export interface ServiceRuntime {
   readonly callKey: Buffer;
   /** TLS for the gRPC listeners and the channels to other services (plaintext when absent). */
   readonly grpcServerCredentials?: grpc.ServerCredentials;
+  /** With mutual TLS: the DNS name each calling component's certificate carries (GRPC_TLS_PEER_NAMES). */
+  readonly grpcPeerNames?: Readonly<Record<string, string>>;
   readonly grpcClientCredentials?: grpc.ChannelCredentials;
   /** Port of the service's ops HTTP listener (/health/*, /metrics) on `bindHost`; 0 or absent: none. */
   readonly metricsPort?: number;
@@ -159,6 +161,8 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
   rt.lifecycle.onShutdown(`${spec.name} consumers`, async () => {
     await Promise.all(subs.map((s) => s.stop()));
   });
+  const stopBacklog = watchConsumerBacklog(rt.bus, parts.consumers ?? [], rt.metrics);
+  rt.lifecycle.onShutdown(`${spec.name} consumer backlog`, async () => stopBacklog());
 
   const health = new HealthMonitor({
     logger,
@@ -231,6 +235,7 @@ export async function runStandalone<C>(opts: StandaloneOptions<C>): Promise<void
       bindHost: config.runtime.bindHost,
       callKey: config.runtime.callKey!,
       grpcServerCredentials: creds.server,
+      grpcPeerNames: config.runtime.grpcTls.peerNames,
       grpcClientCredentials: creds.client,
       metricsPort: config.metricsPort,
       grpcConnectionAge: config.runtime.grpcConnectionAge,
@@ -314,3 +319,29 @@ async function migrateDatabase(o: {
 }
 
 export { EnvReader };
+
+/** How often each durable consumer's backlog is measured (ms). */
+export const CONSUMER_BACKLOG_INTERVAL_MS = 5_000;
+
+/** Keeps `events_consumer_backlog{consumer}` current for these consumers; returns the stop. */
+export function watchConsumerBacklog(bus: EventBus, consumers: readonly Pick<DurableConsumerSpec, 'name' | 'stream'>[], metrics: Metrics, intervalMs = CONSUMER_BACKLOG_INTERVAL_MS): () => void {
+  if (consumers.length === 0) return () => undefined;
+  let measuring = false;
+  const measure = async () => {
+    if (measuring) return;
+    measuring = true;
+    try {
+      for (const c of consumers) {
+        // Unknown while the broker is unreachable: the gauge keeps its last value (NATS's own alert covers that).
+        const backlog = await bus.consumerBacklog(c).catch(() => undefined);
+        if (backlog !== undefined) metrics.consumerBacklog.set({ consumer: c.name }, backlog);
+      }
+    } finally {
+      measuring = false;
+    }
+  };
+  const timer = setInterval(() => void measure(), intervalMs);
+  timer.unref();
+  void measure();
+  return () => clearInterval(timer);
+}

@@ -10,7 +10,7 @@ import { auditGrpc } from './api/grpc';
 import { createCheckpointer } from './app/checkpoints';
 import { auditQueries } from './app/query';
 import { forReaders } from './app/readers';
-import { AUDITED_SUBJECTS, createRecorder } from './app/record';
+import { AUDITED_SUBJECTS, RECORD_BATCH_MAX, createRecorder } from './app/record';
 import { startRetention } from './app/retention';
 import type { AuditConfig } from './config';
 import { checkpointSigner } from './domain/checkpoint';
@@ -60,14 +60,15 @@ export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSp
       // Readers are authorized on their current rights (the directory's AccessService).
       const access = grpcAccessCheck({ target: config.directoryTarget, metrics: rt.metrics, signer: { key: rt.callKey, from: 'audit' }, credentials: rt.grpcClientCredentials });
       return {
-        grpc: auditGrpc(forReaders(queries, access), { logger: rt.logger, metrics: rt.metrics, service: 'audit', callKey: rt.callKey }),
-        // The trail must not lose an event: many deliveries, long backoff. One at a time in stream
-        // order, across every replica too (maxAckPending 1): before/after needs the order.
+        grpc: auditGrpc(forReaders(queries, access), { logger: rt.logger, metrics: rt.metrics, service: 'audit', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+        // The trail must not lose an event: many deliveries, long backoff. Handed to the recorder in
+        // stream order, which commits them in groups of up to RECORD_BATCH_MAX (app/record.ts); the
+        // deliveries outstanding at once are bounded by that too, across every replica.
         consumers: CONSUMERS.map((c) => ({
           ...c,
           handler: record,
-          concurrency: 1,
-          maxAckPending: 1,
+          concurrency: RECORD_BATCH_MAX,
+          maxAckPending: RECORD_BATCH_MAX,
           maxDeliver: 50,
           backoffMs: [1_000, 5_000, 30_000, 120_000, 600_000],
         })),

@@ -38,7 +38,7 @@ export function commerceService(config: CommerceConfig, rt: ServiceRuntime): Ser
       if (config.seedDemo) await seedDemoCatalog(dataSource, logger);
       const access = grpcAccessCheck({ target: config.directoryTarget, metrics: rt.metrics, signer: { key: rt.callKey, from: 'commerce' }, credentials: rt.grpcClientCredentials });
       return {
-        grpc: commerceGrpc(createCommerceUseCases(dataSource, access), { logger: rt.logger, metrics: rt.metrics, service: 'commerce', callKey: rt.callKey }),
+        grpc: commerceGrpc(createCommerceUseCases(dataSource, access), { logger: rt.logger, metrics: rt.metrics, service: 'commerce', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         housekeeping: () => purgeExpired(dataSource, config.idempotencyHours),
         stop: async () => access.close(),
       };

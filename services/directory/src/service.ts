@@ -46,7 +46,7 @@ export function directoryService(config: DirectoryConfig, rt: ServiceRuntime): S
     migrations,
     streams: [STREAMS.directory, STREAMS.deadLetter],
     build: ({ dataSource }) => ({
-      grpc: directoryGrpc(createDirectoryUseCases(dataSource, config), { logger: rt.logger, metrics: rt.metrics, service: 'directory', callKey: rt.callKey }),
+      grpc: directoryGrpc(createDirectoryUseCases(dataSource, config), { logger: rt.logger, metrics: rt.metrics, service: 'directory', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
       housekeeping: () => purgeExpired(dataSource),
     }),
   };

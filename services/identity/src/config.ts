@@ -4,6 +4,8 @@ import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform';
 export interface IdentityConfig {
   readonly databaseUrl: string;
   readonly grpcPort: number;
+  /** The platform's public origin (PUBLIC_URL, no trailing slash): the built-in console client's redirect URIs live under it. */
+  readonly publicUrl: string;
   /** host:port of the directory service. */
   readonly directoryTarget: string;
   readonly jwt: {
@@ -51,6 +53,10 @@ export interface IdentityConfig {
      */
     readonly refreshReuseGraceSeconds: number;
   };
+  readonly mfa: {
+    /** MFA_REQUIRED_ROLES: members of these roles get no token without a second factor. */
+    readonly requiredRoles: readonly string[];
+  };
 }
 
 export interface IdentityDefaults {
@@ -84,6 +90,7 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
   return {
     databaseUrl: e.url('IDENTITY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('IDENTITY_GRPC_PORT', { default: defaults.grpcPort ?? 50051, allowZero: true }),
+    publicUrl,
     directoryTarget: e.string('DIRECTORY_GRPC_TARGET', { default: '127.0.0.1:50052' }),
     jwt: {
       alg: e.oneOf('JWT_ALG', JWT_ALGS, { default: 'EdDSA' }),
@@ -110,5 +117,18 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       lockoutMinutes: e.int('AUTH_LOCKOUT_MINUTES', { default: 15, min: 1, max: 10_080 }),
       refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 10, min: 0, max: 300 }),
     },
+    mfa: { requiredRoles: roleList(e, 'MFA_REQUIRED_ROLES') },
   };
+}
+
+/** A comma list of role names (blank items dropped); a name with control characters is refused. */
+function roleList(e: EnvReader, name: string): string[] {
+  const roles = e
+    .string(name, { default: '' })
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => r !== '');
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
+  if (roles.some((r) => /[\x00-\x1f\x7f]/.test(r) || r.length > 100)) e.problem(name, 'must be a comma-separated list of role names');
+  return roles;
 }

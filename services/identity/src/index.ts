@@ -1,4 +1,5 @@
 export { readIdentityConfig, type IdentityConfig } from './config';
 export { identityService, type IdentityOptions } from './service';
-export type { ClientLookup, OAuthClient } from './domain/clients';
+export { PgClientStore } from './infra/client-store';
+export { builtInClients, type ClientLookup, type OAuthClient } from './domain/clients';
 export { StaticClientLookup } from './infra/oidc/static-clients';

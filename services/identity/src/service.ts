@@ -2,13 +2,19 @@
  * The identity service: composition of its stores, keys, directory client, use cases, gRPC
  * handlers and event consumers.
  */
+import { hkdfSync } from 'node:crypto';
 import { STREAMS } from '@iam/contracts';
 import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
 import { identityConsumers } from './api/consumers';
+import { clientsGrpc } from './api/clients-grpc';
 import { identityGrpc } from './api/grpc';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
+import { createClientUseCases } from './app/clients';
 import { createEmailActionUseCases } from './app/email-actions';
+import { createSecondFactorUseCases } from './app/second-factor';
+import { createSessionUseCases } from './app/sessions';
 import type { IdentityConfig } from './config';
+import { builtInClients } from './domain/clients';
 import { grpcDirectory } from './infra/directory-client';
 import { KeyRing } from './infra/key-ring';
 import { registerSigningKeyAge } from './infra/key-metrics';
@@ -20,7 +26,6 @@ import type { ClientLookup } from './domain/clients';
 import { OpHost } from './infra/oidc/op-host';
 import { purgeExpiredOidc, revokeOidcSubject } from './infra/oidc/pg-adapter';
 import { createProvider } from './infra/oidc/provider';
-import { StaticClientLookup } from './infra/oidc/static-clients';
 
 export interface IdentityOptions {
   /** Only the fault suite's build (src/testing/fault-main.ts) passes any. */
@@ -54,9 +59,24 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const tokens = new JwtTokenService(keys, { tokenLifetimeSeconds: config.jwt.expirySeconds, issuer: config.jwt.issuer, audience: config.jwt.audience });
       registerSigningKeyAge(rt.metrics, keys);
       const directory = grpcDirectory(config.directoryTarget, rt.metrics, { key: rt.callKey, from: 'identity' }, rt.grpcClientCredentials);
-      const uow = pgUnitOfWork(dataSource);
+      // The configuration's clients (the console) stand in front of the stored ones.
+      const clients = builtInClients(config.publicUrl);
+      const uow = pgUnitOfWork(dataSource, clients);
       // Statements outside any transaction, each committed on its own.
-      const stores = pgIdentityStores(dataSource.manager);
+      const stores = pgIdentityStores(dataSource.manager, clients);
+      const secondFactor = createSecondFactorUseCases({
+        settings: {
+          totpKey: totpKey(config.jwt.keyEncryptionKey),
+          issuer: config.jwt.issuer,
+          requiredRoles: config.mfa.requiredRoles,
+          maxFailedAttempts: config.auth.maxFailedAttempts,
+          lockoutMinutes: config.auth.lockoutMinutes,
+        },
+        uow,
+        stores,
+        directory,
+        logger,
+      });
       const auth = createAuthUseCases({
         settings: {
           maxFailedAttempts: config.auth.maxFailedAttempts,
@@ -71,7 +91,9 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         tokens,
         logger,
         faults,
+        secondFactor,
       });
+      const sessions = createSessionUseCases({ uow, stores, directory, secondFactor, endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at) });
       const emailActions = createEmailActionUseCases({
         settings: {
           sealKey: config.emailActions.sealKey,
@@ -87,13 +109,14 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         accepted: () => requests.nudge(),
         metrics: rt.metrics,
       });
+      const clientUseCases = createClientUseCases({ uow, clients: stores.clients, directory, endSessionsIn: (tx, subject, at) => auth.endSessionsIn(tx, subject, at) });
       // Accepted email-action requests become tokens and events here (also those a crashed
       // process or another replica left behind).
       const requests = new BatchLoop({ name: 'email-action requests', work: (n) => emailActions.processRequests(n), batchSize: 50, pollMs: 1_000, logger });
       requests.start();
       // The OpenID provider on its own port, behind the gateway; its keys are the ring's.
       const op = config.op;
-      const clients = opts.clients ?? new StaticClientLookup();
+      const opClients = opts.clients ?? stores.clients;
       const opHost = new OpHost(
         () => keys.privateJwks(),
         (jwks) =>
@@ -109,7 +132,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               sessionSeconds: op.sessionSeconds,
             },
             // Service accounts' permissions: asked of the directory (M3); none until then.
-            { dataSource, clients, principal: (id) => directory.principal(id), rolePermissions: async () => [], logger },
+            { dataSource, clients: opClients, principal: (id) => directory.principal(id), rolePermissions: async () => [], logger },
             opPages(op.prefix),
             jwks,
           ),
@@ -120,7 +143,10 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       logger.info({ port: opServer.port, issuer: op.publicUrl }, 'OpenID provider listening');
       opts.onOpListening?.(opServer.port);
       return {
-        grpc: identityGrpc({ auth, emailActions, keys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey }),
+        grpc: [
+          ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+        ],
         consumers: identityConsumers({ auth, emailActions, endOidcSubject: (userId) => revokeOidcSubject(dataSource, userId) }, logger),
         // Ready only while a signing key is loaded (the database is checked for every service).
         checks: { keys: () => keys.check() },
@@ -137,4 +163,13 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       };
     },
   };
+}
+
+/**
+ * The key that seals TOTP secrets: derived (HKDF-SHA-256, its own label) from the key-encryption
+ * key that seals the signing keys, so it lives outside the database as that one does, is held by
+ * identity alone (unlike EMAIL_ACTION_KEY, shared with notification) and needs no setting of its own.
+ */
+function totpKey(keyEncryptionKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), 'iam/identity/totp-secret/v1', 32));
 }

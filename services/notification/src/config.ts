@@ -3,8 +3,17 @@ import { type EnvReader } from '@iam/platform';
 export interface NotificationConfig {
   readonly databaseUrl: string;
   readonly grpcPort: number;
-  /** Set only when both SMTP_URL and EMAIL_ACTION_BASE_URL are: mail goes out over SMTP. */
+  /**
+   * Set only when SMTP_URL is and there is an action base URL (EMAIL_ACTION_BASE_URL, or the
+   * process's default): mail goes out over SMTP.
+   */
   readonly smtp?: { readonly url: string; readonly actionBaseUrl: string };
+  /**
+   * Where the links of email actions point (`{actionBaseUrl}/reset-password?token=…`):
+   * EMAIL_ACTION_BASE_URL, else the process's default (the all-in-one: its gateway's origin,
+   * whose hosted pages answer them); absent for a service on its own without the variable.
+   */
+  readonly actionBaseUrl?: string;
   readonly from: string;
   /** AES-256 key shared with identity: opens the sealed email-action tokens. */
   readonly sealKey: Buffer;
@@ -24,17 +33,20 @@ export interface NotificationDefaults {
   readonly grpcPort?: number;
   readonly databaseUrl?: string;
   readonly emailActionKey?: () => Buffer;
+  /** EMAIL_ACTION_BASE_URL when unset (the all-in-one: the gateway's own origin and hosted pages). */
+  readonly actionBaseUrl?: string;
 }
 
 export function readNotificationConfig(e: EnvReader, defaults: NotificationDefaults = {}): NotificationConfig {
   const smtpUrl = e.optionalUrl('SMTP_URL', ['smtp', 'smtps']);
-  const actionBaseUrl = e.optionalUrl('EMAIL_ACTION_BASE_URL', ['http', 'https']);
+  const actionBaseUrl = (e.optionalUrl('EMAIL_ACTION_BASE_URL', ['http', 'https']) ?? defaults.actionBaseUrl)?.replace(/\/+$/, '');
   // Needed only to open tokens for delivery: required when mail goes out over SMTP.
   const key = e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: Boolean(smtpUrl && actionBaseUrl) });
   return {
     databaseUrl: e.url('NOTIFICATION_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('NOTIFICATION_GRPC_PORT', { default: defaults.grpcPort ?? 50053, allowZero: true }),
-    smtp: smtpUrl && actionBaseUrl ? { url: smtpUrl, actionBaseUrl: actionBaseUrl.replace(/\/+$/, '') } : undefined,
+    smtp: smtpUrl && actionBaseUrl ? { url: smtpUrl, actionBaseUrl } : undefined,
+    actionBaseUrl,
     from: e.string('EMAIL_FROM', { default: 'IAM <no-reply@iam.local>' }),
     sealKey: key ?? Buffer.alloc(32),
     concurrency: e.int('NOTIFICATION_CONCURRENCY', { default: 8, min: 1, max: 256 }),

@@ -1,2 +1,4 @@
 export { readNotificationConfig, type NotificationConfig } from './config';
-export { notificationService } from './service';
+export { notificationService, type NotificationOptions } from './service';
+export { MAILBOX_CAPACITY, MailboxSender, MemoryMailbox } from './infra/mailbox';
+export type { MailboxMail, MailboxReader } from './domain/ports';

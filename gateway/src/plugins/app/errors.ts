@@ -27,6 +27,20 @@ interface AjvError {
   keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
+  /** The schema holding the failed keyword (query and path validators run verbose: validation.ts). */
+  parentSchema?: { properties?: Record<string, unknown> };
+}
+
+const camel = (s: string): string => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The parameter an unknown one stands for in this profile's spelling (`page_size` → `pageSize`
+ * in the Full profile, `pageSize` → `page_size` in the Compact one), when the schema has it.
+ */
+export function otherSpelling(name: string, properties: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  if (!properties) return undefined;
+  return [camel(name), snake(name)].find((c) => c !== name && Object.hasOwn(properties, c));
 }
 
 /** Ajv errors → field errors named like `body.email` or `query.pageSize`. */
@@ -36,8 +50,10 @@ export function fieldErrors(context: string | undefined, errors: readonly AjvErr
     let path = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
-      path = path ? `${path}.${e.params.additionalProperty}` : e.params.additionalProperty;
-      message = 'is not allowed';
+      const name = e.params.additionalProperty;
+      path = path ? `${path}.${name}` : name;
+      const hint = otherSpelling(name, e.parentSchema?.properties);
+      message = hint ? `is not allowed: did you mean ${hint}?` : 'is not allowed';
     } else if (e.keyword === 'format' && e.params?.format === TEXT_FORMAT) {
       message = 'must not contain control characters (such as NUL) or unpaired surrogates';
     } else if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') {
@@ -52,7 +68,15 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation)) {
-    return AppError.validation('The request is not valid.', fieldErrors(fe.validationContext, fe.validation));
+    const errors = fieldErrors(fe.validationContext, fe.validation);
+    // An unknown query parameter is named in the detail too (DESIGN §4).
+    const unknown = fe.validationContext === 'querystring' ? (fe.validation as AjvError[]).find((e) => e.keyword === 'additionalProperties') : undefined;
+    const name = unknown?.params?.additionalProperty;
+    if (typeof name === 'string') {
+      const hint = otherSpelling(name, unknown?.parentSchema?.properties);
+      return AppError.validation(`Unknown query parameter "${name}"${hint ? `: did you mean ${hint}?` : '.'}`, errors);
+    }
+    return AppError.validation('The request is not valid.', errors);
   }
   const mapped = fe?.code ? FASTIFY_CODES[fe.code] : undefined;
   if (mapped) return mapped();
@@ -71,7 +95,21 @@ function qualify(req: FastifyRequest, err: AppError): AppError {
   return err.withFieldErrors(err.errors.map((e) => (e.field.includes('.') ? e : { ...e, field: `${part}.${e.field}` })));
 }
 
-export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+/**
+ * Refusals whose problem type is more specific than their code's (DESIGN §5), by the reason the
+ * service gives (AppError.reason, over gRPC as metadata): the one place reasons become types.
+ */
+const REASON_TYPES: Readonly<Record<string, string>> = {
+  'identity.reauthentication_required': 'urn:iam:problem:reauthentication-required',
+};
+
+/** A problem's own type and extension members (RFC 9457 §3.2), e.g. `mfaToken`. */
+export interface ProblemExtension {
+  readonly type: string;
+  readonly members: Readonly<Record<string, unknown>>;
+}
+
+export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: AppError, extension?: ProblemExtension): FastifyReply {
   const err = qualify(req, error);
   const traceId = req.trace?.traceId ?? newTraceId();
   if (!reply.hasHeader('x-trace-id')) reply.header('x-trace-id', traceId);
@@ -84,7 +122,13 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: App
     .code(err.httpStatus)
     .type('application/problem+json')
     .serializer((p: unknown) => JSON.stringify(p))
-    .send(toProblem(err, { instance, traceId }));
+    .send(problemOf(err, { instance, traceId }, extension));
+}
+
+function problemOf(err: AppError, ctx: { instance: string; traceId: string }, extension?: ProblemExtension): object {
+  const p = toProblem(err, ctx);
+  const type = extension?.type ?? (err.reason ? REASON_TYPES[err.reason] : undefined);
+  return { ...p, ...(type ? { type } : {}), ...extension?.members };
 }
 
 export const errorsPlugin = fp(

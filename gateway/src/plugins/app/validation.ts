@@ -55,7 +55,9 @@ export function withTextFormat(schema: unknown): unknown {
 
 export function installValidators(app: FastifyInstance): void {
   const body = new Ajv({ ...base, coerceTypes: false });
-  const params = new Ajv({ ...base, coerceTypes: true });
+  // verbose: an error carries its schema, so an unknown query parameter can be answered with the
+  // profile's spelling of it (errors.ts otherSpelling).
+  const params = new Ajv({ ...base, coerceTypes: true, verbose: true });
   for (const ajv of [body, params]) {
     addFormats(ajv);
     ajv.addFormat(TEXT_FORMAT, { type: 'string', validate: isPlainText });

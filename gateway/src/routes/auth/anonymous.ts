@@ -5,12 +5,16 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { identityV1 } from '@iam/contracts';
+import { AppError } from '@iam/platform/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator';
 import type { GatewayConfig } from '../../config';
 import { attributeIfPresent } from '../../plugins/app/auth';
+import { sendProblem } from '../../plugins/app/errors';
 import { limitOf } from '../../plugins/external/rate-limit';
 import { AccessOnlyLoginResponse, Accepted, ConfirmResetBody, EmailBody, Jwks, LoginBody, LoginResponse, RefreshBody, TokenBody, TokenResponse } from '../../schemas/auth';
 import { problems } from '../../schemas/common';
+import { LoginProblem, MFA_ENROLMENT_REQUIRED_TYPE, MFA_REQUIRED_TYPE } from '../../schemas/mfa';
 import type { Upstreams } from '../../upstreams';
 
 export interface AnonymousAuthDeps {
@@ -44,19 +48,36 @@ const tokenJson = (t: identityV1.TokenPair) => ({
 const present = (v: string): string | undefined => (v === '' ? undefined : v);
 const jwkJson = (k: identityV1.Jwk) => ({ kid: k.kid, kty: k.kty, alg: k.alg, use: k.use, crv: present(k.crv), x: present(k.x), y: present(k.y), n: present(k.n), e: present(k.e) });
 
+/**
+ * The right password of an account with a second factor: 401 mfa-required (or
+ * mfa-enrolment-required) with the single-use mfaToken and the methods (DESIGN §5).
+ */
+function mfaRequired(req: FastifyRequest, reply: FastifyReply, mfa: identityV1.MfaChallenge): FastifyReply {
+  const enrol = mfa.enrolmentRequired;
+  const detail = enrol
+    ? 'Your role requires a second factor: enrol one with POST /api/v1/auth/mfa/enrol, then send its code to POST /api/v1/auth/mfa.'
+    : 'A second factor is required: send mfaToken with a code or a recovery code to POST /api/v1/auth/mfa.';
+  return sendProblem(req, reply, AppError.unauthenticated(detail), {
+    type: enrol ? MFA_ENROLMENT_REQUIRED_TYPE : MFA_REQUIRED_TYPE,
+    members: { mfaToken: mfa.mfaToken, methods: mfa.methods, expiresIn: mfa.expiresIn },
+  });
+}
+
 /** The login route, at the profile's path. */
 export const loginRoute: FastifyPluginAsyncTypebox<LoginRouteOptions> = async (app, deps) => {
   const config = { rateLimit: limitOf('login', deps.rateLimits.login) };
   const summary = 'Exchange email and password for tokens';
   if (deps.refreshToken) {
-    app.post(deps.path, { config, schema: { tags: ['auth'], summary, body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 413, 415, 429) } } }, async (req) => {
+    app.post(deps.path, { config, schema: { tags: ['auth'], summary, body: LoginBody, response: { 200: LoginResponse, ...problems(400, 413, 415, 429), 401: LoginProblem } } }, async (req, reply) => {
       const r = await deps.upstreams.identity.login(req.body);
+      if (r.mfa) return mfaRequired(req, reply, r.mfa);
       return { ...tokenJson(r.tokens!), user: r.user! };
     });
     return;
   }
-  app.post(deps.path, { config, schema: { tags: ['auth'], summary, body: LoginBody, response: { 200: AccessOnlyLoginResponse, ...problems(400, 401, 413, 415, 429) } } }, async (req) => {
+  app.post(deps.path, { config, schema: { tags: ['auth'], summary, body: LoginBody, response: { 200: AccessOnlyLoginResponse, ...problems(400, 413, 415, 429), 401: LoginProblem } } }, async (req, reply) => {
     const r = await deps.upstreams.identity.login(req.body);
+    if (r.mfa) return mfaRequired(req, reply, r.mfa);
     const { token, tokenType, expiresIn } = tokenJson(r.tokens!);
     return { token, tokenType, expiresIn, user: r.user! };
   });

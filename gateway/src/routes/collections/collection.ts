@@ -9,7 +9,8 @@
 import type { FastifyPluginOptions } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
-import { CollectionQuery, Envelope, IdParams, PAGE_DEFAULT, PAGE_SIZE_DEFAULT, Page, PageSize, envelope, problems } from '../../schemas/common';
+import { AppError } from '@iam/platform/core';
+import { CollectionQuery, Envelope, IdParams, PAGE_DEFAULT, PAGE_SIZE_DEFAULT, Page, PageSize, SortParam, envelope, problems } from '../../schemas/common';
 
 export interface ListArgs {
   page: number;
@@ -18,6 +19,10 @@ export interface ListArgs {
   includeDeleted: boolean;
   /** The collection's own filters (CollectionSpec.listFilters) given in the query. */
   filters: Record<string, string>;
+  /** A keyset page (Full): nextCursor of an earlier page; '' = none. */
+  cursor: string;
+  /** One of CollectionSpec.sorts, '-' first for descending; '' = the default. */
+  sort: string;
 }
 
 /**
@@ -32,10 +37,12 @@ export interface CollectionSpec<R, C extends TSchema = TSchema, U extends TSchem
   readonly updateBody: U;
   /** Extra list filters (exact-match query parameters) in the dialects that search (Full). */
   readonly listFilters?: TProperties;
+  /** Sort keys of the Full profile's `sort` (the first is the default); absent: no `sort` parameter. */
+  readonly sorts?: readonly string[];
   /** One resource; `includeDeleted` (Full's `?id=&includeDeleted=true`) answers a soft-deleted one too, where the collection keeps them readable (users). */
   readonly get: (id: string, opts?: { includeDeleted?: boolean }) => Promise<R>;
   /** `totalCountExact` false: `totalCount` is an estimate (beyond the directory's count bound). */
-  readonly list: (args: ListArgs) => Promise<{ items: readonly R[]; totalCount: number; totalCountExact?: boolean }>;
+  readonly list: (args: ListArgs) => Promise<{ items: readonly R[]; totalCount: number; totalCountExact?: boolean; nextCursor?: string | null; page?: number }>;
   /** The writes act for the request's verified user (its request context names them in the call's assertion): the directory authorizes against their rights. */
   readonly create: (body: Static<C>) => Promise<R & { id: string }>;
   readonly update: (id: string, body: Static<U>) => Promise<R>;
@@ -59,20 +66,28 @@ export function fullDialect(path: string): Dialect<typeof CollectionQuery> {
     path,
     query: CollectionQuery,
     filters: true,
-    listArgs: (q) => ({ page: q.page ?? PAGE_DEFAULT, pageSize: q.pageSize ?? PAGE_SIZE_DEFAULT, q: q.q ?? '', includeDeleted: q.includeDeleted ?? false, filters: {} }),
+    listArgs: (q) => ({
+      page: q.page ?? PAGE_DEFAULT,
+      pageSize: q.pageSize ?? PAGE_SIZE_DEFAULT,
+      q: q.q ?? '',
+      includeDeleted: q.includeDeleted ?? false,
+      filters: {},
+      cursor: q.cursor ?? '',
+      sort: '',
+    }),
     singleByQuery: (q) => q.id,
     location: (id) => `${path}?id=${id}`,
   };
 }
 
-const CompactQuery = Type.Object({ page: Type.Optional(Page), page_size: Type.Optional(PageSize) });
+const CompactQuery = Type.Object({ page: Type.Optional(Page), page_size: Type.Optional(PageSize) }, { additionalProperties: false });
 
 export function compactDialect(path: string): Dialect<typeof CompactQuery> {
   return {
     path,
     query: CompactQuery,
     filters: false,
-    listArgs: (q) => ({ page: q.page ?? PAGE_DEFAULT, pageSize: q.page_size ?? PAGE_SIZE_DEFAULT, q: '', includeDeleted: false, filters: {} }),
+    listArgs: (q) => ({ page: q.page ?? PAGE_DEFAULT, pageSize: q.page_size ?? PAGE_SIZE_DEFAULT, q: '', includeDeleted: false, filters: {}, cursor: '', sort: '' }),
     location: (id) => `${path}/${id}`,
   };
 }
@@ -85,6 +100,11 @@ function filtersOf(query: Readonly<Record<string, unknown>>, names: readonly str
     if (typeof value === 'string') out[name] = value;
   }
   return out;
+}
+
+/** Whether a validated query holds the parameter. */
+function given(query: Readonly<Record<string, unknown>>, name: string): boolean {
+  return query[name] !== undefined;
 }
 
 export interface CollectionOptions<R, C extends TSchema, U extends TSchema, Q extends TObject> extends FastifyPluginOptions {
@@ -103,7 +123,10 @@ export async function collectionRoutes<R, C extends TSchema, U extends TSchema, 
   const full = d.singleByQuery !== undefined;
   const list = Envelope(spec.resource, { exactFlag: full });
   const filterNames = d.filters ? Object.keys(spec.listFilters ?? {}) : [];
-  const querystring = filterNames.length ? Type.Object({ ...d.query.properties, ...spec.listFilters }) : d.query;
+  const sortable = d.filters && spec.sorts !== undefined && spec.sorts.length > 0;
+  // Unknown parameters are refused (DESIGN §4), naming the other profile's spelling when it is one (errors.ts).
+  const extra: TProperties = { ...(d.filters ? spec.listFilters : {}), ...(sortable ? { sort: Type.Optional(SortParam(spec.sorts ?? [])) } : {}) };
+  const querystring = Object.keys(extra).length ? Type.Object({ ...d.query.properties, ...extra }, { additionalProperties: false }) : d.query;
 
   app.get(
     d.path,
@@ -124,9 +147,18 @@ export async function collectionRoutes<R, C extends TSchema, U extends TSchema, 
         // branch is known, so the resource's own serializer (compiled once per route) writes it.
         return reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(spec.resource, '200')).send(one);
       }
-      const args = { ...d.listArgs(req.query), filters: filtersOf(req.query, filterNames) };
+      const args = { ...d.listArgs(req.query), filters: filtersOf(req.query, filterNames), sort: sortable ? (filtersOf(req.query, ['sort']).sort ?? '') : '' };
+      if (args.cursor !== '' && given(req.query, 'page')) {
+        throw AppError.validation('A cursor names its own page.', [{ field: 'query.cursor', message: 'cannot be combined with page: send one or the other' }]);
+      }
       const page = await spec.list(args);
-      return envelope(page.items, args.page, args.pageSize, page.totalCount, full ? (page.totalCountExact ?? true) : undefined);
+      return envelope(
+        page.items,
+        page.page ?? args.page,
+        args.pageSize,
+        page.totalCount,
+        full ? { totalCountExact: page.totalCountExact ?? true, nextCursor: page.nextCursor ?? null } : undefined,
+      );
     },
   );
 

@@ -13,8 +13,15 @@ const userJson = (u: directoryV1.User) => ({ ...u, phone: u.phone ?? null, delet
 const roleJson = (r: directoryV1.Role) => ({ ...r, deletedAt: r.deletedAt ?? null });
 const permissionJson = (p: directoryV1.Permission) => ({ ...p, deletedAt: p.deletedAt ?? null });
 
-function mapPage<T, R>(page: { items: T[]; totalCount: number; totalCountEstimated: boolean }, toJson: (item: T) => R) {
-  return { items: page.items.map(toJson), totalCount: page.totalCount, totalCountExact: !page.totalCountEstimated };
+function mapPage<T, R>(page: { items: T[]; totalCount: number; totalCountEstimated: boolean; nextCursor: string; page: number }, toJson: (item: T) => R) {
+  return {
+    items: page.items.map(toJson),
+    totalCount: page.totalCount,
+    totalCountExact: !page.totalCountEstimated,
+    nextCursor: page.nextCursor === '' ? null : page.nextCursor,
+    // 0 from a directory that predates cursors: the query's page stands.
+    page: page.page > 0 ? page.page : undefined,
+  };
 }
 
 export function users(u: Upstreams): CollectionSpec<ReturnType<typeof userJson>, typeof S.CreateUserBody, typeof S.UpdateUserBody> {
@@ -24,6 +31,7 @@ export function users(u: Upstreams): CollectionSpec<ReturnType<typeof userJson>,
     resource: S.User,
     createBody: S.CreateUserBody,
     updateBody: S.UpdateUserBody,
+    sorts: ['createdAt', 'email', 'lastName'],
     get: async (id, o) => userJson(await u.users.getUser({ id, includeDeleted: o?.includeDeleted === true })),
     list: async (a: ListArgs) => mapPage(await u.users.listUsers(a), userJson),
     create: async (b) =>
@@ -45,6 +53,7 @@ export function roles(u: Upstreams): CollectionSpec<ReturnType<typeof roleJson>,
     resource: S.Role,
     createBody: S.CreateNamedBody,
     updateBody: S.UpdateNamedBody,
+    sorts: ['createdAt', 'name'],
     get: async (id) => roleJson(await u.roles.getRole({ id })),
     list: async (a) => mapPage(await u.roles.listRoles(a), roleJson),
     create: async (b) => roleJson(await u.roles.createRole({ name: b.name, description: b.description ?? '' })),
@@ -60,6 +69,7 @@ export function permissions(u: Upstreams): CollectionSpec<ReturnType<typeof perm
     resource: S.Permission,
     createBody: S.CreateNamedBody,
     updateBody: S.UpdateNamedBody,
+    sorts: ['createdAt', 'name'],
     get: async (id) => permissionJson(await u.permissions.getPermission({ id })),
     list: async (a) => mapPage(await u.permissions.listPermissions(a), permissionJson),
     create: async (b) => permissionJson(await u.permissions.createPermission({ name: b.name, description: b.description ?? '' })),

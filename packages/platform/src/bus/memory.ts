@@ -138,6 +138,14 @@ export class InMemoryEventBus implements EventBus {
     return () => undefined;
   }
 
+  async consumerBacklog(consumer: Pick<DurableConsumerSpec, 'name' | 'stream'>): Promise<number> {
+    const d = this.durables.get(consumer.name);
+    const events = this.streams.get(consumer.stream.name)?.events ?? [];
+    if (!d) return events.length;
+    const undelivered = events.filter((e) => e.seq > d.cursor && d.subjects.some((p) => subjectMatches(p, e.event.subject))).length;
+    return undelivered + d.parked.length + d.inFlight.size;
+  }
+
   async check(): Promise<void> {
     if (this.closed) throw new Error('event bus is closed');
   }

@@ -133,6 +133,11 @@ export interface EventBus {
    * broker to lose and never calls it.
    */
   onReconnect(listener: () => void): () => void;
+  /**
+   * Events a durable consumer has yet to finish: not yet delivered to it, or delivered and not
+   * yet acknowledged (its lag). Throws when the bus cannot say (the broker is unreachable).
+   */
+  consumerBacklog(consumer: Pick<DurableConsumerSpec, 'name' | 'stream'>): Promise<number>;
   /** Throws when the bus cannot be used right now (readiness). */
   check(): Promise<void>;
   /** Stops consumers, flushes and disconnects. */

@@ -18,6 +18,7 @@ import type { Metrics } from '../metrics';
 import { extractContext, startSpan, withDeadline } from '../trace';
 import { CLIENT_IP_KEY, USER_AGENT_KEY, withRequestContext } from '../request-context';
 import { type CallAssertion, CALL_ASSERTION_KEY, verifyCallAssertion } from './assertion';
+import { peerIs } from './tls';
 import { ERROR_CODE_KEY, ERROR_REASON_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
 export interface CallContext {
@@ -51,6 +52,8 @@ export interface HandlerDeps {
   readonly service: string;
   /** The key call assertions are signed with (INTERNAL_CALL_KEY); without it only methods open to any caller answer. */
   readonly callKey: Buffer | undefined;
+  /** With mutual TLS: the DNS name each calling component's certificate carries (GRPC_TLS_PEER_NAMES; grpc/tls.ts). */
+  readonly peerNames?: Readonly<Record<string, string>>;
 }
 
 /** The components a method answers (their call assertion's `iss`), or `ANY_CALLER`: no assertion needed (public reads). */
@@ -81,23 +84,30 @@ export function bindService<D extends ServiceDef>(
   return { name, definition, implementation };
 }
 
-/** The verified caller of a call, or an AppError to answer with. */
-function callerOf(metadata: grpc.Metadata, deps: HandlerDeps, allowed: Callers): CallAssertion | undefined {
+/**
+ * The verified caller of a call, or an AppError to answer with. With GRPC_TLS_PEER_NAMES, an
+ * assertion counts only over a connection whose client certificate is the named component's.
+ */
+function callerOf(metadata: grpc.Metadata, deps: HandlerDeps, allowed: Callers, auth: AuthContextLike): CallAssertion | undefined {
   const raw = metadata.get(CALL_ASSERTION_KEY)[0];
   const token = typeof raw === 'string' ? raw : undefined;
   if (allowed === ANY_CALLER) {
     if (!token || !deps.callKey) return undefined;
     try {
-      return verifyCallAssertion(deps.callKey, token, deps.service);
+      const caller = verifyCallAssertion(deps.callKey, token, deps.service);
+      return peerIs(deps.peerNames, caller.from, auth) ? caller : undefined;
     } catch {
       return undefined;
     }
   }
   if (!deps.callKey) throw AppError.unauthenticated('The caller is not authenticated.');
   const caller = verifyCallAssertion(deps.callKey, token, deps.service);
+  if (!peerIs(deps.peerNames, caller.from, auth)) throw AppError.unauthenticated('The caller is not authenticated.');
   if (!allowed.includes(caller.from)) throw AppError.forbidden('This caller may not call this method.');
   return caller;
 }
+
+type AuthContextLike = { sslPeerCertificate?: { subjectaltname?: string } } | null | undefined;
 
 type UnaryFn = (request: unknown, ctx: CallContext) => Promise<unknown>;
 
@@ -142,7 +152,7 @@ function wrapUnary(grpcService: string, method: string, handler: UnaryFn | undef
       }
       let caller: CallAssertion | undefined;
       try {
-        caller = callerOf(call.metadata, deps, allowed);
+        caller = callerOf(call.metadata, deps, allowed, call.getAuthContext?.());
       } catch (err) {
         reply(toStatus(err, deps.logger, `${grpcService}/${method}`));
         return;

@@ -6,13 +6,14 @@ import { execSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { healthV1 } from '@iam/contracts';
+import { randomBytes } from 'node:crypto';
+import { directoryV1, healthV1 } from '@iam/contracts';
 import { HealthMonitor } from '../health';
 import { readConfig } from '../config';
 import { testLogger, testMetrics } from '../testing';
 import { createGrpcClient } from './client';
-import { GrpcHealth, type GrpcServerHandle, startGrpcServer } from './server';
-import { type GrpcTlsConfig, grpcCredentials, readGrpcTlsConfig } from './tls';
+import { GrpcHealth, type GrpcServerHandle, bindService, startGrpcServer } from './server';
+import { type GrpcTlsConfig, grpcCredentials, parsePeerNames, readGrpcTlsConfig } from './tls';
 
 const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
 
@@ -27,7 +28,7 @@ const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
     const key = (name: string) => sh(`openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ${name}.key`);
     key('ca');
     sh('openssl req -x509 -new -key ca.key -out ca.crt -days 1 -subj /CN=iam-test-ca');
-    for (const [name, san] of [['server', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], ['client', 'subjectAltName=DNS:gateway']]) {
+    for (const [name, san] of [['server', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], ['client', 'subjectAltName=DNS:gateway'], ['commerce', 'subjectAltName=DNS:iam-commerce.iam.svc']]) {
       key(name!);
       sh(`openssl req -new -key ${name}.key -out ${name}.csr -subj /CN=${name}`);
       sh(`openssl x509 -req -in ${name}.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out ${name}.crt -days 1 -extfile <(printf '%s' '${san}')`);
@@ -39,12 +40,21 @@ const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
     rmSync(dir, { recursive: true, force: true });
   });
 
+  const callKey = randomBytes(32);
+
   async function serve(tls: GrpcTlsConfig): Promise<number> {
     const monitor = new HealthMonitor({ logger, checks: {} });
     await monitor.refresh();
     const health = new GrpcHealth();
     health.follow(monitor);
-    const s = await startGrpcServer({ host: '127.0.0.1', port: 0, bindings: [], health, logger, credentials: grpcCredentials(tls).server });
+    // A management method only the gateway may call, as the directory's are.
+    const users = bindService(
+      directoryV1.UserServiceService,
+      { getUser: async (req, ctx) => directoryV1.User.fromPartial({ id: req.id, email: `${ctx.caller?.from ?? 'nobody'}@example.com` }) },
+      { logger, metrics: testMetrics(), service: 'directory', callKey, peerNames: tls.peerNames },
+      ['gateway'],
+    );
+    const s = await startGrpcServer({ host: '127.0.0.1', port: 0, bindings: [users], health, logger, credentials: grpcCredentials(tls).server });
     servers.push(s);
     return s.port;
   }
@@ -70,5 +80,33 @@ const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
   it('configuration: certificate and key go together; unreadable files are named', () => {
     expect(() => readConfig({ GRPC_TLS_CERT_FILE: f('server.crt') }, readGrpcTlsConfig)).toThrow(/GRPC_TLS_KEY_FILE/);
     expect(() => readConfig({ GRPC_TLS_CA_FILE: f('missing.crt') }, readGrpcTlsConfig)).toThrow(/GRPC_TLS_CA_FILE: cannot read/);
+  });
+
+  it('GRPC_TLS_PEER_NAMES: an assertion counts only over the named component\'s certificate (a holder of the call key cannot pass for the gateway)', async () => {
+    const peerNames = { gateway: 'gateway', commerce: 'iam-commerce.iam.svc' };
+    const port = await serve({ certFile: f('server.crt'), keyFile: f('server.key'), caFile: f('ca.crt'), peerNames });
+    const getUser = (cert: string, from: string) => {
+      const c = createGrpcClient(directoryV1.UserServiceService, {
+        target: `127.0.0.1:${port}`,
+        metrics: testMetrics(),
+        defaultDeadlineMs: 2_000,
+        credentials: grpcCredentials({ caFile: f('ca.crt'), certFile: f(`${cert}.crt`), keyFile: f(`${cert}.key`) }).client,
+        assert: { signer: { key: callKey, from }, to: 'directory' },
+      });
+      return c.call.getUser({ id: 'u1' }).finally(() => c.close());
+    };
+    await expect(getUser('client', 'gateway')).resolves.toMatchObject({ email: 'gateway@example.com' });
+    // Commerce holds the shared key, signs as the gateway: its certificate gives it away.
+    await expect(getUser('commerce', 'gateway')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    // As itself it is authenticated, and this method is not its to call.
+    await expect(getUser('commerce', 'commerce')).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it('GRPC_TLS_PEER_NAMES: a comma list of component=dns-name, only with mutual TLS', () => {
+    expect(parsePeerNames('gateway=iam-gateway.iam.svc.cluster.local, identity=iam-identity-grpc.iam.svc')).toEqual({ gateway: 'iam-gateway.iam.svc.cluster.local', identity: 'iam-identity-grpc.iam.svc' });
+    expect(parsePeerNames('gateway')).toBeUndefined();
+    expect(parsePeerNames('gateway=a b')).toBeUndefined();
+    expect(() => readConfig({ GRPC_TLS_PEER_NAMES: 'gateway=gw' }, readGrpcTlsConfig)).toThrow(/GRPC_TLS_PEER_NAMES: needs mutual TLS/);
+    expect(() => readConfig({ GRPC_TLS_PEER_NAMES: 'nonsense', GRPC_TLS_CA_FILE: f('ca.crt'), GRPC_TLS_CERT_FILE: f('server.crt'), GRPC_TLS_KEY_FILE: f('server.key') }, readGrpcTlsConfig)).toThrow(/GRPC_TLS_PEER_NAMES: must be/);
   });
 });

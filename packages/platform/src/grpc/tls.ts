@@ -5,6 +5,12 @@
  *   GRPC_TLS_CA_FILE                        the trust anchor: clients use TLS and verify servers
  *                                           against it; servers require client certificates signed
  *                                           by it (mutual TLS).
+ *   GRPC_TLS_PEER_NAMES                     with mutual TLS, which certificate each calling component
+ *                                           must present: `gateway=<DNS name>,identity=<DNS name>,...`;
+ *                                           a call whose assertion names a component is then accepted
+ *                                           only over a connection whose client certificate carries that
+ *                                           component's DNS name (so a component holding the shared call
+ *                                           key cannot pass for another one).
  * Without them everything is plaintext (loopback, or a mesh that encrypts for us).
  */
 import { readFileSync } from 'node:fs';
@@ -15,6 +21,17 @@ export interface GrpcTlsConfig {
   readonly certFile?: string;
   readonly keyFile?: string;
   readonly caFile?: string;
+  /** Component → the DNS name its client certificate must carry (GRPC_TLS_PEER_NAMES). */
+  readonly peerNames?: Readonly<Record<string, string>>;
+}
+
+const PEER_NAMES_RE = /^[a-z][a-z0-9-]{0,62}=[A-Za-z0-9.-]{1,253}$/;
+
+/** `gateway=iam-gateway.iam.svc.cluster.local,identity=...` → a map; undefined for a malformed list. */
+export function parsePeerNames(raw: string): Record<string, string> | undefined {
+  const entries = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  if (entries.length === 0 || !entries.every((p) => PEER_NAMES_RE.test(p))) return undefined;
+  return Object.fromEntries(entries.map((p) => p.split('=') as [string, string]));
 }
 
 export function readGrpcTlsConfig(e: EnvReader): GrpcTlsConfig {
@@ -30,7 +47,26 @@ export function readGrpcTlsConfig(e: EnvReader): GrpcTlsConfig {
       e.problem(name, `cannot read ${file}`);
     }
   }
-  return { certFile, keyFile, caFile };
+  const rawPeers = e.optionalString('GRPC_TLS_PEER_NAMES');
+  let peerNames: Record<string, string> | undefined;
+  if (rawPeers) {
+    peerNames = parsePeerNames(rawPeers);
+    if (!peerNames) e.problem('GRPC_TLS_PEER_NAMES', 'must be a comma list of component=dns-name');
+    if (!caFile || !certFile) e.problem('GRPC_TLS_PEER_NAMES', 'needs mutual TLS (GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE)');
+  }
+  return { certFile, keyFile, caFile, ...(peerNames ? { peerNames } : {}) };
+}
+
+/**
+ * Whether the client certificate of a call carries `component`'s DNS name (GRPC_TLS_PEER_NAMES);
+ * true when no names are configured.
+ */
+export function peerIs(peerNames: Readonly<Record<string, string>> | undefined, component: string, auth: { sslPeerCertificate?: { subjectaltname?: string } } | null | undefined): boolean {
+  if (!peerNames) return true;
+  const expected = peerNames[component];
+  const san = auth?.sslPeerCertificate?.subjectaltname;
+  if (!expected || !san) return false;
+  return san.split(', ').includes(`DNS:${expected}`);
 }
 
 export interface GrpcCredentials {

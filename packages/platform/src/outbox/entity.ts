@@ -34,4 +34,8 @@ export class OutboxEventRow {
   /** The request context the event was written in (request-context.ts), published as headers. */
   @Column('jsonb', { nullable: true })
   headers!: Record<string, string> | null;
+
+  /** Claimed by a relay until then (the relay's lease); null when no relay holds it. */
+  @Column('timestamptz', { name: 'lease_until', nullable: true })
+  leaseUntil!: Date | null;
 }

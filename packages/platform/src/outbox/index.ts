@@ -5,7 +5,7 @@
  * when the bus is down and never published for a change that rolled back.
  */
 export { OutboxEventRow } from './entity';
-export { CreateOutbox1763800000000, OutboxHeaders1764200000200 } from './migrations';
+export { CreateOutbox1763800000000, OutboxHeaders1764200000200, OutboxLease1764900000000 } from './migrations';
 export { OUTBOX_CHANNEL, type NewEvent, appendEvents, event } from './append';
 export { type InTransaction, type UnitOfWork, outboxUnitOfWork } from './unit-of-work';
 export { type OutboxBacklog, OutboxRelay, type OutboxRelayOptions } from './relay';

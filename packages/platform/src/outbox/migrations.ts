@@ -43,3 +43,21 @@ export class OutboxHeaders1764200000200 implements MigrationInterface {
     await q.query('ALTER TABLE "outbox_events" DROP COLUMN "headers"');
   }
 }
+
+/**
+ * The relay's lease: a row claimed by a relay is leased until `lease_until`, so claiming and
+ * marking are one statement each with no transaction held across the publish (a relay that dies
+ * mid-batch leaves rows that another relay claims once the lease runs out).
+ * Include in every service's migrations list, after OutboxHeaders1764200000200.
+ */
+export class OutboxLease1764900000000 implements MigrationInterface {
+  name = 'OutboxLease1764900000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE "outbox_events" ADD COLUMN "lease_until" timestamptz');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE "outbox_events" DROP COLUMN "lease_until"');
+  }
+}

@@ -4,7 +4,7 @@ import type { EventBus, IncomingEvent, OutgoingEvent } from '../bus/port';
 import { createDataSource, migrate } from '../db';
 import { createTestDatabase, eventually, testBus, testLogger, testMetrics, type TestDatabase } from '../testing';
 import { runWithTrace } from '../trace';
-import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200, OutboxRelay, appendEvents, event } from '.';
+import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200, OutboxLease1764900000000, OutboxRelay, appendEvents, event } from '.';
 
 /** A bus that can be switched off, standing for NATS being down; `reconnect()` brings it back as NATS's reconnect does. */
 class SwitchableBus implements EventBus {
@@ -31,6 +31,7 @@ class SwitchableBus implements EventBus {
   consume = (s: Parameters<EventBus['consume']>[0]) => this.inner.consume(s);
   read = (s: Parameters<EventBus['read']>[0]) => this.inner.read(s);
   subscribe = (s: readonly string[], h: Parameters<EventBus['subscribe']>[1]) => this.inner.subscribe(s, h);
+  consumerBacklog = (c: Parameters<EventBus['consumerBacklog']>[0]) => this.inner.consumerBacklog(c);
   check = () => this.inner.check();
   close = () => this.inner.close();
 }
@@ -46,7 +47,7 @@ describe('transactional outbox', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('outbox');
-    ds = createDataSource({ url: db.url, name: 'outbox-test', entities: [OutboxEventRow], migrations: [CreateOutbox1763800000000, OutboxHeaders1764200000200], logger });
+    ds = createDataSource({ url: db.url, name: 'outbox-test', entities: [OutboxEventRow], migrations: [CreateOutbox1763800000000, OutboxHeaders1764200000200, OutboxLease1764900000000], logger });
     await ds.initialize();
     await migrate(ds, 'outbox-test', logger);
   });
@@ -172,5 +173,68 @@ describe('transactional outbox', () => {
     expect(jtis).toHaveLength(30);
     await a.stop();
     await b.stop();
+  });
+
+  it('a batch of 250 is published in order, in two statements per batch and no transaction', async () => {
+    // One transaction each: the order kept is (occurred_at, id), and events of one transaction may share their instant.
+    for (let i = 0; i < 250; i++) await ds.transaction((m) => appendEvents(m, [revoked(`bulk-${String(i).padStart(3, '0')}`)]));
+    const statements: string[] = [];
+    const counting = new Proxy(ds, {
+      get(target, key, receiver) {
+        if (key === 'query') return (sql: string, params?: unknown[]) => (statements.push(sql.trim().split(/\s+/)[0]!), target.query(sql, params));
+        if (key === 'transaction') return () => Promise.reject(new Error('the relay opened a transaction'));
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const r = relay({ dataSource: counting, batchSize: 100, backlogIntervalMs: 3_600_000 });
+    r.start();
+    await eventually(() => received.length === 250, 10_000);
+    await r.stop();
+    expect(received.map((e) => decodeEvent(SUBJECTS.tokenRevoked, e.data).jti)).toEqual(Array.from({ length: 250 }, (_, i) => `bulk-${String(i).padStart(3, '0')}`));
+    // Three full or partial batches (claim + mark each), then claims that found nothing; no
+    // statement other than those two kinds (the backlog and cleanup are measured apart).
+    const batches = statements.filter((q) => q === 'UPDATE').length;
+    expect(batches).toBe(3);
+    expect(statements.filter((q) => q === 'WITH').length).toBeGreaterThanOrEqual(batches);
+    expect(statements.filter((q) => q !== 'UPDATE' && q !== 'WITH' && q !== 'DELETE' && q !== 'SELECT')).toEqual([]);
+    const [{ n }] = await ds.query<[{ n: number }]>('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL OR lease_until IS NOT NULL');
+    expect(n).toBe(0);
+  });
+
+  it("rows another relay holds a live lease on are left to it; once the lease runs out (that relay died), they are published", async () => {
+    for (const jti of ['leased-1', 'leased-2']) await ds.transaction((m) => appendEvents(m, [revoked(jti)]));
+    // A relay that claimed them and died: its lease runs 600 ms more.
+    await ds.query("UPDATE outbox_events SET lease_until = now() + interval '600 milliseconds'");
+    const started = Date.now();
+    const r = relay({ pollMs: 50 });
+    r.start();
+    await new Promise((res) => setTimeout(res, 300));
+    expect(received).toHaveLength(0);
+    await eventually(() => received.length === 2, 5_000, 20);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(550);
+    expect(received.map((e) => decodeEvent(SUBJECTS.tokenRevoked, e.data).jti)).toEqual(['leased-1', 'leased-2']);
+    await r.stop();
+  });
+
+  it('a publish failure mid-batch marks what went before it, counts the attempt on it and releases the rest', async () => {
+    for (const jti of ['ok-0', 'ok-1', 'fails', 'after']) await ds.transaction((m) => appendEvents(m, [revoked(jti)]));
+    let failing = true;
+    const inner = bus.publish;
+    bus.publish = async (e: OutgoingEvent) => {
+      if (failing && decodeEvent(SUBJECTS.tokenRevoked, e.data).jti === 'fails') throw new Error('bus refused');
+      await inner(e);
+    };
+    const r = relay({ pollMs: 60_000 });
+    r.start();
+    await eventually(async () => (await ds.query<[{ n: number }]>("SELECT count(*)::int AS n FROM outbox_events WHERE attempts > 0"))[0].n === 1, 5_000, 20);
+    const rows = await ds.query<Array<{ published: boolean; attempts: number; last_error: string | null; leased: boolean }>>(
+      'SELECT published_at IS NOT NULL AS published, attempts, last_error, lease_until IS NOT NULL AS leased FROM outbox_events ORDER BY occurred_at, id',
+    );
+    expect(rows.map((x) => [x.published, x.attempts, x.leased])).toEqual([[true, 0, false], [true, 0, false], [false, 1, false], [false, 0, false]]);
+    expect(rows[2]!.last_error).toBe('bus refused');
+    failing = false;
+    bus.reconnect();
+    await eventually(async () => (await ds.query<[{ n: number }]>('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL'))[0].n === 0, 5_000, 20);
+    await r.stop();
   });
 });

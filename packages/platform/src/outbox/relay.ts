@@ -25,6 +25,20 @@ export interface OutboxRelayOptions {
   readonly retentionMs?: number;
   /** How often the backlog (count, oldest age) is measured (ms, default 2000). */
   readonly backlogIntervalMs?: number;
+  /** How long a claimed row stays this relay's (ms, default OUTBOX_LEASE_MS). */
+  readonly leaseMs?: number;
+}
+
+/** How long a claimed row is a relay's (ms): past it, another relay may claim it. */
+export const OUTBOX_LEASE_MS = 15_000;
+
+interface OutboxRow {
+  id: string;
+  subject: string;
+  payload: Buffer;
+  traceparent: string | null;
+  headers: Record<string, string> | null;
+  occurred_at: Date;
 }
 
 export interface OutboxBacklog {
@@ -33,9 +47,9 @@ export interface OutboxBacklog {
 }
 
 /**
- * Publishes pending outbox rows in order. Rows are claimed with FOR UPDATE SKIP LOCKED, so
- * replicas share the work without publishing a row twice at once; a row whose publish fails
- * stays pending and is retried with backoff.
+ * Publishes pending outbox rows in order. Rows are claimed with a lease (SKIP LOCKED while
+ * claiming), so replicas share the work without publishing a row twice at once; a row whose
+ * publish fails stays pending and is retried with backoff.
  */
 export class OutboxRelay {
   private readonly loop: BatchLoop;
@@ -94,40 +108,59 @@ export class OutboxRelay {
     return this.backlogValue;
   }
 
+  /**
+   * One batch in two statements and no transaction held across the publish: claim (lease) the
+   * oldest pending rows no other relay holds, publish them (pipelined, in order), then mark the
+   * published ones and release the rest. A relay that dies between the two leaves its rows to
+   * whichever relay claims them after the lease; the bus drops a second publish of an id.
+   */
   private async publishBatch(): Promise<number> {
     const limit = this.opts.batchSize ?? 100;
-    let failure: Error | undefined;
-    const published = await this.opts.dataSource.transaction(async (m) => {
-      const rows: Array<{ id: string; subject: string; payload: Buffer; traceparent: string | null; headers: Record<string, string> | null; occurred_at: Date }> = await m.query(
-        `SELECT id, subject, payload, traceparent, headers, occurred_at FROM outbox_events
-          WHERE published_at IS NULL ORDER BY occurred_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [limit],
-      );
-      const done: string[] = [];
-      for (const r of rows) {
-        try {
-          await this.opts.bus.publish({
-            id: r.id,
-            subject: r.subject,
-            data: r.payload,
-            occurredAt: r.occurred_at,
-            traceparent: r.traceparent ?? undefined,
-            headers: r.headers ?? undefined,
-          });
-        } catch (err) {
-          // Keep the order: stop at the first failure, remember why, retry later.
-          failure = err instanceof Error ? err : new Error(String(err));
-          await m.query('UPDATE outbox_events SET attempts = attempts + 1, last_error = $2 WHERE id = $1', [r.id, failure.message.slice(0, 500)]);
-          break;
-        }
-        done.push(r.id);
-        this.opts.metrics.eventsPublished.inc({ subject: r.subject });
-      }
-      if (done.length > 0) await m.query('UPDATE outbox_events SET published_at = now() WHERE id = ANY($1::uuid[])', [done]);
-      return done.length;
-    });
+    // The claim is a CTE so that the statement is a SELECT: its rows come back ordered.
+    const rows: OutboxRow[] = await this.opts.dataSource.query(
+      `WITH claimed AS (
+         UPDATE outbox_events o SET lease_until = now() + ($2::int * interval '1 millisecond')
+           FROM (SELECT id FROM outbox_events
+                  WHERE published_at IS NULL AND (lease_until IS NULL OR lease_until < now())
+                  ORDER BY occurred_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) c
+          WHERE o.id = c.id
+          RETURNING o.id, o.subject, o.payload, o.traceparent, o.headers, o.occurred_at)
+       SELECT * FROM claimed ORDER BY occurred_at, id`,
+      [limit, this.opts.leaseMs ?? OUTBOX_LEASE_MS],
+    );
+    if (rows.length === 0) return 0;
+    // Sent back to back on one connection, so the bus receives them in order; the first failure
+    // ends the batch (what follows it stays pending, even if it reached the bus: a republish of an
+    // id is dropped by the bus's de-duplication).
+    const outcomes = await Promise.allSettled(
+      rows.map((r) =>
+        this.opts.bus.publish({
+          id: r.id,
+          subject: r.subject,
+          data: r.payload,
+          occurredAt: r.occurred_at,
+          traceparent: r.traceparent ?? undefined,
+          headers: r.headers ?? undefined,
+        }),
+      ),
+    );
+    const firstFailed = outcomes.findIndex((o) => o.status === 'rejected');
+    const done = firstFailed === -1 ? rows : rows.slice(0, firstFailed);
+    const failedRow = firstFailed === -1 ? undefined : rows[firstFailed];
+    const failedOutcome = firstFailed === -1 ? undefined : outcomes[firstFailed];
+    const failure = failedOutcome?.status === 'rejected' ? (failedOutcome.reason instanceof Error ? failedOutcome.reason : new Error(String(failedOutcome.reason))) : undefined;
+    await this.opts.dataSource.query(
+      `UPDATE outbox_events
+          SET published_at = CASE WHEN id = ANY($2::uuid[]) THEN now() END,
+              lease_until = NULL,
+              attempts = attempts + CASE WHEN id = $3::uuid THEN 1 ELSE 0 END,
+              last_error = CASE WHEN id = $3::uuid THEN $4 ELSE last_error END
+        WHERE id = ANY($1::uuid[])`,
+      [rows.map((r) => r.id), done.map((r) => r.id), failedRow?.id ?? null, failure?.message.slice(0, 500) ?? null],
+    );
+    for (const r of done) this.opts.metrics.eventsPublished.inc({ subject: r.subject });
     if (failure) throw failure;
-    return published;
+    return done.length;
   }
 
   private async cleanup(): Promise<void> {

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingEvent } from '../bus/port';
 import { currentTrace } from '../trace';
+import { eventually } from './index';
 import { failureCases } from './bus-contract-failures';
 import { type BusFactory, collector, contractWorld, dec } from './bus-contract-world';
 
@@ -55,6 +56,23 @@ export function runEventBusContract(name: string, makeFactory: () => BusFactory 
       await b.publish(ev(subj('created'), 'traced'));
       await got;
       expect(seen).toBe('a'.repeat(32));
+      await sub.stop();
+    });
+
+    it("a durable consumer's backlog counts what it has yet to finish: undelivered and unacknowledged", async () => {
+      const b = bus();
+      await b.declareStreams([w.stream, w.dead]);
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const c = collector();
+      const spec = { name: consumerName(), stream: w.stream, subjects: w.stream.subjects };
+      const sub = b.consume({ ...spec, maxAckPending: 2, concurrency: 2, handler: async (e) => (await held, c.handler(e)) });
+      for (let i = 0; i < 5; i++) await b.publish(ev(subj('created'), `lag-${i}`));
+      // Two delivered and held, three waiting behind them.
+      await eventually(async () => (await b.consumerBacklog(spec)) === 5, 10_000, 50);
+      release();
+      await c.waitFor(5);
+      await eventually(async () => (await b.consumerBacklog(spec)) === 0, 10_000, 50);
       await sub.stop();
     });
 

@@ -23,7 +23,7 @@ const toProto = (e: AuditEntry): auditV1.AuditEvent => ({
   hash: e.hash,
 });
 
-/** The trail for the gateway and operators, each call for the audit.read holder it names (`iam-actor-sub`). */
+/** The trail for the gateway and operators, each call for the audit.read holder its call assertion names. */
 export function auditGrpc(q: ForReader<AuditQueries>, h: HandlerDeps): ServiceBinding[] {
   return [
     bindService(

@@ -46,6 +46,15 @@ const created = (fields: readonly string[], after: View): FieldChange[] =>
     after,
   );
 
+const MFA_ACTIONS = {
+  [SUBJECTS.mfaEnrolled]: 'mfa.enrolled',
+  [SUBJECTS.mfaRemoved]: 'mfa.removed',
+  [SUBJECTS.mfaVerified]: 'mfa.verified',
+  [SUBJECTS.mfaFailed]: 'mfa.failed',
+  [SUBJECTS.recoveryCodeUsed]: 'mfa.recovery_code.used',
+  [SUBJECTS.mfaReset]: 'mfa.reset',
+} as const;
+
 const USER_FIELDS = ['email', 'firstName', 'lastName', 'phone', 'emailVerified', 'roles'] as const;
 
 interface UserFields {
@@ -143,6 +152,27 @@ async function describeOrder(subject: typeof SUBJECTS.orderPlaced | typeof SUBJE
   };
 }
 
+const CLIENT_FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'grantTypes', 'roles', 'requirePar', 'dpopBound'] as const;
+const CLIENT_ACTIONS: Partial<Record<EventSubject, string>> = {
+  [SUBJECTS.clientCreated]: 'client.created',
+  [SUBJECTS.clientUpdated]: 'client.updated',
+  [SUBJECTS.clientDeleted]: 'client.deleted',
+  [SUBJECTS.clientSecretRotated]: 'client.secret.rotated',
+};
+const clientView = (c: eventsV1.ClientState | undefined): View | undefined => (c ? { ...c, roles: [...c.roles].sort() } : undefined);
+
+/** An OAuth client's change: its settings, never its secret (a secret change is a redacted field). */
+function describeClient(subject: typeof SUBJECTS.clientCreated, data: Uint8Array): Described {
+  const e = decodeEvent(subject, data);
+  const action = CLIENT_ACTIONS[subject as EventSubject]!;
+  const target = { type: 'client', id: e.clientId };
+  const after = clientView(e.after) ?? {};
+  if (action === 'client.created') return { action, target, changes: created(CLIENT_FIELDS, after) };
+  if (action === 'client.deleted') return { action, target, changes: changesOf(['name'], after, undefined) };
+  if (action === 'client.secret.rotated') return { action, target, changes: [{ field: 'clientSecret', redacted: true }] };
+  return { action, target, changes: changesOf(e.changedFields, clientView(e.before), after) };
+}
+
 /** What an event of a subject this build knows says (the projection updated on the way). */
 export async function describe(subject: EventSubject, data: Uint8Array, p: Projection): Promise<Described> {
   switch (subject) {
@@ -198,9 +228,37 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
       const e = decodeEvent(subject, data);
       return { action: 'refresh.reuse_detected', target: { type: 'user', id: e.userId }, changes: changesOf(['revokedTokens'], undefined, { revokedTokens: e.revoked }) };
     }
+    case SUBJECTS.mfaEnrolled:
+    case SUBJECTS.mfaRemoved:
+    case SUBJECTS.mfaVerified:
+    case SUBJECTS.mfaFailed:
+    case SUBJECTS.recoveryCodeUsed:
+    case SUBJECTS.mfaReset: {
+      // Never a secret, a code or a credential id: the factor's kind and counts only.
+      const e = decodeEvent(subject, data);
+      const view: View = { factor: e.factor || undefined };
+      if (subject === SUBJECTS.mfaFailed) Object.assign(view, { failures: e.failures, reason: e.reason });
+      if (subject === SUBJECTS.mfaReset) view.reason = e.reason;
+      if (subject === SUBJECTS.recoveryCodeUsed || (subject === SUBJECTS.mfaEnrolled && e.factor === 'recovery_codes')) view.recoveryCodesLeft = e.recoveryCodesLeft;
+      const fields = Object.keys(view).filter((k) => view[k] !== undefined && view[k] !== '');
+      return { action: MFA_ACTIONS[subject], target: { type: 'user', id: e.userId }, changes: changesOf(fields, undefined, view) };
+    }
+    case SUBJECTS.sessionEnded: {
+      const e = decodeEvent(subject, data);
+      return { action: 'session.ended', target: { type: 'user', id: e.userId }, changes: changesOf(['session', 'tokensRevoked'], undefined, { session: e.sessionId, tokensRevoked: e.tokensRevoked }) };
+    }
+    case SUBJECTS.accountUnlocked: {
+      const e = decodeEvent(subject, data);
+      return { action: 'account.unlocked', target: { type: 'user', id: e.userId }, changes: [] };
+    }
     case SUBJECTS.orderPlaced:
     case SUBJECTS.orderCancelled:
       return describeOrder(subject, data, p);
+    case SUBJECTS.clientCreated:
+    case SUBJECTS.clientUpdated:
+    case SUBJECTS.clientDeleted:
+    case SUBJECTS.clientSecretRotated:
+      return describeClient(subject as typeof SUBJECTS.clientCreated, data);
     case SUBJECTS.productCreated:
     case SUBJECTS.productUpdated:
     case SUBJECTS.productArchived:

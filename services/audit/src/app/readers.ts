@@ -2,7 +2,7 @@
  * Who may read the trail: every query (entries, chain verification) is answered only for a caller
  * holding audit.read (or Administrator) now, as the directory stores it, not as the token says:
  * the gateway checks the token, this checks the rights behind it, so a reader demoted after their
- * token was issued is refused. The caller is the end user the call names (`iam-actor-sub`).
+ * token was issued is refused. The caller is the end user the gateway's call assertion names (its `sub`).
  */
 import { type AccessCheck, requireCurrentPermission } from '@iam/platform';
 

@@ -62,10 +62,55 @@ export async function draftOf(e: IncomingEvent, p: Projection): Promise<EntryDra
   };
 }
 
-export function createRecorder(uow: AuditUnitOfWork): EventHandler {
-  return (e) =>
+/** Events recorded in one transaction at most (the consumers' maxAckPending bounds it too). */
+export const RECORD_BATCH_MAX = 500;
+
+/**
+ * The recorder's handler, committing in groups: the first event starts a transaction at once;
+ * events that arrive while it runs wait for the next one, which records all of them in arrival
+ * (stream) order with one lock of the chain, one read of which ids are recorded already and one
+ * multi-row insert. Under load a transaction records hundreds; alone, an event waits for nothing.
+ * A group that fails is recorded again one event per transaction, so one bad event fails alone
+ * (its redelivery and dead letter as before) and the others are not held.
+ */
+export function createRecorder(uow: AuditUnitOfWork, opts: { maxBatch?: number } = {}): EventHandler {
+  const maxBatch = opts.maxBatch ?? RECORD_BATCH_MAX;
+  const queue: Array<{ event: IncomingEvent; done: (err?: unknown) => void }> = [];
+  let draining = false;
+
+  const recordAll = (events: readonly IncomingEvent[]) =>
     uow.run(async ({ log, projection }) => {
-      if (await log.has(e.id)) return;
-      await log.append(await draftOf(e, projection));
+      const seen = await log.recorded(events.map((e) => e.id));
+      const drafts: EntryDraft[] = [];
+      for (const e of events) {
+        if (seen.has(e.id)) continue;
+        seen.add(e.id);
+        drafts.push(await draftOf(e, projection));
+      }
+      await log.appendAll(drafts);
+    });
+
+  const drain = async () => {
+    draining = true;
+    while (queue.length > 0) {
+      const group = queue.splice(0, maxBatch);
+      try {
+        await recordAll(group.map((g) => g.event));
+        for (const g of group) g.done();
+      } catch (err) {
+        if (group.length === 1) {
+          group[0]!.done(err);
+          continue;
+        }
+        for (const g of group) await recordAll([g.event]).then(() => g.done(), g.done);
+      }
+    }
+    draining = false;
+  };
+
+  return (event) =>
+    new Promise<void>((resolve, reject) => {
+      queue.push({ event, done: (err) => (err === undefined ? resolve() : reject(err instanceof Error ? err : new Error(String(err)))) });
+      if (!draining) void drain();
     });
 }

@@ -16,6 +16,9 @@ import { PgAuditLog, PgProjection } from '../infra/store';
 import { auditQueries, encodeCursor } from './query';
 import { createRecorder } from './record';
 import { purgeExpired } from './retention';
+import { decodeEvent } from '@iam/contracts';
+
+const decodeUserId = (e: IncomingEvent): string => decodeEvent(SUBJECTS.userCreated, e.data).userId;
 
 describe('audit trail (PostgreSQL)', () => {
   let db: MigratedDatabase;
@@ -174,6 +177,54 @@ describe('audit trail (PostgreSQL)', () => {
     expect(seen).toEqual(all.map((e) => e.seq));
     const window = await q().list({ pageSize: 100, targetId: target, from: at('2026-01-01T07:00:00Z'), to: at('2026-01-01T11:00:00Z') });
     expect(window.items.map((e) => e.occurredAt.toISOString())).toEqual(['2026-01-01T10:00:00.000Z', '2026-01-01T08:00:00.000Z']);
+  });
+
+  it('events arriving together are recorded in groups, in arrival order, each once; one that fails fails alone', async () => {
+    let transactions = 0;
+    const counting: AuditUnitOfWork = { run: (fn) => (transactions++, uow.run(fn)) };
+    const grouped = createRecorder(counting, { maxBatch: 100 });
+    const head = (await q().verify()).checked;
+    const carol = randomUUID();
+    const events = Array.from({ length: 300 }, (_, i) => event(SUBJECTS.userCreated, user(randomUUID(), `group-${i}@example.com`, [])));
+    const again = events[10]!;
+    // A redelivery inside the same group, one of an event recorded in an earlier group, and an event
+    // whose payload cannot be read (it fails alone; the rest of its group is recorded).
+    const broken: IncomingEvent = { ...event(SUBJECTS.userCreated, user(carol, 'carol@example.com', [])), data: Buffer.from([0xff, 0xff, 0xff]) };
+    const outcomes = await Promise.allSettled([...events.slice(0, 150), again, ...events.slice(150), again].map((e) => grouped(e)));
+    expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(0);
+    // 302 deliveries: the first alone (nothing waited for it), then groups of at most 100.
+    expect(transactions).toBeLessThanOrEqual(5);
+    transactions = 0;
+    const late = event(SUBJECTS.userCreated, user(randomUUID(), 'late@example.com', []));
+    const mixed = await Promise.allSettled([again, broken, late].map((e) => grouped(e)));
+    expect(mixed.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    // The first alone; the group of two fails and is retried one event per transaction.
+    expect(transactions).toBe(4);
+    const report = await q().verify();
+    expect(report).toMatchObject({ ok: true });
+    expect(report.checked).toBe(head + 301);
+    const entries = await new PgAuditLog(db.ds.manager).entriesAfter(head, 1_000);
+    expect(entries.map((e) => e.target.id)).toEqual([...events.map((e) => decodeUserId(e)), decodeUserId(late)]);
+  });
+
+  it('a crash before a group commits records none of it; the redelivery records each event once', async () => {
+    const before = (await q().verify()).checked;
+    // Every transaction dies after its inserts, before its commit (the process is gone: the fallback dies too).
+    const dying: AuditUnitOfWork = {
+      run: (fn) =>
+        uow.run(async (tx) => {
+          await fn(tx);
+          throw new Error('killed before COMMIT');
+        }),
+    };
+    const crashing = createRecorder(dying);
+    const events = Array.from({ length: 20 }, (_, i) => event(SUBJECTS.userCreated, user(randomUUID(), `crash-${i}@example.com`, [])));
+    const outcomes = await Promise.allSettled(events.map((e) => crashing(e)));
+    expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
+    expect((await q().verify()).checked).toBe(before);
+    const redelivered = createRecorder(uow);
+    await Promise.all([...events, ...events].map((e) => redelivered({ ...e, deliveryCount: 2 })));
+    expect(await q().verify()).toMatchObject({ ok: true, checked: before + 20 });
   });
 
   it('append-only: UPDATE, DELETE and TRUNCATE are refused by the database', async () => {

@@ -48,7 +48,7 @@ export interface AuditEntry extends EntryDraft {
 }
 
 /** Fields whose values never enter the trail. */
-export const SECRET_FIELDS: ReadonlySet<string> = new Set(['password', 'passwordHash', 'token', 'refreshToken', 'sealedToken', 'tokenHash', 'link']);
+export const SECRET_FIELDS: ReadonlySet<string> = new Set(['password', 'passwordHash', 'token', 'refreshToken', 'sealedToken', 'tokenHash', 'link', 'clientSecret', 'secretHash']);
 
 export interface AuditFilter {
   readonly actorId?: string;

@@ -25,8 +25,12 @@ export interface Projection {
 export interface AuditLog {
   /** Whether an event was recorded already (redelivery). */
   has(eventId: string): Promise<boolean>;
+  /** Which of these events were recorded already (redeliveries). */
+  recorded(eventIds: readonly string[]): Promise<Set<string>>;
   /** Appends at the end of the chain (serialised: one append at a time). */
   append(draft: EntryDraft): Promise<AuditEntry>;
+  /** Appends these, in this order, at the end of the chain: one lock of the chain and one insert. */
+  appendAll(drafts: readonly EntryDraft[]): Promise<void>;
   /** The chain's last entry: its seq and hash (0 and the genesis hash while empty). */
   head(): Promise<{ seq: number; hash: string }>;
   list(filter: AuditFilter, page: { before?: AuditPosition; limit: number }): Promise<AuditPage>;

@@ -76,17 +76,35 @@ export class PgAuditLog implements AuditLog {
     return rows.length > 0;
   }
 
+  async recorded(eventIds: readonly string[]): Promise<Set<string>> {
+    if (eventIds.length === 0) return new Set();
+    const rows = await this.m.query<Array<{ event_id: string }>>('SELECT event_id FROM audit_entries WHERE event_id = ANY($1::text[])', [[...eventIds]]);
+    return new Set(rows.map((r) => r.event_id));
+  }
+
   async append(d: EntryDraft): Promise<AuditEntry> {
+    const [entry] = await this.insert([d], true);
+    return entry!;
+  }
+
+  async appendAll(drafts: readonly EntryDraft[]): Promise<void> {
+    if (drafts.length > 0) await this.insert(drafts, false);
+  }
+
+  /** Locks the chain's head, chains the drafts on it, inserts them in one statement and moves the head. */
+  private async insert(drafts: readonly EntryDraft[], returning: boolean): Promise<AuditEntry[]> {
     const [head] = await this.m.query<ChainRow[]>('SELECT last_seq, last_hash FROM audit_chain WHERE id = 1 FOR UPDATE');
     if (!head) throw new Error('audit_chain has no head row (migrations not run?)');
-    const seq = Number(head.last_seq) + 1;
-    const fields = { ...d, id: randomUUID(), seq, prevHash: head.last_hash };
-    const hash = entryHash(fields);
-    const [row] = await this.m.query<EntryRow[]>(
-      `INSERT INTO audit_entries (${COLUMNS})
-       VALUES ($1, $2, $3, $4, clock_timestamp(), $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-       RETURNING ${COLUMNS}`,
-      [
+    let seq = Number(head.last_seq);
+    let prevHash = head.last_hash;
+    const params: unknown[] = [];
+    const tuples: string[] = [];
+    for (const d of drafts) {
+      seq += 1;
+      const fields = { ...d, id: randomUUID(), seq, prevHash };
+      const hash = entryHash(fields);
+      const at = params.length;
+      params.push(
         seq,
         fields.id,
         d.eventId,
@@ -101,12 +119,16 @@ export class PgAuditLog implements AuditLog {
         d.traceId ?? null,
         d.clientIp ?? null,
         d.userAgent ?? null,
-        head.last_hash,
+        prevHash,
         hash,
-      ],
-    );
-    await this.m.query('UPDATE audit_chain SET last_seq = $1, last_hash = $2 WHERE id = 1', [seq, hash]);
-    return toEntry(row!);
+      );
+      const p = (i: number) => `$${at + i}`;
+      tuples.push(`(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, clock_timestamp(), ${[5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16].map(p).join(', ')})`);
+      prevHash = hash;
+    }
+    const rows = await this.m.query<EntryRow[]>(`INSERT INTO audit_entries (${COLUMNS}) VALUES ${tuples.join(', ')}${returning ? ` RETURNING ${COLUMNS}` : ''}`, params);
+    await this.m.query('UPDATE audit_chain SET last_seq = $1, last_hash = $2 WHERE id = 1', [seq, prevHash]);
+    return returning ? rows.map(toEntry) : [];
   }
 
   async head(): Promise<{ seq: number; hash: string }> {

@@ -44,7 +44,7 @@ const toOrder = (o: Order): commerceV1.Order => ({
 
 /**
  * The customer a cart or order call acts for. The gateway sets `customer_id` from the verified
- * token; when it also names the caller as `iam-actor-sub`, the two must agree.
+ * token; when its call assertion also names the caller, the two must agree.
  */
 function customer(ctx: CallContext, customerId: string): string {
   const actor = actorOf(ctx);

@@ -3,7 +3,8 @@ import { directoryV1 } from '@iam/contracts';
 import { AppError, type CallContext, type HandlerDeps, type ServiceBinding, actorOf, bindService } from '@iam/platform';
 import type { Actor } from '../domain/authorization';
 import type { DirectoryUseCases } from '../app/use-cases';
-import type { Permission, Principal, Role, RolePermission, User } from '../domain/model';
+import { closeListing, openListing } from '../app/listing';
+import type { Collection, ListQuery, Page, Permission, Principal, Role, RolePermission, User } from '../domain/model';
 import { checkListQuery } from '../domain/rules';
 
 /** The directory's management services answer the gateway, which acts for the user its request verified. */
@@ -52,6 +53,19 @@ function actor(ctx: CallContext): Actor {
   return { userId };
 }
 
+/** A list call: its paging, search, sort and cursor checked (400s name the field), the page listed, the next cursor made. */
+async function listed<T, J>(
+  collection: Collection,
+  q: directoryV1.ListQuery,
+  list: (query: ListQuery) => Promise<Page<T>>,
+  toJson: (item: T) => J,
+  filters?: Record<string, string | undefined>,
+) {
+  const l = openListing(collection, { query: checkListQuery(q), sort: q.sort, cursor: q.cursor, filters });
+  const a = closeListing(l, await list(l.query));
+  return { items: a.items.map(toJson), totalCount: a.totalCount, totalCountEstimated: !a.totalCountExact, nextCursor: a.nextCursor, page: a.page };
+}
+
 export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): ServiceBinding[] {
   return [
     bindService(
@@ -71,10 +85,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
             }),
           ),
         deleteUser: async (r, ctx) => (await uc.users.remove(actor(ctx), r.id), {}),
-        listUsers: async (q) => {
-          const page = await uc.users.list(checkListQuery(q));
-          return { items: page.items.map(toUser), totalCount: page.totalCount, totalCountEstimated: !page.totalCountExact };
-        },
+        listUsers: (q) => listed('users', q, (query) => uc.users.list(query), toUser),
       },
       deps,
       GATEWAY,
@@ -86,10 +97,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         getRole: async (r) => toRole(await uc.roles.get(r.id)),
         updateRole: async (r) => toRole(await uc.roles.update(r.id, { name: r.name, description: r.description })),
         deleteRole: async (r) => (await uc.roles.remove(r.id), {}),
-        listRoles: async (q) => {
-          const page = await uc.roles.list(checkListQuery(q));
-          return { items: page.items.map(toRole), totalCount: page.totalCount, totalCountEstimated: !page.totalCountExact };
-        },
+        listRoles: (q) => listed('roles', q, (query) => uc.roles.list(query), toRole),
       },
       deps,
       GATEWAY,
@@ -101,10 +109,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         getPermission: async (r) => toPermission(await uc.permissions.get(r.id)),
         updatePermission: async (r) => toPermission(await uc.permissions.update(r.id, { name: r.name, description: r.description })),
         deletePermission: async (r) => (await uc.permissions.remove(r.id), {}),
-        listPermissions: async (q) => {
-          const page = await uc.permissions.list(checkListQuery(q));
-          return { items: page.items.map(toPermission), totalCount: page.totalCount, totalCountEstimated: !page.totalCountExact };
-        },
+        listPermissions: (q) => listed('permissions', q, (query) => uc.permissions.list(query), toPermission),
       },
       deps,
       GATEWAY,
@@ -116,9 +121,9 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         getRolePermission: async (r) => toLink(await uc.links.get(r.id)),
         updateRolePermission: async (r, ctx) => toLink(await uc.links.update(actor(ctx), r.id, { roleId: r.roleId, permissionId: r.permissionId })),
         deleteRolePermission: async (r, ctx) => (await uc.links.remove(actor(ctx), r.id), {}),
-        listRolePermissions: async (q) => {
-          const page = await uc.links.list(checkListQuery(q), { roleId: q.roleId, permissionId: q.permissionId });
-          return { items: page.items.map(toLink), totalCount: page.totalCount, totalCountEstimated: !page.totalCountExact };
+        listRolePermissions: (q) => {
+          const ends = { roleId: q.roleId, permissionId: q.permissionId };
+          return listed('role-permissions', q, (query) => uc.links.list(query, ends), toLink, ends);
         },
       },
       deps,
@@ -139,6 +144,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         },
         resetPassword: async (r) => uc.credentials.resetPassword({ ...r, emailSha256: Buffer.from(r.emailSha256) }),
         markEmailVerified: async (r) => (await uc.credentials.markEmailVerified(r.userId, Buffer.from(r.emailSha256)), {}),
+        resolveRoles: async (r) => ({ roles: await uc.credentials.resolveRoles(r.names) }),
         ensureAdministrator: async (r) => {
           const { user, created } = await uc.credentials.ensureAdministrator({
             email: r.email,

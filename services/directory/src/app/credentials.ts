@@ -35,6 +35,8 @@ export interface CredentialUseCases {
    * given password and names and adds the role; run again with the same input it changes nothing.
    * With `ifMissing` an existing account is left exactly as it is.
    */
+  /** The live roles among `names` (case-insensitive), with their live permissions; unknown names are absent. */
+  resolveRoles(names: readonly string[]): Promise<Array<{ id: string; name: string; permissions: string[] }>>;
   ensureAdministrator(
     input: { email: string; password: string; firstName?: string; lastName?: string },
     opts?: { ifMissing?: boolean },
@@ -54,6 +56,13 @@ export interface CredentialDeps {
 export function createCredentialUseCases(deps: CredentialDeps): CredentialUseCases {
   const { stores, hasher } = deps;
   return {
+    async resolveRoles(names) {
+      const v = new Violations();
+      if (names.length > 100) v.add('roles', 'must name at most 100 roles');
+      v.throwIfAny('The role names are not valid.');
+      return deps.uow.run((tx) => tx.roles.findLiveByNames(names));
+    },
+
     async verify(email, password, opts = {}) {
       const account = await stores.credentials.credentialsByEmail(normalizeEmail(email));
       const accountExists = account !== null;

@@ -57,12 +57,43 @@ export interface Principal {
   readonly emailVerified: boolean;
 }
 
+/** What a list can be ordered by (each collection offers some: LIST_SORTS); the id breaks ties. */
+export type SortKey = 'createdAt' | 'email' | 'lastName' | 'name';
+
+/** The sort keys each collection offers; the first is the default (spec: createdAt, id). */
+export const LIST_SORTS = {
+  users: ['createdAt', 'email', 'lastName'],
+  roles: ['createdAt', 'name'],
+  permissions: ['createdAt', 'name'],
+  'role-permissions': ['createdAt'],
+} as const satisfies Record<string, readonly SortKey[]>;
+export type Collection = keyof typeof LIST_SORTS;
+
+export interface ListOrder {
+  readonly key: SortKey;
+  readonly desc: boolean;
+}
+
+/**
+ * A keyset position: a row's values of the order's columns (created_at as microseconds since
+ * the epoch, in decimal; text columns as they are) and its id. The page after it holds the rows
+ * that follow it in the order.
+ */
+export interface ListPosition {
+  readonly values: readonly string[];
+  readonly id: string;
+}
+
 export interface ListQuery {
   readonly page: number;
   readonly pageSize: number;
   /** Case-insensitive substring; matched literally (no wildcards). */
   readonly q?: string;
   readonly includeDeleted: boolean;
+  /** Absent: createdAt ascending (the spec's order). */
+  readonly order?: ListOrder;
+  /** A keyset page: the rows after this position (`page` is not used and nothing is counted). */
+  readonly after?: ListPosition;
 }
 
 /** A list of links, optionally narrowed to one role and/or one permission. */
@@ -76,6 +107,8 @@ export interface Page<T> {
   /** Exact up to the store's count bound; beyond it an estimate (`totalCountExact` false). */
   readonly totalCount: number;
   readonly totalCountExact: boolean;
+  /** The last item's position when more rows follow it (absent on the last page). */
+  readonly next?: ListPosition;
 }
 
 export const ADMINISTRATOR_ROLE = 'Administrator';

@@ -6,6 +6,8 @@ import { domainToUnicode } from 'node:url';
 import {
   AppError,
   type FieldError,
+  PASSWORD_POLICY,
+  passwordProblems as policyProblems,
   type RestrictionLevel,
   disallowedCharacter,
   hasLatinLetters,
@@ -17,9 +19,9 @@ import {
 } from '@iam/platform';
 import type { ListQuery } from './model';
 
-export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MIN_LENGTH = PASSWORD_POLICY.minLength;
 /** Longer passwords are refused before hashing (a megabyte password costs nothing to reject). */
-export const PASSWORD_MAX_LENGTH = 128;
+export const PASSWORD_MAX_LENGTH = PASSWORD_POLICY.maxLength;
 export const NAME_MAX_LENGTH = 100;
 export const DESCRIPTION_MAX_LENGTH = 500;
 export const EMAIL_MAX_LENGTH = 254;
@@ -124,17 +126,9 @@ export function checkEmail(v: Violations, field: string, email: string): string 
   return e;
 }
 
-/** Spec §5.7: at least 12 characters with upper- and lower-case letters, a digit and a special character. */
+/** Spec §5.7: at least 12 characters with upper- and lower-case letters, a digit and a special character (the platform's PASSWORD_POLICY). */
 export function passwordProblems(password: string): string[] {
-  const problems: string[] = [];
-  if ([...password].length < PASSWORD_MIN_LENGTH) problems.push(`must be at least ${PASSWORD_MIN_LENGTH} characters`);
-  if ([...password].length > PASSWORD_MAX_LENGTH) problems.push(`must be at most ${PASSWORD_MAX_LENGTH} characters`);
-  if (!/\p{Lu}/u.test(password)) problems.push('must contain an uppercase letter');
-  if (!/\p{Ll}/u.test(password)) problems.push('must contain a lowercase letter');
-  if (!/\p{Nd}/u.test(password)) problems.push('must contain a digit');
-  if (!/[^\p{L}\p{Nd}\s]/u.test(password)) problems.push('must contain a special character');
-  if (CONTROL_RE.test(password)) problems.push('must not contain control characters');
-  return problems;
+  return policyProblems(password);
 }
 
 export function checkPassword(v: Violations, field: string, password: string): void {

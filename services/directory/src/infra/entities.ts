@@ -8,6 +8,8 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typ
 @Entity({ name: 'users' })
 @Index('uq_users_email_live', ['email'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_users_created', ['createdAt', 'id'])
+@Index('ix_users_email_order', ['email', 'id'])
+@Index('ix_users_name_order', ['lastName', 'firstName', 'id'])
 @Index('ix_users_search_words', { synchronize: false })
 export class UserRow {
   @PrimaryColumn('uuid')

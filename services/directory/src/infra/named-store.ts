@@ -1,10 +1,10 @@
 /** Roles and permissions share their shape: one implementation over two tables. */
 import { lookalikeKey } from '@iam/platform';
 import type { EntityManager } from 'typeorm';
-import type { ListQuery, Permission } from '../domain/model';
+import type { ListPosition, ListQuery, Permission } from '../domain/model';
 import type { RowLock } from '../domain/ports';
 import { mapConflicts } from './conflicts';
-import { count, filters, pageParams } from './paging';
+import { KeysetOrder, NOT_COUNTED, count, createdUs, filters, pageOf, pageParams, withAfter } from './paging';
 
 export interface NamedRowSql {
   id: string;
@@ -55,17 +55,21 @@ export class PgNamedStore {
     );
   }
 
-  protected async listRows(query: ListQuery): Promise<{ rows: NamedRowSql[]; totalCount: number; totalCountExact: boolean }> {
+  /** A page in the query's order; a keyset page (`after`) is not counted (NOT_COUNTED). */
+  protected async listRows(query: ListQuery): Promise<{ rows: NamedRowSql[]; totalCount: number; totalCountExact: boolean; next?: ListPosition }> {
+    const t = this.table;
     const f = filters(query, ['name', 'description'], 'deleted_at');
-    const counted = await count(this.m, `FROM ${this.table} ${f.where}`, f.params);
+    const counted = query.after ? NOT_COUNTED : await count(this.m, `FROM ${t} ${f.where}`, f.params);
+    const order = new KeysetOrder(query.order);
     const params = [...f.params];
+    const where = withAfter(f.where, order, t, query, params);
     const p = pageParams(query, params);
-    const rows = await this.m.query<NamedRowSql[]>(
-      `SELECT id, name, description, created_at, updated_at, deleted_at FROM ${this.table} ${f.where}
-        ORDER BY created_at, id LIMIT ${p.limit} OFFSET ${p.offset}`,
+    const rows = await this.m.query<Array<NamedRowSql & { created_us: string }>>(
+      `SELECT id, name, description, created_at, updated_at, deleted_at, ${createdUs(t)} FROM ${t} ${where}
+        ORDER BY ${order.by(t)} LIMIT ${p.limit} OFFSET ${p.offset}`,
       params,
     );
-    return { rows, ...counted };
+    return { ...pageOf(rows, query, order), ...counted };
   }
 }
 

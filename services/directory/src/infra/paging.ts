@@ -5,7 +5,7 @@
  */
 import { escapeLike } from '@iam/platform';
 import type { EntityManager } from 'typeorm';
-import type { ListQuery } from '../domain/model';
+import type { ListOrder, ListPosition, ListQuery, SortKey } from '../domain/model';
 
 export interface Paged {
   where: string;
@@ -24,9 +24,83 @@ export function filters(query: ListQuery, columns: readonly string[], deletedCol
   return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
+/**
+ * LIMIT and OFFSET of a page: one row more than the page (it says whether another page follows,
+ * see `pageOf`); a keyset page (`after`) has no offset.
+ */
 export function pageParams(query: ListQuery, params: unknown[]): { limit: string; offset: string } {
-  params.push(query.pageSize, (query.page - 1) * query.pageSize);
+  params.push(query.pageSize + 1, query.after ? 0 : (query.page - 1) * query.pageSize);
   return { limit: `$${params.length - 1}`, offset: `$${params.length}` };
+}
+
+/** The columns of a sort key (the row's id follows them). */
+const SORT_COLUMNS: Record<SortKey, readonly string[]> = {
+  createdAt: ['created_at'],
+  email: ['email'],
+  lastName: ['last_name', 'first_name'],
+  name: ['name'],
+};
+
+/**
+ * A row's position text for created_at: microseconds since the epoch (exact; a Date has only
+ * milliseconds, and a keyset on rounded values would skip or repeat rows).
+ */
+export const createdUs = (alias: string): string => `(extract(epoch FROM ${alias}.created_at) * 1000000)::int8::text AS created_us`;
+
+/**
+ * The SQL of a list order: ORDER BY, the keyset condition after a position, and a row's
+ * position. Columns are named without a table; each method takes the alias to use.
+ */
+export class KeysetOrder {
+  readonly columns: readonly string[];
+  readonly desc: boolean;
+
+  constructor(order: ListOrder | undefined) {
+    this.columns = SORT_COLUMNS[order?.key ?? 'createdAt'];
+    this.desc = order?.desc ?? false;
+  }
+
+  /** `a.c1 ASC, a.id ASC` */
+  by(alias: string): string {
+    const dir = this.desc ? 'DESC' : 'ASC';
+    return [...this.columns, 'id'].map((c) => `${alias}.${c} ${dir}`).join(', ');
+  }
+
+  /** `a.c1, a.c2` (without the id): what a CTE of ids must carry to be sorted. */
+  select(alias: string): string {
+    return this.columns.map((c) => `${alias}.${c}`).join(', ');
+  }
+
+  /** `(a.c1, a.id) > ($n, $m)`: the rows after `pos` in this order (`<` when descending). */
+  after(alias: string, pos: ListPosition, params: unknown[]): string {
+    const values = this.columns.map((c, i) => {
+      params.push(pos.values[i]);
+      return c === 'created_at' ? `(timestamptz 'epoch' + $${params.length}::int8 * interval '1 microsecond')` : `$${params.length}::text`;
+    });
+    params.push(pos.id);
+    values.push(`$${params.length}::uuid`);
+    return `(${[...this.columns, 'id'].map((c) => `${alias}.${c}`).join(', ')}) ${this.desc ? '<' : '>'} (${values.join(', ')})`;
+  }
+
+  /** A row's position (the row selected with `createdUs` when the order is by created_at). */
+  position(r: object): ListPosition {
+    const row = r as Readonly<Record<string, unknown>>;
+    return { values: this.columns.map((c) => String(row[c === 'created_at' ? 'created_us' : c])), id: String(row.id) };
+  }
+}
+
+/** Adds the keyset condition of `query.after` (if any) to a WHERE clause. */
+export function withAfter(where: string, order: KeysetOrder, alias: string, query: ListQuery, params: unknown[]): string {
+  if (!query.after) return where;
+  const cond = order.after(alias, query.after, params);
+  return where ? `${where} AND ${cond}` : `WHERE ${cond}`;
+}
+
+/** The page's rows (fetched one more than the page) and the position after which the next page starts, if there is one. */
+export function pageOf<R extends object>(rows: readonly R[], query: ListQuery, order: KeysetOrder): { rows: R[]; next?: ListPosition } {
+  if (rows.length <= query.pageSize) return { rows: [...rows] };
+  const page = rows.slice(0, query.pageSize);
+  return { rows: page, next: order.position(page[page.length - 1]!) };
 }
 
 /**
@@ -36,6 +110,9 @@ export function pageParams(query: ListQuery, params: unknown[]): { limit: string
  * heap rows (10–50 ms on a loaded 2-core machine); the first 10,001 cost ten times that.
  */
 export const EXACT_COUNT_BOUND = 1_000;
+
+/** The count of a keyset page, which is not counted: the caller has it from the first page (the cursor). */
+export const NOT_COUNTED = { totalCount: 0, totalCountExact: true } as const;
 
 /** The planner's row estimate for `SELECT 1 ${fromWhere}` (no execution). */
 export async function estimatedRows(m: EntityManager, fromWhere: string, params: unknown[]): Promise<number> {

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { LinkQuery, Page, RolePermission } from '../domain/model';
 import type { RolePermissionStore } from '../domain/ports';
 import { mapConflicts } from './conflicts';
-import { count, filters, pageParams } from './paging';
+import { KeysetOrder, NOT_COUNTED, count, createdUs, filters, pageOf, pageParams, withAfter } from './paging';
 
 interface LinkRowSql {
   id: string;
@@ -90,10 +90,16 @@ export class PgRolePermissionStore implements RolePermissionStore {
     }
     const where = `WHERE ${parts.join(' AND ')}`;
     const from = 'FROM role_permissions rp JOIN roles r ON r.id = rp.role_id JOIN permissions p ON p.id = rp.permission_id';
-    const counted = await count(this.m, `${from} ${where}`, f.params);
+    const counted = query.after ? NOT_COUNTED : await count(this.m, `${from} ${where}`, f.params);
+    const order = new KeysetOrder(query.order);
     const params = [...f.params];
+    const keyset = withAfter(where, order, 'rp', query, params);
     const p = pageParams(query, params);
-    const rows = await this.m.query<LinkRowSql[]>(`${LINK_SELECT} ${where} ORDER BY rp.created_at, rp.id LIMIT ${p.limit} OFFSET ${p.offset}`, params);
-    return { items: rows.map(toLink), ...counted };
+    const rows = await this.m.query<Array<LinkRowSql & { created_us: string }>>(
+      `${LINK_SELECT.replace('SELECT ', `SELECT ${createdUs('rp')}, `)} ${keyset} ORDER BY ${order.by('rp')} LIMIT ${p.limit} OFFSET ${p.offset}`,
+      params,
+    );
+    const page = pageOf(rows, query, order);
+    return { items: page.rows.map(toLink), next: page.next, ...counted };
   }
 }

@@ -94,8 +94,15 @@ describe.each([
         [(page - 1) * pageSize, pageSize],
       );
       expect(got.items.map((u) => u.email)).toEqual(expected.map((r) => r.email));
-      expect(got.totalCountExact).toBe(false);
-      expect(got.totalCount).toBeGreaterThan(EXACT_COUNT_BOUND);
+      if (page === late / 100) {
+        // The last full page: the row after it (fetched to say whether a next page exists) is
+        // missing, so the page ends the matches and its count is exact.
+        expect(got).toMatchObject({ totalCount: late, totalCountExact: true });
+        expect(got.next).toBeUndefined();
+      } else {
+        expect(got.totalCountExact).toBe(false);
+        expect(got.totalCount).toBeGreaterThan(EXACT_COUNT_BOUND);
+      }
     }
   });
 });

@@ -5,8 +5,8 @@
  */
 import { escapeLike } from '@iam/platform';
 import type { EntityManager } from 'typeorm';
-import type { ListQuery } from '../domain/model';
-import { EXACT_COUNT_BOUND, type Paged, count, estimatedRows, pageParams } from './paging';
+import type { ListPosition, ListQuery } from '../domain/model';
+import { EXACT_COUNT_BOUND, KeysetOrder, NOT_COUNTED, type Paged, count, estimatedRows, pageOf, pageParams, withAfter } from './paging';
 import { USER_COLUMNS, type UserRowSql } from './user-rows';
 
 /**
@@ -102,30 +102,40 @@ export class UserSearch {
    * bounded; when it does not fill the page, or the term is rare or the page deep, all the
    * matches come from the trigram index and are sorted (one heap visit per match).
    */
-  async page(m: EntityManager, query: ListQuery): Promise<{ rows: UserRowSql[]; totalCount: number; totalCountExact: boolean }> {
+  async page(m: EntityManager, query: ListQuery): Promise<{ rows: UserRowSql[]; totalCount: number; totalCountExact: boolean; next?: ListPosition }> {
+    const order = new KeysetOrder(query.order);
     const f = userFilters(query);
-    const offset = (query.page - 1) * query.pageSize;
+    const offset = query.after ? 0 : (query.page - 1) * query.pageSize;
     const fromWhere = `FROM users u ${f.where}`;
     const rows = await this.tableRows(m);
     // A small table is searched without the estimate (undefined), as if every term were rare.
     const est = rows <= this.smallTable ? undefined : { matches: await estimatedRows(m, fromWhere, f.params), rows };
+    // A keyset page costs what a first page costs, whatever its depth: the walk from the
+    // position when it should meet the page soon, else the matches after the position. Not counted.
+    if (query.after) {
+      const page = est ? await searchPage(m, f, query, order, est) : await searchMatches(m, f, query, order);
+      return { ...pageOf(page, query, order), ...NOT_COUNTED };
+    }
     const withinBound = offset + query.pageSize <= EXACT_COUNT_BOUND;
     // A term not known to be common: one statement gives the count and the page, unless there
     // are more matches than the bound.
     if (withinBound && (!est || est.matches < SEARCH_COMMON)) {
-      const few = await searchFew(m, f, query);
-      if (few) return { rows: few.rows, totalCount: few.count, totalCountExact: true };
+      const few = await searchFew(m, f, query, order);
+      if (few) return { ...pageOf(few.rows, query, order), totalCount: few.count, totalCountExact: true };
     }
     // A common term: the bounded count and the page at once.
     if (withinBound && est) {
-      const [page, counted] = await Promise.all([searchPage(m, f, query, est), count(m, fromWhere, f.params, est.matches)]);
-      return { rows: page, ...counted };
+      const [page, counted] = await Promise.all([searchPage(m, f, query, order, est), count(m, fromWhere, f.params, est.matches)]);
+      return { ...pageOf(page, query, order), ...counted };
     }
-    const page = est ? await searchPage(m, f, query, est) : await searchMatches(m, f, query);
+    // The page holds one row more than asked when another follows (pageParams).
+    const page = est ? await searchPage(m, f, query, order, est) : await searchMatches(m, f, query, order);
     // The page itself ends the matches, or shows there are more than the bound.
-    if (page.length > 0 && page.length < query.pageSize) return { rows: page, totalCount: offset + page.length, totalCountExact: true };
-    if (page.length > 0 && est) return { rows: page, totalCount: Math.max(est.matches, offset + page.length, EXACT_COUNT_BOUND + 1), totalCountExact: false };
-    return { rows: page, ...(await count(m, fromWhere, f.params, est?.matches)) };
+    if (page.length > 0 && page.length <= query.pageSize) return { rows: page, totalCount: offset + page.length, totalCountExact: true };
+    if (page.length > 0 && est) {
+      return { ...pageOf(page, query, order), totalCount: Math.max(est.matches, offset + page.length, EXACT_COUNT_BOUND + 1), totalCountExact: false };
+    }
+    return { ...pageOf(page, query, order), ...(await count(m, fromWhere, f.params, est?.matches)) };
   }
 
   private tableRows(m: EntityManager): Promise<number> {
@@ -147,17 +157,17 @@ export class UserSearch {
  * The count and the page when the term has at most EXACT_COUNT_BOUND matches, from those
  * matches alone (fetched in any order, sorted here); null when it has more.
  */
-async function searchFew(m: EntityManager, f: Paged, query: ListQuery): Promise<{ rows: UserRowSql[]; count: number } | null> {
+async function searchFew(m: EntityManager, f: Paged, query: ListQuery, order: KeysetOrder): Promise<{ rows: UserRowSql[]; count: number } | null> {
   const params = [...f.params];
   const p = pageParams(query, params);
   const rows = await m.query<Array<UserRowSql & { n: string }>>(
-    `WITH matches AS MATERIALIZED (SELECT u.id, u.created_at FROM users u ${f.where} LIMIT ${EXACT_COUNT_BOUND + 1}),
+    `WITH matches AS MATERIALIZED (SELECT u.id, ${order.select('u')} FROM users u ${f.where} LIMIT ${EXACT_COUNT_BOUND + 1}),
           total AS (SELECT count(*) AS n FROM matches)
      SELECT total.n, page.* FROM total LEFT JOIN (
-       SELECT ${USER_COLUMNS} FROM (SELECT id, created_at FROM matches WHERE (SELECT n FROM total) <= ${EXACT_COUNT_BOUND}
-                                     ORDER BY created_at, id LIMIT ${p.limit} OFFSET ${p.offset}) m
+       SELECT ${USER_COLUMNS} FROM (SELECT * FROM matches mm WHERE (SELECT n FROM total) <= ${EXACT_COUNT_BOUND}
+                                     ORDER BY ${order.by('mm')} LIMIT ${p.limit} OFFSET ${p.offset}) m
          JOIN users u ON u.id = m.id) page ON true
-     ORDER BY page.created_at, page.id`,
+     ORDER BY ${order.by('page')}`,
     params,
   );
   const n = Number(rows[0]?.n ?? 0);
@@ -165,36 +175,42 @@ async function searchFew(m: EntityManager, f: Paged, query: ListQuery): Promise<
   return { rows: rows.filter((r) => r.id !== null), count: n };
 }
 
-/** The page by the ordered walk when it should be short, else (or when it falls short) from all the matches. */
-async function searchPage(m: EntityManager, f: Paged, query: ListQuery, est: { matches: number; rows: number }): Promise<UserRowSql[]> {
-  const wanted = query.page * query.pageSize;
-  // Rows of the created_at order the walk should read before `wanted` matches.
+/**
+ * The page (and the row after it) by the ordered walk when it should be short, else (or when it
+ * falls short) from all the matches. A keyset page is a first page from its position.
+ */
+async function searchPage(m: EntityManager, f: Paged, query: ListQuery, order: KeysetOrder, est: { matches: number; rows: number }): Promise<UserRowSql[]> {
+  const wanted = (query.after ? 0 : (query.page - 1) * query.pageSize) + query.pageSize + 1;
+  // Rows of the order the walk should read before `wanted` matches.
   const walk = est.matches > 0 ? Math.ceil((wanted * Math.max(est.rows, est.matches)) / est.matches) : Infinity;
   const useWalk = est.matches >= wanted && walk <= Math.max(SEARCH_WALK_ROWS, SEARCH_WALK_PER_MATCH * est.matches);
-  return (useWalk ? await searchWalk(m, f, query, Math.ceil(walk * SEARCH_WALK_SLACK) + query.pageSize) : null) ?? (await searchMatches(m, f, query));
+  return (useWalk ? await searchWalk(m, f, query, order, Math.ceil(walk * SEARCH_WALK_SLACK) + query.pageSize) : null) ?? (await searchMatches(m, f, query, order));
 }
 
-/** The page from the first `cap` rows in created_at order, or null when they do not fill it. */
-async function searchWalk(m: EntityManager, f: Paged, query: ListQuery, cap: number): Promise<UserRowSql[] | null> {
-  const params = [...f.params, cap];
+/** The page from the first `cap` rows in the order (after the position), or null when they do not fill it and the row after it. */
+async function searchWalk(m: EntityManager, f: Paged, query: ListQuery, order: KeysetOrder, cap: number): Promise<UserRowSql[] | null> {
+  const params = [...f.params];
+  const from = withAfter('', order, 'u', query, params);
+  params.push(cap);
   const capParam = `$${params.length}`;
   const p = pageParams(query, params);
   const rows = await m.query<UserRowSql[]>(
-    `SELECT ${USER_COLUMNS} FROM (SELECT * FROM users u ORDER BY u.created_at, u.id LIMIT ${capParam}) u ${f.where}
-      ORDER BY u.created_at, u.id LIMIT ${p.limit} OFFSET ${p.offset}`,
+    `SELECT ${USER_COLUMNS} FROM (SELECT * FROM users u ${from} ORDER BY ${order.by('u')} LIMIT ${capParam}) u ${f.where}
+      ORDER BY ${order.by('u')} LIMIT ${p.limit} OFFSET ${p.offset}`,
     params,
   );
-  return rows.length === query.pageSize ? rows : null;
+  return rows.length > query.pageSize ? rows : null;
 }
 
-/** The page from all the matches (trigram index, or a scan for a term most rows hold), sorted. */
-async function searchMatches(m: EntityManager, f: Paged, query: ListQuery): Promise<UserRowSql[]> {
+/** The page from all the matches (after the position; trigram index, or a scan for a term most rows hold), sorted. */
+async function searchMatches(m: EntityManager, f: Paged, query: ListQuery, order: KeysetOrder): Promise<UserRowSql[]> {
   const params = [...f.params];
+  const where = withAfter(f.where, order, 'u', query, params);
   const p = pageParams(query, params);
   return m.query<UserRowSql[]>(
-    `WITH matches AS MATERIALIZED (SELECT u.id, u.created_at FROM users u ${f.where})
-     SELECT ${USER_COLUMNS} FROM (SELECT id, created_at FROM matches ORDER BY created_at, id LIMIT ${p.limit} OFFSET ${p.offset}) page
-       JOIN users u ON u.id = page.id ORDER BY page.created_at, page.id`,
+    `WITH matches AS MATERIALIZED (SELECT u.id, ${order.select('u')} FROM users u ${where})
+     SELECT ${USER_COLUMNS} FROM (SELECT * FROM matches mm ORDER BY ${order.by('mm')} LIMIT ${p.limit} OFFSET ${p.offset}) page
+       JOIN users u ON u.id = page.id ORDER BY ${order.by('page')}`,
     params,
   );
 }

@@ -5,7 +5,7 @@ import type { ListQuery, Page, User } from '../domain/model';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
 import type { UserStore } from '../domain/ports';
 import { mapConflicts } from './conflicts';
-import { count, pageParams } from './paging';
+import { KeysetOrder, NOT_COUNTED, count, pageOf, pageParams, withAfter } from './paging';
 import { USER_COLUMNS, type UserRowSql, toUser } from './user-rows';
 import { type UserSearch, userFilters } from './user-search';
 
@@ -82,15 +82,18 @@ export class PgUserStore implements UserStore {
       return { items: await this.withRoles(rows), ...counted };
     }
     const f = userFilters(query);
+    const order = new KeysetOrder(query.order);
     const params = [...f.params];
+    const where = withAfter(f.where, order, 'u', query, params);
     const p = pageParams(query, params);
     // The count and the page on two pool connections at once (one after the other inside a
-    // transaction): the latency is the slower of the two, not their sum.
+    // transaction): the latency is the slower of the two, not their sum. A keyset page is not counted.
     const [counted, rows] = await Promise.all([
-      count(this.m, `FROM users u ${f.where}`, f.params),
-      this.m.query<UserRowSql[]>(`SELECT ${USER_COLUMNS} FROM users u ${f.where} ORDER BY u.created_at, u.id LIMIT ${p.limit} OFFSET ${p.offset}`, params),
+      query.after ? NOT_COUNTED : count(this.m, `FROM users u ${f.where}`, f.params),
+      this.m.query<UserRowSql[]>(`SELECT ${USER_COLUMNS} FROM users u ${where} ORDER BY ${order.by('u')} LIMIT ${p.limit} OFFSET ${p.offset}`, params),
     ]);
-    return { items: await this.withRoles(rows), ...counted };
+    const page = pageOf(rows, query, order);
+    return { items: await this.withRoles(page.rows), next: page.next, ...counted };
   }
 
   async lockAdministrators(): Promise<string[]> {

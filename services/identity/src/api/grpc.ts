@@ -1,24 +1,40 @@
 /** gRPC handlers of IdentityService: proto in, use cases, proto out. */
 import { identityV1 } from '@iam/contracts';
-import { ANY_CALLER, type AccessClaims, type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
+import { ANY_CALLER, type AccessClaims, AppError, type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
 import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
+import type { Factor, SecondFactorUseCases } from '../app/second-factor';
+import type { SessionUseCases, SessionView } from '../app/sessions';
+import type { Principal, TokenPair } from '../domain/model';
 import type { PublishedKeys } from '../domain/ports';
 
 const toClaims = (c: AccessClaims): identityV1.Claims => ({ ...c, aud: [...c.aud], roles: [...c.roles], permissions: [...c.permissions] });
 
-export function identityGrpc(deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; keys: PublishedKeys }, h: HandlerDeps): ServiceBinding[] {
-  const { auth, emailActions, keys } = deps;
+const userSummary = (p: Principal): identityV1.UserSummary => ({ id: p.userId, firstName: p.firstName, lastName: p.lastName, email: p.email, roles: [...p.roles] });
+const signedIn = (r: { tokens: TokenPair; principal: Principal }): identityV1.LoginResponse => ({ tokens: r.tokens, user: userSummary(r.principal), mfa: undefined });
+const sessionOut = (s: SessionView): identityV1.Session => ({ id: s.id, device: s.device, userAgent: s.userAgent, ip: s.ip, createdAt: s.createdAt, lastUsedAt: s.lastUsedAt, current: s.current, amr: [...s.amr] });
+
+/** Exactly one of code or recovery_code (proto3: absent is ''). */
+function factorOf(r: identityV1.CompleteMfaRequest): Factor {
+  if ((r.code === '') === (r.recoveryCode === '')) throw AppError.validation('Send exactly one of code or recoveryCode.');
+  return r.code !== '' ? { code: r.code } : { recoveryCode: r.recoveryCode };
+}
+
+export function identityGrpc(
+  deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; keys: PublishedKeys; secondFactor: SecondFactorUseCases; sessions: SessionUseCases },
+  h: HandlerDeps,
+): ServiceBinding[] {
+  const { auth, emailActions, keys, secondFactor, sessions } = deps;
+  /** The signed-in caller of a "me" call: its token verified here (signature, expiry, denylist). */
+  const me = (accessToken: string) => auth.validate(accessToken);
   return [
     bindService(
       identityV1.IdentityServiceService,
       {
         login: async (r) => {
-          const { tokens: t, principal: p } = await auth.login(r.email, r.password);
-          return {
-            tokens: t,
-            user: { id: p.userId, firstName: p.firstName, lastName: p.lastName, email: p.email, roles: [...p.roles] },
-          };
+          const res = await auth.login(r.email, r.password);
+          if (res.mfa) return { tokens: undefined, user: undefined, mfa: { ...res.mfa, methods: [...res.mfa.methods] } };
+          return signedIn(res);
         },
         refresh: async (r) => auth.refresh(r.refreshToken),
         revoke: async (r) => (await auth.revoke(r.accessToken), {}),
@@ -35,6 +51,30 @@ export function identityGrpc(deps: { auth: AuthUseCases; emailActions: EmailActi
         confirmPasswordReset: async (r) => (await emailActions.confirmPasswordReset(r.token, r.newPassword), {}),
         requestEmailVerification: async (r) => (await emailActions.requestEmailVerification(r.userId), {}),
         confirmEmailVerification: async (r) => (await emailActions.confirmEmailVerification(r.token), {}),
+        completeMfa: async (r) => signedIn(await auth.completeMfa(r.mfaToken, factorOf(r))),
+        enrolWithMfaToken: async (r) => secondFactor.enrolWithToken(r.mfaToken),
+        getMfaStatus: async (r) => secondFactor.status((await me(r.accessToken)).sub),
+        startTotp: async (r) => secondFactor.startTotp((await me(r.accessToken)).sub),
+        activateTotp: async (r) => (await secondFactor.activateTotp((await me(r.accessToken)).sub, r.code), {}),
+        removeTotp: async (r) => (await secondFactor.removeTotp(await me(r.accessToken)), {}),
+        newRecoveryCodes: async (r) => ({ codes: await secondFactor.newRecoveryCodes(await me(r.accessToken)) }),
+        listMySessions: async (r) => {
+          const c = await me(r.accessToken);
+          return { sessions: (await sessions.list(c.sub, c.sid)).map(sessionOut) };
+        },
+        endMySession: async (r) => (await sessions.end((await me(r.accessToken)).sub, r.sessionId), { ended: 1 }),
+        endMyOtherSessions: async (r) => {
+          const c = await me(r.accessToken);
+          return { ended: await sessions.endOthers(c.sub, c.sid) };
+        },
+        listUserSessions: async (r) => ({ sessions: (await sessions.listOf(r.userId)).map(sessionOut) }),
+        endUserSessions: async (r) => ({ ended: await sessions.endAllOf(r.userId) }),
+        getAccountSecurity: async (r) => {
+          const s = await sessions.security(r.userId);
+          return { locked: s.locked, lockedUntil: s.lockedUntil ?? undefined, failedAttempts: s.failedAttempts, mfa: s.mfa };
+        },
+        unlockAccount: async (r) => (await sessions.unlock(r.userId), {}),
+        resetSecondFactors: async (r) => (await sessions.resetFactors(r.userId, r.reason), {}),
       },
       h,
       // Token checks and the JWKS are for any internal caller (@iam/identity-client); the rest, the gateway's.

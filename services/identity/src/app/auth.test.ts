@@ -1,5 +1,6 @@
 /**
- * Login and refresh against the real PostgreSQL (issue #26, defect 1): nothing is committed unless
+ * Login, lockout, revocation and refresh against the real PostgreSQL (issue #21 item 5: the use
+ * cases tested beside them, not only end to end). Refresh (issue #26, defect 1): nothing is committed unless
  * the answer can be made, a retry of a refresh whose answer was lost (a crash after the commit)
  * succeeds within the grace period without revoking anything, and real reuse still revokes.
  */
@@ -14,9 +15,9 @@ import { KeyRing } from '../infra/key-ring';
 import { entities, migrations } from '../infra/schema';
 import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
 import { JwtTokenService } from '../infra/token-service';
-import { type AuthFaults, createAuthUseCases } from './auth';
+import { type AuthFaults, type AuthUseCases, INVALID_CREDENTIALS, createAuthUseCases, emailKey } from './auth';
 
-describe('auth use cases: refresh rotation', () => {
+describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   let db: MigratedDatabase;
   let ds: DataSource;
   let keys: KeyRing;
@@ -38,6 +39,7 @@ describe('auth use cases: refresh rotation', () => {
     findAccount: () => Promise.reject(new Error('not used')),
     resetPassword: () => Promise.reject(new Error('not used')),
     markEmailVerified: () => Promise.reject(new Error('not used')),
+    resolveRoles: () => Promise.reject(new Error('not used')),
   };
 
   const auth = (graceSeconds: number, faults?: AuthFaults) =>
@@ -51,6 +53,12 @@ describe('auth use cases: refresh rotation', () => {
       faults,
     });
 
+  /** A login of a user with no second factor: its token pair. */
+  const signIn = async (a: AuthUseCases, email: string) => {
+    const r = await a.login(email, 'right');
+    if (!r.tokens) throw new Error('a second factor was asked for');
+    return r;
+  };
   const user = (): Principal => {
     const p = { userId: randomUUID(), firstName: 'R', lastName: 'T', email: `rt-${randomUUID()}@example.com`, roles: ['Reader'], permissions: ['users.manage'], emailVerified: true };
     users.set(p.userId, p);
@@ -79,10 +87,99 @@ describe('auth use cases: refresh rotation', () => {
     directoryDown = false;
   });
 
+  const failedLogins = () => count('SELECT count(*) AS n FROM outbox_events WHERE subject = $1', [SUBJECTS.loginFailed]);
+  const locks = () => count('SELECT count(*) AS n FROM outbox_events WHERE subject = $1', [SUBJECTS.accountLocked]);
+
+  it('login: the right password gets a token pair whose access token carries the principal; the success is recorded', async () => {
+    const u = user();
+    const before = await count('SELECT count(*) AS n FROM outbox_events WHERE subject = $1', [SUBJECTS.loginSucceeded]);
+    const { tokens, principal } = await signIn(auth(0), u.email);
+    expect(principal.userId).toBe(u.userId);
+    expect(tokens).toMatchObject({ tokenType: 'Bearer', accessToken: expect.any(String), refreshToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(await auth(0).validate(tokens.accessToken)).toMatchObject({ sub: u.userId, email: u.email, roles: ['Reader'], permissions: ['users.manage'] });
+    expect(await count('SELECT count(*) AS n FROM outbox_events WHERE subject = $1', [SUBJECTS.loginSucceeded])).toBe(before + 1);
+  });
+
+  it('login: a wrong password and an unknown email answer the same; only the failure against an account counts toward its lockout', async () => {
+    const u = user();
+    const a = auth(0);
+    const wrong = await a.login(u.email, 'wrong').catch((e: unknown) => e);
+    const nobody = `nobody-${randomUUID()}@example.com`;
+    const unknown = await a.login(nobody, 'wrong').catch((e: unknown) => e);
+    expect(wrong).toEqual(unknown);
+    expect(wrong).toMatchObject({ code: 'UNAUTHENTICATED', message: INVALID_CREDENTIALS });
+    const counted = await ds.query<Array<{ failed_count: number }>>('SELECT failed_count FROM login_failures WHERE email_hash = $1', [emailKey(u.email)]);
+    expect(counted.map((r) => Number(r.failed_count))).toEqual([1]);
+    const none = await ds.query<Array<{ failed_count: number }>>('SELECT failed_count FROM login_failures WHERE email_hash = $1', [emailKey(nobody)]);
+    expect(none.map((r) => Number(r.failed_count)).filter((n) => n > 0)).toEqual([]);
+  });
+
+  it('lockout: the fifth failure locks the account (recorded once); then even the right password gets the same refusal, until the lockout is cleared', async () => {
+    const u = user();
+    const a = auth(0);
+    const [failedBefore, locksBefore] = [await failedLogins(), await locks()];
+    for (let i = 0; i < 5; i++) await expect(a.login(u.email, 'wrong')).rejects.toMatchObject({ message: INVALID_CREDENTIALS });
+    expect(await locks()).toBe(locksBefore + 1);
+    await expect(a.login(u.email, 'right')).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: INVALID_CREDENTIALS });
+    expect(await failedLogins()).toBe(failedBefore + 6);
+    await a.clearLockout(u.email);
+    await expect(a.login(u.email, 'right')).resolves.toMatchObject({ principal: { userId: u.userId } });
+  });
+
+  it('lockout: concurrent guesses are evaluated at most up to the limit', async () => {
+    const u = user();
+    let evaluated = 0;
+    const counting: Directory = {
+      ...directory,
+      verifyCredentials: async (email, password, opts) => {
+        if (!opts?.skipEvaluation) evaluated++;
+        return directory.verifyCredentials(email, password, opts);
+      },
+    };
+    const a = createAuthUseCases({
+      settings: { maxFailedAttempts: 5, lockoutMinutes: 15, refreshExpirySeconds: 3_600, refreshReuseGraceSeconds: 0, accessExpirySeconds: 300 },
+      uow: pgUnitOfWork(ds),
+      stores: pgIdentityStores(ds.manager),
+      directory: counting,
+      tokens: new JwtTokenService(keys, { tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api' }),
+      logger,
+    });
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => a.login(u.email, 'wrong')));
+    expect(results.every((r) => r.status === 'rejected')).toBe(true);
+    expect(evaluated).toBeLessThanOrEqual(5);
+  });
+
+  it('revoke: the access token is refused from then on, and the user\'s refresh tokens end with it', async () => {
+    const u = user();
+    const a = auth(0);
+    const { tokens } = await signIn(a, u.email);
+    await a.revoke(tokens.accessToken);
+    await expect(a.validate(tokens.accessToken)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
+    expect((await a.revokedTokens()).tokens.map((t) => t.jti)).toContain((await new JwtTokenService(keys, { tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api' }).verify(tokens.accessToken)).jti);
+  });
+
+  it('endSessions: every session of the user ends (refresh refused, earlier access tokens revoked by subject); a later login works', async () => {
+    const u = user();
+    const a = auth(0);
+    const first = await signIn(a, u.email);
+    const second = await signIn(a, u.email);
+    expect(await a.endSessions(u.userId)).toBe(2);
+    for (const s of [first, second]) {
+      await expect(a.refresh(s.tokens.refreshToken)).rejects.toEqual(unauthenticated);
+      await expect(a.validate(s.tokens.accessToken)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    }
+    expect((await a.revokedTokens()).subjects.map((x) => x.userId)).toContain(u.userId);
+    // Tokens issued within the same second as the revocation are refused too; one issued later is not.
+    await new Promise((r) => setTimeout(r, 1_100));
+    const after = await signIn(a, u.email);
+    await expect(a.validate(after.tokens.accessToken)).resolves.toMatchObject({ sub: u.userId });
+  });
+
   it('the directory unreachable during a refresh: 503 and nothing committed; the same token works once it is back', async () => {
     const u = user();
     const a = auth(0);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     directoryDown = true;
     await expect(a.refresh(tokens.refreshToken)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(await rotated(tokens.refreshToken)).toBe(false);
@@ -102,7 +199,7 @@ describe('auth use cases: refresh rotation', () => {
         if (crashes-- > 0) throw crash;
       },
     });
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const reusesBefore = await reuseEvents();
     await expect(a.refresh(tokens.refreshToken)).rejects.toBe(crash);
     // The rotation committed: the client holds only the token it presented.
@@ -119,7 +216,7 @@ describe('auth use cases: refresh rotation', () => {
   it('a retry also works twice in a row (two answers lost), as long as each successor is unused', async () => {
     const u = user();
     const a = auth(5);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const lost1 = await a.refresh(tokens.refreshToken);
     const lost2 = await a.refresh(tokens.refreshToken);
     expect(lost2.refreshToken).not.toBe(lost1.refreshToken);
@@ -130,7 +227,7 @@ describe('auth use cases: refresh rotation', () => {
   it('concurrent refreshes of one token within the grace period all answer; none revokes the family', async () => {
     const u = user();
     const a = auth(5);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const results = await Promise.allSettled([1, 2, 3, 4, 5].map(() => a.refresh(tokens.refreshToken)));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
     expect(await revokedIn(tokens.refreshToken)).toBe(0);
@@ -141,7 +238,7 @@ describe('auth use cases: refresh rotation', () => {
   it('reuse after the grace period revokes the whole family and is recorded', async () => {
     const u = user();
     const a = auth(1);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const next = await a.refresh(tokens.refreshToken);
     const reusesBefore = await reuseEvents();
     await new Promise((r) => setTimeout(r, 1_300));
@@ -154,7 +251,7 @@ describe('auth use cases: refresh rotation', () => {
   it('reuse of an older token (its successor already used) revokes the family even within the grace period', async () => {
     const u = user();
     const a = auth(60);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const t1 = await a.refresh(tokens.refreshToken);
     const t2 = await a.refresh(t1.refreshToken);
     await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
@@ -164,7 +261,7 @@ describe('auth use cases: refresh rotation', () => {
   it('with no grace period (AUTH_REFRESH_REUSE_GRACE_SECONDS=0) any reuse revokes the family at once (the spec table)', async () => {
     const u = user();
     const a = auth(0);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     const next = await a.refresh(tokens.refreshToken);
     await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
     await expect(a.refresh(next.refreshToken)).rejects.toEqual(unauthenticated);
@@ -173,7 +270,7 @@ describe('auth use cases: refresh rotation', () => {
   it('a deleted user: the family is revoked, 401; a malformed or unknown token asks nothing of the directory', async () => {
     const u = user();
     const a = auth(5);
-    const { tokens } = await a.login(u.email, 'right');
+    const { tokens } = await signIn(a, u.email);
     users.delete(u.userId);
     await expect(a.refresh(tokens.refreshToken)).rejects.toEqual(unauthenticated);
     expect(await revokedIn(tokens.refreshToken)).toBe(1);

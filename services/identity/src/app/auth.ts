@@ -5,9 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { type AccessClaims, AppError, type InTransaction, type Logger, event, firstAcceptedIat, randomToken, sha256 } from '@iam/platform';
+import { type AccessClaims, AppError, type InTransaction, type Logger, event, firstAcceptedIat, randomToken, requestContext, sha256 } from '@iam/platform';
 import type { Principal, RefreshRecord, TokenPair } from '../domain/model';
 import type { Directory, IdentityStores, TokenService, UnitOfWork } from '../domain/ports';
+import type { Factor, MfaChallenge, SecondFactorUseCases } from './second-factor';
 
 
 export interface AuthSettings {
@@ -18,12 +19,18 @@ export interface AuthSettings {
   readonly accessExpirySeconds: number;
 }
 
+/** Tokens, or (a right password of an account with a second factor) the challenge to answer. */
+export type LoginResult = { tokens: TokenPair; principal: Principal; mfa?: undefined } | { mfa: MfaChallenge; tokens?: undefined; principal?: undefined };
+
 export interface AuthUseCases {
-  login(email: string, password: string): Promise<{ tokens: TokenPair; principal: Principal }>;
+  login(email: string, password: string): Promise<LoginResult>;
+  /** The second step of a login with a second factor (UNAUTHENTICATED as SecondFactorUseCases.redeem). */
+  completeMfa(mfaToken: string, factor: Factor): Promise<{ tokens: TokenPair; principal: Principal }>;
   /**
    * The OpenID provider's sign-in: the same password check as login (lockout, constant-shape
    * failure, the same audit events) without a token family; the provider's session follows.
-   * Throws UNAUTHENTICATED with INVALID_CREDENTIALS.
+   * Throws UNAUTHENTICATED with INVALID_CREDENTIALS; an account with a second factor is refused
+   * (SECOND_FACTOR_UNSUPPORTED) until the hosted pages ask for it.
    */
   signIn(email: string, password: string): Promise<Principal>;
   refresh(refreshToken: string): Promise<TokenPair>;
@@ -58,6 +65,9 @@ export function revokedBySubject(iat: number, notBefore: Date | null | undefined
 /** Base64url of 32 random bytes. */
 const REFRESH_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 
+/** How many times a refresh tries to claim its target when concurrent refreshes of the same token win first. */
+const REFRESH_CLAIM_ROUNDS = 10;
+
 export const INVALID_CREDENTIALS = 'The email or password is incorrect.';
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
 
@@ -66,9 +76,9 @@ export function emailKey(email: string): Buffer {
 }
 
 /** The stores the auth use cases use. */
-type AuthStores = Pick<IdentityStores, 'refreshTokens' | 'lockouts' | 'denylist' | 'subjects'>;
+type AuthStores = Pick<IdentityStores, 'refreshTokens' | 'lockouts' | 'denylist' | 'subjects' | 'sessions'>;
 /** What ending a user's sessions writes, in the caller's transaction. */
-export type SessionStores = Pick<IdentityStores, 'refreshTokens' | 'subjects'>;
+export type SessionStores = Pick<IdentityStores, 'refreshTokens' | 'subjects' | 'sessions'>;
 
 export function createAuthUseCases(deps: {
   settings: AuthSettings;
@@ -81,6 +91,8 @@ export function createAuthUseCases(deps: {
   logger: Logger;
   /** Test builds only (src/testing): a hook between a refresh's commit and its answer. */
   faults?: AuthFaults;
+  /** Asked after a right password (absent: passwords alone, as in unit tests of this file). */
+  secondFactor?: Pick<SecondFactorUseCases, 'challenge' | 'redeem'>;
 }): AuthUseCases {
   const { settings: s, uow, stores, directory, tokens } = deps;
 
@@ -105,6 +117,28 @@ export function createAuthUseCases(deps: {
       return revoked;
     });
     if (n > 0) deps.logger.warn({ userId: t.userId, revoked: n }, 'refresh token reuse detected; token family revoked');
+  }
+
+  /**
+   * A new session: its refresh family's first token, the failed-login count cleared, the session
+   * (device, IP, how and when the user authenticated) and its first access token recorded, and the
+   * success published, in one transaction.
+   */
+  async function startSession(principal: Principal, emailHash: Buffer, amr: string[]): Promise<TokenPair> {
+    const refreshToken = randomToken(32);
+    const expiresAt = new Date(Date.now() + s.refreshExpirySeconds * 1000);
+    const familyId = randomUUID();
+    const ctx = requestContext();
+    const access = await uow.run(async (tx) => {
+      const { subjectNotBefore } = await tx.refreshTokens.startFamily({ id: randomUUID(), familyId, userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt }, emailHash);
+      const authTime = new Date();
+      await tx.sessions.start({ id: familyId, userId: principal.userId, userAgent: ctx?.userAgent ?? '', ip: ctx?.clientIp ?? '', amr, authTime, expiresAt });
+      const issued = await tokens.issue(principal, { notBefore: subjectNotBefore, session: { sid: familyId, amr, authTime } });
+      await tx.sessions.recordToken(familyId, issued.jti, issued.expiresAt);
+      await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
+      return issued;
+    });
+    return pair(access, refreshToken, expiresAt);
   }
 
   /** Records a refused login (one insert, the same for every kind of failure). */
@@ -144,19 +178,37 @@ export function createAuthUseCases(deps: {
   return {
     async login(email, password) {
       const { principal, key } = await passwordVerified(email, password);
-      const refreshToken = randomToken(32);
-      const expiresAt = new Date(Date.now() + s.refreshExpirySeconds * 1000);
-      // The new family's first token and the failed-login count cleared (one statement), and the
-      // success recorded, in one transaction.
-      const { subjectNotBefore } = await uow.run(async (tx) => {
-        const started = await tx.refreshTokens.startFamily(
-          { id: randomUUID(), familyId: randomUUID(), userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt },
-          key,
-        );
+      const challenge = await deps.secondFactor?.challenge(principal, key);
+      if (challenge) {
+        // The password was right: its reservation is given back, but the count is not cleared
+        // (that is for a complete sign-in), so wrong second factors add up to the lock.
+        await stores.lockouts.release(key, s.maxFailedAttempts);
+        return { mfa: challenge };
+      }
+      return { tokens: await startSession(principal, key, ['pwd']), principal };
+    },
+
+    async signIn(email, password) {
+      const { principal, key } = await passwordVerified(email, password);
+      // The seam for the hosted second-factor step: until the pages ask for it, an enrolled
+      // account cannot sign in here (never past its second factor).
+      if (await deps.secondFactor?.challenge(principal, key)) {
+        await stores.lockouts.release(key, s.maxFailedAttempts);
+        throw new AppError('FORBIDDEN', 'This account uses a second factor, which this sign-in page does not ask for yet. Sign in with the application instead.');
+      }
+      await uow.run(async (tx) => {
+        await tx.lockouts.clear(key);
         await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
-        return started;
       });
-      return { tokens: pair(await tokens.issue(principal, { notBefore: subjectNotBefore }), refreshToken, expiresAt), principal };
+      return principal;
+    },
+
+    async completeMfa(mfaToken, factor) {
+      if (!deps.secondFactor) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
+      const r = await deps.secondFactor.redeem(mfaToken, factor);
+      const principal = await directory.principal(r.userId);
+      if (!principal) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
+      return { tokens: await startSession(principal, r.emailHash, r.amr), principal };
     },
 
     /**
@@ -166,21 +218,13 @@ export function createAuthUseCases(deps: {
      * answer after the commit leaves the client with the rotated token, whose retry within the
      * grace period rotates the successor it never got (the family stays valid).
      */
-    async signIn(email, password) {
-      const { principal, key } = await passwordVerified(email, password);
-      await uow.run(async (tx) => {
-        await tx.lockouts.clear(key);
-        await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
-      });
-      return principal;
-    },
-
     async refresh(refreshToken) {
       if (!REFRESH_TOKEN_RE.test(refreshToken)) throw AppError.unauthenticated(INVALID_REFRESH);
       const hash = sha256(refreshToken);
       // A concurrent refresh of the same token may win the claim between the read and the
       // commit: read again, and the token is then a retry within the grace period (or a reuse).
-      for (let attempt = 0; attempt < 3; attempt++) {
+      // Each round one of the concurrent claims wins, so N at once need up to N rounds.
+      for (let attempt = 0; attempt < REFRESH_CLAIM_ROUNDS; attempt++) {
         const token = await stores.refreshTokens.findByHash(hash, s.refreshReuseGraceSeconds);
         if (!token || token.revokedAt || token.expiresAt.getTime() <= Date.now()) throw AppError.unauthenticated(INVALID_REFRESH);
         if (token.rotatedAt && !token.retryable) {
@@ -197,7 +241,11 @@ export function createAuthUseCases(deps: {
         const claimed = await stores.refreshTokens.rotate(hash, { id: randomUUID(), tokenHash: sha256(next) }, s.refreshReuseGraceSeconds);
         if (!claimed) continue;
         await deps.faults?.afterRefreshCommit?.();
-        return pair(await tokens.issue(principal, { notBefore: claimed.subjectNotBefore }), next, claimed.expiresAt);
+        // The family's session (none for a family older than sessions): last used now.
+        const session = await stores.sessions.touch(claimed.familyId);
+        const access = await tokens.issue(principal, { notBefore: claimed.subjectNotBefore, ...(session ? { session: { sid: session.id, amr: session.amr, authTime: session.authTime } } : {}) });
+        if (session) await stores.sessions.recordToken(session.id, access.jti, access.expiresAt);
+        return pair(access, next, claimed.expiresAt);
       }
       throw AppError.unauthenticated(INVALID_REFRESH);
     },
@@ -208,6 +256,7 @@ export function createAuthUseCases(deps: {
         const expiresAt = new Date(claims.exp * 1000);
         await tx.denylist.add(claims.jti, claims.sub, expiresAt);
         await tx.refreshTokens.revokeAllOfUser(claims.sub);
+        await tx.sessions.endAllOf(claims.sub);
         await tx.publish([event(SUBJECTS.tokenRevoked, { jti: claims.jti, userId: claims.sub, expiresAt })]);
       });
     },
@@ -239,6 +288,7 @@ export function createAuthUseCases(deps: {
 
     async endSessionsIn(tx, userId, at) {
       const n = await tx.refreshTokens.revokeAllOfUser(userId);
+      await tx.sessions.endAllOf(userId);
       // Tokens issued before `at` stay refused until the last of them has expired (plus skew).
       const r = await tx.subjects.revoke(userId, at, new Date(at.getTime() + (s.accessExpirySeconds + 60) * 1000));
       await tx.publish([event(SUBJECTS.subjectRevoked, { userId, notBefore: r.notBefore, expiresAt: r.expiresAt })]);

@@ -41,3 +41,87 @@ export interface ClientLookup {
   /** Whether `secret` is the live confidential client's current secret (constant time; false for anything else). */
   verifySecret(clientId: string, secret: string): Promise<boolean>;
 }
+
+/** The built-in console client's id (from configuration, never stored). */
+export const CONSOLE_CLIENT_ID = 'iam-console';
+
+/** A client as the registry holds it: the provider's view plus what management needs. */
+export interface ClientRecord extends OAuthClient {
+  readonly deletedAt: Date | null;
+  /** Increases with every change (optimistic updates). */
+  readonly version: number;
+}
+
+/** A client's own settings (what the clients API writes). */
+export interface ClientSettings {
+  readonly name: string;
+  readonly type: ClientType;
+  readonly redirectUris: readonly string[];
+  readonly postLogoutRedirectUris: readonly string[];
+  readonly grantTypes: readonly GrantType[];
+  readonly roles: readonly string[];
+  readonly requirePar: boolean;
+  readonly dpopBound: boolean;
+}
+
+export interface ClientListQuery {
+  readonly page: number;
+  readonly pageSize: number;
+  /** Case-insensitive substring of the name or client id ('' = all). */
+  readonly q: string;
+  readonly includeDeleted: boolean;
+}
+
+export interface ClientPage {
+  readonly items: ClientRecord[];
+  readonly totalCount: number;
+  readonly totalCountExact: boolean;
+}
+
+/**
+ * The registry as the clients API manages it. Built-in clients (from configuration) are found and
+ * listed (first, read only) but never written: the writes see stored clients only. Writes run in
+ * the caller's transaction (with the outbox).
+ */
+export interface ClientStore extends ClientLookup {
+  /** The client, built-in or stored; a deleted one only with `includeDeleted`; `forUpdate` locks a stored row. */
+  get(clientId: string, opts?: { includeDeleted?: boolean; forUpdate?: boolean }): Promise<ClientRecord | null>;
+  /** Paged in (createdAt, clientId) order; built-ins first. */
+  list(query: ClientListQuery): Promise<ClientPage>;
+  /** A new stored client (`secretHash` for a confidential one, else null). */
+  insert(c: ClientSettings & { clientId: string; firstParty: boolean; secretHash: Buffer | null }): Promise<ClientRecord>;
+  /** Replaces the settings of a live stored client at `version`; null when it is gone or its version moved on (nothing written). */
+  update(clientId: string, version: number, settings: ClientSettings & { secretHash?: Buffer | null }): Promise<ClientRecord | null>;
+  /** Soft-deletes a live stored client; false when there is none. */
+  softDelete(clientId: string): Promise<boolean>;
+  /** Replaces a live confidential client's secret hash (the old secret stops at once); false when there is none. */
+  setSecretHash(clientId: string, secretHash: Buffer): Promise<boolean>;
+}
+
+/**
+ * The built-in clients, from configuration: the console (`iam-console`), a public first-party
+ * client (code + PKCE, refresh tokens) served at `${publicUrl}/console/`.
+ */
+export function builtInClients(publicUrl: string): readonly ClientRecord[] {
+  const base = publicUrl.replace(/\/+$/, '');
+  const epoch = new Date(0);
+  return [
+    {
+      clientId: CONSOLE_CLIENT_ID,
+      name: 'IAM console',
+      type: 'public',
+      redirectUris: [`${base}/console/`],
+      postLogoutRedirectUris: [`${base}/console/`],
+      grantTypes: ['authorization_code', 'refresh_token'],
+      roles: [],
+      requirePar: false,
+      dpopBound: false,
+      firstParty: true,
+      builtIn: true,
+      createdAt: epoch,
+      updatedAt: epoch,
+      deletedAt: null,
+      version: 1,
+    },
+  ];
+}

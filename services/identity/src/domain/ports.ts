@@ -1,5 +1,6 @@
 /** Ports of the identity service's use cases. */
 import type { UnitOfWork as PlatformUnitOfWork } from '@iam/platform';
+import type { ClientStore } from './clients';
 import type { AccessClaims, Principal, PublicJwk, RefreshRecord } from './model';
 import type { WorkOrigin } from '@iam/platform';
 
@@ -29,6 +30,8 @@ export interface Directory {
   resetPassword(r: { userId: string; password: string; emailHash: Buffer; resetId: string; attemptId: string }): Promise<{ changedAt: Date; email: string; firstName: string }>;
   /** NOT_FOUND for a deleted user, or one no longer at the address whose hash is `emailHash`. */
   markEmailVerified(userId: string, emailHash: Buffer): Promise<void>;
+  /** The live roles among `names` (case-insensitive) with their live permissions; unknown names are absent. */
+  resolveRoles(names: readonly string[]): Promise<Array<{ name: string; permissions: string[] }>>;
 }
 
 export type EmailPurpose = 'password_reset' | 'email_verification';
@@ -86,10 +89,17 @@ export interface ThrottleStore {
   hit(keyHash: Buffer, purpose: string, limit: number, windowSeconds: number): Promise<number>;
 }
 
+/** What a token says of the sign-in it comes from: `sid`, `amr` (RFC 8176) and `auth_time`. */
+export interface TokenSession {
+  readonly sid: string;
+  readonly amr: readonly string[];
+  readonly authTime: Date;
+}
+
 /** Signs and verifies access tokens with identity's own keys (over the key ring). */
 export interface TokenService {
   /** With `notBefore` (the subject's revocation time), the token's iat is not earlier than it. */
-  issue(principal: Principal, opts?: { notBefore?: Date | null }): Promise<{ token: string; jti: string; expiresAt: Date }>;
+  issue(principal: Principal, opts?: { notBefore?: Date | null; session?: TokenSession }): Promise<{ token: string; jti: string; expiresAt: Date }>;
   /** Signature, algorithm, kid, issuer, audience, exp/nbf; not the denylist. Throws UNAUTHENTICATED. */
   verify(token: string): Promise<AccessClaims>;
 }
@@ -132,6 +142,8 @@ export interface LockoutStore {
   /** Gives a reservation back (the email has no account, or the check could not be made). */
   release(emailHash: Buffer, max: number): Promise<void>;
   clear(emailHash: Buffer): Promise<void>;
+  /** The email's failed count and lock (null: nothing counted). */
+  state(emailHash: Buffer): Promise<{ failedCount: number; lockedUntil: Date | null } | null>;
 }
 
 /**
@@ -152,7 +164,75 @@ export interface DenylistStore {
   active(): Promise<Array<{ jti: string; expiresAt: Date }>>;
 }
 
+/** A user's TOTP secret (sealed by the use case; this store never sees it open). */
+export interface TotpStore {
+  get(userId: string): Promise<{ sealedSecret: Buffer; active: boolean; lastStep: number } | null>;
+  /** Stores a pending secret, replacing a pending one; false (nothing changed) when one is active. */
+  putPending(userId: string, sealedSecret: Buffer): Promise<boolean>;
+  /** Activates the pending secret with its first accepted step; false when there is none pending. */
+  activate(userId: string, step: number): Promise<boolean>;
+  /** Records `step` as used when it is later than the last one (atomic); false when it is not (replay). */
+  useStep(userId: string, step: number): Promise<boolean>;
+  /** Whether there was one. */
+  remove(userId: string): Promise<boolean>;
+}
+
+/** Single-use recovery codes; only hashes are stored. */
+export interface RecoveryCodeStore {
+  /** Replaces the user's codes with these. */
+  replace(userId: string, hashes: readonly Buffer[]): Promise<void>;
+  /** Marks an unused code used (atomic); false when there is none. */
+  use(userId: string, hash: Buffer): Promise<boolean>;
+  countLeft(userId: string): Promise<number>;
+  removeAll(userId: string): Promise<number>;
+}
+
+export type MfaPurpose = 'verify' | 'enrol';
+
+export interface MfaChallengeRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly emailHash: Buffer;
+  readonly purpose: MfaPurpose;
+}
+
+/** The single-use tokens between a right password and its second factor; only hashes are stored. */
+export interface MfaChallengeStore {
+  create(c: MfaChallengeRecord & { tokenHash: Buffer; expiresAt: Date }): Promise<void>;
+  /** The unused, unexpired challenge with this hash; null when there is none. */
+  find(tokenHash: Buffer): Promise<MfaChallengeRecord | null>;
+  /** Marks it used (atomic); false when it was used or expired meanwhile. */
+  consume(id: string): Promise<boolean>;
+}
+
+export interface SessionRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly userAgent: string;
+  readonly ip: string;
+  readonly amr: readonly string[];
+  readonly authTime: Date;
+  readonly createdAt: Date;
+  readonly lastUsedAt: Date;
+}
+
+/** Sessions: one per REST login (its id is the refresh family's), and the access tokens each issued. */
+export interface SessionStore {
+  start(s: { id: string; userId: string; userAgent: string; ip: string; amr: readonly string[]; authTime: Date; expiresAt: Date }): Promise<void>;
+  /** Marks a live session used now; returns it, or null when it is unknown or ended. */
+  touch(id: string): Promise<SessionRecord | null>;
+  recordToken(sessionId: string, jti: string, expiresAt: Date): Promise<void>;
+  /** The user's live (not ended, not expired) sessions, the last used first. */
+  listLive(userId: string): Promise<SessionRecord[]>;
+  /** Ends a live session of the user; null when there is none, else its unexpired access tokens. */
+  end(id: string, userId: string): Promise<Array<{ jti: string; expiresAt: Date }> | null>;
+  /** Ends every live session of the user (their access tokens are revoked by subject). */
+  endAllOf(userId: string): Promise<number>;
+}
+
 export interface IdentityStores {
+  /** The OAuth client registry (with the configuration's built-in clients). */
+  readonly clients: ClientStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly lockouts: LockoutStore;
   readonly denylist: DenylistStore;
@@ -160,6 +240,10 @@ export interface IdentityStores {
   readonly emailActions: EmailActionStore;
   readonly throttle: ThrottleStore;
   readonly emailRequests: EmailActionRequestStore;
+  readonly totp: TotpStore;
+  readonly recoveryCodes: RecoveryCodeStore;
+  readonly mfaChallenges: MfaChallengeStore;
+  readonly sessions: SessionStore;
 }
 
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */

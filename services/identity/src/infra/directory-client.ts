@@ -14,7 +14,7 @@ export function grpcDirectory(target: string, metrics: Metrics, signer: CallSign
     credentials,
     defaultDeadlineMs: 10_000,
     // resetPassword too: a retry carries the same attempt id and gets the first call's answer.
-    idempotent: ['verifyCredentials', 'getPrincipal', 'findAccount', 'markEmailVerified', 'resetPassword'],
+    idempotent: ['verifyCredentials', 'getPrincipal', 'findAccount', 'markEmailVerified', 'resetPassword', 'resolveRoles'],
   });
   const toPrincipal = (p: directoryV1.Principal): Principal => ({ ...p });
   return {
@@ -40,6 +40,11 @@ export function grpcDirectory(target: string, metrics: Metrics, signer: CallSign
     },
     async markEmailVerified(userId, emailHash) {
       await client.call.markEmailVerified({ userId, emailSha256: emailHash });
+    },
+    async resolveRoles(names) {
+      if (names.length === 0) return [];
+      const r = await client.call.resolveRoles({ names: [...names] });
+      return r.roles.map((role) => ({ name: role.name, permissions: [...role.permissions] }));
     },
     close: () => client.close(),
   };

@@ -1,5 +1,5 @@
 /** TypeORM mappings of the identity schema (created by migrations; checked against them by a test). */
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** JWT signing keys; the private half sealed with the key-encryption key. */
 @Entity({ name: 'signing_keys' })
@@ -250,4 +250,182 @@ export class OidcPayloadRow {
 
   @Column('timestamptz', { name: 'consumed_at', nullable: true })
   consumedAt!: Date | null;
+}
+
+/**
+ * OAuth clients (DESIGN §5): only the SHA-256 of a confidential client's secret; soft-deleted;
+ * `version` increases with every change (optimistic updates).
+ */
+@Entity({ name: 'oauth_clients' })
+@Index('ix_oauth_clients_order', ['createdAt', 'clientId'])
+@Check('ck_oauth_clients_type', `"type" IN ('public', 'confidential')`)
+export class OAuthClientRow {
+  @PrimaryColumn('text', { name: 'client_id' })
+  clientId!: string;
+
+  @Column('text')
+  name!: string;
+
+  @Column('text')
+  type!: string;
+
+  @Column('bytea', { name: 'secret_hash', nullable: true })
+  secretHash!: Buffer | null;
+
+  @Column('text', { name: 'redirect_uris', array: true, default: () => "'{}'" })
+  redirectUris!: string[];
+
+  @Column('text', { name: 'post_logout_redirect_uris', array: true, default: () => "'{}'" })
+  postLogoutRedirectUris!: string[];
+
+  @Column('text', { name: 'grant_types', array: true, default: () => "'{}'" })
+  grantTypes!: string[];
+
+  @Column('text', { array: true, default: () => "'{}'" })
+  roles!: string[];
+
+  @Column('boolean', { name: 'require_par', default: false })
+  requirePar!: boolean;
+
+  @Column('boolean', { name: 'dpop_bound', default: false })
+  dpopBound!: boolean;
+
+  @Column('boolean', { name: 'first_party', default: false })
+  firstParty!: boolean;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
+  updatedAt!: Date;
+
+  @Column('timestamptz', { name: 'deleted_at', nullable: true })
+  deletedAt!: Date | null;
+
+  @Column('integer', { default: 1 })
+  version!: number;
+}
+
+/** A user's TOTP secret (RFC 6238), sealed with a key outside the database; active once a code proved it. */
+@Entity({ name: 'mfa_totp' })
+export class MfaTotpRow {
+  @PrimaryColumn('uuid', { name: 'user_id' })
+  userId!: string;
+
+  @Column('bytea', { name: 'sealed_secret' })
+  sealedSecret!: Buffer;
+
+  @Column('timestamptz', { name: 'activated_at', nullable: true })
+  activatedAt!: Date | null;
+
+  /** The last time step accepted: a code of it or an earlier step is refused (replay). */
+  @Column('bigint', { name: 'last_step', default: 0 })
+  lastStep!: string;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+}
+
+/** Single-use recovery codes: only a SHA-256 (with the user id) is stored. */
+@Entity({ name: 'mfa_recovery_codes' })
+@Index('uq_mfa_recovery_codes_user_hash', ['userId', 'codeHash'], {
+  unique: true,
+})
+export class MfaRecoveryCodeRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('uuid', { name: 'user_id' })
+  userId!: string;
+
+  @Column('bytea', { name: 'code_hash' })
+  codeHash!: Buffer;
+
+  @Column('timestamptz', { name: 'used_at', nullable: true })
+  usedAt!: Date | null;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+}
+
+/** Single-use mfa tokens (a right password waiting for its second factor): only a SHA-256 is stored. */
+@Entity({ name: 'mfa_challenges' })
+@Index('uq_mfa_challenges_token', ['tokenHash'], { unique: true })
+@Index('ix_mfa_challenges_expires', ['expiresAt'])
+export class MfaChallengeRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('uuid', { name: 'user_id' })
+  userId!: string;
+
+  @Column('bytea', { name: 'email_hash' })
+  emailHash!: Buffer;
+
+  @Column('bytea', { name: 'token_hash' })
+  tokenHash!: Buffer;
+
+  /** 'verify' or 'enrol'. */
+  @Column('text')
+  purpose!: string;
+
+  @Column('timestamptz', { name: 'expires_at' })
+  expiresAt!: Date;
+
+  @Column('timestamptz', { name: 'used_at', nullable: true })
+  usedAt!: Date | null;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+}
+
+/** A sign-in: one REST login's refresh family (its id is the family id). */
+@Entity({ name: 'sessions' })
+@Index('ix_sessions_user_live', ['userId'], { where: '"ended_at" IS NULL' })
+@Index('ix_sessions_expires', ['expiresAt'])
+export class SessionRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('uuid', { name: 'user_id' })
+  userId!: string;
+
+  @Column('text', { name: 'user_agent', default: '' })
+  userAgent!: string;
+
+  @Column('text', { default: '' })
+  ip!: string;
+
+  @Column('text', { array: true })
+  amr!: string[];
+
+  @Column('timestamptz', { name: 'auth_time' })
+  authTime!: Date;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'last_used_at', default: () => 'now()' })
+  lastUsedAt!: Date;
+
+  @Column('timestamptz', { name: 'expires_at' })
+  expiresAt!: Date;
+
+  @Column('timestamptz', { name: 'ended_at', nullable: true })
+  endedAt!: Date | null;
+}
+
+/** The access tokens a session issued, until they expire (ending the session denylists them). */
+@Entity({ name: 'session_access_tokens' })
+@Index('ix_session_access_tokens_session', ['sessionId'])
+@Index('ix_session_access_tokens_expires', ['expiresAt'])
+export class SessionAccessTokenRow {
+  @PrimaryColumn('text')
+  jti!: string;
+
+  @Column('uuid', { name: 'session_id' })
+  sessionId!: string;
+
+  @Column('timestamptz', { name: 'expires_at' })
+  expiresAt!: Date;
 }

@@ -1,14 +1,62 @@
-import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200 } from '@iam/platform';
-import { EmailActionRequestRow, EmailActionThrottleRow, EmailActionTokenRow, LoginFailureRow, RefreshTokenRow, RevokedAccessTokenRow, OidcPayloadRow, RevokedSubjectRow, SigningKeyRow } from './entities';
+import { CreateOutbox1763800000000, OutboxEventRow, OutboxHeaders1764200000200, OutboxLease1764900000000 } from '@iam/platform';
+import {
+  EmailActionRequestRow,
+  EmailActionThrottleRow,
+  EmailActionTokenRow,
+  LoginFailureRow,
+  MfaChallengeRow,
+  MfaRecoveryCodeRow,
+  MfaTotpRow,
+  OAuthClientRow,
+  OidcPayloadRow,
+  RefreshTokenRow,
+  RevokedAccessTokenRow,
+  RevokedSubjectRow,
+  SessionAccessTokenRow,
+  SessionRow,
+  SigningKeyRow,
+} from './entities';
 import { IdentitySchema1763800000200 } from './migrations/1763800000200-identity-schema';
 import { EmailActions1763800000300 } from './migrations/1763800000300-email-actions';
 import { RevokedSubjects1763900000400 } from './migrations/1763900000400-revoked-subjects';
 import { EmailActionRequests1764100000500 } from './migrations/1764100000500-email-action-requests';
 import { EmailActionRequestOrigin1764300000400 } from './migrations/1764300000400-email-action-request-origin';
 import { RefreshSuperseded1764600000100 } from './migrations/1764600000100-refresh-superseded';
-import { OidcPayloads1764800000500 } from './migrations/1764800000500-oidc-payloads';
+import { OAuthClients1764800000100 } from './migrations/1764800000100-oauth-clients';
+import { SecondFactorsSessions1764800000300 } from './migrations/1764800000300-second-factors-sessions';
+import { OidcPayloads1765000000100 } from './migrations/1765000000100-oidc-payloads';
 
-export const entities = [SigningKeyRow, RefreshTokenRow, LoginFailureRow, RevokedAccessTokenRow, RevokedSubjectRow, EmailActionTokenRow, EmailActionThrottleRow, EmailActionRequestRow, OidcPayloadRow, OutboxEventRow];
+export const entities = [
+  SigningKeyRow,
+  RefreshTokenRow,
+  LoginFailureRow,
+  RevokedAccessTokenRow,
+  RevokedSubjectRow,
+  EmailActionTokenRow,
+  EmailActionThrottleRow,
+  EmailActionRequestRow,
+  OAuthClientRow,
+  MfaTotpRow,
+  MfaRecoveryCodeRow,
+  MfaChallengeRow,
+  SessionRow,
+  SessionAccessTokenRow,
+  OidcPayloadRow,
+  OutboxEventRow,
+];
 
 /** In order; never edit one that has landed, add a new one. */
-export const migrations = [CreateOutbox1763800000000, IdentitySchema1763800000200, EmailActions1763800000300, RevokedSubjects1763900000400, EmailActionRequests1764100000500, OutboxHeaders1764200000200, EmailActionRequestOrigin1764300000400, RefreshSuperseded1764600000100, OidcPayloads1764800000500];
+export const migrations = [
+  CreateOutbox1763800000000,
+  IdentitySchema1763800000200,
+  EmailActions1763800000300,
+  RevokedSubjects1763900000400,
+  EmailActionRequests1764100000500,
+  OutboxHeaders1764200000200,
+  EmailActionRequestOrigin1764300000400,
+  RefreshSuperseded1764600000100,
+  OAuthClients1764800000100,
+  SecondFactorsSessions1764800000300,
+  OutboxLease1764900000000,
+  OidcPayloads1765000000100,
+];

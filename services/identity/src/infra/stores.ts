@@ -1,7 +1,10 @@
 /** PostgreSQL stores of the identity service (parameterised SQL over an EntityManager). */
 import { type RequestContext, captureOrigin, outboxUnitOfWork, queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { ClientRecord } from '../domain/clients';
+import { PgMfaChallenges, PgRecoveryCodes, PgSessions, PgTotp } from './mfa-stores';
 import type { RefreshRecord } from '../domain/model';
+import { PgClientStore } from './client-store';
 import type { DenylistStore, EmailActionRequest, EmailActionRequestStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, UnitOfWork } from '../domain/ports';
 
 /**
@@ -126,6 +129,14 @@ class PgLockouts implements LockoutStore {
 
   async clear(emailHash: Buffer): Promise<void> {
     await this.m.query('DELETE FROM login_failures WHERE email_hash = $1', [emailHash]);
+  }
+
+  async state(emailHash: Buffer): Promise<{ failedCount: number; lockedUntil: Date | null } | null> {
+    const [r] = await this.m.query<Array<{ failed_count: number; locked_until: Date | null }>>(
+      'SELECT failed_count, CASE WHEN locked_until > now() THEN locked_until END AS locked_until FROM login_failures WHERE email_hash = $1',
+      [emailHash],
+    );
+    return r ? { failedCount: r.failed_count, lockedUntil: r.locked_until } : null;
   }
 }
 
@@ -306,8 +317,10 @@ class PgEmailActionRequests implements EmailActionRequestStore {
   }
 }
 
-export function pgIdentityStores(m: EntityManager): IdentityStores {
+/** `builtInClients`: the configuration's clients, found and listed in front of the stored ones. */
+export function pgIdentityStores(m: EntityManager, builtInClients: readonly ClientRecord[] = []): IdentityStores {
   return {
+    clients: new PgClientStore(m, builtInClients),
     refreshTokens: new PgRefreshTokens(m),
     lockouts: new PgLockouts(m),
     denylist: new PgDenylist(m),
@@ -315,12 +328,16 @@ export function pgIdentityStores(m: EntityManager): IdentityStores {
     emailActions: new PgEmailActions(m),
     throttle: new PgThrottle(m),
     emailRequests: new PgEmailActionRequests(m),
+    totp: new PgTotp(m),
+    recoveryCodes: new PgRecoveryCodes(m),
+    mfaChallenges: new PgMfaChallenges(m),
+    sessions: new PgSessions(m),
   };
 }
 
 /** Transactions over the identity database; events go to the outbox in the same transaction. */
-export function pgUnitOfWork(ds: DataSource): UnitOfWork {
-  return outboxUnitOfWork(ds, pgIdentityStores);
+export function pgUnitOfWork(ds: DataSource, builtInClients: readonly ClientRecord[] = []): UnitOfWork {
+  return outboxUnitOfWork(ds, (m) => pgIdentityStores(m, builtInClients));
 }
 
 /** Removes what can no longer matter: expired refresh tokens and denylist entries, stale failure counts. */
@@ -328,6 +345,9 @@ export async function purgeExpired(ds: DataSource, lockoutMinutes: number): Prom
   await ds.query(`DELETE FROM refresh_tokens WHERE expires_at < now() - interval '1 day'`);
   await ds.query('DELETE FROM revoked_access_tokens WHERE expires_at < now()');
   await ds.query('DELETE FROM revoked_subjects WHERE expires_at < now()');
+  await ds.query('DELETE FROM mfa_challenges WHERE expires_at < now()');
+  await ds.query('DELETE FROM session_access_tokens WHERE expires_at < now()');
+  await ds.query(`DELETE FROM sessions WHERE expires_at < now() - interval '1 day' OR ended_at < now() - interval '1 day'`);
   // Kept a month: a late directory event of a reset still finds its token consumed (not missing).
   await ds.query(`DELETE FROM email_action_tokens WHERE expires_at < now() - interval '30 days'`);
   await ds.query(`DELETE FROM email_action_throttle WHERE window_start < now() - interval '1 day'`);

@@ -7,7 +7,7 @@ import { type AccessClaims, type JwtAlg, firstAcceptedIat, verifyAccessToken } f
 import type { CryptoKey } from 'jose';
 import { type KeyObject, randomUUID, sign } from 'node:crypto';
 import type { Principal } from '../domain/model';
-import type { TokenService } from '../domain/ports';
+import type { TokenService, TokenSession } from '../domain/ports';
 
 /** A key that signs now, with the JWS protected header `{alg, kid, typ}` it signs every token with (base64url). */
 export interface SigningKey {
@@ -54,7 +54,7 @@ export class JwtTokenService implements TokenService {
     private readonly settings: TokenSettings,
   ) {}
 
-  async issue(p: Principal, opts: { notBefore?: Date | null } = {}): Promise<{ token: string; jti: string; expiresAt: Date }> {
+  async issue(p: Principal, opts: { notBefore?: Date | null; session?: TokenSession } = {}): Promise<{ token: string; jti: string; expiresAt: Date }> {
     const now = new Date();
     const key = await this.keys.signingKey(now);
     const jti = randomUUID();
@@ -62,7 +62,9 @@ export class JwtTokenService implements TokenService {
     // than the revocation: its iat is moved up to the next whole second (gateways allow 30 s skew).
     const iat = Math.max(Math.floor(now.getTime() / 1000), opts.notBefore ? firstAcceptedIat(opts.notBefore) : 0);
     const exp = iat + this.settings.tokenLifetimeSeconds;
-    const payload = { email: p.email, roles: [...p.roles], permissions: [...p.permissions], iss: this.settings.issuer, aud: this.settings.audience, sub: p.userId, jti, iat, nbf: iat, exp };
+    // sid, amr (RFC 8176) and auth_time: the sign-in the token comes from (its session).
+    const session = opts.session ? { sid: opts.session.sid, amr: [...opts.session.amr], auth_time: Math.floor(opts.session.authTime.getTime() / 1000) } : {};
+    const payload = { email: p.email, roles: [...p.roles], permissions: [...p.permissions], iss: this.settings.issuer, aud: this.settings.audience, sub: p.userId, jti, iat, nbf: iat, exp, ...session };
     const token = signJws(key.alg, key.privateKey, key.header, payload);
     return { token, jti, expiresAt: new Date(exp * 1000) };
   }

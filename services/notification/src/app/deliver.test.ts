@@ -12,6 +12,7 @@ import type { DataSource } from 'typeorm';
 import { pgDeliveries } from '../infra/deliveries';
 import { type NotificationMetrics, notificationMetrics } from '../infra/metrics';
 import { entities, migrations } from '../infra/schema';
+import { MailboxSender, MemoryMailbox } from '../infra/mailbox';
 import { LogOnlySender, SmtpSender } from '../infra/senders';
 import { formatMoney } from '../domain/mails';
 import type { EmailSender, OutgoingMail } from '../domain/ports';
@@ -251,5 +252,31 @@ describe('mail delivery', () => {
     expect(lines.join('')).toContain('email action requested');
     expect(lines.join('')).not.toContain(token);
     expect(lines.join('')).not.toContain('reset-password');
+  });
+
+  it('into the development mailbox: the mail with its link and token, recorded as sent, and nothing of it in the log', async () => {
+    const lines: string[] = [];
+    const pino = (await import('pino')).default;
+    const log = pino({ level: 'debug' }, { write: (l: string) => void lines.push(l) });
+    const box = new MemoryMailbox();
+    const token = randomBytes(32).toString('base64url');
+    const email = `box-${randomUUID()}@example.com`;
+    const e = resetEvent(email, token);
+    await createDeliver({
+      deliveries: pgDeliveries(ds),
+      sender: new MailboxSender(box),
+      sealKey: key,
+      actionBaseUrl: 'http://localhost:8080',
+      maxAttempts: 3,
+      sendingStaleMs: 60_000,
+      metrics: notificationMetrics(testMetrics()),
+      logger: log,
+    })(e);
+    const [mail] = box.list();
+    expect(mail).toMatchObject({ to: email, subject: 'Reset your password', messageId: `<${e.id}@iam.notification>` });
+    expect(mail!.text).toContain(`http://localhost:8080/reset-password?token=${token}`);
+    expect(mail!.html).toContain(`href="http://localhost:8080/reset-password?token=${token}"`);
+    expect(await pgDeliveries(ds).get(e.id)).toMatchObject({ status: 'sent' });
+    expect(lines.join('')).not.toContain(token);
   });
 });

@@ -71,7 +71,9 @@ function decode(e: IncomingEvent, sealKey: Buffer, needToken: boolean, actionBas
 }
 
 export function createDeliver(deps: DeliverDeps): (e: IncomingEvent) => Promise<void> {
-  const needToken = deps.sender.kind === 'smtp';
+  // Only a sender that delivers the mail (SMTP, the development mailbox) gets the token and link.
+  const delivers = deps.sender.kind !== 'log';
+  const needToken = delivers;
   return async (e) => {
     let mail;
     try {
@@ -112,7 +114,7 @@ export function createDeliver(deps: DeliverDeps): (e: IncomingEvent) => Promise<
       deps.metrics.failed.inc({ kind: mail.kind });
       throw err;
     }
-    await deps.deliveries.finish(e.id, deps.sender.kind === 'smtp' ? 'sent' : 'recorded');
+    await deps.deliveries.finish(e.id, delivers ? 'sent' : 'recorded');
     deps.metrics.sent.inc({ kind: mail.kind, sender: deps.sender.kind });
     deps.metrics.latency.observe({ kind: mail.kind }, (Date.now() - e.occurredAt.getTime()) / 1000);
   };

@@ -11,8 +11,11 @@ export interface OutgoingMail {
 
 /** The spec's IEmailSender: delivers a composed mail, or records that it was requested. */
 export interface EmailSender {
-  /** `smtp` delivers; `log` only records that an action was requested (no token, no link). */
-  readonly kind: 'smtp' | 'log';
+  /**
+   * `smtp` delivers over SMTP; `mailbox` delivers into the development mailbox (the all-in-one
+   * with no SMTP_URL); `log` only records that an action was requested (no token, no link).
+   */
+  readonly kind: 'smtp' | 'mailbox' | 'log';
   /** Rejects on a failure worth retrying (connection refused, 4xx); the caller retries with backoff. */
   send(mail: OutgoingMail): Promise<void>;
   close(): Promise<void>;
@@ -63,4 +66,20 @@ export interface DeliveryStore {
   fail(eventId: string, attempt: number, error: string, final: boolean): Promise<void>;
   get(eventId: string): Promise<Delivery | null>;
   list(q: { page: number; pageSize: number; status?: DeliveryStatus; recipient?: string }): Promise<{ items: Delivery[]; totalCount: number }>;
+}
+
+/** A mail kept by the development mailbox. */
+export interface MailboxMail extends OutgoingMail {
+  /** The mailbox's own id of this copy (a resent mail is a second copy with the same messageId). */
+  readonly id: string;
+  readonly receivedAt: Date;
+}
+
+/**
+ * The development mailbox as its readers see it (the all-in-one's gateway, through the
+ * composition root): the newest mails first, a bounded number of them, in memory only.
+ */
+export interface MailboxReader {
+  list(): readonly MailboxMail[];
+  get(id: string): MailboxMail | undefined;
 }

@@ -92,6 +92,10 @@ export class JetStreamEventBus implements EventBus {
     return this.track(subscribeBroadcast({ link: this.link, names: this.names, logger: this.opts.logger }, subjects, handler, opts));
   }
 
+  consumerBacklog(consumer: Pick<DurableConsumerSpec, 'name' | 'stream'>): Promise<number> {
+    return this.consumers.backlog(consumer);
+  }
+
   check(): Promise<void> {
     return this.link.check();
   }

@@ -73,6 +73,13 @@ export class JetStreamConsumers {
     };
   }
 
+  /** JetStream's own count: pending (not yet delivered) plus delivered and not acknowledged. */
+  async backlog(consumer: Pick<DurableConsumerSpec, 'name' | 'stream'>): Promise<number> {
+    const conn = await this.link.get();
+    const info = await conn.jsm.consumers.info(this.names.stream(consumer.stream), consumer.name);
+    return info.num_pending + info.num_ack_pending;
+  }
+
   private async ensureConsumer(conn: Conn, spec: DurableConsumerSpec): Promise<void> {
     const stream = this.names.stream(spec.stream);
     const maxDeliver = spec.maxDeliver ?? 5;

@@ -34,6 +34,16 @@ export interface ListQuery {
   q: string;
   /** Include soft-deleted rows. */
   includeDeleted: boolean;
+  /**
+   * Opaque keyset cursor: next_cursor of an earlier page of the same q, filters and sort (then
+   * `page` is ignored). Fields 5 and 6 are ListRolePermissionsQuery's ends.
+   */
+  cursor: string;
+  /**
+   * The order: a sort key of the collection (users: createdAt, email, lastName; roles and
+   * permissions: createdAt, name; links: createdAt), '-' first for descending; empty = createdAt.
+   */
+  sort: string;
 }
 
 export interface ById {
@@ -93,6 +103,10 @@ export interface ListUsersResponse {
    */
   totalCount: number;
   totalCountEstimated: boolean;
+  /** The cursor of the page after this one; empty on the last page. */
+  nextCursor: string;
+  /** This page's number: the query's page, or the one after the cursor's page. */
+  page: number;
 }
 
 /** ById's fields, plus whether a soft-deleted user is answered too (otherwise NOT_FOUND). */
@@ -131,6 +145,10 @@ export interface ListRolesResponse {
    */
   totalCount: number;
   totalCountEstimated: boolean;
+  /** The cursor of the page after this one; empty on the last page. */
+  nextCursor: string;
+  /** This page's number: the query's page, or the one after the cursor's page. */
+  page: number;
 }
 
 export interface Permission {
@@ -161,6 +179,10 @@ export interface ListPermissionsResponse {
    */
   totalCount: number;
   totalCountEstimated: boolean;
+  /** The cursor of the page after this one; empty on the last page. */
+  nextCursor: string;
+  /** This page's number: the query's page, or the one after the cursor's page. */
+  page: number;
 }
 
 export interface RolePermission {
@@ -198,6 +220,8 @@ export interface ListRolePermissionsQuery {
     | undefined;
   /** Only links to this permission. */
   permissionId?: string | undefined;
+  cursor: string;
+  sort: string;
 }
 
 export interface ListRolePermissionsResponse {
@@ -208,6 +232,10 @@ export interface ListRolePermissionsResponse {
    */
   totalCount: number;
   totalCountEstimated: boolean;
+  /** The cursor of the page after this one; empty on the last page. */
+  nextCursor: string;
+  /** This page's number: the query's page, or the one after the cursor's page. */
+  page: number;
 }
 
 export interface CheckAccessRequest {
@@ -320,8 +348,25 @@ export interface EnsureAdministratorResponse {
 export interface CredentialAck {
 }
 
+export interface ResolveRolesRequest {
+  /** Role names (matched case-insensitively). */
+  names: string[];
+}
+
+/** A live role and the names of the live permissions it grants. */
+export interface ResolvedRole {
+  id: string;
+  name: string;
+  permissions: string[];
+}
+
+/** The live roles among the names asked for (an unknown or deleted name is simply absent). */
+export interface ResolveRolesResponse {
+  roles: ResolvedRole[];
+}
+
 function createBaseListQuery(): ListQuery {
-  return { page: 0, pageSize: 0, q: "", includeDeleted: false };
+  return { page: 0, pageSize: 0, q: "", includeDeleted: false, cursor: "", sort: "" };
 }
 
 export const ListQuery: MessageFns<ListQuery> = {
@@ -337,6 +382,12 @@ export const ListQuery: MessageFns<ListQuery> = {
     }
     if (message.includeDeleted !== false) {
       writer.uint32(32).bool(message.includeDeleted);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(58).string(message.cursor);
+    }
+    if (message.sort !== "") {
+      writer.uint32(66).string(message.sort);
     }
     return writer;
   },
@@ -386,6 +437,22 @@ export const ListQuery: MessageFns<ListQuery> = {
             message.includeDeleted = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.sort = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -407,6 +474,8 @@ export const ListQuery: MessageFns<ListQuery> = {
     message.pageSize = object.pageSize ?? 0;
     message.q = object.q ?? "";
     message.includeDeleted = object.includeDeleted ?? false;
+    message.cursor = object.cursor ?? "";
+    message.sort = object.sort ?? "";
     return message;
   },
 };
@@ -1004,7 +1073,7 @@ export const UpdateUserRequest: MessageFns<UpdateUserRequest> = {
 };
 
 function createBaseListUsersResponse(): ListUsersResponse {
-  return { items: [], totalCount: 0, totalCountEstimated: false };
+  return { items: [], totalCount: 0, totalCountEstimated: false, nextCursor: "", page: 0 };
 }
 
 export const ListUsersResponse: MessageFns<ListUsersResponse> = {
@@ -1017,6 +1086,12 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     }
     if (message.totalCountEstimated !== false) {
       writer.uint32(24).bool(message.totalCountEstimated);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    if (message.page !== 0) {
+      writer.uint32(40).int32(message.page);
     }
     return writer;
   },
@@ -1058,6 +1133,22 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
             message.totalCountEstimated = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1078,6 +1169,8 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
     message.items = object.items?.map((e) => User.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
     message.totalCountEstimated = object.totalCountEstimated ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    message.page = object.page ?? 0;
     return message;
   },
 };
@@ -1431,7 +1524,7 @@ export const UpdateRoleRequest: MessageFns<UpdateRoleRequest> = {
 };
 
 function createBaseListRolesResponse(): ListRolesResponse {
-  return { items: [], totalCount: 0, totalCountEstimated: false };
+  return { items: [], totalCount: 0, totalCountEstimated: false, nextCursor: "", page: 0 };
 }
 
 export const ListRolesResponse: MessageFns<ListRolesResponse> = {
@@ -1444,6 +1537,12 @@ export const ListRolesResponse: MessageFns<ListRolesResponse> = {
     }
     if (message.totalCountEstimated !== false) {
       writer.uint32(24).bool(message.totalCountEstimated);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    if (message.page !== 0) {
+      writer.uint32(40).int32(message.page);
     }
     return writer;
   },
@@ -1485,6 +1584,22 @@ export const ListRolesResponse: MessageFns<ListRolesResponse> = {
             message.totalCountEstimated = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1505,6 +1620,8 @@ export const ListRolesResponse: MessageFns<ListRolesResponse> = {
     message.items = object.items?.map((e) => Role.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
     message.totalCountEstimated = object.totalCountEstimated ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    message.page = object.page ?? 0;
     return message;
   },
 };
@@ -1771,7 +1888,7 @@ export const UpdatePermissionRequest: MessageFns<UpdatePermissionRequest> = {
 };
 
 function createBaseListPermissionsResponse(): ListPermissionsResponse {
-  return { items: [], totalCount: 0, totalCountEstimated: false };
+  return { items: [], totalCount: 0, totalCountEstimated: false, nextCursor: "", page: 0 };
 }
 
 export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
@@ -1784,6 +1901,12 @@ export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
     }
     if (message.totalCountEstimated !== false) {
       writer.uint32(24).bool(message.totalCountEstimated);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    if (message.page !== 0) {
+      writer.uint32(40).int32(message.page);
     }
     return writer;
   },
@@ -1825,6 +1948,22 @@ export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
             message.totalCountEstimated = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1845,6 +1984,8 @@ export const ListPermissionsResponse: MessageFns<ListPermissionsResponse> = {
     message.items = object.items?.map((e) => Permission.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
     message.totalCountEstimated = object.totalCountEstimated ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    message.page = object.page ?? 0;
     return message;
   },
 };
@@ -2131,7 +2272,16 @@ export const UpdateRolePermissionRequest: MessageFns<UpdateRolePermissionRequest
 };
 
 function createBaseListRolePermissionsQuery(): ListRolePermissionsQuery {
-  return { page: 0, pageSize: 0, q: "", includeDeleted: false, roleId: undefined, permissionId: undefined };
+  return {
+    page: 0,
+    pageSize: 0,
+    q: "",
+    includeDeleted: false,
+    roleId: undefined,
+    permissionId: undefined,
+    cursor: "",
+    sort: "",
+  };
 }
 
 export const ListRolePermissionsQuery: MessageFns<ListRolePermissionsQuery> = {
@@ -2153,6 +2303,12 @@ export const ListRolePermissionsQuery: MessageFns<ListRolePermissionsQuery> = {
     }
     if (message.permissionId !== undefined) {
       writer.uint32(50).string(message.permissionId);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(58).string(message.cursor);
+    }
+    if (message.sort !== "") {
+      writer.uint32(66).string(message.sort);
     }
     return writer;
   },
@@ -2218,6 +2374,22 @@ export const ListRolePermissionsQuery: MessageFns<ListRolePermissionsQuery> = {
             message.permissionId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.sort = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2241,12 +2413,14 @@ export const ListRolePermissionsQuery: MessageFns<ListRolePermissionsQuery> = {
     message.includeDeleted = object.includeDeleted ?? false;
     message.roleId = object.roleId ?? undefined;
     message.permissionId = object.permissionId ?? undefined;
+    message.cursor = object.cursor ?? "";
+    message.sort = object.sort ?? "";
     return message;
   },
 };
 
 function createBaseListRolePermissionsResponse(): ListRolePermissionsResponse {
-  return { items: [], totalCount: 0, totalCountEstimated: false };
+  return { items: [], totalCount: 0, totalCountEstimated: false, nextCursor: "", page: 0 };
 }
 
 export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse> = {
@@ -2259,6 +2433,12 @@ export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse
     }
     if (message.totalCountEstimated !== false) {
       writer.uint32(24).bool(message.totalCountEstimated);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    if (message.page !== 0) {
+      writer.uint32(40).int32(message.page);
     }
     return writer;
   },
@@ -2300,6 +2480,22 @@ export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse
             message.totalCountEstimated = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2320,6 +2516,8 @@ export const ListRolePermissionsResponse: MessageFns<ListRolePermissionsResponse
     message.items = object.items?.map((e) => RolePermission.fromPartial(e)) || [];
     message.totalCount = object.totalCount ?? 0;
     message.totalCountEstimated = object.totalCountEstimated ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    message.page = object.page ?? 0;
     return message;
   },
 };
@@ -3374,6 +3572,195 @@ export const CredentialAck: MessageFns<CredentialAck> = {
   },
 };
 
+function createBaseResolveRolesRequest(): ResolveRolesRequest {
+  return { names: [] };
+}
+
+export const ResolveRolesRequest: MessageFns<ResolveRolesRequest> = {
+  encode(message: ResolveRolesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.names) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveRolesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveRolesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.names.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResolveRolesRequest>): ResolveRolesRequest {
+    return ResolveRolesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolveRolesRequest>): ResolveRolesRequest {
+    const message = createBaseResolveRolesRequest();
+    message.names = object.names?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseResolvedRole(): ResolvedRole {
+  return { id: "", name: "", permissions: [] };
+}
+
+export const ResolvedRole: MessageFns<ResolvedRole> = {
+  encode(message: ResolvedRole, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    for (const v of message.permissions) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolvedRole {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolvedRole();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.permissions.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResolvedRole>): ResolvedRole {
+    return ResolvedRole.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolvedRole>): ResolvedRole {
+    const message = createBaseResolvedRole();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.permissions = object.permissions?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseResolveRolesResponse(): ResolveRolesResponse {
+  return { roles: [] };
+}
+
+export const ResolveRolesResponse: MessageFns<ResolveRolesResponse> = {
+  encode(message: ResolveRolesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.roles) {
+      ResolvedRole.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveRolesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveRolesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.roles.push(ResolvedRole.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResolveRolesResponse>): ResolveRolesResponse {
+    return ResolveRolesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolveRolesResponse>): ResolveRolesResponse {
+    const message = createBaseResolveRolesResponse();
+    message.roles = object.roles?.map((e) => ResolvedRole.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type UserServiceService = typeof UserServiceService;
 export const UserServiceService = {
   createUser: {
@@ -4047,6 +4434,20 @@ export const CredentialServiceService = {
       Buffer.from(EnsureAdministratorResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): EnsureAdministratorResponse => EnsureAdministratorResponse.decode(value),
   },
+  /**
+   * Roles by name with their permissions: identity checks the roles an OAuth client is given
+   * (they exist; the assigner holds their permissions) and derives a service account's rights.
+   */
+  resolveRoles: {
+    path: "/directory.v1.CredentialService/ResolveRoles" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveRolesRequest): Buffer => Buffer.from(ResolveRolesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveRolesRequest => ResolveRolesRequest.decode(value),
+    responseSerialize: (value: ResolveRolesResponse): Buffer =>
+      Buffer.from(ResolveRolesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveRolesResponse => ResolveRolesResponse.decode(value),
+  },
 } as const;
 
 export interface CredentialServiceServer extends UntypedServiceImplementation {
@@ -4058,6 +4459,11 @@ export interface CredentialServiceServer extends UntypedServiceImplementation {
   markEmailVerified: handleUnaryCall<MarkEmailVerifiedRequest, CredentialAck>;
   /** Creates or updates an account holding the Administrator role; idempotent. */
   ensureAdministrator: handleUnaryCall<EnsureAdministratorRequest, EnsureAdministratorResponse>;
+  /**
+   * Roles by name with their permissions: identity checks the roles an OAuth client is given
+   * (they exist; the assigner holds their permissions) and derives a service account's rights.
+   */
+  resolveRoles: handleUnaryCall<ResolveRolesRequest, ResolveRolesResponse>;
 }
 
 export interface CredentialServiceClient extends Client {
@@ -4152,6 +4558,25 @@ export interface CredentialServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EnsureAdministratorResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Roles by name with their permissions: identity checks the roles an OAuth client is given
+   * (they exist; the assigner holds their permissions) and derives a service account's rights.
+   */
+  resolveRoles(
+    request: ResolveRolesRequest,
+    callback: (error: ServiceError | null, response: ResolveRolesResponse) => void,
+  ): ClientUnaryCall;
+  resolveRoles(
+    request: ResolveRolesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveRolesResponse) => void,
+  ): ClientUnaryCall;
+  resolveRoles(
+    request: ResolveRolesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveRolesResponse) => void,
   ): ClientUnaryCall;
 }
 

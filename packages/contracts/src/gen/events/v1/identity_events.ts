@@ -89,6 +89,70 @@ export interface EmailActionRequestDeadLettered {
   error: string;
 }
 
+/** An OAuth client's settings at one moment (never its secret or the secret's hash). */
+export interface ClientState {
+  name: string;
+  type: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  grantTypes: string[];
+  roles: string[];
+  requirePar: boolean;
+  dpopBound: boolean;
+}
+
+/**
+ * identity.client.created | identity.client.updated | identity.client.deleted |
+ * identity.client.secret_rotated. After identity.client.deleted the client's grants and tokens
+ * are revoked (the OpenID provider acts on it); the secret never travels.
+ */
+export interface ClientChanged {
+  clientId: string;
+  /** The client's settings after the change (for deleted: as they were). */
+  after:
+    | ClientState
+    | undefined;
+  /** identity.client.updated: the settings before it. Absent otherwise. */
+  before:
+    | ClientState
+    | undefined;
+  /**
+   * identity.client.updated: the fields it changed (camelCase body names); may include
+   * "clientSecret" when a type change gave or took a secret (never its value).
+   */
+  changedFields: string[];
+}
+
+/**
+ * identity.mfa.enrolled | identity.mfa.removed | identity.mfa.verified | identity.mfa.failed |
+ * identity.mfa.recovery_code_used | identity.mfa.reset (an administrator, with reason).
+ * Never a secret, a code or a credential id.
+ */
+export interface SecondFactorChanged {
+  userId: string;
+  /** "totp", "recovery_codes", "recovery_code", "webauthn"; empty for a reset of every factor. */
+  factor: string;
+  /** mfa.failed: failed attempts counted against the account after this one. */
+  failures: number;
+  /** mfa.reset: the administrator's reason. */
+  reason: string;
+  /** Recovery codes left after this change. */
+  recoveryCodesLeft: number;
+}
+
+/** identity.session.ended: a session (a refresh family) ended by its user or an administrator. */
+export interface SessionEnded {
+  userId: string;
+  sessionId: string;
+  /** Access tokens of the session put on the denylist. */
+  tokensRevoked: number;
+}
+
+/** identity.account.unlocked: an administrator cleared an account's failed-login lock. */
+export interface AccountUnlocked {
+  userId: string;
+}
+
 function createBaseTokenRevoked(): TokenRevoked {
   return { jti: "", userId: "", expiresAt: undefined };
 }
@@ -674,6 +738,486 @@ export const EmailActionRequestDeadLettered: MessageFns<EmailActionRequestDeadLe
     message.purpose = object.purpose ?? "";
     message.attempts = object.attempts ?? 0;
     message.error = object.error ?? "";
+    return message;
+  },
+};
+
+function createBaseClientState(): ClientState {
+  return {
+    name: "",
+    type: "",
+    redirectUris: [],
+    postLogoutRedirectUris: [],
+    grantTypes: [],
+    roles: [],
+    requirePar: false,
+    dpopBound: false,
+  };
+}
+
+export const ClientState: MessageFns<ClientState> = {
+  encode(message: ClientState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    for (const v of message.redirectUris) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.postLogoutRedirectUris) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.grantTypes) {
+      writer.uint32(42).string(v!);
+    }
+    for (const v of message.roles) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.requirePar !== false) {
+      writer.uint32(56).bool(message.requirePar);
+    }
+    if (message.dpopBound !== false) {
+      writer.uint32(64).bool(message.dpopBound);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClientState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClientState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.redirectUris.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.postLogoutRedirectUris.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.grantTypes.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.requirePar = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.dpopBound = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ClientState>): ClientState {
+    return ClientState.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClientState>): ClientState {
+    const message = createBaseClientState();
+    message.name = object.name ?? "";
+    message.type = object.type ?? "";
+    message.redirectUris = object.redirectUris?.map((e) => e) || [];
+    message.postLogoutRedirectUris = object.postLogoutRedirectUris?.map((e) => e) || [];
+    message.grantTypes = object.grantTypes?.map((e) => e) || [];
+    message.roles = object.roles?.map((e) => e) || [];
+    message.requirePar = object.requirePar ?? false;
+    message.dpopBound = object.dpopBound ?? false;
+    return message;
+  },
+};
+
+function createBaseClientChanged(): ClientChanged {
+  return { clientId: "", after: undefined, before: undefined, changedFields: [] };
+}
+
+export const ClientChanged: MessageFns<ClientChanged> = {
+  encode(message: ClientChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    if (message.after !== undefined) {
+      ClientState.encode(message.after, writer.uint32(18).fork()).join();
+    }
+    if (message.before !== undefined) {
+      ClientState.encode(message.before, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.changedFields) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClientChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClientChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.after = ClientState.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.before = ClientState.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.changedFields.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ClientChanged>): ClientChanged {
+    return ClientChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClientChanged>): ClientChanged {
+    const message = createBaseClientChanged();
+    message.clientId = object.clientId ?? "";
+    message.after = (object.after !== undefined && object.after !== null)
+      ? ClientState.fromPartial(object.after)
+      : undefined;
+    message.before = (object.before !== undefined && object.before !== null)
+      ? ClientState.fromPartial(object.before)
+      : undefined;
+    message.changedFields = object.changedFields?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSecondFactorChanged(): SecondFactorChanged {
+  return { userId: "", factor: "", failures: 0, reason: "", recoveryCodesLeft: 0 };
+}
+
+export const SecondFactorChanged: MessageFns<SecondFactorChanged> = {
+  encode(message: SecondFactorChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.factor !== "") {
+      writer.uint32(18).string(message.factor);
+    }
+    if (message.failures !== 0) {
+      writer.uint32(24).int32(message.failures);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    if (message.recoveryCodesLeft !== 0) {
+      writer.uint32(40).int32(message.recoveryCodesLeft);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SecondFactorChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSecondFactorChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.factor = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.failures = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.recoveryCodesLeft = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SecondFactorChanged>): SecondFactorChanged {
+    return SecondFactorChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SecondFactorChanged>): SecondFactorChanged {
+    const message = createBaseSecondFactorChanged();
+    message.userId = object.userId ?? "";
+    message.factor = object.factor ?? "";
+    message.failures = object.failures ?? 0;
+    message.reason = object.reason ?? "";
+    message.recoveryCodesLeft = object.recoveryCodesLeft ?? 0;
+    return message;
+  },
+};
+
+function createBaseSessionEnded(): SessionEnded {
+  return { userId: "", sessionId: "", tokensRevoked: 0 };
+}
+
+export const SessionEnded: MessageFns<SessionEnded> = {
+  encode(message: SessionEnded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.tokensRevoked !== 0) {
+      writer.uint32(24).int32(message.tokensRevoked);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionEnded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionEnded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.tokensRevoked = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SessionEnded>): SessionEnded {
+    return SessionEnded.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SessionEnded>): SessionEnded {
+    const message = createBaseSessionEnded();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.tokensRevoked = object.tokensRevoked ?? 0;
+    return message;
+  },
+};
+
+function createBaseAccountUnlocked(): AccountUnlocked {
+  return { userId: "" };
+}
+
+export const AccountUnlocked: MessageFns<AccountUnlocked> = {
+  encode(message: AccountUnlocked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountUnlocked {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountUnlocked();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<AccountUnlocked>): AccountUnlocked {
+    return AccountUnlocked.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AccountUnlocked>): AccountUnlocked {
+    const message = createBaseAccountUnlocked();
+    message.userId = object.userId ?? "";
     return message;
   },
 };

@@ -47,9 +47,113 @@ export interface LoginRequest {
   password: string;
 }
 
+/** Exactly one of tokens (with user) or mfa. */
 export interface LoginResponse {
   tokens: TokenPair | undefined;
-  user: UserSummary | undefined;
+  user:
+    | UserSummary
+    | undefined;
+  /** The password was right and a second factor is needed (or must be enrolled first). */
+  mfa: MfaChallenge | undefined;
+}
+
+/**
+ * A single-use token (5 minutes, bound to the user) that POST /api/v1/auth/mfa exchanges with a
+ * second factor for the login body.
+ */
+export interface MfaChallenge {
+  mfaToken: string;
+  /** "totp", "recovery_code", "webauthn": what the account can answer with. */
+  methods: string[];
+  /** The account must enrol a factor first (MFA_REQUIRED_ROLES): the token only allows enrolment. */
+  enrolmentRequired: boolean;
+  /** Seconds. */
+  expiresIn: number;
+}
+
+/** Exactly one of code or recovery_code. */
+export interface CompleteMfaRequest {
+  mfaToken: string;
+  code: string;
+  recoveryCode: string;
+}
+
+export interface EnrolWithMfaTokenRequest {
+  mfaToken: string;
+}
+
+/** The signed-in caller's access token (identity verifies it and reads sub, sid and auth_time). */
+export interface MeRequest {
+  accessToken: string;
+}
+
+export interface MfaStatus {
+  totp: boolean;
+  passkeys: number;
+  recoveryCodesLeft: number;
+}
+
+export interface TotpEnrolment {
+  /** Base32 (RFC 4648, no padding). */
+  secret: string;
+  otpauthUri: string;
+}
+
+export interface ActivateTotpRequest {
+  accessToken: string;
+  code: string;
+}
+
+export interface RecoveryCodes {
+  codes: string[];
+}
+
+export interface Session {
+  id: string;
+  /** The user agent in short ("Chrome 131 on Linux"); "Unknown device" without one. */
+  device: string;
+  userAgent: string;
+  ip: string;
+  createdAt: Date | undefined;
+  lastUsedAt:
+    | Date
+    | undefined;
+  /** The session of the access token that asked. */
+  current: boolean;
+  amr: string[];
+}
+
+export interface SessionList {
+  sessions: Session[];
+}
+
+export interface EndSessionRequest {
+  accessToken: string;
+  sessionId: string;
+}
+
+export interface Ended {
+  ended: number;
+}
+
+/**
+ * An administrator's request about user_id (the caller is the call's actor; the gateway checked
+ * users.manage, identity checks the Administrator rule).
+ */
+export interface UserRequest {
+  userId: string;
+}
+
+export interface ResetFactorsRequest {
+  userId: string;
+  reason: string;
+}
+
+export interface AccountSecurity {
+  locked: boolean;
+  lockedUntil: Date | undefined;
+  failedAttempts: number;
+  mfa: MfaStatus | undefined;
 }
 
 export interface RefreshRequest {
@@ -438,7 +542,7 @@ export const LoginRequest: MessageFns<LoginRequest> = {
 };
 
 function createBaseLoginResponse(): LoginResponse {
-  return { tokens: undefined, user: undefined };
+  return { tokens: undefined, user: undefined, mfa: undefined };
 }
 
 export const LoginResponse: MessageFns<LoginResponse> = {
@@ -448,6 +552,9 @@ export const LoginResponse: MessageFns<LoginResponse> = {
     }
     if (message.user !== undefined) {
       UserSummary.encode(message.user, writer.uint32(18).fork()).join();
+    }
+    if (message.mfa !== undefined) {
+      MfaChallenge.encode(message.mfa, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -481,6 +588,14 @@ export const LoginResponse: MessageFns<LoginResponse> = {
             message.user = UserSummary.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.mfa = MfaChallenge.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -504,6 +619,1093 @@ export const LoginResponse: MessageFns<LoginResponse> = {
     message.user = (object.user !== undefined && object.user !== null)
       ? UserSummary.fromPartial(object.user)
       : undefined;
+    message.mfa = (object.mfa !== undefined && object.mfa !== null) ? MfaChallenge.fromPartial(object.mfa) : undefined;
+    return message;
+  },
+};
+
+function createBaseMfaChallenge(): MfaChallenge {
+  return { mfaToken: "", methods: [], enrolmentRequired: false, expiresIn: 0 };
+}
+
+export const MfaChallenge: MessageFns<MfaChallenge> = {
+  encode(message: MfaChallenge, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mfaToken !== "") {
+      writer.uint32(10).string(message.mfaToken);
+    }
+    for (const v of message.methods) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.enrolmentRequired !== false) {
+      writer.uint32(24).bool(message.enrolmentRequired);
+    }
+    if (message.expiresIn !== 0) {
+      writer.uint32(32).int32(message.expiresIn);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MfaChallenge {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMfaChallenge();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mfaToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.methods.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.enrolmentRequired = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expiresIn = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<MfaChallenge>): MfaChallenge {
+    return MfaChallenge.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MfaChallenge>): MfaChallenge {
+    const message = createBaseMfaChallenge();
+    message.mfaToken = object.mfaToken ?? "";
+    message.methods = object.methods?.map((e) => e) || [];
+    message.enrolmentRequired = object.enrolmentRequired ?? false;
+    message.expiresIn = object.expiresIn ?? 0;
+    return message;
+  },
+};
+
+function createBaseCompleteMfaRequest(): CompleteMfaRequest {
+  return { mfaToken: "", code: "", recoveryCode: "" };
+}
+
+export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
+  encode(message: CompleteMfaRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mfaToken !== "") {
+      writer.uint32(10).string(message.mfaToken);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.recoveryCode !== "") {
+      writer.uint32(26).string(message.recoveryCode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteMfaRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteMfaRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mfaToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.recoveryCode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CompleteMfaRequest>): CompleteMfaRequest {
+    return CompleteMfaRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CompleteMfaRequest>): CompleteMfaRequest {
+    const message = createBaseCompleteMfaRequest();
+    message.mfaToken = object.mfaToken ?? "";
+    message.code = object.code ?? "";
+    message.recoveryCode = object.recoveryCode ?? "";
+    return message;
+  },
+};
+
+function createBaseEnrolWithMfaTokenRequest(): EnrolWithMfaTokenRequest {
+  return { mfaToken: "" };
+}
+
+export const EnrolWithMfaTokenRequest: MessageFns<EnrolWithMfaTokenRequest> = {
+  encode(message: EnrolWithMfaTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mfaToken !== "") {
+      writer.uint32(10).string(message.mfaToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnrolWithMfaTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnrolWithMfaTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mfaToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<EnrolWithMfaTokenRequest>): EnrolWithMfaTokenRequest {
+    return EnrolWithMfaTokenRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EnrolWithMfaTokenRequest>): EnrolWithMfaTokenRequest {
+    const message = createBaseEnrolWithMfaTokenRequest();
+    message.mfaToken = object.mfaToken ?? "";
+    return message;
+  },
+};
+
+function createBaseMeRequest(): MeRequest {
+  return { accessToken: "" };
+}
+
+export const MeRequest: MessageFns<MeRequest> = {
+  encode(message: MeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<MeRequest>): MeRequest {
+    return MeRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MeRequest>): MeRequest {
+    const message = createBaseMeRequest();
+    message.accessToken = object.accessToken ?? "";
+    return message;
+  },
+};
+
+function createBaseMfaStatus(): MfaStatus {
+  return { totp: false, passkeys: 0, recoveryCodesLeft: 0 };
+}
+
+export const MfaStatus: MessageFns<MfaStatus> = {
+  encode(message: MfaStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.totp !== false) {
+      writer.uint32(8).bool(message.totp);
+    }
+    if (message.passkeys !== 0) {
+      writer.uint32(16).int32(message.passkeys);
+    }
+    if (message.recoveryCodesLeft !== 0) {
+      writer.uint32(24).int32(message.recoveryCodesLeft);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MfaStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMfaStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.totp = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.passkeys = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.recoveryCodesLeft = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<MfaStatus>): MfaStatus {
+    return MfaStatus.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MfaStatus>): MfaStatus {
+    const message = createBaseMfaStatus();
+    message.totp = object.totp ?? false;
+    message.passkeys = object.passkeys ?? 0;
+    message.recoveryCodesLeft = object.recoveryCodesLeft ?? 0;
+    return message;
+  },
+};
+
+function createBaseTotpEnrolment(): TotpEnrolment {
+  return { secret: "", otpauthUri: "" };
+}
+
+export const TotpEnrolment: MessageFns<TotpEnrolment> = {
+  encode(message: TotpEnrolment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.secret !== "") {
+      writer.uint32(10).string(message.secret);
+    }
+    if (message.otpauthUri !== "") {
+      writer.uint32(18).string(message.otpauthUri);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TotpEnrolment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTotpEnrolment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.otpauthUri = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<TotpEnrolment>): TotpEnrolment {
+    return TotpEnrolment.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<TotpEnrolment>): TotpEnrolment {
+    const message = createBaseTotpEnrolment();
+    message.secret = object.secret ?? "";
+    message.otpauthUri = object.otpauthUri ?? "";
+    return message;
+  },
+};
+
+function createBaseActivateTotpRequest(): ActivateTotpRequest {
+  return { accessToken: "", code: "" };
+}
+
+export const ActivateTotpRequest: MessageFns<ActivateTotpRequest> = {
+  encode(message: ActivateTotpRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ActivateTotpRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseActivateTotpRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ActivateTotpRequest>): ActivateTotpRequest {
+    return ActivateTotpRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ActivateTotpRequest>): ActivateTotpRequest {
+    const message = createBaseActivateTotpRequest();
+    message.accessToken = object.accessToken ?? "";
+    message.code = object.code ?? "";
+    return message;
+  },
+};
+
+function createBaseRecoveryCodes(): RecoveryCodes {
+  return { codes: [] };
+}
+
+export const RecoveryCodes: MessageFns<RecoveryCodes> = {
+  encode(message: RecoveryCodes, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.codes) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecoveryCodes {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecoveryCodes();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.codes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RecoveryCodes>): RecoveryCodes {
+    return RecoveryCodes.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RecoveryCodes>): RecoveryCodes {
+    const message = createBaseRecoveryCodes();
+    message.codes = object.codes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSession(): Session {
+  return {
+    id: "",
+    device: "",
+    userAgent: "",
+    ip: "",
+    createdAt: undefined,
+    lastUsedAt: undefined,
+    current: false,
+    amr: [],
+  };
+}
+
+export const Session: MessageFns<Session> = {
+  encode(message: Session, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.device !== "") {
+      writer.uint32(18).string(message.device);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(26).string(message.userAgent);
+    }
+    if (message.ip !== "") {
+      writer.uint32(34).string(message.ip);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
+    }
+    if (message.lastUsedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastUsedAt), writer.uint32(50).fork()).join();
+    }
+    if (message.current !== false) {
+      writer.uint32(56).bool(message.current);
+    }
+    for (const v of message.amr) {
+      writer.uint32(66).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Session {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSession();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.device = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.ip = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.lastUsedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.current = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.amr.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<Session>): Session {
+    return Session.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Session>): Session {
+    const message = createBaseSession();
+    message.id = object.id ?? "";
+    message.device = object.device ?? "";
+    message.userAgent = object.userAgent ?? "";
+    message.ip = object.ip ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.lastUsedAt = object.lastUsedAt ?? undefined;
+    message.current = object.current ?? false;
+    message.amr = object.amr?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSessionList(): SessionList {
+  return { sessions: [] };
+}
+
+export const SessionList: MessageFns<SessionList> = {
+  encode(message: SessionList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.sessions) {
+      Session.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionList {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessions.push(Session.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SessionList>): SessionList {
+    return SessionList.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SessionList>): SessionList {
+    const message = createBaseSessionList();
+    message.sessions = object.sessions?.map((e) => Session.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseEndSessionRequest(): EndSessionRequest {
+  return { accessToken: "", sessionId: "" };
+}
+
+export const EndSessionRequest: MessageFns<EndSessionRequest> = {
+  encode(message: EndSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<EndSessionRequest>): EndSessionRequest {
+    return EndSessionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EndSessionRequest>): EndSessionRequest {
+    const message = createBaseEndSessionRequest();
+    message.accessToken = object.accessToken ?? "";
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseEnded(): Ended {
+  return { ended: 0 };
+}
+
+export const Ended: MessageFns<Ended> = {
+  encode(message: Ended, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ended !== 0) {
+      writer.uint32(8).int32(message.ended);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Ended {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.ended = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<Ended>): Ended {
+    return Ended.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Ended>): Ended {
+    const message = createBaseEnded();
+    message.ended = object.ended ?? 0;
+    return message;
+  },
+};
+
+function createBaseUserRequest(): UserRequest {
+  return { userId: "" };
+}
+
+export const UserRequest: MessageFns<UserRequest> = {
+  encode(message: UserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UserRequest>): UserRequest {
+    return UserRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserRequest>): UserRequest {
+    const message = createBaseUserRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseResetFactorsRequest(): ResetFactorsRequest {
+  return { userId: "", reason: "" };
+}
+
+export const ResetFactorsRequest: MessageFns<ResetFactorsRequest> = {
+  encode(message: ResetFactorsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetFactorsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetFactorsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResetFactorsRequest>): ResetFactorsRequest {
+    return ResetFactorsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResetFactorsRequest>): ResetFactorsRequest {
+    const message = createBaseResetFactorsRequest();
+    message.userId = object.userId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseAccountSecurity(): AccountSecurity {
+  return { locked: false, lockedUntil: undefined, failedAttempts: 0, mfa: undefined };
+}
+
+export const AccountSecurity: MessageFns<AccountSecurity> = {
+  encode(message: AccountSecurity, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.locked !== false) {
+      writer.uint32(8).bool(message.locked);
+    }
+    if (message.lockedUntil !== undefined) {
+      Timestamp.encode(toTimestamp(message.lockedUntil), writer.uint32(18).fork()).join();
+    }
+    if (message.failedAttempts !== 0) {
+      writer.uint32(24).int32(message.failedAttempts);
+    }
+    if (message.mfa !== undefined) {
+      MfaStatus.encode(message.mfa, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountSecurity {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountSecurity();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.locked = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lockedUntil = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.failedAttempts = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.mfa = MfaStatus.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<AccountSecurity>): AccountSecurity {
+    return AccountSecurity.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AccountSecurity>): AccountSecurity {
+    const message = createBaseAccountSecurity();
+    message.locked = object.locked ?? false;
+    message.lockedUntil = object.lockedUntil ?? undefined;
+    message.failedAttempts = object.failedAttempts ?? 0;
+    message.mfa = (object.mfa !== undefined && object.mfa !== null) ? MfaStatus.fromPartial(object.mfa) : undefined;
     return message;
   },
 };
@@ -1951,6 +3153,150 @@ export const IdentityServiceService = {
     responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
+  /**
+   * Second factors (DESIGN §5). UNAUTHENTICATED for an unknown, used or expired mfa_token, or a
+   * wrong factor (which counts toward the lockout).
+   */
+  completeMfa: {
+    path: "/identity.v1.IdentityService/CompleteMfa" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CompleteMfaRequest): Buffer => Buffer.from(CompleteMfaRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CompleteMfaRequest => CompleteMfaRequest.decode(value),
+    responseSerialize: (value: LoginResponse): Buffer => Buffer.from(LoginResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LoginResponse => LoginResponse.decode(value),
+  },
+  /** An enrolment-only mfa_token (MFA_REQUIRED_ROLES): a pending TOTP secret to activate with CompleteMfa. */
+  enrolWithMfaToken: {
+    path: "/identity.v1.IdentityService/EnrolWithMfaToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EnrolWithMfaTokenRequest): Buffer =>
+      Buffer.from(EnrolWithMfaTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EnrolWithMfaTokenRequest => EnrolWithMfaTokenRequest.decode(value),
+    responseSerialize: (value: TotpEnrolment): Buffer => Buffer.from(TotpEnrolment.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TotpEnrolment => TotpEnrolment.decode(value),
+  },
+  getMfaStatus: {
+    path: "/identity.v1.IdentityService/GetMfaStatus" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: MfaStatus): Buffer => Buffer.from(MfaStatus.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MfaStatus => MfaStatus.decode(value),
+  },
+  startTotp: {
+    path: "/identity.v1.IdentityService/StartTotp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: TotpEnrolment): Buffer => Buffer.from(TotpEnrolment.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TotpEnrolment => TotpEnrolment.decode(value),
+  },
+  activateTotp: {
+    path: "/identity.v1.IdentityService/ActivateTotp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ActivateTotpRequest): Buffer => Buffer.from(ActivateTotpRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ActivateTotpRequest => ActivateTotpRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
+  },
+  /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
+  removeTotp: {
+    path: "/identity.v1.IdentityService/RemoveTotp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
+  },
+  newRecoveryCodes: {
+    path: "/identity.v1.IdentityService/NewRecoveryCodes" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: RecoveryCodes): Buffer => Buffer.from(RecoveryCodes.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecoveryCodes => RecoveryCodes.decode(value),
+  },
+  /** Sessions (REST refresh families). */
+  listMySessions: {
+    path: "/identity.v1.IdentityService/ListMySessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: SessionList): Buffer => Buffer.from(SessionList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SessionList => SessionList.decode(value),
+  },
+  endMySession: {
+    path: "/identity.v1.IdentityService/EndMySession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EndSessionRequest): Buffer => Buffer.from(EndSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EndSessionRequest => EndSessionRequest.decode(value),
+    responseSerialize: (value: Ended): Buffer => Buffer.from(Ended.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
+  },
+  endMyOtherSessions: {
+    path: "/identity.v1.IdentityService/EndMyOtherSessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: Ended): Buffer => Buffer.from(Ended.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
+  },
+  listUserSessions: {
+    path: "/identity.v1.IdentityService/ListUserSessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UserRequest): Buffer => Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest => UserRequest.decode(value),
+    responseSerialize: (value: SessionList): Buffer => Buffer.from(SessionList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SessionList => SessionList.decode(value),
+  },
+  endUserSessions: {
+    path: "/identity.v1.IdentityService/EndUserSessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UserRequest): Buffer => Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest => UserRequest.decode(value),
+    responseSerialize: (value: Ended): Buffer => Buffer.from(Ended.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
+  },
+  /** Administrator recovery. */
+  getAccountSecurity: {
+    path: "/identity.v1.IdentityService/GetAccountSecurity" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UserRequest): Buffer => Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest => UserRequest.decode(value),
+    responseSerialize: (value: AccountSecurity): Buffer => Buffer.from(AccountSecurity.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AccountSecurity => AccountSecurity.decode(value),
+  },
+  unlockAccount: {
+    path: "/identity.v1.IdentityService/UnlockAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UserRequest): Buffer => Buffer.from(UserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserRequest => UserRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
+  },
+  resetSecondFactors: {
+    path: "/identity.v1.IdentityService/ResetSecondFactors" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResetFactorsRequest): Buffer => Buffer.from(ResetFactorsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResetFactorsRequest => ResetFactorsRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -1966,6 +3312,29 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   confirmPasswordReset: handleUnaryCall<ConfirmPasswordResetRequest, Accepted>;
   requestEmailVerification: handleUnaryCall<RequestEmailVerificationRequest, Accepted>;
   confirmEmailVerification: handleUnaryCall<ConfirmEmailVerificationRequest, Accepted>;
+  /**
+   * Second factors (DESIGN §5). UNAUTHENTICATED for an unknown, used or expired mfa_token, or a
+   * wrong factor (which counts toward the lockout).
+   */
+  completeMfa: handleUnaryCall<CompleteMfaRequest, LoginResponse>;
+  /** An enrolment-only mfa_token (MFA_REQUIRED_ROLES): a pending TOTP secret to activate with CompleteMfa. */
+  enrolWithMfaToken: handleUnaryCall<EnrolWithMfaTokenRequest, TotpEnrolment>;
+  getMfaStatus: handleUnaryCall<MeRequest, MfaStatus>;
+  startTotp: handleUnaryCall<MeRequest, TotpEnrolment>;
+  activateTotp: handleUnaryCall<ActivateTotpRequest, Accepted>;
+  /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
+  removeTotp: handleUnaryCall<MeRequest, Accepted>;
+  newRecoveryCodes: handleUnaryCall<MeRequest, RecoveryCodes>;
+  /** Sessions (REST refresh families). */
+  listMySessions: handleUnaryCall<MeRequest, SessionList>;
+  endMySession: handleUnaryCall<EndSessionRequest, Ended>;
+  endMyOtherSessions: handleUnaryCall<MeRequest, Ended>;
+  listUserSessions: handleUnaryCall<UserRequest, SessionList>;
+  endUserSessions: handleUnaryCall<UserRequest, Ended>;
+  /** Administrator recovery. */
+  getAccountSecurity: handleUnaryCall<UserRequest, AccountSecurity>;
+  unlockAccount: handleUnaryCall<UserRequest, Accepted>;
+  resetSecondFactors: handleUnaryCall<ResetFactorsRequest, Accepted>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -2131,6 +3500,236 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   confirmEmailVerification(
     request: ConfirmEmailVerificationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  /**
+   * Second factors (DESIGN §5). UNAUTHENTICATED for an unknown, used or expired mfa_token, or a
+   * wrong factor (which counts toward the lockout).
+   */
+  completeMfa(
+    request: CompleteMfaRequest,
+    callback: (error: ServiceError | null, response: LoginResponse) => void,
+  ): ClientUnaryCall;
+  completeMfa(
+    request: CompleteMfaRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LoginResponse) => void,
+  ): ClientUnaryCall;
+  completeMfa(
+    request: CompleteMfaRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LoginResponse) => void,
+  ): ClientUnaryCall;
+  /** An enrolment-only mfa_token (MFA_REQUIRED_ROLES): a pending TOTP secret to activate with CompleteMfa. */
+  enrolWithMfaToken(
+    request: EnrolWithMfaTokenRequest,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  enrolWithMfaToken(
+    request: EnrolWithMfaTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  enrolWithMfaToken(
+    request: EnrolWithMfaTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  getMfaStatus(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: MfaStatus) => void,
+  ): ClientUnaryCall;
+  getMfaStatus(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MfaStatus) => void,
+  ): ClientUnaryCall;
+  getMfaStatus(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MfaStatus) => void,
+  ): ClientUnaryCall;
+  startTotp(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  startTotp(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  startTotp(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: TotpEnrolment) => void,
+  ): ClientUnaryCall;
+  activateTotp(
+    request: ActivateTotpRequest,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  activateTotp(
+    request: ActivateTotpRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  activateTotp(
+    request: ActivateTotpRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
+  removeTotp(request: MeRequest, callback: (error: ServiceError | null, response: Accepted) => void): ClientUnaryCall;
+  removeTotp(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  removeTotp(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  newRecoveryCodes(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: RecoveryCodes) => void,
+  ): ClientUnaryCall;
+  newRecoveryCodes(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecoveryCodes) => void,
+  ): ClientUnaryCall;
+  newRecoveryCodes(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecoveryCodes) => void,
+  ): ClientUnaryCall;
+  /** Sessions (REST refresh families). */
+  listMySessions(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  listMySessions(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  listMySessions(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  endMySession(
+    request: EndSessionRequest,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endMySession(
+    request: EndSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endMySession(
+    request: EndSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endMyOtherSessions(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endMyOtherSessions(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endMyOtherSessions(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  listUserSessions(
+    request: UserRequest,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  listUserSessions(
+    request: UserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  listUserSessions(
+    request: UserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SessionList) => void,
+  ): ClientUnaryCall;
+  endUserSessions(
+    request: UserRequest,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endUserSessions(
+    request: UserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endUserSessions(
+    request: UserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  /** Administrator recovery. */
+  getAccountSecurity(
+    request: UserRequest,
+    callback: (error: ServiceError | null, response: AccountSecurity) => void,
+  ): ClientUnaryCall;
+  getAccountSecurity(
+    request: UserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AccountSecurity) => void,
+  ): ClientUnaryCall;
+  getAccountSecurity(
+    request: UserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AccountSecurity) => void,
+  ): ClientUnaryCall;
+  unlockAccount(
+    request: UserRequest,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  unlockAccount(
+    request: UserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  unlockAccount(
+    request: UserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  resetSecondFactors(
+    request: ResetFactorsRequest,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  resetSecondFactors(
+    request: ResetFactorsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  resetSecondFactors(
+    request: ResetFactorsRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Accepted) => void,

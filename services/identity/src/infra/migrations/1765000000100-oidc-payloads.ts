@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * within it. Looked up by grant (revocation), user code (device flow) and uid (sessions);
  * expired rows are purged by housekeeping.
  */
-export class OidcPayloads1764800000500 implements MigrationInterface {
-  name = 'OidcPayloads1764800000500';
+export class OidcPayloads1765000000100 implements MigrationInterface {
+  name = 'OidcPayloads1765000000100';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`

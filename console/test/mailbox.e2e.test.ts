@@ -1,0 +1,291 @@
+/**
+ * Issue #23's walk in a real browser (Debian's Chromium driven by playwright-core), as a newcomer
+ * meets it: the all-in-one process started as `make run` starts it (deploy/all-in-one/dist/main.js,
+ * no SMTP_URL, no EMAIL_ACTION_BASE_URL; its databases on the test PostgreSQL instead of the
+ * embedded one, for speed), then: sign in to the console, send a password reset for a user, read
+ * the mail in "Mailbox (development)", follow its link to the hosted reset page, see the policy
+ * as you type, set a new password and sign in with it (REST login); the used link again (a clear
+ * message naming nothing); an email verification the same way. axe-core on every page (nothing
+ * serious or critical); the attacker's checks: the token leaves the address bar, no request of a
+ * hosted page carries a Referer, the pages refuse framing, the process's log never holds a token.
+ * Screenshots: console/test-output/mailbox/ (gitignored); two are in the README
+ * (console/docs/mailbox.png, console/docs/reset-password.png, copied by hand).
+ * Skipped, saying why, without /usr/bin/chromium or a built tree (make build).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type TestDatabase, createTestDatabase, eventually } from '@iam/platform/testing';
+import { type BrowserContext, type Page, chromium } from 'playwright-core';
+import { ConsoleApp, MailboxPage, ResetPasswordPage, SignInPage, VerifyEmailPage, axeOf } from './pages';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = join(__dirname, '..', '..');
+const MAIN = join(ROOT, 'deploy', 'all-in-one', 'dist', 'main.js');
+const DIST = join(__dirname, '..', 'dist', 'reset-password.html');
+const OUT = join(__dirname, '..', 'test-output', 'mailbox');
+const missing = !existsSync(CHROMIUM)
+  ? `${CHROMIUM} is missing (apt-get install -y chromium)`
+  : !existsSync(DIST) || !existsSync(MAIN)
+    ? 'the tree is not built (make build)'
+    : '';
+if (missing) console.warn(`mailbox browser walk skipped: ${missing}`);
+const suite = missing ? describe.skip : describe;
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ADMIN = { email: 'admin@example.com', password: 'Admin-Passw0rd!' };
+const SERVICES = ['directory', 'identity', 'notification', 'commerce', 'audit'] as const;
+
+jest.setTimeout(240_000);
+
+/** A free port above 23000 whose gRPC followers (PORT − 8080 + 50051…) fall out of range, so they are chosen at start. */
+async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 23_000 + Math.floor(Math.random() * 1_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = createServer().once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port in 23000..23999');
+}
+
+suite('make run: mail flows through the development mailbox and the hosted pages, in Chromium', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'iam-mailbox-walk-'));
+  const dbs: TestDatabase[] = [];
+  let child: ChildProcess;
+  let log = '';
+  let base: string;
+  let context: BrowserContext;
+  let userDataDir: string;
+  let app: ConsoleApp;
+  let shot = 0;
+  /** Each request a hosted page made, with its Referer header (none expected). */
+  const hostedRequests: Array<{ url: string; referer: string | undefined }> = [];
+  const tokens: string[] = [];
+  const user = { email: `ada.${Date.now().toString(36)}@example.com`, password: 'First-Passw0rd!2026', next: 'Second-Passw0rd!2026' };
+
+  const screenshot = async (page: Page, name: string) => page.screenshot({ path: join(OUT, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+  const expectAccessible = async (page: Page, name: string) => {
+    await screenshot(page, name);
+    expect({ page: name, violations: await axeOf(page) }).toEqual({ page: name, violations: [] });
+  };
+  const api = async (method: string, path: string, body?: unknown, token?: string) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  };
+  const login = (email: string, password: string) => api('POST', '/api/v1/auth/generate-jwt', { email, password });
+  /** Records every request for or from a hosted page (its navigation, assets and API calls) with its Referer. */
+  const watchHosted = (ctx: BrowserContext) =>
+    ctx.on('request', (r) => {
+      let from = '';
+      try {
+        from = r.frame().url();
+      } catch {
+        // a service worker's request has no frame
+      }
+      if (/\/(reset-password|verify-email)/.test(`${r.url()} ${from}`)) hostedRequests.push({ url: r.url(), referer: r.headers()['referer'] });
+    });
+
+  beforeAll(async () => {
+    rmSync(OUT, { recursive: true, force: true });
+    mkdirSync(OUT, { recursive: true });
+    const port = await freePort();
+    base = `http://localhost:${port}`;
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    // As a newcomer's shell: nothing of mail configured, no external bus, default ports.
+    for (const k of Object.keys(env)) if (/^(SMTP_URL|EMAIL_ACTION_BASE_URL|NATS_URL|HOST|BIND_HOST|PUBLIC_URL)$|_(GRPC_PORT|GRPC_TARGET|DATABASE_URL)$/.test(k)) delete env[k];
+    for (const s of SERVICES) {
+      const db = await createTestDatabase(`mailbox_walk_${s}`);
+      dbs.push(db);
+      env[`${s.toUpperCase()}_DATABASE_URL`] = db.url;
+    }
+    Object.assign(env, {
+      PORT: String(port),
+      DATA_DIR: join(dataDir, 'data'),
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'debug',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      ARGON2_MEMORY_KIB: '8192',
+      ARGON2_ITERATIONS: '1',
+    });
+    child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (log += d));
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (log += d));
+    await eventually(() => log.includes('iam is up at') || child.exitCode !== null, 180_000, 250);
+    if (child.exitCode !== null) throw new Error(`the all-in-one exited:\n${log.slice(-3000)}`);
+    await eventually(async () => (await fetch(`${base}/health/ready`).catch(() => undefined))?.ok === true, 60_000, 250);
+
+    userDataDir = mkdtempSync(join(tmpdir(), 'mailbox-chromium-'));
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1200, height: 800 },
+      // axe-core is evaluated into the pages; their CSP allows only their own scripts.
+      bypassCSP: true,
+    });
+    watchHosted(context);
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(10_000);
+    app = new ConsoleApp(page, base, OUT);
+  }, 240_000);
+
+  afterAll(async () => {
+    await context?.close();
+    child?.stdout?.destroy();
+    child?.stderr?.destroy();
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    for (const db of dbs) await db.drop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  });
+
+  it('says at start that mail is kept in the development mailbox', () => {
+    expect(log).toContain('no SMTP_URL: mail is kept in the development mailbox');
+  });
+
+  it('the console signs in and shows "Mailbox (development)"; a reset mail for a user lands in it', async () => {
+    await app.open();
+    await new SignInPage(app).signIn(ADMIN.email, ADMIN.password);
+    await app.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailbox (development)' }).waitFor();
+    const admin = (await login(ADMIN.email, ADMIN.password)).json.token as string;
+    const created = await api('POST', '/api/v1/users', { firstName: 'Ada', lastName: 'Lovelace', email: user.email, password: user.password }, admin);
+    expect(created.status).toBe(201);
+    // The console's own reset button (Users → edit) sends the same request.
+    expect((await api('POST', '/api/v1/auth/password-reset/request', { email: user.email })).status).toBe(202);
+    const mailbox = new MailboxPage(app);
+    await mailbox.open();
+    await app.page.getByRole('heading', { level: 1, name: 'Mailbox (development)' }).waitFor();
+    await mailbox.read(user.email, 'Reset your password');
+    await expect(mailbox.link('/reset-password').textContent()).resolves.toMatch(new RegExp(`^${base}/reset-password\\?token=[A-Za-z0-9_-]{43}$`));
+    // The HTML part sits in a sandboxed frame (no scripts), the text part as text.
+    await expect(app.page.locator('iframe.mail-html').getAttribute('sandbox')).resolves.toBe('');
+    await expectAccessible(app.page, 'mailbox-reset-mail');
+    await app.page.getByRole('link', { name: 'Back to the mailbox' }).click();
+    await expectAccessible(app.page, 'mailbox');
+    await mailbox.read(user.email, 'Reset your password');
+  });
+
+  it('the link opens the hosted reset page: the token leaves the address bar, the policy shows as you type, the new password works', async () => {
+    const mailbox = new MailboxPage(app);
+    tokens.push(new URL((await mailbox.link('/reset-password').textContent())!).searchParams.get('token')!);
+    const tab = await mailbox.follow('/reset-password');
+    const reset = new ResetPasswordPage(tab);
+    await expect(reset.heading().textContent()).resolves.toBe('Choose a new password');
+    expect(tab.url()).toBe(`${base}/reset-password`);
+    await expectAccessible(tab, 'reset-password');
+    await reset.type('short');
+    expect(await reset.checklist()).toEqual([
+      'At least 12 characters (not yet)',
+      'An uppercase letter (not yet)',
+      'A lowercase letter (done)',
+      'A digit (not yet)',
+      'A special character (not a letter, digit or space) (not yet)',
+      'No control characters (done)',
+    ]);
+    await reset.submit();
+    await expect(tab.getByLabel('New password').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(tab.locator('.field-error').textContent()).resolves.toMatch(/does not meet 4 requirements/);
+    await expectAccessible(tab, 'reset-password-policy');
+    await reset.type(user.next);
+    expect((await reset.checklist()).every((c) => c.endsWith('(done)'))).toBe(true);
+    await reset.submit();
+    await tab.getByRole('heading', { level: 1, name: 'Your password is changed' }).waitFor();
+    await expectAccessible(tab, 'reset-password-done');
+    await tab.close();
+    expect((await login(user.email, user.password)).status).toBe(401);
+    expect((await login(user.email, user.next)).status).toBe(200);
+  });
+
+  it('the used link again: one clear message that names nothing of the account', async () => {
+    const tab = await new MailboxPage(app).follow('/reset-password');
+    const reset = new ResetPasswordPage(tab);
+    await reset.type('Third-Passw0rd!2026');
+    await reset.submit();
+    await tab.getByRole('heading', { level: 1, name: 'This link cannot be used' }).waitFor();
+    const text = await tab.locator('body').innerText();
+    expect(text).toContain('already used, it has expired, or it is incomplete');
+    for (const secret of [user.email, 'Ada', 'Lovelace', tokens[0]!]) expect(text).not.toContain(secret);
+    await expectAccessible(tab, 'reset-password-used');
+    await tab.close();
+    expect((await login(user.email, user.next)).status).toBe(200);
+  });
+
+  it('an email verification the same way: the page changes nothing until "Verify" is pressed', async () => {
+    const token = (await login(user.email, user.next)).json.token as string;
+    expect((await api('POST', '/api/v1/auth/email-verification/request', undefined, token)).status).toBe(202);
+    const mailbox = new MailboxPage(app);
+    await app.page.getByRole('link', { name: 'Back to the mailbox' }).click();
+    await mailbox.read(user.email, 'Confirm your email address');
+    tokens.push(new URL((await mailbox.link('/verify-email').textContent())!).searchParams.get('token')!);
+    const tab = await mailbox.follow('/verify-email');
+    const verify = new VerifyEmailPage(tab);
+    await expect(verify.heading().textContent()).resolves.toBe('Confirm your email address');
+    expect(tab.url()).toBe(`${base}/verify-email`);
+    await expectAccessible(tab, 'verify-email');
+    const admin = (await login(ADMIN.email, ADMIN.password)).json.token as string;
+    const record = async () => (await api('GET', `/api/v1/users?q=${encodeURIComponent(user.email)}`, undefined, admin)).json.items as Array<{ emailVerified: boolean }>;
+    // Opening the link (as a mail scanner would) verified nothing.
+    expect((await record())[0]!.emailVerified).toBe(false);
+    await verify.verify();
+    await tab.getByRole('heading', { level: 1, name: 'Your email address is confirmed' }).waitFor();
+    await expectAccessible(tab, 'verify-email-done');
+    await tab.close();
+    expect((await record())[0]!.emailVerified).toBe(true);
+  });
+
+  it('the attacker\'s checks: no Referer from the hosted pages, no framing, and no token in the log', async () => {
+    // Two visits of the reset page and one of the verify page: the pages, their scripts and styles, their calls.
+    expect(hostedRequests.filter((r) => /\/assets\/.+\.js$/.test(r.url)).length).toBeGreaterThan(4);
+    expect(hostedRequests.filter((r) => /\/api\/v1\/auth\/.+\/confirm$/.test(r.url)).length).toBe(3);
+    // No Referer, or an empty one (as the browser reports a request under no-referrer): nothing names the page.
+    expect(hostedRequests.filter((r) => r.referer)).toEqual([]);
+    for (const path of ['/reset-password', '/verify-email']) {
+      const res = await fetch(`${base}${path}?token=x`);
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    }
+    // A page that frames the reset page shows nothing of it.
+    const framer = await context.newPage();
+    await framer.setContent(`<iframe src="${base}/reset-password?token=${tokens[0]}"></iframe>`);
+    await framer.waitForTimeout(500);
+    const frame = framer.frames().find((f) => f.url().includes('/reset-password'));
+    expect(frame ? await frame.locator('h1').count() : 0).toBe(0);
+    await framer.close();
+    // Under their real CSP (a browser of its own, no bypass): both pages run, with no refusal.
+    const strict = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const page = await strict.newPage();
+      const refusals: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) refusals.push(m.text());
+      });
+      for (const [path, title] of [['/reset-password', 'Choose a new password'], ['/verify-email', 'Confirm your email address']] as const) {
+        await page.goto(`${base}${path}?token=not-a-real-token`);
+        await page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 10_000 });
+        expect(page.url()).toBe(`${base}${path}`);
+      }
+      expect(refusals).toEqual([]);
+    } finally {
+      await strict.close();
+    }
+    // The process logged every request (LOG_LEVEL=debug), by route: never a token.
+    expect(log).toContain('"route":"/reset-password"');
+    for (const t of tokens) expect(log).not.toContain(t);
+  });
+});

@@ -1,0 +1,337 @@
+/**
+ * Second factors (DESIGN §5): TOTP (secret sealed with a key outside the database, activated by
+ * a first right code, each code accepted once), single-use recovery codes (hashed), and the
+ * single-use mfa token that stands between a right password and its second factor. Sign-in (the
+ * REST login here; the OP's hosted sign-in later) asks `challenge` after the password and
+ * `redeem` with the factor; failed factors count toward the login lockout of the account's email.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { SUBJECTS } from '@iam/contracts';
+import { type AccessClaims, AppError, type Logger, event, open, randomToken, seal, sha256 } from '@iam/platform';
+import type { Principal } from '../domain/model';
+import type { Directory, IdentityStores, MfaPurpose, UnitOfWork } from '../domain/ports';
+import { matchTotp, newTotpSecret, otpauthUri, base32Encode } from '../domain/totp';
+
+export interface SecondFactorSettings {
+  /** AES-256 key sealing TOTP secrets (derived from JWT_KEY_ENCRYPTION_KEY, never in the database). */
+  readonly totpKey: Buffer;
+  /** The issuer authenticator apps show. */
+  readonly issuer: string;
+  /** MFA_REQUIRED_ROLES: members get no token without a second factor. */
+  readonly requiredRoles: readonly string[];
+  readonly maxFailedAttempts: number;
+  readonly lockoutMinutes: number;
+}
+
+export const MFA_TOKEN_SECONDS = 300;
+/** Removing a factor or making new recovery codes needs a sign-in this recent. */
+export const REAUTH_SECONDS = 300;
+export const RECOVERY_CODE_COUNT = 10;
+
+export type MfaMethod = 'totp' | 'recovery_code' | 'webauthn';
+
+export interface MfaChallenge {
+  readonly mfaToken: string;
+  readonly methods: readonly MfaMethod[];
+  readonly enrolmentRequired: boolean;
+  readonly expiresIn: number;
+}
+
+export type Factor = { readonly code: string } | { readonly recoveryCode: string };
+
+export interface MfaStatus {
+  readonly totp: boolean;
+  readonly passkeys: number;
+  readonly recoveryCodesLeft: number;
+}
+
+export interface TotpEnrolment {
+  readonly secret: string;
+  readonly otpauthUri: string;
+}
+
+export interface SecondFactorUseCases {
+  /** After a right password: null when the account signs in with it alone, else its challenge. */
+  challenge(principal: Principal, emailHash: Buffer): Promise<MfaChallenge | null>;
+  /**
+   * Checks a factor against an mfa token and uses the token up. UNAUTHENTICATED for an unknown,
+   * used or expired token, a locked account, or a wrong or replayed factor (counted toward the
+   * lockout). Returns who signed in and how (RFC 8176 amr).
+   */
+  redeem(mfaToken: string, factor: Factor): Promise<{ userId: string; emailHash: Buffer; amr: string[] }>;
+  /** An enrolment-only mfa token: a pending TOTP secret, activated by `redeem` with its code. */
+  enrolWithToken(mfaToken: string): Promise<TotpEnrolment>;
+  status(userId: string): Promise<MfaStatus>;
+  startTotp(userId: string): Promise<TotpEnrolment>;
+  /** VALIDATION (field code) for a wrong code; CONFLICT when no enrolment is pending. */
+  activateTotp(userId: string, code: string): Promise<void>;
+  /** FORBIDDEN (identity.reauthentication_required) without a recent sign-in; NOT_FOUND without TOTP. */
+  removeTotp(claims: AccessClaims): Promise<void>;
+  /** The new set, shown once (the old one is gone). FORBIDDEN like removeTotp; CONFLICT with no factor to back up. */
+  newRecoveryCodes(claims: AccessClaims): Promise<string[]>;
+  /** An administrator's reset: every factor of the user removed, with the reason recorded. */
+  reset(userId: string, reason: string): Promise<void>;
+}
+
+const INVALID_TOKEN = 'The mfa token is invalid, used or expired.';
+const INVALID_FACTOR = 'The second factor is incorrect.';
+const MFA_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
+const RECOVERY_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** FORBIDDEN with reason identity.reauthentication_required unless `auth_time` is within REAUTH_SECONDS. */
+export function requireRecentSignIn(claims: Pick<AccessClaims, 'authTime'>, nowMs = Date.now()): void {
+  if (claims.authTime === undefined || nowMs / 1000 - claims.authTime > REAUTH_SECONDS) {
+    throw new AppError('FORBIDDEN', 'This needs a sign-in within the last 5 minutes: sign in again and retry.', { reason: 'identity.reauthentication_required' });
+  }
+}
+
+/** 10 characters of an unambiguous alphabet (50 bits), shown as XXXXX-XXXXX. */
+function newRecoveryCode(): string {
+  const bytes = randomBytes(10);
+  let s = '';
+  for (const b of bytes) s += RECOVERY_ALPHABET[b & 31];
+  return `${s.slice(0, 5)}-${s.slice(5)}`;
+}
+
+const normaliseRecoveryCode = (c: string): string => c.toUpperCase().replace(/[\s-]/g, '');
+const recoveryHash = (userId: string, code: string): Buffer => sha256(`${userId}:${normaliseRecoveryCode(code)}`);
+
+type Stores = Pick<IdentityStores, 'totp' | 'recoveryCodes' | 'mfaChallenges' | 'lockouts'>;
+
+export function createSecondFactorUseCases(deps: {
+  settings: SecondFactorSettings;
+  uow: UnitOfWork<Stores>;
+  stores: Stores;
+  directory: Directory;
+  logger: Logger;
+}): SecondFactorUseCases {
+  const { settings: s, uow, stores, directory } = deps;
+  const required = new Set(s.requiredRoles);
+
+  const sealSecret = (userId: string, secret: Buffer) => seal(s.totpKey, secret, `totp:${userId}`);
+  const openSecret = (userId: string, sealed: Buffer) => open(s.totpKey, sealed, `totp:${userId}`);
+
+  async function status(userId: string): Promise<MfaStatus> {
+    const [totp, left] = await Promise.all([stores.totp.get(userId), stores.recoveryCodes.countLeft(userId)]);
+    return {
+      totp: totp?.active ?? false,
+      passkeys: 0,
+      recoveryCodesLeft: left,
+    };
+  }
+
+  async function pending(userId: string): Promise<TotpEnrolment> {
+    const principal = await directory.principal(userId);
+    if (!principal) throw AppError.notFound('No such user.');
+    const secret = newTotpSecret();
+    if (!(await stores.totp.putPending(userId, sealSecret(userId, secret)))) throw AppError.conflict('TOTP is already active; remove it first.');
+    return {
+      secret: base32Encode(secret),
+      otpauthUri: otpauthUri(secret, s.issuer, principal.email),
+    };
+  }
+
+  /** The step a right, unused code of the user's TOTP is (active or pending per `active`); null otherwise. */
+  async function totpStep(userId: string, code: string, active: boolean): Promise<number | null> {
+    const t = await stores.totp.get(userId);
+    if (!t || t.active !== active) return null;
+    return matchTotp(openSecret(userId, t.sealedSecret), code, Date.now(), t.lastStep);
+  }
+
+  async function findChallenge(mfaToken: string) {
+    if (!MFA_TOKEN_RE.test(mfaToken)) throw AppError.unauthenticated(INVALID_TOKEN);
+    const c = await stores.mfaChallenges.find(sha256(mfaToken));
+    if (!c) throw AppError.unauthenticated(INVALID_TOKEN);
+    return c;
+  }
+
+  /** Checks the factor; the factor used, or null when it is wrong (nothing used up). */
+  async function check(userId: string, purpose: MfaPurpose, factor: Factor): Promise<'totp' | 'recovery_code' | null> {
+    if ('code' in factor) {
+      if (purpose === 'enrol') {
+        const step = await totpStep(userId, factor.code, false);
+        return step !== null && (await stores.totp.activate(userId, step)) ? 'totp' : null;
+      }
+      const step = await totpStep(userId, factor.code, true);
+      return step !== null && (await stores.totp.useStep(userId, step)) ? 'totp' : null;
+    }
+    if (purpose === 'enrol') return null;
+    return (await stores.recoveryCodes.use(userId, recoveryHash(userId, factor.recoveryCode))) ? 'recovery_code' : null;
+  }
+
+  return {
+    async challenge(principal, emailHash) {
+      const st = await status(principal.userId);
+      const enrolled = st.totp || st.passkeys > 0;
+      const mustEnrol = !enrolled && principal.roles.some((r) => required.has(r));
+      if (!enrolled && !mustEnrol) return null;
+      const mfaToken = randomToken(32);
+      const purpose: MfaPurpose = enrolled ? 'verify' : 'enrol';
+      await stores.mfaChallenges.create({
+        id: randomUUID(),
+        userId: principal.userId,
+        emailHash,
+        tokenHash: sha256(mfaToken),
+        purpose,
+        expiresAt: new Date(Date.now() + MFA_TOKEN_SECONDS * 1000),
+      });
+      const methods: MfaMethod[] = enrolled ? [...(st.totp ? (['totp'] as const) : []), ...(st.recoveryCodesLeft > 0 ? (['recovery_code'] as const) : [])] : ['totp'];
+      return {
+        mfaToken,
+        methods,
+        enrolmentRequired: !enrolled,
+        expiresIn: MFA_TOKEN_SECONDS,
+      };
+    },
+
+    async redeem(mfaToken, factor) {
+      const c = await findChallenge(mfaToken);
+      // As a login: the attempt is reserved before the factor is checked, so at most the limit
+      // of guesses is checked per lockout window, however many arrive at once.
+      const slot = await stores.lockouts.reserve(c.emailHash, s.maxFailedAttempts, s.lockoutMinutes);
+      const kind = 'code' in factor ? 'totp' : 'recovery_code';
+      let used: 'totp' | 'recovery_code' | null = null;
+      if (slot.allowed) {
+        try {
+          used = await check(c.userId, c.purpose, factor);
+        } catch (err) {
+          await stores.lockouts.release(c.emailHash, s.maxFailedAttempts);
+          throw err;
+        }
+      }
+      if (!used || !slot.allowed) {
+        const lockedNow = slot.allowed && slot.count >= s.maxFailedAttempts;
+        if (lockedNow) deps.logger.warn({ failures: slot.count }, 'account locked after repeated failed second factors');
+        await uow.run((tx) =>
+          tx.publish([
+            event(SUBJECTS.mfaFailed, {
+              userId: c.userId,
+              factor: kind,
+              failures: slot.count,
+              reason: slot.allowed ? 'invalid_factor' : 'locked',
+              recoveryCodesLeft: 0,
+            }),
+            ...(lockedNow
+              ? [
+                  event(SUBJECTS.accountLocked, {
+                    userId: c.userId,
+                    failures: slot.count,
+                    reason: '',
+                  }),
+                ]
+              : []),
+          ]),
+        );
+        throw AppError.unauthenticated(INVALID_FACTOR);
+      }
+      const left = await stores.recoveryCodes.countLeft(c.userId);
+      const consumed = await uow.run(async (tx) => {
+        if (!(await tx.mfaChallenges.consume(c.id))) return false;
+        const e = {
+          userId: c.userId,
+          factor: used,
+          failures: 0,
+          reason: '',
+          recoveryCodesLeft: left,
+        };
+        await tx.publish([
+          ...(c.purpose === 'enrol' ? [event(SUBJECTS.mfaEnrolled, e)] : []),
+          event(used === 'recovery_code' ? SUBJECTS.recoveryCodeUsed : SUBJECTS.mfaVerified, e),
+        ]);
+        return true;
+      });
+      if (!consumed) throw AppError.unauthenticated(INVALID_TOKEN);
+      return {
+        userId: c.userId,
+        emailHash: c.emailHash,
+        amr: ['pwd', 'otp', 'mfa'],
+      };
+    },
+
+    async enrolWithToken(mfaToken) {
+      const c = await findChallenge(mfaToken);
+      if (c.purpose !== 'enrol') throw AppError.conflict('This account has a second factor already: answer with it.');
+      return pending(c.userId);
+    },
+
+    status,
+
+    startTotp: (userId) => pending(userId),
+
+    async activateTotp(userId, code) {
+      const t = await stores.totp.get(userId);
+      if (!t || t.active) throw AppError.conflict('No TOTP enrolment is pending: start one first.');
+      const step = matchTotp(openSecret(userId, t.sealedSecret), code, Date.now(), t.lastStep);
+      if (step === null) throw AppError.validation('The code is incorrect.', [{ field: 'code', message: 'is incorrect' }]);
+      await uow.run(async (tx) => {
+        if (!(await tx.totp.activate(userId, step))) throw AppError.conflict('No TOTP enrolment is pending: start one first.');
+        await tx.publish([
+          event(SUBJECTS.mfaEnrolled, {
+            userId,
+            factor: 'totp',
+            failures: 0,
+            reason: '',
+            recoveryCodesLeft: 0,
+          }),
+        ]);
+      });
+    },
+
+    async removeTotp(claims) {
+      requireRecentSignIn(claims);
+      await uow.run(async (tx) => {
+        if (!(await tx.totp.remove(claims.sub))) throw AppError.notFound('No TOTP is enrolled.');
+        // Recovery codes back a factor up; with none left they go too.
+        await tx.recoveryCodes.removeAll(claims.sub);
+        await tx.publish([
+          event(SUBJECTS.mfaRemoved, {
+            userId: claims.sub,
+            factor: 'totp',
+            failures: 0,
+            reason: '',
+            recoveryCodesLeft: 0,
+          }),
+        ]);
+      });
+    },
+
+    async newRecoveryCodes(claims) {
+      requireRecentSignIn(claims);
+      const st = await status(claims.sub);
+      if (!st.totp && st.passkeys === 0) throw AppError.conflict('Enrol a second factor before making recovery codes.');
+      const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+      await uow.run(async (tx) => {
+        await tx.recoveryCodes.replace(
+          claims.sub,
+          codes.map((c) => recoveryHash(claims.sub, c)),
+        );
+        await tx.publish([
+          event(SUBJECTS.mfaEnrolled, {
+            userId: claims.sub,
+            factor: 'recovery_codes',
+            failures: 0,
+            reason: '',
+            recoveryCodesLeft: codes.length,
+          }),
+        ]);
+      });
+      return codes;
+    },
+
+    async reset(userId, reason) {
+      await uow.run(async (tx) => {
+        await tx.totp.remove(userId);
+        await tx.recoveryCodes.removeAll(userId);
+        await tx.publish([
+          event(SUBJECTS.mfaReset, {
+            userId,
+            factor: '',
+            failures: 0,
+            reason,
+            recoveryCodesLeft: 0,
+          }),
+        ]);
+      });
+    },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Sessions (DESIGN §5): a user lists and ends their own sign-ins; an administrator (users.manage,
+ * checked by the gateway) lists and ends a user's, unlocks an account locked by failed attempts and
+ * resets its second factors. Ending a session revokes its refresh family and denylists the
+ * access tokens it issued (identity.token.revoked: every gateway refuses them within a second).
+ */
+import { SUBJECTS } from '@iam/contracts';
+import { AppError, type InTransaction, event, requestContext } from '@iam/platform';
+import { deviceOf } from '../domain/device';
+import type { Principal } from '../domain/model';
+import type { Directory, IdentityStores, SessionRecord, UnitOfWork } from '../domain/ports';
+import { emailKey } from './auth';
+import type { SessionStores } from './auth';
+import type { MfaStatus, SecondFactorUseCases } from './second-factor';
+
+export interface SessionView extends SessionRecord {
+  readonly device: string;
+  readonly current: boolean;
+}
+
+export interface AccountSecurity {
+  readonly locked: boolean;
+  readonly lockedUntil: Date | null;
+  readonly failedAttempts: number;
+  readonly mfa: MfaStatus;
+}
+
+export interface SessionUseCases {
+  list(userId: string, currentSid?: string): Promise<SessionView[]>;
+  /** NOT_FOUND when the user has no such live session. */
+  end(userId: string, sessionId: string): Promise<void>;
+  /** Every live session of the user but `currentSid`; how many ended. */
+  endOthers(userId: string, currentSid: string | undefined): Promise<number>;
+  /** An administrator: the user's sessions (NOT_FOUND for an unknown user). */
+  listOf(userId: string): Promise<SessionView[]>;
+  /** An administrator: every session and access token of the user ended (Administrator rule of §3). */
+  endAllOf(userId: string): Promise<number>;
+  security(userId: string): Promise<AccountSecurity>;
+  unlock(userId: string): Promise<void>;
+  resetFactors(userId: string, reason: string): Promise<void>;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Stores = Pick<IdentityStores, 'refreshTokens' | 'denylist' | 'sessions' | 'subjects' | 'lockouts'>;
+
+export function createSessionUseCases(deps: {
+  uow: UnitOfWork<Stores>;
+  stores: Stores;
+  directory: Directory;
+  secondFactor: Pick<SecondFactorUseCases, 'status' | 'reset'>;
+  endSessionsIn: (tx: InTransaction<SessionStores>, userId: string, at: Date) => Promise<number>;
+}): SessionUseCases {
+  const { uow, stores, directory } = deps;
+  const view =
+    (currentSid?: string) =>
+    (r: SessionRecord): SessionView => ({
+      ...r,
+      device: deviceOf(r.userAgent),
+      current: r.id === currentSid,
+    });
+
+  async function target(userId: string): Promise<Principal> {
+    const p = await directory.principal(userId);
+    if (!p) throw AppError.notFound('No such user.');
+    return p;
+  }
+
+  /** The Administrator rule of §3: only an Administrator acts on an Administrator's account. */
+  async function changeable(userId: string): Promise<Principal> {
+    const p = await target(userId);
+    if (p.roles.includes('Administrator')) {
+      const actor = requestContext()?.actor;
+      const a = actor ? await directory.principal(actor) : null;
+      if (!a?.roles.includes('Administrator')) throw AppError.forbidden('Only an Administrator may do this to an Administrator.');
+    }
+    return p;
+  }
+
+  async function endIn(tx: InTransaction<Stores>, userId: string, sessionId: string): Promise<boolean> {
+    const tokens = await tx.sessions.end(sessionId, userId);
+    if (!tokens) return false;
+    await tx.refreshTokens.revokeFamily(sessionId);
+    for (const t of tokens) await tx.denylist.add(t.jti, userId, t.expiresAt);
+    await tx.publish([
+      ...tokens.map((t) =>
+        event(SUBJECTS.tokenRevoked, {
+          jti: t.jti,
+          userId,
+          expiresAt: t.expiresAt,
+        }),
+      ),
+      event(SUBJECTS.sessionEnded, {
+        userId,
+        sessionId,
+        tokensRevoked: tokens.length,
+      }),
+    ]);
+    return true;
+  }
+
+  return {
+    list: async (userId, currentSid) => (await stores.sessions.listLive(userId)).map(view(currentSid)),
+
+    async end(userId, sessionId) {
+      if (!UUID_RE.test(sessionId)) throw AppError.notFound('No such session.');
+      const ended = await uow.run((tx) => endIn(tx, userId, sessionId));
+      if (!ended) throw AppError.notFound('No such session.');
+    },
+
+    async endOthers(userId, currentSid) {
+      const live = await stores.sessions.listLive(userId);
+      return uow.run(async (tx) => {
+        let n = 0;
+        for (const s of live) if (s.id !== currentSid && (await endIn(tx, userId, s.id))) n++;
+        return n;
+      });
+    },
+
+    async listOf(userId) {
+      await target(userId);
+      return (await stores.sessions.listLive(userId)).map(view());
+    },
+
+    async endAllOf(userId) {
+      await changeable(userId);
+      const live = await stores.sessions.listLive(userId);
+      return uow.run(async (tx) => {
+        for (const s of live) await endIn(tx, userId, s.id);
+        // And anything else the user holds (tokens of no recorded session).
+        await deps.endSessionsIn(tx, userId, new Date());
+        return live.length;
+      });
+    },
+
+    async security(userId) {
+      const p = await target(userId);
+      const [lock, mfa] = await Promise.all([stores.lockouts.state(emailKey(p.email)), deps.secondFactor.status(userId)]);
+      return {
+        locked: lock?.lockedUntil != null,
+        lockedUntil: lock?.lockedUntil ?? null,
+        failedAttempts: lock?.failedCount ?? 0,
+        mfa,
+      };
+    },
+
+    async unlock(userId) {
+      const p = await changeable(userId);
+      await uow.run(async (tx) => {
+        await tx.lockouts.clear(emailKey(p.email));
+        await tx.publish([event(SUBJECTS.accountUnlocked, { userId })]);
+      });
+    },
+
+    async resetFactors(userId, reason) {
+      const r = reason.trim();
+      if (r.length === 0 || r.length > 500)
+        throw AppError.validation('A reason (1 to 500 characters) is required.', [{ field: 'reason', message: 'is required (1 to 500 characters)' }]);
+      await changeable(userId);
+      await deps.secondFactor.reset(userId, r);
+    },
+  };
+}

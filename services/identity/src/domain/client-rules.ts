@@ -1,0 +1,74 @@
+/**
+ * What a client's settings may be (DESIGN §5 "Clients"): every violation named by its field, so a
+ * bad request is one 400 that lists them all and writes nothing.
+ */
+import { AppError, type FieldError } from '@iam/platform';
+import { type ClientSettings, GRANT_TYPES, type GrantType } from './clients';
+
+export const CLIENT_NAME_MAX = 100;
+export const CLIENT_URIS_MAX = 20;
+export const CLIENT_URI_MAX = 2_000;
+export const CLIENT_ROLES_MAX = 50;
+export const ROLE_NAME_MAX = 100;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Why a redirect URI is refused, or undefined: absolute, no fragment, `https` (or `http` on a loopback host), no user info. */
+export function redirectUriProblem(uri: string): string | undefined {
+  if (uri.length === 0 || uri.length > CLIENT_URI_MAX) return `must be 1..${CLIENT_URI_MAX} characters`;
+  if (CONTROL_RE.test(uri) || /\s/.test(uri)) return 'must not contain spaces or control characters';
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return 'must be an absolute URI';
+  }
+  if (uri.includes('#')) return 'must not have a fragment';
+  if (u.username || u.password) return 'must not carry user information';
+  if (u.protocol === 'https:') return undefined;
+  if (u.protocol === 'http:') return LOOPBACK_HOSTS.has(u.hostname) ? undefined : 'may use http only on a loopback host (localhost, 127.0.0.1, [::1])';
+  return 'must use https (or http on a loopback host)';
+}
+
+const isGrant = (g: string): g is GrantType => (GRANT_TYPES as readonly string[]).includes(g);
+
+function checkUris(errors: FieldError[], field: string, uris: readonly string[]): void {
+  if (uris.length > CLIENT_URIS_MAX) errors.push({ field, message: `must have at most ${CLIENT_URIS_MAX} entries` });
+  uris.forEach((uri, i) => {
+    const problem = redirectUriProblem(uri);
+    if (problem) errors.push({ field: `${field}[${i}]`, message: problem });
+  });
+  if (new Set(uris).size !== uris.length) errors.push({ field, message: 'must not repeat an entry' });
+}
+
+/** Settings as given (types unchecked beyond strings): VALIDATION naming each bad field, else the settings typed. */
+export function checkClientSettings(s: Omit<ClientSettings, 'type' | 'grantTypes'> & { type: string; grantTypes: readonly string[] }): ClientSettings {
+  const errors: FieldError[] = [];
+  const name = s.name.trim();
+  if (name.length === 0 || name.length > CLIENT_NAME_MAX) errors.push({ field: 'name', message: `must be 1..${CLIENT_NAME_MAX} characters` });
+  else if (CONTROL_RE.test(name)) errors.push({ field: 'name', message: 'must not contain control characters' });
+  const type = s.type === 'public' || s.type === 'confidential' ? s.type : undefined;
+  if (!type) errors.push({ field: 'type', message: 'must be "public" or "confidential"' });
+  checkUris(errors, 'redirectUris', s.redirectUris);
+  checkUris(errors, 'postLogoutRedirectUris', s.postLogoutRedirectUris);
+  const grants = s.grantTypes.filter(isGrant);
+  if (s.grantTypes.length === 0) errors.push({ field: 'grantTypes', message: 'must name at least one grant type' });
+  else if (grants.length !== s.grantTypes.length) errors.push({ field: 'grantTypes', message: `must be among ${GRANT_TYPES.join(', ')}` });
+  else if (new Set(grants).size !== grants.length) errors.push({ field: 'grantTypes', message: 'must not repeat a grant type' });
+  if (grants.includes('client_credentials') && type === 'public') errors.push({ field: 'grantTypes', message: 'client_credentials is for confidential clients only' });
+  if (grants.includes('authorization_code') && s.redirectUris.length === 0) errors.push({ field: 'redirectUris', message: 'authorization_code needs at least one redirect URI' });
+  if (grants.includes('refresh_token') && !grants.some((g) => g === 'authorization_code' || g === 'urn:ietf:params:oauth:grant-type:device_code')) {
+    errors.push({ field: 'grantTypes', message: 'refresh_token needs authorization_code or the device code grant' });
+  }
+  const roles = s.roles.map((r) => r.trim());
+  if (roles.length > CLIENT_ROLES_MAX) errors.push({ field: 'roles', message: `must have at most ${CLIENT_ROLES_MAX} entries` });
+  roles.forEach((r, i) => {
+    if (r.length === 0 || r.length > ROLE_NAME_MAX) errors.push({ field: `roles[${i}]`, message: `must be 1..${ROLE_NAME_MAX} characters` });
+  });
+  if (new Set(roles.map((r) => r.toLowerCase())).size !== roles.length) errors.push({ field: 'roles', message: 'must not repeat a role' });
+  if (roles.length > 0 && !grants.includes('client_credentials')) errors.push({ field: 'roles', message: 'roles are for clients with the client_credentials grant only' });
+  if (errors.length > 0 || !type) throw AppError.validation('The client is not valid.', errors);
+  return { ...s, name, type, grantTypes: grants, roles };
+}

@@ -1,0 +1,191 @@
+/** PostgreSQL stores of second factors and sessions (parameterised SQL over an EntityManager). */
+import type { EntityManager } from 'typeorm';
+import type { MfaChallengeRecord, MfaChallengeStore, MfaPurpose, RecoveryCodeStore, SessionRecord, SessionStore, TotpStore } from '../domain/ports';
+
+export class PgTotp implements TotpStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async get(userId: string): Promise<{
+    sealedSecret: Buffer;
+    active: boolean;
+    lastStep: number;
+  } | null> {
+    const [r] = await this.m.query<
+      Array<{
+        sealed_secret: Buffer;
+        activated_at: Date | null;
+        last_step: string;
+      }>
+    >('SELECT sealed_secret, activated_at, last_step FROM mfa_totp WHERE user_id = $1', [userId]);
+    return r
+      ? {
+          sealedSecret: r.sealed_secret,
+          active: r.activated_at !== null,
+          lastStep: Number(r.last_step),
+        }
+      : null;
+  }
+
+  async putPending(userId: string, sealedSecret: Buffer): Promise<boolean> {
+    const rows = await this.m.query<unknown[]>(
+      `INSERT INTO mfa_totp AS t (user_id, sealed_secret) VALUES ($1, $2)
+       ON CONFLICT (user_id) DO UPDATE SET sealed_secret = $2, last_step = 0, created_at = now() WHERE t.activated_at IS NULL
+       RETURNING user_id`,
+      [userId, sealedSecret],
+    );
+    return rows.length > 0;
+  }
+
+  async activate(userId: string, step: number): Promise<boolean> {
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE mfa_totp SET activated_at = now(), last_step = $2 WHERE user_id = $1 AND activated_at IS NULL AND last_step < $2', [
+      userId,
+      step,
+    ]);
+    return n > 0;
+  }
+
+  async useStep(userId: string, step: number): Promise<boolean> {
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE mfa_totp SET last_step = $2 WHERE user_id = $1 AND activated_at IS NOT NULL AND last_step < $2', [userId, step]);
+    return n > 0;
+  }
+
+  async remove(userId: string): Promise<boolean> {
+    const [, n] = await this.m.query<[unknown, number]>('DELETE FROM mfa_totp WHERE user_id = $1', [userId]);
+    return n > 0;
+  }
+}
+
+export class PgRecoveryCodes implements RecoveryCodeStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async replace(userId: string, hashes: readonly Buffer[]): Promise<void> {
+    await this.m.query('DELETE FROM mfa_recovery_codes WHERE user_id = $1', [userId]);
+    await this.m.query('INSERT INTO mfa_recovery_codes (id, user_id, code_hash) SELECT gen_random_uuid(), $1, h FROM unnest($2::bytea[]) AS h', [userId, hashes]);
+  }
+
+  async use(userId: string, hash: Buffer): Promise<boolean> {
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE mfa_recovery_codes SET used_at = now() WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL', [userId, hash]);
+    return n > 0;
+  }
+
+  async countLeft(userId: string): Promise<number> {
+    const [r] = await this.m.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM mfa_recovery_codes WHERE user_id = $1 AND used_at IS NULL', [userId]);
+    return r?.n ?? 0;
+  }
+
+  async removeAll(userId: string): Promise<number> {
+    const [, n] = await this.m.query<[unknown, number]>('DELETE FROM mfa_recovery_codes WHERE user_id = $1', [userId]);
+    return n;
+  }
+}
+
+export class PgMfaChallenges implements MfaChallengeStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async create(c: MfaChallengeRecord & { tokenHash: Buffer; expiresAt: Date }): Promise<void> {
+    await this.m.query('INSERT INTO mfa_challenges (id, user_id, email_hash, token_hash, purpose, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+      c.id,
+      c.userId,
+      c.emailHash,
+      c.tokenHash,
+      c.purpose,
+      c.expiresAt,
+    ]);
+  }
+
+  async find(tokenHash: Buffer): Promise<MfaChallengeRecord | null> {
+    const [r] = await this.m.query<
+      Array<{
+        id: string;
+        user_id: string;
+        email_hash: Buffer;
+        purpose: MfaPurpose;
+      }>
+    >('SELECT id, user_id, email_hash, purpose FROM mfa_challenges WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()', [tokenHash]);
+    return r
+      ? {
+          id: r.id,
+          userId: r.user_id,
+          emailHash: r.email_hash,
+          purpose: r.purpose,
+        }
+      : null;
+  }
+
+  async consume(id: string): Promise<boolean> {
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE mfa_challenges SET used_at = now() WHERE id = $1 AND used_at IS NULL AND expires_at > now()', [id]);
+    return n > 0;
+  }
+}
+
+interface SessionSql {
+  id: string;
+  user_id: string;
+  user_agent: string;
+  ip: string;
+  amr: string[];
+  auth_time: Date;
+  created_at: Date;
+  last_used_at: Date;
+}
+
+const session = (r: SessionSql): SessionRecord => ({
+  id: r.id,
+  userId: r.user_id,
+  userAgent: r.user_agent,
+  ip: r.ip,
+  amr: r.amr,
+  authTime: r.auth_time,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+});
+
+const SESSION_COLUMNS = 'id, user_id, user_agent, ip, amr, auth_time, created_at, last_used_at';
+
+export class PgSessions implements SessionStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async start(s: { id: string; userId: string; userAgent: string; ip: string; amr: readonly string[]; authTime: Date; expiresAt: Date }): Promise<void> {
+    await this.m.query('INSERT INTO sessions (id, user_id, user_agent, ip, amr, auth_time, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+      s.id,
+      s.userId,
+      s.userAgent,
+      s.ip,
+      [...s.amr],
+      s.authTime,
+      s.expiresAt,
+    ]);
+  }
+
+  async touch(id: string): Promise<SessionRecord | null> {
+    const rows = await this.m.query<[SessionSql[], number]>(`UPDATE sessions SET last_used_at = now() WHERE id = $1 AND ended_at IS NULL RETURNING ${SESSION_COLUMNS}`, [id]);
+    const r = rows[0]?.[0];
+    return r ? session(r) : null;
+  }
+
+  async recordToken(sessionId: string, jti: string, expiresAt: Date): Promise<void> {
+    await this.m.query('INSERT INTO session_access_tokens (jti, session_id, expires_at) VALUES ($1, $2, $3)', [jti, sessionId, expiresAt]);
+  }
+
+  async listLive(userId: string): Promise<SessionRecord[]> {
+    const rows = await this.m.query<SessionSql[]>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 AND ended_at IS NULL AND expires_at > now() ORDER BY last_used_at DESC, id LIMIT 200`,
+      [userId],
+    );
+    return rows.map(session);
+  }
+
+  async end(id: string, userId: string): Promise<Array<{ jti: string; expiresAt: Date }> | null> {
+    const rows = await this.m.query<[unknown[], number]>('UPDATE sessions SET ended_at = now() WHERE id = $1 AND user_id = $2 AND ended_at IS NULL RETURNING id', [id, userId]);
+    if ((rows[0]?.length ?? 0) === 0) return null;
+    const tokens = await this.m.query<Array<{ jti: string; expires_at: Date }>>('SELECT jti, expires_at FROM session_access_tokens WHERE session_id = $1 AND expires_at > now()', [
+      id,
+    ]);
+    return tokens.map((t) => ({ jti: t.jti, expiresAt: t.expires_at }));
+  }
+
+  async endAllOf(userId: string): Promise<number> {
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL', [userId]);
+    return n;
+  }
+}
