@@ -30,7 +30,7 @@ export interface AuthUseCases {
    * The OpenID provider's sign-in: the same password check as login (lockout, constant-shape
    * failure, the same audit events) without a token family; the provider's session follows.
    * Throws UNAUTHENTICATED with INVALID_CREDENTIALS; an account with a second factor is refused
-   * (SECOND_FACTOR_UNSUPPORTED) until the hosted pages ask for it.
+   * (FORBIDDEN) until the hosted pages ask for it.
    */
   signIn(email: string, password: string): Promise<Principal>;
   refresh(refreshToken: string): Promise<TokenPair>;
