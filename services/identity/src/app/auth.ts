@@ -197,13 +197,6 @@ export function createAuthUseCases(deps: {
       return { tokens: await startSession(principal, r.emailHash, r.amr), principal };
     },
 
-    /**
-     * Nothing is committed unless the answer can be made: the token is read, the user's current
-     * principal asked of the directory, and only then the rotation committed (one statement) and
-     * the access token signed. A directory failure leaves the token as it was. A crash or a lost
-     * answer after the commit leaves the client with the rotated token, whose retry within the
-     * grace period rotates the successor it never got (the family stays valid).
-     */
     async signIn(email, password) {
       const { principal, key } = await passwordVerified(email, password);
       if (await deps.secondFactor?.challenge(principal, key)) {
@@ -217,6 +210,13 @@ export function createAuthUseCases(deps: {
       return principal;
     },
 
+    /**
+     * Nothing is committed unless the answer can be made: the token is read, the user's current
+     * principal asked of the directory, and only then the rotation committed (one statement) and
+     * the access token signed. A directory failure leaves the token as it was. A crash or a lost
+     * answer after the commit leaves the client with the rotated token, whose retry within the
+     * grace period rotates the successor it never got (the family stays valid).
+     */
     async refresh(refreshToken) {
       if (!REFRESH_TOKEN_RE.test(refreshToken)) throw AppError.unauthenticated(INVALID_REFRESH);
       const hash = sha256(refreshToken);

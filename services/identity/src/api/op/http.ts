@@ -100,8 +100,8 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       try {
         passwordVerified = await d.auth.signIn(email, password);
       } catch (err) {
-        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') {
-          return send(res, prefix, 401, signInPage({ prefix, action: `${base}/login`, clientName, email, error: err.message }));
+        if (err instanceof AppError && (err.code === 'UNAUTHENTICATED' || err.code === 'FORBIDDEN')) {
+          return send(res, prefix, err.code === 'FORBIDDEN' ? 403 : 401, signInPage({ prefix, action: `${base}/login`, clientName, email, error: err.message }));
         }
         throw err;
       }
