@@ -110,7 +110,7 @@ export function createRecorder(uow: AuditUnitOfWork, opts: { maxBatch?: number }
 
   return (event) =>
     new Promise<void>((resolve, reject) => {
-      queue.push({ event, done: (err) => (err === undefined ? resolve() : reject(err instanceof Error ? err : new Error(String(err)))) });
+      queue.push({ event, done: (err) => (err === undefined ? resolve() : reject(err instanceof Error ? err : new Error('recording failed'))) });
       if (!draining) void drain();
     });
 }
