@@ -161,8 +161,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     documents[profile] = () => profileDocument(app.swagger() as Record<string, unknown>, routes, { title: `IAM API: ${profile} profile`, version: p.version, description: p.description });
   }
   if (Object.keys(documents).length > 0) await app.register(docsRoutes, { documents });
-  // The OpenID provider belongs to the Full profile (its tokens are the API's).
-  if (mounted.has('full')) await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits });
+  // The OpenID provider: the Full profile's tokens, and the storefront's (an edge-only gateway
+  // has no other way for a shopper to sign in: its apps use the provider's code flow).
+  if (mounted.has('full') || mounted.has('edge')) await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits });
   // The console needs the Full profile; GraphiQL (GRAPHQL_IDE) the edge's GraphQL endpoint.
   const withConsole = mounted.has('full');
   const withGraphiql = deps.config.graphql.ide && mounted.has('edge');

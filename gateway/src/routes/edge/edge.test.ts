@@ -165,6 +165,15 @@ describe('edge profile (commerce faked at the gRPC level)', () => {
       expect(ready.json().checks).toMatchObject({ commerce: 'up', 'commerce.db': 'up' });
     });
 
+    it('edge-only mode signs shoppers in through the OpenID provider: discovery and /oidc are proxied to it (mounted: not 404)', async () => {
+      // The provider documents itself (discovery), not the gateway's OpenAPI: asked without the document check.
+      for (const path of ['/.well-known/openid-configuration', '/oidc/auth?client_id=x']) {
+        const res = await gw.app.inject({ method: 'GET', url: path });
+        expect([path, res.statusCode]).not.toEqual([path, 404]);
+      }
+      expect((await http('GET', '/api/v1/users')).statusCode).toBe(404);
+    });
+
     it('bad parameters → 400 problem+json naming the query field, before commerce is asked', async () => {
       const bad: Array<[string, string]> = [
         ['page_size=0', 'querystring.page_size'],
