@@ -87,6 +87,11 @@ describe('transactional outbox', () => {
   };
 
   const revoked = (jti: string) => event(SUBJECTS.tokenRevoked, { jti, userId: 'u1', expiresAt: new Date(Date.now() + 60_000) });
+  /** One event in a transaction of its own, in a millisecond of its own (so the relay's order is the append order). */
+  const appendApart = async (jti: string) => {
+    await new Promise((r) => setTimeout(r, 2));
+    await ds.transaction((m) => appendEvents(m, [revoked(jti)]));
+  };
 
   it('publishes what a committed transaction wrote, with its payload and trace, and marks it published', async () => {
     const r = relay();
@@ -176,8 +181,9 @@ describe('transactional outbox', () => {
   });
 
   it('a batch of 250 is published in order, in two statements per batch and no transaction', async () => {
-    // One transaction each: the order kept is (occurred_at, id), and events of one transaction may share their instant.
-    for (let i = 0; i < 250; i++) await ds.transaction((m) => appendEvents(m, [revoked(`bulk-${String(i).padStart(3, '0')}`)]));
+    // One transaction each, a millisecond apart: the order kept is (occurred_at, id), and events
+    // made within one millisecond share their instant.
+    for (let i = 0; i < 250; i++) await appendApart(`bulk-${String(i).padStart(3, '0')}`);
     const statements: string[] = [];
     const counting = new Proxy(ds, {
       get(target, key, receiver) {
@@ -202,7 +208,7 @@ describe('transactional outbox', () => {
   });
 
   it("rows another relay holds a live lease on are left to it; once the lease runs out (that relay died), they are published", async () => {
-    for (const jti of ['leased-1', 'leased-2']) await ds.transaction((m) => appendEvents(m, [revoked(jti)]));
+    for (const jti of ['leased-1', 'leased-2']) await appendApart(jti);
     // A relay that claimed them and died: its lease runs 600 ms more.
     await ds.query("UPDATE outbox_events SET lease_until = now() + interval '600 milliseconds'");
     const started = Date.now();
@@ -217,7 +223,7 @@ describe('transactional outbox', () => {
   });
 
   it('a publish failure mid-batch marks what went before it, counts the attempt on it and releases the rest', async () => {
-    for (const jti of ['ok-0', 'ok-1', 'fails', 'after']) await ds.transaction((m) => appendEvents(m, [revoked(jti)]));
+    for (const jti of ['ok-0', 'ok-1', 'fails', 'after']) await appendApart(jti);
     let failing = true;
     const inner = bus.publish;
     bus.publish = async (e: OutgoingEvent) => {
