@@ -182,7 +182,9 @@ describe('OAuth clients API (end to end)', () => {
     const [key] = await sys.identity.dataSource.query<Array<{ kid: string; private_key: Buffer }>>('SELECT kid, private_key FROM signing_keys ORDER BY activates_at LIMIT 1');
     const jwk = JSON.parse(open(sys.kek, key!.private_key, key!.kid).toString('utf8')) as JWK;
     const now = Math.floor(Date.now() / 1000) - 2;
-    const token = await new SignJWT({ sub: made.clientId, email: '', jti: randomUUID(), roles: [], permissions: ['clients.manage'], iss: 'iam', aud: 'iam-api', iat: now, nbf: now, exp: now + 300 })
+    // The issuer REST tokens carry (PUBLIC_URL's by default), read off the administrator's token.
+    const iss = (JSON.parse(Buffer.from(admin.split('.')[1]!, 'base64url').toString('utf8')) as { iss: string }).iss;
+    const token = await new SignJWT({ sub: made.clientId, email: '', jti: randomUUID(), roles: [], permissions: ['clients.manage'], iss, aud: 'iam-api', iat: now, nbf: now, exp: now + 300 })
       .setProtectedHeader({ alg: 'EdDSA', kid: key!.kid })
       .sign(await importJWK(jwk, 'EdDSA'));
     expect((await call('GET', '/api/v1/clients?pageSize=1', { token })).status).toBe(200);
