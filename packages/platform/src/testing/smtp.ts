@@ -20,6 +20,8 @@ export interface SmtpSink {
   waitFor(pred: (m: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
   /** Delay before each message is accepted (slow server) or a failure for the next N messages. */
   behave(opts: { delayMs?: number; failNext?: number }): void;
+  /** Messages whose data has arrived and whose answer is still held back (behave's delayMs). */
+  answering(): number;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
   const waiters: Array<() => void> = [];
   let delayMs = 0;
   let failNext = 0;
+  let held = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -63,8 +66,13 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
           waiters.splice(0).forEach((w) => w());
           callback();
         };
-        if (delayMs > 0) setTimeout(finish, delayMs);
-        else finish();
+        if (delayMs > 0) {
+          held++;
+          setTimeout(() => {
+            held--;
+            finish();
+          }, delayMs);
+        } else finish();
       });
     },
   });
@@ -78,6 +86,7 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
   return {
     port: typeof address === 'object' && address ? address.port : port,
     mails,
+    answering: () => held,
     behave: (o) => {
       if (o.delayMs !== undefined) delayMs = o.delayMs;
       if (o.failNext !== undefined) failNext = o.failNext;
