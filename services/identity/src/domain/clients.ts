@@ -11,9 +11,8 @@ export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credent
 
 export const GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'];
 
-export interface OAuthClient {
-  /** The OAuth `client_id` (also the resource id of `/api/v1/clients/{id}`). */
-  readonly clientId: string;
+/** A client's own settings (what the clients API writes). */
+export interface ClientSettings {
   readonly name: string;
   readonly type: ClientType;
   /** Exact-match redirect URIs; `http` only on loopback. */
@@ -26,6 +25,12 @@ export interface OAuthClient {
   readonly requirePar: boolean;
   /** Access tokens must be DPoP-bound (`dpop_bound_access_tokens`). */
   readonly dpopBound: boolean;
+}
+
+/** A client as the provider reads it: its settings and what the registry says of it. */
+export interface OAuthClient extends ClientSettings {
+  /** The OAuth `client_id` (also the resource id of `/api/v1/clients/{id}`). */
+  readonly clientId: string;
   /** First-party clients (the console) skip consent. */
   readonly firstParty: boolean;
   /** Built-in clients (`iam-console`) cannot be changed or deleted through the API. */
@@ -50,18 +55,6 @@ export interface ClientRecord extends OAuthClient {
   readonly deletedAt: Date | null;
   /** Increases with every change (optimistic updates). */
   readonly version: number;
-}
-
-/** A client's own settings (what the clients API writes). */
-export interface ClientSettings {
-  readonly name: string;
-  readonly type: ClientType;
-  readonly redirectUris: readonly string[];
-  readonly postLogoutRedirectUris: readonly string[];
-  readonly grantTypes: readonly GrantType[];
-  readonly roles: readonly string[];
-  readonly requirePar: boolean;
-  readonly dpopBound: boolean;
 }
 
 export interface ClientListQuery {
