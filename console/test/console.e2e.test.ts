@@ -15,9 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { ADMIN, type TestSystem, startTestSystem } from '../../deploy/all-in-one/test/harness';
-import { AuditTrailPage, ConsoleApp, ProductsPage, RolesPage, SignInPage, UsersPage } from './pages';
+import { AuditTrailPage, CHROMIUM, CHROMIUM_ARGS, ConsoleApp, ProductsPage, RolesPage, SignInPage, UsersPage, launchProfile } from './pages';
 
-const CHROMIUM = '/usr/bin/chromium';
 const DIST = join(__dirname, '..', 'dist', 'index.html');
 const OUT = join(__dirname, '..', 'test-output');
 const missing = !existsSync(CHROMIUM) ? `${CHROMIUM} is missing (apt-get install -y chromium)` : !existsSync(DIST) ? 'console/dist is not built (make build)' : '';
@@ -53,7 +52,6 @@ function totpCode(secret: string): string {
 const NOBODY = `nobody.${run}@example.com`;
 const NOBODY_PASSWORD = 'Nobody-Passw0rd!2026';
 const TEMP_ROLE = `Temp ${run}`;
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 /** A phone's viewport (the issue's 390 px). */
 const PHONE = { width: 390, height: 844 };
 
@@ -70,15 +68,7 @@ suite('admin console in Chromium', () => {
     if (!EXTERNAL) system = await startTestSystem({ env: { JWT_EXPIRY: '30', GATEWAY_PROFILES: 'full,edge', GRAPHQL_IDE: 'true' } });
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(OUT, { recursive: true });
-    userDataDir = mkdtempSync(join(tmpdir(), 'console-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1200, height: 800 },
-      // axe-core is evaluated into the page; the console's CSP allows only its own scripts.
-      bypassCSP: true,
-    });
+    ({ context, userDataDir } = await launchProfile('console-chromium-'));
     const page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(10_000);
     page.on('response', (r) => {

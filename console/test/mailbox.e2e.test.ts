@@ -19,9 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestDatabase, createTestDatabase, eventually } from '@iam/platform/testing';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
-import { ConsoleApp, MailboxPage, ResetPasswordPage, SignInPage, VerifyEmailPage, axeOf } from './pages';
+import { axeOf, CHROMIUM, CHROMIUM_ARGS, ConsoleApp, launchProfile, MailboxPage, ResetPasswordPage, SignInPage, VerifyEmailPage } from './pages';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(__dirname, '..', '..');
 const MAIN = join(ROOT, 'deploy', 'all-in-one', 'dist', 'main.js');
 const DIST = join(__dirname, '..', 'dist', 'reset-password.html');
@@ -33,7 +32,6 @@ const missing = !existsSync(CHROMIUM)
     : '';
 if (missing) console.warn(`mailbox browser walk skipped: ${missing}`);
 const suite = missing ? describe.skip : describe;
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const ADMIN = { email: 'admin@example.com', password: 'Admin-Passw0rd!' };
 const SERVICES = ['directory', 'identity', 'notification', 'commerce', 'audit'] as const;
 
@@ -124,15 +122,7 @@ suite('make run: mail flows through the development mailbox and the hosted pages
     if (child.exitCode !== null) throw new Error(`the all-in-one exited:\n${log.slice(-3000)}`);
     await eventually(async () => (await fetch(`${base}/health/ready`).catch(() => undefined))?.ok === true, 60_000, 250);
 
-    userDataDir = mkdtempSync(join(tmpdir(), 'mailbox-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1200, height: 800 },
-      // axe-core is evaluated into the pages; their CSP allows only their own scripts.
-      bypassCSP: true,
-    });
+    ({ context, userDataDir } = await launchProfile('mailbox-chromium-'));
     watchHosted(context);
     const page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(10_000);

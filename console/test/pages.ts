@@ -1,7 +1,29 @@
 /** Page objects of the console's browser test: what a user sees and does, not how the DOM is built. */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import { type BrowserContext, type Page, chromium } from 'playwright-core';
+
+/** Debian's Chromium, launched as root needs it (the project's browser tests all use these). */
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/**
+ * Chromium on a fresh profile (a temporary directory named after `prefix`; the caller removes it),
+ * at desktop size, CSP bypassed so that axe-core can be evaluated into the pages (their own CSP
+ * allows only their own scripts).
+ */
+export async function launchProfile(prefix: string): Promise<{ context: BrowserContext; userDataDir: string }> {
+  const userDataDir = mkdtempSync(join(tmpdir(), prefix));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1200, height: 800 },
+    bypassCSP: true,
+  });
+  return { context, userDataDir };
+}
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
