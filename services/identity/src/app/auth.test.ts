@@ -126,6 +126,30 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
     await expect(a.login(u.email, 'right')).resolves.toMatchObject({ principal: { userId: u.userId } });
   });
 
+  it("the provider's sign-in: a right password signs in; an account that needs a second factor is refused (403) without a challenge made", async () => {
+    const u = user();
+    const needing = new Set<string>();
+    let challenges = 0;
+    const a = createAuthUseCases({
+      settings: { maxFailedAttempts: 5, lockoutMinutes: 15, refreshExpirySeconds: 3_600, refreshReuseGraceSeconds: 0, accessExpirySeconds: 300 },
+      uow: pgUnitOfWork(ds),
+      stores: pgIdentityStores(ds.manager),
+      directory,
+      tokens: new JwtTokenService(keys, { tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api' }),
+      logger,
+      secondFactor: {
+        required: async (p) => needing.has(p.userId),
+        challenge: async () => (challenges++, null),
+        redeem: () => Promise.reject(new Error('not used')),
+      },
+    });
+    await expect(a.signIn(u.email, 'right')).resolves.toMatchObject({ userId: u.userId });
+    await expect(a.signIn(u.email, 'wrong')).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: INVALID_CREDENTIALS });
+    needing.add(u.userId);
+    await expect(a.signIn(u.email, 'right')).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(challenges).toBe(0);
+  });
+
   it('lockout: concurrent guesses are evaluated at most up to the limit', async () => {
     const u = user();
     let evaluated = 0;

@@ -93,7 +93,7 @@ export function createAuthUseCases(deps: {
   /** Test builds only (src/testing): a hook between a refresh's commit and its answer. */
   faults?: AuthFaults;
   /** Asked after a right password (absent: passwords alone, as in unit tests of this file). */
-  secondFactor?: Pick<SecondFactorUseCases, 'challenge' | 'redeem'>;
+  secondFactor?: Pick<SecondFactorUseCases, 'challenge' | 'required' | 'redeem'>;
 }): AuthUseCases {
   const { settings: s, uow, stores, directory, tokens } = deps;
 
@@ -199,7 +199,8 @@ export function createAuthUseCases(deps: {
 
     async signIn(email, password) {
       const { principal, key } = await passwordVerified(email, password);
-      if (await deps.secondFactor?.challenge(principal, key)) {
+      // Asked without making a challenge: nothing here could redeem one.
+      if (await deps.secondFactor?.required(principal)) {
         await stores.lockouts.release(key, s.maxFailedAttempts);
         throw AppError.forbidden('This account signs in with a second factor, which this sign-in page does not ask for yet: sign in through the console or the REST login.');
       }

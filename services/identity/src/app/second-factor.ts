@@ -53,6 +53,8 @@ export interface TotpEnrolment {
 export interface SecondFactorUseCases {
   /** After a right password: null when the account signs in with it alone, else its challenge. */
   challenge(principal: Principal, emailHash: Buffer): Promise<MfaChallenge | null>;
+  /** Whether the account needs a second factor to sign in (enrolled, or its roles require one); nothing is written. */
+  required(principal: Principal): Promise<boolean>;
   /**
    * Checks a factor against an mfa token and uses the token up. UNAUTHENTICATED for an unknown,
    * used or expired token, a locked account, or a wrong or replayed factor (counted toward the
@@ -160,6 +162,11 @@ export function createSecondFactorUseCases(deps: {
   }
 
   return {
+    async required(principal) {
+      const st = await status(principal.userId);
+      return st.totp || st.passkeys > 0 || principal.roles.some((r) => required.has(r));
+    },
+
     async challenge(principal, emailHash) {
       const st = await status(principal.userId);
       const enrolled = st.totp || st.passkeys > 0;
