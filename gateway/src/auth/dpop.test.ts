@@ -84,7 +84,7 @@ describe('DPoP proof verifier', () => {
     const v = verifier();
     expect(await refusal(v.verify(check(await proof(h, { header: { typ: 'JWT' } }))))).toMatchObject({ detail: expect.stringContaining('typ') });
     const hs = await new SignJWT({ jti: 'x', htm: 'GET', htu: URL_, iat: Math.floor(Date.now() / 1000), ath: ath(TOKEN) })
-      .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: 'c2VjcmV0' } })
+      .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: JSON.parse('{"kty":"oct","k":"c2VjcmV0"}') as JWK })
       .sign(new TextEncoder().encode('secret-secret-secret-secret-32by'));
     expect(await refusal(v.verify(check(hs)))).toMatchObject({ code: 'invalid_dpop_proof', detail: expect.stringContaining('algorithm') });
     const priv = await exportJWK(h.privateKey);

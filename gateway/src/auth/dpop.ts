@@ -7,7 +7,7 @@
  * process, or in Redis so every gateway replica refuses a proof another one already took).
  */
 import { createHash } from 'node:crypto';
-import { type JWK, type JWTHeaderParameters, calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
+import { type ProtectedHeaderParameters, calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 
 /** The proof algorithms accepted (those the provider accepts: provider.ts dPoPSigningAlgValues). */
 export const DPOP_ALGS = ['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256'] as const;
@@ -147,15 +147,15 @@ export function createDpopVerifier(opts: {
     async verify(c) {
       if (c.proof === undefined) throw new DpopError('invalid_token', 'The access token is bound to a key (DPoP): a DPoP proof is required.');
       if (Array.isArray(c.proof) || c.proof.length === 0 || c.proof.length > MAX_PROOF_LENGTH) throw bad('Exactly one DPoP proof is required.');
-      let header: JWTHeaderParameters;
+      let header: ProtectedHeaderParameters;
       try {
-        header = decodeProtectedHeader(c.proof) as JWTHeaderParameters;
+        header = decodeProtectedHeader(c.proof);
       } catch {
         throw bad('The DPoP proof is not a JWT.');
       }
       if (header.typ !== 'dpop+jwt') throw bad('The DPoP proof must have typ dpop+jwt.');
       if (typeof header.alg !== 'string' || !(DPOP_ALGS as readonly string[]).includes(header.alg)) throw bad('The DPoP proof algorithm is not accepted.');
-      const jwk = header.jwk as JWK | undefined;
+      const jwk = header.jwk;
       if (!jwk || typeof jwk !== 'object' || 'd' in jwk || jwk.kty === 'oct') throw bad('The DPoP proof must carry a public key (jwk).');
       let thumbprint: string;
       let payload: Record<string, unknown>;
