@@ -253,6 +253,18 @@ export interface IdentityStores {
   readonly recoveryCodes: RecoveryCodeStore;
   readonly mfaChallenges: MfaChallengeStore;
   readonly sessions: SessionStore;
+  /** The OpenID provider's records (sessions, grants, codes, tokens), as use cases end them. */
+  readonly providerGrants: ProviderGrantStore;
+}
+
+/**
+ * The OpenID provider's stored records, seen from the use cases: ending a client's grants in the
+ * transaction that deletes the client, so no refresh token, code or device code of a deleted
+ * client outlives the commit (the provider also refuses an unknown client on its own).
+ */
+export interface ProviderGrantStore {
+  /** Deletes every grant, code, token and device code of the client; answers how many records went. */
+  endClient(clientId: string): Promise<number>;
 }
 
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */

@@ -5,6 +5,7 @@ import type { ClientRecord } from '../domain/clients';
 import { PgMfaChallenges, PgRecoveryCodes, PgSessions, PgTotp } from './mfa-stores';
 import type { RefreshRecord } from '../domain/model';
 import { PgClientStore } from './client-store';
+import { PgProviderGrants } from './oidc/pg-adapter';
 import type { DenylistStore, EmailActionRequest, EmailActionRequestStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, TokenSession, UnitOfWork } from '../domain/ports';
 
 /**
@@ -351,6 +352,7 @@ export function pgIdentityStores(m: EntityManager, builtInClients: readonly Clie
     recoveryCodes: new PgRecoveryCodes(m),
     mfaChallenges: new PgMfaChallenges(m),
     sessions: new PgSessions(m),
+    providerGrants: new PgProviderGrants(m),
   };
 }
 
