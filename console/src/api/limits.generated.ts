@@ -22,11 +22,21 @@ export const bodyLimits = {
     post: {
       mfaToken: { required: true, type: 'string', minLength: 1, maxLength: 200 },
       code: { type: 'string' },
+      webauthn: { type: 'object' },
       recoveryCode: { type: 'string', minLength: 1, maxLength: 40 },
     },
   },
+  '/api/v1/auth/mfa/webauthn/options': { post: { mfaToken: { required: true, type: 'string', minLength: 1, maxLength: 200 } } },
+  '/api/v1/auth/passkey': { post: { response: { required: true, type: 'object' } } },
   '/api/v1/auth/mfa/enrol': { post: { mfaToken: { required: true, type: 'string', minLength: 1, maxLength: 200 } } },
   '/api/v1/me/mfa/totp/activate': { post: { code: { required: true, type: 'string' } } },
+  '/api/v1/me/passkeys': {
+    post: {
+      name: { required: true, type: 'string', minLength: 1, maxLength: 64 },
+      response: { required: true, type: 'object' },
+    },
+  },
+  '/api/v1/me/passkeys/{id}': { patch: { name: { required: true, type: 'string', minLength: 1, maxLength: 64 } } },
   '/api/v1/users/{id}/mfa/reset': { post: { reason: { required: true, type: 'string', minLength: 1, maxLength: 500 } } },
   '/api/v1/users': {
     post: {

@@ -37,10 +37,51 @@ export const LoginProblem = {
   content: { 'application/problem+json': { schema: LoginProblemBody } },
 };
 
+/**
+ * A WebAuthn L3 credential in its JSON form (RegistrationResponseJSON / AuthenticationResponseJSON,
+ * as @simplewebauthn/browser makes it). Its inner `response` is the authenticator's and is
+ * checked by identity (@simplewebauthn/server), not here.
+ */
+export const WebauthnCredential = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 1400, pattern: '^[A-Za-z0-9_-]+$' }),
+    rawId: Type.String({ minLength: 1, maxLength: 1400, pattern: '^[A-Za-z0-9_-]+$' }),
+    type: Type.Literal('public-key'),
+    response: Type.Object({ clientDataJSON: Type.String({ maxLength: 4096 }) }, { additionalProperties: Type.Union([Type.String({ maxLength: 16384 }), Type.Array(Type.String({ maxLength: 32 }), { maxItems: 8 }), Type.Number()]) }),
+    clientExtensionResults: Type.Object({}, { additionalProperties: true }),
+    authenticatorAttachment: Type.Optional(Type.String({ maxLength: 32 })),
+  },
+  { additionalProperties: false, description: 'The credential the browser made (WebAuthn L3 JSON form)' },
+);
+
+/** WebAuthn L3 options in their JSON form, for navigator.credentials.create/get (or @simplewebauthn/browser). */
+export const WebauthnOptions = Type.Object({}, { additionalProperties: true, description: 'PublicKeyCredentialCreationOptionsJSON / PublicKeyCredentialRequestOptionsJSON' });
+
+const PasskeyName = Type.String({ minLength: 1, maxLength: 64, description: 'A name to tell the passkey apart ("Laptop")' });
+
+export const PasskeyRegistrationBody = Type.Object({ name: PasskeyName, response: WebauthnCredential }, { additionalProperties: false });
+export const PasskeyRenameBody = Type.Object({ name: PasskeyName }, { additionalProperties: false });
+export const PasskeySignInBody = Type.Object({ response: WebauthnCredential }, { additionalProperties: false });
+
+export const Passkey = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    deviceType: Type.String({ description: 'singleDevice (bound to one authenticator) or multiDevice (synced)' }),
+    backedUp: Type.Boolean(),
+    transports: Type.Array(Type.String()),
+    createdAt: Type.String({ format: 'date-time' }),
+    lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export const PasskeyList = Type.Object({ items: Type.Array(Passkey) }, { additionalProperties: false });
+
 export const MfaBody = Type.Object(
   {
     mfaToken: MfaToken,
     code: Type.Optional(TotpCode),
+    webauthn: Type.Optional(WebauthnCredential),
     recoveryCode: Type.Optional(
       Type.String({
         minLength: 1,
@@ -52,7 +93,7 @@ export const MfaBody = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'The mfa token and exactly one factor: code or recoveryCode',
+    description: 'The mfa token and exactly one factor: code, recoveryCode or webauthn (a passkey\'s assertion for POST /api/v1/auth/mfa/webauthn/options)',
   },
 );
 
@@ -92,9 +133,12 @@ export const RecoveryCodes = Type.Object(
   { additionalProperties: false },
 );
 
+/** A REST session's id (a uuid) or an OpenID provider session's. */
+const SessionId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
+
 export const Session = Type.Object(
   {
-    id: Uuid,
+    id: SessionId,
     device: Type.String({
       description: 'The user agent in short, e.g. "Chrome 131 on Linux"',
     }),
@@ -106,7 +150,7 @@ export const Session = Type.Object(
       description: 'The session of the token that asked',
     }),
     amr: Type.Array(Type.String(), {
-      description: 'How the user signed in (RFC 8176: pwd, otp, mfa)',
+      description: 'How the user signed in (RFC 8176: pwd, otp, hwk, swk, mfa)',
     }),
   },
   { additionalProperties: false },
@@ -114,7 +158,8 @@ export const Session = Type.Object(
 
 export const SessionList = Type.Object({ items: Type.Array(Session) }, { additionalProperties: false });
 
-export const SessionParams = Type.Object({ id: Uuid }, { additionalProperties: false });
+export const SessionParams = Type.Object({ id: SessionId }, { additionalProperties: false });
+export const UserSessionParams = Type.Object({ id: Uuid, sid: SessionId }, { additionalProperties: false });
 
 export const AccountSecurity = Type.Object(
   {

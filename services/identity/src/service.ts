@@ -11,6 +11,7 @@ import { identityGrpc } from './api/grpc';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
 import { createClientUseCases } from './app/clients';
 import { createEmailActionUseCases } from './app/email-actions';
+import { createPasskeyUseCases } from './app/passkeys';
 import { createSecondFactorUseCases } from './app/second-factor';
 import { createSessionUseCases } from './app/sessions';
 import type { IdentityConfig } from './config';
@@ -68,6 +69,14 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const uow = pgUnitOfWork(dataSource, clients);
       // Statements outside any transaction, each committed on its own.
       const stores = pgIdentityStores(dataSource.manager, clients);
+      const publicUrl = new URL(config.op.publicUrl);
+      const passkeys = createPasskeyUseCases({
+        settings: { rpId: publicUrl.hostname, origin: publicUrl.origin, rpName: 'IAM' },
+        uow,
+        stores,
+        directory,
+        logger,
+      });
       const secondFactor = createSecondFactorUseCases({
         settings: {
           totpKey: totpKey(config.jwt.keyEncryptionKey),
@@ -79,6 +88,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         uow,
         stores,
         directory,
+        passkeys,
         logger,
       });
       const auth = createAuthUseCases({
@@ -96,6 +106,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         logger,
         faults,
         secondFactor,
+        passkeys,
       });
       const sessions = createSessionUseCases({ uow, stores, directory, secondFactor, endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at) });
       const emailActions = createEmailActionUseCases({
@@ -150,12 +161,12 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         logger,
       );
       await opHost.provider();
-      const opServer = await startOpServer(opRequestHandler({ prefix: op.prefix, provider: () => opHost.provider(), auth, logger }), rt.bindHost, op.port);
+      const opServer = await startOpServer(opRequestHandler({ prefix: op.prefix, provider: () => opHost.provider(), auth, secondFactor, passkeys, logger }), rt.bindHost, op.port);
       logger.info({ port: opServer.port, issuer: op.publicUrl }, 'OpenID provider listening');
       opts.onOpListening?.(opServer.port);
       return {
         grpc: [
-          ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions, passkeys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
         broadcasts: cached ? [cached.broadcast] : [],

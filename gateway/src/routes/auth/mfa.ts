@@ -12,7 +12,25 @@ import type { GatewayConfig } from '../../config';
 import { limitOf } from '../../plugins/external/rate-limit';
 import { LoginResponse } from '../../schemas/auth';
 import { IdParams, problems } from '../../schemas/common';
-import { AccountSecurity, CodeBody, MfaBody, MfaStatus, MfaTokenBody, RecoveryCodes, ResetFactorsBody, SessionList, SessionParams, TotpEnrolment } from '../../schemas/mfa';
+import {
+  AccountSecurity,
+  CodeBody,
+  MfaBody,
+  MfaStatus,
+  MfaTokenBody,
+  Passkey,
+  PasskeyList,
+  PasskeyRegistrationBody,
+  PasskeyRenameBody,
+  PasskeySignInBody,
+  RecoveryCodes,
+  ResetFactorsBody,
+  SessionList,
+  SessionParams,
+  TotpEnrolment,
+  UserSessionParams,
+  WebauthnOptions,
+} from '../../schemas/mfa';
 import type { Upstreams } from '../../upstreams';
 
 export interface MfaDeps {
@@ -30,6 +48,19 @@ export const loginBody = (r: identityV1.LoginResponse) => ({
   refreshExpiresIn: r.tokens!.refreshExpiresIn,
   user: r.user!,
 });
+
+const passkeyJson = (p: identityV1.Passkey) => ({
+  id: p.id,
+  name: p.name,
+  deviceType: p.deviceType,
+  backedUp: p.backedUp,
+  transports: p.transports,
+  createdAt: (p.createdAt ?? new Date(0)).toISOString(),
+  lastUsedAt: p.lastUsedAt ? p.lastUsedAt.toISOString() : null,
+});
+
+/** WebAuthn options from identity (JSON it made). */
+const optionsJson = (r: identityV1.WebauthnJson): Record<string, unknown> => JSON.parse(r.json) as Record<string, unknown>;
 
 const sessionJson = (s: identityV1.Session) => ({
   id: s.id,
@@ -58,15 +89,57 @@ export const anonymousMfaRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (app
       },
     },
     async (req) => {
-      const { mfaToken, code, recoveryCode } = req.body;
+      const { mfaToken, code, recoveryCode, webauthn } = req.body;
       return loginBody(
         await deps.upstreams.identity.completeMfa({
           mfaToken,
           code: code ?? '',
           recoveryCode: recoveryCode ?? '',
+          webauthnJson: webauthn ? JSON.stringify(webauthn) : '',
         }),
       );
     },
+  );
+  app.post(
+    '/api/v1/auth/mfa/webauthn/options',
+    {
+      config,
+      schema: {
+        tags: ['auth'],
+        summary: 'Request options for answering an mfa-required problem with a passkey (methods has webauthn); then POST /api/v1/auth/mfa with webauthn',
+        body: MfaTokenBody,
+        response: { 200: WebauthnOptions, ...problems(400, 401, 409, 413, 415, 429) },
+      },
+    },
+    async (req) => optionsJson(await deps.upstreams.identity.mfaWebauthnOptions(req.body)),
+  );
+  // Passwordless: the options name no credential (the same answer for everyone), and every
+  // failure of the sign-in is one 401.
+  const passkeyConfig = { rateLimit: limitOf('login-passkey', deps.rateLimits.login) };
+  app.post(
+    '/api/v1/auth/passkey/options',
+    {
+      config: passkeyConfig,
+      schema: {
+        tags: ['auth'],
+        summary: 'Request options for signing in with a passkey alone (discoverable credentials: no account named, the same for everyone)',
+        response: { 200: WebauthnOptions, ...problems(429) },
+      },
+    },
+    async () => optionsJson(await deps.upstreams.identity.passkeySignInOptions({})),
+  );
+  app.post(
+    '/api/v1/auth/passkey',
+    {
+      config: passkeyConfig,
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign in with a passkey alone (user verification required): the login body; amr hwk or swk and mfa',
+        body: PasskeySignInBody,
+        response: { 200: LoginResponse, ...problems(400, 401, 413, 415, 429) },
+      },
+    },
+    async (req) => loginBody(await deps.upstreams.identity.passkeySignIn({ responseJson: JSON.stringify(req.body.response) })),
   );
   app.post(
     '/api/v1/auth/mfa/enrol',
@@ -158,6 +231,72 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
     async (req) => id.newRecoveryCodes(me(req.bearerToken)),
   );
 
+  app.post(
+    '/api/v1/me/passkeys/options',
+    {
+      schema: {
+        tags,
+        summary: 'Creation options for registering a passkey (WebAuthn L3 JSON; user verification required)',
+        response: { 200: WebauthnOptions },
+      },
+    },
+    async (req) => optionsJson(await id.passkeyRegistrationOptions(me(req.bearerToken))),
+  );
+  app.post(
+    '/api/v1/me/passkeys',
+    {
+      schema: {
+        tags,
+        summary: 'Register a passkey: its name and the credential the browser made for the options',
+        body: PasskeyRegistrationBody,
+        response: { 201: Passkey, ...problems(400, 409, 413, 415) },
+      },
+    },
+    async (req, reply) => {
+      const p = await id.registerPasskey({ accessToken: req.bearerToken ?? '', name: req.body.name, responseJson: JSON.stringify(req.body.response) });
+      return reply.code(201).header('location', `/api/v1/me/passkeys/${p.id}`).send(passkeyJson(p));
+    },
+  );
+  app.get(
+    '/api/v1/me/passkeys',
+    {
+      schema: {
+        tags,
+        summary: 'Your passkeys',
+        response: { 200: PasskeyList },
+      },
+    },
+    async (req) => ({ items: (await id.listPasskeys(me(req.bearerToken))).passkeys.map(passkeyJson) }),
+  );
+  app.patch(
+    '/api/v1/me/passkeys/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Rename one of your passkeys',
+        params: IdParams,
+        body: PasskeyRenameBody,
+        response: { 200: Passkey, ...problems(400, 404, 413, 415) },
+      },
+    },
+    async (req) => passkeyJson(await id.renamePasskey({ accessToken: req.bearerToken ?? '', passkeyId: req.params.id, name: req.body.name })),
+  );
+  app.delete(
+    '/api/v1/me/passkeys/:id',
+    {
+      schema: {
+        tags,
+        summary: `Remove one of your passkeys (the last factor takes the recovery codes with it). ${reauth}`,
+        params: IdParams,
+        response: { 204: { type: 'null' }, ...problems(400, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      await id.removePasskey({ accessToken: req.bearerToken ?? '', passkeyId: req.params.id });
+      return reply.code(204).send();
+    },
+  );
+
   app.get(
     '/api/v1/me/sessions',
     {
@@ -235,6 +374,21 @@ export const adminSecurityRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (ap
     },
     async (req, reply) => {
       await id.endUserSessions({ userId: req.params.id });
+      return reply.code(204).send();
+    },
+  );
+  app.delete(
+    '/api/v1/users/:id/sessions/:sid',
+    {
+      schema: {
+        tags: stags,
+        summary: 'End one session of a user (and its tokens)',
+        params: UserSessionParams,
+        response: { 204: { type: 'null' }, ...problems(400, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      await id.endUserSession({ userId: req.params.id, sessionId: req.params.sid });
       return reply.code(204).send();
     },
   );

@@ -239,6 +239,8 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
       const view: View = { factor: e.factor || undefined };
       if (subject === SUBJECTS.mfaFailed) Object.assign(view, { failures: e.failures, reason: e.reason });
       if (subject === SUBJECTS.mfaReset) view.reason = e.reason;
+      // Passkeys: a hash of the credential id (never the id) and the name its owner gave it.
+      if (e.credential) Object.assign(view, { credential: e.credential, name: e.name || undefined, ...(e.reason ? { reason: e.reason } : {}) });
       if (subject === SUBJECTS.recoveryCodeUsed || (subject === SUBJECTS.mfaEnrolled && e.factor === 'recovery_codes')) view.recoveryCodesLeft = e.recoveryCodesLeft;
       const fields = Object.keys(view).filter((k) => view[k] !== undefined && view[k] !== '');
       return { action: MFA_ACTIONS[subject], target: { type: 'user', id: e.userId }, changes: changesOf(fields, undefined, view) };

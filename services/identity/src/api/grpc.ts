@@ -3,6 +3,7 @@ import { identityV1 } from '@iam/contracts';
 import { ANY_CALLER, type AccessClaims, AppError, type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
 import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
+import type { PasskeyUseCases, PasskeyView } from '../app/passkeys';
 import type { Factor, SecondFactorUseCases } from '../app/second-factor';
 import type { SessionUseCases, SessionView } from '../app/sessions';
 import type { Principal, TokenPair } from '../domain/model';
@@ -14,17 +15,40 @@ const userSummary = (p: Principal): identityV1.UserSummary => ({ id: p.userId, f
 const signedIn = (r: { tokens: TokenPair; principal: Principal }): identityV1.LoginResponse => ({ tokens: r.tokens, user: userSummary(r.principal), mfa: undefined });
 const sessionOut = (s: SessionView): identityV1.Session => ({ id: s.id, device: s.device, userAgent: s.userAgent, ip: s.ip, createdAt: s.createdAt, lastUsedAt: s.lastUsedAt, current: s.current, amr: [...s.amr] });
 
-/** Exactly one of code or recovery_code (proto3: absent is ''). */
+/** A WebAuthn JSON document from the gateway (VALIDATION when it is not a JSON object). */
+function webauthnJson(json: string, field: string): unknown {
+  try {
+    const v: unknown = JSON.parse(json);
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v;
+  } catch {
+    // the same refusal below
+  }
+  throw AppError.validation('A WebAuthn response (JSON object) is expected.', [{ field, message: 'must be a WebAuthn response' }]);
+}
+
+/** Exactly one of code, recovery_code or webauthn_json (proto3: absent is ''). */
 function factorOf(r: identityV1.CompleteMfaRequest): Factor {
-  if ((r.code === '') === (r.recoveryCode === '')) throw AppError.validation('Send exactly one of code or recoveryCode.');
+  const given = [r.code, r.recoveryCode, r.webauthnJson].filter((v) => v !== '').length;
+  if (given !== 1) throw AppError.validation('Send exactly one of code, recoveryCode or webauthn.');
+  if (r.webauthnJson !== '') return { webauthn: webauthnJson(r.webauthnJson, 'webauthn') };
   return r.code !== '' ? { code: r.code } : { recoveryCode: r.recoveryCode };
 }
 
+const passkeyOut = (p: PasskeyView): identityV1.Passkey => ({
+  id: p.id,
+  name: p.name,
+  deviceType: p.deviceType,
+  backedUp: p.backedUp,
+  transports: [...p.transports],
+  createdAt: p.createdAt,
+  lastUsedAt: p.lastUsedAt ?? undefined,
+});
+
 export function identityGrpc(
-  deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; keys: PublishedKeys; secondFactor: SecondFactorUseCases; sessions: SessionUseCases },
+  deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; keys: PublishedKeys; secondFactor: SecondFactorUseCases; sessions: SessionUseCases; passkeys: PasskeyUseCases },
   h: HandlerDeps,
 ): ServiceBinding[] {
-  const { auth, emailActions, keys, secondFactor, sessions } = deps;
+  const { auth, emailActions, keys, secondFactor, sessions, passkeys } = deps;
   /** The signed-in caller of a "me" call: its token verified here (signature, expiry, denylist). */
   const me = (accessToken: string) => auth.validate(accessToken);
   return [
@@ -58,6 +82,18 @@ export function identityGrpc(
         activateTotp: async (r) => (await secondFactor.activateTotp((await me(r.accessToken)).sub, r.code), {}),
         removeTotp: async (r) => (await secondFactor.removeTotp(await me(r.accessToken)), {}),
         newRecoveryCodes: async (r) => ({ codes: await secondFactor.newRecoveryCodes(await me(r.accessToken)) }),
+        passkeyRegistrationOptions: async (r) => ({ json: JSON.stringify(await passkeys.registrationOptions((await me(r.accessToken)).sub)) }),
+        registerPasskey: async (r) => {
+          const c = await me(r.accessToken);
+          return passkeyOut(await passkeys.register(c.sub, r.name, webauthnJson(r.responseJson, 'response')));
+        },
+        listPasskeys: async (r) => ({ passkeys: (await passkeys.list((await me(r.accessToken)).sub)).map(passkeyOut) }),
+        renamePasskey: async (r) => passkeyOut(await passkeys.rename((await me(r.accessToken)).sub, r.passkeyId, r.name)),
+        removePasskey: async (r) => (await passkeys.remove(await me(r.accessToken), r.passkeyId), {}),
+        passkeySignInOptions: async () => ({ json: JSON.stringify(await passkeys.signInOptions()) }),
+        passkeySignIn: async (r) => signedIn(await auth.passkeyLogin(webauthnJson(r.responseJson, 'response'))),
+        mfaWebauthnOptions: async (r) => ({ json: JSON.stringify(await secondFactor.webauthnOptions(r.mfaToken)) }),
+        endUserSession: async (r) => (await sessions.endOneOf(r.userId, r.sessionId), { ended: 1 }),
         listMySessions: async (r) => {
           const c = await me(r.accessToken);
           return { sessions: (await sessions.list(c.sub, c.sid)).map(sessionOut) };

@@ -126,10 +126,10 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
     await expect(a.login(u.email, 'right')).resolves.toMatchObject({ principal: { userId: u.userId } });
   });
 
-  it("the provider's sign-in: a right password signs in; an account that needs a second factor is refused (403) without a challenge made", async () => {
+  it("the provider's sign-in: a right password signs in; an account with a factor gets its challenge (acr_values can force one); a wrong password is login's refusal", async () => {
     const u = user();
     const needing = new Set<string>();
-    let challenges = 0;
+    const forced: boolean[] = [];
     const a = createAuthUseCases({
       settings: { maxFailedAttempts: 5, lockoutMinutes: 15, refreshExpirySeconds: 3_600, refreshReuseGraceSeconds: 0, accessExpirySeconds: 300 },
       uow: pgUnitOfWork(ds),
@@ -139,15 +139,19 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
       logger,
       secondFactor: {
         required: async (p) => needing.has(p.userId),
-        challenge: async () => (challenges++, null),
+        challenge: async (p, _k, opts) => {
+          forced.push(opts?.force === true);
+          return needing.has(p.userId) || opts?.force ? { mfaToken: 't', methods: ['totp'], enrolmentRequired: !needing.has(p.userId), expiresIn: 300 } : null;
+        },
         redeem: () => Promise.reject(new Error('not used')),
       },
     });
-    await expect(a.signIn(u.email, 'right')).resolves.toMatchObject({ userId: u.userId });
+    await expect(a.signIn(u.email, 'right')).resolves.toEqual({ principal: expect.objectContaining({ userId: u.userId }) });
     await expect(a.signIn(u.email, 'wrong')).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: INVALID_CREDENTIALS });
+    await expect(a.signIn(u.email, 'right', { forceFactor: true })).resolves.toMatchObject({ mfa: { enrolmentRequired: true } });
     needing.add(u.userId);
-    await expect(a.signIn(u.email, 'right')).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    expect(challenges).toBe(0);
+    await expect(a.signIn(u.email, 'right')).resolves.toMatchObject({ principal: { userId: u.userId }, mfa: { mfaToken: 't', methods: ['totp'], enrolmentRequired: false } });
+    expect(forced).toEqual([false, true, false]);
   });
 
   it('lockout: concurrent guesses are evaluated at most up to the limit', async () => {

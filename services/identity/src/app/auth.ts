@@ -8,6 +8,7 @@ import { SUBJECTS } from '@iam/contracts';
 import { type AccessClaims, AppError, type InTransaction, type Logger, event, firstAcceptedIat, randomToken, requestContext, sha256 } from '@iam/platform';
 import type { Principal, RefreshRecord, TokenPair } from '../domain/model';
 import type { Directory, IdentityStores, TokenService, UnitOfWork } from '../domain/ports';
+import type { PasskeyUseCases } from './passkeys';
 import type { Factor, MfaChallenge, SecondFactorUseCases } from './second-factor';
 
 
@@ -30,10 +31,17 @@ export interface AuthUseCases {
    * The OpenID provider's sign-in: the same password check as login (lockout, constant-shape
    * failure, the same audit events) without a token family; the provider's session follows.
    * Throws UNAUTHENTICATED with INVALID_CREDENTIALS. An account with a second factor (or one its
-   * roles require) is refused with FORBIDDEN after the right password: the hosted page does not
-   * ask for the factor yet, and a password alone must not pass it.
+   * roles require) gets its mfa challenge instead (nothing signed in yet): the hosted page asks
+   * for the factor (or the enrolment) and finishes with `completeSignIn`. With `forceFactor`
+   * (acr_values asking for mfa) every account is asked for one, and one without any must enrol.
    */
-  signIn(email: string, password: string): Promise<Principal>;
+  signIn(email: string, password: string, opts?: { forceFactor?: boolean }): Promise<{ principal: Principal; mfa?: MfaChallenge }>;
+  /** The provider's factor step (UNAUTHENTICATED as SecondFactorUseCases.redeem): who signed in and how. */
+  completeSignIn(mfaToken: string, factor: Factor): Promise<{ principal: Principal; amr: string[] }>;
+  /** Passwordless REST login with a passkey (UNAUTHENTICATED for anything wrong, one answer). */
+  passkeyLogin(response: unknown): Promise<{ tokens: TokenPair; principal: Principal }>;
+  /** The provider's passwordless sign-in with a passkey: who signed in and how. */
+  passkeySignIn(response: unknown): Promise<{ principal: Principal; amr: string[] }>;
   refresh(refreshToken: string): Promise<TokenPair>;
   revoke(accessToken: string): Promise<void>;
   /** Signature, expiry and the denylist. Throws UNAUTHENTICATED. */
@@ -71,6 +79,7 @@ const REFRESH_CLAIM_ROUNDS = 10;
 
 export const INVALID_CREDENTIALS = 'The email or password is incorrect.';
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
+export const INVALID_PASSKEY = 'The passkey could not be verified.';
 
 export function emailKey(email: string): Buffer {
   return sha256(email.trim().toLowerCase());
@@ -94,6 +103,8 @@ export function createAuthUseCases(deps: {
   faults?: AuthFaults;
   /** Asked after a right password (absent: passwords alone, as in unit tests of this file). */
   secondFactor?: Pick<SecondFactorUseCases, 'challenge' | 'required' | 'redeem'>;
+  /** Passkeys as a first factor (absent: no passwordless sign-in). */
+  passkeys?: Pick<PasskeyUseCases, 'verify' | 'ownerOf'>;
 }): AuthUseCases {
   const { settings: s, uow, stores, directory, tokens } = deps;
 
@@ -176,6 +187,49 @@ export function createAuthUseCases(deps: {
     return { principal, key };
   }
 
+  /** A sign-in that needs nothing more: the failed count cleared and the success recorded. */
+  async function signedIn(principal: Principal, key: Buffer): Promise<void> {
+    await uow.run(async (tx) => {
+      await tx.lockouts.clear(key);
+      await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
+    });
+  }
+
+  /**
+   * A passkey as the only factor (user verification makes it multi-factor). The credential's owner
+   * is found first, for the lockout: an assertion counts as a login attempt of that account. An
+   * unknown credential is the same failure (its challenge is used up all the same).
+   */
+  async function passkeyVerified(response: unknown): Promise<{ principal: Principal; key: Buffer; amr: string[] }> {
+    const pk = deps.passkeys;
+    if (!pk) throw AppError.unauthenticated(INVALID_PASSKEY);
+    const owner = await pk.ownerOf(response);
+    const principal = owner ? await directory.principal(owner) : null;
+    if (!principal) {
+      await pk.verify(response, 'signin');
+      await recordFailure('', 0, 'invalid_credentials', false);
+      throw AppError.unauthenticated(INVALID_PASSKEY);
+    }
+    const key = emailKey(principal.email);
+    const slot = await stores.lockouts.reserve(key, s.maxFailedAttempts, s.lockoutMinutes);
+    let a = null;
+    if (slot.allowed) {
+      try {
+        a = await pk.verify(response, 'signin');
+      } catch (err) {
+        await stores.lockouts.release(key, s.maxFailedAttempts);
+        throw err;
+      }
+    }
+    if (!a || !slot.allowed || a.userId !== principal.userId) {
+      const lockedNow = slot.allowed && slot.count >= s.maxFailedAttempts;
+      if (lockedNow) deps.logger.warn({ failures: slot.count }, 'account locked after repeated failed passkey sign-ins');
+      await recordFailure(principal.userId, slot.count, slot.allowed ? 'invalid_credentials' : 'locked', lockedNow);
+      throw AppError.unauthenticated(INVALID_PASSKEY);
+    }
+    return { principal, key, amr: [a.amr, 'mfa'] };
+  }
+
   return {
     async login(email, password) {
       const { principal, key } = await passwordVerified(email, password);
@@ -197,18 +251,36 @@ export function createAuthUseCases(deps: {
       return { tokens: await startSession(principal, r.emailHash, r.amr), principal };
     },
 
-    async signIn(email, password) {
+    async signIn(email, password, opts) {
       const { principal, key } = await passwordVerified(email, password);
-      // Asked without making a challenge: nothing here could redeem one.
-      if (await deps.secondFactor?.required(principal)) {
+      const challenge = await deps.secondFactor?.challenge(principal, key, { force: opts?.forceFactor === true });
+      if (challenge) {
+        // As login: the reservation is given back, the count kept until the factor is right.
         await stores.lockouts.release(key, s.maxFailedAttempts);
-        throw AppError.forbidden('This account signs in with a second factor, which this sign-in page does not ask for yet: sign in through the console or the REST login.');
+        return { principal, mfa: challenge };
       }
-      await uow.run(async (tx) => {
-        await tx.lockouts.clear(key);
-        await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
-      });
-      return principal;
+      await signedIn(principal, key);
+      return { principal };
+    },
+
+    async completeSignIn(mfaToken, factor) {
+      if (!deps.secondFactor) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
+      const r = await deps.secondFactor.redeem(mfaToken, factor);
+      const principal = await directory.principal(r.userId);
+      if (!principal) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
+      await signedIn(principal, r.emailHash);
+      return { principal, amr: r.amr };
+    },
+
+    async passkeyLogin(response) {
+      const { principal, key, amr } = await passkeyVerified(response);
+      return { tokens: await startSession(principal, key, amr), principal };
+    },
+
+    async passkeySignIn(response) {
+      const { principal, key, amr } = await passkeyVerified(response);
+      await signedIn(principal, key);
+      return { principal, amr };
     },
 
     /**

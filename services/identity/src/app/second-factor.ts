@@ -9,8 +9,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { type AccessClaims, AppError, type Logger, event, open, randomToken, seal, sha256 } from '@iam/platform';
 import type { Principal } from '../domain/model';
-import type { Directory, IdentityStores, MfaPurpose, UnitOfWork } from '../domain/ports';
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type { Directory, IdentityStores, MfaChallengeRecord, MfaPurpose, UnitOfWork } from '../domain/ports';
+import type { PasskeyUseCases } from './passkeys';
 import { matchTotp, newTotpSecret, otpauthUri, base32Encode } from '../domain/totp';
+import { requireRecentSignIn } from './reauth';
+
+export { REAUTH_SECONDS, requireRecentSignIn } from './reauth';
 
 export interface SecondFactorSettings {
   /** AES-256 key sealing TOTP secrets (derived from JWT_KEY_ENCRYPTION_KEY, never in the database). */
@@ -24,8 +29,6 @@ export interface SecondFactorSettings {
 }
 
 export const MFA_TOKEN_SECONDS = 300;
-/** Removing a factor or making new recovery codes needs a sign-in this recent. */
-export const REAUTH_SECONDS = 300;
 export const RECOVERY_CODE_COUNT = 10;
 
 export type MfaMethod = 'totp' | 'recovery_code' | 'webauthn';
@@ -37,7 +40,8 @@ export interface MfaChallenge {
   readonly expiresIn: number;
 }
 
-export type Factor = { readonly code: string } | { readonly recoveryCode: string };
+/** A TOTP code, a recovery code, or a passkey's assertion (AuthenticationResponseJSON) for `webauthnOptions`. */
+export type Factor = { readonly code: string } | { readonly recoveryCode: string } | { readonly webauthn: unknown };
 
 export interface MfaStatus {
   readonly totp: boolean;
@@ -52,7 +56,7 @@ export interface TotpEnrolment {
 
 export interface SecondFactorUseCases {
   /** After a right password: null when the account signs in with it alone, else its challenge. */
-  challenge(principal: Principal, emailHash: Buffer): Promise<MfaChallenge | null>;
+  challenge(principal: Principal, emailHash: Buffer, opts?: { force?: boolean }): Promise<MfaChallenge | null>;
   /** Whether the account needs a second factor to sign in (enrolled, or its roles require one); nothing is written. */
   required(principal: Principal): Promise<boolean>;
   /**
@@ -61,6 +65,8 @@ export interface SecondFactorUseCases {
    * lockout). Returns who signed in and how (RFC 8176 amr).
    */
   redeem(mfaToken: string, factor: Factor): Promise<{ userId: string; emailHash: Buffer; amr: string[] }>;
+  /** A verify mfa token of an account with passkeys: request options naming them (then `redeem` with `webauthn`). */
+  webauthnOptions(mfaToken: string): Promise<PublicKeyCredentialRequestOptionsJSON>;
   /** An enrolment-only mfa token: a pending TOTP secret, activated by `redeem` with its code. */
   enrolWithToken(mfaToken: string): Promise<TotpEnrolment>;
   status(userId: string): Promise<MfaStatus>;
@@ -80,12 +86,6 @@ const INVALID_FACTOR = 'The second factor is incorrect.';
 const MFA_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 const RECOVERY_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
-/** FORBIDDEN with reason identity.reauthentication_required unless `auth_time` is within REAUTH_SECONDS. */
-export function requireRecentSignIn(claims: Pick<AccessClaims, 'authTime'>, nowMs = Date.now()): void {
-  if (claims.authTime === undefined || nowMs / 1000 - claims.authTime > REAUTH_SECONDS) {
-    throw new AppError('FORBIDDEN', 'This needs a sign-in within the last 5 minutes: sign in again and retry.', { reason: 'identity.reauthentication_required' });
-  }
-}
 
 /** 10 characters of an unambiguous alphabet (50 bits), shown as XXXXX-XXXXX. */
 function newRecoveryCode(): string {
@@ -98,13 +98,15 @@ function newRecoveryCode(): string {
 const normaliseRecoveryCode = (c: string): string => c.toUpperCase().replace(/[\s-]/g, '');
 const recoveryHash = (userId: string, code: string): Buffer => sha256(`${userId}:${normaliseRecoveryCode(code)}`);
 
-type Stores = Pick<IdentityStores, 'totp' | 'recoveryCodes' | 'mfaChallenges' | 'lockouts'>;
+type Stores = Pick<IdentityStores, 'totp' | 'recoveryCodes' | 'mfaChallenges' | 'lockouts' | 'passkeys'>;
 
 export function createSecondFactorUseCases(deps: {
   settings: SecondFactorSettings;
   uow: UnitOfWork<Stores>;
   stores: Stores;
   directory: Directory;
+  /** Passkeys as a second factor (absent: TOTP and recovery codes only). */
+  passkeys?: Pick<PasskeyUseCases, 'factorOptions' | 'verify'>;
   logger: Logger;
 }): SecondFactorUseCases {
   const { settings: s, uow, stores, directory } = deps;
@@ -114,10 +116,10 @@ export function createSecondFactorUseCases(deps: {
   const openSecret = (userId: string, sealed: Buffer) => open(s.totpKey, sealed, `totp:${userId}`);
 
   async function status(userId: string): Promise<MfaStatus> {
-    const [totp, left] = await Promise.all([stores.totp.get(userId), stores.recoveryCodes.countLeft(userId)]);
+    const [totp, left, passkeys] = await Promise.all([stores.totp.get(userId), stores.recoveryCodes.countLeft(userId), stores.passkeys.count(userId)]);
     return {
       totp: totp?.active ?? false,
-      passkeys: 0,
+      passkeys,
       recoveryCodesLeft: left,
     };
   }
@@ -148,7 +150,13 @@ export function createSecondFactorUseCases(deps: {
   }
 
   /** Checks the factor; the factor used, or null when it is wrong (nothing used up). */
-  async function check(userId: string, purpose: MfaPurpose, factor: Factor): Promise<'totp' | 'recovery_code' | null> {
+  async function check(c: MfaChallengeRecord, factor: Factor): Promise<'totp' | 'recovery_code' | 'hwk' | 'swk' | null> {
+    const { userId, purpose } = c;
+    if ('webauthn' in factor) {
+      if (purpose === 'enrol' || !deps.passkeys) return null;
+      const a = await deps.passkeys.verify(factor.webauthn, 'factor');
+      return a && a.userId === userId && a.mfaChallengeId === c.id ? a.amr : null;
+    }
     if ('code' in factor) {
       if (purpose === 'enrol') {
         const step = await totpStep(userId, factor.code, false);
@@ -167,10 +175,11 @@ export function createSecondFactorUseCases(deps: {
       return st.totp || st.passkeys > 0 || principal.roles.some((r) => required.has(r));
     },
 
-    async challenge(principal, emailHash) {
+    async challenge(principal, emailHash, opts) {
       const st = await status(principal.userId);
       const enrolled = st.totp || st.passkeys > 0;
-      const mustEnrol = !enrolled && principal.roles.some((r) => required.has(r));
+      // `force`: step-up (the OP's acr_values asked for mfa): an account with no factor enrols one.
+      const mustEnrol = !enrolled && (opts?.force === true || principal.roles.some((r) => required.has(r)));
       if (!enrolled && !mustEnrol) return null;
       const mfaToken = randomToken(32);
       const purpose: MfaPurpose = enrolled ? 'verify' : 'enrol';
@@ -182,7 +191,9 @@ export function createSecondFactorUseCases(deps: {
         purpose,
         expiresAt: new Date(Date.now() + MFA_TOKEN_SECONDS * 1000),
       });
-      const methods: MfaMethod[] = enrolled ? [...(st.totp ? (['totp'] as const) : []), ...(st.recoveryCodesLeft > 0 ? (['recovery_code'] as const) : [])] : ['totp'];
+      const methods: MfaMethod[] = enrolled
+        ? [...(st.totp ? (['totp'] as const) : []), ...(st.passkeys > 0 && deps.passkeys ? (['webauthn'] as const) : []), ...(st.recoveryCodesLeft > 0 ? (['recovery_code'] as const) : [])]
+        : ['totp'];
       return {
         mfaToken,
         methods,
@@ -196,11 +207,11 @@ export function createSecondFactorUseCases(deps: {
       // As a login: the attempt is reserved before the factor is checked, so at most the limit
       // of guesses is checked per lockout window, however many arrive at once.
       const slot = await stores.lockouts.reserve(c.emailHash, s.maxFailedAttempts, s.lockoutMinutes);
-      const kind = 'code' in factor ? 'totp' : 'recovery_code';
-      let used: 'totp' | 'recovery_code' | null = null;
+      const kind = 'code' in factor ? 'totp' : 'webauthn' in factor ? 'webauthn' : 'recovery_code';
+      let used: 'totp' | 'recovery_code' | 'hwk' | 'swk' | null = null;
       if (slot.allowed) {
         try {
-          used = await check(c.userId, c.purpose, factor);
+          used = await check(c, factor);
         } catch (err) {
           await stores.lockouts.release(c.emailHash, s.maxFailedAttempts);
           throw err;
@@ -217,6 +228,8 @@ export function createSecondFactorUseCases(deps: {
               failures: slot.count,
               reason: slot.allowed ? 'invalid_factor' : 'locked',
               recoveryCodesLeft: 0,
+              credential: '',
+              name: '',
             }),
             ...(lockedNow
               ? [
@@ -236,10 +249,12 @@ export function createSecondFactorUseCases(deps: {
         if (!(await tx.mfaChallenges.consume(c.id))) return false;
         const e = {
           userId: c.userId,
-          factor: used,
+          factor: used === 'hwk' || used === 'swk' ? 'webauthn' : used,
           failures: 0,
           reason: '',
           recoveryCodesLeft: left,
+          credential: '',
+          name: '',
         };
         await tx.publish([
           ...(c.purpose === 'enrol' ? [event(SUBJECTS.mfaEnrolled, e)] : []),
@@ -251,13 +266,27 @@ export function createSecondFactorUseCases(deps: {
       return {
         userId: c.userId,
         emailHash: c.emailHash,
-        amr: ['pwd', 'otp', 'mfa'],
+        // RFC 8176: a recovery code is a one-time password too; a passkey is hwk or swk.
+        amr: ['pwd', used === 'hwk' || used === 'swk' ? used : 'otp', 'mfa'],
       };
+    },
+
+    async webauthnOptions(mfaToken) {
+      const c = await findChallenge(mfaToken);
+      if (c.purpose !== 'verify' || !deps.passkeys || (await stores.passkeys.count(c.userId)) === 0) throw AppError.conflict('This account has no passkey: answer with another factor.');
+      return deps.passkeys.factorOptions(c.userId, c.id);
     },
 
     async enrolWithToken(mfaToken) {
       const c = await findChallenge(mfaToken);
       if (c.purpose !== 'enrol') throw AppError.conflict('This account has a second factor already: answer with it.');
+      // Asked again (a page shown again after a wrong code): the same pending secret, already in the app.
+      const t = await stores.totp.get(c.userId);
+      const principal = t && !t.active ? await directory.principal(c.userId) : null;
+      if (t && !t.active && principal) {
+        const secret = openSecret(c.userId, t.sealedSecret);
+        return { secret: base32Encode(secret), otpauthUri: otpauthUri(secret, s.issuer, principal.email) };
+      }
       return pending(c.userId);
     },
 
@@ -279,6 +308,8 @@ export function createSecondFactorUseCases(deps: {
             failures: 0,
             reason: '',
             recoveryCodesLeft: 0,
+            credential: '',
+            name: '',
           }),
         ]);
       });
@@ -289,7 +320,7 @@ export function createSecondFactorUseCases(deps: {
       await uow.run(async (tx) => {
         if (!(await tx.totp.remove(claims.sub))) throw AppError.notFound('No TOTP is enrolled.');
         // Recovery codes back a factor up; with none left they go too.
-        await tx.recoveryCodes.removeAll(claims.sub);
+        if ((await tx.passkeys.count(claims.sub)) === 0) await tx.recoveryCodes.removeAll(claims.sub);
         await tx.publish([
           event(SUBJECTS.mfaRemoved, {
             userId: claims.sub,
@@ -297,6 +328,8 @@ export function createSecondFactorUseCases(deps: {
             failures: 0,
             reason: '',
             recoveryCodesLeft: 0,
+            credential: '',
+            name: '',
           }),
         ]);
       });
@@ -319,6 +352,8 @@ export function createSecondFactorUseCases(deps: {
             failures: 0,
             reason: '',
             recoveryCodesLeft: codes.length,
+            credential: '',
+            name: '',
           }),
         ]);
       });
@@ -329,6 +364,7 @@ export function createSecondFactorUseCases(deps: {
       await uow.run(async (tx) => {
         await tx.totp.remove(userId);
         await tx.recoveryCodes.removeAll(userId);
+        await tx.passkeys.removeAll(userId);
         await tx.publish([
           event(SUBJECTS.mfaReset, {
             userId,
@@ -336,6 +372,8 @@ export function createSecondFactorUseCases(deps: {
             failures: 0,
             reason,
             recoveryCodesLeft: 0,
+            credential: '',
+            name: '',
           }),
         ]);
       });

@@ -33,6 +33,8 @@ export interface SessionUseCases {
   endOthers(userId: string, currentSid: string | undefined): Promise<number>;
   /** An administrator: the user's sessions (NOT_FOUND for an unknown user). */
   listOf(userId: string): Promise<SessionView[]>;
+  /** An administrator: one session of the user ended (Administrator rule of §3); NOT_FOUND when there is no such live session. */
+  endOneOf(userId: string, sessionId: string): Promise<void>;
   /** An administrator: every session and access token of the user ended (Administrator rule of §3). */
   endAllOf(userId: string): Promise<number>;
   security(userId: string): Promise<AccountSecurity>;
@@ -120,6 +122,13 @@ export function createSessionUseCases(deps: {
     async listOf(userId) {
       await target(userId);
       return (await stores.sessions.listLive(userId)).map(view());
+    },
+
+    async endOneOf(userId, sessionId) {
+      await changeable(userId);
+      if (!UUID_RE.test(sessionId)) throw AppError.notFound('No such session.');
+      const ended = await uow.run((tx) => endIn(tx, userId, sessionId));
+      if (!ended) throw AppError.notFound('No such session.');
     },
 
     async endAllOf(userId) {

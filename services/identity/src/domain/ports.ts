@@ -214,6 +214,49 @@ export interface MfaChallengeStore {
   consume(id: string): Promise<boolean>;
 }
 
+/** A registered WebAuthn credential (public data only). */
+export interface PasskeyRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly credentialId: Buffer;
+  readonly publicKey: Buffer;
+  readonly counter: number;
+  readonly transports: readonly string[];
+  /** 'singleDevice' (bound to one authenticator) or 'multiDevice' (synced). */
+  readonly deviceType: string;
+  readonly backedUp: boolean;
+  readonly aaguid: string;
+  readonly name: string;
+  readonly createdAt: Date;
+  readonly lastUsedAt: Date | null;
+}
+
+/** Passkeys (WebAuthn credentials); a credential id is registered once across all users. */
+export interface PasskeyStore {
+  /** False (nothing stored) when the credential id is registered already. */
+  add(p: Omit<PasskeyRecord, 'createdAt' | 'lastUsedAt'>): Promise<boolean>;
+  listOf(userId: string): Promise<PasskeyRecord[]>;
+  count(userId: string): Promise<number>;
+  findByCredentialId(credentialId: Buffer): Promise<PasskeyRecord | null>;
+  /**
+   * Records a use: the new signature counter and backup state. False when the counter went
+   * backwards (a cloned authenticator; a counter of 0 on both sides is a device without one).
+   */
+  used(id: string, counter: number, backedUp: boolean): Promise<boolean>;
+  rename(id: string, userId: string, name: string): Promise<boolean>;
+  remove(id: string, userId: string): Promise<boolean>;
+  removeAll(userId: string): Promise<number>;
+}
+
+export type WebauthnPurpose = 'register' | 'signin' | 'factor';
+
+/** Single-use WebAuthn challenges, looked up by the SHA-256 of the challenge the client signed. */
+export interface WebauthnChallengeStore {
+  create(c: { challengeHash: Buffer; purpose: WebauthnPurpose; userId: string | null; mfaChallengeId: string | null; expiresAt: Date }): Promise<void>;
+  /** Deletes and returns the unexpired challenge of this purpose; null when there is none (used, expired, unknown). */
+  take(challengeHash: Buffer, purpose: WebauthnPurpose): Promise<{ userId: string | null; mfaChallengeId: string | null } | null>;
+}
+
 export interface SessionRecord {
   readonly id: string;
   readonly userId: string;
@@ -255,6 +298,8 @@ export interface IdentityStores {
   readonly sessions: SessionStore;
   /** The OpenID provider's records (sessions, grants, codes, tokens), as use cases end them. */
   readonly providerGrants: ProviderGrantStore;
+  readonly passkeys: PasskeyStore;
+  readonly webauthnChallenges: WebauthnChallengeStore;
 }
 
 /**

@@ -394,6 +394,74 @@ export class SessionAccessTokenRow {
   expiresAt!: Date;
 }
 
+/** A WebAuthn passkey: public key, signature counter and backup flags (never a secret). */
+@Entity({ name: 'passkeys' })
+@Index('uq_passkeys_credential', ['credentialId'], { unique: true })
+@Index('ix_passkeys_user', ['userId'])
+export class PasskeyRow {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('uuid', { name: 'user_id' })
+  userId!: string;
+
+  @Column('bytea', { name: 'credential_id' })
+  credentialId!: Buffer;
+
+  /** COSE public key. */
+  @Column('bytea', { name: 'public_key' })
+  publicKey!: Buffer;
+
+  @Column('bigint', { default: 0 })
+  counter!: string;
+
+  @Column('text', { array: true, default: () => "'{}'" })
+  transports!: string[];
+
+  /** 'singleDevice' or 'multiDevice' (synced). */
+  @Column('text', { name: 'device_type' })
+  deviceType!: string;
+
+  @Column('boolean', { name: 'backed_up' })
+  backedUp!: boolean;
+
+  @Column('text', { default: '' })
+  aaguid!: string;
+
+  @Column('text')
+  name!: string;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'last_used_at', nullable: true })
+  lastUsedAt!: Date | null;
+}
+
+/** A WebAuthn ceremony's challenge (single use, five minutes): only its SHA-256 is kept. */
+@Entity({ name: 'webauthn_challenges' })
+@Index('ix_webauthn_challenges_expires', ['expiresAt'])
+export class WebauthnChallengeRow {
+  @PrimaryColumn('bytea', { name: 'challenge_hash' })
+  challengeHash!: Buffer;
+
+  /** 'register', 'signin' (passwordless) or 'factor' (second factor of an mfa token). */
+  @Column('text')
+  purpose!: string;
+
+  @Column('uuid', { name: 'user_id', nullable: true })
+  userId!: string | null;
+
+  @Column('uuid', { name: 'mfa_challenge_id', nullable: true })
+  mfaChallengeId!: string | null;
+
+  @Column('timestamptz', { name: 'expires_at' })
+  expiresAt!: Date;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+}
+
 /** The OpenID provider's records (oidc-provider adapter model; see infra/oidc/pg-adapter.ts). */
 @Entity({ name: 'oidc_payloads' })
 @Index('ix_oidc_payloads_grant', ['grantId'])

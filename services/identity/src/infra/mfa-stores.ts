@@ -1,6 +1,18 @@
 /** PostgreSQL stores of second factors and sessions (parameterised SQL over an EntityManager). */
 import type { EntityManager } from 'typeorm';
-import type { MfaChallengeRecord, MfaChallengeStore, MfaPurpose, RecoveryCodeStore, SessionRecord, SessionStore, TotpStore } from '../domain/ports';
+import type {
+  MfaChallengeRecord,
+  MfaChallengeStore,
+  MfaPurpose,
+  PasskeyRecord,
+  PasskeyStore,
+  RecoveryCodeStore,
+  SessionRecord,
+  SessionStore,
+  TotpStore,
+  WebauthnChallengeStore,
+  WebauthnPurpose,
+} from '../domain/ports';
 
 export class PgTotp implements TotpStore {
   constructor(private readonly m: EntityManager) {}
@@ -187,5 +199,112 @@ export class PgSessions implements SessionStore {
   async endAllOf(userId: string): Promise<number> {
     const [, n] = await this.m.query<[unknown, number]>('UPDATE sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL', [userId]);
     return n;
+  }
+}
+
+interface PasskeySql {
+  id: string;
+  user_id: string;
+  credential_id: Buffer;
+  public_key: Buffer;
+  counter: string;
+  transports: string[];
+  device_type: string;
+  backed_up: boolean;
+  aaguid: string;
+  name: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+const passkey = (r: PasskeySql): PasskeyRecord => ({
+  id: r.id,
+  userId: r.user_id,
+  credentialId: r.credential_id,
+  publicKey: r.public_key,
+  counter: Number(r.counter),
+  transports: r.transports,
+  deviceType: r.device_type,
+  backedUp: r.backed_up,
+  aaguid: r.aaguid,
+  name: r.name,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+});
+
+const PASSKEY_COLUMNS = 'id, user_id, credential_id, public_key, counter, transports, device_type, backed_up, aaguid, name, created_at, last_used_at';
+
+export class PgPasskeys implements PasskeyStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async add(p: Omit<PasskeyRecord, 'createdAt' | 'lastUsedAt'>): Promise<boolean> {
+    const rows = await this.m.query<unknown[]>(
+      `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, device_type, backed_up, aaguid, name)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (credential_id) DO NOTHING RETURNING id`,
+      [p.id, p.userId, p.credentialId, p.publicKey, p.counter, [...p.transports], p.deviceType, p.backedUp, p.aaguid, p.name],
+    );
+    return rows.length > 0;
+  }
+
+  async listOf(userId: string): Promise<PasskeyRecord[]> {
+    const rows = await this.m.query<PasskeySql[]>(`SELECT ${PASSKEY_COLUMNS} FROM passkeys WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+    return rows.map(passkey);
+  }
+
+  async count(userId: string): Promise<number> {
+    const [r] = await this.m.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM passkeys WHERE user_id = $1', [userId]);
+    return r?.n ?? 0;
+  }
+
+  async findByCredentialId(credentialId: Buffer): Promise<PasskeyRecord | null> {
+    const [r] = await this.m.query<PasskeySql[]>(`SELECT ${PASSKEY_COLUMNS} FROM passkeys WHERE credential_id = $1`, [credentialId]);
+    return r ? passkey(r) : null;
+  }
+
+  async used(id: string, counter: number, backedUp: boolean): Promise<boolean> {
+    const [, n] = await this.m.query<[unknown, number]>(
+      `UPDATE passkeys SET counter = $2, backed_up = $3, last_used_at = now()
+       WHERE id = $1 AND (counter < $2 OR (counter = 0 AND $2 = 0))`,
+      [id, counter, backedUp],
+    );
+    return n > 0;
+  }
+
+  async rename(id: string, userId: string, name: string): Promise<boolean> {
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE passkeys SET name = $3 WHERE id = $1 AND user_id = $2', [id, userId, name]);
+    return n > 0;
+  }
+
+  async remove(id: string, userId: string): Promise<boolean> {
+    const [, n] = await this.m.query<[unknown, number]>('DELETE FROM passkeys WHERE id = $1 AND user_id = $2', [id, userId]);
+    return n > 0;
+  }
+
+  async removeAll(userId: string): Promise<number> {
+    const [, n] = await this.m.query<[unknown, number]>('DELETE FROM passkeys WHERE user_id = $1', [userId]);
+    return n;
+  }
+}
+
+export class PgWebauthnChallenges implements WebauthnChallengeStore {
+  constructor(private readonly m: EntityManager) {}
+
+  async create(c: { challengeHash: Buffer; purpose: WebauthnPurpose; userId: string | null; mfaChallengeId: string | null; expiresAt: Date }): Promise<void> {
+    await this.m.query('INSERT INTO webauthn_challenges (challenge_hash, purpose, user_id, mfa_challenge_id, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+      c.challengeHash,
+      c.purpose,
+      c.userId,
+      c.mfaChallengeId,
+      c.expiresAt,
+    ]);
+  }
+
+  async take(challengeHash: Buffer, purpose: WebauthnPurpose): Promise<{ userId: string | null; mfaChallengeId: string | null } | null> {
+    const rows = await this.m.query<[Array<{ user_id: string | null; mfa_challenge_id: string | null }>, number]>(
+      'DELETE FROM webauthn_challenges WHERE challenge_hash = $1 AND purpose = $2 AND expires_at > now() RETURNING user_id, mfa_challenge_id',
+      [challengeHash, purpose],
+    );
+    const r = rows[0]?.[0];
+    return r ? { userId: r.user_id, mfaChallengeId: r.mfa_challenge_id } : null;
   }
 }

@@ -9,12 +9,14 @@ import {
   MfaTotpRow,
   OAuthClientRow,
   OidcPayloadRow,
+  PasskeyRow,
   RefreshTokenRow,
   RevokedAccessTokenRow,
   RevokedSubjectRow,
   SessionAccessTokenRow,
   SessionRow,
   SigningKeyRow,
+  WebauthnChallengeRow,
 } from './entities';
 import { IdentitySchema1763800000200 } from './migrations/1763800000200-identity-schema';
 import { EmailActions1763800000300 } from './migrations/1763800000300-email-actions';
@@ -25,6 +27,7 @@ import { RefreshSuperseded1764600000100 } from './migrations/1764600000100-refre
 import { OAuthClients1764800000100 } from './migrations/1764800000100-oauth-clients';
 import { SecondFactorsSessions1764800000300 } from './migrations/1764800000300-second-factors-sessions';
 import { OidcPayloads1764800000500 } from './migrations/1764800000500-oidc-payloads';
+import { Passkeys1765000000100 } from './migrations/1765000000100-passkeys';
 
 export const entities = [
   SigningKeyRow,
@@ -42,6 +45,8 @@ export const entities = [
   SessionRow,
   SessionAccessTokenRow,
   OidcPayloadRow,
+  PasskeyRow,
+  WebauthnChallengeRow,
   OutboxEventRow,
 ];
 
@@ -59,4 +64,5 @@ export const migrations = [
   SecondFactorsSessions1764800000300,
   OidcPayloads1764800000500,
   OutboxLease1764900000000,
+  Passkeys1765000000100,
 ];

@@ -2,7 +2,7 @@
 import { type RequestContext, captureOrigin, outboxUnitOfWork, queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ClientRecord } from '../domain/clients';
-import { PgMfaChallenges, PgRecoveryCodes, PgSessions, PgTotp } from './mfa-stores';
+import { PgMfaChallenges, PgPasskeys, PgRecoveryCodes, PgSessions, PgTotp, PgWebauthnChallenges } from './mfa-stores';
 import type { RefreshRecord } from '../domain/model';
 import { PgClientStore } from './client-store';
 import { PgProviderGrants } from './oidc/pg-adapter';
@@ -353,6 +353,8 @@ export function pgIdentityStores(m: EntityManager, builtInClients: readonly Clie
     mfaChallenges: new PgMfaChallenges(m),
     sessions: new PgSessions(m),
     providerGrants: new PgProviderGrants(m),
+    passkeys: new PgPasskeys(m),
+    webauthnChallenges: new PgWebauthnChallenges(m),
   };
 }
 
@@ -367,6 +369,7 @@ export async function purgeExpired(ds: DataSource, lockoutMinutes: number): Prom
   await ds.query('DELETE FROM revoked_access_tokens WHERE expires_at < now()');
   await ds.query('DELETE FROM revoked_subjects WHERE expires_at < now()');
   await ds.query('DELETE FROM mfa_challenges WHERE expires_at < now()');
+  await ds.query('DELETE FROM webauthn_challenges WHERE expires_at < now()');
   await ds.query('DELETE FROM session_access_tokens WHERE expires_at < now()');
   await ds.query(`DELETE FROM sessions WHERE expires_at < now() - interval '1 day' OR ended_at < now() - interval '1 day'`);
   // Kept a month: a late directory event of a reset still finds its token consumed (not missing).

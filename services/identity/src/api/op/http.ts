@@ -1,16 +1,57 @@
 /**
  * The provider's HTTP listener (IDENTITY_OP_PORT; only the gateway reaches it): the interaction
- * pages (sign-in, consent) and their stylesheet here, everything else to oidc-provider. Sign-in
- * is the REST login's password step (AuthUseCases.signIn: lockout, constant-shape failure, the
- * same audit events); a second factor would follow `passwordVerified` below.
+ * pages (sign-in, second factor, enrolment, consent), their stylesheet and scripts here,
+ * everything else to oidc-provider. Sign-in is the REST login's password step
+ * (AuthUseCases.signIn: lockout, constant-shape failure, the same audit events); an account with
+ * a second factor (or one a policy or acr_values require) then gets the factor step, whose mfa
+ * token stays in the interaction (server side). A passkey alone signs in too (its own endpoint).
  */
+import { readFileSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { dirname, join } from 'node:path';
 import { AppError, type Logger } from '@iam/platform';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthUseCases } from '../../app/auth';
+import type { Factor, SecondFactorUseCases } from '../../app/second-factor';
+import type { PasskeyUseCases } from '../../app/passkeys';
 import type { OpPages, Provider } from '../../infra/oidc/provider';
-import { FIRST_PARTY } from '../../infra/oidc/provider';
-import { STYLESHEET, STYLESHEET_PATH, consentPage, logoutPage, messagePage, pageHeaders, signInPage, userCodeConfirmPage, userCodeInputPage } from './pages';
+import { ACR_MFA, ACR_PWD, FIRST_PARTY, wantsMfa } from '../../infra/oidc/provider';
+import {
+  SIGNIN_SCRIPT,
+  SIGNIN_SCRIPT_PATH,
+  STYLESHEET,
+  STYLESHEET_PATH,
+  WEBAUTHN_SCRIPT_PATH,
+  consentPage,
+  enrolPage,
+  factorPage,
+  logoutPage,
+  messagePage,
+  pageHeaders,
+  signInPage,
+  userCodeConfirmPage,
+  userCodeInputPage,
+} from './pages';
+
+/** @simplewebauthn/browser's self-contained bundle (it defines window.SimpleWebAuthnBrowser). */
+const WEBAUTHN_BUNDLE = (() => {
+  const entry = require.resolve('@simplewebauthn/browser');
+  return readFileSync(join(dirname(entry), '..', 'dist', 'bundle', 'index.umd.min.js'), 'utf8');
+})();
+
+/** What the interaction keeps between the password and the factor (in its server-side record). */
+interface PendingFactor {
+  readonly mfaToken: string;
+  readonly methods: readonly string[];
+  readonly enrol: boolean;
+}
+
+function pendingOf(result: unknown): PendingFactor | null {
+  const p = typeof result === 'object' && result !== null ? (result as { iamFactor?: unknown }).iamFactor : undefined;
+  if (typeof p !== 'object' || p === null) return null;
+  const { mfaToken, methods, enrol } = p as Record<string, unknown>;
+  return typeof mfaToken === 'string' && Array.isArray(methods) && typeof enrol === 'boolean' ? { mfaToken, methods: methods.map(String), enrol } : null;
+}
 
 const MAX_FORM_BYTES = 8_192;
 
@@ -64,14 +105,33 @@ function send(res: ServerResponse, prefix: string, status: number, body: string)
 export interface OpHttpDeps {
   readonly prefix: string;
   readonly provider: CurrentProvider;
-  readonly auth: Pick<AuthUseCases, 'signIn'>;
+  readonly auth: Pick<AuthUseCases, 'signIn' | 'completeSignIn' | 'passkeySignIn'>;
+  readonly secondFactor: Pick<SecondFactorUseCases, 'enrolWithToken' | 'webauthnOptions'>;
+  readonly passkeys: Pick<PasskeyUseCases, 'signInOptions'>;
   readonly logger: Logger;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.end(JSON.stringify(body));
+}
+
+/** A form field holding a WebAuthn credential's JSON; null when absent or not an object. */
+function credentialField(form: URLSearchParams): unknown {
+  const raw = form.get('response') ?? '';
+  if (!raw) return null;
+  try {
+    const v: unknown = JSON.parse(raw);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Routes one request: the interaction pages, or the provider. */
 export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const { prefix } = d;
-  const interaction = new RegExp(`^${prefix}/interaction/([A-Za-z0-9_-]{1,64})(?:/(login|consent))?$`);
+  const interaction = new RegExp(`^${prefix}/interaction/([A-Za-z0-9_-]{1,64})(?:/(login|consent|factor|factor/options|passkey|passkey/options))?$`);
 
   async function page(req: IncomingMessage, res: ServerResponse, provider: Provider, step: string | undefined): Promise<void> {
     const details = await provider.interactionDetails(req, res);
@@ -79,8 +139,26 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
     const clientName = client?.clientName ?? String(details.params.client_id);
     const base = `${prefix}/interaction/${details.uid}`;
     const prompt = details.prompt.name;
+    const signIn = (status: number, email?: string, error?: string) =>
+      send(res, prefix, status, signInPage({ prefix, action: `${base}/login`, passkeyAction: `${base}/passkey`, clientName, email, error }));
+    const pending = pendingOf(details.result);
+    /** The factor step's page: the enrolment (a pending TOTP secret, the same one until activated) or the factor. */
+    const factor = async (f: PendingFactor, status: number, error?: string) => {
+      if (f.enrol) {
+        const e = await d.secondFactor.enrolWithToken(f.mfaToken);
+        return send(res, prefix, status, enrolPage({ prefix, action: `${base}/factor`, secret: e.secret, otpauthUri: e.otpauthUri, error }));
+      }
+      return send(res, prefix, status, factorPage({ prefix, action: `${base}/factor`, methods: f.methods, error }));
+    };
+    const finish = (accountId: string, amr: readonly string[]) =>
+      provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId, amr: [...amr], acr: amr.includes('mfa') ? ACR_MFA : ACR_PWD, remember: true } },
+        { mergeWithLastSubmission: false },
+      );
     if (req.method === 'GET' && step === undefined) {
-      if (prompt === 'login') return send(res, prefix, 200, signInPage({ prefix, action: `${base}/login`, clientName }));
+      if (prompt === 'login') return pending ? factor(pending, 200) : signIn(200);
       if (prompt === 'consent') {
         const requested = requestedScopes(details);
         // First-party clients (the console) are not asked.
@@ -93,21 +171,61 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       const form = await readForm(req);
       const email = (form.get('email') ?? '').slice(0, 320);
       const password = (form.get('password') ?? '').slice(0, 1_024);
-      if (!email || !password) {
-        return send(res, prefix, 400, signInPage({ prefix, action: `${base}/login`, clientName, email, error: 'Enter your email and password.' }));
-      }
-      let passwordVerified;
+      if (!email || !password) return signIn(400, email, 'Enter your email and password.');
+      let verified;
       try {
-        passwordVerified = await d.auth.signIn(email, password);
+        verified = await d.auth.signIn(email, password, { forceFactor: wantsMfa(details.params.acr_values) });
       } catch (err) {
-        if (err instanceof AppError && (err.code === 'UNAUTHENTICATED' || err.code === 'FORBIDDEN')) {
-          return send(res, prefix, err.code === 'FORBIDDEN' ? 403 : 401, signInPage({ prefix, action: `${base}/login`, clientName, email, error: err.message }));
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return signIn(401, email, err.message);
+        throw err;
+      }
+      if (!verified.mfa) return finish(verified.principal.userId, ['pwd']);
+      // The factor step: its mfa token stays in the interaction's record, never in the page.
+      const f: PendingFactor = { mfaToken: verified.mfa.mfaToken, methods: [...verified.mfa.methods], enrol: verified.mfa.enrolmentRequired };
+      details.result = { iamFactor: f };
+      await details.save(Math.max(1, details.exp - Math.floor(Date.now() / 1000)));
+      return factor(f, 200);
+    }
+    if (req.method === 'POST' && step === 'factor' && prompt === 'login' && pending) {
+      const form = await readForm(req);
+      const code = (form.get('code') ?? '').trim();
+      const recoveryCode = (form.get('recoveryCode') ?? '').trim().slice(0, 40);
+      const credential = credentialField(form);
+      const f: Factor | null = credential ? { webauthn: credential } : /^[0-9]{6}$/.test(code) ? { code } : recoveryCode ? { recoveryCode } : null;
+      if (!f) return factor(pending, 400, pending.enrol ? 'Enter the 6-digit code your app shows.' : 'Enter a code, or use another way.');
+      let done;
+      try {
+        done = await d.auth.completeSignIn(pending.mfaToken, f);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') {
+          // A used or expired mfa token cannot be answered again: back to the password.
+          if (err.message.startsWith('The mfa token')) {
+            details.result = undefined;
+            await details.save(Math.max(1, details.exp - Math.floor(Date.now() / 1000)));
+            return signIn(401, undefined, 'The sign-in took too long. Sign in again.');
+          }
+          return factor(pending, 401, 'That did not work. Check it and try again.');
         }
         throw err;
       }
-      // The seam for a second factor: an enrolled user would be asked for it here, before the login result.
-      await provider.interactionFinished(req, res, { login: { accountId: passwordVerified.userId, amr: ['pwd'], acr: 'urn:iam:acr:pwd', remember: true } }, { mergeWithLastSubmission: false });
-      return;
+      return finish(done.principal.userId, done.amr);
+    }
+    if (req.method === 'POST' && step === 'factor/options' && prompt === 'login' && pending && !pending.enrol) {
+      return sendJson(res, 200, await d.secondFactor.webauthnOptions(pending.mfaToken));
+    }
+    if (req.method === 'POST' && step === 'passkey/options' && prompt === 'login') {
+      return sendJson(res, 200, await d.passkeys.signInOptions());
+    }
+    if (req.method === 'POST' && step === 'passkey' && prompt === 'login') {
+      const credential = credentialField(await readForm(req));
+      try {
+        if (!credential) throw AppError.unauthenticated('The passkey could not be verified.');
+        const done = await d.auth.passkeySignIn(credential);
+        return finish(done.principal.userId, done.amr);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return signIn(401, undefined, 'The passkey could not be verified. Try again or use your password.');
+        throw err;
+      }
     }
     if (req.method === 'POST' && step === 'consent' && prompt === 'consent') {
       const form = await readForm(req);
@@ -140,6 +258,11 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       if (req.method === 'GET' && path === prefix + STYLESHEET_PATH) {
         res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
         res.end(STYLESHEET);
+        return;
+      }
+      if (req.method === 'GET' && (path === prefix + WEBAUTHN_SCRIPT_PATH || path === prefix + SIGNIN_SCRIPT_PATH)) {
+        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
+        res.end(path === prefix + SIGNIN_SCRIPT_PATH ? SIGNIN_SCRIPT : WEBAUTHN_BUNDLE);
         return;
       }
       const provider = await d.provider();

@@ -1,11 +1,49 @@
 /**
- * The provider's hosted pages (sign-in, consent, sign-out, device code, errors) as server-rendered
- * HTML: no script at all, one same-origin stylesheet with the console's look (console/src/styles.css
+ * The provider's hosted pages (sign-in, second factor, enrolment, consent, sign-out, device code,
+ * errors) as server-rendered HTML: no inline script (passkeys use two same-origin scripts:
+ * @simplewebauthn/browser's bundle and SIGNIN_SCRIPT below; without them every form still works),
+ * one same-origin stylesheet with the console's look (console/src/styles.css
  * tokens), labelled fields, errors in a role="alert" region tied to the fields by
  * aria-describedby. Every value is escaped. Served with a strict CSP, never framed, no referrer.
  */
+import qrcode from 'qrcode-generator';
 
 export const STYLESHEET_PATH = '/assets/op.css';
+export const WEBAUTHN_SCRIPT_PATH = '/assets/webauthn.js';
+export const SIGNIN_SCRIPT_PATH = '/assets/signin.js';
+
+/**
+ * The passkey ceremonies of the hosted pages, over @simplewebauthn/browser (window.SimpleWebAuthnBrowser).
+ * A form with data-webauthn-options (a same-origin URL answering the request options) gets its
+ * passkey button shown; the button (or, on the sign-in page, the browser's autofill: conditional
+ * UI) runs the ceremony and submits the form with the credential's JSON in its "response" field.
+ */
+export const SIGNIN_SCRIPT = `(function () {
+  'use strict';
+  var W = window.SimpleWebAuthnBrowser;
+  var form = document.querySelector('form[data-webauthn-options]');
+  if (!form || !W || !W.browserSupportsWebAuthn()) return;
+  var status = document.getElementById('passkey-status');
+  var button = form.querySelector('button[data-passkey]');
+  var say = function (m) { if (status) status.textContent = m; };
+  var run = function (autofill) {
+    return fetch(form.getAttribute('data-webauthn-options'), { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' })
+      .then(function (r) { if (!r.ok) throw new Error('options ' + r.status); return r.json(); })
+      .then(function (options) { return W.startAuthentication({ optionsJSON: options, useBrowserAutofill: autofill }); })
+      .then(function (credential) { form.elements.namedItem('response').value = JSON.stringify(credential); form.submit(); });
+  };
+  if (button) {
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      say('');
+      run(false).catch(function (e) { if (e && e.name !== 'AbortError') say('The passkey was not used. Try again or use another way.'); });
+    });
+  }
+  if (form.hasAttribute('data-autofill') && W.browserSupportsWebAuthnAutofill) {
+    W.browserSupportsWebAuthnAutofill().then(function (ok) { if (ok) run(true).catch(function () {}); });
+  }
+})();
+`;
 
 export const STYLESHEET = `:root { font-family: system-ui, sans-serif; color: #1a1a1a; background: #fff; line-height: 1.5; }
 body { margin: 0; }
@@ -32,7 +70,7 @@ export function pageHeaders(prefix: string): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
-    'content-security-policy': `default-src 'none'; style-src ${prefix}${STYLESHEET_PATH}; img-src 'self'; base-uri 'none'; frame-ancestors 'none'`,
+    'content-security-policy': `default-src 'none'; style-src ${prefix}${STYLESHEET_PATH}; script-src ${prefix}${WEBAUTHN_SCRIPT_PATH} ${prefix}${SIGNIN_SCRIPT_PATH}; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
     'x-frame-options': 'DENY',
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
@@ -44,7 +82,7 @@ export function esc(v: unknown): string {
 }
 
 /** A page: `body` is trusted HTML made by the functions below (every value in it escaped). */
-export function layout(prefix: string, title: string, body: string): string {
+export function layout(prefix: string, title: string, body: string, opts: { scripts?: boolean } = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -52,6 +90,7 @@ export function layout(prefix: string, title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · IAM</title>
 <link rel="stylesheet" href="${esc(prefix + STYLESHEET_PATH)}">
+${opts.scripts ? `<script src="${esc(prefix + WEBAUTHN_SCRIPT_PATH)}" defer></script>\n<script src="${esc(prefix + SIGNIN_SCRIPT_PATH)}" defer></script>` : ''}
 </head>
 <body>
 <header><span class="brand">IAM</span></header>
@@ -67,8 +106,19 @@ function problem(id: string, message: string | undefined): string {
   return message ? `<div class="problem" id="${id}" role="alert"><p>${esc(message)}</p></div>` : '';
 }
 
-export function signInPage(p: { prefix: string; action: string; clientName: string; email?: string; error?: string }): string {
+/**
+ * The sign-in page: email and password, and a passkey (the button, or the browser's autofill on
+ * the email field: conditional UI), which posts to `passkeyAction`.
+ */
+export function signInPage(p: { prefix: string; action: string; passkeyAction?: string; clientName: string; email?: string; error?: string }): string {
   const invalid = p.error ? ' aria-invalid="true" aria-describedby="signin-error"' : '';
+  const passkey = p.passkeyAction
+    ? `<form method="post" action="${esc(p.passkeyAction)}" data-webauthn-options="${esc(p.passkeyAction)}/options" data-autofill>
+<input type="hidden" name="response" value="">
+<div class="actions"><button type="button" class="secondary" data-passkey hidden>Sign in with a passkey</button></div>
+<p id="passkey-status" role="status"></p>
+</form>`
+    : '';
   return layout(
     p.prefix,
     'Sign in',
@@ -76,9 +126,77 @@ export function signInPage(p: { prefix: string; action: string; clientName: stri
 <p>to continue to <strong>${esc(p.clientName)}</strong></p>
 ${problem('signin-error', p.error)}
 <form method="post" action="${esc(p.action)}" novalidate>
-<div class="field"><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(p.email ?? '')}"${invalid}${p.email ? '' : ' autofocus'}></div>
+<div class="field"><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username webauthn" required value="${esc(p.email ?? '')}"${invalid}${p.email ? '' : ' autofocus'}></div>
 <div class="field"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${invalid}${p.email ? ' autofocus' : ''}></div>
 <div class="actions"><button type="submit">Sign in</button></div>
+</form>
+${passkey}`,
+    { scripts: p.passkeyAction !== undefined },
+  );
+}
+
+/** The second step: a code of the authenticator app, a passkey, or a recovery code (the methods the account has). */
+export function factorPage(p: { prefix: string; action: string; methods: readonly string[]; error?: string }): string {
+  const invalid = p.error ? ' aria-invalid="true" aria-describedby="factor-error"' : '';
+  const totp = p.methods.includes('totp')
+    ? `<form method="post" action="${esc(p.action)}" novalidate>
+<div class="field"><label for="code">Code from your authenticator app</label><input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus${invalid}></div>
+<div class="actions"><button type="submit">Continue</button></div>
+</form>`
+    : '';
+  const passkey = p.methods.includes('webauthn')
+    ? `<form method="post" action="${esc(p.action)}" data-webauthn-options="${esc(p.action)}/options">
+<input type="hidden" name="response" value="">
+<div class="actions"><button type="button" data-passkey hidden>Use a passkey</button></div>
+<p id="passkey-status" role="status"></p>
+</form>`
+    : '';
+  const recovery = p.methods.includes('recovery_code')
+    ? `<details>
+<summary>Use a recovery code</summary>
+<form method="post" action="${esc(p.action)}" novalidate>
+<div class="field"><label for="recovery">Recovery code</label><input id="recovery" name="recoveryCode" autocomplete="off" spellcheck="false" required${invalid}></div>
+<div class="actions"><button type="submit" class="secondary">Use the recovery code</button></div>
+</form>
+</details>`
+    : '';
+  return layout(
+    p.prefix,
+    'Second factor',
+    `<h1>Confirm it is you</h1>
+${problem('factor-error', p.error)}
+${totp}
+${passkey}
+${recovery}`,
+    { scripts: p.methods.includes('webauthn') },
+  );
+}
+
+/** A QR code of `text` as inline SVG (no script, no image request), labelled for assistive technology. */
+export function qrSvg(text: string, label: string): string {
+  const qr = qrcode(0, 'M');
+  qr.addData(text);
+  qr.make();
+  const n = qr.getModuleCount();
+  let d = '';
+  for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) if (qr.isDark(r, c)) d += `M${c + 4},${r + 4}h1v1h-1z`;
+  const size = n + 8;
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="${size * 5}" height="${size * 5}" role="img" aria-label="${esc(label)}"><rect width="${size}" height="${size}" fill="#fff"/><path d="${d}" fill="#000"/></svg>`;
+}
+
+/** Enrolment a policy requires (MFA_REQUIRED_ROLES, or acr_values asking for mfa): an authenticator app, activated by its first code. */
+export function enrolPage(p: { prefix: string; action: string; secret: string; otpauthUri: string; error?: string }): string {
+  const invalid = p.error ? ' aria-invalid="true" aria-describedby="factor-error"' : '';
+  return layout(
+    p.prefix,
+    'Set up a second factor',
+    `<h1>Set up a second factor</h1>
+<p>This account needs a second factor. Scan the code with an authenticator app, or enter the key by hand, then type the code the app shows.</p>
+${problem('factor-error', p.error)}
+<figure>${qrSvg(p.otpauthUri, 'QR code of the authenticator app key')}<figcaption>Key: <code id="totp-secret">${esc(p.secret.replace(/(.{4})/g, '$1 ').trim())}</code></figcaption></figure>
+<form method="post" action="${esc(p.action)}" novalidate>
+<div class="field"><label for="code">Code from your authenticator app</label><input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus${invalid}></div>
+<div class="actions"><button type="submit">Turn on and continue</button></div>
 </form>`,
   );
 }

@@ -58,6 +58,14 @@ export interface OpPages {
 export const OP_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
 export const FIRST_PARTY = 'urn:iam:first_party';
 export const ROLES = 'urn:iam:roles';
+/** The acr of a sign-in with a password alone, and of one with a second factor (or a passkey). */
+export const ACR_PWD = 'urn:iam:acr:pwd';
+export const ACR_MFA = 'urn:iam:acr:mfa';
+
+/** Whether a request's acr_values ask for a second factor (step-up). */
+export function wantsMfa(acrValues: unknown): boolean {
+  return typeof acrValues === 'string' && acrValues.split(' ').includes(ACR_MFA);
+}
 
 /** The provider's routes under the prefix; the JWKS is the gateway's `/.well-known/jwks.json` (the same keys). */
 function routes(prefix: string): NonNullable<Configuration['routes']> {
@@ -81,7 +89,15 @@ export function apiResource(issuer: string): string {
 }
 
 export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages, jwks: { keys: JWK[] }): Promise<Provider> {
-  const { default: Provider } = await import('oidc-provider');
+  const { default: Provider, interactionPolicy } = await import('oidc-provider');
+  // Step-up: acr_values asking for mfa signs in again (with the factor) unless this session's
+  // sign-in had one; max_age is the provider's own check (a fresh sign-in when too old).
+  const policy = interactionPolicy.base();
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('acr_mfa', 'A second factor is requested', 'login_required', (ctx) =>
+      wantsMfa(ctx.oidc.params?.acr_values) && ctx.oidc.session?.acr !== ACR_MFA && !ctx.oidc.result?.login ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT,
+    ),
+  );
   const api = apiResource(s.issuer);
   const apiServer: ResourceServer = {
     scope: OP_SCOPES.join(' '),
@@ -121,7 +137,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       introspectionSigningAlgValues: [s.alg as 'EdDSA'],
       dPoPSigningAlgValues: ['ES256', 'EdDSA', 'RS256', 'PS256'],
     },
-    acrValues: ['urn:iam:acr:pwd', 'urn:iam:acr:mfa'],
+    acrValues: [ACR_PWD, ACR_MFA],
     // The ID token carries the claims its scopes allow (DESIGN §5), not only userinfo.
     conformIdTokenClaims: false,
     rotateRefreshToken: true,
@@ -137,7 +153,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       RefreshToken: s.refreshTokenSeconds,
       PushedAuthorizationRequest: 60,
     },
-    interactions: { url: (_ctx, interaction) => `${s.prefix}/interaction/${interaction.uid}` },
+    interactions: { policy, url: (_ctx, interaction) => `${s.prefix}/interaction/${interaction.uid}` },
     renderError: pages.renderError,
     findAccount: async (_ctx, sub): Promise<Account | undefined> => {
       const p = await deps.principal(sub);
@@ -156,7 +172,12 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       const accountId = 'accountId' in token ? token.accountId : undefined;
       if (typeof accountId !== 'string') return undefined;
       const p = await deps.principal(accountId);
-      return p ? { nbf: Math.floor(Date.now() / 1000), email: p.email, roles: [...p.roles], permissions: [...p.permissions] } : undefined;
+      // How and when the user signed in (as REST tokens carry it): from the code or refresh token exchanged.
+      const e = _ctx.oidc.entities;
+      const from = e.AuthorizationCode ?? e.RefreshToken ?? e.DeviceCode;
+      const sid = 'sid' in token && typeof token.sid === 'string' ? token.sid : undefined;
+      const signIn = from ? { ...(from.amr ? { amr: from.amr } : {}), ...(from.acr ? { acr: from.acr } : {}), ...(from.authTime ? { auth_time: from.authTime } : {}), ...(sid ? { sid } : {}) } : {};
+      return p ? { nbf: Math.floor(Date.now() / 1000), email: p.email, roles: [...p.roles], permissions: [...p.permissions], ...signIn } : undefined;
     },
     features: {
       devInteractions: { enabled: false },

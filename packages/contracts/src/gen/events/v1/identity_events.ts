@@ -138,9 +138,13 @@ export interface SecondFactorChanged {
   reason: string;
   /** Recovery codes left after this change. */
   recoveryCodesLeft: number;
+  /** Passkeys ("webauthn"): the first 16 hex digits of the SHA-256 of the credential id (never the id). */
+  credential: string;
+  /** Passkeys: the name its owner gave it. */
+  name: string;
 }
 
-/** identity.session.ended: a session (a refresh family) ended by its user or an administrator. */
+/** identity.session.ended: a session (a REST refresh family or an OpenID provider session) ended by its user or an administrator. */
 export interface SessionEnded {
   userId: string;
   sessionId: string;
@@ -986,7 +990,7 @@ export const ClientChanged: MessageFns<ClientChanged> = {
 };
 
 function createBaseSecondFactorChanged(): SecondFactorChanged {
-  return { userId: "", factor: "", failures: 0, reason: "", recoveryCodesLeft: 0 };
+  return { userId: "", factor: "", failures: 0, reason: "", recoveryCodesLeft: 0, credential: "", name: "" };
 }
 
 export const SecondFactorChanged: MessageFns<SecondFactorChanged> = {
@@ -1005,6 +1009,12 @@ export const SecondFactorChanged: MessageFns<SecondFactorChanged> = {
     }
     if (message.recoveryCodesLeft !== 0) {
       writer.uint32(40).int32(message.recoveryCodesLeft);
+    }
+    if (message.credential !== "") {
+      writer.uint32(50).string(message.credential);
+    }
+    if (message.name !== "") {
+      writer.uint32(58).string(message.name);
     }
     return writer;
   },
@@ -1062,6 +1072,22 @@ export const SecondFactorChanged: MessageFns<SecondFactorChanged> = {
             message.recoveryCodesLeft = reader.int32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.credential = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1084,6 +1110,8 @@ export const SecondFactorChanged: MessageFns<SecondFactorChanged> = {
     message.failures = object.failures ?? 0;
     message.reason = object.reason ?? "";
     message.recoveryCodesLeft = object.recoveryCodesLeft ?? 0;
+    message.credential = object.credential ?? "";
+    message.name = object.name ?? "";
     return message;
   },
 };

@@ -71,11 +71,68 @@ export interface MfaChallenge {
   expiresIn: number;
 }
 
-/** Exactly one of code or recovery_code. */
+/** Exactly one of code, recovery_code or webauthn_json. */
 export interface CompleteMfaRequest {
   mfaToken: string;
   code: string;
   recoveryCode: string;
+  /**
+   * A passkey's assertion (the JSON form of WebAuthn L3's AuthenticationResponseJSON) for the
+   * options MfaWebauthnOptions gave.
+   */
+  webauthnJson: string;
+}
+
+/** A WebAuthn L3 options or response document in its JSON form. */
+export interface WebauthnJson {
+  json: string;
+}
+
+export interface RegisterPasskeyRequest {
+  accessToken: string;
+  name: string;
+  /** RegistrationResponseJSON for the options PasskeyRegistrationOptions gave. */
+  responseJson: string;
+}
+
+export interface Passkey {
+  id: string;
+  name: string;
+  /** "singleDevice" or "multiDevice" (synced across the user's devices). */
+  deviceType: string;
+  backedUp: boolean;
+  transports: string[];
+  createdAt: Date | undefined;
+  lastUsedAt: Date | undefined;
+}
+
+export interface PasskeyList {
+  passkeys: Passkey[];
+}
+
+export interface PasskeyRequest {
+  accessToken: string;
+  passkeyId: string;
+}
+
+export interface RenamePasskeyRequest {
+  accessToken: string;
+  passkeyId: string;
+  name: string;
+}
+
+export interface PasskeySignInOptionsRequest {
+}
+
+export interface PasskeySignInRequest {
+  /** AuthenticationResponseJSON for the options PasskeySignInOptions gave. */
+  responseJson: string;
+}
+
+/** An administrator ends one session of user_id. */
+export interface UserSessionRequest {
+  userId: string;
+  sessionId: string;
 }
 
 export interface EnrolWithMfaTokenRequest {
@@ -716,7 +773,7 @@ export const MfaChallenge: MessageFns<MfaChallenge> = {
 };
 
 function createBaseCompleteMfaRequest(): CompleteMfaRequest {
-  return { mfaToken: "", code: "", recoveryCode: "" };
+  return { mfaToken: "", code: "", recoveryCode: "", webauthnJson: "" };
 }
 
 export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
@@ -729,6 +786,9 @@ export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
     }
     if (message.recoveryCode !== "") {
       writer.uint32(26).string(message.recoveryCode);
+    }
+    if (message.webauthnJson !== "") {
+      writer.uint32(34).string(message.webauthnJson);
     }
     return writer;
   },
@@ -770,6 +830,14 @@ export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
             message.recoveryCode = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.webauthnJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -790,6 +858,642 @@ export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
     message.mfaToken = object.mfaToken ?? "";
     message.code = object.code ?? "";
     message.recoveryCode = object.recoveryCode ?? "";
+    message.webauthnJson = object.webauthnJson ?? "";
+    return message;
+  },
+};
+
+function createBaseWebauthnJson(): WebauthnJson {
+  return { json: "" };
+}
+
+export const WebauthnJson: MessageFns<WebauthnJson> = {
+  encode(message: WebauthnJson, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.json !== "") {
+      writer.uint32(10).string(message.json);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebauthnJson {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebauthnJson();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.json = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<WebauthnJson>): WebauthnJson {
+    return WebauthnJson.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebauthnJson>): WebauthnJson {
+    const message = createBaseWebauthnJson();
+    message.json = object.json ?? "";
+    return message;
+  },
+};
+
+function createBaseRegisterPasskeyRequest(): RegisterPasskeyRequest {
+  return { accessToken: "", name: "", responseJson: "" };
+}
+
+export const RegisterPasskeyRequest: MessageFns<RegisterPasskeyRequest> = {
+  encode(message: RegisterPasskeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.responseJson !== "") {
+      writer.uint32(26).string(message.responseJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterPasskeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterPasskeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.responseJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RegisterPasskeyRequest>): RegisterPasskeyRequest {
+    return RegisterPasskeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RegisterPasskeyRequest>): RegisterPasskeyRequest {
+    const message = createBaseRegisterPasskeyRequest();
+    message.accessToken = object.accessToken ?? "";
+    message.name = object.name ?? "";
+    message.responseJson = object.responseJson ?? "";
+    return message;
+  },
+};
+
+function createBasePasskey(): Passkey {
+  return {
+    id: "",
+    name: "",
+    deviceType: "",
+    backedUp: false,
+    transports: [],
+    createdAt: undefined,
+    lastUsedAt: undefined,
+  };
+}
+
+export const Passkey: MessageFns<Passkey> = {
+  encode(message: Passkey, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.deviceType !== "") {
+      writer.uint32(26).string(message.deviceType);
+    }
+    if (message.backedUp !== false) {
+      writer.uint32(32).bool(message.backedUp);
+    }
+    for (const v of message.transports) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(50).fork()).join();
+    }
+    if (message.lastUsedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastUsedAt), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Passkey {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePasskey();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.deviceType = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.backedUp = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.transports.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.lastUsedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<Passkey>): Passkey {
+    return Passkey.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Passkey>): Passkey {
+    const message = createBasePasskey();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.deviceType = object.deviceType ?? "";
+    message.backedUp = object.backedUp ?? false;
+    message.transports = object.transports?.map((e) => e) || [];
+    message.createdAt = object.createdAt ?? undefined;
+    message.lastUsedAt = object.lastUsedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBasePasskeyList(): PasskeyList {
+  return { passkeys: [] };
+}
+
+export const PasskeyList: MessageFns<PasskeyList> = {
+  encode(message: PasskeyList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.passkeys) {
+      Passkey.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PasskeyList {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePasskeyList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.passkeys.push(Passkey.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<PasskeyList>): PasskeyList {
+    return PasskeyList.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PasskeyList>): PasskeyList {
+    const message = createBasePasskeyList();
+    message.passkeys = object.passkeys?.map((e) => Passkey.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBasePasskeyRequest(): PasskeyRequest {
+  return { accessToken: "", passkeyId: "" };
+}
+
+export const PasskeyRequest: MessageFns<PasskeyRequest> = {
+  encode(message: PasskeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.passkeyId !== "") {
+      writer.uint32(18).string(message.passkeyId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PasskeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePasskeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.passkeyId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<PasskeyRequest>): PasskeyRequest {
+    return PasskeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PasskeyRequest>): PasskeyRequest {
+    const message = createBasePasskeyRequest();
+    message.accessToken = object.accessToken ?? "";
+    message.passkeyId = object.passkeyId ?? "";
+    return message;
+  },
+};
+
+function createBaseRenamePasskeyRequest(): RenamePasskeyRequest {
+  return { accessToken: "", passkeyId: "", name: "" };
+}
+
+export const RenamePasskeyRequest: MessageFns<RenamePasskeyRequest> = {
+  encode(message: RenamePasskeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.passkeyId !== "") {
+      writer.uint32(18).string(message.passkeyId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenamePasskeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenamePasskeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.passkeyId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RenamePasskeyRequest>): RenamePasskeyRequest {
+    return RenamePasskeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RenamePasskeyRequest>): RenamePasskeyRequest {
+    const message = createBaseRenamePasskeyRequest();
+    message.accessToken = object.accessToken ?? "";
+    message.passkeyId = object.passkeyId ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBasePasskeySignInOptionsRequest(): PasskeySignInOptionsRequest {
+  return {};
+}
+
+export const PasskeySignInOptionsRequest: MessageFns<PasskeySignInOptionsRequest> = {
+  encode(_: PasskeySignInOptionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PasskeySignInOptionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePasskeySignInOptionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<PasskeySignInOptionsRequest>): PasskeySignInOptionsRequest {
+    return PasskeySignInOptionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<PasskeySignInOptionsRequest>): PasskeySignInOptionsRequest {
+    const message = createBasePasskeySignInOptionsRequest();
+    return message;
+  },
+};
+
+function createBasePasskeySignInRequest(): PasskeySignInRequest {
+  return { responseJson: "" };
+}
+
+export const PasskeySignInRequest: MessageFns<PasskeySignInRequest> = {
+  encode(message: PasskeySignInRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.responseJson !== "") {
+      writer.uint32(10).string(message.responseJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PasskeySignInRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePasskeySignInRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.responseJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<PasskeySignInRequest>): PasskeySignInRequest {
+    return PasskeySignInRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PasskeySignInRequest>): PasskeySignInRequest {
+    const message = createBasePasskeySignInRequest();
+    message.responseJson = object.responseJson ?? "";
+    return message;
+  },
+};
+
+function createBaseUserSessionRequest(): UserSessionRequest {
+  return { userId: "", sessionId: "" };
+}
+
+export const UserSessionRequest: MessageFns<UserSessionRequest> = {
+  encode(message: UserSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UserSessionRequest>): UserSessionRequest {
+    return UserSessionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserSessionRequest>): UserSessionRequest {
+    const message = createBaseUserSessionRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
     return message;
   },
 };
@@ -3223,6 +3927,87 @@ export const IdentityServiceService = {
     responseSerialize: (value: RecoveryCodes): Buffer => Buffer.from(RecoveryCodes.encode(value).finish()),
     responseDeserialize: (value: Buffer): RecoveryCodes => RecoveryCodes.decode(value),
   },
+  /** Passkeys (WebAuthn L3). Registration: creation options, then the authenticator's response. */
+  passkeyRegistrationOptions: {
+    path: "/identity.v1.IdentityService/PasskeyRegistrationOptions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: WebauthnJson): Buffer => Buffer.from(WebauthnJson.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WebauthnJson => WebauthnJson.decode(value),
+  },
+  /** INVALID_ARGUMENT when the response does not verify; ALREADY_EXISTS for a registered credential. */
+  registerPasskey: {
+    path: "/identity.v1.IdentityService/RegisterPasskey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RegisterPasskeyRequest): Buffer =>
+      Buffer.from(RegisterPasskeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RegisterPasskeyRequest => RegisterPasskeyRequest.decode(value),
+    responseSerialize: (value: Passkey): Buffer => Buffer.from(Passkey.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Passkey => Passkey.decode(value),
+  },
+  listPasskeys: {
+    path: "/identity.v1.IdentityService/ListPasskeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: PasskeyList): Buffer => Buffer.from(PasskeyList.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PasskeyList => PasskeyList.decode(value),
+  },
+  renamePasskey: {
+    path: "/identity.v1.IdentityService/RenamePasskey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RenamePasskeyRequest): Buffer => Buffer.from(RenamePasskeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RenamePasskeyRequest => RenamePasskeyRequest.decode(value),
+    responseSerialize: (value: Passkey): Buffer => Buffer.from(Passkey.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Passkey => Passkey.decode(value),
+  },
+  /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
+  removePasskey: {
+    path: "/identity.v1.IdentityService/RemovePasskey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PasskeyRequest): Buffer => Buffer.from(PasskeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PasskeyRequest => PasskeyRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
+  },
+  /** Passwordless sign-in: options naming no credential (the same for everyone), then the assertion. */
+  passkeySignInOptions: {
+    path: "/identity.v1.IdentityService/PasskeySignInOptions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PasskeySignInOptionsRequest): Buffer =>
+      Buffer.from(PasskeySignInOptionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PasskeySignInOptionsRequest => PasskeySignInOptionsRequest.decode(value),
+    responseSerialize: (value: WebauthnJson): Buffer => Buffer.from(WebauthnJson.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WebauthnJson => WebauthnJson.decode(value),
+  },
+  /** UNAUTHENTICATED for anything wrong (one answer), counted toward the owner's lockout. */
+  passkeySignIn: {
+    path: "/identity.v1.IdentityService/PasskeySignIn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PasskeySignInRequest): Buffer => Buffer.from(PasskeySignInRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PasskeySignInRequest => PasskeySignInRequest.decode(value),
+    responseSerialize: (value: LoginResponse): Buffer => Buffer.from(LoginResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LoginResponse => LoginResponse.decode(value),
+  },
+  /** A passkey as the second factor of an mfa_token: request options naming the user's passkeys. */
+  mfaWebauthnOptions: {
+    path: "/identity.v1.IdentityService/MfaWebauthnOptions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EnrolWithMfaTokenRequest): Buffer =>
+      Buffer.from(EnrolWithMfaTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EnrolWithMfaTokenRequest => EnrolWithMfaTokenRequest.decode(value),
+    responseSerialize: (value: WebauthnJson): Buffer => Buffer.from(WebauthnJson.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WebauthnJson => WebauthnJson.decode(value),
+  },
   /** Sessions (REST refresh families). */
   listMySessions: {
     path: "/identity.v1.IdentityService/ListMySessions" as const,
@@ -3266,6 +4051,16 @@ export const IdentityServiceService = {
     responseStream: false as const,
     requestSerialize: (value: UserRequest): Buffer => Buffer.from(UserRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): UserRequest => UserRequest.decode(value),
+    responseSerialize: (value: Ended): Buffer => Buffer.from(Ended.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
+  },
+  /** NOT_FOUND when the user has no such live session. */
+  endUserSession: {
+    path: "/identity.v1.IdentityService/EndUserSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UserSessionRequest): Buffer => Buffer.from(UserSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserSessionRequest => UserSessionRequest.decode(value),
     responseSerialize: (value: Ended): Buffer => Buffer.from(Ended.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
   },
@@ -3325,12 +4120,28 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
   removeTotp: handleUnaryCall<MeRequest, Accepted>;
   newRecoveryCodes: handleUnaryCall<MeRequest, RecoveryCodes>;
+  /** Passkeys (WebAuthn L3). Registration: creation options, then the authenticator's response. */
+  passkeyRegistrationOptions: handleUnaryCall<MeRequest, WebauthnJson>;
+  /** INVALID_ARGUMENT when the response does not verify; ALREADY_EXISTS for a registered credential. */
+  registerPasskey: handleUnaryCall<RegisterPasskeyRequest, Passkey>;
+  listPasskeys: handleUnaryCall<MeRequest, PasskeyList>;
+  renamePasskey: handleUnaryCall<RenamePasskeyRequest, Passkey>;
+  /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
+  removePasskey: handleUnaryCall<PasskeyRequest, Accepted>;
+  /** Passwordless sign-in: options naming no credential (the same for everyone), then the assertion. */
+  passkeySignInOptions: handleUnaryCall<PasskeySignInOptionsRequest, WebauthnJson>;
+  /** UNAUTHENTICATED for anything wrong (one answer), counted toward the owner's lockout. */
+  passkeySignIn: handleUnaryCall<PasskeySignInRequest, LoginResponse>;
+  /** A passkey as the second factor of an mfa_token: request options naming the user's passkeys. */
+  mfaWebauthnOptions: handleUnaryCall<EnrolWithMfaTokenRequest, WebauthnJson>;
   /** Sessions (REST refresh families). */
   listMySessions: handleUnaryCall<MeRequest, SessionList>;
   endMySession: handleUnaryCall<EndSessionRequest, Ended>;
   endMyOtherSessions: handleUnaryCall<MeRequest, Ended>;
   listUserSessions: handleUnaryCall<UserRequest, SessionList>;
   endUserSessions: handleUnaryCall<UserRequest, Ended>;
+  /** NOT_FOUND when the user has no such live session. */
+  endUserSession: handleUnaryCall<UserSessionRequest, Ended>;
   /** Administrator recovery. */
   getAccountSecurity: handleUnaryCall<UserRequest, AccountSecurity>;
   unlockAccount: handleUnaryCall<UserRequest, Accepted>;
@@ -3612,6 +4423,132 @@ export interface IdentityServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RecoveryCodes) => void,
   ): ClientUnaryCall;
+  /** Passkeys (WebAuthn L3). Registration: creation options, then the authenticator's response. */
+  passkeyRegistrationOptions(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  passkeyRegistrationOptions(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  passkeyRegistrationOptions(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  /** INVALID_ARGUMENT when the response does not verify; ALREADY_EXISTS for a registered credential. */
+  registerPasskey(
+    request: RegisterPasskeyRequest,
+    callback: (error: ServiceError | null, response: Passkey) => void,
+  ): ClientUnaryCall;
+  registerPasskey(
+    request: RegisterPasskeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Passkey) => void,
+  ): ClientUnaryCall;
+  registerPasskey(
+    request: RegisterPasskeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Passkey) => void,
+  ): ClientUnaryCall;
+  listPasskeys(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: PasskeyList) => void,
+  ): ClientUnaryCall;
+  listPasskeys(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PasskeyList) => void,
+  ): ClientUnaryCall;
+  listPasskeys(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PasskeyList) => void,
+  ): ClientUnaryCall;
+  renamePasskey(
+    request: RenamePasskeyRequest,
+    callback: (error: ServiceError | null, response: Passkey) => void,
+  ): ClientUnaryCall;
+  renamePasskey(
+    request: RenamePasskeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Passkey) => void,
+  ): ClientUnaryCall;
+  renamePasskey(
+    request: RenamePasskeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Passkey) => void,
+  ): ClientUnaryCall;
+  /** FORBIDDEN with reason identity.reauthentication_required when auth_time is over 5 minutes old. */
+  removePasskey(
+    request: PasskeyRequest,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  removePasskey(
+    request: PasskeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  removePasskey(
+    request: PasskeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  /** Passwordless sign-in: options naming no credential (the same for everyone), then the assertion. */
+  passkeySignInOptions(
+    request: PasskeySignInOptionsRequest,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  passkeySignInOptions(
+    request: PasskeySignInOptionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  passkeySignInOptions(
+    request: PasskeySignInOptionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  /** UNAUTHENTICATED for anything wrong (one answer), counted toward the owner's lockout. */
+  passkeySignIn(
+    request: PasskeySignInRequest,
+    callback: (error: ServiceError | null, response: LoginResponse) => void,
+  ): ClientUnaryCall;
+  passkeySignIn(
+    request: PasskeySignInRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LoginResponse) => void,
+  ): ClientUnaryCall;
+  passkeySignIn(
+    request: PasskeySignInRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LoginResponse) => void,
+  ): ClientUnaryCall;
+  /** A passkey as the second factor of an mfa_token: request options naming the user's passkeys. */
+  mfaWebauthnOptions(
+    request: EnrolWithMfaTokenRequest,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  mfaWebauthnOptions(
+    request: EnrolWithMfaTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  mfaWebauthnOptions(
+    request: EnrolWithMfaTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
   /** Sessions (REST refresh families). */
   listMySessions(
     request: MeRequest,
@@ -3684,6 +4621,22 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   endUserSessions(
     request: UserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  /** NOT_FOUND when the user has no such live session. */
+  endUserSession(
+    request: UserSessionRequest,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endUserSession(
+    request: UserSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endUserSession(
+    request: UserSessionRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Ended) => void,
