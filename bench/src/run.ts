@@ -27,7 +27,7 @@ import { mailScenarios } from './mail';
 import { footprintScenarios } from './footprint';
 import { auditRecordingScenario, auditScenario } from './audit-trail';
 import { type OwnPg, startOwnPg } from './own-pg';
-import { children, cpuByPart, cpuPerOp, cpuTotal, describeCpu } from './cpu';
+import { children, cpuByPart, cpuPerOp, cpuTotal, describeCpu, idleRates } from './cpu';
 import { readPathScenarios } from './read-path';
 import { AUTH_LIMITS_LIFTED, type BenchSystem, ROOT, argon2BaselineCpu, grpcPortsEnv, startChild, startExtraGateway, startSystem } from './system';
 
@@ -176,11 +176,15 @@ async function bench(own: OwnPg | undefined): Promise<void> {
     let token = await loginAdmin();
     // CPU per successful request of the system's processes and their backends (external PostgreSQL only).
     const pids = children();
+    // The system's background CPU at rest (health checks, relay polls), taken out of each window.
+    const idle = cpuPg ? await idleRates(cpuPg, pids, cfg.dbPrefix, 5) : undefined;
+    if (idle) log(`   idle CPU (ms/s): ${[...idle].filter(([, v]) => v > 0.0005).map(([k, v]) => `${k} ${r1(v * 1000)}`).join(', ')}`);
     const measuredCpu = async (run: () => Promise<LoadResult>): Promise<{ r: LoadResult; cpuMs: number; cpu: string }> => {
       const before = cpuPg ? await cpuByPart(cpuPg, pids, cfg.dbPrefix) : undefined;
+      const started = performance.now();
       const r = await run();
-      if (!cpuPg || !before) return { r, cpuMs: NaN, cpu: 'no CPU accounting (embedded PostgreSQL)' };
-      const per = cpuPerOp(before, await cpuByPart(cpuPg, pids, cfg.dbPrefix), r.ok * cfg.seconds);
+      if (!cpuPg || !before || !idle) return { r, cpuMs: NaN, cpu: 'no CPU accounting (embedded PostgreSQL)' };
+      const per = cpuPerOp(before, await cpuByPart(cpuPg, pids, cfg.dbPrefix), r.ok * cfg.seconds, { rates: idle, seconds: (performance.now() - started) / 1000 });
       return { r, cpuMs: cpuTotal(per), cpu: describeCpu(per) };
     };
     if (enabled('1')) {
