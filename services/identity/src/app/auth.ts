@@ -141,15 +141,17 @@ export function createAuthUseCases(deps: {
     const expiresAt = new Date(Date.now() + s.refreshExpirySeconds * 1000);
     const familyId = randomUUID();
     const ctx = requestContext();
-    const access = await uow.run(async (tx) => {
-      const { subjectNotBefore } = await tx.refreshTokens.startFamily({ id: randomUUID(), familyId, userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt }, emailHash);
-      const authTime = new Date();
-      await tx.sessions.start({ id: familyId, userId: principal.userId, userAgent: ctx?.userAgent ?? '', ip: ctx?.clientIp ?? '', amr, authTime, expiresAt });
-      const issued = await tokens.issue(principal, { notBefore: subjectNotBefore, session: { sid: familyId, amr, authTime } });
-      await tx.sessions.recordToken(familyId, issued.jti, issued.expiresAt);
+    // The access token's jti is chosen first, so one statement starts the family, its session and
+    // the token's record (an upper bound of its expiry: its iat may move up after a revocation).
+    const jti = randomUUID();
+    const authTime = new Date();
+    const session = { userAgent: ctx?.userAgent ?? '', ip: ctx?.clientIp ?? '', amr, authTime, access: { jti, expiresAt: new Date(Date.now() + (s.accessExpirySeconds + 2) * 1000) } };
+    const subjectNotBefore = await uow.run(async (tx) => {
+      const started = await tx.refreshTokens.startFamily({ id: randomUUID(), familyId, userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt }, emailHash, session);
       await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
-      return issued;
+      return started.subjectNotBefore;
     });
+    const access = await tokens.issue(principal, { jti, notBefore: subjectNotBefore, session: { sid: familyId, amr, authTime } });
     return pair(access, refreshToken, expiresAt);
   }
 

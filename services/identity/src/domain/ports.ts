@@ -112,9 +112,15 @@ export interface PublishedKeys {
 export interface RefreshTokenStore {
   /**
    * Inserts the first token of a new family and clears the email's failed-login count, atomically;
-   * returns the subject's revocation time, if any (see SubjectRevocationStore).
+   * returns the subject's revocation time, if any (see SubjectRevocationStore). With `session`, the
+   * same statement starts the family's session (its id is the family's) and records its first
+   * access token (its jti and an upper bound of its expiry).
    */
-  startFamily(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }, emailHash: Buffer): Promise<{ subjectNotBefore: Date | null }>;
+  startFamily(
+    r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date },
+    emailHash: Buffer,
+    session?: { userAgent: string; ip: string; amr: readonly string[]; authTime: Date; access: { jti: string; expiresAt: Date } },
+  ): Promise<{ subjectNotBefore: Date | null }>;
   /**
    * Rotates atomically: marks the live token with `hash` rotated and inserts its successor in the
    * same family. When the token with `hash` was itself rotated at most `graceSeconds` ago (a client
@@ -174,6 +180,11 @@ export interface DenylistStore {
 }
 
 /** A user's TOTP secret (sealed by the use case; this store never sees it open). */
+/** What second factors a user has, read in one statement (every sign-in asks). */
+export interface MfaStatusStore {
+  get(userId: string): Promise<{ totp: boolean; passkeys: number; recoveryCodesLeft: number }>;
+}
+
 export interface TotpStore {
   get(userId: string): Promise<{ sealedSecret: Buffer; active: boolean; lastStep: number } | null>;
   /** Stores a pending secret, replacing a pending one; false (nothing changed) when one is active. */
@@ -293,6 +304,7 @@ export interface IdentityStores {
   readonly throttle: ThrottleStore;
   readonly emailRequests: EmailActionRequestStore;
   readonly totp: TotpStore;
+  readonly mfaStatus: MfaStatusStore;
   readonly recoveryCodes: RecoveryCodeStore;
   readonly mfaChallenges: MfaChallengeStore;
   readonly sessions: SessionStore;
