@@ -42,6 +42,8 @@ export interface OpDeps {
   readonly principal: (userId: string) => Promise<Principal | null>;
   /** The permissions of a service account's roles (asked of the directory). */
   readonly rolePermissions: (roles: readonly string[]) => Promise<string[]>;
+  /** Each token endpoint answer, by client and grant type (counted for the audit, never written one by one). */
+  readonly tokensIssued?: (clientId: string, grantType: string) => void;
   readonly logger: Logger;
 }
 
@@ -217,5 +219,10 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     return deps.clients.verifySecret(this.clientId, actual);
   };
   provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
+  provider.on('grant.success', (ctx) => {
+    const clientId = ctx.oidc.client?.clientId;
+    const grantType = ctx.oidc.params?.grant_type;
+    if (clientId && typeof grantType === 'string') deps.tokensIssued?.(clientId, grantType);
+  });
   return provider;
 }
