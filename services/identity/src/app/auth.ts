@@ -34,6 +34,13 @@ export interface AuthUseCases {
    * ask for the factor yet, and a password alone must not pass it.
    */
   signIn(email: string, password: string): Promise<Principal>;
+  /**
+   * The signed-in user's own password, asked again before a change to the account: the login's
+   * check (lockout, constant cost, the same failure event). VALIDATION on field currentPassword
+   * for a wrong password or a locked account (the caller is already authenticated: no 401);
+   * UNAUTHENTICATED when the user is gone.
+   */
+  verifyPassword(userId: string, password: string): Promise<void>;
   refresh(refreshToken: string): Promise<TokenPair>;
   revoke(accessToken: string): Promise<void>;
   /** Signature, expiry and the denylist. Throws UNAUTHENTICATED. */
@@ -209,6 +216,23 @@ export function createAuthUseCases(deps: {
         await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
       });
       return principal;
+    },
+
+    async verifyPassword(userId, password) {
+      const account = await directory.principal(userId);
+      if (!account) throw AppError.unauthenticated('The account no longer exists.');
+      let verified;
+      try {
+        verified = await passwordVerified(account.email, password);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') {
+          throw AppError.validation('The current password is not correct.', [{ field: 'currentPassword', message: 'is not correct' }]);
+        }
+        throw err;
+      }
+      // The right password: its reservation is given back (a change to the account is not a sign-in).
+      await stores.lockouts.release(verified.key, s.maxFailedAttempts);
+      if (verified.principal.userId !== userId) throw AppError.unauthenticated('The account no longer exists.');
     },
 
     /**
