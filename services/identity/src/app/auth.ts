@@ -42,6 +42,13 @@ export interface AuthUseCases {
   passkeyLogin(response: unknown): Promise<{ tokens: TokenPair; principal: Principal }>;
   /** The provider's passwordless sign-in with a passkey: who signed in and how. */
   passkeySignIn(response: unknown): Promise<{ principal: Principal; amr: string[] }>;
+  /**
+   * The signed-in user's own password, asked again before a change to the account: the login's
+   * check (lockout, constant cost, the same failure event). VALIDATION on field currentPassword
+   * for a wrong password or a locked account (the caller is already authenticated: no 401);
+   * UNAUTHENTICATED when the user is gone.
+   */
+  verifyPassword(userId: string, password: string): Promise<void>;
   refresh(refreshToken: string): Promise<TokenPair>;
   revoke(accessToken: string): Promise<void>;
   /** Signature, expiry and the denylist. Throws UNAUTHENTICATED. */
@@ -283,6 +290,23 @@ export function createAuthUseCases(deps: {
       const { principal, key, amr } = await passkeyVerified(response);
       await signedIn(principal, key);
       return { principal, amr };
+    },
+
+    async verifyPassword(userId, password) {
+      const account = await directory.principal(userId);
+      if (!account) throw AppError.unauthenticated('The account no longer exists.');
+      let verified;
+      try {
+        verified = await passwordVerified(account.email, password);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') {
+          throw AppError.validation('The current password is not correct.', [{ field: 'currentPassword', message: 'is not correct' }]);
+        }
+        throw err;
+      }
+      // The right password: its reservation is given back (a change to the account is not a sign-in).
+      await stores.lockouts.release(verified.key, s.maxFailedAttempts);
+      if (verified.principal.userId !== userId) throw AppError.unauthenticated('The account no longer exists.');
     },
 
     /**

@@ -51,8 +51,12 @@ export interface EmailActionStore {
   claim(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null>;
   /** Undoes a claim whose action failed (e.g. a weak new password), so the token can be used again. */
   release(id: string): Promise<void>;
-  /** Invalidates every pending token of the user (its address changed); returns how many. */
-  invalidateAllOf(userId: string): Promise<number>;
+  /**
+   * Invalidates every pending token of the user (its address changed), but those mailed to the
+   * address whose hash is `keep` (the new one: a verification asked for right after the change
+   * may be issued before the change's event is handled); returns how many.
+   */
+  invalidateAllOf(userId: string, keep?: Buffer): Promise<number>;
 }
 
 /** An accepted email-action request waiting to be processed. */

@@ -277,10 +277,10 @@ class PgEmailActions implements EmailActionStore {
     await this.m.query('UPDATE email_action_tokens SET used_at = NULL WHERE id = $1', [id]);
   }
 
-  async invalidateAllOf(userId: string): Promise<number> {
+  async invalidateAllOf(userId: string, keep?: Buffer): Promise<number> {
     const [, n] = await this.m.query<[unknown, number]>(
-      'UPDATE email_action_tokens SET invalidated_at = now() WHERE user_id = $1 AND used_at IS NULL AND invalidated_at IS NULL',
-      [userId],
+      'UPDATE email_action_tokens SET invalidated_at = now() WHERE user_id = $1 AND used_at IS NULL AND invalidated_at IS NULL AND ($2::bytea IS NULL OR email_hash <> $2::bytea)',
+      [userId, keep ?? null],
     );
     return n;
   }

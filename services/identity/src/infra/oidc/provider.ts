@@ -143,6 +143,11 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     // The ID token carries the claims its scopes allow (DESIGN §5), not only userinfo.
     conformIdTokenClaims: false,
     rotateRefreshToken: true,
+    // A first-party client (the console, the account page) gets a refresh token without
+    // offline_access: like every token of such a grant it expires with the OP session
+    // (expiresWithSession), so it keeps a page signed in while the session lives and dies with
+    // sign-out. Others get one only with offline_access (which asks for consent).
+    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && (code.scopes.has('offline_access') || client[FIRST_PARTY] === true),
     ttl: {
       AccessToken: s.accessTokenSeconds,
       ClientCredentials: s.accessTokenSeconds,
