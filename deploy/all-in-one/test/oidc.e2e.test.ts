@@ -132,7 +132,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
       await opts.check?.(page, 'sign-in');
       await page.getByLabel('Email').fill(ADMIN.email);
       await page.getByLabel('Password').fill(opts.password ?? ADMIN.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       if (opts.consent) {
         await page.getByRole('heading', { name: 'Allow access' }).waitFor();
         await opts.check?.(page, 'consent');
