@@ -167,7 +167,8 @@ describe('passkeys and the provider factor step (end to end)', () => {
     const q = new URLSearchParams({ client_id: RP.clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid email', code_challenge: challenge, code_challenge_method: 'S256', state: 's', ...extra });
     await page.goto(`${ISSUER}/oidc/auth?${q}`);
     return {
-      async finish(): Promise<Record<string, unknown>> {
+      /** The ID token's claims (and, with `api`, the API access token of the grant). */
+      async finish(api = false): Promise<Record<string, unknown>> {
         for (let i = 0; i < 150 && !callback; i++) await new Promise((r) => setTimeout(r, 100));
         const code = callback?.searchParams.get('code');
         callback = undefined;
@@ -175,11 +176,11 @@ describe('passkeys and the provider factor step (end to end)', () => {
         const res = await fetch(`${ISSUER}/oidc/token`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${RP.clientId}:${SECRET}`).toString('base64')}` },
-          body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT, code_verifier: verifier }),
+          body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT, code_verifier: verifier, ...(api ? { resource: `${ISSUER}/api` } : {}) }),
         });
         const body = (await res.json()) as Record<string, string>;
         expect(res.status).toBe(200);
-        return claimsOf(body.id_token!);
+        return { ...claimsOf(body.id_token!), ...(api ? { accessToken: body.access_token } : {}) };
       },
     };
   }
@@ -224,6 +225,34 @@ describe('passkeys and the provider factor step (end to end)', () => {
       const again = await flow.finish();
       expect(again).toMatchObject({ sub: u.id, amr: ['pwd', 'otp', 'mfa'] });
       expect(Number(again.auth_time)).toBeGreaterThan(Number(idt.auth_time));
+    } finally {
+      await context.close();
+    }
+  });
+
+  browserIt('an OpenID provider session is in the sessions list (device, IP, times; current for its own API token); ending it stops its API token and the provider session', async () => {
+    const u = await newUser();
+    const context = await browser.newContext({ bypassCSP: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    try {
+      const flow = await authorize(page);
+      await password(page, u.email, u.password);
+      const signedIn = await flow.finish(true);
+      const at = String(signedIn.accessToken);
+      expect(claimsOf(at)).toMatchObject({ sub: u.id, amr: ['pwd'], acr: 'urn:iam:acr:pwd', auth_time: expect.any(Number), sid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      const mine = await call('GET', '/api/v1/me/sessions', { token: at });
+      expect(mine.status).toBe(200);
+      const op = (mine.json.items as Array<Record<string, unknown>>).find((x) => x.current === true);
+      expect(op).toMatchObject({ id: claimsOf(at).sid, device: expect.stringContaining('Linux'), ip: expect.any(String), amr: ['pwd'] });
+      expect((await call('GET', `/api/v1/users/${u.id}/sessions`, { token: admin })).json.items).toEqual([expect.objectContaining({ id: op!.id })]);
+
+      // Ended (here by an administrator): its API token is refused, and the provider asks to sign in again.
+      expect((await call('DELETE', `/api/v1/users/${u.id}/sessions/${String(op!.id)}`, { token: admin })).status).toBe(204);
+      for (let i = 0; i < 20 && (await call('GET', '/api/v1/me/sessions', { token: at })).status !== 401; i++) await new Promise((r) => setTimeout(r, 100));
+      expect((await call('GET', '/api/v1/me/sessions', { token: at })).status).toBe(401);
+      await authorize(page);
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     } finally {
       await context.close();
     }
