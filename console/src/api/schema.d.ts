@@ -3904,6 +3904,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
+                            /**
+                             * Format: uuid
+                             * @description A UUID
+                             */
                             id: string;
                             /** @description The user agent in short, e.g. "Chrome 131 on Linux" */
                             device: string;
@@ -4026,6 +4030,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID */
                 id: string;
             };
             cookie?: never;
@@ -4141,6 +4146,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
+                            /**
+                             * Format: uuid
+                             * @description A UUID
+                             */
                             id: string;
                             /** @description The user agent in short, e.g. "Chrome 131 on Linux" */
                             device: string;
@@ -4388,6 +4397,7 @@ export interface operations {
             path: {
                 /** @description A UUID */
                 id: string;
+                /** @description A UUID */
                 sid: string;
             };
             cookie?: never;
