@@ -164,10 +164,11 @@ export async function auditScenario(url: string, rows: number, seconds: number, 
 }
 
 /**
- * Scenario 10b: how fast the trail records, one event at a time in stream order (maxAckPending 1)
- * through the real bus: `count` login.failed events published at once into a fresh database and
- * a private NATS namespace (the in-process bus without NATS), timed until the last is in the
- * chain. The rate one consumer sustains, whatever the number of pods.
+ * Scenario 10b (issue #25 item 1): how fast the trail records, in batches in stream order (the
+ * group-commit recorder) through the real bus: `count` login.failed events published 64 at a time
+ * into a fresh database and a private NATS namespace (the in-process bus without NATS), timed from
+ * the first publish until the last is in the chain. The rate one consumer sustains, whatever the
+ * number of pods.
  */
 export async function auditRecordingScenario(adminUrl: string, natsUrl: string | undefined, count: number, log: (s: string) => void): Promise<ScenarioRow> {
   const dbUrl = new URL(adminUrl);
@@ -187,10 +188,16 @@ export async function auditRecordingScenario(adminUrl: string, natsUrl: string |
   try {
     await bus.declareStreams([STREAMS.identity]);
     const started = Date.now();
-    for (let i = 0; i < count; i++) {
-      const data = encodeEvent(SUBJECTS.loginFailed, { userId: randomUUID(), failures: 1, reason: 'invalid_credentials' });
-      await bus.publish({ id: randomUUID(), subject: SUBJECTS.loginFailed, data, occurredAt: new Date(), headers: { 'iam-client-ip': '198.51.100.7' } });
-    }
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (next < count) {
+          next++;
+          const data = encodeEvent(SUBJECTS.loginFailed, { userId: randomUUID(), failures: 1, reason: 'invalid_credentials' });
+          await bus.publish({ id: randomUUID(), subject: SUBJECTS.loginFailed, data, occurredAt: new Date(), headers: { 'iam-client-ip': '198.51.100.7' } });
+        }
+      }),
+    );
     const published = Date.now() - started;
     for (;;) {
       const [row] = await running.dataSource.query<[{ n: string }]>('SELECT last_seq AS n FROM audit_chain WHERE id = 1');
@@ -201,12 +208,12 @@ export async function auditRecordingScenario(adminUrl: string, natsUrl: string |
     const rate = count / seconds;
     log(`  audit recording: ${count} events in ${r1(seconds)} s (published in ${published} ms): ${r1(rate)}/s`);
     return {
-      scenario: `10b. audit trail recording rate: ${count} events, one at a time in stream order (${bus.kind === 'jetstream' ? 'NATS JetStream' : 'in-process bus'})`,
-      value: `${r1(rate)} events/s`,
+      scenario: `10b. audit trail recording rate: ${count.toLocaleString('en-US')} events published 64 at a time, recorded in batches in stream order (${bus.kind === 'jetstream' ? 'NATS JetStream' : 'in-process bus'})`,
+      value: `${r1(rate)} events/s (published in ${r1(published / 1000)} s)`,
       baseline: '—',
       ratio: r1(rate),
-      target: '—',
-      met: true,
+      target: '≥ 2,000 events/s',
+      met: rate >= 2_000,
     };
   } finally {
     await lifecycle.shutdown('bench done');

@@ -11,11 +11,11 @@
  * processes inherit the flag; `BENCH_BARE=false` leaves the bare pipeline out).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { readConfig } from '@iam/platform';
 import { Client } from 'pg';
+import { children, cpuByPart, cpuPerOp, describeCpu } from './cpu';
 import { type LoadResult, cannon, closedLoop, jsonClient, median, r1, r2 } from './load';
 import { AUTH_LIMITS_LIFTED, ROOT, argon2Baseline, freePorts, grpcPortsEnv, startChild, startSystem } from './system';
 
@@ -37,59 +37,6 @@ const cfg = readConfig(process.env, (e) => ({
 const ADMIN = { email: 'bench-admin@example.com', password: 'Bench-Passw0rd!' };
 const log = (s: string) => process.stdout.write(`${s}\n`);
 const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
-
-/** CPU seconds (user + system) of a process from /proc (Linux; 0 elsewhere or once it is gone). */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** This process's children by what they run (`identity`, `gateway`, `bare`…). */
-function children(): Map<string, number> {
-  const out = new Map<string, number>();
-  try {
-    for (const task of readdirSync('/proc/self/task')) {
-      for (const pid of readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number)) {
-        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').find((a) => a.endsWith('.js')) ?? String(pid);
-        const m = /services\/([^/]+)\/|(gateway)\/|(bare)\.js/.exec(cmd);
-        out.set(m ? (m[1] ?? m[2] ?? m[3])! : cmd, pid);
-      }
-    }
-  } catch {
-    // not Linux: no CPU accounting
-  }
-  return out;
-}
-
-/**
- * CPU seconds used so far by each part: this process (the load client), each child, and the
- * PostgreSQL backends connected to the bench's databases (other sessions' backends excluded).
- */
-async function cpuByPart(pg: Client, pids: Map<string, number>): Promise<Map<string, number>> {
-  const out = new Map<string, number>([['client', cpuSeconds(process.pid)]]);
-  for (const [name, pid] of pids) out.set(name, cpuSeconds(pid));
-  const { rows } = await pg.query<{ pid: number; datname: string; application_name: string }>(
-    "SELECT pid, datname, application_name FROM pg_stat_activity WHERE datname LIKE 'refbench\\_%' AND pid <> pg_backend_pid()",
-  );
-  for (const r of rows) {
-    // The services name their connections; the bare pipeline's have no name.
-    const k = `pg ${r.application_name || (r.datname === 'refbench_directory' ? 'bare' : r.datname)}`;
-    out.set(k, (out.get(k) ?? 0) + cpuSeconds(r.pid));
-  }
-  return out;
-}
-
-/** CPU milliseconds per operation of each part between two snapshots (backends that came or went count from 0). */
-function perOp(before: Map<string, number>, after: Map<string, number>, ops: number): string {
-  const parts = [...after].map(([k, v]) => [k, ((v - (before.get(k) ?? 0)) * 1000) / ops] as const).filter(([, ms]) => ms > 0.005);
-  const total = parts.reduce((a, [, ms]) => a + ms, 0);
-  return `${total.toFixed(2)} ms CPU/op: ${parts.sort((a, b) => b[1] - a[1]).map(([k, ms]) => `${k} ${ms.toFixed(2)}`).join(', ')}`;
-}
 
 async function main(): Promise<void> {
   const [port, barePort] = await freePorts(2);
@@ -162,9 +109,9 @@ async function main(): Promise<void> {
     const refreshes: LoadResult[] = [];
     const pids = children();
     const measured = async (run: () => Promise<LoadResult>) => {
-      const before = await cpuByPart(admin, pids);
+      const before = await cpuByPart(admin, pids, 'refbench_');
       const r = await run();
-      return { r, cpu: perOp(before, await cpuByPart(admin, pids), r.ok * cfg.seconds) };
+      return { r, cpu: describeCpu(cpuPerOp(before, await cpuByPart(admin, pids, 'refbench_'), r.ok * cfg.seconds)) };
     };
     for (let i = 0; i < cfg.runs; i++) {
       if (bare || login) {

@@ -166,6 +166,11 @@ export function startChild(script: string, args: string[]): Promise<ChildProcess
  * baseline): `argon2-baseline.js`.
  */
 export function argon2Baseline(concurrency: number, seconds: number): number {
+  return argon2BaselineCpu(concurrency, seconds).perSecond;
+}
+
+/** The same, with the CPU milliseconds one verification costs (all the child's threads). */
+export function argon2BaselineCpu(concurrency: number, seconds: number): { perSecond: number; cpuMsPerOp: number } {
   const out = execFileSync(process.execPath, [join(__dirname, 'argon2-baseline.js'), '19456', '2', '1', String(concurrency), String(seconds)]);
-  return (JSON.parse(out.toString()) as { perSecond: number }).perSecond;
+  return JSON.parse(out.toString()) as { perSecond: number; cpuMsPerOp: number };
 }

@@ -44,6 +44,8 @@ export interface GatewayConfig {
   readonly corsOrigins: readonly string[];
   /** Rate-limit counters shared by every replica through Redis; unset = in this process only. */
   readonly redis: { readonly url?: string; readonly keyPrefix: string };
+  /** PUBLIC_URL: a DPoP proof's `htu` may name the request by it (as well as by the URI it reached the gateway with). */
+  readonly publicUrl?: string;
   /** Mean event-loop delay (over a second) beyond which requests get 503 + Retry-After (ms); 0 = off. */
   readonly maxEventLoopDelayMs: number;
   /** The admin console at /console (Full profile): its built files, or a Vite dev server to proxy to. */
@@ -117,6 +119,7 @@ export function readGatewayConfig(e: EnvReader, defaults: GatewayDefaults = {}):
     trustProxy: e.bool('TRUST_PROXY', { default: false }),
     corsOrigins: readOrigins(e),
     redis: { url: e.optionalUrl('REDIS_URL', ['redis', 'rediss']), keyPrefix: e.string('REDIS_KEY_PREFIX', { default: 'iam:rate-limit:' }) },
+    publicUrl,
     maxEventLoopDelayMs: e.int('MAX_EVENT_LOOP_DELAY_MS', { default: 1_000, min: 0, max: 60_000 }),
     console: {
       // gateway/src or gateway/dist → console/dist

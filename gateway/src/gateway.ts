@@ -10,9 +10,11 @@ import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { EventBus } from '@iam/platform/bus';
 import { HealthMonitor, type Lifecycle, type Logger, type Metrics, startOpsServer } from '@iam/platform/core';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { buildApp } from './app';
 import { createAuthenticator } from './auth/authenticator';
 import { Denylist, syncDenylist } from './auth/denylist';
+import { FallbackReplayStore, MemoryReplayStore, RedisReplayStore, type ReplayStore, createDpopVerifier } from './auth/dpop';
 import { JwksCache } from './auth/jwks';
 import { ReadCache, subscribeReadCache } from './cache/read-cache';
 import type { GatewayConfig } from './config';
@@ -71,7 +73,7 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
     logger,
   });
   rt.lifecycle.onShutdown('gateway denylist sync', () => sync.stop());
-  const authenticator = createAuthenticator({ jwks, denylist, ...config.jwt });
+  const authenticator = createAuthenticator({ jwks, denylist, ...config.jwt, publicUrl: config.publicUrl, dpop: createDpopVerifier({ replay: dpopReplayStore(config, rt) }) });
 
   let readCache: ReadCache | undefined;
   if (config.readCache.enabled) {
@@ -93,4 +95,27 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
     opsPort = ops.port;
   }
   return { app, port, health, opsPort };
+}
+
+/**
+ * Where DPoP proof ids are remembered: with REDIS_URL, in Redis (every replica refuses a proof
+ * any replica took; `{REDIS_KEY_PREFIX}dpop-jti:`), falling back to this process while Redis
+ * fails; without it, in this process (enough for one gateway).
+ */
+function dpopReplayStore(config: GatewayConfig, rt: GatewayRuntime): ReplayStore {
+  const memory = new MemoryReplayStore();
+  if (!config.redis.url) return memory;
+  // As the rate limits' client: fail fast, never queue while Redis is away.
+  const redis = new Redis(config.redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
+  let warned = 0;
+  const warn = (err: unknown) => {
+    if (Date.now() - warned < 30_000) return;
+    warned = Date.now();
+    rt.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'DPoP replay store (Redis) unreachable; proof ids kept in this process');
+  };
+  redis.on('error', warn);
+  rt.lifecycle.onShutdown('gateway DPoP replay store', async () => {
+    redis.disconnect();
+  });
+  return new FallbackReplayStore(new RedisReplayStore(redis, `${config.redis.keyPrefix}dpop-jti:`), memory, warn);
 }

@@ -132,6 +132,22 @@ describe('authentication (end to end)', () => {
     expect((await users(r.json.token)).status).toBe(200);
   });
 
+  it('a principal identity keeps from an earlier refresh follows a role change within 1 s (the directory event drops it)', async () => {
+    const u = await newUser();
+    let s = (await login(u.email, u.password)).json;
+    s = (await refresh(s.refreshToken)).json; // the principal is now in identity's cache
+    expect((await users(s.token)).status).toBe(403);
+    expect((await call('PUT', `/api/v1/users/${u.id}`, { token: admin, body: { roles: ['Administrator'] } })).status).toBe(200);
+    const changed = Date.now();
+    await eventually(async () => {
+      const r = await refresh(s.refreshToken);
+      expect(r.status).toBe(200);
+      s = r.json;
+      return (await users(s.token)).status === 200;
+    }, 1_000);
+    expect(Date.now() - changed).toBeLessThan(1_500);
+  });
+
   it('a deleted user cannot refresh; identity ends the sessions on the directory.user.deleted event', async () => {
     const u = await newUser();
     const s = (await login(u.email, u.password)).json;

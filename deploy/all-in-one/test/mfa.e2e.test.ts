@@ -287,13 +287,19 @@ describe('second factors and sessions (end to end)', () => {
     expect(mine.ip).toMatch(/127\.0\.0\.1/);
     expect(list.json.items.find((s: { id: string }) => s.id === claimsOf(b.json.token).sid).device).toBe('curl 8');
 
-    // B's session ended from A: B's access token stops at the other gateway within a second, its refresh token at once.
+    // B's session ended from A: B's access tokens (the login's and a refreshed one, recorded by
+    // the rotation's statement) stop at the other gateway within a second, its refresh token at once.
+    const b2 = await call('POST', '/api/v1/auth/refresh', { body: { refreshToken: b.json.refreshToken } });
+    expect(b2.status).toBe(200);
+    expect(claimsOf(b2.json.token)).toMatchObject({ sid: sidOf(b.json.token), amr: ['pwd'] });
     expect((await call('GET', '/api/v1/me/mfa', { token: b.json.token }, 1)).status).toBe(200);
+    expect((await call('GET', '/api/v1/me/mfa', { token: b2.json.token }, 1)).status).toBe(200);
     const ended = Date.now();
     expect((await call('DELETE', `/api/v1/me/sessions/${sidOf(b.json.token)}`, { token: a.json.token })).status).toBe(204);
     await eventually(async () => (await call('GET', '/api/v1/me/mfa', { token: b.json.token }, 1)).status === 401, 1_000, 20);
+    await eventually(async () => (await call('GET', '/api/v1/me/mfa', { token: b2.json.token }, 1)).status === 401, 1_000, 20);
     expect(Date.now() - ended).toBeLessThan(1_000);
-    expect((await call('POST', '/api/v1/auth/refresh', { body: { refreshToken: b.json.refreshToken } })).status).toBe(401);
+    expect((await call('POST', '/api/v1/auth/refresh', { body: { refreshToken: b2.json.refreshToken } })).status).toBe(401);
     expect((await call('DELETE', `/api/v1/me/sessions/${sidOf(b.json.token)}`, { token: a.json.token })).status).toBe(404);
     // Another user's session is not yours to end.
     const other = await newUser();

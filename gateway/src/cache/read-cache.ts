@@ -18,7 +18,7 @@
  * and holds nothing that depends on the caller. Only successful reads are kept (a 404 is not).
  */
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
-import type { EventBus, IncomingEvent, Subscription } from '@iam/platform/bus';
+import { type EventBus, type IncomingEvent, InvalidatedCache, type Subscription } from '@iam/platform/bus';
 import type { Logger, Metrics } from '@iam/platform/core';
 
 export type CachedKind = 'user' | 'role' | 'permission';
@@ -34,85 +34,39 @@ export interface ReadCacheOptions {
 
 type InvalidationReason = 'event' | 'write' | 'gap';
 
-interface Entry {
-  readonly value: unknown;
-  readonly expiresAt: number;
-}
-
+/** The read cache: an InvalidatedCache keyed `kind:id`, with its metrics and the directory's events. */
 export class ReadCache {
-  private readonly entries = new Map<string, Entry>();
-  /** Bumped by every invalidation; a read that saw another generation at its start is not kept. */
-  private generation = 0;
-  /** Whether invalidation events are known to arrive (the subscription is live). */
-  private live = false;
-  /**
-   * Loads on their way, by key, with the generation they started in: a miss for a key already
-   * loading joins that load (a burst of reads of one resource costs one upstream call), unless
-   * anything was invalidated since it started (it might then answer what a write replaced).
-   */
-  private readonly loading = new Map<string, { generation: number; promise: Promise<unknown> }>();
-  private readonly now: () => number;
+  private readonly cache: InvalidatedCache<unknown>;
 
   constructor(private readonly opts: ReadCacheOptions) {
-    this.now = opts.now ?? Date.now;
+    this.cache = new InvalidatedCache({
+      ttlMs: opts.ttlMs,
+      maxEntries: opts.maxEntries,
+      ...(opts.now ? { now: opts.now } : {}),
+      onGet: (key, outcome) => opts.metrics.readCacheRequests.inc({ kind: key.slice(0, key.indexOf(':')), outcome }),
+    });
   }
 
   /** The resource from the cache, or loaded (and kept when nothing changed meanwhile). */
   async get<R>(kind: CachedKind, id: string, load: () => Promise<R>): Promise<R> {
-    const key = `${kind}:${id}`;
-    if (!this.live) {
-      this.opts.metrics.readCacheRequests.inc({ kind, outcome: 'bypass' });
-      return load();
-    }
-    const hit = this.entries.get(key);
-    if (hit !== undefined) {
-      if (hit.expiresAt > this.now()) {
-        this.opts.metrics.readCacheRequests.inc({ kind, outcome: 'hit' });
-        return hit.value as R;
-      }
-      this.entries.delete(key);
-    }
-    const generation = this.generation;
-    const joined = this.loading.get(key);
-    if (joined && joined.generation === generation) {
-      this.opts.metrics.readCacheRequests.inc({ kind, outcome: 'joined' });
-      return (await joined.promise) as R;
-    }
-    this.opts.metrics.readCacheRequests.inc({ kind, outcome: 'miss' });
-    const promise = load();
-    const own = { generation, promise };
-    this.loading.set(key, own);
-    try {
-      const value = await promise;
-      if (this.live && generation === this.generation) {
-        if (this.entries.size >= this.opts.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-        this.entries.set(key, { value, expiresAt: this.now() + this.opts.ttlMs });
-      }
-      return value;
-    } finally {
-      if (this.loading.get(key) === own) this.loading.delete(key);
-    }
+    return (await this.cache.get(`${kind}:${id}`, load)) as R;
   }
 
   /** Drops one resource. */
   invalidate(kind: CachedKind, id: string, reason: InvalidationReason): void {
-    this.generation++;
-    this.entries.delete(`${kind}:${id}`);
+    this.cache.invalidate(`${kind}:${id}`);
     this.opts.metrics.readCacheInvalidations.inc({ reason });
   }
 
   /** Drops every resource of a kind (every user after a role changed, say). */
   invalidateKind(kind: CachedKind, reason: InvalidationReason): void {
-    this.generation++;
-    const prefix = `${kind}:`;
-    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
+    this.cache.invalidatePrefix(`${kind}:`);
     this.opts.metrics.readCacheInvalidations.inc({ reason });
   }
 
   /** Drops everything. */
   flush(reason: InvalidationReason): void {
-    this.generation++;
-    this.entries.clear();
+    this.cache.flush();
     this.opts.metrics.readCacheInvalidations.inc({ reason });
   }
 
@@ -121,9 +75,8 @@ export class ReadCache {
    * before a gap may have missed their invalidation.
    */
   setLive(live: boolean): void {
-    if (live !== this.live) this.opts.logger.info({ live }, live ? 'read cache on: invalidation events flow' : 'read cache off until invalidation events flow again');
-    this.live = live;
-    this.flush('gap');
+    if (this.cache.setLive(live)) this.opts.logger.info({ live }, live ? 'read cache on: invalidation events flow' : 'read cache off until invalidation events flow again');
+    this.opts.metrics.readCacheInvalidations.inc({ reason: 'gap' });
   }
 
   /** Applies one `directory.*` event. */
@@ -145,7 +98,7 @@ export class ReadCache {
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.cache.size;
   }
 }
 

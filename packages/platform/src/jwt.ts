@@ -26,6 +26,8 @@ export interface AccessClaims {
   readonly amr?: string[];
   /** When the user last authenticated (seconds since the epoch). */
   readonly authTime?: number;
+  /** RFC 9449: the JWK SHA-256 thumbprint the token is bound to (`cnf.jkt`); a DPoP proof of that key must come with it. */
+  readonly cnfJkt?: string;
 }
 
 export interface VerifyOptions {
@@ -69,6 +71,14 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
     const amr = payload.amr === undefined ? undefined : strings(payload.amr);
     const authTime = payload.auth_time;
     if (amr === null || (authTime !== undefined && typeof authTime !== 'number') || (payload.sid !== undefined && typeof payload.sid !== 'string')) throw invalid();
+    const cnf = payload.cnf;
+    let cnfJkt: string | undefined;
+    if (cnf !== undefined) {
+      // A confirmation this verifier cannot check (not a DPoP key thumbprint) is refused, never ignored.
+      const jkt = typeof cnf === 'object' && cnf !== null && !Array.isArray(cnf) && Object.keys(cnf).length === 1 && 'jkt' in cnf ? cnf.jkt : undefined;
+      if (typeof jkt !== 'string' || jkt.length === 0) throw invalid();
+      cnfJkt = jkt;
+    }
     return {
       sub: payload.sub,
       jti: payload.jti,
@@ -83,6 +93,7 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
       ...(typeof payload.sid === 'string' ? { sid: payload.sid } : {}),
       ...(amr ? { amr } : {}),
       ...(typeof authTime === 'number' ? { authTime } : {}),
+      ...(cnfJkt ? { cnfJkt } : {}),
     };
   } catch (err) {
     if (err instanceof AppError) throw err;

@@ -73,7 +73,7 @@ export interface ServiceParts {
   readonly grpc: readonly ServiceBinding[];
   readonly consumers?: readonly DurableConsumerSpec[];
   /** Broadcast subscriptions (every replica gets every event). */
-  readonly broadcasts?: ReadonlyArray<{ subjects: readonly string[]; handler: EventHandler }>;
+  readonly broadcasts?: ReadonlyArray<{ subjects: readonly string[]; handler: EventHandler; /** Whether events arrive or may be missed (a cache flushes then). */ onLive?: (live: boolean) => void }>;
   /** Extra readiness checks beyond the database (identity: a signing key is loaded). */
   readonly checks?: Record<string, () => Promise<void>>;
   /** Called at shutdown after gRPC stopped and before the database closes. */
@@ -156,7 +156,7 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
 
   const subs: Subscription[] = [
     ...(parts.consumers ?? []).map((c) => rt.bus.consume({ metrics: rt.metrics, service: spec.name, ...c })),
-    ...(parts.broadcasts ?? []).map((b) => rt.bus.subscribe(b.subjects, b.handler)),
+    ...(parts.broadcasts ?? []).map((b) => rt.bus.subscribe(b.subjects, b.handler, b.onLive ? { onLive: b.onLive } : undefined)),
   ];
   rt.lifecycle.onShutdown(`${spec.name} consumers`, async () => {
     await Promise.all(subs.map((s) => s.stop()));

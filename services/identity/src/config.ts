@@ -57,6 +57,8 @@ export interface IdentityConfig {
     /** MFA_REQUIRED_ROLES: members of these roles get no token without a second factor. */
     readonly requiredRoles: readonly string[];
   };
+  /** IDENTITY_PRINCIPAL_CACHE(_TTL_MS, _MAX_ENTRIES): principals kept until a directory event changes them. */
+  readonly principalCache: { readonly enabled: boolean; readonly ttlMs: number; readonly maxEntries: number };
 }
 
 export interface IdentityDefaults {
@@ -118,6 +120,11 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 10, min: 0, max: 300 }),
     },
     mfa: { requiredRoles: roleList(e, 'MFA_REQUIRED_ROLES') },
+    principalCache: {
+      enabled: e.bool('IDENTITY_PRINCIPAL_CACHE', { default: true }),
+      ttlMs: e.int('IDENTITY_PRINCIPAL_CACHE_TTL_MS', { default: 30_000, min: 100, max: 3_600_000 }),
+      maxEntries: e.int('IDENTITY_PRINCIPAL_CACHE_MAX_ENTRIES', { default: 10_000, min: 1, max: 10_000_000 }),
+    },
   };
 }
 

@@ -17,6 +17,7 @@ import { createSessionUseCases } from './app/sessions';
 import type { IdentityConfig } from './config';
 import { builtInClients } from './domain/clients';
 import { grpcDirectory } from './infra/directory-client';
+import { cachedDirectory } from './infra/principal-cache';
 import { KeyRing } from './infra/key-ring';
 import { registerSigningKeyAge } from './infra/key-metrics';
 import { entities, migrations } from './infra/schema';
@@ -59,7 +60,10 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       await keys.start();
       const tokens = new JwtTokenService(keys, { tokenLifetimeSeconds: config.jwt.expirySeconds, issuer: config.jwt.issuer, audience: config.jwt.audience });
       registerSigningKeyAge(rt.metrics, keys);
-      const directory = grpcDirectory(config.directoryTarget, rt.metrics, { key: rt.callKey, from: 'identity' }, rt.grpcClientCredentials);
+      const directoryClient = grpcDirectory(config.directoryTarget, rt.metrics, { key: rt.callKey, from: 'identity' }, rt.grpcClientCredentials);
+      // Principals and role permissions kept until a directory event changes them (or not at all).
+      const cached = config.principalCache.enabled ? cachedDirectory(directoryClient, { ...config.principalCache, metrics: rt.metrics }) : undefined;
+      const directory = cached?.directory ?? directoryClient;
       // The configuration's clients (the console) stand in front of the stored ones.
       const clients = builtInClients(config.publicUrl);
       const uow = pgUnitOfWork(dataSource, clients);
@@ -172,6 +176,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions, passkeys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
+        broadcasts: cached ? [cached.broadcast] : [],
         consumers: identityConsumers({ auth, emailActions, endOidcSubject: (userId) => revokeOidcSubject(dataSource, userId) }, logger),
         // Ready only while a signing key is loaded (the database is checked for every service).
         checks: { keys: () => keys.check() },
@@ -183,7 +188,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           await new Promise<void>((resolve) => opServer.server.close(() => resolve()));
           await requests.stop();
           keys.stop();
-          directory.close();
+          directoryClient.close();
         },
       };
     },

@@ -8,7 +8,7 @@
 import { type AccessClaims, AppError, hasPermission, requestContext } from '@iam/platform/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Authenticator } from '../../auth/authenticator';
+import { type Authenticator, type PresentedCredentials, verifyRequest } from '../../auth/authenticator';
 import { answersTokens } from '../../schemas/auth';
 
 declare module 'fastify' {
@@ -18,7 +18,7 @@ declare module 'fastify' {
   }
 }
 
-const BEARER_RE = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)\s*$/i;
+const CREDENTIALS_RE = /^(Bearer|DPoP)[ ]+[A-Za-z0-9._~+/-]+=*\s*$/i;
 
 function noStore(reply: FastifyReply): void {
   reply.header('cache-control', 'no-store');
@@ -78,11 +78,10 @@ export function authenticateIfPresent(auth: Authenticator): onRequestAsyncHookHa
  */
 export function attributeIfPresent(auth: Authenticator): onRequestAsyncHookHandler {
   return async (req: FastifyRequest) => {
-    const m = BEARER_RE.exec(req.headers.authorization ?? '');
-    if (!m) return;
+    if (!CREDENTIALS_RE.test(req.headers.authorization ?? '')) return;
     let sub: string;
     try {
-      sub = (await auth.verify(m[1]!)).sub;
+      sub = (await verifyRequest(auth, presented(req))).claims.sub;
     } catch (err) {
       // Not an error of this request: it goes on anonymous, as without a token.
       req.log.debug({ reason: err instanceof AppError ? err.detail : 'invalid token' }, 'bearer token not valid; the request stays anonymous');
@@ -93,11 +92,17 @@ export function attributeIfPresent(auth: Authenticator): onRequestAsyncHookHandl
   };
 }
 
+/** What the request presents to the authenticator (RFC 9449: `htu` is the request's URI without its query). */
+function presented(req: FastifyRequest): PresentedCredentials {
+  const path = (req.url ?? '/').split('?')[0]!.split('#')[0]!;
+  return { authorization: req.headers.authorization, dpop: req.headers.dpop, method: req.method, requestUrl: `${req.protocol}://${req.host}${path}`, path };
+}
+
+/** Bearer, or DPoP with its proof (a token bound to a key needs the proof: authenticator.ts). */
 async function verifyBearer(auth: Authenticator, req: FastifyRequest): Promise<void> {
-  const m = BEARER_RE.exec(req.headers.authorization ?? '');
-  if (!m) throw AppError.unauthenticated('The Authorization header must be "Bearer <token>".');
-  req.bearerToken = m[1]!;
-  req.principal = await auth.verify(m[1]!);
+  const { token, claims } = await verifyRequest(auth, presented(req));
+  req.bearerToken = token;
+  req.principal = claims;
   // The request's records name its caller from here on (request-context.ts).
   const rc = requestContext();
   if (rc) rc.actor = req.principal.sub;

@@ -7,6 +7,7 @@
 import { AppError, type FieldError, type Logger, internalError, newTraceId, toProblem } from '@iam/platform/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { dpopChallenge } from '../../auth/authenticator';
 import { RouteMethods } from './route-methods';
 import { TEXT_FORMAT } from './validation';
 
@@ -114,7 +115,9 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: App
   const traceId = req.trace?.traceId ?? newTraceId();
   if (!reply.hasHeader('x-trace-id')) reply.header('x-trace-id', traceId);
   if (err.code === 'UNAUTHENTICATED') {
-    reply.header('www-authenticate', req.headers.authorization ? 'Bearer error="invalid_token"' : 'Bearer');
+    // RFC 9449 §7.1: a DPoP refusal (or any refusal of DPoP credentials) challenges with the DPoP scheme.
+    const dpop = dpopChallenge(err.reason) ?? (/^dpop /i.test(req.headers.authorization ?? '') ? dpopChallenge('dpop.invalid_token') : undefined);
+    reply.header('www-authenticate', dpop ?? (req.headers.authorization ? 'Bearer error="invalid_token"' : 'Bearer'));
   }
   if (err.retryAfter !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(err.retryAfter))));
   const instance = (req.url ?? '/').split('?')[0] ?? '/';

@@ -1,3 +1,4 @@
 export * from './port';
 export { InMemoryEventBus } from './memory';
 export { JetStreamEventBus, type JetStreamBusOptions } from './jetstream';
+export * from './invalidated-cache';

@@ -28,4 +28,33 @@ describe('argon2 hashing behind a bounded queue', () => {
     await Promise.all(running);
     await expect(q.run(async () => 'ok')).resolves.toBe('ok');
   });
+
+  it('a caller whose deadline would pass in the queue gets RATE_LIMITED at once; one that has gone by its turn is dropped unrun', async () => {
+    let left: number | undefined;
+    const q = new BoundedQueue(1, 64, () => left);
+    const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+    await q.run(() => sleep(100)); // the average job: ~100 ms
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    left = undefined;
+    const first = q.run(() => gate);
+    // One job runs, so a new one ends after ~200 ms, plus the second the login needs after it.
+    left = 1_100;
+    const started = Date.now();
+    const refused = await q.run(async () => 'never').catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(50);
+    expect((refused as AppError).code).toBe('RATE_LIMITED');
+    left = 5_000;
+    let ran = false;
+    const queued = q.run(async () => {
+      ran = true;
+    });
+    left = 0; // the caller's deadline passes while it waits
+    release();
+    await first;
+    expect(((await queued.catch((e: unknown) => e)) as AppError).code).toBe('RATE_LIMITED');
+    expect(ran).toBe(false);
+    left = undefined; // the slot went on: the queue is free again
+    await expect(q.run(async () => 'ok')).resolves.toBe('ok');
+  });
 });

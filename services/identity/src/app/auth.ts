@@ -310,13 +310,15 @@ export function createAuthUseCases(deps: {
           throw AppError.unauthenticated(INVALID_REFRESH);
         }
         const next = randomToken(32);
-        const claimed = await stores.refreshTokens.rotate(hash, { id: randomUUID(), tokenHash: sha256(next) }, s.refreshReuseGraceSeconds);
+        // The access token's jti is chosen first, so the rotation's one statement also marks the
+        // family's session used and records the token against it (an upper bound of its expiry:
+        // its iat may move up to the next second after a subject revocation).
+        const jti = randomUUID();
+        const accessExpiresAt = new Date(Date.now() + (s.accessExpirySeconds + 2) * 1000);
+        const claimed = await stores.refreshTokens.rotate(hash, { id: randomUUID(), tokenHash: sha256(next), access: { jti, expiresAt: accessExpiresAt } }, s.refreshReuseGraceSeconds);
         if (!claimed) continue;
         await deps.faults?.afterRefreshCommit?.();
-        // The family's session (none for a family older than sessions): last used now.
-        const session = await stores.sessions.touch(claimed.familyId);
-        const access = await tokens.issue(principal, { notBefore: claimed.subjectNotBefore, ...(session ? { session: { sid: session.id, amr: session.amr, authTime: session.authTime } } : {}) });
-        if (session) await stores.sessions.recordToken(session.id, access.jti, access.expiresAt);
+        const access = await tokens.issue(principal, { jti, notBefore: claimed.subjectNotBefore, ...(claimed.session ? { session: claimed.session } : {}) });
         return pair(access, next, claimed.expiresAt);
       }
       throw AppError.unauthenticated(INVALID_REFRESH);

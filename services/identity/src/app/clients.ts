@@ -46,7 +46,7 @@ export interface ClientUseCases {
   rotateSecret(actor: ClientActor, clientId: string): Promise<ClientWithSecret>;
 }
 
-type ClientStores = Pick<IdentityStores, 'clients'> & SessionStores;
+type ClientStores = Pick<IdentityStores, 'clients' | 'providerGrants'> & SessionStores;
 
 interface Rights {
   readonly administrator: boolean;
@@ -207,6 +207,8 @@ export function createClientUseCases(deps: {
         const c = await live(tx, clientId);
         await tx.clients.softDelete(clientId);
         await tx.publish([event(SUBJECTS.clientDeleted, { clientId, after: clientState(c), before: undefined, changedFields: [] })]);
+        // Its grants, codes and refresh tokens at the provider end in the same commit.
+        await tx.providerGrants.endClient(clientId);
         // Its access tokens (a service account's sub is its client id) stop at every gateway.
         await deps.endSessionsIn(tx, clientId, new Date());
       });

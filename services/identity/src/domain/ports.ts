@@ -98,8 +98,8 @@ export interface TokenSession {
 
 /** Signs and verifies access tokens with identity's own keys (over the key ring). */
 export interface TokenService {
-  /** With `notBefore` (the subject's revocation time), the token's iat is not earlier than it. */
-  issue(principal: Principal, opts?: { notBefore?: Date | null; session?: TokenSession }): Promise<{ token: string; jti: string; expiresAt: Date }>;
+  /** With `notBefore` (the subject's revocation time), the token's iat is not earlier than it; `jti` when the caller recorded it already. */
+  issue(principal: Principal, opts?: { notBefore?: Date | null; session?: TokenSession; jti?: string }): Promise<{ token: string; jti: string; expiresAt: Date }>;
   /** Signature, algorithm, kid, issuer, audience, exp/nbf; not the denylist. Throws UNAUTHENTICATED. */
   verify(token: string): Promise<AccessClaims>;
 }
@@ -123,8 +123,17 @@ export interface RefreshTokenStore {
    * its own use: the retry gets a fresh successor and the family stays valid. Null when neither
    * applies (unknown, revoked or expired token; rotated earlier; a successor used), and then
    * nothing changed. Of concurrent rotations of one token, exactly one succeeds.
+   *
+   * With `access` (the access token about to be signed: its jti and an upper bound of its expiry),
+   * the same statement marks the family's session used and records the token against it (what
+   * ending the session must deny); `session` is then that session (absent for a family older than
+   * sessions, or an ended one).
    */
-  rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }, graceSeconds: number): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null } | null>;
+  rotate(
+    hash: Buffer,
+    next: { id: string; tokenHash: Buffer; access?: { jti: string; expiresAt: Date } },
+    graceSeconds: number,
+  ): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null; session?: TokenSession } | null>;
   /** The token with `hash`; `retryable` as `rotate` would see it with `graceSeconds`. */
   findByHash(hash: Buffer, graceSeconds?: number): Promise<RefreshRecord | null>;
   revokeFamily(familyId: string): Promise<number>;
@@ -297,8 +306,20 @@ export interface IdentityStores {
   readonly recoveryCodes: RecoveryCodeStore;
   readonly mfaChallenges: MfaChallengeStore;
   readonly sessions: SessionStore;
+  /** The OpenID provider's records (sessions, grants, codes, tokens), as use cases end them. */
+  readonly providerGrants: ProviderGrantStore;
   readonly passkeys: PasskeyStore;
   readonly webauthnChallenges: WebauthnChallengeStore;
+}
+
+/**
+ * The OpenID provider's stored records, seen from the use cases: ending a client's grants in the
+ * transaction that deletes the client, so no refresh token, code or device code of a deleted
+ * client outlives the commit (the provider also refuses an unknown client on its own).
+ */
+export interface ProviderGrantStore {
+  /** Deletes every grant, code, token and device code of the client; answers how many records went. */
+  endClient(clientId: string): Promise<number>;
 }
 
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */

@@ -5,7 +5,8 @@ import type { ClientRecord } from '../domain/clients';
 import { PgMfaChallenges, PgPasskeys, PgRecoveryCodes, PgSessions, PgTotp, PgWebauthnChallenges } from './mfa-stores';
 import type { RefreshRecord } from '../domain/model';
 import { PgClientStore } from './client-store';
-import type { DenylistStore, EmailActionRequest, EmailActionRequestStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, UnitOfWork } from '../domain/ports';
+import { PgProviderGrants } from './oidc/pg-adapter';
+import type { DenylistStore, EmailActionRequest, EmailActionRequestStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, TokenSession, UnitOfWork } from '../domain/ports';
 
 /**
  * One statement: concurrent attempts serialise on the row. A locked row is left as it is (no row
@@ -45,17 +46,30 @@ const RETRY_CHAIN = (graceParam: string) => `chain AS (
  * A refresh rotation in one statement (so one commit): the target (RETRY_CHAIN) is claimed only
  * if it is still live and unrotated (the UPDATE's row lock makes exactly one of concurrent claims
  * win), marked superseded when it is not the token presented, its successor inserted in the same
- * family with the family's expiry, and the user's subject revocation time read.
+ * family with the family's expiry, and the user's subject revocation time read. With an access
+ * token ($5 its jti, $6 its expiry; NULL without), the family's live session (its id is the
+ * family's) is marked used and the token recorded against it, in the same statement.
  */
 const ROTATE_SQL = `WITH RECURSIVE ${RETRY_CHAIN('$4')},
        claimed AS (
          UPDATE refresh_tokens t SET rotated_at = now(), replaced_by = $2, superseded = (target.depth > 0)
            FROM target
           WHERE t.id = target.id AND t.rotated_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
-          RETURNING t.family_id, t.user_id, t.expires_at)
-       INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at)
-       SELECT $2, family_id, user_id, $3, expires_at FROM claimed
-       RETURNING family_id, user_id, expires_at, (SELECT not_before FROM revoked_subjects s WHERE s.user_id = refresh_tokens.user_id) AS not_before`;
+          RETURNING t.family_id, t.user_id, t.expires_at),
+       successor AS (
+         INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at)
+         SELECT $2, family_id, user_id, $3, expires_at FROM claimed
+         RETURNING family_id, user_id, expires_at),
+       touched AS (
+         UPDATE sessions s SET last_used_at = now() FROM successor
+          WHERE $5::uuid IS NOT NULL AND s.id = successor.family_id AND s.ended_at IS NULL
+          RETURNING s.id, s.amr, s.auth_time),
+       recorded AS (
+         INSERT INTO session_access_tokens (jti, session_id, expires_at) SELECT $5::uuid, id, $6::timestamptz FROM touched)
+       SELECT successor.family_id, successor.user_id, successor.expires_at,
+              (SELECT not_before FROM revoked_subjects r WHERE r.user_id = successor.user_id) AS not_before,
+              touched.id AS session_id, touched.amr, touched.auth_time
+         FROM successor LEFT JOIN touched ON true`;
 
 /** A token, and whether a presentation of it may rotate a live token (RETRY_CHAIN). */
 const FIND_SQL = `WITH RECURSIVE ${RETRY_CHAIN('$2')}
@@ -75,15 +89,21 @@ class PgRefreshTokens implements RefreshTokenStore {
     return { subjectNotBefore: row?.not_before ?? null };
   }
 
-  async rotate(hash: Buffer, next: { id: string; tokenHash: Buffer }, graceSeconds: number): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null } | null> {
+  async rotate(
+    hash: Buffer,
+    next: { id: string; tokenHash: Buffer; access?: { jti: string; expiresAt: Date } },
+    graceSeconds: number,
+  ): Promise<{ familyId: string; userId: string; expiresAt: Date; subjectNotBefore: Date | null; session?: TokenSession } | null> {
     // Outside a transaction (every refresh): a named statement (queryNamed).
-    const [row] = await queryNamed<{ family_id: string; user_id: string; expires_at: Date; not_before: Date | null }>(this.m, 'identity.refresh.rotate', ROTATE_SQL, [
-      hash,
-      next.id,
-      next.tokenHash,
-      graceSeconds,
-    ]);
-    return row ? { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at, subjectNotBefore: row.not_before } : null;
+    const [row] = await queryNamed<{ family_id: string; user_id: string; expires_at: Date; not_before: Date | null; session_id: string | null; amr: string[] | null; auth_time: Date | null }>(
+      this.m,
+      'identity.refresh.rotate',
+      ROTATE_SQL,
+      [hash, next.id, next.tokenHash, graceSeconds, next.access?.jti ?? null, next.access?.expiresAt ?? null],
+    );
+    if (!row) return null;
+    const session = row.session_id && row.auth_time ? { sid: row.session_id, amr: row.amr ?? [], authTime: row.auth_time } : undefined;
+    return { familyId: row.family_id, userId: row.user_id, expiresAt: row.expires_at, subjectNotBefore: row.not_before, ...(session ? { session } : {}) };
   }
 
   async findByHash(hash: Buffer, graceSeconds = 0): Promise<RefreshRecord | null> {
@@ -332,6 +352,7 @@ export function pgIdentityStores(m: EntityManager, builtInClients: readonly Clie
     recoveryCodes: new PgRecoveryCodes(m),
     mfaChallenges: new PgMfaChallenges(m),
     sessions: new PgSessions(m),
+    providerGrants: new PgProviderGrants(m),
     passkeys: new PgPasskeys(m),
     webauthnChallenges: new PgWebauthnChallenges(m),
   };

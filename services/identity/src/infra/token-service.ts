@@ -54,10 +54,10 @@ export class JwtTokenService implements TokenService {
     private readonly settings: TokenSettings,
   ) {}
 
-  async issue(p: Principal, opts: { notBefore?: Date | null; session?: TokenSession } = {}): Promise<{ token: string; jti: string; expiresAt: Date }> {
+  async issue(p: Principal, opts: { notBefore?: Date | null; session?: TokenSession; jti?: string } = {}): Promise<{ token: string; jti: string; expiresAt: Date }> {
     const now = new Date();
     const key = await this.keys.signingKey(now);
-    const jti = randomUUID();
+    const jti = opts.jti ?? randomUUID();
     // A token issued just after its subject was revoked (in the same second) must not look older
     // than the revocation: its iat is moved up to the next whole second (gateways allow 30 s skew).
     const iat = Math.max(Math.floor(now.getTime() / 1000), opts.notBefore ? firstAcceptedIat(opts.notBefore) : 0);

@@ -6,7 +6,7 @@
  */
 import { type MigratedDatabase, migratedTestDatabase } from '@iam/platform/testing';
 import { entities, migrations } from '../schema';
-import { PgOidcAdapter, purgeExpiredOidc, revokeOidcClient, revokeOidcSubject } from './pg-adapter';
+import { PgOidcAdapter, PgProviderGrants, purgeExpiredOidc, revokeOidcClient, revokeOidcSubject } from './pg-adapter';
 
 describe('PgOidcAdapter', () => {
   let db: MigratedDatabase;
@@ -107,6 +107,25 @@ describe('PgOidcAdapter', () => {
     expect(await adapter('AccessToken').find('t-other')).toBeDefined();
     expect(await revokeOidcClient(db.ds, 'c-2')).toBe(1);
     expect(await adapter('AccessToken').find('t-other')).toBeUndefined();
+  });
+
+  it("a client's records end with the transaction that deletes it: kept when it rolls back, gone when it commits", async () => {
+    await adapter('Grant').upsert('g-del', { accountId: 'acc-11', clientId: 'c-del' }, 60);
+    await adapter('RefreshToken').upsert('rt-del', { accountId: 'acc-11', clientId: 'c-del', grantId: 'g-del' }, 60);
+    await adapter('ClientCredentials').upsert('cc-del', { clientId: 'c-del' }, 60);
+    await adapter('RefreshToken').upsert('rt-keep', { accountId: 'acc-11', clientId: 'c-keep', grantId: 'g-keep' }, 60);
+    await expect(
+      db.ds.transaction(async (m) => {
+        expect(await new PgProviderGrants(m).endClient('c-del')).toBe(3);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await adapter('RefreshToken').find('rt-del')).toBeDefined();
+    await db.ds.transaction((m) => new PgProviderGrants(m).endClient('c-del'));
+    expect(await adapter('RefreshToken').find('rt-del')).toBeUndefined();
+    expect(await adapter('Grant').find('g-del')).toBeUndefined();
+    expect(await adapter('ClientCredentials').find('cc-del')).toBeUndefined();
+    expect(await adapter('RefreshToken').find('rt-keep')).toBeDefined();
   });
 
   it('housekeeping deletes expired rows only', async () => {

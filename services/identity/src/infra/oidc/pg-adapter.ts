@@ -6,7 +6,8 @@
  * returned and are purged by housekeeping. Clients are not stored here: `Client` reads the
  * registry through ClientLookup (client-metadata.ts).
  */
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { ProviderGrantStore } from '../../domain/ports';
 
 /** What the provider stores: any JSON object; these fields are indexed when present. */
 export interface AdapterPayload {
@@ -95,9 +96,18 @@ export async function revokeOidcSubject(ds: DataSource, accountId: string): Prom
 }
 
 /** Ends every grant and token of a client (the client was deleted). */
-export async function revokeOidcClient(ds: DataSource, clientId: string): Promise<number> {
+export async function revokeOidcClient(ds: DataSource | EntityManager, clientId: string): Promise<number> {
   const [, n] = await ds.query<[unknown, number]>(`DELETE FROM oidc_payloads WHERE payload->>'clientId' = $1`, [clientId]);
   return n;
+}
+
+/** ProviderGrantStore over a transaction's (or the pool's) EntityManager. */
+export class PgProviderGrants implements ProviderGrantStore {
+  constructor(private readonly m: EntityManager) {}
+
+  endClient(clientId: string): Promise<number> {
+    return revokeOidcClient(this.m, clientId);
+  }
 }
 
 /** Housekeeping: rows whose expiry has passed (never read again). */
