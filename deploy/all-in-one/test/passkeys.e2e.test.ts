@@ -230,6 +230,32 @@ describe('passkeys and the provider factor step (end to end)', () => {
     }
   });
 
+  browserIt('step-up by acr_values=urn:iam:acr:mfa: an account with no factor enrols an authenticator app on the hosted page (QR code and key), then signs in with acr mfa; the SSO session without mfa is asked again', async () => {
+    const u = await newUser();
+    const context = await browser.newContext({ bypassCSP: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    try {
+      let flow = await authorize(page);
+      await password(page, u.email, u.password);
+      expect(await flow.finish()).toMatchObject({ sub: u.id, acr: 'urn:iam:acr:pwd', amr: ['pwd'] });
+
+      flow = await authorize(page, { acr_values: 'urn:iam:acr:mfa' });
+      await password(page, u.email, u.password);
+      await page.getByRole('heading', { name: 'Set up a second factor' }).waitFor();
+      await page.getByRole('img', { name: 'QR code of the authenticator app key' }).waitFor();
+      expect(await axe(page)).toEqual([]);
+      const key = (await page.locator('#totp-secret').textContent())!.replace(/\s/g, '');
+      await page.getByLabel('Code from your authenticator app').fill(totp(key));
+      await page.getByRole('button', { name: 'Turn on and continue' }).click();
+      expect(await flow.finish()).toMatchObject({ sub: u.id, acr: 'urn:iam:acr:mfa', amr: ['pwd', 'otp', 'mfa'] });
+      const token = (await login(u.email, u.password)).json;
+      expect(token).toMatchObject({ type: 'urn:iam:problem:mfa-required', methods: ['totp'] });
+    } finally {
+      await context.close();
+    }
+  });
+
   browserIt('an OpenID provider session is in the sessions list (device, IP, times; current for its own API token); ending it stops its API token and the provider session', async () => {
     const u = await newUser();
     const context = await browser.newContext({ bypassCSP: true });
