@@ -165,7 +165,7 @@ describe('passkeys and the provider factor step (end to end)', () => {
     });
     await page.route('http://127.0.0.1:21999/**', (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'ok' }));
     const q = new URLSearchParams({ client_id: RP.clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid email', code_challenge: challenge, code_challenge_method: 'S256', state: 's', ...extra });
-    await page.goto(`${ISSUER}/oidc/auth?${q}`);
+    await page.goto(`${ISSUER}/oidc/auth?${q.toString()}`);
     return {
       /** The ID token's claims (and, with `api`, the API access token of the grant). */
       async finish(api = false): Promise<Record<string, unknown>> {
