@@ -3956,6 +3956,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
+                            /**
+                             * Format: uuid
+                             * @description A UUID
+                             */
                             id: string;
                             /** @description The user agent in short, e.g. "Chrome 131 on Linux" */
                             device: string;
@@ -4078,6 +4082,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID */
                 id: string;
             };
             cookie?: never;
@@ -4721,6 +4726,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
+                            /**
+                             * Format: uuid
+                             * @description A UUID
+                             */
                             id: string;
                             /** @description The user agent in short, e.g. "Chrome 131 on Linux" */
                             device: string;
@@ -4968,6 +4977,7 @@ export interface operations {
             path: {
                 /** @description A UUID */
                 id: string;
+                /** @description A UUID */
                 sid: string;
             };
             cookie?: never;

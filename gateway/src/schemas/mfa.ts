@@ -133,8 +133,8 @@ export const RecoveryCodes = Type.Object(
   { additionalProperties: false },
 );
 
-/** A REST session's id (a uuid) or an OpenID provider session's. */
-const SessionId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
+/** A session's id (a REST login's refresh family, or identity's record of an OpenID provider session). */
+const SessionId = Uuid;
 
 export const Session = Type.Object(
   {

@@ -2,7 +2,7 @@
  * The identity service: composition of its stores, keys, directory client, use cases, gRPC
  * handlers and event consumers.
  */
-import { hkdfSync } from 'node:crypto';
+import { hkdfSync, randomUUID } from 'node:crypto';
 import { STREAMS } from '@iam/contracts';
 import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
 import { identityConsumers } from './api/consumers';
@@ -158,6 +158,13 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               principal: (id) => directory.principal(id),
               rolePermissions: async (roles) => [...new Set((await directory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
               tokensIssued: (clientId, grantType) => opAudit.tokensIssued(clientId, grantType),
+              sessions: {
+                signedIn: async (x) => {
+                  await stores.sessions.startOp({ id: randomUUID(), ...x });
+                },
+                touch: (uid) => stores.sessions.touchOp(uid),
+                tokenIssued: (id, jti, expiresAt) => stores.sessions.recordToken(id, jti, expiresAt),
+              },
               logger,
             },
             opPages(op.prefix),

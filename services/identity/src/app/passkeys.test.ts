@@ -51,7 +51,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     return p;
   };
   const claims = (sub: string, authTime = Math.floor(Date.now() / 1000)): AccessClaims =>
-    ({ sub, authTime, jti: randomUUID(), iss: 'iam', aud: ['iam-api'], iat: authTime, nbf: authTime, exp: authTime + 300, email: '', roles: [], permissions: [] }) as AccessClaims;
+    ({ sub, authTime, jti: randomUUID(), iss: 'iam', aud: ['iam-api'], iat: authTime, nbf: authTime, exp: authTime + 300, email: '', roles: [], permissions: [] });
 
   /** A user with one registered passkey of `a`. */
   const registered = async (a: SoftAuthenticator, u = user()) => {

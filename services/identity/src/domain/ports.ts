@@ -289,9 +289,19 @@ export interface SessionStore {
   /** Marks a live session used now; returns it, or null when it is unknown or ended. */
   touch(id: string): Promise<SessionRecord | null>;
   recordToken(sessionId: string, jti: string, expiresAt: Date): Promise<void>;
-  /** The user's live (not ended, not expired) sessions, the last used first. */
+  /** The user's live (not ended, not expired; for a provider session, its record still there) sessions, the last used first. */
   listLive(userId: string): Promise<SessionRecord[]>;
-  /** Ends a live session of the user; null when there is none, else its unexpired access tokens. */
+  /**
+   * An OpenID provider sign-in: the session of the provider's session `opSessionUid` (a new row,
+   * or the same row signed in again: its user, device and sign-in replaced, live again). Its id.
+   */
+  startOp(s: { id: string; opSessionUid: string; userId: string; userAgent: string; ip: string; amr: readonly string[]; authTime: Date; expiresAt: Date }): Promise<string>;
+  /** The live session of a provider session, marked used now; null when none. */
+  touchOp(opSessionUid: string): Promise<string | null>;
+  /**
+   * Ends a live session of the user; null when there is none, else its unexpired access tokens.
+   * A provider session's record, and the grants (codes, refresh tokens) it holds, end with it.
+   */
   end(id: string, userId: string): Promise<Array<{ jti: string; expiresAt: Date }> | null>;
   /** Ends every live session of the user (their access tokens are revoked by subject). */
   endAllOf(userId: string): Promise<number>;

@@ -343,10 +343,11 @@ export class MfaChallengeRow {
   createdAt!: Date;
 }
 
-/** A sign-in: one REST login's refresh family (its id is the family id). */
+/** A sign-in: one REST login's refresh family (its id is the family id), or one OpenID provider session. */
 @Entity({ name: 'sessions' })
 @Index('ix_sessions_user_live', ['userId'], { where: '"ended_at" IS NULL' })
 @Index('ix_sessions_expires', ['expiresAt'])
+@Index('uq_sessions_op_session_uid', ['opSessionUid'], { unique: true, where: '"op_session_uid" IS NOT NULL' })
 export class SessionRow {
   @PrimaryColumn('uuid')
   id!: string;
@@ -377,6 +378,10 @@ export class SessionRow {
 
   @Column('timestamptz', { name: 'ended_at', nullable: true })
   endedAt!: Date | null;
+
+  /** An OpenID provider session: the provider's session uid (not its cookie). */
+  @Column('text', { name: 'op_session_uid', nullable: true })
+  opSessionUid!: string | null;
 }
 
 /** The access tokens a session issued, until they expire (ending the session denylists them). */

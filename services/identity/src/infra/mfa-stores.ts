@@ -169,6 +169,22 @@ export class PgSessions implements SessionStore {
     ]);
   }
 
+  async startOp(s: { id: string; opSessionUid: string; userId: string; userAgent: string; ip: string; amr: readonly string[]; authTime: Date; expiresAt: Date }): Promise<string> {
+    const rows = await this.m.query<Array<{ id: string }>>(
+      `INSERT INTO sessions AS t (id, op_session_uid, user_id, user_agent, ip, amr, auth_time, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (op_session_uid) WHERE op_session_uid IS NOT NULL DO UPDATE SET user_id = $3, user_agent = $4, ip = $5, amr = $6, auth_time = $7,
+         expires_at = $8, last_used_at = now(), ended_at = NULL
+       RETURNING id`,
+      [s.id, s.opSessionUid, s.userId, s.userAgent, s.ip, [...s.amr], s.authTime, s.expiresAt],
+    );
+    return rows[0]!.id;
+  }
+
+  async touchOp(opSessionUid: string): Promise<string | null> {
+    const rows = await this.m.query<[Array<{ id: string }>, number]>('UPDATE sessions SET last_used_at = now() WHERE op_session_uid = $1 AND ended_at IS NULL RETURNING id', [opSessionUid]);
+    return rows[0]?.[0]?.id ?? null;
+  }
+
   async touch(id: string): Promise<SessionRecord | null> {
     const rows = await this.m.query<[SessionSql[], number]>(`UPDATE sessions SET last_used_at = now() WHERE id = $1 AND ended_at IS NULL RETURNING ${SESSION_COLUMNS}`, [id]);
     const r = rows[0]?.[0];
@@ -181,15 +197,29 @@ export class PgSessions implements SessionStore {
 
   async listLive(userId: string): Promise<SessionRecord[]> {
     const rows = await this.m.query<SessionSql[]>(
-      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 AND ended_at IS NULL AND expires_at > now() ORDER BY last_used_at DESC, id LIMIT 200`,
+      `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE user_id = $1 AND ended_at IS NULL AND expires_at > now()
+         AND (op_session_uid IS NULL OR EXISTS (SELECT 1 FROM oidc_payloads p WHERE p.kind = 'Session' AND p.uid = s.op_session_uid AND (p.expires_at IS NULL OR p.expires_at > now())))
+       ORDER BY last_used_at DESC, id LIMIT 200`,
       [userId],
     );
     return rows.map(session);
   }
 
   async end(id: string, userId: string): Promise<Array<{ jti: string; expiresAt: Date }> | null> {
-    const rows = await this.m.query<[unknown[], number]>('UPDATE sessions SET ended_at = now() WHERE id = $1 AND user_id = $2 AND ended_at IS NULL RETURNING id', [id, userId]);
-    if ((rows[0]?.length ?? 0) === 0) return null;
+    const rows = await this.m.query<[Array<{ op_session_uid: string | null }>, number]>(
+      'UPDATE sessions SET ended_at = now() WHERE id = $1 AND user_id = $2 AND ended_at IS NULL RETURNING op_session_uid',
+      [id, userId],
+    );
+    const ended = rows[0]?.[0];
+    if (!ended) return null;
+    if (ended.op_session_uid) {
+      // The provider's session and every grant it signed in (their codes and refresh tokens).
+      await this.m.query(
+        `WITH s AS (DELETE FROM oidc_payloads WHERE kind = 'Session' AND uid = $1 RETURNING payload)
+         DELETE FROM oidc_payloads WHERE grant_id IN (SELECT a.value->>'grantId' FROM s, jsonb_each(COALESCE(s.payload->'authorizations', '{}'::jsonb)) AS a)`,
+        [ended.op_session_uid],
+      );
+    }
     const tokens = await this.m.query<Array<{ jti: string; expires_at: Date }>>('SELECT jti, expires_at FROM session_access_tokens WHERE session_id = $1 AND expires_at > now()', [
       id,
     ]);

@@ -28,6 +28,7 @@ import { OAuthClients1764800000100 } from './migrations/1764800000100-oauth-clie
 import { SecondFactorsSessions1764800000300 } from './migrations/1764800000300-second-factors-sessions';
 import { OidcPayloads1764800000500 } from './migrations/1764800000500-oidc-payloads';
 import { Passkeys1765000000100 } from './migrations/1765000000100-passkeys';
+import { OpSessions1765000000200 } from './migrations/1765000000200-op-sessions';
 
 export const entities = [
   SigningKeyRow,
@@ -65,4 +66,5 @@ export const migrations = [
   OidcPayloads1764800000500,
   OutboxLease1764900000000,
   Passkeys1765000000100,
+  OpSessions1765000000200,
 ];

@@ -44,7 +44,20 @@ export interface OpDeps {
   readonly rolePermissions: (roles: readonly string[]) => Promise<string[]>;
   /** Each token endpoint answer, by client and grant type (counted for the audit, never written one by one). */
   readonly tokensIssued?: (clientId: string, grantType: string) => void;
+  readonly sessions?: OpSessionHooks;
   readonly logger: Logger;
+}
+
+/**
+ * The provider's sessions in identity's sessions list (DESIGN §5 "Sessions"): a sign-in records
+ * one (device, IP, how and when), each authorization and token marks it used, and the API's
+ * access tokens it issues are recorded under it (ending it denylists them) and carry its id as `sid`.
+ */
+export interface OpSessionHooks {
+  signedIn(s: { opSessionUid: string; userId: string; amr: readonly string[]; authTime: Date; userAgent: string; ip: string; expiresAt: Date }): Promise<void>;
+  /** Marks the session of a provider session used; its id, or null when none is live. */
+  touch(opSessionUid: string): Promise<string | null>;
+  tokenIssued(sessionId: string, jti: string, expiresAt: Date): Promise<void>;
 }
 
 /** The pages the provider renders itself (api/op/pages.ts supplies them). */
@@ -182,7 +195,9 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       // How and when the user signed in (as REST tokens carry it): from the code or refresh token exchanged.
       const e = _ctx.oidc.entities;
       const from = e.AuthorizationCode ?? e.RefreshToken ?? e.DeviceCode;
-      const sid = 'sid' in token && typeof token.sid === 'string' ? token.sid : undefined;
+      // The API token's sid is identity's session id (the sessions API's), not the provider's per-client sid.
+      const opUid = 'sessionUid' in token && typeof token.sessionUid === 'string' ? token.sessionUid : (from && 'sessionUid' in from ? from.sessionUid : undefined);
+      const sid = opUid && deps.sessions ? ((await deps.sessions.touch(opUid)) ?? undefined) : undefined;
       const signIn = from ? { ...(from.amr ? { amr: from.amr } : {}), ...(from.acr ? { acr: from.acr } : {}), ...(from.authTime ? { auth_time: from.authTime } : {}), ...(sid ? { sid } : {}) } : {};
       return p ? { nbf: Math.floor(Date.now() / 1000), email: p.email, roles: [...p.roles], permissions: [...p.permissions], ...signIn } : undefined;
     },
@@ -229,5 +244,34 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     const grantType = ctx.oidc.params?.grant_type;
     if (clientId && typeof grantType === 'string') deps.tokensIssued?.(clientId, grantType);
   });
+  const hooks = deps.sessions;
+  if (hooks) {
+    const failed = (err: unknown) => deps.logger.error({ err }, 'OpenID provider session record failed');
+    provider.on('authorization.success', (ctx: KoaContextWithOIDC) => {
+      const session = ctx.oidc.session;
+      if (!session?.uid || !session.accountId) return;
+      if (ctx.oidc.result?.login) {
+        hooks
+          .signedIn({
+            opSessionUid: session.uid,
+            userId: session.accountId,
+            amr: session.amr ?? [],
+            authTime: new Date((session.loginTs ?? Math.floor(Date.now() / 1000)) * 1000),
+            userAgent: (ctx.get('user-agent') ?? '').slice(0, 512),
+            ip: ctx.ip ?? '',
+            expiresAt: new Date(Date.now() + s.sessionSeconds * 1000),
+          })
+          .catch(failed);
+      } else hooks.touch(session.uid).catch(failed);
+    });
+    provider.on('access_token.issued', (token: { jti: string; exp?: number; sessionUid?: string; kind?: string }) => {
+      const uid = token.sessionUid;
+      if (!uid) return;
+      void (async () => {
+        const id = await hooks.touch(uid);
+        if (id) await hooks.tokenIssued(id, token.jti, new Date((token.exp ?? Math.floor(Date.now() / 1000) + s.accessTokenSeconds) * 1000));
+      })().catch(failed);
+    });
+  }
   return provider;
 }
