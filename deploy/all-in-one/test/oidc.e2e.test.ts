@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type OAuthClient, StaticClientLookup } from '@iam/identity';
+import { eventually } from '@iam/platform/testing';
 import type * as openidClient from 'openid-client';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { ADMIN, type TestSystem, startTestSystem } from './harness';
@@ -219,6 +220,15 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     expect(second.refresh_token).not.toBe(first.refresh_token);
     await expect(oc.refreshTokenGrant(config, first.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(oc.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // The reuse is in the audit trail, as a REST refresh token's is: the user, the client, the revoked grant.
+    const admin = ((await (await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()) as { token: string }).token;
+    const sub = first.claims()!.sub;
+    const reuse = await eventually(async () => {
+      const r = await fetch(`${issuer}/api/v1/audit-events?action=refresh.reuse_detected&targetId=${sub}`, { headers: { authorization: `Bearer ${admin}` } });
+      const items = ((await r.json()) as { items: Array<{ changes: Array<{ field: string; after?: unknown }> }> }).items;
+      return items.find((i) => i.changes.some((c) => c.field === 'client' && c.after === WEB.clientId));
+    });
+    expect(reuse.changes.map((c) => c.field)).toEqual(['client', 'grant']);
   });
 
   it('a wrong password answers the sign-in page again with the same message as REST login, and no code', async () => {

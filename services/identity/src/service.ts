@@ -143,6 +143,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               principal: (id) => directory.principal(id),
               rolePermissions: async (roles) => [...new Set((await directory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
               tokensIssued: (clientId, grantType) => opAudit.tokensIssued(clientId, grantType),
+              refreshReused: (accountId, clientId, grantId) =>
+                void opAudit.refreshReused(accountId, clientId, grantId).catch((err: unknown) => logger.error({ err, clientId }, 'refresh-token reuse could not be written to the audit outbox')),
               logger,
             },
             opPages(op.prefix),

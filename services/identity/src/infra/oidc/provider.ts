@@ -44,6 +44,8 @@ export interface OpDeps {
   readonly rolePermissions: (roles: readonly string[]) => Promise<string[]>;
   /** Each token endpoint answer, by client and grant type (counted for the audit, never written one by one). */
   readonly tokensIssued?: (clientId: string, grantType: string) => void;
+  /** A consumed refresh token presented again: the library revoked its grant (for the audit). */
+  readonly refreshReused?: (accountId: string, clientId: string, grantId: string) => void;
   readonly logger: Logger;
 }
 
@@ -202,6 +204,13 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     const clientId = ctx.oidc.client?.clientId;
     const grantType = ctx.oidc.params?.grant_type;
     if (clientId && typeof grantType === 'string') deps.tokensIssued?.(clientId, grantType);
+  });
+  // The library's reuse detection: a consumed refresh token at the token endpoint revokes its grant
+  // (revoke.js emits grant.revoked; the revocation endpoint and code reuse are told apart by grant_type).
+  provider.on('grant.revoked', (ctx, grantId: string) => {
+    if (ctx.oidc.params?.grant_type !== 'refresh_token') return;
+    const rt = ctx.oidc.entities.RefreshToken;
+    if (rt?.accountId && rt.clientId) deps.refreshReused?.(rt.accountId, rt.clientId, grantId);
   });
   return provider;
 }
