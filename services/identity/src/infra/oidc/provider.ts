@@ -165,8 +165,11 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientAuthMethod !== 'none' },
-      revocation: { enabled: true },
+      // Confidential clients, about their own tokens only: no resource server is registered (the
+      // gateway verifies API tokens itself), so no client may learn of another client's tokens.
+      introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => client.clientAuthMethod !== 'none' && token.clientId === client.clientId },
+      // A client revokes its own tokens only (the library's default rule, stated).
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       userinfo: { enabled: true },
       dPoP: { enabled: true },
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
