@@ -155,7 +155,7 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
     const thumbprint = async (k: KeyPair['publicKey']) => calculateJwkThumbprint(await exportJWK(k), 'sha256');
 
     it('a dpopBound client gets no token without a proof; with one, the token is bound to its key (cnf.jkt)', async () => {
-      expect(await oauthError(oc.clientCredentialsGrant(config))).toBeDefined();
+      expect(await oauthError(oc.clientCredentialsGrant(config))).toBe('invalid_grant');
       expect(payloadOf(token).cnf).toEqual({ jkt: await thumbprint(keyPair.publicKey) });
     });
 
@@ -172,6 +172,39 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
         { DPoP: oc.getDPoPHandle(config, keyPair) },
       );
       expect(created.status).toBe(201);
+    });
+
+    it('code + PKCE for a public dpopBound client: the exchange and refreshes need the proof; its API token works at the gateway only with proofs', async () => {
+      const r = await http(issuer, 'POST', '/api/v1/clients', {
+        token: admin,
+        body: { name: `SPA ${randomUUID().slice(0, 8)}`, type: 'public', redirectUris: [REDIRECT], postLogoutRedirectUris: [], grantTypes: ['authorization_code', 'refresh_token'], dpopBound: true },
+      });
+      expect(r.status).toBe(201);
+      const spa = await oc.discovery(new URL(issuer), r.json.clientId as string, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
+      const kp = await oc.randomDPoPKeyPair('ES256');
+      const verifier = oc.randomPKCECodeVerifier();
+      const state = oc.randomState();
+      const url = oc.buildAuthorizationUrl(spa, {
+        redirect_uri: REDIRECT,
+        scope: 'openid email offline_access',
+        code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state,
+        prompt: 'consent',
+      });
+      const end = await signInOverHttp(url);
+      // Without a proof the code is not exchanged.
+      expect(await oauthError(oc.authorizationCodeGrant(spa, end.url, { pkceCodeVerifier: verifier, expectedState: state }))).toBe('invalid_grant');
+      const again = await signInOverHttp(url);
+      const t = await oc.authorizationCodeGrant(spa, again.url, { pkceCodeVerifier: verifier, expectedState: state }, undefined, { DPoP: oc.getDPoPHandle(spa, kp) });
+      expect(t.token_type.toLowerCase()).toBe('dpop');
+      // The refresh token of a public client is bound too: another key cannot use it.
+      expect(await oauthError(oc.refreshTokenGrant(spa, t.refresh_token!, { resource: `${issuer}/api` }, { DPoP: oc.getDPoPHandle(spa, await oc.randomDPoPKeyPair('ES256')) }))).toBe('invalid_grant');
+      const api = await oc.refreshTokenGrant(spa, t.refresh_token!, { resource: `${issuer}/api` }, { DPoP: oc.getDPoPHandle(spa, kp) });
+      expect(payloadOf(api.access_token)).toEqual(expect.objectContaining({ sub: t.claims()!.sub, cnf: { jkt: await thumbprint(kp.publicKey) } }));
+      const users = await oc.fetchProtectedResource(spa, api.access_token, new URL(`${issuer}/api/v1/users?pageSize=1`), 'GET', undefined, undefined, { DPoP: oc.getDPoPHandle(spa, kp) });
+      expect(users.status).toBe(200);
+      expect((await fetch(`${issuer}/api/v1/users`, { headers: { authorization: `Bearer ${api.access_token}` } })).status).toBe(401);
     });
 
     /** A DPoP proof of `kp` for one request (as openid-client makes them), to replay or misuse. */

@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type OAuthClient, StaticClientLookup } from '@iam/identity';
+import { eventually } from '@iam/platform/testing';
 import type * as openidClient from 'openid-client';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { ADMIN, type TestSystem, startTestSystem } from './harness';
@@ -48,6 +49,9 @@ const DOOMED: OAuthClient = { ...WEB_BASE(), clientId: 'rp-doomed', name: 'Doome
 function WEB_BASE(): Omit<OAuthClient, 'clientId' | 'name'> {
   return { ...base, type: 'confidential', grantTypes: ['authorization_code', 'refresh_token'] };
 }
+const DOOMED_TWIN_SECRET = randomBytes(24).toString('base64url');
+/** Another confidential client (introspection and revocation of tokens not its own). */
+const DOOMED_TWIN: OAuthClient = { ...WEB_BASE(), clientId: 'rp-other', name: 'Other app' };
 const PAR_SECRET = randomBytes(24).toString('base64url');
 const PAR_ONLY: OAuthClient = { ...WEB_BASE(), clientId: 'rp-par', name: 'PAR app', requirePar: true };
 const DEVICE: OAuthClient = {
@@ -106,6 +110,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
   let userDataDir: string;
   const clients = new StaticClientLookup([{ client: WEB, secret: WEB_SECRET }, { client: SPA }, { client: SERVICE, secret: SERVICE_SECRET }, { client: DOOMED, secret: DOOMED_SECRET },
     { client: PAR_ONLY, secret: PAR_SECRET },
+    { client: DOOMED_TWIN, secret: DOOMED_TWIN_SECRET },
     { client: DEVICE },
   ]);
 
@@ -219,6 +224,15 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     expect(second.refresh_token).not.toBe(first.refresh_token);
     await expect(oc.refreshTokenGrant(config, first.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(oc.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // The reuse is in the audit trail, as a REST refresh token's is: the user, the client, the revoked grant.
+    const admin = ((await (await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()) as { token: string }).token;
+    const sub = first.claims()!.sub;
+    const reuse = await eventually(async () => {
+      const r = await fetch(`${issuer}/api/v1/audit-events?action=refresh.reuse_detected&targetId=${sub}`, { headers: { authorization: `Bearer ${admin}` } });
+      const items = ((await r.json()) as { items: Array<{ changes: Array<{ field: string; after?: unknown }> }> }).items;
+      return items.find((i) => i.changes.some((c) => c.field === 'client' && c.after === WEB.clientId));
+    });
+    expect(reuse.changes.map((c) => c.field)).toEqual(['client', 'grant']);
   });
 
   it('a wrong password answers the sign-in page again with the same message as REST login, and no code', async () => {
@@ -242,13 +256,18 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     expect(await oauthError(oc.clientCredentialsGrant(await discover(SERVICE, 'not-the-secret')))).toBe('invalid_client');
   });
 
-  it('introspection and revocation (confidential clients): a refresh token is active until revoked; API JWTs are verified locally, not introspected', async () => {
+  it('introspection and revocation (confidential clients, their own tokens only): a refresh token is active until revoked; API JWTs are verified locally, not introspected', async () => {
     const config = await discover(WEB, WEB_SECRET);
     const a = await authorization(config);
     const end = await signInOverHttp(a.url);
     const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
     const active = await oc.tokenIntrospection(config, t.refresh_token!);
     expect(active).toEqual(expect.objectContaining({ active: true, client_id: WEB.clientId, iss: issuer, scope: 'openid email offline_access' }));
+    // Another confidential client learns nothing of it, and cannot revoke it.
+    const other = await discover(DOOMED_TWIN, DOOMED_TWIN_SECRET);
+    expect(await oc.tokenIntrospection(other, t.refresh_token!)).toEqual({ active: false });
+    await oc.tokenRevocation(other, t.refresh_token!).catch(() => undefined);
+    expect((await oc.tokenIntrospection(config, t.refresh_token!)).active).toBe(true);
     await oc.tokenRevocation(config, t.refresh_token!);
     expect((await oc.tokenIntrospection(config, t.refresh_token!)).active).toBe(false);
     // The library's rule: a structured (JWT) access token is checked by the resource server itself.

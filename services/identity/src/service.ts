@@ -165,6 +165,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
                 touch: (uid) => stores.sessions.touchOp(uid),
                 tokenIssued: (id, jti, expiresAt) => stores.sessions.recordToken(id, jti, expiresAt),
               },
+              refreshReused: (accountId, clientId, grantId) =>
+                void opAudit.refreshReused(accountId, clientId, grantId).catch((err: unknown) => logger.error({ err, clientId }, 'refresh-token reuse could not be written to the audit outbox')),
               logger,
             },
             opPages(op.prefix),

@@ -30,10 +30,10 @@ describe('CORS', () => {
   });
   afterAll(() => app.close());
 
-  it('an allowed origin gets the CORS headers, exposing X-Trace-Id, Location and Retry-After, without credentials', async () => {
+  it('an allowed origin gets the CORS headers, exposing X-Trace-Id, Location, Retry-After and WWW-Authenticate (DPoP refusals), without credentials', async () => {
     const res = await app.inject({ url: '/health', headers: { origin: 'https://app.example' } });
     expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
-    expect(String(res.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/).sort()).toEqual(['location', 'retry-after', 'x-trace-id']);
+    expect(String(res.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/).sort()).toEqual(['location', 'retry-after', 'www-authenticate', 'x-trace-id']);
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
     expect(res.headers.vary).toMatch(/origin/i);
   });
@@ -42,14 +42,14 @@ describe('CORS', () => {
     const res = await app.inject({
       method: 'OPTIONS',
       url: '/api/v1/users',
-      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization,content-type,idempotency-key' },
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization,content-type,dpop,idempotency-key' },
     });
     expect(res.statusCode).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(String(res.headers['access-control-allow-methods'])).toEqual(expect.stringContaining('PUT'));
     expect(String(res.headers['access-control-allow-methods'])).toEqual(expect.stringContaining('DELETE'));
     const allowed = String(res.headers['access-control-allow-headers']).toLowerCase();
-    for (const h of ['authorization', 'content-type', 'idempotency-key']) expect(allowed).toContain(h);
+    for (const h of ['authorization', 'content-type', 'dpop', 'idempotency-key']) expect(allowed).toContain(h);
   });
 
   it('another origin gets no CORS headers at all', async () => {

@@ -23,8 +23,9 @@ export async function externalPlugins(app: FastifyInstance, opts: { config: Gate
       // Another origin gets no CORS headers at all (the browser then refuses the response).
       origin: (origin, cb) => cb(null, origin !== undefined && allowed.has(origin)),
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'traceparent', 'X-Trace-Id'],
-      exposedHeaders: ['X-Trace-Id', 'Location', 'Retry-After'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'DPoP', 'Idempotency-Key', 'traceparent', 'X-Trace-Id'],
+      // WWW-Authenticate: a browser app using DPoP reads why its proof was refused (RFC 9449 §7.1).
+      exposedHeaders: ['X-Trace-Id', 'Location', 'Retry-After', 'WWW-Authenticate'],
       credentials: false,
       maxAge: 600,
       strictPreflight: true,

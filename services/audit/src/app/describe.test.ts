@@ -153,12 +153,18 @@ describe('audit trail: before and after of every change', () => {
     expect(cancelled!.changes[0]).toEqual({ field: 'status', before: 'placed', after: 'cancelled' });
   });
 
-  it('the OpenID provider: consent by the user, with its scopes; a window of tokens issued to a client as one tally', async () => {
+  it('the OpenID provider: consent by the user, with its scopes; a window of tokens issued to a client as one tally; a refresh token reused, with its client', async () => {
     const client = `rp-${randomUUID()}`;
     await record(event(SUBJECTS.consentGranted, { userId: admin, clientId: client, scopes: ['openid', 'email'] }, { 'iam-actor-sub': admin, 'iam-client-ip': '203.0.113.8' }));
     const windowStart = new Date('2026-01-01T00:00:00Z');
     const windowEnd = new Date('2026-01-01T00:01:00Z');
     await record(event(SUBJECTS.clientTokensIssued, { clientId: client, count: 42, byGrantType: { client_credentials: 40, refresh_token: 2 }, windowStart, windowEnd }, {}));
+    await record(event(SUBJECTS.refreshReuseDetected, { userId: admin, familyId: `grant-${client}`, revoked: 0, clientId: client }, {}));
+    const reuse = (await trail(admin)).find((e) => e.action === 'refresh.reuse_detected');
+    expect(reuse!.changes).toEqual([
+      { field: 'client', after: client },
+      { field: 'grant', after: `grant-${client}` },
+    ]);
     const [consent, tally] = await trail(client);
     expect(consent).toMatchObject({ action: 'consent.granted', actor: { type: 'user', id: admin, email: 'root@example.com' }, target: { type: 'client', id: client }, clientIp: '203.0.113.8' });
     expect(consent!.changes).toEqual([{ field: 'scopes', after: ['email', 'openid'] }]);

@@ -226,6 +226,8 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
     }
     case SUBJECTS.refreshReuseDetected: {
       const e = decodeEvent(subject, data);
+      // From the OpenID provider: the client whose grant was revoked (it does not count the tokens).
+      if (e.clientId) return { action: 'refresh.reuse_detected', target: { type: 'user', id: e.userId }, changes: changesOf(['client', 'grant'], undefined, { client: e.clientId, grant: e.familyId }) };
       return { action: 'refresh.reuse_detected', target: { type: 'user', id: e.userId }, changes: changesOf(['revokedTokens'], undefined, { revokedTokens: e.revoked }) };
     }
     case SUBJECTS.mfaEnrolled:

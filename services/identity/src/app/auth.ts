@@ -132,7 +132,7 @@ export function createAuthUseCases(deps: {
   async function revokeReusedFamily(t: RefreshRecord): Promise<void> {
     const n = await uow.run(async (tx) => {
       const revoked = await tx.refreshTokens.revokeFamily(t.familyId);
-      if (revoked > 0) await tx.publish([event(SUBJECTS.refreshReuseDetected, { userId: t.userId, familyId: t.familyId, revoked })]);
+      if (revoked > 0) await tx.publish([event(SUBJECTS.refreshReuseDetected, { userId: t.userId, familyId: t.familyId, revoked, clientId: '' })]);
       return revoked;
     });
     if (n > 0) deps.logger.warn({ userId: t.userId, revoked: n }, 'refresh token reuse detected; token family revoked');

@@ -16,6 +16,8 @@ export interface OpAudit {
   consentGranted(userId: string, clientId: string, scopes: readonly string[]): Promise<void>;
   /** A token endpoint answer to a client (no write: counted for the window's event). */
   tokensIssued(clientId: string, grantType: string): void;
+  /** A consumed refresh token came back; the provider revoked its grant (rare: one write each). */
+  refreshReused(userId: string, clientId: string, grantId: string): Promise<void>;
 }
 
 /** Counts per client and grant type within a window, turned into one event per client when flushed. */
@@ -76,6 +78,9 @@ export function createOpAudit(deps: { uow: UnitOfWork<object>; logger: Logger; w
   return {
     async consentGranted(userId, clientId, scopes) {
       await deps.uow.run((tx) => tx.publish([event(SUBJECTS.consentGranted, { userId, clientId, scopes: [...scopes] })]));
+    },
+    async refreshReused(userId, clientId, grantId) {
+      await deps.uow.run((tx) => tx.publish([event(SUBJECTS.refreshReuseDetected, { userId, familyId: grantId, revoked: 0, clientId })]));
     },
     tokensIssued(clientId, grantType) {
       counter.add(clientId, grantType);

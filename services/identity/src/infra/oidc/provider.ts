@@ -45,6 +45,8 @@ export interface OpDeps {
   /** Each token endpoint answer, by client and grant type (counted for the audit, never written one by one). */
   readonly tokensIssued?: (clientId: string, grantType: string) => void;
   readonly sessions?: OpSessionHooks;
+  /** A consumed refresh token presented again: the library revoked its grant (for the audit). */
+  readonly refreshReused?: (accountId: string, clientId: string, grantId: string) => void;
   readonly logger: Logger;
 }
 
@@ -204,8 +206,11 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientAuthMethod !== 'none' },
-      revocation: { enabled: true },
+      // Confidential clients, about their own tokens only: no resource server is registered (the
+      // gateway verifies API tokens itself), so no client may learn of another client's tokens.
+      introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => client.clientAuthMethod !== 'none' && token.clientId === client.clientId },
+      // A client revokes its own tokens only (the library's default rule, stated).
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       userinfo: { enabled: true },
       dPoP: { enabled: true },
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
@@ -273,5 +278,12 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       })().catch(failed);
     });
   }
+  // The library's reuse detection: a consumed refresh token at the token endpoint revokes its grant
+  // (revoke.js emits grant.revoked; the revocation endpoint and code reuse are told apart by grant_type).
+  provider.on('grant.revoked', (ctx, grantId: string) => {
+    if (ctx.oidc.params?.grant_type !== 'refresh_token') return;
+    const rt = ctx.oidc.entities.RefreshToken;
+    if (rt?.accountId && rt.clientId) deps.refreshReused?.(rt.accountId, rt.clientId, grantId);
+  });
   return provider;
 }

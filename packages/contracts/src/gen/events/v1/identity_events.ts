@@ -66,13 +66,19 @@ export interface LoginAttempted {
 
 /**
  * identity.refresh.reuse_detected: a rotated refresh token came back after the grace period (or a
- * token whose successor was used); its whole family was revoked (RFC 9700).
+ * token whose successor was used); its whole family was revoked (RFC 9700). Also from the OpenID
+ * provider: a consumed refresh token presented again; its grant was revoked.
  */
 export interface RefreshReuseDetected {
   userId: string;
   familyId: string;
-  /** Tokens of the family revoked by it. */
+  /**
+   * Tokens of the family revoked by it (0 from the OpenID provider, which revokes the whole grant
+   * without counting).
+   */
   revoked: number;
+  /** The OpenID provider's: the client whose grant (family_id) was revoked; empty for REST refresh tokens. */
+  clientId: string;
 }
 
 /**
@@ -607,7 +613,7 @@ export const LoginAttempted: MessageFns<LoginAttempted> = {
 };
 
 function createBaseRefreshReuseDetected(): RefreshReuseDetected {
-  return { userId: "", familyId: "", revoked: 0 };
+  return { userId: "", familyId: "", revoked: 0, clientId: "" };
 }
 
 export const RefreshReuseDetected: MessageFns<RefreshReuseDetected> = {
@@ -620,6 +626,9 @@ export const RefreshReuseDetected: MessageFns<RefreshReuseDetected> = {
     }
     if (message.revoked !== 0) {
       writer.uint32(24).int32(message.revoked);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(34).string(message.clientId);
     }
     return writer;
   },
@@ -661,6 +670,14 @@ export const RefreshReuseDetected: MessageFns<RefreshReuseDetected> = {
             message.revoked = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -681,6 +698,7 @@ export const RefreshReuseDetected: MessageFns<RefreshReuseDetected> = {
     message.userId = object.userId ?? "";
     message.familyId = object.familyId ?? "";
     message.revoked = object.revoked ?? 0;
+    message.clientId = object.clientId ?? "";
     return message;
   },
 };
