@@ -57,8 +57,11 @@ export interface IdentityConfig {
     /** MFA_REQUIRED_ROLES: members of these roles get no token without a second factor. */
     readonly requiredRoles: readonly string[];
   };
-  /** IDENTITY_PRINCIPAL_CACHE(_TTL_MS, _MAX_ENTRIES): principals kept until a directory event changes them. */
-  readonly principalCache: { readonly enabled: boolean; readonly ttlMs: number; readonly maxEntries: number };
+  /**
+   * IDENTITY_CACHE(_TTL_MS, _MAX_ENTRIES): principals and role sets kept until a directory event
+   * changes them, and the provider's client registry reads until a client event or a write does.
+   */
+  readonly cache: { readonly enabled: boolean; readonly ttlMs: number; readonly maxEntries: number };
 }
 
 export interface IdentityDefaults {
@@ -120,10 +123,10 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 10, min: 0, max: 300 }),
     },
     mfa: { requiredRoles: roleList(e, 'MFA_REQUIRED_ROLES') },
-    principalCache: {
-      enabled: e.bool('IDENTITY_PRINCIPAL_CACHE', { default: true }),
-      ttlMs: e.int('IDENTITY_PRINCIPAL_CACHE_TTL_MS', { default: 30_000, min: 100, max: 3_600_000 }),
-      maxEntries: e.int('IDENTITY_PRINCIPAL_CACHE_MAX_ENTRIES', { default: 10_000, min: 1, max: 10_000_000 }),
+    cache: {
+      enabled: e.bool('IDENTITY_CACHE', { default: true }),
+      ttlMs: e.int('IDENTITY_CACHE_TTL_MS', { default: 30_000, min: 100, max: 3_600_000 }),
+      maxEntries: e.int('IDENTITY_CACHE_MAX_ENTRIES', { default: 10_000, min: 1, max: 10_000_000 }),
     },
   };
 }

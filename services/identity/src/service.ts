@@ -19,6 +19,7 @@ import type { IdentityConfig } from './config';
 import { builtInClients } from './domain/clients';
 import { grpcDirectory } from './infra/directory-client';
 import { cachedDirectory } from './infra/principal-cache';
+import { cachedClients, invalidatingClientUseCases } from './infra/client-cache';
 import { KeyRing } from './infra/key-ring';
 import { registerSigningKeyAge } from './infra/key-metrics';
 import { entities, migrations } from './infra/schema';
@@ -63,7 +64,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       registerSigningKeyAge(rt.metrics, keys);
       const directoryClient = grpcDirectory(config.directoryTarget, rt.metrics, { key: rt.callKey, from: 'identity' }, rt.grpcClientCredentials);
       // Principals and role permissions kept until a directory event changes them (or not at all).
-      const cached = config.principalCache.enabled ? cachedDirectory(directoryClient, { ...config.principalCache, metrics: rt.metrics }) : undefined;
+      const cached = config.cache.enabled ? cachedDirectory(directoryClient, { ...config.cache, metrics: rt.metrics }) : undefined;
       const directory = cached?.directory ?? directoryClient;
       // The configuration's clients (the console) stand in front of the stored ones.
       const clients = builtInClients(config.publicUrl);
@@ -125,7 +126,10 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         accepted: () => requests.nudge(),
         metrics: rt.metrics,
       });
-      const clientUseCases = createClientUseCases({ uow, clients: stores.clients, directory, endSessionsIn: (tx, subject, at) => auth.endSessionsIn(tx, subject, at) });
+      // The provider's client reads kept until a client event (or a write here) changes them.
+      const clientCache = config.cache.enabled && !opts.clients ? cachedClients(stores.clients, { ...config.cache, metrics: rt.metrics }) : undefined;
+      const clientWrites = createClientUseCases({ uow, clients: stores.clients, directory, endSessionsIn: (tx, subject, at) => auth.endSessionsIn(tx, subject, at) });
+      const clientUseCases = clientCache ? invalidatingClientUseCases(clientWrites, clientCache) : clientWrites;
       // Accepted email-action requests become tokens and events here (also those a crashed
       // process or another replica left behind).
       const requests = new BatchLoop({ name: 'email-action requests', work: (n) => emailActions.processRequests(n), batchSize: 50, pollMs: 1_000, logger });
@@ -136,7 +140,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const opAudit = createOpAudit({ uow, logger });
       opAudit.start();
       // The registry's clients (the console's built-in one first), or a test's own.
-      const opClients = opts.clients ?? stores.clients;
+      const opClients = opts.clients ?? clientCache?.lookup ?? stores.clients;
       const opHost = new OpHost(
         () => keys.privateJwks(),
         (jwks) =>
@@ -183,7 +187,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions, passkeys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
-        broadcasts: cached ? [cached.broadcast] : [],
+        broadcasts: [...(cached ? [cached.broadcast] : []), ...(clientCache ? [clientCache.broadcast] : [])],
         consumers: identityConsumers({ auth, emailActions, endOidcSubject: (userId) => revokeOidcSubject(dataSource, userId) }, logger),
         // Ready only while a signing key is loaded (the database is checked for every service).
         checks: { keys: () => keys.check() },

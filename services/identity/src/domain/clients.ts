@@ -47,6 +47,11 @@ export interface ClientLookup {
   verifySecret(clientId: string, secret: string): Promise<boolean>;
 }
 
+/** The stored secret hash of a live confidential client (null for anything else); the client cache's loader. */
+export interface ClientSecrets {
+  secretHash(clientId: string): Promise<Buffer | null>;
+}
+
 /** The built-in console client's id (from configuration, never stored). */
 export const CONSOLE_CLIENT_ID = 'iam-console';
 
@@ -76,7 +81,7 @@ export interface ClientPage {
  * listed (first, read only) but never written: the writes see stored clients only. Writes run in
  * the caller's transaction (with the outbox).
  */
-export interface ClientStore extends ClientLookup {
+export interface ClientStore extends ClientLookup, ClientSecrets {
   /** The client, built-in or stored; a deleted one only with `includeDeleted`; `forUpdate` locks a stored row. */
   get(clientId: string, opts?: { includeDeleted?: boolean; forUpdate?: boolean }): Promise<ClientRecord | null>;
   /** Paged in (createdAt, clientId) order; built-ins first. */

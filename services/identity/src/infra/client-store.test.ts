@@ -55,6 +55,17 @@ function describeClientStoreContract(name: string, make: () => Promise<ClientSto
       expect(page.totalCount).toBe(2);
     });
 
+    it('secretHash: the live confidential client\'s hash; null for public, built-in, deleted and unknown clients', async () => {
+      const { clientId, secret } = await create();
+      expect((await store.secretHash(clientId))?.equals(sha256(secret!))).toBe(true);
+      const pub = await create({ type: 'public' }, null);
+      expect(await store.secretHash(pub.clientId)).toBeNull();
+      expect(await store.secretHash(CONSOLE_CLIENT_ID)).toBeNull();
+      expect(await store.secretHash(randomUUID())).toBeNull();
+      expect(await store.softDelete(clientId)).toBe(true);
+      expect(await store.secretHash(clientId)).toBeNull();
+    });
+
     it('insert and find: the settings round-trip; unknown ids are null', async () => {
       const { clientId, record } = await create({ roles: ['Auditor'], grantTypes: ['client_credentials'], redirectUris: [], dpopBound: true });
       expect(record).toMatchObject({ clientId, name: 'Billing', type: 'confidential', roles: ['Auditor'], grantTypes: ['client_credentials'], redirectUris: [], dpopBound: true, requirePar: true, builtIn: false, firstParty: false, deletedAt: null, version: 1 });

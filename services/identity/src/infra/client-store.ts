@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { escapeLike, sha256 } from '@iam/platform';
 import type { EntityManager } from 'typeorm';
-import { type ClientListQuery, type ClientPage, type ClientRecord, type ClientSettings, type ClientStore, type ClientType, GRANT_TYPES, type GrantType } from '../domain/clients';
+import { type ClientListQuery, type ClientPage, type ClientRecord, type ClientSecrets, type ClientSettings, type ClientStore, type ClientType, GRANT_TYPES, type GrantType } from '../domain/clients';
 
 interface ClientRowSql {
   client_id: string;
@@ -58,7 +58,15 @@ export function matchesSearch(c: ClientRecord, q: string): boolean {
   return t === '' || c.name.toLowerCase().includes(t) || c.clientId.toLowerCase().includes(t);
 }
 
-export class PgClientStore implements ClientStore {
+/** Whether `secret` hashes to `stored`, in constant time (a missing hash costs the same comparison). */
+export function secretMatches(stored: Buffer | null, secret: string): boolean {
+  const given = sha256(secret);
+  const hash = stored && stored.length === given.length ? stored : null;
+  const equal = timingSafeEqual(given, hash ?? NO_HASH);
+  return hash !== null && equal;
+}
+
+export class PgClientStore implements ClientStore, ClientSecrets {
   constructor(
     private readonly m: EntityManager,
     private readonly builtIns: readonly ClientRecord[],
@@ -73,16 +81,16 @@ export class PgClientStore implements ClientStore {
   }
 
   async verifySecret(clientId: string, secret: string): Promise<boolean> {
-    const given = sha256(secret);
-    const [row] = this.builtIn(clientId)
-      ? []
-      : await this.m.query<Array<{ secret_hash: Buffer | null }>>(
-          `SELECT secret_hash FROM oauth_clients WHERE client_id = $1 AND deleted_at IS NULL AND type = 'confidential'`,
-          [clientId],
-        );
-    const stored = row?.secret_hash && row.secret_hash.length === given.length ? row.secret_hash : null;
-    const equal = timingSafeEqual(given, stored ?? NO_HASH);
-    return stored !== null && equal;
+    return secretMatches(await this.secretHash(clientId), secret);
+  }
+
+  async secretHash(clientId: string): Promise<Buffer | null> {
+    if (this.builtIn(clientId)) return null;
+    const [row] = await this.m.query<Array<{ secret_hash: Buffer | null }>>(
+      `SELECT secret_hash FROM oauth_clients WHERE client_id = $1 AND deleted_at IS NULL AND type = 'confidential'`,
+      [clientId],
+    );
+    return row?.secret_hash ?? null;
   }
 
   async get(clientId: string, opts: { includeDeleted?: boolean; forUpdate?: boolean } = {}): Promise<ClientRecord | null> {

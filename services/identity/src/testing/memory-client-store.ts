@@ -29,10 +29,14 @@ export class MemoryClientStore implements ClientStore {
   }
 
   async verifySecret(clientId: string, secret: string): Promise<boolean> {
-    const s = this.builtIns.some((c) => c.clientId === clientId) ? undefined : this.rows.get(clientId);
-    const hash = s && !s.record.deletedAt && s.record.type === 'confidential' ? s.secretHash : null;
+    const hash = await this.secretHash(clientId);
     const given = sha256(secret);
     return hash !== null && hash.length === given.length && timingSafeEqual(given, hash);
+  }
+
+  async secretHash(clientId: string): Promise<Buffer | null> {
+    const s = this.builtIns.some((c) => c.clientId === clientId) ? undefined : this.rows.get(clientId);
+    return s && !s.record.deletedAt && s.record.type === 'confidential' ? s.secretHash : null;
   }
 
   async get(clientId: string, opts: { includeDeleted?: boolean } = {}): Promise<ClientRecord | null> {
