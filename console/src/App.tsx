@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
 import { mailbox } from './api/resources';
-import { type Start, signOut, startUp } from './auth/oidc';
+import { type Start, signOut, startFailure, startUp } from './auth/oidc';
 import { type Session, can, onSession, session } from './auth/session';
 import { BASE, Link, useFocusHeading, usePath } from './router';
 import { NoPermission } from './components/ui';
@@ -96,7 +96,7 @@ export function App() {
   const path = usePath();
   useEffect(() => onSession((next, why) => { setS(next); setReason(why); if (!next) qc.clear(); }), [qc]);
   useEffect(() => {
-    starting ??= startUp(REDIRECT_URI).catch((): Start => ({ kind: 'signed-out', message: 'The sign-in service could not be reached. Try again in a moment.' }));
+    starting ??= startUp(REDIRECT_URI).catch((err: unknown): Start => ({ kind: 'signed-out', message: startFailure(err, `${BASE}/`) }));
     void starting.then(setStart);
   }, []);
   useFocusHeading(s ? path : start?.kind ?? 'starting');

@@ -128,6 +128,14 @@ suite('admin console in Chromium', () => {
     // for a machine shared by other jobs (2.7 s seen at load average 15 on two cores).
     expect(timing.domInteractive).toBeLessThan(5_000);
     await expectAccessible('sign-in');
+    // Opened at another address than PUBLIC_URL: one message naming the right one (the OP sends
+    // browsers back only there), instead of a sign-in that could not come back.
+    const other = new URL(app.baseUrl);
+    other.hostname = other.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
+    await page.goto(`${other.origin}/console/users`);
+    await app.status().filter({ hasText: `Open this page at ${new URL(app.baseUrl).origin}/console/` }).waitFor();
+    await app.open();
+    await expect(app.heading().textContent()).resolves.toBe('Sign in to the IAM console');
 
     // The OP's sign-in page; a wrong password: the generic message, on its page.
     const signIn = new SignInPage(app);
