@@ -329,6 +329,11 @@ suite('make run: mail flows through the development mailbox and the hosted pages
     if (await signIn.isVisible()) await account.signIn(user.newEmail, user.next);
     await email.filter({ hasText: `${user.newEmail} (verified)` }).waitFor();
     await expectAccessible(userPage, 'account-verified');
+    // On a phone (390 px): nothing wider than the screen (the sessions table scrolls in its region).
+    await userPage.setViewportSize({ width: 390, height: 844 });
+    await account.section('Sessions').getByRole('table').waitFor();
+    expect(await userPage.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectAccessible(userPage, 'account-phone');
   });
 
   it('the attacker\'s checks: no Referer from the hosted pages, no framing, and no token in the log', async () => {
