@@ -7,7 +7,7 @@
  * as you type, set a new password and sign in with it (REST login); the used link again (a clear
  * message naming nothing); an email verification the same way. axe-core on every page (nothing
  * serious or critical); the attacker's checks: the token leaves the address bar, no request of a
- * hosted page carries a Referer, the pages refuse framing, the process's log never holds a token.
+ * hosted page carries a Referer, the pages refuse framing, the process's log never holds a token (nor a code or token of the OpenID provider's).
  * Screenshots: console/test-output/mailbox/ (gitignored); two are in the README
  * (console/docs/mailbox.png, console/docs/reset-password.png, copied by hand).
  * Skipped, saying why, without /usr/bin/chromium or a built tree (make build).
@@ -70,6 +70,8 @@ suite('make run: mail flows through the development mailbox and the hosted pages
   /** Each request a hosted page made, with its Referer header (none expected). */
   const hostedRequests: Array<{ url: string; referer: string | undefined }> = [];
   const tokens: string[] = [];
+  /** What the OpenID provider gave the browsers: authorization codes and the token endpoint's tokens. */
+  const opSecrets: string[] = [];
   const run = Date.now().toString(36);
   const user = { email: `ada.${run}@example.com`, password: 'First-Passw0rd!2026', next: 'Second-Passw0rd!2026', third: 'Third-Passw0rd!2026', newEmail: `ada.king.${run}@example.com` };
 
@@ -99,6 +101,23 @@ suite('make run: mail flows through the development mailbox and the hosted pages
       }
       if (/\/(reset-password|verify-email|account)/.test(`${r.url()} ${from}`)) hostedRequests.push({ url: r.url(), referer: r.headers()['referer'] });
     });
+
+  /** Collects the codes the OP redirects with and the tokens its token endpoint answers (for the log check). */
+  const watchOp = (ctx: BrowserContext) => {
+    ctx.on('request', (r) => {
+      const code = new URL(r.url()).searchParams.get('code');
+      if (code && r.isNavigationRequest()) opSecrets.push(code);
+    });
+    ctx.on('response', (r) => {
+      if (!r.url().endsWith('/oidc/token') || r.status() !== 200) return;
+      void r
+        .json()
+        .then((body: Record<string, unknown>) => {
+          for (const k of ['access_token', 'refresh_token', 'id_token']) if (typeof body[k] === 'string') opSecrets.push(body[k]);
+        })
+        .catch(() => undefined);
+    });
+  };
 
   beforeAll(async () => {
     rmSync(OUT, { recursive: true, force: true });
@@ -132,6 +151,7 @@ suite('make run: mail flows through the development mailbox and the hosted pages
 
     ({ context, userDataDir } = await launchProfile('mailbox-chromium-'));
     watchHosted(context);
+    watchOp(context);
     const page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(10_000);
     app = new ConsoleApp(page, base, OUT);
@@ -227,6 +247,7 @@ suite('make run: mail flows through the development mailbox and the hosted pages
     // CSP bypassed for axe-core only; the pages' own CSP is checked below with no bypass.
     const ctx = await userBrowser.newContext({ viewport: { width: 1000, height: 800 }, bypassCSP: true });
     watchHosted(ctx);
+    watchOp(ctx);
     userPage = await ctx.newPage();
     userPage.setDefaultTimeout(10_000);
     await userPage.goto(`${base}/account`);
@@ -382,5 +403,8 @@ suite('make run: mail flows through the development mailbox and the hosted pages
     expect(log).toContain('"route":"/reset-password"');
     for (const t of tokens) expect(log).not.toContain(t);
     for (const p of [ADMIN.password, user.password, user.next]) expect(log).not.toContain(p);
+    // Nor anything the OpenID provider gave the browsers: codes, access, refresh and ID tokens.
+    expect(opSecrets.length).toBeGreaterThan(6);
+    expect(opSecrets.filter((t) => log.includes(t))).toEqual([]);
   });
 });
