@@ -1,8 +1,9 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
-import { auth, mailbox } from './api/resources';
-import { type Session, can, endSession, onSession, session } from './auth/session';
-import { Link, navigate, useFocusHeading, usePath } from './router';
+import { mailbox } from './api/resources';
+import { type Start, signOut, startFailure, startUp } from './auth/oidc';
+import { type Session, can, onSession, session } from './auth/session';
+import { BASE, Link, useFocusHeading, usePath } from './router';
 import { NoPermission } from './components/ui';
 import { AuditPage } from './pages/Audit';
 import { ClientPage, ClientsPage } from './pages/Clients';
@@ -81,20 +82,29 @@ function Page({ path }: { path: string }) {
   return <>{route.render(id, path)}</>;
 }
 
+/** The console's redirect URI at the OpenID provider (the built-in client iam-console), and where sign-out returns. */
+const REDIRECT_URI = `${window.location.origin}${BASE}/`;
+
+/** The start-up check, once per page load (StrictMode mounts twice in development). */
+let starting: Promise<Start> | undefined;
+
 export function App() {
   const qc = useQueryClient();
   const [s, setS] = useState<Session | null>(session());
+  const [start, setStart] = useState<Start>();
   const [reason, setReason] = useState<string | undefined>();
   const path = usePath();
   useEffect(() => onSession((next, why) => { setS(next); setReason(why); if (!next) qc.clear(); }), [qc]);
-  useFocusHeading(s ? path : 'signin');
+  useEffect(() => {
+    starting ??= startUp(REDIRECT_URI).catch((err: unknown): Start => ({ kind: 'signed-out', message: startFailure(err, `${BASE}/`) }));
+    void starting.then(setStart);
+  }, []);
+  useFocusHeading(s ? path : start?.kind ?? 'starting');
   const withMailbox = useMailboxExists(!!s);
-  if (!s) return <SignIn reason={reason} />;
-  const signOut = async () => {
-    try { await auth.revoke(); } catch { /* the session ends either way */ }
-    endSession('You have signed out.');
-    navigate('/');
-  };
+  if (!s) {
+    if (!start || start.kind === 'redirecting') return <main id="main" className="signin"><p role="status">Signing in…</p></main>;
+    return <SignIn reason={reason ?? (start.kind === 'signed-out' ? start.message : undefined)} redirectUri={REDIRECT_URI} />;
+  }
   const nav = sections(withMailbox);
   const current = path.split(/[/?]/)[1] || nav[0]![0];
   return (
@@ -110,7 +120,7 @@ export function App() {
           </ul>
         </nav>
         <span className="who">{s.claims.email}</span>
-        <button type="button" onClick={() => void signOut()}>Sign out</button>
+        <button type="button" onClick={() => void signOut(REDIRECT_URI)}>Sign out</button>
       </header>
       <main id="main"><Page path={path} /></main>
     </>

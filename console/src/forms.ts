@@ -7,17 +7,6 @@
 import { type BodyOf, type FieldViews, bodyFields, inputFields } from './api/fields';
 import type { CreateProductInput, UpdateProductInput } from './api/limits.generated';
 
-export const SIGN_IN_FIELDS = bodyFields(
-  '/api/v1/auth/generate-jwt',
-  'post',
-  { email: { label: 'Email', type: 'email', autoComplete: 'username' }, password: { label: 'Password', type: 'password', autoComplete: 'current-password' } },
-  ['email', 'password'],
-);
-
-/** The second step of a sign-in with a second factor: a code, or one of the recovery codes. */
-export const MFA_CODE_FIELDS = bodyFields('/api/v1/auth/mfa', 'post', { code: { label: 'Code from your authenticator app', autoComplete: 'one-time-code' } }, ['code']);
-export const MFA_RECOVERY_FIELDS = bodyFields('/api/v1/auth/mfa', 'post', { recoveryCode: { label: 'Recovery code', autoComplete: 'off' } }, ['recoveryCode']);
-
 export const RESET_FACTORS_FIELDS = bodyFields('/api/v1/users/{id}/mfa/reset', 'post', { reason: { label: 'Reason (kept in the audit trail)' } }, ['reason']);
 
 const USER = {

@@ -47,4 +47,13 @@ suite('console bundle', () => {
     // Neither the console's entry nor TanStack Query: these pages hold no session.
     expect(scripts.some((f) => /^assets\/index-/.test(f))).toBe(false);
   });
+
+  it('the account page loads at most 150 KB of gzipped JavaScript, nothing of GraphiQL or the console app', () => {
+    const scripts = scriptsOf('account.html');
+    const gz = scripts.reduce((n, f) => n + gzipSync(readFileSync(join(DIST, f))).length, 0);
+    console.log(`account.html JS: ${scripts.join(', ')}: ${(gz / 1024).toFixed(1)} KB gzipped`);
+    expect(gz).toBeLessThan(150 * 1024);
+    expect(scripts.filter((f) => /monaco|graphiql|worker/i.test(f))).toEqual([]);
+    expect(scripts.some((f) => /^assets\/index-/.test(f))).toBe(false);
+  });
 });

@@ -2,7 +2,9 @@
  * The admin console in a real browser (Debian's Chromium driven by playwright-core). By default
  * against the whole system started in this process (`make test`); with CONSOLE_TEST_BASE_URL set,
  * against a running system (`.ci/run` after the kit), signing in as ADMIN_EMAIL / ADMIN_PASSWORD;
- * that system's identity must issue short tokens (JWT_EXPIRY=30) for the refresh check. The
+ * that system's identity must issue short tokens (JWT_EXPIRY=30) for the refresh check, and the
+ * URL must be its PUBLIC_URL (the console signs in through the OpenID provider, whose built-in
+ * client `iam-console` redirects only there). The
  * gateway serves the built console (console/dist, `make build`). Skipped, saying why, when
  * /usr/bin/chromium or the build is missing. Screenshots: console/test-output/ (gitignored).
  * Three walks: the console at desktop size; every page at 390 px (a phone: nothing wider than the
@@ -11,6 +13,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
@@ -49,6 +52,22 @@ function totpCode(secret: string): string {
   const o = mac[mac.length - 1]! & 15;
   return String((mac.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }
+/** A refresh of the console's tokens at the OpenID provider (grant_type=refresh_token). */
+function isRefresh(r: { url(): string; request(): { postData(): string | null } }): boolean {
+  return r.url().endsWith('/oidc/token') && (r.request().postData() ?? '').includes('grant_type=refresh_token');
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
 const NOBODY = `nobody.${run}@example.com`;
 const NOBODY_PASSWORD = 'Nobody-Passw0rd!2026';
 const TEMP_ROLE = `Temp ${run}`;
@@ -65,14 +84,19 @@ suite('admin console in Chromium', () => {
   beforeAll(async () => {
     // 30 s tokens (the minimum): the console must refresh during the walk, unnoticed.
     // GraphiQL on (GRAPHQL_IDE): its own walk below. (.ci/run starts its gateway so too.)
-    if (!EXTERNAL) system = await startTestSystem({ env: { JWT_EXPIRY: '30', GATEWAY_PROFILES: 'full,edge', GRAPHQL_IDE: 'true' } });
+    // The console signs in through the OpenID provider: it is opened at PUBLIC_URL (the issuer,
+    // under which the built-in client's redirect URI lives), so the port is chosen first.
+    if (!EXTERNAL) {
+      const port = await freePort();
+      system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, JWT_EXPIRY: '30', GATEWAY_PROFILES: 'full,edge', GRAPHQL_IDE: 'true' } });
+    }
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(OUT, { recursive: true });
     ({ context, userDataDir } = await launchProfile('console-chromium-'));
     const page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(10_000);
     page.on('response', (r) => {
-      if (r.url().endsWith('/api/v1/auth/refresh')) refreshes.push(r.status());
+      if (isRefresh(r)) refreshes.push(r.status());
     });
     app = new ConsoleApp(page, EXTERNAL ?? system!.url(), OUT);
   }, 120_000);
@@ -104,13 +128,23 @@ suite('admin console in Chromium', () => {
     // for a machine shared by other jobs (2.7 s seen at load average 15 on two cores).
     expect(timing.domInteractive).toBeLessThan(5_000);
     await expectAccessible('sign-in');
+    // Opened at another address than PUBLIC_URL: one message naming the right one (the OP sends
+    // browsers back only there), instead of a sign-in that could not come back.
+    const other = new URL(app.baseUrl);
+    other.hostname = other.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
+    await page.goto(`${other.origin}/console/users`);
+    await app.status().filter({ hasText: `Open this page at ${new URL(app.baseUrl).origin}/console/` }).waitFor();
+    await app.open();
+    await expect(app.heading().textContent()).resolves.toBe('Sign in to the IAM console');
 
-    // A wrong password: the generic message.
+    // The OP's sign-in page; a wrong password: the generic message, on its page.
     const signIn = new SignInPage(app);
-    await signIn.signIn(admin.email, 'not-the-password');
-    await expect(app.alert().textContent()).resolves.toContain('The email or password is not correct');
+    await signIn.openProvider();
+    await expectAccessible('op-sign-in');
+    await signIn.submit(admin.email, 'not-the-password');
+    await expect(signIn.error().textContent()).resolves.toContain('The email or password is incorrect');
 
-    await signIn.signIn(admin.email, admin.password);
+    await signIn.submit(admin.email, admin.password);
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     const users = new UsersPage(app);
     await users.search(admin.email);
@@ -307,7 +341,7 @@ suite('admin console in Chromium', () => {
     await expectAccessible('me');
 
     // The access token (30 s) is refreshed before it expires, without the user noticing.
-    if (refreshes.length === 0) await page.waitForResponse((r: { url(): string }) => r.url().endsWith('/api/v1/auth/refresh'), { timeout: 40_000 });
+    if (refreshes.length === 0) await page.waitForResponse(isRefresh, { timeout: 40_000 });
     await app.go('Users');
     await users.search(admin.email);
     await users.row(admin.email).waitFor();
@@ -378,7 +412,15 @@ suite('admin console in Chromium', () => {
       if (path === '/users') await expectAccessible('users-forbidden');
     }
     expect(refusable).toEqual([]);
-    // Tokens live in memory only: a reload is a new sign-in.
+    // Tokens live in memory only (nothing in storage or a readable cookie), yet a reload stays
+    // signed in through the OP's session (a silent prompt=none) and comes back to the deep link.
+    expect(await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookies: document.cookie }))).toEqual({ local: 0, session: 0, cookies: '' });
+    await app.open('/audit');
+    await page.getByRole('heading', { name: 'Audit trail', level: 1 }).waitFor();
+    await app.alert().filter({ hasText: 'This page needs the audit.read permission' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/audit');
+    // Sign-out ends the OP session too: the next visit asks to sign in.
+    await app.signOut();
     await app.open('/users');
     await expect(app.heading().textContent()).resolves.toBe('Sign in to the IAM console');
   }, 240_000);

@@ -8,7 +8,11 @@
 import { edgeTypeDefs, openApiDocument } from '@iam/gateway';
 import { GraphQLInputObjectType, GraphQLNonNull, buildSchema } from 'graphql';
 import type { FieldSpec } from '../src/api/fields';
-import * as forms from '../src/forms';
+import * as accountForms from '../src/account/fields';
+import * as consoleForms from '../src/forms';
+
+/** The console's forms and the account page's. */
+const forms = { ...consoleForms, ...accountForms };
 
 interface Property {
   minLength?: number;
@@ -40,15 +44,15 @@ function expected(body: Body, name: string): Pick<FieldSpec, 'name' | 'required'
 const limitsOf = (f: FieldSpec) => ({ name: f.name, required: f.required, ...(f.minLength ? { minLength: f.minLength } : {}), ...(f.maxLength ? { maxLength: f.maxLength } : {}) });
 
 const REST: Array<[keyof typeof forms, string, string]> = [
-  ['SIGN_IN_FIELDS', '/api/v1/auth/generate-jwt', 'post'],
   ['USER_CREATE_FIELDS', '/api/v1/users', 'post'],
   ['USER_EDIT_FIELDS', '/api/v1/users/{id}', 'put'],
   ['ROLE_FIELDS', '/api/v1/roles', 'post'],
   ['ROLE_EDIT_FIELDS', '/api/v1/roles/{id}', 'put'],
   ['PERMISSION_FIELDS', '/api/v1/permissions', 'post'],
-  ['MFA_CODE_FIELDS', '/api/v1/auth/mfa', 'post'],
-  ['MFA_RECOVERY_FIELDS', '/api/v1/auth/mfa', 'post'],
   ['RESET_FACTORS_FIELDS', '/api/v1/users/{id}/mfa/reset', 'post'],
+  ['NAME_FIELDS', '/api/v1/me', 'put'],
+  ['PASSWORD_FIELDS', '/api/v1/me/password', 'post'],
+  ['EMAIL_FIELDS', '/api/v1/me/email', 'post'],
 ];
 const GRAPHQL: Array<[keyof typeof forms, string]> = [
   ['PRODUCT_CREATE_FIELDS', 'CreateProductInput'],

@@ -7,7 +7,7 @@
  * as you type, set a new password and sign in with it (REST login); the used link again (a clear
  * message naming nothing); an email verification the same way. axe-core on every page (nothing
  * serious or critical); the attacker's checks: the token leaves the address bar, no request of a
- * hosted page carries a Referer, the pages refuse framing, the process's log never holds a token.
+ * hosted page carries a Referer, the pages refuse framing, the process's log never holds a token (nor a code or token of the OpenID provider's).
  * Screenshots: console/test-output/mailbox/ (gitignored); two are in the README
  * (console/docs/mailbox.png, console/docs/reset-password.png, copied by hand).
  * Skipped, saying why, without /usr/bin/chromium or a built tree (make build).
@@ -18,8 +18,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestDatabase, createTestDatabase, eventually } from '@iam/platform/testing';
-import { type BrowserContext, type Page, chromium } from 'playwright-core';
-import { axeOf, CHROMIUM, CHROMIUM_ARGS, ConsoleApp, launchProfile, MailboxPage, ResetPasswordPage, SignInPage, VerifyEmailPage } from './pages';
+import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { AccountPage, axeOf, CHROMIUM, CHROMIUM_ARGS, ConsoleApp, launchProfile, MailboxPage, ResetPasswordPage, SignInPage, VerifyEmailPage } from './pages';
 
 const ROOT = join(__dirname, '..', '..');
 const MAIN = join(ROOT, 'deploy', 'all-in-one', 'dist', 'main.js');
@@ -37,17 +37,21 @@ const SERVICES = ['directory', 'identity', 'notification', 'commerce', 'audit'] 
 
 jest.setTimeout(240_000);
 
-/** A free port above 23000 whose gRPC followers (PORT − 8080 + 50051…) fall out of range, so they are chosen at start. */
+/**
+ * A free port above 23000 whose gRPC followers (PORT − 8080 + 50051…) fall out of range, so they
+ * are chosen at start; IAM_TEST_PORTS (`27200-27299`) narrows the range for a shared machine.
+ */
 async function freePort(): Promise<number> {
+  const [from, to] = (process.env.IAM_TEST_PORTS ?? '23000-23999').split('-').map(Number) as [number, number];
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 23_000 + Math.floor(Math.random() * 1_000);
+    const port = from + Math.floor(Math.random() * (to - from + 1));
     const free = await new Promise<boolean>((resolve) => {
       const srv = createServer().once('error', () => resolve(false));
       srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
     });
     if (free) return port;
   }
-  throw new Error('no free port in 23000..23999');
+  throw new Error(`no free port in ${from}..${to}`);
 }
 
 suite('make run: mail flows through the development mailbox and the hosted pages, in Chromium', () => {
@@ -60,10 +64,16 @@ suite('make run: mail flows through the development mailbox and the hosted pages
   let userDataDir: string;
   let app: ConsoleApp;
   let shot = 0;
+  /** The user's own browser (no console session): the account page and the OP's sign-in. */
+  let userBrowser: Browser;
+  let userPage: Page;
   /** Each request a hosted page made, with its Referer header (none expected). */
   const hostedRequests: Array<{ url: string; referer: string | undefined }> = [];
   const tokens: string[] = [];
-  const user = { email: `ada.${Date.now().toString(36)}@example.com`, password: 'First-Passw0rd!2026', next: 'Second-Passw0rd!2026' };
+  /** What the OpenID provider gave the browsers: authorization codes and the token endpoint's tokens. */
+  const opSecrets: string[] = [];
+  const run = Date.now().toString(36);
+  const user = { email: `ada.${run}@example.com`, password: 'First-Passw0rd!2026', next: 'Second-Passw0rd!2026', third: 'Third-Passw0rd!2026', newEmail: `ada.king.${run}@example.com` };
 
   const screenshot = async (page: Page, name: string) => page.screenshot({ path: join(OUT, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: true });
   const expectAccessible = async (page: Page, name: string) => {
@@ -89,8 +99,25 @@ suite('make run: mail flows through the development mailbox and the hosted pages
       } catch {
         // a service worker's request has no frame
       }
-      if (/\/(reset-password|verify-email)/.test(`${r.url()} ${from}`)) hostedRequests.push({ url: r.url(), referer: r.headers()['referer'] });
+      if (/\/(reset-password|verify-email|account)/.test(`${r.url()} ${from}`)) hostedRequests.push({ url: r.url(), referer: r.headers()['referer'] });
     });
+
+  /** Collects the codes the OP redirects with and the tokens its token endpoint answers (for the log check). */
+  const watchOp = (ctx: BrowserContext) => {
+    ctx.on('request', (r) => {
+      const code = new URL(r.url()).searchParams.get('code');
+      if (code && r.isNavigationRequest()) opSecrets.push(code);
+    });
+    ctx.on('response', (r) => {
+      if (!r.url().endsWith('/oidc/token') || r.status() !== 200) return;
+      void r
+        .json()
+        .then((body: Record<string, unknown>) => {
+          for (const k of ['access_token', 'refresh_token', 'id_token']) if (typeof body[k] === 'string') opSecrets.push(body[k]);
+        })
+        .catch(() => undefined);
+    });
+  };
 
   beforeAll(async () => {
     rmSync(OUT, { recursive: true, force: true });
@@ -124,12 +151,14 @@ suite('make run: mail flows through the development mailbox and the hosted pages
 
     ({ context, userDataDir } = await launchProfile('mailbox-chromium-'));
     watchHosted(context);
+    watchOp(context);
     const page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(10_000);
     app = new ConsoleApp(page, base, OUT);
   }, 240_000);
 
   afterAll(async () => {
+    await userBrowser?.close();
     await context?.close();
     child?.stdout?.destroy();
     child?.stderr?.destroy();
@@ -148,10 +177,22 @@ suite('make run: mail flows through the development mailbox and the hosted pages
     expect(log).toContain('no SMTP_URL: mail is kept in the development mailbox');
   });
 
-  it('the console signs in and shows "Mailbox (development)"; a reset mail for a user lands in it', async () => {
+  it('the console signs in through the OpenID provider, stays signed in across a reload, and shows "Mailbox (development)"; a reset mail for a user lands in it', async () => {
     await app.open();
-    await new SignInPage(app).signIn(ADMIN.email, ADMIN.password);
-    await app.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailbox (development)' }).waitFor();
+    await app.page.getByRole('heading', { level: 1, name: 'Sign in to the IAM console' }).waitFor();
+    await expectAccessible(app.page, 'console-sign-in');
+    const signIn = new SignInPage(app);
+    await signIn.openProvider();
+    expect(new URL(app.page.url()).pathname).toMatch(/^\/oidc\/interaction\//);
+    await expectAccessible(app.page, 'op-sign-in');
+    await signIn.submit(ADMIN.email, ADMIN.password);
+    const mailboxLink = app.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailbox (development)' });
+    await mailboxLink.waitFor();
+    // A reload keeps the administrator signed in (the OP's session, a silent prompt=none), though
+    // no token is stored anywhere the page's scripts could read it.
+    await app.page.reload();
+    await mailboxLink.waitFor();
+    expect(await app.page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookies: document.cookie }))).toEqual({ local: 0, session: 0, cookies: '' });
     const admin = (await login(ADMIN.email, ADMIN.password)).json.token as string;
     const created = await api('POST', '/api/v1/users', { firstName: 'Ada', lastName: 'Lovelace', email: user.email, password: user.password }, admin);
     expect(created.status).toBe(201);
@@ -201,6 +242,33 @@ suite('make run: mail flows through the development mailbox and the hosted pages
     expect((await login(user.email, user.next)).status).toBe(200);
   });
 
+  it('the new password signs the user in on the OP\'s page (the account page, in their own browser); the old one is refused there', async () => {
+    userBrowser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    // CSP bypassed for axe-core only; the pages' own CSP is checked below with no bypass.
+    const ctx = await userBrowser.newContext({ viewport: { width: 1000, height: 800 }, bypassCSP: true });
+    watchHosted(ctx);
+    watchOp(ctx);
+    userPage = await ctx.newPage();
+    userPage.setDefaultTimeout(10_000);
+    await userPage.goto(`${base}/account`);
+    await userPage.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    await expectAccessible(userPage, 'account-signed-out');
+    await userPage.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await userPage.getByRole('heading', { name: 'Sign in', exact: true, level: 1 }).waitFor();
+    await userPage.getByLabel('Email').fill(user.email);
+    await userPage.getByLabel('Password').fill(user.password);
+    await userPage.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await userPage.getByRole('alert').filter({ hasText: 'The email or password is incorrect' }).waitFor();
+    await expectAccessible(userPage, 'op-sign-in-refused');
+    await userPage.getByLabel('Password').fill(user.next);
+    await userPage.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const account = new AccountPage(userPage);
+    await account.section('Sessions').waitFor();
+    expect(userPage.url()).toBe(`${base}/account`);
+    await expect(account.section('Email address').textContent()).resolves.toContain(user.email);
+    await expectAccessible(userPage, 'account');
+  });
+
   it('the used link again: one clear message that names nothing of the account', async () => {
     const tab = await new MailboxPage(app).follow('/reset-password');
     const reset = new ResetPasswordPage(tab);
@@ -238,13 +306,65 @@ suite('make run: mail flows through the development mailbox and the hosted pages
     expect((await record())[0]!.emailVerified).toBe(true);
   });
 
+  it('the account page: names, sessions (end one), a wrong current password refused, then an email change verified through the mailbox', async () => {
+    const account = new AccountPage(userPage);
+    // A reload: signed in again at once through the OP's session, the sessions list fresh.
+    await userPage.reload();
+    await account.section('Sessions').getByRole('table').waitFor();
+    expect(userPage.url()).toBe(`${base}/account`);
+    await account.saveNames('Ada', 'King');
+    await account.section('Profile').getByRole('status').filter({ hasText: 'Your names are saved.' }).waitFor();
+    await userPage.getByText('Signed in as Ada King.').waitFor();
+    // The REST logins above are sessions of this account: one is ended from here.
+    const before = await account.sessions().count();
+    expect(before).toBeGreaterThan(1);
+    await account.sessions().first().getByRole('button', { name: /^End the session/ }).click();
+    await account.section('Sessions').getByRole('button', { name: 'End session' }).click();
+    await account.section('Sessions').getByRole('status').filter({ hasText: 'The session has ended.' }).waitFor();
+    await eventually(async () => (await account.sessions().count()) === before - 1, 10_000, 200);
+    await expectAccessible(userPage, 'account-sessions');
+    // The password is asked again: a wrong one is refused beside its field, nothing changes.
+    await account.changePassword('Not-Her-Passw0rd!', user.third);
+    await account.section('Password').locator('.field-error').filter({ hasText: 'is not correct' }).waitFor();
+    await expectAccessible(userPage, 'account-password-refused');
+    expect((await login(user.email, user.next)).status).toBe(200);
+    // The email change: the new address at once (unverified), a verification mail to it, and
+    // every session ended (the page asks to sign in again).
+    await account.changeEmail(user.newEmail, user.next);
+    await userPage.getByRole('status').filter({ hasText: `A verification email was sent to ${user.newEmail}` }).waitFor();
+    await expectAccessible(userPage, 'account-email-changed');
+    expect((await login(user.email, user.next)).status).toBe(401);
+    expect((await login(user.newEmail, user.next)).status).toBe(200);
+    const mailbox = new MailboxPage(app);
+    await mailbox.open();
+    await mailbox.read(user.newEmail, 'Confirm your email address');
+    tokens.push(new URL((await mailbox.link('/verify-email').textContent())!).searchParams.get('token')!);
+    const tab = await mailbox.follow('/verify-email');
+    await new VerifyEmailPage(tab).verify();
+    await tab.getByRole('heading', { level: 1, name: 'Your email address is confirmed' }).waitFor();
+    await tab.close();
+    await userPage.goto(`${base}/account`);
+    const signIn = userPage.getByRole('button', { name: 'Sign in', exact: true });
+    const email = account.section('Email address');
+    await signIn.or(email).first().waitFor();
+    if (await signIn.isVisible()) await account.signIn(user.newEmail, user.next);
+    await email.filter({ hasText: `${user.newEmail} (verified)` }).waitFor();
+    await expectAccessible(userPage, 'account-verified');
+    // On a phone (390 px): nothing wider than the screen (the sessions table scrolls in its region).
+    await userPage.setViewportSize({ width: 390, height: 844 });
+    await account.section('Sessions').getByRole('table').waitFor();
+    expect(await userPage.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectAccessible(userPage, 'account-phone');
+  });
+
   it('the attacker\'s checks: no Referer from the hosted pages, no framing, and no token in the log', async () => {
     // Two visits of the reset page and one of the verify page: the pages, their scripts and styles, their calls.
     expect(hostedRequests.filter((r) => /\/assets\/.+\.js$/.test(r.url)).length).toBeGreaterThan(4);
-    expect(hostedRequests.filter((r) => /\/api\/v1\/auth\/.+\/confirm$/.test(r.url)).length).toBe(3);
+    expect(hostedRequests.filter((r) => /\/api\/v1\/auth\/.+\/confirm$/.test(r.url)).length).toBe(4);
+    expect(hostedRequests.filter((r) => /\/api\/v1\/me\b/.test(r.url)).length).toBeGreaterThan(2);
     // No Referer, or an empty one (as the browser reports a request under no-referrer): nothing names the page.
     expect(hostedRequests.filter((r) => r.referer)).toEqual([]);
-    for (const path of ['/reset-password', '/verify-email']) {
+    for (const path of ['/reset-password', '/verify-email', '/account']) {
       const res = await fetch(`${base}${path}?token=x`);
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       expect(res.headers.get('x-frame-options')).toBe('DENY');
@@ -270,6 +390,11 @@ suite('make run: mail flows through the development mailbox and the hosted pages
         await page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 10_000 });
         expect(page.url()).toBe(`${base}${path}`);
       }
+      // The account page: its silent check at the OP (a top-level redirect there and back) and
+      // its "Sign in", with no refusal either; the OP's answer leaves the address bar.
+      await page.goto(`${base}/account`);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor({ timeout: 10_000 });
+      expect(page.url()).toBe(`${base}/account`);
       expect(refusals).toEqual([]);
     } finally {
       await strict.close();
@@ -277,5 +402,9 @@ suite('make run: mail flows through the development mailbox and the hosted pages
     // The process logged every request (LOG_LEVEL=debug), by route: never a token.
     expect(log).toContain('"route":"/reset-password"');
     for (const t of tokens) expect(log).not.toContain(t);
+    for (const p of [ADMIN.password, user.password, user.next]) expect(log).not.toContain(p);
+    // Nor anything the OpenID provider gave the browsers: codes, access, refresh and ID tokens.
+    expect(opSecrets.length).toBeGreaterThan(6);
+    expect(opSecrets.filter((t) => log.includes(t))).toEqual([]);
   });
 });

@@ -104,8 +104,12 @@ export class ConsoleApp {
     return this.page.evaluate(() => document.documentElement.scrollWidth);
   }
 
+  /** The console's "Sign out", then the OpenID provider's confirmation (RP-initiated logout); back on the console's sign-in page. */
   async signOut(): Promise<void> {
     await this.page.getByRole('button', { name: 'Sign out' }).click();
+    await this.page.getByRole('heading', { name: 'Sign out', level: 1 }).waitFor();
+    await this.page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await this.page.getByRole('heading', { name: 'Sign in to the IAM console' }).waitFor();
   }
 
   alert() {
@@ -117,13 +121,34 @@ export class ConsoleApp {
   }
 }
 
+/**
+ * Signing in, now through the OpenID provider: the console's (or the account page's) "Sign in"
+ * button, then the OP's own sign-in page (email, password), which brings the browser back.
+ */
 export class SignInPage {
   constructor(readonly app: ConsoleApp) {}
-  async signIn(email: string, password: string): Promise<void> {
+  /** From the console's "Sign in" page: opens the OP's page (skipped when it is already open). */
+  async openProvider(): Promise<void> {
+    const p = this.app.page;
+    const op = p.getByRole('heading', { name: 'Sign in', exact: true, level: 1 });
+    if (await op.isVisible()) return;
+    await p.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await op.waitFor();
+  }
+  /** The OP's form; it answers a wrong password on its own page (role="alert"). */
+  async submit(email: string, password: string): Promise<void> {
     const p = this.app.page;
     await p.getByLabel('Email').fill(email);
     await p.getByLabel('Password').fill(password);
-    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('button', { name: 'Sign in', exact: true }).click();
+  }
+  async signIn(email: string, password: string): Promise<void> {
+    await this.openProvider();
+    await this.submit(email, password);
+  }
+  /** The OP's refusal on its page. */
+  error() {
+    return this.app.page.getByRole('alert');
   }
 }
 
@@ -361,5 +386,50 @@ export class VerifyEmailPage {
   }
   async verify(): Promise<void> {
     await this.page.getByRole('button', { name: 'Verify' }).click();
+  }
+}
+
+/**
+ * The hosted account page (/account), in any tab: it signs in through the OpenID provider (its
+ * "Sign in", then the OP's page) and shows one region per section.
+ */
+export class AccountPage {
+  constructor(readonly page: Page) {}
+  heading() {
+    return this.page.getByRole('heading', { level: 1 });
+  }
+  /** From the signed-out page: the OP's sign-in, then back here. */
+  async signIn(email: string, password: string): Promise<void> {
+    await this.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await this.page.getByRole('heading', { name: 'Sign in', exact: true, level: 1 }).waitFor();
+    await this.page.getByLabel('Email').fill(email);
+    await this.page.getByLabel('Password').fill(password);
+    await this.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await this.section('Sessions').waitFor();
+  }
+  section(title: string) {
+    return this.page.getByRole('region', { name: title, exact: true });
+  }
+  async saveNames(first: string, last: string): Promise<void> {
+    const s = this.section('Profile');
+    await s.getByLabel('First name').fill(first);
+    await s.getByLabel('Last name').fill(last);
+    await s.getByRole('button', { name: 'Save names' }).click();
+  }
+  async changePassword(current: string, next: string): Promise<void> {
+    const s = this.section('Password');
+    await s.getByLabel('Current password').fill(current);
+    await s.getByLabel('New password').fill(next);
+    await s.getByRole('button', { name: 'Change password' }).click();
+  }
+  async changeEmail(email: string, current: string): Promise<void> {
+    const s = this.section('Email address');
+    await s.getByLabel('New email address').fill(email);
+    await s.getByLabel('Current password').fill(current);
+    await s.getByRole('button', { name: 'Change email address' }).click();
+  }
+  /** The rows of the sessions table (without its head). */
+  sessions() {
+    return this.section('Sessions').getByRole('row').filter({ has: this.page.getByRole('cell') });
   }
 }

@@ -8,7 +8,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode, useEffect, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ProblemError } from '../api/problem';
-import { type Start, redirectToSignIn, startUp } from '../auth/oidc';
+import { type Start, redirectToSignIn, startFailure, startUp } from '../auth/oidc';
 import { type Session, onSession, session } from '../auth/session';
 import '../styles.css';
 import { ACCOUNT_URI, AccountPage } from './AccountPage';
@@ -44,7 +44,7 @@ function Account() {
   const [reason, setReason] = useState<string>();
   useEffect(() => onSession((next, why) => { setS(next); setReason(why); if (!next) client.clear(); }), []);
   useEffect(() => {
-    starting ??= startUp(ACCOUNT_URI).catch((): Start => ({ kind: 'signed-out', message: 'The sign-in service could not be reached. Try again in a moment.' }));
+    starting ??= startUp(ACCOUNT_URI).catch((err: unknown): Start => ({ kind: 'signed-out', message: startFailure(err, '/account') }));
     void starting.then(setStart);
   }, []);
   if (s) return <AccountPage />;

@@ -1,6 +1,6 @@
 /** The one API client: openapi-fetch over types generated from the gateway's own OpenAPI document. */
 import createClient, { type Middleware } from 'openapi-fetch';
-import { refreshNow, session, setRefresher } from '../auth/session';
+import { refreshNow, session } from '../auth/session';
 import { ProblemError, isProblem } from './problem';
 import type { paths } from './schema';
 
@@ -14,12 +14,6 @@ const auth: Middleware = {
   },
 };
 api.use(auth);
-
-setRefresher(async (refreshToken) => {
-  const { data, error } = await api.POST('/api/v1/auth/refresh', { body: { refreshToken } });
-  if (!data) throw new ProblemError(asProblem(error, 401));
-  return data;
-});
 
 function asProblem(error: unknown, status: number) {
   return isProblem(error) ? error : { type: 'about:blank', title: 'Request failed', status };

@@ -123,12 +123,6 @@ export const security = {
 };
 
 export const auth = {
-  /** The second step of a sign-in: the mfa token of the mfa-required problem and a code or recovery code. */
-  completeMfa: (mfaToken: string, factor: { code: string } | { recoveryCode: string }) => call(() => api.POST('/api/v1/auth/mfa', { body: { mfaToken, ...factor } })),
-  /** An enrolment-only mfa token (MFA_REQUIRED_ROLES): the authenticator app's secret. */
-  enrol: (mfaToken: string) => call(() => api.POST('/api/v1/auth/mfa/enrol', { body: { mfaToken } })),
-  signIn: (email: string, password: string) => call(() => api.POST('/api/v1/auth/generate-jwt', { body: { email, password } })),
-  revoke: () => call(() => api.POST('/api/v1/auth/revoke')),
   passwordReset: (email: string) => call(() => api.POST('/api/v1/auth/password-reset/request', { body: { email } })),
   requestVerification: () => call(() => api.POST('/api/v1/auth/email-verification/request')),
 };

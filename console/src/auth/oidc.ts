@@ -40,11 +40,33 @@ interface Pending {
   silent: boolean;
 }
 
+/** The page is open at an address other than PUBLIC_URL (the issuer): the OP sends browsers back only there. */
+export class WrongOrigin extends Error {
+  constructor(readonly issuer: string) {
+    super(`This page signs in only at ${issuer}`);
+  }
+}
+
+/** Why the start-up could not sign in, in words. */
+export function startFailure(err: unknown, page: string): string {
+  if (err instanceof WrongOrigin) return `Open this page at ${err.issuer}${page}: the sign-in service sends browsers back only to that address.`;
+  return 'The sign-in service could not be reached. Try again in a moment.';
+}
+
 let server: Promise<oauth.AuthorizationServer> | undefined;
 function authorizationServer(): Promise<oauth.AuthorizationServer> {
   server ??= (async () => {
     const issuer = new URL(origin);
-    return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oidc' }));
+    const res = await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oidc' });
+    const copy = res.clone();
+    try {
+      return await oauth.processDiscoveryResponse(issuer, res);
+    } catch (err) {
+      const named: unknown = await copy.json().catch(() => undefined);
+      const other = typeof named === 'object' && named !== null && 'issuer' in named ? named.issuer : undefined;
+      if (typeof other === 'string' && other !== origin) throw new WrongOrigin(other);
+      throw err;
+    }
   })().catch((err: unknown) => {
     server = undefined;
     throw err;

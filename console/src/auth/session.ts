@@ -1,8 +1,9 @@
 /**
  * The session: the access token and the rotating refresh token, both in memory only (a module
  * variable, never localStorage/sessionStorage/cookies), so a script injected later or another tab
- * cannot read them from storage; the price is signing in again after a reload. The access token
- * is refreshed shortly before it expires; a failing refresh ends the session (back to sign-in).
+ * cannot read them from storage. They come from the OpenID provider (auth/oidc.ts), whose session
+ * signs a reload back in. The access token is refreshed shortly before it expires; a failing
+ * refresh ends the session (back to sign-in).
  */
 export interface Claims {
   sub: string;
@@ -12,7 +13,7 @@ export interface Claims {
   exp?: number;
 }
 
-/** Who signed in, from the login response (refreshes do not repeat it, so it is kept). */
+/** Who signed in, from the ID token (refreshes do not repeat it, so it is kept). */
 export interface SignedInUser {
   id: string;
   firstName: string;

@@ -32,6 +32,9 @@ export function MePage() {
         <dt>Roles</dt><dd>{(u?.roles ?? c.roles).join(', ') || '—'}</dd>
         <dt>Permissions (in this session's token)</dt><dd>{c.permissions.join(', ') || '—'}</dd>
       </dl>
+      <p>
+        Change your names, email address or password, and see your sessions, on <a href="/account">your account page</a>.
+      </p>
       {verified ? null : (
         <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>Send a verification email</button>
       )}

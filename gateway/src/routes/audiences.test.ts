@@ -112,8 +112,9 @@ describe('routes by audience', () => {
           const secured = op.security !== undefined && !op.security.some((r) => Object.keys(r).length === 0);
           expect({ op: `${method} ${path}`, secured }).toEqual({ op: `${method} ${path}`, secured: !anonymous });
           if (!anonymous) expect(op.responses).toHaveProperty('401');
-          // The caller's own (/api/v1/me/...) needs no permission: no 403 unless the route names one (reauthentication).
-          if (path.startsWith('/api/v1/') && !path.startsWith('/api/v1/auth') && !path.startsWith('/api/v1/me/') && !anonymous) expect(op.responses).toHaveProperty('403');
+          // The caller's own (/api/v1/me, /api/v1/me/...) needs no permission: no 403 unless the route names one (reauthentication).
+          const own = path === '/api/v1/me' || path.startsWith('/api/v1/me/');
+          if (path.startsWith('/api/v1/') && !path.startsWith('/api/v1/auth') && !own && !anonymous) expect(op.responses).toHaveProperty('403');
         }
       }
     }

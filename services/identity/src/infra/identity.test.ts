@@ -164,4 +164,21 @@ describe('identity persistence', () => {
     await expect(stores.subjects.notBefore(user)).resolves.toEqual(t2);
     expect((await stores.subjects.active()).some((s) => s.userId === user)).toBe(true);
   });
+
+  it('an email change invalidates the tokens mailed to other addresses, not those mailed to the new one (asked right after the change)', async () => {
+    const stores = pgIdentityStores(ds.manager);
+    const user = randomUUID();
+    const [oldAddress, newAddress] = [randomBytes(32), randomBytes(32)];
+    const hour = new Date(Date.now() + 3_600_000);
+    const reset = randomBytes(32);
+    const verify = randomBytes(32);
+    await stores.emailActions.issue({ id: randomUUID(), userId: user, purpose: 'password_reset', tokenHash: reset, emailHash: oldAddress, expiresAt: hour });
+    await stores.emailActions.issue({ id: randomUUID(), userId: user, purpose: 'email_verification', tokenHash: verify, emailHash: newAddress, expiresAt: hour });
+    await expect(stores.emailActions.invalidateAllOf(user, newAddress)).resolves.toBe(1);
+    await expect(stores.emailActions.pending(reset, 'password_reset')).resolves.toBeNull();
+    await expect(stores.emailActions.pending(verify, 'email_verification')).resolves.toMatchObject({ userId: user });
+    // With no address to keep: every pending token.
+    await expect(stores.emailActions.invalidateAllOf(user)).resolves.toBe(1);
+    await expect(stores.emailActions.pending(verify, 'email_verification')).resolves.toBeNull();
+  });
 });

@@ -66,11 +66,14 @@ code.user-code { font-size: 1.5rem; letter-spacing: .1em; }
 `;
 
 /** Headers of every page: nothing but our stylesheet loads, no framing, no referrer. */
-export function pageHeaders(prefix: string): Record<string, string> {
+export function pageHeaders(_prefix: string): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
-    'content-security-policy': `default-src 'none'; style-src ${prefix}${STYLESHEET_PATH}; script-src ${prefix}${WEBAUTHN_SCRIPT_PATH} ${prefix}${SIGNIN_SCRIPT_PATH}; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+    // A source list takes origins, not paths ('/oidc/assets/op.css' alone is dropped as invalid,
+    // which refused the stylesheet): this origin's stylesheets and scripts (the pages link only
+    // ours: the stylesheet, @simplewebauthn/browser's bundle and signin.js).
+    'content-security-policy': `default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
     'x-frame-options': 'DENY',
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
