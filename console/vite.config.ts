@@ -5,7 +5,7 @@ import { defineConfig } from 'vite';
 // proxies /console to this dev server (CONSOLE_DEV_URL), so the API is same-origin either way.
 // Two entries: the console (index.html) and GraphiQL (graphiql.html, served at /graphiql with
 // GRAPHQL_IDE=true), and the hosted email-action pages (reset-password.html, verify-email.html, served
-// at /reset-password and /verify-email); they share the hashed assets/ folder, and the console loads
+// at /reset-password and /verify-email), and the account page (account.html, at /account); they share the hashed assets/ folder, and the console loads
 // none of GraphiQL.
 export default defineConfig({
   base: '/console/',
@@ -21,7 +21,7 @@ export default defineConfig({
     // budget (250 KB gzipped) is checked by test/bundle.test.ts.
     chunkSizeWarningLimit: 3_000,
     rollupOptions: {
-      input: { index: 'index.html', graphiql: 'graphiql.html', 'reset-password': 'reset-password.html', 'verify-email': 'verify-email.html' },
+      input: { index: 'index.html', graphiql: 'graphiql.html', 'reset-password': 'reset-password.html', 'verify-email': 'verify-email.html', account: 'account.html' },
       onwarn(warning, warn) {
         // @graphiql/react marks modules "use no memo" (a React Compiler hint); bundling drops it harmlessly.
         if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;

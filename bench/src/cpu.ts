@@ -56,14 +56,33 @@ export async function cpuByPart(pg: Client, pids: Map<string, number>, dbPrefix:
   return out;
 }
 
-/** CPU milliseconds per operation of each part between two snapshots (parts that came or went count from 0). */
-export function cpuPerOp(before: CpuSnapshot, after: CpuSnapshot, ops: number): Map<string, number> {
+/**
+ * CPU milliseconds per operation of each part between two snapshots (parts that came or went
+ * count from 0). With `idle` (each part's CPU seconds per second at rest: health checks, relay
+ * polls, timers) and the window's `seconds`, that background work is taken out first: at a few
+ * dozen logins a second it would otherwise add milliseconds to each.
+ */
+export function cpuPerOp(before: CpuSnapshot, after: CpuSnapshot, ops: number, idle?: { rates: Map<string, number>; seconds: number }): Map<string, number> {
   const out = new Map<string, number>();
   for (const [k, v] of after) {
-    const ms = ((v - (before.get(k) ?? 0)) * 1000) / Math.max(ops, 1);
+    const background = idle ? (idle.rates.get(k) ?? 0) * idle.seconds : 0;
+    const ms = (Math.max(0, v - (before.get(k) ?? 0) - background) * 1000) / Math.max(ops, 1);
     if (ms > 0.005) out.set(k, ms);
   }
   return out;
+}
+
+/** Each part's CPU seconds per second over `seconds` of rest (nothing sent to the system). */
+export async function idleRates(pg: Client, pids: Map<string, number>, dbPrefix: string, seconds: number): Promise<Map<string, number>> {
+  const before = await cpuByPart(pg, pids, dbPrefix);
+  const started = performance.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const after = await cpuByPart(pg, pids, dbPrefix);
+  const elapsed = (performance.now() - started) / 1000;
+  const rates = new Map<string, number>();
+  for (const [k, v] of after) rates.set(k, Math.max(0, v - (before.get(k) ?? 0)) / elapsed);
+  rates.delete('client');
+  return rates;
 }
 
 /** The sum over parts, leaving out `exclude` (the load client, say). */

@@ -6,7 +6,7 @@
  * next to a bare-pipeline run at the same connections, plus CPU per request of each side.
  */
 import type { Client } from 'pg';
-import { children, cpuByPart, cpuPerOp, cpuTotal, describeCpu } from './cpu';
+import { children, cpuByPart, cpuPerOp, cpuTotal, describeCpu, idleRates } from './cpu';
 import { type LoadResult, type ScenarioRow, cannon, median, r1, r2 } from './load';
 import { startChild, startSystem } from './system';
 
@@ -44,11 +44,13 @@ export async function readPathScenarios(o: ReadPathOptions): Promise<ScenarioRow
         const token = (await post('/api/v1/auth/generate-jwt', o.admin)).token as string;
         const user = await post('/api/v1/users', { firstName: 'Read', lastName: 'Path', email: `read-${Date.now()}@example.com`, password: 'Bench-Passw0rd!' }, token);
         const pids = children();
+        const idle = o.pg ? await idleRates(o.pg, pids, o.dbPrefix, 5) : undefined;
         const measure = async (url: string, headers: Record<string, string>): Promise<Measured> => {
           const before = o.pg ? await cpuByPart(o.pg, pids, o.dbPrefix) : undefined;
+          const started = performance.now();
           const r = await cannon({ url, headers, connections: o.connections, duration: o.seconds });
-          if (!o.pg || !before) return { r, cpuMs: NaN, cpu: '' };
-          const per = cpuPerOp(before, await cpuByPart(o.pg, pids, o.dbPrefix), r.ok * o.seconds);
+          if (!o.pg || !before || !idle) return { r, cpuMs: NaN, cpu: '' };
+          const per = cpuPerOp(before, await cpuByPart(o.pg, pids, o.dbPrefix), r.ok * o.seconds, { rates: idle, seconds: (performance.now() - started) / 1000 });
           return { r, cpuMs: cpuTotal(per), cpu: describeCpu(per) };
         };
         const bareUrl = `http://127.0.0.1:${o.barePort}/users/${user.id as string}`;

@@ -11,6 +11,8 @@
  *   4. GET /api/v1/users?q=… p95 over N seeded users (÷ the p95 of GET ?id= in the same run)
  *   5-6. password-reset request → mail, events/s through the pipeline
  *   7. GET /api/v1/products req/s ÷ hello-world; 8. GraphQL checkout/s ÷ GET /api/v1/products req/s
+ *   11. OpenID provider: client_credentials grants/s and refresh grants/s ÷ a bare oidc-provider
+ *       (in-memory adapter, static client) in the same run (oidc.ts, oidc-floor.ts)
  */
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,11 +25,12 @@ import { Client } from 'pg';
 import { type LoadResult, type ScenarioRow, cannon, closedLoop, jsonClient, median, r1, r2 } from './load';
 import { searchTerms, seedMailUsers, seedUsers } from './seed';
 import { edgeScenarios } from './edge';
+import { oidcScenarios } from './oidc';
 import { mailScenarios } from './mail';
 import { footprintScenarios } from './footprint';
 import { auditRecordingScenario, auditScenario } from './audit-trail';
 import { type OwnPg, startOwnPg } from './own-pg';
-import { children, cpuByPart, cpuPerOp, cpuTotal, describeCpu } from './cpu';
+import { children, cpuByPart, cpuPerOp, cpuTotal, describeCpu, idleRates } from './cpu';
 import { readPathScenarios } from './read-path';
 import { AUTH_LIMITS_LIFTED, type BenchSystem, ROOT, argon2BaselineCpu, grpcPortsEnv, startChild, startExtraGateway, startSystem } from './system';
 
@@ -46,6 +49,8 @@ const cfg = readConfig(process.env, (e) => ({
   cursorPages: e.int('BENCH_SEARCH_CURSOR_PAGES', { default: 8, min: 1 }),
   natsUrl: e.optionalString('BENCH_NATS_URL') ?? 'nats://127.0.0.1:4222',
   port: e.port('BENCH_PORT', { default: 18080 }),
+  /** The services' gRPC ports: consecutive from this one (unset: free ports the kernel picks). */
+  grpcPortBase: e.optionalString('BENCH_GRPC_PORT_BASE'),
   only: e.optionalString('BENCH_ONLY')?.split(',').map((x) => x.trim()),
   mailRequests: e.int('BENCH_MAIL_REQUESTS', { default: 1_000, min: 10 }),
   footprintSeconds: e.int('BENCH_FOOTPRINT_SECONDS', { default: 60, min: 5 }),
@@ -112,6 +117,10 @@ async function bench(own: OwnPg | undefined): Promise<void> {
     EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
     DATA_DIR: join(ROOT, '.data', 'bench'),
     EMBEDDED_PG_PORT: '54339',
+    // The issuer is the address the bench calls; the provider's own listener beside the gateway's port.
+    PUBLIC_URL: `http://127.0.0.1:${cfg.port}`,
+    IDENTITY_OP_PORT: String(cfg.port + 13),
+    IDENTITY_OP_URL: `http://127.0.0.1:${cfg.port + 13}`,
   };
   let directoryUrl: string;
   if (await reachable(pgUrl)) {
@@ -142,7 +151,7 @@ async function bench(own: OwnPg | undefined): Promise<void> {
 
   const split = Boolean(env.DIRECTORY_DATABASE_URL && env.NATS_URL);
   log(`processes: ${split ? 'one per service (production shape)' : 'all-in-one'}`);
-  Object.assign(env, await grpcPortsEnv());
+  Object.assign(env, await grpcPortsEnv(cfg.grpcPortBase ? Number(cfg.grpcPortBase) : undefined));
   const smtp = await startSmtpSink();
   env.SMTP_URL = `smtp://127.0.0.1:${smtp.port}`;
   // Whatever started is stopped on the way out, a failed start included.
@@ -158,9 +167,12 @@ async function bench(own: OwnPg | undefined): Promise<void> {
       uncached = await startExtraGateway({ ...env, GATEWAY_READ_CACHE: 'false' }, cfg.port + 1);
       started.push(() => uncached.stop());
     }
-    const hello = await startChild('hello.js', ['18090']);
+    // The baselines beside the system's port (18090 and 18091 with the default BENCH_PORT).
+    const helloPort = cfg.port + 10;
+    const barePort = cfg.port + 11;
+    const hello = await startChild('hello.js', [String(helloPort)]);
     started.push(() => hello.kill());
-    const bare = await startChild('bare.js', ['18091', directoryUrl]);
+    const bare = await startChild('bare.js', [String(barePort), directoryUrl]);
     started.push(() => bare.kill());
     const post = async (path: string, body: unknown, token?: string) => {
       const r = await fetch(sys.base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
@@ -176,11 +188,15 @@ async function bench(own: OwnPg | undefined): Promise<void> {
     let token = await loginAdmin();
     // CPU per successful request of the system's processes and their backends (external PostgreSQL only).
     const pids = children();
+    // The system's background CPU at rest (health checks, relay polls), taken out of each window.
+    const idle = cpuPg ? await idleRates(cpuPg, pids, cfg.dbPrefix, 5) : undefined;
+    if (idle) log(`   idle CPU (ms/s): ${[...idle].filter(([, v]) => v > 0.0005).map(([k, v]) => `${k} ${r1(v * 1000)}`).join(', ')}`);
     const measuredCpu = async (run: () => Promise<LoadResult>): Promise<{ r: LoadResult; cpuMs: number; cpu: string }> => {
       const before = cpuPg ? await cpuByPart(cpuPg, pids, cfg.dbPrefix) : undefined;
+      const started = performance.now();
       const r = await run();
-      if (!cpuPg || !before) return { r, cpuMs: NaN, cpu: 'no CPU accounting (embedded PostgreSQL)' };
-      const per = cpuPerOp(before, await cpuByPart(cpuPg, pids, cfg.dbPrefix), r.ok * cfg.seconds);
+      if (!cpuPg || !before || !idle) return { r, cpuMs: NaN, cpu: 'no CPU accounting (embedded PostgreSQL)' };
+      const per = cpuPerOp(before, await cpuByPart(cpuPg, pids, cfg.dbPrefix), r.ok * cfg.seconds, { rates: idle, seconds: (performance.now() - started) / 1000 });
       return { r, cpuMs: cpuTotal(per), cpu: describeCpu(per) };
     };
     if (enabled('1')) {
@@ -221,12 +237,12 @@ async function bench(own: OwnPg | undefined): Promise<void> {
     }
 
     // 2. GET ?id= vs the bare pipeline and hello-world
-    const baselines = enabled('2') || enabled('3') || enabled('7');
-    const helloR = baselines ? await repeat(cfg.runs, () => cannon({ url: 'http://127.0.0.1:18090/', connections: 16, duration: cfg.seconds })) : { ok: NaN };
+    const baselines = enabled('2') || enabled('3') || enabled('7') || enabled('11');
+    const helloR = baselines ? await repeat(cfg.runs, () => cannon({ url: `http://127.0.0.1:${helloPort}/`, connections: 16, duration: cfg.seconds })) : { ok: NaN };
     const bareCpu: number[] = [];
     const bareR = baselines
       ? await repeat(cfg.runs, async () => {
-          const m = await measuredCpu(() => cannon({ url: `http://127.0.0.1:18091/users/${userId}`, connections: 16, duration: cfg.seconds }));
+          const m = await measuredCpu(() => cannon({ url: `http://127.0.0.1:${barePort}/users/${userId}`, connections: 16, duration: cfg.seconds }));
           bareCpu.push(m.cpuMs);
           return m.r;
         })
@@ -373,6 +389,24 @@ async function bench(own: OwnPg | undefined): Promise<void> {
       }
       rows.push(
         ...(await edgeScenarios({ base: sys.base, adminToken: await loginAdmin(), customerTokens: customers, helloPerSecond: helloR.ok, seconds: cfg.seconds, repeat: (fn) => repeat(cfg.runs, fn), log })),
+      );
+    }
+
+    // 11. the OpenID provider against the bare library, in the same run
+    if (enabled('11')) {
+      const floor = await startChild('oidc-floor.js', [String(cfg.port + 12)]);
+      started.push(() => floor.kill());
+      rows.push(
+        ...(await oidcScenarios({
+          base: sys.base,
+          floorBase: `http://127.0.0.1:${cfg.port + 12}`,
+          adminToken: await loginAdmin(),
+          user: ADMIN,
+          bareOk: bareR.ok,
+          seconds: cfg.seconds,
+          repeat: (fn) => repeat(cfg.runs, fn),
+          log,
+        })),
       );
     }
 

@@ -47,9 +47,10 @@ export async function freePorts(n: number): Promise<number[]> {
  * shared machine (the bench starts no audit service: its target is a free port, and the gateway's
  * readiness does not count it), and the key their calls are asserted with (INTERNAL_CALL_KEY).
  */
-export async function grpcPortsEnv(): Promise<Record<string, string>> {
+export async function grpcPortsEnv(base?: number): Promise<Record<string, string>> {
   const services = ['IDENTITY', 'DIRECTORY', 'NOTIFICATION', 'COMMERCE', 'AUDIT'];
-  const ports = await freePorts(services.length);
+  // `base` (BENCH_GRPC_PORT_BASE): consecutive ports from it, where a machine gives each user a range.
+  const ports = base ? services.map((_, i) => base + i) : await freePorts(services.length);
   return {
     ...Object.fromEntries(services.flatMap((s, i) => [[`${s}_GRPC_PORT`, String(ports[i])], [`${s}_GRPC_TARGET`, `127.0.0.1:${ports[i]}`]])),
     INTERNAL_CALL_KEY: randomBytes(32).toString('base64'),

@@ -37,6 +37,24 @@ export const bodyLimits = {
     },
   },
   '/api/v1/me/passkeys/{id}': { patch: { name: { required: true, type: 'string', minLength: 1, maxLength: 64 } } },
+  '/api/v1/me': {
+    put: {
+      firstName: { type: 'string', minLength: 1, maxLength: 100 },
+      lastName: { type: 'string', minLength: 1, maxLength: 100 },
+    },
+  },
+  '/api/v1/me/password': {
+    post: {
+      currentPassword: { required: true, type: 'string', minLength: 1, maxLength: 128 },
+      newPassword: { required: true, type: 'string', minLength: 1, maxLength: 128 },
+    },
+  },
+  '/api/v1/me/email': {
+    post: {
+      email: { required: true, type: 'string', minLength: 3, maxLength: 320 },
+      currentPassword: { required: true, type: 'string', minLength: 1, maxLength: 128 },
+    },
+  },
   '/api/v1/users/{id}/mfa/reset': { post: { reason: { required: true, type: 'string', minLength: 1, maxLength: 500 } } },
   '/api/v1/users': {
     post: {

@@ -13,6 +13,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { SignJWT, calculateJwkThumbprint, exportJWK } from 'jose';
 import type * as openidClient from 'openid-client';
+import { eventually } from '@iam/platform/testing';
 import { ADMIN, type TestSystem, http, startTestSystem } from './harness';
 import { signInOverHttp } from './support/oidc-rp';
 
@@ -110,6 +111,14 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
     const svc = await oc.clientCredentialsGrant(config);
     expect((await fetch(`${issuer}/api/v1/users`, { headers: { authorization: `Bearer ${svc.access_token}` } })).status).toBe(200);
     expect(await rowsOf(doomed.clientId)).toBeGreaterThan(0);
+    // The audit trail: the consent, by the user, from the caller's address; the sign-in as REST logins record it.
+    const consent = await eventually(async () => {
+      const r = await http(issuer, 'GET', `/api/v1/audit-events?targetId=${doomed.clientId}&action=consent.`, { token: admin });
+      return r.json.items[0] as { action: string; actor: { type: string; email?: string }; changes: unknown[]; clientIp?: string } | undefined;
+    });
+    expect(consent).toMatchObject({ action: 'consent.granted', actor: { type: 'user', email: ADMIN.email }, changes: [{ field: 'scopes', after: ['email', 'offline_access', 'openid'] }], clientIp: '127.0.0.1' });
+    const login = await http(issuer, 'GET', `/api/v1/audit-events?action=login.succeeded&pageSize=1`, { token: admin });
+    expect(login.json.items[0]).toMatchObject({ action: 'login.succeeded', clientIp: '127.0.0.1' });
 
     const del = await http(issuer, 'DELETE', `/api/v1/clients/${doomed.clientId}`, { token: admin });
     expect(del.status).toBe(204);

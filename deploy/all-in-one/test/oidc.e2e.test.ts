@@ -14,7 +14,7 @@ import { type OAuthClient, StaticClientLookup } from '@iam/identity';
 import type * as openidClient from 'openid-client';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { ADMIN, type TestSystem, startTestSystem } from './harness';
-import { signInOverHttp } from './support/oidc-rp';
+import { CookieJar, signInOverHttp } from './support/oidc-rp';
 
 type OpenIdClient = typeof openidClient;
 
@@ -48,6 +48,16 @@ const DOOMED: OAuthClient = { ...WEB_BASE(), clientId: 'rp-doomed', name: 'Doome
 function WEB_BASE(): Omit<OAuthClient, 'clientId' | 'name'> {
   return { ...base, type: 'confidential', grantTypes: ['authorization_code', 'refresh_token'] };
 }
+const PAR_SECRET = randomBytes(24).toString('base64url');
+const PAR_ONLY: OAuthClient = { ...WEB_BASE(), clientId: 'rp-par', name: 'PAR app', requirePar: true };
+const DEVICE: OAuthClient = {
+  ...base,
+  clientId: 'rp-tv',
+  name: 'Living-room TV',
+  type: 'public',
+  redirectUris: [],
+  grantTypes: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+};
 const SPA: OAuthClient = { ...base, clientId: 'rp-spa', name: 'First-party app', type: 'public', grantTypes: ['authorization_code', 'refresh_token'], firstParty: true };
 
 /** The OAuth error code of a refused call (a body error, or a WWW-Authenticate challenge for client authentication). */
@@ -94,11 +104,15 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
   let issuer: string;
   let browser: Browser;
   let userDataDir: string;
-  const clients = new StaticClientLookup([{ client: WEB, secret: WEB_SECRET }, { client: SPA }, { client: SERVICE, secret: SERVICE_SECRET }, { client: DOOMED, secret: DOOMED_SECRET }]);
+  const clients = new StaticClientLookup([{ client: WEB, secret: WEB_SECRET }, { client: SPA }, { client: SERVICE, secret: SERVICE_SECRET }, { client: DOOMED, secret: DOOMED_SECRET },
+    { client: PAR_ONLY, secret: PAR_SECRET },
+    { client: DEVICE },
+  ]);
 
   beforeAll(async () => {
     oc = await import('openid-client');
-    const port = await freePort();
+    // OIDC_E2E_PORT: a fixed port where the machine asks for one (the issuer must be known before start).
+    const port = Number(process.env.OIDC_E2E_PORT ?? 0) || (await freePort());
     issuer = `http://127.0.0.1:${port}`;
     system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: issuer }, identityClients: clients });
     userDataDir = mkdtempSync(join(tmpdir(), 'oidc-chromium-'));
@@ -111,7 +125,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
   });
 
-  const discover = (c: OAuthClient, secret?: string) =>
+  const discover = (c: OAuthClient, secret?: string): ReturnType<OpenIdClient['discovery']> =>
     oc.discovery(new URL(issuer), c.clientId, secret ? { client_secret: secret } : undefined, secret ? oc.ClientSecretBasic(secret) : oc.None(), {
       execute: [oc.allowInsecureRequests],
     });
@@ -354,5 +368,131 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     expect(payload).toEqual(expect.objectContaining({ iss: issuer, aud: 'iam-api', sub: claims.sub, client_id: WEB.clientId, email: ADMIN.email, roles: expect.arrayContaining(['Administrator']) }));
     const users = await fetch(`${issuer}/api/v1/users`, { headers: { authorization: `Bearer ${api.access_token}` } });
     expect(users.status).toBe(200);
+  }, 60_000);
+  it('[OIDCC-basic prompt=none, RP-initiated logout] a signed-in agent gets a code with prompt=none; after logout at the provider, login_required', async () => {
+    const config = await discover(WEB, WEB_SECRET);
+    const jar = new CookieJar();
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url, { jar });
+    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    // oidcc-prompt-none-logged-in: the session answers without a page.
+    const silent = await authorization(config, { prompt: 'none', scope: 'openid email' });
+    const back = await signInOverHttp(silent.url, { jar });
+    expect(back.url.searchParams.get('code')).toBeTruthy();
+    expect(back.url.searchParams.get('iss')).toBe(issuer);
+    // oidcc-prompt-login: prompt=login shows the sign-in page again although the session is alive.
+    const again = await signInOverHttp((await authorization(config, { prompt: 'login', scope: 'openid' })).url, { jar, signIn: false });
+    expect(again.status).toBe(200);
+    expect(again.body).toContain('<h1>Sign in</h1>');
+
+    // RP-initiated logout: the provider asks, the user confirms, the agent goes to the registered post-logout URI.
+    const endUrl = oc.buildEndSessionUrl(config, { id_token_hint: t.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:21999/signed-out', state: 'bye' });
+    const ask = await jar.fetch(endUrl);
+    expect(ask.status).toBe(200);
+    const page = await ask.text();
+    expect(page).toContain('Sign out');
+    const action = /<form[^>]*id="op.logoutForm"[^>]*action="([^"]+)"|<form[^>]*action="([^"]+)"[^>]*id="op.logoutForm"/.exec(page);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(page)?.[1];
+    expect(xsrf).toBeDefined();
+    const confirmed = await jar.fetch(new URL((action?.[1] ?? action?.[2])!, issuer), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf: xsrf!, logout: 'yes' }).toString(),
+    });
+    expect(confirmed.status).toBe(303);
+    const signedOut = new URL(confirmed.headers.get('location')!);
+    expect(`${signedOut.origin}${signedOut.pathname}`).toBe('http://127.0.0.1:21999/signed-out');
+    expect(signedOut.searchParams.get('state')).toBe('bye');
+    // oidcc-prompt-none-not-logged-in: the session is gone.
+    const after = await signInOverHttp((await authorization(config, { prompt: 'none', scope: 'openid email' })).url, { jar });
+    expect(after.url.searchParams.get('error')).toBe('login_required');
+    expect(after.url.searchParams.get('code')).toBeNull();
+    // The refresh token of the grant lives on (logout ends the provider session, not offline grants).
+    await expect(oc.refreshTokenGrant(config, t.refresh_token!)).resolves.toBeDefined();
+  });
+
+  it('[userinfo] GET with the bearer header, POST with the header, and a revoked access token refused', async () => {
+    const config = await discover(WEB, WEB_SECRET);
+    const a = await authorization(config, { scope: 'openid email profile' });
+    const end = await signInOverHttp(a.url);
+    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    const sub = t.claims()!.sub;
+    expect(await oc.fetchUserInfo(config, t.access_token, sub)).toEqual(expect.objectContaining({ sub, email: ADMIN.email, given_name: expect.any(String) }));
+    // oidcc-userinfo-post-header
+    const post = await fetch(`${issuer}/oidc/me`, { method: 'POST', headers: { authorization: `Bearer ${t.access_token}` } });
+    expect(post.status).toBe(200);
+    expect(((await post.json()) as { sub: string }).sub).toBe(sub);
+    // The userinfo token is opaque: revocation ends it at once.
+    await oc.tokenRevocation(config, t.access_token);
+    expect(await oauthError(oc.fetchUserInfo(config, t.access_token, sub))).toBe('invalid_token');
+  });
+
+  it('PAR (RFC 9126): a client that must push is refused a plain request; the pushed request_uri signs in once', async () => {
+    const config = await discover(PAR_ONLY, PAR_SECRET);
+    const plain = await authorization(config);
+    const r = await fetch(plain.url, { redirect: 'manual' });
+    const refusedAt = r.headers.get('location') ? new URL(r.headers.get('location')!).searchParams.get('error') : String(r.status);
+    expect(['invalid_request', '400']).toContain(refusedAt);
+    const verifier = oc.randomPKCECodeVerifier();
+    const state = oc.randomState();
+    const pushed = await oc.buildAuthorizationUrlWithPAR(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid email',
+      code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      prompt: 'consent',
+    });
+    expect([...pushed.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+    expect(pushed.searchParams.get('request_uri')).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+    const end = await signInOverHttp(pushed);
+    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: verifier, expectedState: state });
+    expect(t.claims()!.email).toBe(ADMIN.email);
+    // The request_uri is single use.
+    const reused = await fetch(pushed, { redirect: 'manual' });
+    const reusedError = reused.headers.get('location') ? new URL(reused.headers.get('location')!).searchParams.get('error') : String(reused.status);
+    expect(reusedError).not.toBeNull();
+    expect(reused.headers.get('location') ?? '').not.toContain('code=');
+  });
+
+  browserIt('device flow (RFC 8628): the user code page (accessible) filled in Chromium, the device polls for its tokens; a wrong code is refused', async () => {
+    const config = await discover(DEVICE);
+    const d = await oc.initiateDeviceAuthorization(config, { scope: 'openid email offline_access' });
+    expect(d.verification_uri).toBe(`${issuer}/oidc/device`);
+    expect(d.user_code).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
+    // The device polls while the user goes through the pages.
+    const polled = oc.pollDeviceAuthorizationGrant(config, d);
+    const context = await browser.newContext({ viewport: { width: 1000, height: 800 }, bypassCSP: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    try {
+      await page.goto(d.verification_uri);
+      await page.getByRole('heading', { name: 'Connect a device' }).waitFor();
+      expect(await axe(page)).toEqual([]);
+      await page.getByLabel('Code').fill('BCDF-GHJK');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('heading', { name: 'Connect a device' }).waitFor();
+      await expect(page.getByText('The code is not valid or has expired.').isVisible()).resolves.toBe(true);
+      await page.getByLabel('Code').fill(d.user_code);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('heading', { name: 'Confirm the device' }).waitFor();
+      expect(await axe(page)).toEqual([]);
+      await expect(page.getByText(d.user_code).isVisible()).resolves.toBe(true);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await page.getByLabel('Email').fill(ADMIN.email);
+      await page.getByLabel('Password').fill(ADMIN.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Allow access' }).waitFor();
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.getByRole('heading', { name: 'Device connected' }).waitFor();
+    } finally {
+      await context.close();
+    }
+    const t = await polled;
+    expect(t.claims()!.email).toBe(ADMIN.email);
+    expect(t.refresh_token).toBeDefined();
+    // The device code is single use.
+    expect(await oauthError(oc.pollDeviceAuthorizationGrant(config, { ...d, interval: 0 }))).toBeDefined();
   }, 60_000);
 });

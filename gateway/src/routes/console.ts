@@ -15,7 +15,9 @@
  * `form-action 'self'`, no framing (`frame-ancestors 'none'`, `X-Frame-Options: DENY`),
  * `Referrer-Policy: no-referrer` (no request they make names the page), `no-store`; the access
  * log names the route, never the query. The page reads the token and removes it from the address
- * bar at once (history.replaceState).
+ * bar at once (history.replaceState). The account page, /account, is the third: it signs in
+ * through the OpenID provider (its redirect URI carries the code and state for a moment) and
+ * gets the same headers.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -36,8 +38,8 @@ export const GRAPHIQL_CSP = `${COMMON}; script-src 'self'; worker-src 'self'; st
 
 export const GRAPHIQL_PATH = '/graphiql';
 
-/** The hosted pages of the email actions: path → built file. */
-export const HOSTED_PAGES = { '/reset-password': 'reset-password.html', '/verify-email': 'verify-email.html' } as const;
+/** The hosted pages (the email actions', the account page): path → built file. */
+export const HOSTED_PAGES = { '/reset-password': 'reset-password.html', '/verify-email': 'verify-email.html', '/account': 'account.html' } as const;
 /** A hosted page: the console's policy, no base element, forms to this origin only. */
 export const HOSTED_PAGE_CSP = `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
 

@@ -31,6 +31,7 @@ import type { GatewayConfig } from '../config';
 import type { Upstreams } from '../upstreams';
 import { anonymousAuthRoutes, loginRoute } from './auth/anonymous';
 import { adminSecurityRoutes, anonymousMfaRoutes, meRoutes } from './auth/mfa';
+import { accountRoutes } from './auth/account';
 import { sessionRoutes } from './auth/session';
 import { authenticated, requiring } from './audiences';
 import { type CollectionSpec, type Dialect, collectionRoutes, compactDialect, fullDialect } from './collections/collection';
@@ -69,6 +70,7 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
     authenticated(deps.authenticator, async (ctx) => {
       await ctx.register(sessionRoutes, deps);
       await ctx.register(meRoutes, deps);
+      await ctx.register(accountRoutes, deps);
       await ctx.register(requiring(USERS_MANAGE, (r) => r.register(adminSecurityRoutes, deps)));
       await mountCollection(ctx, cachedSpec(users(u), c, 'user'), fullDialect('/api/v1/users'));
       await mountCollection(ctx, cachedSpec(roles(u), c, 'role'), fullDialect('/api/v1/roles'));

@@ -11,6 +11,7 @@ import { identityGrpc } from './api/grpc';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
 import { createClientUseCases } from './app/clients';
 import { createEmailActionUseCases } from './app/email-actions';
+import { createOpAudit } from './app/op-audit';
 import { createPasskeyUseCases } from './app/passkeys';
 import { createSecondFactorUseCases } from './app/second-factor';
 import { createSessionUseCases } from './app/sessions';
@@ -131,6 +132,9 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       requests.start();
       // The OpenID provider on its own port, behind the gateway; its keys are the ring's.
       const op = config.op;
+      // Consent events, and issued tokens counted per client per minute (one event each, not one per grant).
+      const opAudit = createOpAudit({ uow, logger });
+      opAudit.start();
       // The registry's clients (the console's built-in one first), or a test's own.
       const opClients = opts.clients ?? stores.clients;
       const opHost = new OpHost(
@@ -153,6 +157,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               clients: opClients,
               principal: (id) => directory.principal(id),
               rolePermissions: async (roles) => [...new Set((await directory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
+              tokensIssued: (clientId, grantType) => opAudit.tokensIssued(clientId, grantType),
               sessions: {
                 signedIn: async (x) => {
                   await stores.sessions.startOp({ id: randomUUID(), ...x });
@@ -168,7 +173,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         logger,
       );
       await opHost.provider();
-      const opServer = await startOpServer(opRequestHandler({ prefix: op.prefix, provider: () => opHost.provider(), auth, secondFactor, passkeys, logger }), rt.bindHost, op.port);
+      const opServer = await startOpServer(opRequestHandler({ prefix: op.prefix, provider: () => opHost.provider(), auth, secondFactor, passkeys, audit: opAudit, logger }), rt.bindHost, op.port);
       logger.info({ port: opServer.port, issuer: op.publicUrl }, 'OpenID provider listening');
       opts.onOpListening?.(opServer.port);
       return {
@@ -186,6 +191,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         },
         stop: async () => {
           await new Promise<void>((resolve) => opServer.server.close(() => resolve()));
+          // The last window's counts, before the database closes.
+          await opAudit.stop();
           await requests.stop();
           keys.stop();
           directoryClient.close();

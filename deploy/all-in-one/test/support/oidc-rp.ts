@@ -8,9 +8,21 @@ import { ADMIN } from '../harness';
  * The same pages over plain HTTP with a cookie jar (the negative cases need no browser): follows
  * the redirects, posts the sign-in form and allows consent; answers where it ended.
  */
-export async function signInOverHttp(authUrl: URL, opts: { email?: string; password?: string; /** Where the RP's redirect URIs live (not followed). */ rpOrigin?: string } = {}): Promise<{ url: URL; status: number; body: string }> {
-  const jar = new Map<string, string>();
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+export async function signInOverHttp(
+  authUrl: URL,
+  opts: {
+    email?: string;
+    password?: string;
+    /** Where the RP's redirect URIs live (not followed). */
+    rpOrigin?: string;
+    /** The user agent's cookies, kept across calls (its provider session); a fresh one by default. */
+    jar?: CookieJar;
+    /** false: stop at the sign-in page instead of filling it (prompt=login checks). */
+    signIn?: boolean;
+  } = {},
+): Promise<{ url: URL; status: number; body: string }> {
+  const jar = opts.jar ?? new CookieJar();
+  const cookie = () => jar.header();
   let url = authUrl.href;
   let method = 'GET';
   let body: string | undefined;
@@ -22,11 +34,7 @@ export async function signInOverHttp(authUrl: URL, opts: { email?: string; passw
       headers: { cookie: cookie(), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
       body,
     });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const i = pair!.indexOf('=');
-      jar.set(pair!.slice(0, i), pair!.slice(i + 1));
-    }
+    jar.store(res);
     const location = res.headers.get('location');
     if (res.status >= 300 && res.status < 400 && location) {
       url = new URL(location, url).href;
@@ -36,7 +44,7 @@ export async function signInOverHttp(authUrl: URL, opts: { email?: string; passw
     }
     const text = await res.text();
     const action = /<form method="post" action="([^"]+)"/.exec(text)?.[1];
-    if (res.status === 200 && action?.endsWith('/login')) {
+    if (res.status === 200 && action?.endsWith('/login') && opts.signIn !== false) {
       url = new URL(action.replace(/&amp;/g, '&'), url).href;
       method = 'POST';
       body = new URLSearchParams({ email: opts.email ?? ADMIN.email, password: opts.password ?? ADMIN.password }).toString();
@@ -53,3 +61,31 @@ export async function signInOverHttp(authUrl: URL, opts: { email?: string; passw
   throw new Error('too many redirects');
 }
 
+
+/** A user agent's cookies: stored from responses (an expired or emptied one removed), sent back on every call. */
+export class CookieJar {
+  private readonly cookies = new Map<string, string>();
+
+  store(res: Response): void {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = c.split(';');
+      const i = pair!.indexOf('=');
+      const name = pair!.slice(0, i).trim();
+      const value = pair!.slice(i + 1);
+      const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a) || /^\s*expires=.*1970/i.test(a));
+      if (expired || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  /** fetch with these cookies, redirects not followed; the answer's cookies are kept. */
+  async fetch(url: string | URL, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...init.headers, cookie: this.header() } });
+    this.store(res);
+    return res;
+  }
+}

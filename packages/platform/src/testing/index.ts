@@ -71,7 +71,8 @@ export function urlAsRole(url: string, role: string): string {
 
 /** Creates an empty database; `drop()` removes it (terminating leftover connections). */
 export async function createTestDatabase(prefix = 'iam_test'): Promise<TestDatabase> {
-  const name = uniqueName(prefix).toLowerCase();
+  // IAM_TEST_DB_PREFIX: sessions sharing one PostgreSQL tell their databases apart (e.g. `dx_`).
+  const name = uniqueName(`${process.env.IAM_TEST_DB_PREFIX ?? ''}${prefix}`).toLowerCase();
   const admin = new Client({ connectionString: testPgUrl() });
   await admin.connect();
   try {

@@ -153,6 +153,24 @@ describe('audit trail: before and after of every change', () => {
     expect(cancelled!.changes[0]).toEqual({ field: 'status', before: 'placed', after: 'cancelled' });
   });
 
+  it('the OpenID provider: consent by the user, with its scopes; a window of tokens issued to a client as one tally', async () => {
+    const client = `rp-${randomUUID()}`;
+    await record(event(SUBJECTS.consentGranted, { userId: admin, clientId: client, scopes: ['openid', 'email'] }, { 'iam-actor-sub': admin, 'iam-client-ip': '203.0.113.8' }));
+    const windowStart = new Date('2026-01-01T00:00:00Z');
+    const windowEnd = new Date('2026-01-01T00:01:00Z');
+    await record(event(SUBJECTS.clientTokensIssued, { clientId: client, count: 42, byGrantType: { client_credentials: 40, refresh_token: 2 }, windowStart, windowEnd }, {}));
+    const [consent, tally] = await trail(client);
+    expect(consent).toMatchObject({ action: 'consent.granted', actor: { type: 'user', id: admin, email: 'root@example.com' }, target: { type: 'client', id: client }, clientIp: '203.0.113.8' });
+    expect(consent!.changes).toEqual([{ field: 'scopes', after: ['email', 'openid'] }]);
+    expect(tally).toMatchObject({ action: 'client.tokens_issued', actor: { type: 'system' }, target: { type: 'client', id: client } });
+    expect(tally!.changes).toEqual([
+      { field: 'count', after: 42 },
+      { field: 'byGrantType', after: { client_credentials: 40, refresh_token: 2 } },
+      { field: 'windowStart', after: windowStart.toISOString() },
+      { field: 'windowEnd', after: windowEnd.toISOString() },
+    ]);
+  });
+
   it('reading the trail needs audit.read now: a demoted reader, a non-holder and a call naming nobody are FORBIDDEN; no directory, UNAVAILABLE', async () => {
     const [reader, demoted] = [randomUUID(), randomUUID()];
     const access = new TestAccess().grant(reader, AUDIT_READ).grant(demoted, AUDIT_READ);

@@ -261,6 +261,23 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
     case SUBJECTS.clientDeleted:
     case SUBJECTS.clientSecretRotated:
       return describeClient(subject as typeof SUBJECTS.clientCreated, data);
+    case SUBJECTS.consentGranted: {
+      // The user allowed the client these scopes (the actor comes from the event's request context).
+      const e = decodeEvent(subject, data);
+      const known = await p.user(e.userId);
+      return {
+        action: 'consent.granted',
+        target: { type: 'client', id: e.clientId },
+        actor: { type: 'user', id: e.userId, ...(known ? { email: known.email } : {}) },
+        changes: changesOf(['scopes'], undefined, { scopes: [...e.scopes].sort() }),
+      };
+    }
+    case SUBJECTS.clientTokensIssued: {
+      // A window's tally (about a minute), never a token: how many, of which grant types.
+      const e = decodeEvent(subject, data);
+      const view: View = { count: e.count, byGrantType: { ...e.byGrantType }, windowStart: e.windowStart?.toISOString(), windowEnd: e.windowEnd?.toISOString() };
+      return { action: 'client.tokens_issued', target: { type: 'client', id: e.clientId }, changes: changesOf(['count', 'byGrantType', 'windowStart', 'windowEnd'], undefined, view) };
+    }
     case SUBJECTS.productCreated:
     case SUBJECTS.productUpdated:
     case SUBJECTS.productArchived:

@@ -44,7 +44,7 @@ export function identityConsumers(
         }
         const changed = new Set(payload.changedFields);
         if (changed.has('email')) {
-          const n = await deps.emailActions.invalidatePending(payload.userId);
+          const n = await deps.emailActions.invalidatePending(payload.userId, payload.email);
           if (n > 0) logger.info({ userId: payload.userId, invalidated: n }, 'pending email actions invalidated (email changed)');
         }
         const ends = e.subject === SUBJECTS.userDeleted || changed.has('password') || changed.has('email');

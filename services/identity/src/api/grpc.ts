@@ -98,6 +98,7 @@ export function identityGrpc(
           const c = await me(r.accessToken);
           return { sessions: (await sessions.list(c.sub, c.sid)).map(sessionOut) };
         },
+        verifyMyPassword: async (r) => (await auth.verifyPassword((await me(r.accessToken)).sub, r.password), {}),
         endMySession: async (r) => (await sessions.end((await me(r.accessToken)).sub, r.sessionId), { ended: 1 }),
         endMyOtherSessions: async (r) => {
           const c = await me(r.accessToken);

@@ -42,6 +42,13 @@ export interface AuthUseCases {
   passkeyLogin(response: unknown): Promise<{ tokens: TokenPair; principal: Principal }>;
   /** The provider's passwordless sign-in with a passkey: who signed in and how. */
   passkeySignIn(response: unknown): Promise<{ principal: Principal; amr: string[] }>;
+  /**
+   * The signed-in user's own password, asked again before a change to the account: the login's
+   * check (lockout, constant cost, the same failure event). VALIDATION on field currentPassword
+   * for a wrong password or a locked account (the caller is already authenticated: no 401);
+   * UNAUTHENTICATED when the user is gone.
+   */
+  verifyPassword(userId: string, password: string): Promise<void>;
   refresh(refreshToken: string): Promise<TokenPair>;
   revoke(accessToken: string): Promise<void>;
   /** Signature, expiry and the denylist. Throws UNAUTHENTICATED. */
@@ -141,15 +148,17 @@ export function createAuthUseCases(deps: {
     const expiresAt = new Date(Date.now() + s.refreshExpirySeconds * 1000);
     const familyId = randomUUID();
     const ctx = requestContext();
-    const access = await uow.run(async (tx) => {
-      const { subjectNotBefore } = await tx.refreshTokens.startFamily({ id: randomUUID(), familyId, userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt }, emailHash);
-      const authTime = new Date();
-      await tx.sessions.start({ id: familyId, userId: principal.userId, userAgent: ctx?.userAgent ?? '', ip: ctx?.clientIp ?? '', amr, authTime, expiresAt });
-      const issued = await tokens.issue(principal, { notBefore: subjectNotBefore, session: { sid: familyId, amr, authTime } });
-      await tx.sessions.recordToken(familyId, issued.jti, issued.expiresAt);
+    // The access token's jti is chosen first, so one statement starts the family, its session and
+    // the token's record (an upper bound of its expiry: its iat may move up after a revocation).
+    const jti = randomUUID();
+    const authTime = new Date();
+    const session = { userAgent: ctx?.userAgent ?? '', ip: ctx?.clientIp ?? '', amr, authTime, access: { jti, expiresAt: new Date(Date.now() + (s.accessExpirySeconds + 2) * 1000) } };
+    const subjectNotBefore = await uow.run(async (tx) => {
+      const started = await tx.refreshTokens.startFamily({ id: randomUUID(), familyId, userId: principal.userId, tokenHash: sha256(refreshToken), expiresAt }, emailHash, session);
       await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
-      return issued;
+      return started.subjectNotBefore;
     });
+    const access = await tokens.issue(principal, { jti, notBefore: subjectNotBefore, session: { sid: familyId, amr, authTime } });
     return pair(access, refreshToken, expiresAt);
   }
 
@@ -281,6 +290,23 @@ export function createAuthUseCases(deps: {
       const { principal, key, amr } = await passkeyVerified(response);
       await signedIn(principal, key);
       return { principal, amr };
+    },
+
+    async verifyPassword(userId, password) {
+      const account = await directory.principal(userId);
+      if (!account) throw AppError.unauthenticated('The account no longer exists.');
+      let verified;
+      try {
+        verified = await passwordVerified(account.email, password);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') {
+          throw AppError.validation('The current password is not correct.', [{ field: 'currentPassword', message: 'is not correct' }]);
+        }
+        throw err;
+      }
+      // The right password: its reservation is given back (a change to the account is not a sign-in).
+      await stores.lockouts.release(verified.key, s.maxFailedAttempts);
+      if (verified.principal.userId !== userId) throw AppError.unauthenticated('The account no longer exists.');
     },
 
     /**

@@ -45,8 +45,11 @@ export interface EmailActionUseCases {
   /** Records the request; UNAUTHENTICATED when the account is gone, RATE_LIMITED as above. */
   requestEmailVerification(userId: string): Promise<void>;
   confirmEmailVerification(token: string): Promise<void>;
-  /** Invalidates the user's pending tokens: they were mailed to an address the account no longer has. */
-  invalidatePending(userId: string): Promise<number>;
+  /**
+   * Invalidates the user's pending tokens: they were mailed to an address the account no longer
+   * has. Those mailed to `currentEmail` (the new address) stay.
+   */
+  invalidatePending(userId: string, currentEmail?: string): Promise<number>;
   /**
    * Processes up to `limit` due requests in one transaction: each is completed together with the
    * token and event it issues (none for an unknown account), kept for a later try when the
@@ -198,7 +201,7 @@ export function createEmailActionUseCases(deps: {
 
     completePasswordReset,
 
-    invalidatePending: (userId) => stores.emailActions.invalidateAllOf(userId),
+    invalidatePending: (userId, currentEmail) => stores.emailActions.invalidateAllOf(userId, currentEmail === undefined ? undefined : emailKey(currentEmail)),
 
     processRequests: (limit) =>
       uow.run(async (tx) => {

@@ -105,7 +105,7 @@ function newRecoveryCode(): string {
 const normaliseRecoveryCode = (c: string): string => c.toUpperCase().replace(/[\s-]/g, '');
 const recoveryHash = (userId: string, code: string): Buffer => sha256(`${userId}:${normaliseRecoveryCode(code)}`);
 
-type Stores = Pick<IdentityStores, 'totp' | 'recoveryCodes' | 'mfaChallenges' | 'lockouts' | 'passkeys'>;
+type Stores = Pick<IdentityStores, 'totp' | 'mfaStatus' | 'recoveryCodes' | 'mfaChallenges' | 'lockouts' | 'passkeys'>;
 
 export function createSecondFactorUseCases(deps: {
   settings: SecondFactorSettings;
@@ -122,13 +122,8 @@ export function createSecondFactorUseCases(deps: {
   const sealSecret = (userId: string, secret: Buffer) => seal(s.totpKey, secret, `totp:${userId}`);
   const openSecret = (userId: string, sealed: Buffer) => open(s.totpKey, sealed, `totp:${userId}`);
 
-  async function status(userId: string): Promise<MfaStatus> {
-    const [totp, left, passkeys] = await Promise.all([stores.totp.get(userId), stores.recoveryCodes.countLeft(userId), stores.passkeys.count(userId)]);
-    return {
-      totp: totp?.active ?? false,
-      passkeys,
-      recoveryCodesLeft: left,
-    };
+  function status(userId: string): Promise<MfaStatus> {
+    return stores.mfaStatus.get(userId);
   }
 
   async function pending(userId: string): Promise<TotpEnrolment> {

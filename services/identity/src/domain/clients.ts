@@ -93,7 +93,8 @@ export interface ClientStore extends ClientLookup {
 
 /**
  * The built-in clients, from configuration: the console (`iam-console`), a public first-party
- * client (code + PKCE, refresh tokens) served at `${publicUrl}/console/`.
+ * client (code + PKCE, refresh tokens) served at `${publicUrl}/console/`; the hosted account page
+ * (`${publicUrl}/account`) signs in as the same client.
  */
 export function builtInClients(publicUrl: string): readonly ClientRecord[] {
   const base = publicUrl.replace(/\/+$/, '');
@@ -103,8 +104,8 @@ export function builtInClients(publicUrl: string): readonly ClientRecord[] {
       clientId: CONSOLE_CLIENT_ID,
       name: 'IAM console',
       type: 'public',
-      redirectUris: [`${base}/console/`],
-      postLogoutRedirectUris: [`${base}/console/`],
+      redirectUris: [`${base}/console/`, `${base}/account`],
+      postLogoutRedirectUris: [`${base}/console/`, `${base}/account`],
       grantTypes: ['authorization_code', 'refresh_token'],
       roles: [],
       requirePar: false,

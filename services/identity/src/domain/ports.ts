@@ -51,8 +51,12 @@ export interface EmailActionStore {
   claim(tokenHash: Buffer, purpose: EmailPurpose): Promise<{ id: string; userId: string; emailHash: Buffer } | null>;
   /** Undoes a claim whose action failed (e.g. a weak new password), so the token can be used again. */
   release(id: string): Promise<void>;
-  /** Invalidates every pending token of the user (its address changed); returns how many. */
-  invalidateAllOf(userId: string): Promise<number>;
+  /**
+   * Invalidates every pending token of the user (its address changed), but those mailed to the
+   * address whose hash is `keep` (the new one: a verification asked for right after the change
+   * may be issued before the change's event is handled); returns how many.
+   */
+  invalidateAllOf(userId: string, keep?: Buffer): Promise<number>;
 }
 
 /** An accepted email-action request waiting to be processed. */
@@ -112,9 +116,15 @@ export interface PublishedKeys {
 export interface RefreshTokenStore {
   /**
    * Inserts the first token of a new family and clears the email's failed-login count, atomically;
-   * returns the subject's revocation time, if any (see SubjectRevocationStore).
+   * returns the subject's revocation time, if any (see SubjectRevocationStore). With `session`, the
+   * same statement starts the family's session (its id is the family's) and records its first
+   * access token (its jti and an upper bound of its expiry).
    */
-  startFamily(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }, emailHash: Buffer): Promise<{ subjectNotBefore: Date | null }>;
+  startFamily(
+    r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date },
+    emailHash: Buffer,
+    session?: { userAgent: string; ip: string; amr: readonly string[]; authTime: Date; access: { jti: string; expiresAt: Date } },
+  ): Promise<{ subjectNotBefore: Date | null }>;
   /**
    * Rotates atomically: marks the live token with `hash` rotated and inserts its successor in the
    * same family. When the token with `hash` was itself rotated at most `graceSeconds` ago (a client
@@ -174,6 +184,11 @@ export interface DenylistStore {
 }
 
 /** A user's TOTP secret (sealed by the use case; this store never sees it open). */
+/** What second factors a user has, read in one statement (every sign-in asks). */
+export interface MfaStatusStore {
+  get(userId: string): Promise<{ totp: boolean; passkeys: number; recoveryCodesLeft: number }>;
+}
+
 export interface TotpStore {
   get(userId: string): Promise<{ sealedSecret: Buffer; active: boolean; lastStep: number } | null>;
   /** Stores a pending secret, replacing a pending one; false (nothing changed) when one is active. */
@@ -303,6 +318,7 @@ export interface IdentityStores {
   readonly throttle: ThrottleStore;
   readonly emailRequests: EmailActionRequestStore;
   readonly totp: TotpStore;
+  readonly mfaStatus: MfaStatusStore;
   readonly recoveryCodes: RecoveryCodeStore;
   readonly mfaChallenges: MfaChallengeStore;
   readonly sessions: SessionStore;

@@ -45,7 +45,8 @@ function describeClientStoreContract(name: string, make: () => Promise<ClientSto
         builtIn: true,
         firstParty: true,
         grantTypes: ['authorization_code', 'refresh_token'],
-        redirectUris: ['http://localhost:8080/console/'],
+        redirectUris: ['http://localhost:8080/console/', 'http://localhost:8080/account'],
+        postLogoutRedirectUris: ['http://localhost:8080/console/', 'http://localhost:8080/account'],
       });
       expect(await store.verifySecret(CONSOLE_CLIENT_ID, '')).toBe(false);
       await create();

@@ -5,6 +5,7 @@ import type { ClientRecord } from '../domain/clients';
 import { PgMfaChallenges, PgPasskeys, PgRecoveryCodes, PgSessions, PgTotp, PgWebauthnChallenges } from './mfa-stores';
 import type { RefreshRecord } from '../domain/model';
 import { PgClientStore } from './client-store';
+import { PgMfaStatus } from './mfa-status';
 import { PgProviderGrants } from './oidc/pg-adapter';
 import type { DenylistStore, EmailActionRequest, EmailActionRequestStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, TokenSession, UnitOfWork } from '../domain/ports';
 
@@ -62,10 +63,10 @@ const ROTATE_SQL = `WITH RECURSIVE ${RETRY_CHAIN('$4')},
          RETURNING family_id, user_id, expires_at),
        touched AS (
          UPDATE sessions s SET last_used_at = now() FROM successor
-          WHERE $5::uuid IS NOT NULL AND s.id = successor.family_id AND s.ended_at IS NULL
+          WHERE $5::text IS NOT NULL AND s.id = successor.family_id AND s.ended_at IS NULL
           RETURNING s.id, s.amr, s.auth_time),
        recorded AS (
-         INSERT INTO session_access_tokens (jti, session_id, expires_at) SELECT $5::uuid, id, $6::timestamptz FROM touched)
+         INSERT INTO session_access_tokens (jti, session_id, expires_at) SELECT $5::text, id, $6::timestamptz FROM touched)
        SELECT successor.family_id, successor.user_id, successor.expires_at,
               (SELECT not_before FROM revoked_subjects r WHERE r.user_id = successor.user_id) AS not_before,
               touched.id AS session_id, touched.amr, touched.auth_time
@@ -79,7 +80,25 @@ const FIND_SQL = `WITH RECURSIVE ${RETRY_CHAIN('$2')}
 class PgRefreshTokens implements RefreshTokenStore {
   constructor(private readonly m: EntityManager) {}
 
-  async startFamily(r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date }, emailHash: Buffer): Promise<{ subjectNotBefore: Date | null }> {
+  async startFamily(
+    r: { id: string; familyId: string; userId: string; tokenHash: Buffer; expiresAt: Date },
+    emailHash: Buffer,
+    session?: { userAgent: string; ip: string; amr: readonly string[]; authTime: Date; access: { jti: string; expiresAt: Date } },
+  ): Promise<{ subjectNotBefore: Date | null }> {
+    if (session) {
+      // A sign-in: the family, its session and the session's first access token in one statement.
+      const [row] = await this.m.query<Array<{ not_before: Date | null }>>(
+        `WITH cleared AS (DELETE FROM login_failures WHERE email_hash = $6),
+              family AS (INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5) RETURNING family_id),
+              started AS (
+                INSERT INTO sessions (id, user_id, user_agent, ip, amr, auth_time, expires_at)
+                SELECT family_id, $3::uuid, $7::text, $8::text, $9::text[], $10::timestamptz, $5::timestamptz FROM family RETURNING id),
+              recorded AS (INSERT INTO session_access_tokens (jti, session_id, expires_at) SELECT $11::text, id, $12::timestamptz FROM started)
+         SELECT (SELECT not_before FROM revoked_subjects WHERE user_id = $3) AS not_before`,
+        [r.id, r.familyId, r.userId, r.tokenHash, r.expiresAt, emailHash, session.userAgent, session.ip, [...session.amr], session.authTime, session.access.jti, session.access.expiresAt],
+      );
+      return { subjectNotBefore: row?.not_before ?? null };
+    }
     const [row] = await this.m.query<Array<{ not_before: Date | null }>>(
       `WITH cleared AS (DELETE FROM login_failures WHERE email_hash = $6)
        INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5)
@@ -258,10 +277,10 @@ class PgEmailActions implements EmailActionStore {
     await this.m.query('UPDATE email_action_tokens SET used_at = NULL WHERE id = $1', [id]);
   }
 
-  async invalidateAllOf(userId: string): Promise<number> {
+  async invalidateAllOf(userId: string, keep?: Buffer): Promise<number> {
     const [, n] = await this.m.query<[unknown, number]>(
-      'UPDATE email_action_tokens SET invalidated_at = now() WHERE user_id = $1 AND used_at IS NULL AND invalidated_at IS NULL',
-      [userId],
+      'UPDATE email_action_tokens SET invalidated_at = now() WHERE user_id = $1 AND used_at IS NULL AND invalidated_at IS NULL AND ($2::bytea IS NULL OR email_hash <> $2::bytea)',
+      [userId, keep ?? null],
     );
     return n;
   }
@@ -349,6 +368,7 @@ export function pgIdentityStores(m: EntityManager, builtInClients: readonly Clie
     throttle: new PgThrottle(m),
     emailRequests: new PgEmailActionRequests(m),
     totp: new PgTotp(m),
+    mfaStatus: new PgMfaStatus(m),
     recoveryCodes: new PgRecoveryCodes(m),
     mfaChallenges: new PgMfaChallenges(m),
     sessions: new PgSessions(m),

@@ -9,9 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { dirname, join } from 'node:path';
-import { AppError, type Logger } from '@iam/platform';
+import { AppError, type Logger, requestContext, withRequestContext } from '@iam/platform';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthUseCases } from '../../app/auth';
+import type { OpAudit } from '../../app/op-audit';
 import type { Factor, SecondFactorUseCases } from '../../app/second-factor';
 import type { PasskeyUseCases } from '../../app/passkeys';
 import type { OpPages, Provider } from '../../infra/oidc/provider';
@@ -108,6 +109,8 @@ export interface OpHttpDeps {
   readonly auth: Pick<AuthUseCases, 'signIn' | 'completeSignIn' | 'passkeySignIn'>;
   readonly secondFactor: Pick<SecondFactorUseCases, 'enrolWithToken' | 'webauthnOptions' | 'passkeyEnrolmentOptions'>;
   readonly passkeys: Pick<PasskeyUseCases, 'signInOptions'>;
+  /** Consent in the audit trail (sign-ins are the REST login's own events). */
+  readonly audit: Pick<OpAudit, 'consentGranted'>;
   readonly logger: Logger;
 }
 
@@ -252,12 +255,19 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
     if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [resource, s] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, s.join(' '));
     const grantId = await grant.save();
+    // The user is the actor of their consent (the request's IP and user agent come with it).
+    if (accountId) await withRequestContext({ ...requestContext(), actor: accountId }, () => d.audit.consentGranted(accountId, clientId, [...scopes, ...Object.values(missing.missingResourceScopes ?? {}).flat()].filter((v, i, a) => a.indexOf(v) === i)));
     d.logger.info({ clientId, accountId }, 'OpenID consent granted');
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
   return (req, res) => {
-    void (async () => {
+    // The caller's address as the gateway saw it (it replaces any X-Forwarded-For a client sent):
+    // sign-in and consent events carry it, as REST logins do.
+    const ip = req.headers['x-forwarded-for'];
+    const ua = req.headers['user-agent'];
+    const context = { clientIp: typeof ip === 'string' ? ip.split(',').pop()!.trim() : undefined, userAgent: typeof ua === 'string' ? ua : undefined };
+    void withRequestContext(context, async () => {
       const path = (req.url ?? '/').split('?')[0]!;
       if (req.method === 'GET' && path === prefix + STYLESHEET_PATH) {
         res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
@@ -273,7 +283,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       const m = interaction.exec(path);
       if (m) return page(req, res, provider, m[2]);
       await provider.callback()(req, res);
-    })().catch((err: unknown) => {
+    }).catch((err: unknown) => {
       const known = err instanceof Error && ['SessionNotFound', 'InvalidRequest'].includes(err.name);
       if (!known) d.logger.error({ err }, 'OpenID provider page failed');
       if (res.headersSent) return void res.end();

@@ -42,6 +42,8 @@ export interface OpDeps {
   readonly principal: (userId: string) => Promise<Principal | null>;
   /** The permissions of a service account's roles (asked of the directory). */
   readonly rolePermissions: (roles: readonly string[]) => Promise<string[]>;
+  /** Each token endpoint answer, by client and grant type (counted for the audit, never written one by one). */
+  readonly tokensIssued?: (clientId: string, grantType: string) => void;
   readonly sessions?: OpSessionHooks;
   readonly logger: Logger;
 }
@@ -154,6 +156,11 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     // The ID token carries the claims its scopes allow (DESIGN §5), not only userinfo.
     conformIdTokenClaims: false,
     rotateRefreshToken: true,
+    // A first-party client (the console, the account page) gets a refresh token without
+    // offline_access: like every token of such a grant it expires with the OP session
+    // (expiresWithSession), so it keeps a page signed in while the session lives and dies with
+    // sign-out. Others get one only with offline_access (which asks for consent).
+    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && (code.scopes.has('offline_access') || client[FIRST_PARTY] === true),
     ttl: {
       AccessToken: s.accessTokenSeconds,
       ClientCredentials: s.accessTokenSeconds,
@@ -232,6 +239,11 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     return deps.clients.verifySecret(this.clientId, actual);
   };
   provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
+  provider.on('grant.success', (ctx) => {
+    const clientId = ctx.oidc.client?.clientId;
+    const grantType = ctx.oidc.params?.grant_type;
+    if (clientId && typeof grantType === 'string') deps.tokensIssued?.(clientId, grantType);
+  });
   const hooks = deps.sessions;
   if (hooks) {
     const failed = (err: unknown) => deps.logger.error({ err }, 'OpenID provider session record failed');

@@ -157,6 +157,36 @@ export interface AccountUnlocked {
   userId: string;
 }
 
+/**
+ * identity.consent.granted: a user allowed a client the scopes on the provider's consent page
+ * (first-party clients are not asked, so have none). The grant it made is kept; the client is not
+ * asked again for these scopes.
+ */
+export interface ConsentGranted {
+  userId: string;
+  clientId: string;
+  scopes: string[];
+}
+
+/**
+ * identity.client.tokens_issued: how many token responses the OpenID provider gave one client in
+ * one window (about a minute), by grant type. Aggregated on purpose: a write per issued token
+ * would cap the grant rate (services/identity/README.md, "Auditing"). Counts of one process: with
+ * several identity replicas each reports its own.
+ */
+export interface ClientTokensIssued {
+  clientId: string;
+  count: number;
+  byGrantType: { [key: string]: number };
+  windowStart: Date | undefined;
+  windowEnd: Date | undefined;
+}
+
+export interface ClientTokensIssued_ByGrantTypeEntry {
+  key: string;
+  value: number;
+}
+
 function createBaseTokenRevoked(): TokenRevoked {
   return { jti: "", userId: "", expiresAt: undefined };
 }
@@ -1246,6 +1276,266 @@ export const AccountUnlocked: MessageFns<AccountUnlocked> = {
   fromPartial(object: DeepPartial<AccountUnlocked>): AccountUnlocked {
     const message = createBaseAccountUnlocked();
     message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseConsentGranted(): ConsentGranted {
+  return { userId: "", clientId: "", scopes: [] };
+}
+
+export const ConsentGranted: MessageFns<ConsentGranted> = {
+  encode(message: ConsentGranted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(18).string(message.clientId);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConsentGranted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConsentGranted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ConsentGranted>): ConsentGranted {
+    return ConsentGranted.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ConsentGranted>): ConsentGranted {
+    const message = createBaseConsentGranted();
+    message.userId = object.userId ?? "";
+    message.clientId = object.clientId ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseClientTokensIssued(): ClientTokensIssued {
+  return { clientId: "", count: 0, byGrantType: {}, windowStart: undefined, windowEnd: undefined };
+}
+
+export const ClientTokensIssued: MessageFns<ClientTokensIssued> = {
+  encode(message: ClientTokensIssued, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    if (message.count !== 0) {
+      writer.uint32(16).int32(message.count);
+    }
+    globalThis.Object.entries(message.byGrantType).forEach(([key, value]: [string, number]) => {
+      ClientTokensIssued_ByGrantTypeEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    if (message.windowStart !== undefined) {
+      Timestamp.encode(toTimestamp(message.windowStart), writer.uint32(34).fork()).join();
+    }
+    if (message.windowEnd !== undefined) {
+      Timestamp.encode(toTimestamp(message.windowEnd), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClientTokensIssued {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClientTokensIssued();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.count = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = ClientTokensIssued_ByGrantTypeEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.byGrantType[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.windowStart = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.windowEnd = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ClientTokensIssued>): ClientTokensIssued {
+    return ClientTokensIssued.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClientTokensIssued>): ClientTokensIssued {
+    const message = createBaseClientTokensIssued();
+    message.clientId = object.clientId ?? "";
+    message.count = object.count ?? 0;
+    message.byGrantType = (globalThis.Object.entries(object.byGrantType ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.windowStart = object.windowStart ?? undefined;
+    message.windowEnd = object.windowEnd ?? undefined;
+    return message;
+  },
+};
+
+function createBaseClientTokensIssued_ByGrantTypeEntry(): ClientTokensIssued_ByGrantTypeEntry {
+  return { key: "", value: 0 };
+}
+
+export const ClientTokensIssued_ByGrantTypeEntry: MessageFns<ClientTokensIssued_ByGrantTypeEntry> = {
+  encode(message: ClientTokensIssued_ByGrantTypeEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClientTokensIssued_ByGrantTypeEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClientTokensIssued_ByGrantTypeEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ClientTokensIssued_ByGrantTypeEntry>): ClientTokensIssued_ByGrantTypeEntry {
+    return ClientTokensIssued_ByGrantTypeEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClientTokensIssued_ByGrantTypeEntry>): ClientTokensIssued_ByGrantTypeEntry {
+    const message = createBaseClientTokensIssued_ByGrantTypeEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
     return message;
   },
 };

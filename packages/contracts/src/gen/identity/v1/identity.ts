@@ -184,6 +184,15 @@ export interface SessionList {
   sessions: Session[];
 }
 
+/**
+ * The caller's own password, asked again before a change to the account (the account page's
+ * password and email changes): the login's check, lockout and audit events included.
+ */
+export interface VerifyMyPasswordRequest {
+  accessToken: string;
+  password: string;
+}
+
 export interface EndSessionRequest {
   accessToken: string;
   sessionId: string;
@@ -2075,6 +2084,73 @@ export const SessionList: MessageFns<SessionList> = {
   fromPartial(object: DeepPartial<SessionList>): SessionList {
     const message = createBaseSessionList();
     message.sessions = object.sessions?.map((e) => Session.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseVerifyMyPasswordRequest(): VerifyMyPasswordRequest {
+  return { accessToken: "", password: "" };
+}
+
+export const VerifyMyPasswordRequest: MessageFns<VerifyMyPasswordRequest> = {
+  encode(message: VerifyMyPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyMyPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyMyPasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<VerifyMyPasswordRequest>): VerifyMyPasswordRequest {
+    return VerifyMyPasswordRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<VerifyMyPasswordRequest>): VerifyMyPasswordRequest {
+    const message = createBaseVerifyMyPasswordRequest();
+    message.accessToken = object.accessToken ?? "";
+    message.password = object.password ?? "";
     return message;
   },
 };
@@ -4008,6 +4084,17 @@ export const IdentityServiceService = {
     responseSerialize: (value: WebauthnJson): Buffer => Buffer.from(WebauthnJson.encode(value).finish()),
     responseDeserialize: (value: Buffer): WebauthnJson => WebauthnJson.decode(value),
   },
+  /** INVALID_ARGUMENT (field currentPassword) for a wrong password, which counts toward the lockout. */
+  verifyMyPassword: {
+    path: "/identity.v1.IdentityService/VerifyMyPassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyMyPasswordRequest): Buffer =>
+      Buffer.from(VerifyMyPasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyMyPasswordRequest => VerifyMyPasswordRequest.decode(value),
+    responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
+  },
   /** Sessions (REST refresh families). */
   listMySessions: {
     path: "/identity.v1.IdentityService/ListMySessions" as const,
@@ -4134,6 +4221,8 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   passkeySignIn: handleUnaryCall<PasskeySignInRequest, LoginResponse>;
   /** A passkey as the second factor of an mfa_token: request options naming the user's passkeys. */
   mfaWebauthnOptions: handleUnaryCall<EnrolWithMfaTokenRequest, WebauthnJson>;
+  /** INVALID_ARGUMENT (field currentPassword) for a wrong password, which counts toward the lockout. */
+  verifyMyPassword: handleUnaryCall<VerifyMyPasswordRequest, Accepted>;
   /** Sessions (REST refresh families). */
   listMySessions: handleUnaryCall<MeRequest, SessionList>;
   endMySession: handleUnaryCall<EndSessionRequest, Ended>;
@@ -4548,6 +4637,22 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  /** INVALID_ARGUMENT (field currentPassword) for a wrong password, which counts toward the lockout. */
+  verifyMyPassword(
+    request: VerifyMyPasswordRequest,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  verifyMyPassword(
+    request: VerifyMyPasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  verifyMyPassword(
+    request: VerifyMyPasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Accepted) => void,
   ): ClientUnaryCall;
   /** Sessions (REST refresh families). */
   listMySessions(
