@@ -256,6 +256,31 @@ describe('passkeys and the provider factor step (end to end)', () => {
     }
   });
 
+  browserIt('enrolment on the hosted page with a passkey (Chromium virtual authenticator): step-up for an account with no factor, then the passkey is listed', async () => {
+    const u = await newUser();
+    const context = await browser.newContext({ bypassCSP: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    try {
+      const flow = await authorize(page, { acr_values: 'urn:iam:acr:mfa' });
+      await password(page, u.email, u.password);
+      await page.getByRole('heading', { name: 'Set up a second factor' }).waitFor();
+      await page.getByRole('button', { name: 'Use a passkey instead' }).click();
+      const idt = await flow.finish();
+      expect(idt).toMatchObject({ sub: u.id, acr: 'urn:iam:acr:mfa' });
+      expect(idt.amr).toEqual(['pwd', expect.stringMatching(/^(hwk|swk)$/), 'mfa']);
+      const first = await login(u.email, u.password);
+      expect(first.json).toMatchObject({ type: 'urn:iam:problem:mfa-required', methods: ['webauthn'] });
+    } finally {
+      await context.close();
+    }
+  });
+
   browserIt('an OpenID provider session is in the sessions list (device, IP, times; current for its own API token); ending it stops its API token and the provider session', async () => {
     const u = await newUser();
     const context = await browser.newContext({ bypassCSP: true });

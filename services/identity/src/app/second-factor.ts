@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { type AccessClaims, AppError, type Logger, event, open, randomToken, seal, sha256 } from '@iam/platform';
 import type { Principal } from '../domain/model';
-import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Directory, IdentityStores, MfaChallengeRecord, MfaPurpose, UnitOfWork } from '../domain/ports';
 import type { PasskeyUseCases } from './passkeys';
 import { matchTotp, newTotpSecret, otpauthUri, base32Encode } from '../domain/totp';
@@ -41,7 +41,12 @@ export interface MfaChallenge {
 }
 
 /** A TOTP code, a recovery code, or a passkey's assertion (AuthenticationResponseJSON) for `webauthnOptions`. */
-export type Factor = { readonly code: string } | { readonly recoveryCode: string } | { readonly webauthn: unknown };
+export type Factor =
+  | { readonly code: string }
+  | { readonly recoveryCode: string }
+  | { readonly webauthn: unknown }
+  /** Enrolment only: a passkey registered with `passkeyEnrolmentOptions` (its registration proves it, with user verification). */
+  | { readonly newPasskey: { readonly name: string; readonly response: unknown } };
 
 export interface MfaStatus {
   readonly totp: boolean;
@@ -67,6 +72,8 @@ export interface SecondFactorUseCases {
   redeem(mfaToken: string, factor: Factor): Promise<{ userId: string; emailHash: Buffer; amr: string[] }>;
   /** A verify mfa token of an account with passkeys: request options naming them (then `redeem` with `webauthn`). */
   webauthnOptions(mfaToken: string): Promise<PublicKeyCredentialRequestOptionsJSON>;
+  /** An enrolment-only mfa token: creation options for a passkey (then `redeem` with `newPasskey`). */
+  passkeyEnrolmentOptions(mfaToken: string): Promise<PublicKeyCredentialCreationOptionsJSON>;
   /** An enrolment-only mfa token: a pending TOTP secret, activated by `redeem` with its code. */
   enrolWithToken(mfaToken: string): Promise<TotpEnrolment>;
   status(userId: string): Promise<MfaStatus>;
@@ -106,7 +113,7 @@ export function createSecondFactorUseCases(deps: {
   stores: Stores;
   directory: Directory;
   /** Passkeys as a second factor (absent: TOTP and recovery codes only). */
-  passkeys?: Pick<PasskeyUseCases, 'factorOptions' | 'verify'>;
+  passkeys?: Pick<PasskeyUseCases, 'factorOptions' | 'verify' | 'registrationOptions' | 'register'>;
   logger: Logger;
 }): SecondFactorUseCases {
   const { settings: s, uow, stores, directory } = deps;
@@ -147,6 +154,16 @@ export function createSecondFactorUseCases(deps: {
   /** Checks the factor; the factor used, or null when it is wrong (nothing used up). */
   async function check(c: MfaChallengeRecord, factor: Factor): Promise<'totp' | 'recovery_code' | 'hwk' | 'swk' | null> {
     const { userId, purpose } = c;
+    if ('newPasskey' in factor) {
+      if (purpose !== 'enrol' || !deps.passkeys) return null;
+      try {
+        const p = await deps.passkeys.register(userId, factor.newPasskey.name, factor.newPasskey.response);
+        return p.backedUp || p.deviceType === 'multiDevice' ? 'swk' : 'hwk';
+      } catch (err) {
+        if (err instanceof AppError && (err.code === 'VALIDATION' || err.code === 'CONFLICT')) return null;
+        throw err;
+      }
+    }
     if ('webauthn' in factor) {
       if (purpose === 'enrol' || !deps.passkeys) return null;
       const a = await deps.passkeys.verify(factor.webauthn, 'factor');
@@ -202,7 +219,7 @@ export function createSecondFactorUseCases(deps: {
       // As a login: the attempt is reserved before the factor is checked, so at most the limit
       // of guesses is checked per lockout window, however many arrive at once.
       const slot = await stores.lockouts.reserve(c.emailHash, s.maxFailedAttempts, s.lockoutMinutes);
-      const kind = 'code' in factor ? 'totp' : 'webauthn' in factor ? 'webauthn' : 'recovery_code';
+      const kind = 'code' in factor ? 'totp' : 'webauthn' in factor || 'newPasskey' in factor ? 'webauthn' : 'recovery_code';
       let used: 'totp' | 'recovery_code' | 'hwk' | 'swk' | null = null;
       if (slot.allowed) {
         try {
@@ -252,7 +269,8 @@ export function createSecondFactorUseCases(deps: {
           name: '',
         };
         await tx.publish([
-          ...(c.purpose === 'enrol' ? [event(SUBJECTS.mfaEnrolled, e)] : []),
+          // A new passkey's registration published its own enrolment.
+          ...(c.purpose === 'enrol' && !('newPasskey' in factor) ? [event(SUBJECTS.mfaEnrolled, e)] : []),
           event(used === 'recovery_code' ? SUBJECTS.recoveryCodeUsed : SUBJECTS.mfaVerified, e),
         ]);
         return true;
@@ -270,6 +288,12 @@ export function createSecondFactorUseCases(deps: {
       const c = await findChallenge(mfaToken);
       if (c.purpose !== 'verify' || !deps.passkeys || (await stores.passkeys.count(c.userId)) === 0) throw AppError.conflict('This account has no passkey: answer with another factor.');
       return deps.passkeys.factorOptions(c.userId, c.id);
+    },
+
+    async passkeyEnrolmentOptions(mfaToken) {
+      const c = await findChallenge(mfaToken);
+      if (c.purpose !== 'enrol' || !deps.passkeys) throw AppError.conflict('This account has a second factor already: answer with it.');
+      return deps.passkeys.registrationOptions(c.userId);
     },
 
     async enrolWithToken(mfaToken) {

@@ -107,7 +107,7 @@ export interface OpHttpDeps {
   readonly prefix: string;
   readonly provider: CurrentProvider;
   readonly auth: Pick<AuthUseCases, 'signIn' | 'completeSignIn' | 'passkeySignIn'>;
-  readonly secondFactor: Pick<SecondFactorUseCases, 'enrolWithToken' | 'webauthnOptions'>;
+  readonly secondFactor: Pick<SecondFactorUseCases, 'enrolWithToken' | 'webauthnOptions' | 'passkeyEnrolmentOptions'>;
   readonly passkeys: Pick<PasskeyUseCases, 'signInOptions'>;
   /** Consent in the audit trail (sign-ins are the REST login's own events). */
   readonly audit: Pick<OpAudit, 'consentGranted'>;
@@ -120,8 +120,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** A form field holding a WebAuthn credential's JSON; null when absent or not an object. */
-function credentialField(form: URLSearchParams): unknown {
-  const raw = form.get('response') ?? '';
+function credentialField(form: URLSearchParams, name = 'response'): unknown {
+  const raw = form.get(name) ?? '';
   if (!raw) return null;
   try {
     const v: unknown = JSON.parse(raw);
@@ -134,7 +134,7 @@ function credentialField(form: URLSearchParams): unknown {
 /** Routes one request: the interaction pages, or the provider. */
 export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const { prefix } = d;
-  const interaction = new RegExp(`^${prefix}/interaction/([A-Za-z0-9_-]{1,64})(?:/(login|consent|factor|factor/options|passkey|passkey/options))?$`);
+  const interaction = new RegExp(`^${prefix}/interaction/([A-Za-z0-9_-]{1,64})(?:/(login|consent|factor|factor/options|factor/register-options|passkey|passkey/options))?$`);
 
   async function page(req: IncomingMessage, res: ServerResponse, provider: Provider, step: string | undefined): Promise<void> {
     const details = await provider.interactionDetails(req, res);
@@ -194,7 +194,8 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       const code = (form.get('code') ?? '').trim();
       const recoveryCode = (form.get('recoveryCode') ?? '').trim().slice(0, 40);
       const credential = credentialField(form);
-      const f: Factor | null = credential ? { webauthn: credential } : /^[0-9]{6}$/.test(code) ? { code } : recoveryCode ? { recoveryCode } : null;
+      const registration = pending.enrol ? credentialField(form, 'registration') : null;
+      const f: Factor | null = registration ? { newPasskey: { name: 'Passkey', response: registration } } : credential ? { webauthn: credential } : /^[0-9]{6}$/.test(code) ? { code } : recoveryCode ? { recoveryCode } : null;
       if (!f) return factor(pending, 400, pending.enrol ? 'Enter the 6-digit code your app shows.' : 'Enter a code, or use another way.');
       let done;
       try {
@@ -215,6 +216,9 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
     }
     if (req.method === 'POST' && step === 'factor/options' && prompt === 'login' && pending && !pending.enrol) {
       return sendJson(res, 200, await d.secondFactor.webauthnOptions(pending.mfaToken));
+    }
+    if (req.method === 'POST' && step === 'factor/register-options' && prompt === 'login' && pending?.enrol) {
+      return sendJson(res, 200, await d.secondFactor.passkeyEnrolmentOptions(pending.mfaToken));
     }
     if (req.method === 'POST' && step === 'passkey/options' && prompt === 'login') {
       return sendJson(res, 200, await d.passkeys.signInOptions());

@@ -26,11 +26,12 @@ export const SIGNIN_SCRIPT = `(function () {
   var status = document.getElementById('passkey-status');
   var button = form.querySelector('button[data-passkey]');
   var say = function (m) { if (status) status.textContent = m; };
+  var register = form.hasAttribute('data-register');
   var run = function (autofill) {
     return fetch(form.getAttribute('data-webauthn-options'), { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' })
       .then(function (r) { if (!r.ok) throw new Error('options ' + r.status); return r.json(); })
-      .then(function (options) { return W.startAuthentication({ optionsJSON: options, useBrowserAutofill: autofill }); })
-      .then(function (credential) { form.elements.namedItem('response').value = JSON.stringify(credential); form.submit(); });
+      .then(function (options) { return register ? W.startRegistration({ optionsJSON: options }) : W.startAuthentication({ optionsJSON: options, useBrowserAutofill: autofill }); })
+      .then(function (credential) { form.elements.namedItem(register ? 'registration' : 'response').value = JSON.stringify(credential); form.submit(); });
   };
   if (button) {
     button.hidden = false;
@@ -200,7 +201,14 @@ ${problem('factor-error', p.error)}
 <form method="post" action="${esc(p.action)}" novalidate>
 <div class="field"><label for="code">Code from your authenticator app</label><input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus${invalid}></div>
 <div class="actions"><button type="submit">Turn on and continue</button></div>
+</form>
+<form method="post" action="${esc(p.action)}" data-webauthn-options="${esc(p.action)}/register-options" data-register>
+<input type="hidden" name="registration" value="">
+<p>Or use a passkey: this device's screen lock or a security key.</p>
+<div class="actions"><button type="button" class="secondary" data-passkey hidden>Use a passkey instead</button></div>
+<p id="passkey-status" role="status"></p>
 </form>`,
+    { scripts: true },
   );
 }
 
