@@ -46,6 +46,8 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'client.updated': 'OAuth client changed',
   'client.deleted': 'OAuth client deleted',
   'client.secret.rotated': 'OAuth client secret rotated',
+  'client.tokens_issued': 'Tokens issued to an OAuth client (per minute)',
+  'consent.granted': 'Access granted to an app',
 };
 
 /** The actions that have a label (the test holds them against the audit service's). */
