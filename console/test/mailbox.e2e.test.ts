@@ -356,6 +356,21 @@ suite('make run: mail flows through the development mailbox and the hosted pages
     await account.section('Sessions').getByRole('table').waitFor();
     expect(await userPage.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await expectAccessible(userPage, 'account-phone');
+    await userPage.setViewportSize({ width: 1000, height: 800 });
+    // Sign out everywhere: every session of the account (a REST one here) and its sign-in at the
+    // OP end; the provider confirms, and the page is signed out.
+    const rest = (await login(user.newEmail, user.next)).json.token as string;
+    await account.section('Sessions').getByRole('button', { name: 'Sign out everywhere', exact: true }).click();
+    await account.section('Sessions').getByRole('button', { name: 'Sign out everywhere, here too' }).click();
+    // The provider asks to confirm while it still has this browser's session; once the
+    // revocation has reached it (within a second) there is nothing left to confirm.
+    const confirm = userPage.getByRole('heading', { name: 'Sign out', level: 1 });
+    const signedOut = userPage.getByRole('button', { name: 'Sign in', exact: true });
+    await confirm.or(signedOut).first().waitFor();
+    if (await confirm.isVisible()) await userPage.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await signedOut.waitFor();
+    expect(userPage.url()).toBe(`${base}/account`);
+    await eventually(async () => (await api('GET', '/api/v1/me', undefined, rest)).status === 401, 5_000, 100);
   });
 
   it('the attacker\'s checks: no Referer from the hosted pages, no framing, and no token in the log', async () => {

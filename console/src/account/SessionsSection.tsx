@@ -1,7 +1,8 @@
 /**
  * The person's sessions (GET /api/v1/me/sessions): each sign-in with its device, address and
  * times; one can be ended (its tokens stop at every gateway within a second), the others all at
- * once, or every one, this included ("Sign out everywhere": the others, then this one at the OP).
+ * once, or every one, this included ("Sign out everywhere": POST /api/v1/me/sign-out-everywhere
+ * ends every session and the account's sign-ins at the OP, then this browser signs out there).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { userAgentSummary } from '../audit-format';
@@ -19,13 +20,14 @@ export function SessionsSection() {
   const endOthers = useMutation({ mutationFn: account.endOtherSessions, onSuccess: refresh });
   const everywhere = useMutation({
     mutationFn: async () => {
-      await account.endOtherSessions();
+      await account.signOutEverywhere();
       await signOut(`${window.location.origin}/account`);
     },
   });
   const items = list.data?.items ?? [];
   return (
     <>
+      <p>Sign-ins with your password to the API and the apps that use it. Your sign-ins on this platform&apos;s sign-in page (like this one) are not listed yet; &ldquo;Sign out everywhere&rdquo; ends them too.</p>
       {list.isPending ? <p role="status">Loading your sessions…</p> : null}
       {list.isSuccess ? (
         <div className="scroll" role="region" aria-label="Your sessions" tabIndex={0}>

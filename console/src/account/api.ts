@@ -21,4 +21,5 @@ export const account = {
   sessions: () => call(() => api.GET('/api/v1/me/sessions')),
   endSession: (id: string) => call(() => api.DELETE('/api/v1/me/sessions/{id}', { params: { path: { id } } })),
   endOtherSessions: () => call(() => api.DELETE('/api/v1/me/sessions')),
+  signOutEverywhere: () => call(() => api.POST('/api/v1/me/sign-out-everywhere')),
 };

@@ -195,15 +195,16 @@ export async function startUp(redirectUri: string, opts: { silent?: boolean } = 
 export async function signOut(returnUri: string): Promise<never> {
   const s = session();
   const hint = idToken;
-  try {
-    const as = await authorizationServer();
-    if (s) await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, s.refreshToken, insecure));
-    endSession('You have signed out.');
-    const url = new URL(as.end_session_endpoint!);
-    url.search = new URLSearchParams({ client_id: CLIENT_ID, post_logout_redirect_uri: returnUri, ...(hint ? { id_token_hint: hint } : {}) }).toString();
-    window.location.assign(url.href);
-  } catch {
+  const as = await authorizationServer().catch(() => undefined);
+  if (!as?.end_session_endpoint) {
     endSession('You have signed out here; the provider could not be reached to end its session.');
+    return new Promise<never>(() => {});
   }
+  // Already revoked (sign out everywhere) or unreachable: the provider's sign-out still ends the session.
+  if (s) await oauth.revocationRequest(as, client, auth, s.refreshToken, insecure).then(oauth.processRevocationResponse).catch(() => undefined);
+  endSession('You have signed out.');
+  const url = new URL(as.end_session_endpoint);
+  url.search = new URLSearchParams({ client_id: CLIENT_ID, post_logout_redirect_uri: returnUri, ...(hint ? { id_token_hint: hint } : {}) }).toString();
+  window.location.assign(url.href);
   return new Promise<never>(() => {});
 }

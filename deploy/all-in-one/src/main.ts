@@ -152,11 +152,14 @@ async function main(): Promise<void> {
     await gateway.health.refresh();
     const host = config.gateway.host === '0.0.0.0' || config.gateway.host === '::' ? 'localhost' : config.gateway.host;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${gateway.port}`;
+    // The console and the account page sign in through the OpenID provider, which sends browsers
+    // back only under PUBLIC_URL (http://localhost:{PORT} by default): their links name it.
+    const site = config.identity.publicUrl.endsWith(':0') ? url : config.identity.publicUrl;
     log.info(
       { port: gateway.port, startupMs: Date.now() - started, ready: gateway.health.snapshot().ready },
-      `iam is up at ${url} (the console at ${url}/console, the API documents at ${url}/docs); Ctrl-C stops it`,
+      `iam is up at ${url} (the console at ${site}/console, your account at ${site}/account, the API documents at ${url}/docs); Ctrl-C stops it`,
     );
-    if (mailbox) log.info({ capacity: mailbox.capacity }, `no SMTP_URL: mail is kept in the development mailbox, ${url}/console/mailbox`);
+    if (mailbox) log.info({ capacity: mailbox.capacity }, `no SMTP_URL: mail is kept in the development mailbox, ${site}/console/mailbox`);
   } catch (err) {
     exitOnStartupError(err, logger);
   }

@@ -112,4 +112,15 @@ describe('the account API (/api/v1/me)', () => {
     await eventually(async () => (await call('GET', '/api/v1/me', { token: p.token })).status === 401, 5_000, 100);
     expect((await call('GET', '/api/v1/me', { token: again.json.token })).json).toMatchObject({ email, emailVerified: false });
   });
+
+  it('POST /api/v1/me/sign-out-everywhere: every session of the account ends, the calling one included', async () => {
+    const p = await person();
+    const elsewhere = (await login(p.email, p.password)).json.token as string;
+    expect((await call('GET', '/api/v1/me/sessions', { token: p.token })).json.items).toHaveLength(2);
+    expect((await call('POST', '/api/v1/me/sign-out-everywhere', { token: p.token })).status).toBe(204);
+    await eventually(async () => (await call('GET', '/api/v1/me', { token: p.token })).status === 401 && (await call('GET', '/api/v1/me', { token: elsewhere })).status === 401, 5_000, 100);
+    const again = (await login(p.email, p.password)).json.token as string;
+    expect((await call('GET', '/api/v1/me/sessions', { token: again })).json.items).toHaveLength(1);
+    expect((await call('POST', '/api/v1/me/sign-out-everywhere')).status).toBe(401);
+  });
 });

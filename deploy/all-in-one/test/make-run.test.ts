@@ -48,7 +48,7 @@ describe('make run: the all-in-one process on a terminal', () => {
   beforeAll(async () => {
     port = await portWithFollowers();
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: join(dir, 'data'), LOG_FORMAT: 'pretty', LOG_LEVEL: 'info' };
-    for (const k of Object.keys(env)) if (/_(GRPC_PORT|GRPC_TARGET|DATABASE_URL)$|^(NATS_URL|HOST|BIND_HOST|EMBEDDED_PG_PORT)$/.test(k)) delete env[k];
+    for (const k of Object.keys(env)) if (/_(GRPC_PORT|GRPC_TARGET|DATABASE_URL)$|^(NATS_URL|HOST|BIND_HOST|EMBEDDED_PG_PORT|PUBLIC_URL)$/.test(k)) delete env[k];
     // detached: a process group of its own, as a shell gives a foreground job.
     child = spawn(process.execPath, [MAIN], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -68,7 +68,8 @@ describe('make run: the all-in-one process on a terminal', () => {
     const lines = out.split('\n').filter(Boolean);
     expect(lines.some((l) => l.startsWith('{'))).toBe(false);
     expect(out).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: directory: gRPC server listening/m);
-    expect(out).toContain(`iam is up at http://127.0.0.1:${port} (the console at http://127.0.0.1:${port}/console`);
+    // The console's link is at PUBLIC_URL (by default http://localhost:{PORT}): the OpenID provider sends browsers back only there.
+    expect(out).toContain(`iam is up at http://127.0.0.1:${port} (the console at http://localhost:${port}/console, your account at http://localhost:${port}/account`);
   });
 
   it('listens on loopback only, and its gRPC ports follow PORT', async () => {

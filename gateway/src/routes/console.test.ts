@@ -17,6 +17,7 @@ function builtConsole(): string {
   writeFileSync(join(dir, 'graphiql.html'), '<!doctype html><title>GraphiQL</title>');
   writeFileSync(join(dir, 'reset-password.html'), '<!doctype html><title>Choose a new password</title>');
   writeFileSync(join(dir, 'verify-email.html'), '<!doctype html><title>Confirm your email address</title>');
+  writeFileSync(join(dir, 'account.html'), '<!doctype html><title>Your account</title>');
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
   writeFileSync(join(dir, 'assets', 'favicon-abc123.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   return dir;
@@ -38,6 +39,8 @@ describe('console routes', () => {
       expect(res.statusCode).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers['content-type']).toMatch(/^text\/html/);
+      // The OP's answer (code, state) arrives in this address: nothing it loads names it.
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
       expect(res.headers['content-security-policy']).toContain("script-src 'self'");
       expect(res.body).toContain('IAM console');
     }
@@ -74,6 +77,7 @@ describe('console routes', () => {
   it.each([
     ['/reset-password', 'Choose a new password'],
     ['/verify-email', 'Confirm your email address'],
+    ['/account', 'Your account'],
   ])('serves the hosted page %s unframeable, with no Referer to anything it loads, never stored', async (path, title) => {
     const res = await app.inject({ url: `${path}?token=abc_DEF-123` });
     expect(res.statusCode).toBe(200);

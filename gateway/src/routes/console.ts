@@ -87,7 +87,9 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
         return handler ? [{ path, handler }] : [];
       })
     : [];
-  const consolePage = opts.console ? page('index.html', CONSOLE_CSP) : undefined;
+  // The OpenID provider answers the console's sign-in in its address (code, state) for a moment:
+  // nothing the page loads names it.
+  const consolePage = opts.console ? page('index.html', CONSOLE_CSP, { 'Referrer-Policy': 'no-referrer' }) : undefined;
   const graphiqlPage = opts.graphiql ? page('graphiql.html', GRAPHIQL_CSP) : undefined;
   if (opts.console && !consolePage) opts.logger.info({ dir: opts.dir }, 'console not built (make build); /console is not served');
   if (opts.graphiql && !graphiqlPage) opts.logger.info({ dir: opts.dir }, 'GraphiQL not built (make build); /graphiql is not served');

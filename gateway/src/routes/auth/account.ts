@@ -70,6 +70,22 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountDeps> = async (app,
   );
 
   app.post(
+    '/api/v1/me/sign-out-everywhere',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary:
+          'Sign out everywhere: end every session of your account, this one included, and its sign-ins at the OpenID provider (every access token issued until now stops working at every gateway within a second)',
+        response: { 204: { type: 'null' } },
+      },
+    },
+    async (req, reply) => {
+      await identity.endAllMySessions({ accessToken: req.bearerToken! });
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
     '/api/v1/me/email',
     {
       config: guessing,

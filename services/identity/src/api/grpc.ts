@@ -100,6 +100,7 @@ export function identityGrpc(
         },
         verifyMyPassword: async (r) => (await auth.verifyPassword((await me(r.accessToken)).sub, r.password), {}),
         endMySession: async (r) => (await sessions.end((await me(r.accessToken)).sub, r.sessionId), { ended: 1 }),
+        endAllMySessions: async (r) => ({ ended: await sessions.endAllMine((await me(r.accessToken)).sub) }),
         endMyOtherSessions: async (r) => {
           const c = await me(r.accessToken);
           return { ended: await sessions.endOthers(c.sub, c.sid) };

@@ -31,6 +31,12 @@ export interface SessionUseCases {
   end(userId: string, sessionId: string): Promise<void>;
   /** Every live session of the user but `currentSid`; how many ended. */
   endOthers(userId: string, currentSid: string | undefined): Promise<number>;
+  /**
+   * "Sign out everywhere": every session of the user, the caller's included, and every access
+   * token issued until now (a subject revocation, which also ends the OpenID provider's sessions
+   * and grants of the account); how many recorded sessions ended.
+   */
+  endAllMine(userId: string): Promise<number>;
   /** An administrator: the user's sessions (NOT_FOUND for an unknown user). */
   listOf(userId: string): Promise<SessionView[]>;
   /** An administrator: one session of the user ended (Administrator rule of §3); NOT_FOUND when there is no such live session. */
@@ -116,6 +122,15 @@ export function createSessionUseCases(deps: {
         let n = 0;
         for (const s of live) if (s.id !== currentSid && (await endIn(tx, userId, s.id))) n++;
         return n;
+      });
+    },
+
+    async endAllMine(userId) {
+      const live = await stores.sessions.listLive(userId);
+      return uow.run(async (tx) => {
+        for (const s of live) await endIn(tx, userId, s.id);
+        await deps.endSessionsIn(tx, userId, new Date());
+        return live.length;
       });
     },
 

@@ -4123,6 +4123,19 @@ export const IdentityServiceService = {
     responseSerialize: (value: Ended): Buffer => Buffer.from(Ended.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
   },
+  /**
+   * Sign out everywhere: every session of the caller, this one included, and the OpenID
+   * provider's sessions and grants of the account (a subject revocation).
+   */
+  endAllMySessions: {
+    path: "/identity.v1.IdentityService/EndAllMySessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MeRequest): Buffer => Buffer.from(MeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MeRequest => MeRequest.decode(value),
+    responseSerialize: (value: Ended): Buffer => Buffer.from(Ended.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ended => Ended.decode(value),
+  },
   listUserSessions: {
     path: "/identity.v1.IdentityService/ListUserSessions" as const,
     requestStream: false as const,
@@ -4227,6 +4240,11 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   listMySessions: handleUnaryCall<MeRequest, SessionList>;
   endMySession: handleUnaryCall<EndSessionRequest, Ended>;
   endMyOtherSessions: handleUnaryCall<MeRequest, Ended>;
+  /**
+   * Sign out everywhere: every session of the caller, this one included, and the OpenID
+   * provider's sessions and grants of the account (a subject revocation).
+   */
+  endAllMySessions: handleUnaryCall<MeRequest, Ended>;
   listUserSessions: handleUnaryCall<UserRequest, SessionList>;
   endUserSessions: handleUnaryCall<UserRequest, Ended>;
   /** NOT_FOUND when the user has no such live session. */
@@ -4695,6 +4713,25 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: Ended) => void,
   ): ClientUnaryCall;
   endMyOtherSessions(
+    request: MeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  /**
+   * Sign out everywhere: every session of the caller, this one included, and the OpenID
+   * provider's sessions and grants of the account (a subject revocation).
+   */
+  endAllMySessions(
+    request: MeRequest,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endAllMySessions(
+    request: MeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ended) => void,
+  ): ClientUnaryCall;
+  endAllMySessions(
     request: MeRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
