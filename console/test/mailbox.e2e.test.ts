@@ -158,6 +158,7 @@ suite('make run: mail flows through the development mailbox and the hosted pages
   }, 240_000);
 
   afterAll(async () => {
+    if (process.env.MAILBOX_WALK_LOG) require("node:fs").writeFileSync(process.env.MAILBOX_WALK_LOG, log);
     await userBrowser?.close();
     await context?.close();
     child?.stdout?.destroy();

@@ -63,9 +63,14 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const tokens = new JwtTokenService(keys, { tokenLifetimeSeconds: config.jwt.expirySeconds, issuer: config.jwt.issuer, audience: config.jwt.audience });
       registerSigningKeyAge(rt.metrics, keys);
       const directoryClient = grpcDirectory(config.directoryTarget, rt.metrics, { key: rt.callKey, from: 'identity' }, rt.grpcClientCredentials);
-      // Principals and role permissions kept until a directory event changes them (or not at all).
+      // Principals and role permissions kept until a directory event changes them (or not at all),
+      // for what tokens carry only (a refresh's or a grant's claims follow a change within the
+      // event's way). Authorization decisions and the write paths (email actions, client and
+      // session management, factors) ask the directory itself: a right just taken away, or an
+      // email just changed, must count at once.
       const cached = config.cache.enabled ? cachedDirectory(directoryClient, { ...config.cache, metrics: rt.metrics }) : undefined;
-      const directory = cached?.directory ?? directoryClient;
+      const tokenDirectory = cached?.directory ?? directoryClient;
+      const directory = directoryClient;
       // The configuration's clients (the console) stand in front of the stored ones.
       const clients = builtInClients(config.publicUrl);
       const uow = pgUnitOfWork(dataSource, clients);
@@ -104,6 +109,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         uow,
         stores,
         directory,
+        principals: tokenDirectory,
         tokens,
         logger,
         faults,
@@ -159,8 +165,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
             {
               dataSource,
               clients: opClients,
-              principal: (id) => directory.principal(id),
-              rolePermissions: async (roles) => [...new Set((await directory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
+              principal: (id) => tokenDirectory.principal(id),
+              rolePermissions: async (roles) => [...new Set((await tokenDirectory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
               tokensIssued: (clientId, grantType) => opAudit.tokensIssued(clientId, grantType),
               sessions: {
                 signedIn: async (x) => {

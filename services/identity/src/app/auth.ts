@@ -104,6 +104,12 @@ export function createAuthUseCases(deps: {
   /** Single statements outside any transaction, each committed on its own (a lockout reservation, a rotation). */
   stores: AuthStores;
   directory: Directory;
+  /**
+   * Where the principals that tokens carry come from (a refresh, a completed factor, a passkey
+   * sign-in): the principal cache in production, so they follow a change within the directory
+   * event's way; `directory` itself by default.
+   */
+  principals?: Pick<Directory, 'principal'>;
   tokens: TokenService;
   logger: Logger;
   /** Test builds only (src/testing): a hook between a refresh's commit and its answer. */
@@ -114,6 +120,7 @@ export function createAuthUseCases(deps: {
   passkeys?: Pick<PasskeyUseCases, 'verify' | 'ownerOf'>;
 }): AuthUseCases {
   const { settings: s, uow, stores, directory, tokens } = deps;
+  const principals = deps.principals ?? directory;
 
   function pair(access: { token: string }, refreshToken: string, familyExpiresAt: Date): TokenPair {
     return {
@@ -213,7 +220,7 @@ export function createAuthUseCases(deps: {
     const pk = deps.passkeys;
     if (!pk) throw AppError.unauthenticated(INVALID_PASSKEY);
     const owner = await pk.ownerOf(response);
-    const principal = owner ? await directory.principal(owner) : null;
+    const principal = owner ? await principals.principal(owner) : null;
     if (!principal) {
       await pk.verify(response, 'signin');
       await recordFailure('', 0, 'invalid_credentials', false);
@@ -255,7 +262,7 @@ export function createAuthUseCases(deps: {
     async completeMfa(mfaToken, factor) {
       if (!deps.secondFactor) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
       const r = await deps.secondFactor.redeem(mfaToken, factor);
-      const principal = await directory.principal(r.userId);
+      const principal = await principals.principal(r.userId);
       if (!principal) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
       return { tokens: await startSession(principal, r.emailHash, r.amr), principal };
     },
@@ -275,7 +282,7 @@ export function createAuthUseCases(deps: {
     async completeSignIn(mfaToken, factor) {
       if (!deps.secondFactor) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
       const r = await deps.secondFactor.redeem(mfaToken, factor);
-      const principal = await directory.principal(r.userId);
+      const principal = await principals.principal(r.userId);
       if (!principal) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
       await signedIn(principal, r.emailHash);
       return { principal, amr: r.amr };
@@ -329,7 +336,7 @@ export function createAuthUseCases(deps: {
           await revokeReusedFamily(token);
           throw AppError.unauthenticated(INVALID_REFRESH);
         }
-        const principal = await directory.principal(token.userId);
+        const principal = await principals.principal(token.userId);
         if (!principal) {
           // A deleted user's family ends.
           await stores.refreshTokens.revokeFamily(token.familyId);
