@@ -482,7 +482,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       await page.getByLabel('Email').fill(ADMIN.email);
       await page.getByLabel('Password').fill(ADMIN.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByRole('heading', { name: 'Allow access' }).waitFor();
       await page.getByRole('button', { name: 'Allow' }).click();
       await page.getByRole('heading', { name: 'Device connected' }).waitFor();
