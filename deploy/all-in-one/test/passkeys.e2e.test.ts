@@ -192,7 +192,7 @@ describe('passkeys and the provider factor step (end to end)', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
 
-  browserIt('hosted sign-in: password + TOTP, then a recovery code; max_age forces a fresh sign-in; the factor pages pass axe', async () => {
+  browserIt('hosted sign-in: password + TOTP (a wrong code counts toward the lockout), then a recovery code; max_age forces a fresh sign-in; the factor pages pass axe', async () => {
     const u = await newUser();
     const token = (await login(u.email, u.password)).json.token as string;
     const secret = (await call('POST', '/api/v1/me/mfa/totp', { token })).json.secret as string;
@@ -210,6 +210,8 @@ describe('passkeys and the provider factor step (end to end)', () => {
       await page.getByLabel('Code from your authenticator app').fill('000000');
       await page.getByRole('button', { name: 'Continue' }).click();
       await page.getByRole('alert').waitFor();
+      // The wrong code counted toward the account's lockout.
+      expect((await call('GET', `/api/v1/users/${u.id}/security`, { token: admin })).json).toMatchObject({ locked: false, failedAttempts: 1 });
       await page.getByLabel('Code from your authenticator app').fill(totp(secret));
       await page.getByRole('button', { name: 'Continue' }).click();
       const idt = await flow.finish();
