@@ -261,7 +261,7 @@ suite('admin console in Chromium', () => {
     // The page asks three things of the API at once: generous on a loaded machine.
     await securityPanel.getByText(/Locked until/).waitFor({ timeout: 30_000 });
     await securityPanel.getByText(/Authenticator app; 0 recovery codes left/).waitFor();
-    await securityPanel.getByRole('cell', { name: 'curl 8' }).waitFor();
+    await securityPanel.getByRole('cell', { name: 'curl 8', exact: true }).waitFor();
     await expectAccessible('user-security');
     await securityPanel.getByRole('button', { name: 'Unlock' }).click();
     await app.status().filter({ hasText: 'Account unlocked.' }).waitFor();

@@ -7,6 +7,8 @@
 import type { ComponentType } from 'react';
 import type { Me } from './api';
 import { EmailSection } from './EmailSection';
+import { FactorsSection } from './FactorsSection';
+import { PasskeysSection } from './PasskeysSection';
 import { PasswordSection } from './PasswordSection';
 import { ProfileSection } from './ProfileSection';
 import { SessionsSection } from './SessionsSection';
@@ -27,5 +29,7 @@ export const SECTIONS: readonly AccountSection[] = [
   { id: 'profile', title: 'Profile', Component: ProfileSection },
   { id: 'email', title: 'Email address', Component: EmailSection },
   { id: 'password', title: 'Password', Component: PasswordSection },
+  { id: 'second-factors', title: 'Second factors', Component: FactorsSection },
+  { id: 'passkeys', title: 'Passkeys', Component: PasskeysSection },
   { id: 'sessions', title: 'Sessions', Component: SessionsSection },
 ];

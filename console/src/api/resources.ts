@@ -118,6 +118,7 @@ export const security = {
   get: (id: string) => call(() => api.GET('/api/v1/users/{id}/security', { params: { path: { id } } })) as Promise<AccountSecurity>,
   sessions: (id: string) => call(() => api.GET('/api/v1/users/{id}/sessions', { params: { path: { id } } })) as Promise<SessionList>,
   endSessions: (id: string) => call(() => api.DELETE('/api/v1/users/{id}/sessions', { params: { path: { id } } })),
+  endSession: (id: string, sid: string) => call(() => api.DELETE('/api/v1/users/{id}/sessions/{sid}', { params: { path: { id, sid } } })),
   unlock: (id: string) => call(() => api.POST('/api/v1/users/{id}/unlock', { params: { path: { id } } })),
   resetFactors: (id: string, reason: string) => call(() => api.POST('/api/v1/users/{id}/mfa/reset', { params: { path: { id } }, body: { reason } })),
 };

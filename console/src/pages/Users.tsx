@@ -146,6 +146,7 @@ function UserSecurity({ id }: { id: string }) {
   const done = (message: string) => async () => { setNotice(message); await qc.invalidateQueries({ queryKey: key }); };
   const unlock = useMutation({ mutationFn: () => security.unlock(id), onSuccess: done('Account unlocked.') });
   const endAll = useMutation({ mutationFn: () => security.endSessions(id), onSuccess: done('Every session of this user ended.') });
+  const endOne = useMutation({ mutationFn: (sid: string) => security.endSession(id, sid), onSuccess: done('The session ended.') });
   const reset = useMutation({ mutationFn: (reason: string) => security.resetFactors(id, reason), onSuccess: done('Second factors reset.') });
   const s = sec.data;
   const items = sessions.data?.items ?? [];
@@ -153,7 +154,7 @@ function UserSecurity({ id }: { id: string }) {
     <section aria-labelledby="security-h">
       <h2 id="security-h">Sign-in and security</h2>
       {notice ? <Notice>{notice}</Notice> : null}
-      <ProblemAlert error={sec.error ?? sessions.error ?? unlock.error ?? endAll.error} />
+      <ProblemAlert error={sec.error ?? sessions.error ?? unlock.error ?? endAll.error ?? endOne.error} />
       {s ? (
         <dl className="claims">
           <dt>Lock</dt>
@@ -162,20 +163,23 @@ function UserSecurity({ id }: { id: string }) {
             {s.locked ? <button type="button" onClick={() => unlock.mutate()}>Unlock</button> : null}
           </dd>
           <dt>Second factors</dt>
-          <dd>{s.mfa.totp ? `Authenticator app; ${s.mfa.recoveryCodesLeft} recovery codes left` : 'None'}</dd>
+          <dd>{[s.mfa.totp ? 'Authenticator app' : '', s.mfa.passkeys > 0 ? `${s.mfa.passkeys} passkey${s.mfa.passkeys === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ') || 'None'}{s.mfa.totp || s.mfa.passkeys > 0 ? `; ${s.mfa.recoveryCodesLeft} recovery codes left` : ''}</dd>
         </dl>
       ) : null}
-      {s && (s.mfa.totp || s.mfa.recoveryCodesLeft > 0) ? (
+      {s && (s.mfa.totp || s.mfa.passkeys > 0 || s.mfa.recoveryCodesLeft > 0) ? (
         <Form fields={RESET_FACTORS_FIELDS} submitLabel="Reset second factors" error={reset.error} clearOnSuccess onSubmit={(v) => reset.mutateAsync(v.reason)} />
       ) : null}
       <h3>Sessions</h3>
       <Scroll label="Sessions">
         <table>
           <caption>{items.length === 1 ? '1 session' : `${items.length} sessions`}, the last used first</caption>
-          <thead><tr><th scope="col">Device</th><th scope="col">IP</th><th scope="col">Signed in</th><th scope="col">Last used</th></tr></thead>
+          <thead><tr><th scope="col">Device</th><th scope="col">IP</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             {items.map((x) => (
-              <tr key={x.id}><td>{x.device}</td><td>{x.ip}</td><td>{when(x.createdAt)}</td><td>{when(x.lastUsedAt)}</td></tr>
+              <tr key={x.id}>
+                <td>{x.device}</td><td>{x.ip}</td><td>{when(x.createdAt)}</td><td>{when(x.lastUsedAt)}</td>
+                <td><ConfirmButton label="End" name={`End the session on ${x.device} from ${when(x.createdAt)}`} confirmLabel="End session" onConfirm={() => endOne.mutate(x.id)} /></td>
+              </tr>
             ))}
           </tbody>
         </table>

@@ -130,6 +130,22 @@ describe('passkeys and the provider factor step (end to end)', () => {
     expect(claimsOf(done.json.token as string)).toMatchObject({ sub: u.id, amr: ['pwd', 'hwk', 'mfa'] });
   });
 
+  it('REST: a wrong passkey factor is one 401; the options of an account without passkeys are 409; an enrolment-only route refuses a verify token', async () => {
+    const u = await newUser();
+    const token = (await login(u.email, u.password)).json.token as string;
+    const secret = (await call('POST', '/api/v1/me/mfa/totp', { token })).json.secret as string;
+    expect((await call('POST', '/api/v1/me/mfa/totp/activate', { token, body: { code: totp(secret, -1) } })).status).toBe(204);
+    const first = await login(u.email, u.password);
+    expect(first.json).toMatchObject({ methods: ['totp'] });
+    expect((await call('POST', '/api/v1/auth/mfa/webauthn/options', { body: { mfaToken: first.json.mfaToken } })).status).toBe(409);
+    expect((await call('POST', '/api/v1/auth/mfa/passkey/options', { body: { mfaToken: first.json.mfaToken } })).status).toBe(409);
+    const stranger = new SoftAuthenticator(ISSUER);
+    stranger.create({ challenge: 'x', rp: { id: 'localhost' }, user: { id: 'eA' } });
+    const wrong = await call('POST', '/api/v1/auth/mfa', { body: { mfaToken: first.json.mfaToken, webauthn: stranger.get({ challenge: 'eA' }) } });
+    expect(wrong.status).toBe(401);
+    expect((await call('GET', `/api/v1/users/${u.id}/security`, { token: admin })).json).toMatchObject({ failedAttempts: 1 });
+  });
+
   it('no enumeration: the passwordless options have one shape and name no credential; a wrong assertion is one 401', async () => {
     const x = await call('POST', '/api/v1/auth/passkey/options');
     const y = await call('POST', '/api/v1/auth/passkey/options');
@@ -192,7 +208,7 @@ describe('passkeys and the provider factor step (end to end)', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
 
-  browserIt('hosted sign-in: password + TOTP, then a recovery code; max_age forces a fresh sign-in; the factor pages pass axe', async () => {
+  browserIt('hosted sign-in: password + TOTP (a wrong code counts toward the lockout), then a recovery code; max_age forces a fresh sign-in; the factor pages pass axe', async () => {
     const u = await newUser();
     const token = (await login(u.email, u.password)).json.token as string;
     const secret = (await call('POST', '/api/v1/me/mfa/totp', { token })).json.secret as string;
@@ -210,6 +226,8 @@ describe('passkeys and the provider factor step (end to end)', () => {
       await page.getByLabel('Code from your authenticator app').fill('000000');
       await page.getByRole('button', { name: 'Continue' }).click();
       await page.getByRole('alert').waitFor();
+      // The wrong code counted toward the account's lockout.
+      expect((await call('GET', `/api/v1/users/${u.id}/security`, { token: admin })).json).toMatchObject({ locked: false, failedAttempts: 1 });
       await page.getByLabel('Code from your authenticator app').fill(totp(secret));
       await page.getByRole('button', { name: 'Continue' }).click();
       const idt = await flow.finish();

@@ -31,6 +31,7 @@ const ANONYMOUS = [
   // A login's second step (its mfa token proves the password): DESIGN §5.
   'POST /api/v1/auth/mfa',
   'POST /api/v1/auth/mfa/enrol',
+  'POST /api/v1/auth/mfa/passkey/options',
   'POST /api/v1/auth/mfa/webauthn/options',
   'POST /api/v1/auth/passkey',
   'POST /api/v1/auth/passkey/options',

@@ -82,6 +82,12 @@ export const MfaBody = Type.Object(
     mfaToken: MfaToken,
     code: Type.Optional(TotpCode),
     webauthn: Type.Optional(WebauthnCredential),
+    passkey: Type.Optional(
+      Type.Object(
+        { name: Type.String({ minLength: 1, maxLength: 64 }), response: WebauthnCredential },
+        { additionalProperties: false, description: 'Enrolment-only mfaToken: a new passkey for POST /api/v1/auth/mfa/passkey/options (its registration is the factor)' },
+      ),
+    ),
     recoveryCode: Type.Optional(
       Type.String({
         minLength: 1,
@@ -93,7 +99,7 @@ export const MfaBody = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'The mfa token and exactly one factor: code, recoveryCode or webauthn (a passkey\'s assertion for POST /api/v1/auth/mfa/webauthn/options)',
+    description: 'The mfa token and exactly one factor: code, recoveryCode, webauthn (a passkey\'s assertion for POST /api/v1/auth/mfa/webauthn/options) or passkey (enrolment)',
   },
 );
 

@@ -89,13 +89,15 @@ export const anonymousMfaRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (app
       },
     },
     async (req) => {
-      const { mfaToken, code, recoveryCode, webauthn } = req.body;
+      const { mfaToken, code, recoveryCode, webauthn, passkey } = req.body;
       return loginBody(
         await deps.upstreams.identity.completeMfa({
           mfaToken,
           code: code ?? '',
           recoveryCode: recoveryCode ?? '',
           webauthnJson: webauthn ? JSON.stringify(webauthn) : '',
+          newPasskeyJson: passkey ? JSON.stringify(passkey.response) : '',
+          newPasskeyName: passkey?.name ?? '',
         }),
       );
     },
@@ -112,6 +114,19 @@ export const anonymousMfaRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (app
       },
     },
     async (req) => optionsJson(await deps.upstreams.identity.mfaWebauthnOptions(req.body)),
+  );
+  app.post(
+    '/api/v1/auth/mfa/passkey/options',
+    {
+      config,
+      schema: {
+        tags: ['auth'],
+        summary: 'Creation options for enrolling a passkey with the mfaToken of an mfa-enrolment-required problem; then POST /api/v1/auth/mfa with passkey',
+        body: MfaTokenBody,
+        response: { 200: WebauthnOptions, ...problems(400, 401, 409, 413, 415, 429) },
+      },
+    },
+    async (req) => optionsJson(await deps.upstreams.identity.mfaPasskeyEnrolmentOptions(req.body)),
   );
   // Passwordless: the options name no credential (the same answer for everyone), and every
   // failure of the sign-in is one 401.

@@ -26,10 +26,11 @@ function webauthnJson(json: string, field: string): unknown {
   throw AppError.validation('A WebAuthn response (JSON object) is expected.', [{ field, message: 'must be a WebAuthn response' }]);
 }
 
-/** Exactly one of code, recovery_code or webauthn_json (proto3: absent is ''). */
+/** Exactly one of code, recovery_code, webauthn_json or new_passkey_json (proto3: absent is ''). */
 function factorOf(r: identityV1.CompleteMfaRequest): Factor {
-  const given = [r.code, r.recoveryCode, r.webauthnJson].filter((v) => v !== '').length;
-  if (given !== 1) throw AppError.validation('Send exactly one of code, recoveryCode or webauthn.');
+  const given = [r.code, r.recoveryCode, r.webauthnJson, r.newPasskeyJson].filter((v) => v !== '').length;
+  if (given !== 1) throw AppError.validation('Send exactly one of code, recoveryCode, webauthn or passkey.');
+  if (r.newPasskeyJson !== '') return { newPasskey: { name: r.newPasskeyName || 'Passkey', response: webauthnJson(r.newPasskeyJson, 'passkey.response') } };
   if (r.webauthnJson !== '') return { webauthn: webauthnJson(r.webauthnJson, 'webauthn') };
   return r.code !== '' ? { code: r.code } : { recoveryCode: r.recoveryCode };
 }
@@ -93,6 +94,7 @@ export function identityGrpc(
         passkeySignInOptions: async () => ({ json: JSON.stringify(await passkeys.signInOptions()) }),
         passkeySignIn: async (r) => signedIn(await auth.passkeyLogin(webauthnJson(r.responseJson, 'response'))),
         mfaWebauthnOptions: async (r) => ({ json: JSON.stringify(await secondFactor.webauthnOptions(r.mfaToken)) }),
+        mfaPasskeyEnrolmentOptions: async (r) => ({ json: JSON.stringify(await secondFactor.passkeyEnrolmentOptions(r.mfaToken)) }),
         endUserSession: async (r) => (await sessions.endOneOf(r.userId, r.sessionId), { ended: 1 }),
         listMySessions: async (r) => {
           const c = await me(r.accessToken);

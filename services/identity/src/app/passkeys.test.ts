@@ -194,6 +194,45 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     await expect(auth.completeMfa(login.mfa!.mfaToken, { webauthn: a.get(await passkeys.signInOptions()) })).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
+  it('MFA_REQUIRED_ROLES: an enrolment-only mfa token enrols a passkey (creation options, then its registration as the factor), and the login completes with amr pwd+hwk+mfa', async () => {
+    const uow = pgUnitOfWork(ds);
+    const stores = pgIdentityStores(ds.manager);
+    const strict = createSecondFactorUseCases({
+      settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: ['Operator'], maxFailedAttempts: 5, lockoutMinutes: 15 },
+      uow,
+      stores,
+      directory,
+      passkeys,
+      logger,
+    });
+    const strictAuth = createAuthUseCases({
+      settings: { maxFailedAttempts: 5, lockoutMinutes: 15, refreshExpirySeconds: 3_600, refreshReuseGraceSeconds: 0, accessExpirySeconds: 300 },
+      uow,
+      stores,
+      directory,
+      tokens: new JwtTokenService(keys, { tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api' }),
+      logger,
+      secondFactor: strict,
+      passkeys,
+    });
+    const u = { ...user(), roles: ['Operator'] };
+    users.set(u.userId, u);
+    const login = await strictAuth.login(u.email, 'right');
+    expect(login.mfa).toMatchObject({ enrolmentRequired: true });
+    const a = new SoftAuthenticator(ORIGIN);
+    const options = await strict.passkeyEnrolmentOptions(login.mfa!.mfaToken);
+    // Without user verification the registration is no factor (counted, the token still usable).
+    await expect(strictAuth.completeMfa(login.mfa!.mfaToken, { newPasskey: { name: 'Weak', response: new SoftAuthenticator(ORIGIN, { uv: false }).create(options) } })).rejects.toMatchObject({
+      code: 'UNAUTHENTICATED',
+    });
+    const done = await strictAuth.completeMfa(login.mfa!.mfaToken, { newPasskey: { name: 'Key', response: a.create(await strict.passkeyEnrolmentOptions(login.mfa!.mfaToken)) } });
+    expect(await strictAuth.validate(done.tokens.accessToken)).toMatchObject({ sub: u.userId, amr: ['pwd', 'hwk', 'mfa'] });
+    expect((await passkeys.list(u.userId)).map((p) => p.name)).toEqual(['Key']);
+    // A verify token (the account has a factor now) cannot enrol one.
+    const next = await strictAuth.login(u.email, 'right');
+    await expect(strict.passkeyEnrolmentOptions(next.mfa!.mfaToken)).rejects.toMatchObject({ code: 'CONFLICT' });
+  });
+
   it('rename and removal: only the owner; removal needs a sign-in within 5 minutes; the last factor takes the recovery codes', async () => {
     const a = new SoftAuthenticator(ORIGIN);
     const { u, view } = await registered(a);

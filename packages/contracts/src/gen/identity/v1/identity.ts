@@ -71,7 +71,7 @@ export interface MfaChallenge {
   expiresIn: number;
 }
 
-/** Exactly one of code, recovery_code or webauthn_json. */
+/** Exactly one of code, recovery_code, webauthn_json or new_passkey_json. */
 export interface CompleteMfaRequest {
   mfaToken: string;
   code: string;
@@ -81,6 +81,12 @@ export interface CompleteMfaRequest {
    * options MfaWebauthnOptions gave.
    */
   webauthnJson: string;
+  /**
+   * Enrolment-only mfa_token: a new passkey (RegistrationResponseJSON for the options
+   * MfaPasskeyEnrolmentOptions gave) and its name; its registration is the factor.
+   */
+  newPasskeyJson: string;
+  newPasskeyName: string;
 }
 
 /** A WebAuthn L3 options or response document in its JSON form. */
@@ -782,7 +788,7 @@ export const MfaChallenge: MessageFns<MfaChallenge> = {
 };
 
 function createBaseCompleteMfaRequest(): CompleteMfaRequest {
-  return { mfaToken: "", code: "", recoveryCode: "", webauthnJson: "" };
+  return { mfaToken: "", code: "", recoveryCode: "", webauthnJson: "", newPasskeyJson: "", newPasskeyName: "" };
 }
 
 export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
@@ -798,6 +804,12 @@ export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
     }
     if (message.webauthnJson !== "") {
       writer.uint32(34).string(message.webauthnJson);
+    }
+    if (message.newPasskeyJson !== "") {
+      writer.uint32(42).string(message.newPasskeyJson);
+    }
+    if (message.newPasskeyName !== "") {
+      writer.uint32(50).string(message.newPasskeyName);
     }
     return writer;
   },
@@ -847,6 +859,22 @@ export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
             message.webauthnJson = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.newPasskeyJson = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.newPasskeyName = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -868,6 +896,8 @@ export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
     message.code = object.code ?? "";
     message.recoveryCode = object.recoveryCode ?? "";
     message.webauthnJson = object.webauthnJson ?? "";
+    message.newPasskeyJson = object.newPasskeyJson ?? "";
+    message.newPasskeyName = object.newPasskeyName ?? "";
     return message;
   },
 };
@@ -4084,6 +4114,17 @@ export const IdentityServiceService = {
     responseSerialize: (value: WebauthnJson): Buffer => Buffer.from(WebauthnJson.encode(value).finish()),
     responseDeserialize: (value: Buffer): WebauthnJson => WebauthnJson.decode(value),
   },
+  /** An enrolment-only mfa_token (MFA_REQUIRED_ROLES): creation options for a passkey, answered with CompleteMfa's new_passkey_json. */
+  mfaPasskeyEnrolmentOptions: {
+    path: "/identity.v1.IdentityService/MfaPasskeyEnrolmentOptions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EnrolWithMfaTokenRequest): Buffer =>
+      Buffer.from(EnrolWithMfaTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EnrolWithMfaTokenRequest => EnrolWithMfaTokenRequest.decode(value),
+    responseSerialize: (value: WebauthnJson): Buffer => Buffer.from(WebauthnJson.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WebauthnJson => WebauthnJson.decode(value),
+  },
   /** INVALID_ARGUMENT (field currentPassword) for a wrong password, which counts toward the lockout. */
   verifyMyPassword: {
     path: "/identity.v1.IdentityService/VerifyMyPassword" as const,
@@ -4234,6 +4275,8 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   passkeySignIn: handleUnaryCall<PasskeySignInRequest, LoginResponse>;
   /** A passkey as the second factor of an mfa_token: request options naming the user's passkeys. */
   mfaWebauthnOptions: handleUnaryCall<EnrolWithMfaTokenRequest, WebauthnJson>;
+  /** An enrolment-only mfa_token (MFA_REQUIRED_ROLES): creation options for a passkey, answered with CompleteMfa's new_passkey_json. */
+  mfaPasskeyEnrolmentOptions: handleUnaryCall<EnrolWithMfaTokenRequest, WebauthnJson>;
   /** INVALID_ARGUMENT (field currentPassword) for a wrong password, which counts toward the lockout. */
   verifyMyPassword: handleUnaryCall<VerifyMyPasswordRequest, Accepted>;
   /** Sessions (REST refresh families). */
@@ -4651,6 +4694,22 @@ export interface IdentityServiceClient extends Client {
     callback: (error: ServiceError | null, response: WebauthnJson) => void,
   ): ClientUnaryCall;
   mfaWebauthnOptions(
+    request: EnrolWithMfaTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  /** An enrolment-only mfa_token (MFA_REQUIRED_ROLES): creation options for a passkey, answered with CompleteMfa's new_passkey_json. */
+  mfaPasskeyEnrolmentOptions(
+    request: EnrolWithMfaTokenRequest,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  mfaPasskeyEnrolmentOptions(
+    request: EnrolWithMfaTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WebauthnJson) => void,
+  ): ClientUnaryCall;
+  mfaPasskeyEnrolmentOptions(
     request: EnrolWithMfaTokenRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
