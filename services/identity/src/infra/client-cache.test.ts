@@ -68,7 +68,7 @@ describe('the provider client cache', () => {
     await t.cache.lookup.verifySecret(ID, 'first-secret');
     const useCases = { rotateSecret: async () => ({ client: { clientId: ID } }) } as unknown as ClientUseCases;
     t.rotate('second-secret');
-    await invalidatingClientUseCases(useCases, t.cache).rotateSecret({ userId: 'admin' } as never, ID);
+    await invalidatingClientUseCases(useCases, t.cache).rotateSecret({ userId: 'admin' }, ID);
     expect(await t.cache.lookup.verifySecret(ID, 'second-secret')).toBe(true);
     await t.close();
   });
