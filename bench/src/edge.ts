@@ -41,14 +41,18 @@ export async function edgeScenarios(opts: {
 
   opts.log('\n8. GraphQL checkout/s');
   const mutation = 'mutation($i: CheckoutInput!) { checkout(input: $i) { id status totalMinor } }';
+  let firstFailure = '';
   const checkout = await opts.repeat(() =>
     closedLoop(opts.seconds, 16, async (worker) => {
       const token = opts.customerTokens[worker % opts.customerTokens.length];
       const r = await gql(token, mutation, { i: { idempotencyKey: randomUUID(), lines: [{ productId, quantity: 1 }] } });
-      return r.status === 200 && !r.json.errors ? 200 : 500;
+      const ok = r.status === 200 && !r.json.errors;
+      // The first failure says why (a run of failures is otherwise only a count).
+      if (!ok && !firstFailure) firstFailure = `${r.status} ${JSON.stringify(r.json).slice(0, 300)}`;
+      return ok ? 200 : 500;
     }),
   );
-  opts.log(`   checkout ${r1(checkout.ok)}/s p99 ${r1(checkout.p99)} ms (${checkout.non2xx} failed)`);
+  opts.log(`   checkout ${r1(checkout.ok)}/s p99 ${r1(checkout.p99)} ms (${checkout.non2xx} failed${firstFailure ? `; the first: ${firstFailure}` : ''})`);
 
   return [
     {

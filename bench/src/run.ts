@@ -382,9 +382,11 @@ async function bench(own: OwnPg | undefined): Promise<void> {
     // 7–8. the edge BFF: catalog reads and checkouts
     if (enabled('7')) {
       const customers: string[] = [];
+      // A fresh administrator token: the run's first one may have expired by now (JWT_EXPIRY).
+      const adminNow = await loginAdmin();
       for (let i = 0; i < 4; i++) {
         const c = { firstName: 'Bench', lastName: `Buyer${i}`, email: `bench-buyer-${Date.now()}-${i}@example.com`, password: 'Bench-Passw0rd!' };
-        await post('/api/v1/users', c, admin);
+        await post('/api/v1/users', c, adminNow);
         customers.push((await post('/api/v1/auth/generate-jwt', { email: c.email, password: c.password })).json.token as string);
       }
       rows.push(
