@@ -27,7 +27,7 @@ export function SessionsSection() {
   const items = list.data?.items ?? [];
   return (
     <>
-      <p>Sign-ins with your password to the API and the apps that use it. Your sign-ins on this platform&apos;s sign-in page (like this one) are not listed yet; &ldquo;Sign out everywhere&rdquo; ends them too.</p>
+      <p>Every sign-in to your account: on this platform&apos;s sign-in page (like this one), and with your password to the API and the apps that use it.</p>
       {list.isPending ? <p role="status">Loading your sessions…</p> : null}
       {list.isSuccess ? (
         <div className="scroll" role="region" aria-label="Your sessions" tabIndex={0}>

@@ -6,7 +6,7 @@
  * (console/dist, `make build`); skipped without it or without Chromium.
  */
 import { createHmac } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
@@ -21,6 +21,8 @@ const suite = runnable ? describe : describe.skip;
 /** In this helper's port range. */
 const PORT = 27320;
 const ORIGIN = `http://localhost:${PORT}`;
+/** Where the screenshots go (console/test-output/account, beside the console's own). */
+const SHOTS = join(__dirname, '..', '..', '..', 'console', 'test-output', 'account');
 
 function base32Decode(s: string): Buffer {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -108,6 +110,11 @@ suite('account page: second factors and passkeys (Chromium)', () => {
       await page.getByRole('button', { name: 'Add a passkey' }).click();
       await page.getByText('The passkey is added.').waitFor();
       await page.getByRole('region', { name: 'Your passkeys' }).getByText('Chromium').waitFor();
+      // Kept for the console README: the account page with every factor set up.
+      mkdirSync(SHOTS, { recursive: true });
+      await page.setViewportSize({ width: 1000, height: 1400 });
+      await page.getByRole('heading', { name: 'Second factors' }).evaluate((h) => h.scrollIntoView({ block: 'start' }));
+      await page.screenshot({ path: join(SHOTS, 'account-factors.png') });
       expect(await axe(page)).toEqual([]);
 
       // Signed out (here and at the provider: its confirmation page), then in again with the passkey alone.
