@@ -5,11 +5,11 @@
  * with the passkey alone; axe finds nothing serious or critical. Needs the console's build
  * (console/dist, `make build`); skipped without it or without Chromium.
  */
-import { createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
+import { totp } from './support/factors';
 
 jest.setTimeout(120_000);
 
@@ -24,28 +24,6 @@ const ORIGIN = `http://localhost:${PORT}`;
 /** Where the screenshots go (console/test-output/account, beside the console's own). */
 const SHOTS = join(__dirname, '..', '..', '..', 'console', 'test-output', 'account');
 
-function base32Decode(s: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out: number[] = [];
-  for (const ch of s.replace(/\s/g, '')) {
-    value = (value << 5) | alphabet.indexOf(ch);
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-function totp(secret: string): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000)));
-  const mac = createHmac('sha1', base32Decode(secret)).update(counter).digest();
-  const o = mac[mac.length - 1]! & 15;
-  return String((mac.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
 async function axe(page: Page): Promise<Array<{ id: string; impact: string | null }>> {
   await page.addScriptTag({ content: AXE_SOURCE });

@@ -5,36 +5,13 @@
  * reauthentication window, no enumeration, sessions ended at a second gateway within a second,
  * and the administrator's unlock and reset, with their audit records.
  */
-import { createHmac } from 'node:crypto';
 import { eventually } from '@iam/platform/testing';
 import { ADMIN, type HttpResult, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
+import { claimsOf, totp } from './support/factors';
 
 jest.setTimeout(90_000);
 
 /** An independent TOTP (RFC 6238, SHA-1, 6 digits, 30 s) for the test's authenticator app. */
-function base32Decode(s: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out: number[] = [];
-  for (const ch of s) {
-    value = (value << 5) | alphabet.indexOf(ch);
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-function totp(secret: string, stepOffset = 0): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000) + stepOffset));
-  const mac = createHmac('sha1', base32Decode(secret)).update(counter).digest();
-  const o = mac[mac.length - 1]! & 15;
-  return String((mac.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
 const sidOf = (jwt: string) => String(claimsOf(jwt).sid);
 
 describe('second factors and sessions (end to end)', () => {

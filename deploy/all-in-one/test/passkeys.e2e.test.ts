@@ -6,12 +6,13 @@
  * browser, then a sign-in on the hosted page with the passkey alone, with password + TOTP and with
  * a recovery code, and step-up by max_age, with axe on the factor pages.
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { type OAuthClient, StaticClientLookup } from '@iam/identity';
 import { SoftAuthenticator } from '../../../services/identity/src/testing/soft-authenticator';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
+import { claimsOf, totp } from './support/factors';
 
 jest.setTimeout(120_000);
 
@@ -42,29 +43,6 @@ const RP: OAuthClient = {
   updatedAt: now,
 };
 
-function base32Decode(s: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out: number[] = [];
-  for (const ch of s.replace(/\s/g, '')) {
-    value = (value << 5) | alphabet.indexOf(ch);
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-function totp(secret: string, stepOffset = 0): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000) + stepOffset));
-  const mac = createHmac('sha1', base32Decode(secret)).update(counter).digest();
-  const o = mac[mac.length - 1]! & 15;
-  return String((mac.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
 
 interface AxeViolation {
   id: string;
