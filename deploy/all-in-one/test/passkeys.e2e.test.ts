@@ -212,7 +212,8 @@ describe('passkeys and the provider factor step (end to end)', () => {
       expect(idt).toMatchObject({ sub: u.id, amr: ['pwd', 'otp', 'mfa'], acr: 'urn:iam:acr:mfa', auth_time: expect.any(Number) });
 
       // The session holds: no sign-in page. max_age=0 asks for a fresh one (with the factor again).
-      await new Promise((r) => setTimeout(r, 1_100));
+      // (auth_time has whole seconds: a sign-in is older than max_age=0 only in a later second.)
+      await new Promise((r) => setTimeout(r, 2_100));
       flow = await authorize(page, { max_age: '0' });
       await password(page, u.email, u.password);
       await page.getByText('Use a recovery code').click();

@@ -173,7 +173,9 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
                   await stores.sessions.startOp({ id: randomUUID(), ...x });
                 },
                 touch: (uid) => stores.sessions.touchOp(uid),
-                tokenIssued: (id, jti, expiresAt) => stores.sessions.recordToken(id, jti, expiresAt),
+                tokenIssued: async (uid, jti, expiresAt) => {
+                  await stores.sessions.recordOpToken(uid, jti, expiresAt);
+                },
               },
               refreshReused: (accountId, clientId, grantId) =>
                 void opAudit.refreshReused(accountId, clientId, grantId).catch((err: unknown) => logger.error({ err, clientId }, 'refresh-token reuse could not be written to the audit outbox')),

@@ -1,3 +1,4 @@
+import { queryNamed } from '@iam/platform';
 /** PostgreSQL stores of second factors and sessions (parameterised SQL over an EntityManager). */
 import type { EntityManager } from 'typeorm';
 import type {
@@ -183,6 +184,18 @@ export class PgSessions implements SessionStore {
   async touchOp(opSessionUid: string): Promise<string | null> {
     const rows = await this.m.query<[Array<{ id: string }>, number]>('UPDATE sessions SET last_used_at = now() WHERE op_session_uid = $1 AND ended_at IS NULL RETURNING id', [opSessionUid]);
     return rows[0]?.[0]?.id ?? null;
+  }
+
+  async recordOpToken(opSessionUid: string, jti: string, expiresAt: Date): Promise<boolean> {
+    // Every access token the provider issues for a session: a named statement on the pool.
+    const rows = await queryNamed<{ jti: string }>(
+      this.m,
+      'identity.sessions.op-token',
+      `WITH touched AS (UPDATE sessions SET last_used_at = now() WHERE op_session_uid = $1 AND ended_at IS NULL RETURNING id)
+       INSERT INTO session_access_tokens (jti, session_id, expires_at) SELECT $2::text, id, $3::timestamptz FROM touched RETURNING jti`,
+      [opSessionUid, jti, expiresAt],
+    );
+    return rows.length > 0;
   }
 
   async touch(id: string): Promise<SessionRecord | null> {

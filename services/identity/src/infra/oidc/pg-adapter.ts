@@ -6,6 +6,7 @@
  * returned and are purged by housekeeping. Clients are not stored here: `Client` reads the
  * registry through ClientLookup (client-metadata.ts).
  */
+import { queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ProviderGrantStore } from '../../domain/ports';
 
@@ -43,8 +44,12 @@ export class PgOidcAdapter implements OidcAdapter {
     private readonly kind: string,
   ) {}
 
+  // Every token request reads and writes here: named statements on the pool (planned once per
+  // connection, and without TypeORM's query runner), as the refresh rotation's are.
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    await this.ds.query(
+    await queryNamed(
+      this.ds.manager,
+      'identity.oidc.upsert',
       `INSERT INTO oidc_payloads (kind, id, payload, grant_id, user_code, uid, account_id, expires_at, consumed_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $8::int IS NULL THEN NULL ELSE now() + make_interval(secs => $8::int) END, NULL)
        ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code,
@@ -54,23 +59,23 @@ export class PgOidcAdapter implements OidcAdapter {
   }
 
   find(id: string): Promise<AdapterPayload | undefined> {
-    return this.one('id = $2', id);
+    return this.one('id', id);
   }
 
   findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-    return this.one('user_code = $2', userCode);
+    return this.one('user_code', userCode);
   }
 
   findByUid(uid: string): Promise<AdapterPayload | undefined> {
-    return this.one('uid = $2', uid);
+    return this.one('uid', uid);
   }
 
   async consume(id: string): Promise<void> {
-    await this.ds.query(`UPDATE oidc_payloads SET consumed_at = now() WHERE kind = $1 AND id = $2 AND consumed_at IS NULL`, [this.kind, id]);
+    await queryNamed(this.ds.manager, 'identity.oidc.consume', `UPDATE oidc_payloads SET consumed_at = now() WHERE kind = $1 AND id = $2 AND consumed_at IS NULL`, [this.kind, id]);
   }
 
   async destroy(id: string): Promise<void> {
-    await this.ds.query(`DELETE FROM oidc_payloads WHERE kind = $1 AND id = $2`, [this.kind, id]);
+    await queryNamed(this.ds.manager, 'identity.oidc.destroy', `DELETE FROM oidc_payloads WHERE kind = $1 AND id = $2`, [this.kind, id]);
   }
 
   /** Every record of the grant, whatever its kind (codes, tokens, the grant itself). */
@@ -78,9 +83,11 @@ export class PgOidcAdapter implements OidcAdapter {
     await this.ds.query(`DELETE FROM oidc_payloads WHERE grant_id = $1`, [grantId]);
   }
 
-  private async one(where: string, value: string): Promise<AdapterPayload | undefined> {
-    const rows = await this.ds.query<Row[]>(
-      `SELECT payload, consumed_at FROM oidc_payloads WHERE kind = $1 AND ${where} AND (expires_at IS NULL OR expires_at > now()) LIMIT 1`,
+  private async one(column: 'id' | 'user_code' | 'uid', value: string): Promise<AdapterPayload | undefined> {
+    const rows = await queryNamed<Row>(
+      this.ds.manager,
+      `identity.oidc.find.${column}`,
+      `SELECT payload, consumed_at FROM oidc_payloads WHERE kind = $1 AND ${column} = $2 AND (expires_at IS NULL OR expires_at > now()) LIMIT 1`,
       [this.kind, value],
     );
     const row = rows[0];

@@ -59,7 +59,8 @@ export interface OpSessionHooks {
   signedIn(s: { opSessionUid: string; userId: string; amr: readonly string[]; authTime: Date; userAgent: string; ip: string; expiresAt: Date }): Promise<void>;
   /** Marks the session of a provider session used; its id, or null when none is live. */
   touch(opSessionUid: string): Promise<string | null>;
-  tokenIssued(sessionId: string, jti: string, expiresAt: Date): Promise<void>;
+  /** Marks the session of a provider session used and records an access token it issued (one statement). */
+  tokenIssued(opSessionUid: string, jti: string, expiresAt: Date): Promise<void>;
 }
 
 /** The pages the provider renders itself (api/op/pages.ts supplies them). */
@@ -272,10 +273,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     provider.on('access_token.issued', (token: { jti: string; exp?: number; sessionUid?: string; kind?: string }) => {
       const uid = token.sessionUid;
       if (!uid) return;
-      void (async () => {
-        const id = await hooks.touch(uid);
-        if (id) await hooks.tokenIssued(id, token.jti, new Date((token.exp ?? Math.floor(Date.now() / 1000) + s.accessTokenSeconds) * 1000));
-      })().catch(failed);
+      hooks.tokenIssued(uid, token.jti, new Date((token.exp ?? Math.floor(Date.now() / 1000) + s.accessTokenSeconds) * 1000)).catch(failed);
     });
   }
   // The library's reuse detection: a consumed refresh token at the token endpoint revokes its grant
