@@ -39,12 +39,7 @@ export class ReadCache {
   private readonly cache: InvalidatedCache<unknown>;
 
   constructor(private readonly opts: ReadCacheOptions) {
-    this.cache = new InvalidatedCache({
-      ttlMs: opts.ttlMs,
-      maxEntries: opts.maxEntries,
-      ...(opts.now ? { now: opts.now } : {}),
-      onGet: (key, outcome) => opts.metrics.readCacheRequests.inc({ kind: key.slice(0, key.indexOf(':')), outcome }),
-    });
+    this.cache = new InvalidatedCache({ ttlMs: opts.ttlMs, maxEntries: opts.maxEntries, metrics: opts.metrics, ...(opts.now ? { now: opts.now } : {}) });
   }
 
   /** The resource from the cache, or loaded (and kept when nothing changed meanwhile). */

@@ -13,6 +13,8 @@
  *   a key already loading joins that load when nothing was invalidated since it started.
  */
 
+import type { Metrics } from '../metrics';
+
 export type CacheOutcome = 'hit' | 'miss' | 'joined' | 'bypass';
 
 export interface InvalidatedCacheOptions {
@@ -20,8 +22,8 @@ export interface InvalidatedCacheOptions {
   readonly maxEntries: number;
   /** Clock (tests). */
   readonly now?: () => number;
-  /** Called for every get (metrics). */
-  readonly onGet?: (key: string, outcome: CacheOutcome) => void;
+  /** Every get counted in `read_cache_requests_total`, its `kind` the key's prefix before `:` (`user:…` → user). */
+  readonly metrics?: Pick<Metrics, 'readCacheRequests'>;
 }
 
 interface Entry<V> {
@@ -42,15 +44,19 @@ export class InvalidatedCache<V> {
   }
 
   /** The value from the cache, or loaded (and kept when nothing changed meanwhile). */
+  private count(key: string, outcome: CacheOutcome): void {
+    this.opts.metrics?.readCacheRequests.inc({ kind: key.slice(0, key.indexOf(':')), outcome });
+  }
+
   async get(key: string, load: () => Promise<V>): Promise<V> {
     if (!this.live) {
-      this.opts.onGet?.(key, 'bypass');
+      this.count(key, 'bypass');
       return load();
     }
     const hit = this.entries.get(key);
     if (hit !== undefined) {
       if (hit.expiresAt > this.now()) {
-        this.opts.onGet?.(key, 'hit');
+        this.count(key, 'hit');
         return hit.value;
       }
       this.entries.delete(key);
@@ -58,10 +64,10 @@ export class InvalidatedCache<V> {
     const generation = this.generation;
     const joined = this.loading.get(key);
     if (joined && joined.generation === generation) {
-      this.opts.onGet?.(key, 'joined');
+      this.count(key, 'joined');
       return joined.promise;
     }
-    this.opts.onGet?.(key, 'miss');
+    this.count(key, 'miss');
     const promise = load();
     const own = { generation, promise };
     this.loading.set(key, own);

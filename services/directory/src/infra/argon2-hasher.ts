@@ -25,6 +25,9 @@ const AFTER_HASH_MS = 1_000;
 /** Weight of the newest job's time in the running average. */
 const EWMA_WEIGHT = 0.2;
 
+/** The one refusal of a full or too slow queue: try again in a second. */
+const busy = (): AppError => AppError.rateLimited(1, 'The server is busy; try again shortly.');
+
 export class BoundedQueue {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
@@ -50,17 +53,17 @@ export class BoundedQueue {
   async run<T>(job: () => Promise<T>): Promise<T> {
     const left = this.timeLeft();
     if (left !== undefined && this.averageMs > 0 && this.expectedMs() + AFTER_HASH_MS > left) {
-      throw AppError.rateLimited(1, 'The server is busy; try again shortly.');
+      throw busy();
     }
     if (this.running >= this.concurrency) {
-      if (this.waiting.length >= this.limit) throw AppError.rateLimited(1, 'The server is busy; try again shortly.');
+      if (this.waiting.length >= this.limit) throw busy();
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     } else {
       this.running++;
     }
     try {
       const now = this.timeLeft();
-      if (now !== undefined && now <= 0) throw AppError.rateLimited(1, 'The server is busy; try again shortly.');
+      if (now !== undefined && now <= 0) throw busy();
       const started = performance.now();
       const result = await job();
       const ms = performance.now() - started;

@@ -15,8 +15,7 @@
  * unknown until an event names it.
  */
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
-import { type EventHandler, InvalidatedCache } from '@iam/platform/bus';
-import type { Metrics } from '@iam/platform/core';
+import { type EventHandler, InvalidatedCache, type InvalidatedCacheOptions } from '@iam/platform/bus';
 import type { ClientUseCases } from '../app/clients';
 import type { ClientLookup, ClientSecrets, OAuthClient } from '../domain/clients';
 import { secretMatches } from './client-store';
@@ -30,11 +29,9 @@ export interface ClientCache {
   readonly broadcast: { subjects: readonly string[]; handler: EventHandler; onLive: (live: boolean) => void };
 }
 
-export function cachedClients(inner: ClientLookup & ClientSecrets, opts: { ttlMs: number; maxEntries: number; metrics?: Metrics }): ClientCache {
-  const onGet = opts.metrics ? (key: string, outcome: string) => opts.metrics!.readCacheRequests.inc({ kind: key.slice(0, key.indexOf(':')), outcome }) : undefined;
-  const common = { ttlMs: opts.ttlMs, maxEntries: opts.maxEntries, ...(onGet ? { onGet } : {}) };
-  const clients = new InvalidatedCache<OAuthClient | null>(common);
-  const secrets = new InvalidatedCache<Buffer | null>(common);
+export function cachedClients(inner: ClientLookup & ClientSecrets, opts: InvalidatedCacheOptions): ClientCache {
+  const clients = new InvalidatedCache<OAuthClient | null>(opts);
+  const secrets = new InvalidatedCache<Buffer | null>(opts);
   const invalidate = (clientId: string) => {
     clients.invalidate(`client:${clientId}`);
     secrets.invalidate(`client-secret:${clientId}`);

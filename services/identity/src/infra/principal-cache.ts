@@ -15,18 +15,9 @@
  * Credential checks (`verifyCredentials`, `findAccount`) and writes are never cached.
  */
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
-import { type EventHandler, InvalidatedCache } from '@iam/platform/bus';
-import type { Metrics } from '@iam/platform/core';
+import { type EventHandler, InvalidatedCache, type InvalidatedCacheOptions } from '@iam/platform/bus';
 import type { Principal } from '../domain/model';
 import type { Directory } from '../domain/ports';
-
-export interface PrincipalCacheOptions {
-  readonly ttlMs: number;
-  readonly maxEntries: number;
-  readonly metrics?: Metrics;
-  /** Clock (tests). */
-  readonly now?: () => number;
-}
 
 type RolePermissions = Array<{ name: string; permissions: string[] }>;
 
@@ -39,11 +30,9 @@ export interface CachedDirectory {
   readonly broadcast: { subjects: readonly string[]; handler: EventHandler; onLive: (live: boolean) => void };
 }
 
-export function cachedDirectory(inner: Directory, opts: PrincipalCacheOptions): CachedDirectory {
-  const onGet = opts.metrics ? (key: string, outcome: string) => opts.metrics!.readCacheRequests.inc({ kind: key.slice(0, key.indexOf(':')), outcome }) : undefined;
-  const common = { ttlMs: opts.ttlMs, maxEntries: opts.maxEntries, ...(opts.now ? { now: opts.now } : {}), ...(onGet ? { onGet } : {}) };
-  const principals = new InvalidatedCache<Principal | null>(common);
-  const roles = new InvalidatedCache<RolePermissions>(common);
+export function cachedDirectory(inner: Directory, opts: InvalidatedCacheOptions): CachedDirectory {
+  const principals = new InvalidatedCache<Principal | null>(opts);
+  const roles = new InvalidatedCache<RolePermissions>(opts);
   const flush = () => {
     principals.flush();
     roles.flush();
