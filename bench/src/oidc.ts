@@ -8,9 +8,8 @@
  * sizing guide (120 client-credentials grants/s and 120 refreshes/s per vCPU).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { Agent, request } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { type LoadResult, type ScenarioRow, cannon, closedLoop, r1, r2 } from './load';
+import { type JsonAnswer, type LoadResult, type ScenarioRow, cannon, closedLoop, httpClient, r1, r2 } from './load';
 
 /** The floor's one client (static, in oidc-floor.ts). */
 export const FLOOR_CLIENT = { id: 'floor', secret: 'floor-secret-floor-secret-floor-secret' };
@@ -22,32 +21,11 @@ const REDIRECT = 'http://127.0.0.1:9/cb';
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 /** Form posts to a token endpoint over node:http with keep-alive (fetch costs the shared cores ~10× more). */
-export function formClient(base: string, connections: number): { post(path: string, form: Record<string, string>, authorization: string): Promise<{ status: number; json: Record<string, unknown> }>; close(): void } {
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  const target = new URL(base);
+export function formClient(base: string, connections: number): { post(path: string, form: Record<string, string>, authorization: string): Promise<JsonAnswer>; close(): void } {
+  const http = httpClient(base, connections);
   return {
-    post: (path, form, authorization) =>
-      new Promise((resolve, reject) => {
-        const data = new URLSearchParams(form).toString();
-        const headers = { authorization, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(data) };
-        const req = request({ host: target.hostname, port: target.port, path, method: 'POST', agent, headers }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            let json: Record<string, unknown> = {};
-            try {
-              json = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-            } catch {
-              // not JSON: the status says enough
-            }
-            resolve({ status: res.statusCode ?? 0, json });
-          });
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end(data);
-      }),
-    close: () => agent.destroy(),
+    post: (path, form, authorization) => http.send('POST', path, { authorization, 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams(form).toString()),
+    close: () => http.close(),
   };
 }
 

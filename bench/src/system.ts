@@ -164,13 +164,8 @@ export function startChild(script: string, args: string[]): Promise<ChildProcess
 /**
  * Raw argon2id verifications per second at the OWASP parameters the bench's system uses
  * (m=19 MiB, t=2, p=1), `concurrency` at once for `seconds`, in a child process (scenario 1's
- * baseline): `argon2-baseline.js`.
+ * baseline): `argon2-baseline.js`; with the CPU milliseconds one verification costs (all the child's threads).
  */
-export function argon2Baseline(concurrency: number, seconds: number): number {
-  return argon2BaselineCpu(concurrency, seconds).perSecond;
-}
-
-/** The same, with the CPU milliseconds one verification costs (all the child's threads). */
 export function argon2BaselineCpu(concurrency: number, seconds: number): { perSecond: number; cpuMsPerOp: number } {
   const out = execFileSync(process.execPath, [join(__dirname, 'argon2-baseline.js'), '19456', '2', '1', String(concurrency), String(seconds)]);
   return JSON.parse(out.toString()) as { perSecond: number; cpuMsPerOp: number };
