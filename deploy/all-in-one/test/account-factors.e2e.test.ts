@@ -5,18 +5,16 @@
  * with the passkey alone; axe finds nothing serious or critical. Needs the console's build
  * (console/dist, `make build`); skipped without it or without Chromium.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
 import { totp } from './support/factors';
+import { axe, hasChromium, launchChromium } from './support/browser';
 
 jest.setTimeout(120_000);
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const runnable = existsSync(CHROMIUM) && existsSync(join(__dirname, '..', '..', '..', 'console', 'dist', 'account.html'));
+const runnable = hasChromium && existsSync(join(__dirname, '..', '..', '..', 'console', 'dist', 'account.html'));
 const suite = runnable ? describe : describe.skip;
 /** In this helper's port range. */
 const PORT = 27320;
@@ -25,11 +23,6 @@ const ORIGIN = `http://localhost:${PORT}`;
 const SHOTS = join(__dirname, '..', '..', '..', 'console', 'test-output', 'account');
 
 
-async function axe(page: Page): Promise<Array<{ id: string; impact: string | null }>> {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const violations = await page.evaluate<Array<{ id: string; impact: string | null }>>('axe.run(document).then((r) => r.violations)');
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact }));
-}
 
 suite('account page: second factors and passkeys (Chromium)', () => {
   let sys: TestSystem;
@@ -37,7 +30,7 @@ suite('account page: second factors and passkeys (Chromium)', () => {
 
   beforeAll(async () => {
     sys = await startTestSystem({ env: { PORT: String(PORT), PUBLIC_URL: ORIGIN } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

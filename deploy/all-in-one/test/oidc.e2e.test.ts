@@ -6,23 +6,20 @@
  * (services/identity/README.md lists which are covered).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type OAuthClient, StaticClientLookup } from '@iam/identity';
 import { eventually } from '@iam/platform/testing';
 import type * as openidClient from 'openid-client';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { ADMIN, type TestSystem, startTestSystem } from './harness';
 import { CookieJar, signInOverHttp } from './support/oidc-rp';
+import { type AxeViolation, CHROMIUM, axe, hasChromium as hasBrowser, launchChromium } from './support/browser';
 
 type OpenIdClient = typeof openidClient;
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const hasBrowser = existsSync(CHROMIUM);
 if (!hasBrowser) console.warn(`OpenID provider browser tests skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
 /** A test that drives the hosted pages in Chromium. */
 const browserIt = hasBrowser ? it : it.skip;
@@ -88,19 +85,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  nodes: Array<{ target: string[] }>;
-}
 
-/** axe-core's serious and critical violations on the page. */
-async function axe(page: Page): Promise<AxeViolation[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  // A string: this file is compiled without the DOM's types.
-  const violations = await page.evaluate<AxeViolation[]>('axe.run(document).then((r) => r.violations)');
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) }));
-}
 
 describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => {
   let system: TestSystem;
@@ -121,7 +106,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     issuer = `http://127.0.0.1:${port}`;
     system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: issuer }, identityClients: clients });
     userDataDir = mkdtempSync(join(tmpdir(), 'oidc-chromium-'));
-    if (hasBrowser) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    if (hasBrowser) browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

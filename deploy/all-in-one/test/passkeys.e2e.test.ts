@@ -7,19 +7,15 @@
  * a recovery code, and step-up by max_age, with axe on the factor pages.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { type OAuthClient, StaticClientLookup } from '@iam/identity';
 import { SoftAuthenticator } from '../../../services/identity/src/testing/soft-authenticator';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
 import { claimsOf, totp } from './support/factors';
+import { axe, hasChromium as hasBrowser, launchChromium } from './support/browser';
 
 jest.setTimeout(120_000);
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const hasBrowser = existsSync(CHROMIUM);
 const browserIt = hasBrowser ? it : it.skip;
 /** In this helper's port range. */
 const PORT = 27310;
@@ -43,17 +39,6 @@ const RP: OAuthClient = {
   updatedAt: now,
 };
 
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-}
-async function axe(page: Page): Promise<AxeViolation[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const violations = await page.evaluate<AxeViolation[]>('axe.run(document).then((r) => r.violations)');
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact }));
-}
-
 describe('passkeys and the provider factor step (end to end)', () => {
   let sys: TestSystem;
   let admin: string;
@@ -72,7 +57,7 @@ describe('passkeys and the provider factor step (end to end)', () => {
   beforeAll(async () => {
     sys = await startTestSystem({ env: { PORT: String(PORT), PUBLIC_URL: ISSUER }, identityClients: new StaticClientLookup([{ client: RP, secret: SECRET }]) });
     admin = (await login(ADMIN.email, ADMIN.password)).json.token as string;
-    if (hasBrowser) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    if (hasBrowser) browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
