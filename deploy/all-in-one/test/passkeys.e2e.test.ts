@@ -152,6 +152,9 @@ describe('passkeys and the provider factor step (end to end)', () => {
         const code = callback?.searchParams.get('code');
         callback = undefined;
         expect(code).toBeTruthy();
+        // The redirect's own page load (answered by the route, or refused when the route misses
+        // a redirect) must end before the next flow's goto, which it would otherwise interrupt.
+        await page.waitForURL((u) => !u.href.startsWith(ISSUER), { waitUntil: 'commit' }).catch(() => undefined);
         const res = await fetch(`${ISSUER}/oidc/token`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${RP.clientId}:${SECRET}`).toString('base64')}` },
