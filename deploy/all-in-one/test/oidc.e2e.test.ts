@@ -220,6 +220,17 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     expect(reuse.changes.map((c) => c.field)).toEqual(['client', 'grant']);
   });
 
+  it('one refresh token presented several times at once: tokens for one request at most, the others invalid_grant', async () => {
+    const config = await discover(WEB, WEB_SECRET);
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url);
+    const first = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    const answers = await Promise.allSettled(Array.from({ length: 4 }, () => oc.refreshTokenGrant(config, first.refresh_token!)));
+    const issued = answers.filter((r) => r.status === 'fulfilled');
+    expect(issued.length).toBeLessThanOrEqual(1);
+    for (const r of answers) if (r.status === 'rejected') expect(r.reason).toMatchObject({ error: 'invalid_grant' });
+  });
+
   it('a wrong password answers the sign-in page again with the same message as REST login, and no code', async () => {
     const config = await discover(WEB, WEB_SECRET);
     const a = await authorization(config);

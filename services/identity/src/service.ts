@@ -30,6 +30,9 @@ import type { ClientLookup } from './domain/clients';
 import { OpHost } from './infra/oidc/op-host';
 import { purgeExpiredOidc, revokeOidcSubject } from './infra/oidc/pg-adapter';
 import { createProvider } from './infra/oidc/provider';
+import { OpSessionIds } from './infra/oidc/session-ids';
+import { TokenRequestWrites } from './infra/oidc/token-writes';
+import { opTokenWrites } from './infra/mfa-stores';
 
 export interface IdentityOptions {
   /** Only the fault suite's build (src/testing/fault-main.ts) passes any. */
@@ -147,6 +150,9 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       opAudit.start();
       // The registry's clients (the console's built-in one first), or a test's own.
       const opClients = opts.clients ?? clientCache?.lookup ?? stores.clients;
+      // The token endpoint's writes (one statement per request), and the sessions its tokens name.
+      const opWrites = new TokenRequestWrites(dataSource);
+      const opSessionIds = new OpSessionIds((uid) => stores.sessions.opSessionId(uid));
       const opHost = new OpHost(
         () => keys.privateJwks(),
         (jwks) =>
@@ -164,6 +170,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
             // A service account's permissions: those of its roles as the directory holds them now.
             {
               dataSource,
+              writes: opWrites,
               clients: opClients,
               principal: (id) => tokenDirectory.principal(id),
               rolePermissions: async (roles) => [...new Set((await tokenDirectory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
@@ -173,9 +180,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
                   await stores.sessions.startOp({ id: randomUUID(), ...x });
                 },
                 touch: (uid) => stores.sessions.touchOp(uid),
-                tokenIssued: async (uid, jti, expiresAt) => {
-                  await stores.sessions.recordOpToken(uid, jti, expiresAt);
-                },
+                sessionId: (uid) => opSessionIds.get(uid),
+                tokenIssued: (uid, jti, expiresAt) => opWrites.add(...opTokenWrites(uid, jti, expiresAt)),
               },
               refreshReused: (accountId, clientId, grantId) =>
                 void opAudit.refreshReused(accountId, clientId, grantId).catch((err: unknown) => logger.error({ err, clientId }, 'refresh-token reuse could not be written to the audit outbox')),

@@ -298,8 +298,8 @@ export interface SessionStore {
   startOp(s: { id: string; opSessionUid: string; userId: string; userAgent: string; ip: string; amr: readonly string[]; authTime: Date; expiresAt: Date }): Promise<string>;
   /** The live session of a provider session, marked used now; null when none. */
   touchOp(opSessionUid: string): Promise<string | null>;
-  /** Marks the live session of a provider session used and records an access token under it (one statement); false when none is live. */
-  recordOpToken(opSessionUid: string, jti: string, expiresAt: Date): Promise<boolean>;
+  /** The id of the live session of a provider session; null when none. */
+  opSessionId(opSessionUid: string): Promise<string | null>;
   /**
    * Ends a live session of the user; null when there is none, else its unexpired access tokens.
    * A provider session's record, and the grants (codes, refresh tokens) it holds, end with it.

@@ -470,8 +470,8 @@ export class WebauthnChallengeRow {
 /** The OpenID provider's records (oidc-provider adapter model; see infra/oidc/pg-adapter.ts). */
 @Entity({ name: 'oidc_payloads' })
 @Index('ix_oidc_payloads_grant', ['grantId'])
-@Index('ix_oidc_payloads_user_code', ['userCode'])
-@Index('ix_oidc_payloads_uid', ['uid'])
+@Index('ix_oidc_payloads_user_code', ['userCode'], { where: '"user_code" IS NOT NULL' })
+@Index('ix_oidc_payloads_uid', ['uid'], { where: '"uid" IS NOT NULL' })
 @Index('ix_oidc_payloads_account', ['accountId'])
 @Index('ix_oidc_payloads_expires', ['expiresAt'])
 export class OidcPayloadRow {

@@ -1,6 +1,7 @@
 import { queryNamed } from '@iam/platform';
 /** PostgreSQL stores of second factors and sessions (parameterised SQL over an EntityManager). */
 import type { EntityManager } from 'typeorm';
+import type { WritePart } from './oidc/token-writes';
 import type {
   MfaChallengeRecord,
   MfaChallengeStore,
@@ -186,16 +187,9 @@ export class PgSessions implements SessionStore {
     return rows[0]?.[0]?.id ?? null;
   }
 
-  async recordOpToken(opSessionUid: string, jti: string, expiresAt: Date): Promise<boolean> {
-    // Every access token the provider issues for a session: a named statement on the pool.
-    const rows = await queryNamed<{ jti: string }>(
-      this.m,
-      'identity.sessions.op-token',
-      `WITH touched AS (UPDATE sessions SET last_used_at = now() WHERE op_session_uid = $1 AND ended_at IS NULL RETURNING id)
-       INSERT INTO session_access_tokens (jti, session_id, expires_at) SELECT $2::text, id, $3::timestamptz FROM touched RETURNING jti`,
-      [opSessionUid, jti, expiresAt],
-    );
-    return rows.length > 0;
+  async opSessionId(opSessionUid: string): Promise<string | null> {
+    const rows = await queryNamed<{ id: string }>(this.m, 'identity.sessions.op-id', 'SELECT id FROM sessions WHERE op_session_uid = $1 AND ended_at IS NULL', [opSessionUid]);
+    return rows[0]?.id ?? null;
   }
 
   async touch(id: string): Promise<SessionRecord | null> {
@@ -350,4 +344,26 @@ export class PgWebauthnChallenges implements WebauthnChallengeStore {
     const r = rows[0]?.[0];
     return r ? { userId: r.user_id, mfaChallengeId: r.mfa_challenge_id } : null;
   }
+}
+
+/**
+ * An access token the provider issues under a provider session: the session marked used (to the
+ * minute) and the token recorded under it (ending the session denylists it), when the session is
+ * live. Written with the token request's other writes (token-writes.ts).
+ */
+export function opTokenWrites(opSessionUid: string, jti: string, expiresAt: Date): WritePart[] {
+  return [
+    {
+      shape: 'session-touch',
+      values: [opSessionUid],
+      // To the minute: a grant refreshed every few seconds does not rewrite its session each time.
+      text: (p, guard) => `UPDATE sessions SET last_used_at = now() WHERE op_session_uid = ${p(1)}::text AND ended_at IS NULL AND last_used_at < now() - interval '1 minute' AND ${guard}`,
+    },
+    {
+      shape: 'session-token',
+      values: [opSessionUid, jti, expiresAt],
+      text: (p, guard) =>
+        `INSERT INTO session_access_tokens (jti, session_id, expires_at) SELECT ${p(2)}::text, id, ${p(3)}::timestamptz FROM sessions WHERE op_session_uid = ${p(1)}::text AND ended_at IS NULL AND ${guard}`,
+    },
+  ];
 }

@@ -29,6 +29,7 @@ import { SecondFactorsSessions1764800000300 } from './migrations/1764800000300-s
 import { OidcPayloads1764800000500 } from './migrations/1764800000500-oidc-payloads';
 import { Passkeys1765000000100 } from './migrations/1765000000100-passkeys';
 import { OpSessions1765000000200 } from './migrations/1765000000200-op-sessions';
+import { OidcPayloadLookups1765100000100 } from './migrations/1765100000100-oidc-payload-lookups';
 
 export const entities = [
   SigningKeyRow,
@@ -67,4 +68,5 @@ export const migrations = [
   OutboxLease1764900000000,
   Passkeys1765000000100,
   OpSessions1765000000200,
+  OidcPayloadLookups1765100000100,
 ];

@@ -2,11 +2,14 @@
  * The PostgreSQL adapter's contract, modelled on oidc-provider's adapter tests
  * (test/adapters/memory_adapter.test.js), against the real database: expiry of primary rows and
  * of the uid and user-code lookups, consumption, destroy, revocation by grant across kinds,
- * re-upsert moving a row to another grant, and the subject / client / housekeeping deletes.
+ * re-upsert moving a row to another grant, and the subject / client / housekeeping deletes; and
+ * what a token request's adapters share (the grant read with its token; the writes collected
+ * and written in one statement, all or none, refused when the token was consumed meanwhile).
  */
 import { type MigratedDatabase, migratedTestDatabase } from '@iam/platform/testing';
 import { entities, migrations } from '../schema';
-import { PgOidcAdapter, PgProviderGrants, purgeExpiredOidc, revokeOidcClient, revokeOidcSubject } from './pg-adapter';
+import { GrantReadAhead, PgOidcAdapter, PgProviderGrants, purgeExpiredOidc, revokeOidcClient, revokeOidcSubject } from './pg-adapter';
+import { ConsumedMeanwhile, TokenRequestWrites } from './token-writes';
 
 describe('PgOidcAdapter', () => {
   let db: MigratedDatabase;
@@ -135,5 +138,117 @@ describe('PgOidcAdapter', () => {
     await purgeExpiredOidc(db.ds);
     const [{ n }] = await db.ds.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM oidc_payloads WHERE kind = 'Interaction'`);
     expect(n).toBe(1);
+  });
+
+  describe("a token request's reads and writes", () => {
+    const consumedAt = async (id: string) =>
+      (await db.ds.query<Array<{ consumed_at: Date | null }>>(`SELECT consumed_at FROM oidc_payloads WHERE kind = 'RefreshToken' AND id = $1`, [id]))[0]?.consumed_at ?? null;
+    const shared = () => ({ readAhead: new GrantReadAhead(), writes: new TokenRequestWrites(db.ds) });
+
+    it("a refresh token's find brings its live grant along: the grant's find answers from it once, without reading", async () => {
+      const x = shared();
+      const [rt, grant] = [new PgOidcAdapter(db.ds, 'RefreshToken', x), new PgOidcAdapter(db.ds, 'Grant', x)];
+      await grant.upsert('g-ahead', { accountId: 'acc-a', clientId: 'c-a' }, 60);
+      await rt.upsert('rt-ahead', { grantId: 'g-ahead', clientId: 'c-a' }, 60);
+      expect(await rt.find('rt-ahead')).toEqual({ grantId: 'g-ahead', clientId: 'c-a' });
+      // Gone behind the adapter's back: the read-ahead still answers (no read), then only the database.
+      await db.ds.query(`DELETE FROM oidc_payloads WHERE kind = 'Grant' AND id = 'g-ahead'`);
+      expect(await grant.find('g-ahead')).toEqual({ accountId: 'acc-a', clientId: 'c-a' });
+      expect(await grant.find('g-ahead')).toBeUndefined();
+    });
+
+    it('an expired grant is not read ahead; a revocation or change of the grant drops what was', async () => {
+      const x = shared();
+      const [rt, grant] = [new PgOidcAdapter(db.ds, 'RefreshToken', x), new PgOidcAdapter(db.ds, 'Grant', x)];
+      await grant.upsert('g-old', { accountId: 'acc-b' }, 60);
+      await rt.upsert('rt-old', { grantId: 'g-old' }, 60);
+      await expire('Grant', 'g-old');
+      expect(await rt.find('rt-old')).toEqual({ grantId: 'g-old' });
+      expect(await grant.find('g-old')).toBeUndefined();
+
+      await grant.upsert('g-rev', { accountId: 'acc-b' }, 60);
+      await rt.upsert('rt-rev', { grantId: 'g-rev' }, 60);
+      await rt.find('rt-rev');
+      await db.ds.query(`DELETE FROM oidc_payloads WHERE kind = 'Grant' AND id = 'g-rev'`);
+      await rt.revokeByGrantId('g-rev');
+      expect(await grant.find('g-rev')).toBeUndefined();
+
+      await grant.upsert('g-chg', { accountId: 'acc-b', scope: 'a' }, 60);
+      await rt.upsert('rt-chg', { grantId: 'g-chg' }, 60);
+      await rt.find('rt-chg');
+      await grant.upsert('g-chg', { accountId: 'acc-b', scope: 'a b' }, 60);
+      expect(await grant.find('g-chg')).toEqual({ accountId: 'acc-b', scope: 'a b' });
+    });
+
+    it("a rotation's writes (consume, next refresh token, access token) go out together when the request ends", async () => {
+      const x = shared();
+      const [rt, at] = [new PgOidcAdapter(db.ds, 'RefreshToken', x), new PgOidcAdapter(db.ds, 'AccessToken', x)];
+      await rt.upsert('rt-1st', { grantId: 'g-rot' }, 60);
+      await x.writes.collect(async () => {
+        expect(await rt.find('rt-1st')).toEqual({ grantId: 'g-rot' });
+        await rt.consume('rt-1st');
+        await rt.upsert('rt-2nd', { grantId: 'g-rot' }, 60);
+        await at.upsert('at-2nd', { grantId: 'g-rot' }, 30);
+        // Collected, not written yet.
+        expect(await consumedAt('rt-1st')).toBeNull();
+        expect(await new PgOidcAdapter(db.ds, 'AccessToken').find('at-2nd')).toBeUndefined();
+      });
+      // One statement: the consume's time is the statement's now(), the one the successor's expiry counts from.
+      const [{ same }] = await db.ds.query<[{ same: boolean }]>(
+        `SELECT (SELECT consumed_at FROM oidc_payloads WHERE kind = 'RefreshToken' AND id = 'rt-1st') + interval '60 seconds'
+           = (SELECT expires_at FROM oidc_payloads WHERE kind = 'RefreshToken' AND id = 'rt-2nd') AS same`,
+      );
+      expect(same).toBe(true);
+      expect(await at.find('at-2nd')).toEqual({ grantId: 'g-rot' });
+      // Presented again: found consumed (the library's reuse detection revokes the grant).
+      expect(await rt.find('rt-1st')).toEqual(expect.objectContaining({ consumed: expect.any(Number) }));
+    });
+
+    it('a token consumed meanwhile (presented twice at once): nothing of the second request is written, and it is refused', async () => {
+      const x = shared();
+      const rt = new PgOidcAdapter(db.ds, 'RefreshToken', x);
+      await rt.upsert('rt-twice', { grantId: 'g-twice' }, 60);
+      await expect(
+        x.writes.collect(async () => {
+          await rt.find('rt-twice');
+          await rt.consume('rt-twice');
+          await rt.upsert('rt-twice-next', { grantId: 'g-twice' }, 60);
+          // The other request's consume lands first.
+          await db.ds.query(`UPDATE oidc_payloads SET consumed_at = now() WHERE kind = 'RefreshToken' AND id = 'rt-twice'`);
+        }),
+      ).rejects.toBeInstanceOf(ConsumedMeanwhile);
+      const [{ n }] = await db.ds.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM oidc_payloads WHERE id = 'rt-twice-next'`);
+      expect(n).toBe(0);
+    });
+
+    it('all or none: a write that fails leaves the consume undone', async () => {
+      const x = shared();
+      const rt = new PgOidcAdapter(db.ds, 'RefreshToken', x);
+      await rt.upsert('rt-fail', { grantId: 'g-fail' }, 60);
+      await expect(
+        x.writes.collect(async () => {
+          await rt.consume('rt-fail');
+          // jsonb refuses a NUL character: the statement fails as a whole.
+          await rt.upsert('rt-fail-next', { grantId: 'g-fail', bad: 'nul\u0000' }, 60);
+        }),
+      ).rejects.toThrow();
+      expect(await consumedAt('rt-fail')).toBeNull();
+    });
+
+    it('a read inside the request sees its writes; outside a request, writes go at once and a second consume is a no-op', async () => {
+      const x = shared();
+      const session = new PgOidcAdapter(db.ds, 'Session', x);
+      await x.writes.collect(async () => {
+        await session.upsert('s-inside', { uid: 'u-inside' }, 60);
+        expect(await session.findByUid('u-inside')).toEqual({ uid: 'u-inside' });
+      });
+      const rt = new PgOidcAdapter(db.ds, 'RefreshToken', x);
+      await rt.upsert('rt-out', { grantId: 'g-out' }, 60);
+      await rt.consume('rt-out');
+      const first = await consumedAt('rt-out');
+      expect(first).toEqual(expect.any(Date));
+      await rt.consume('rt-out');
+      expect(await consumedAt('rt-out')).toEqual(first);
+    });
   });
 });

@@ -5,10 +5,16 @@
  * ends every session, grant and token of a user in one statement. Expired rows are never
  * returned and are purged by housekeeping. Clients are not stored here: `Client` reads the
  * registry through ClientLookup (client-metadata.ts).
+ *
+ * A token request reads a code or refresh token and then its grant, then writes (consume, the
+ * next refresh token, the access token): the adapters share a GrantReadAhead, so the token's read
+ * brings its grant along, and inside a token request their writes are collected and written in
+ * one statement before the answer leaves (token-writes.ts). A refresh grant is two round trips.
  */
 import { queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ProviderGrantStore } from '../../domain/ports';
+import { TokenRequestWrites, type WritePart, consumePart } from './token-writes';
 
 /** What the provider stores: any JSON object; these fields are indexed when present. */
 export interface AdapterPayload {
@@ -38,48 +44,135 @@ interface Row {
   consumed_at: Date | null;
 }
 
+const payloadOf = (row: Row): AdapterPayload => (row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload);
+
+/** A row's insert or replacement (typed parameters: the values come through a SELECT, so the write can wait on a consume). */
+function upsertPart(kind: string, id: string, payload: AdapterPayload, expiresIn: number | undefined): WritePart {
+  return {
+    shape: 'upsert',
+    values: [kind, id, JSON.stringify(payload), str(payload.grantId), str(payload.userCode), str(payload.uid), str(payload.accountId), expiresIn ?? null],
+    text: (p, guard) => `INSERT INTO oidc_payloads (kind, id, payload, grant_id, user_code, uid, account_id, expires_at, consumed_at)
+       SELECT ${p(1)}::text, ${p(2)}::text, ${p(3)}::jsonb, ${p(4)}::text, ${p(5)}::text, ${p(6)}::text, ${p(7)}::text,
+         CASE WHEN ${p(8)}::int IS NULL THEN NULL ELSE now() + make_interval(secs => ${p(8)}::int) END, NULL::timestamptz WHERE ${guard}
+       ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code,
+         uid = EXCLUDED.uid, account_id = EXCLUDED.account_id, expires_at = EXCLUDED.expires_at`,
+  };
+}
+
+/** Entries that live for a moment: set in time order, so the oldest go from the front. */
+class Momentary<V> {
+  private readonly entries = new Map<string, { value: V; at: number }>();
+
+  constructor(private readonly ms: number) {}
+
+  set(key: string, value: V): void {
+    const now = Date.now();
+    for (const [k, e] of this.entries) {
+      if (now - e.at <= this.ms) break;
+      this.entries.delete(k);
+    }
+    this.entries.delete(key);
+    this.entries.set(key, { value, at: now });
+  }
+
+  /** The value once: taken out, and only while fresh. */
+  take(key: string): V | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    this.entries.delete(key);
+    return Date.now() - e.at <= this.ms ? e.value : undefined;
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
+/** The kinds whose find brings their grant along (the token endpoint reads the grant next). */
+const GRANT_READ_AHEAD = new Set(['RefreshToken', 'AuthorizationCode']);
+
+/**
+ * Grants read with their code or refresh token, for the grant's find that follows within the
+ * request: taken once, gone after a second, and dropped by any change to the grant through
+ * this process.
+ */
+export class GrantReadAhead {
+  readonly grants = new Momentary<AdapterPayload>(1_000);
+}
+
+/** What the provider's adapters share (one per provider). */
+export interface AdapterShared {
+  readonly readAhead: GrantReadAhead;
+  readonly writes: TokenRequestWrites;
+}
+
 export class PgOidcAdapter implements OidcAdapter {
+  private readonly readAhead: GrantReadAhead;
+  private readonly writes: TokenRequestWrites;
+
   constructor(
     private readonly ds: DataSource,
     private readonly kind: string,
-  ) {}
+    shared?: AdapterShared,
+  ) {
+    this.readAhead = shared?.readAhead ?? new GrantReadAhead();
+    this.writes = shared?.writes ?? new TokenRequestWrites(ds);
+  }
 
   // Every token request reads and writes here: named statements on the pool (planned once per
-  // connection, and without TypeORM's query runner), as the refresh rotation's are.
+  // connection, and without TypeORM's query runner).
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    await queryNamed(
+    if (this.kind === 'Grant') this.readAhead.grants.delete(id);
+    await this.writes.add(upsertPart(this.kind, id, payload, expiresIn));
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    await this.writes.settle();
+    if (this.kind === 'Grant') {
+      const ahead = this.readAhead.grants.take(id);
+      if (ahead) return ahead;
+    }
+    if (!GRANT_READ_AHEAD.has(this.kind)) return this.one('id', id);
+    // The token and its grant (live), in one read.
+    const rows = await queryNamed<Row & { grant_payload: Record<string, unknown> | null }>(
       this.ds.manager,
-      'identity.oidc.upsert',
-      `INSERT INTO oidc_payloads (kind, id, payload, grant_id, user_code, uid, account_id, expires_at, consumed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $8::int IS NULL THEN NULL ELSE now() + make_interval(secs => $8::int) END, NULL)
-       ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code,
-         uid = EXCLUDED.uid, account_id = EXCLUDED.account_id, expires_at = EXCLUDED.expires_at`,
-      [this.kind, id, JSON.stringify(payload), str(payload.grantId), str(payload.userCode), str(payload.uid), str(payload.accountId), expiresIn ?? null],
+      'identity.oidc.find.with-grant',
+      `SELECT t.payload, t.consumed_at, g.payload AS grant_payload FROM oidc_payloads t
+       LEFT JOIN oidc_payloads g ON g.kind = 'Grant' AND g.id = t.grant_id AND (g.expires_at IS NULL OR g.expires_at > now())
+       WHERE t.kind = $1 AND t.id = $2 AND (t.expires_at IS NULL OR t.expires_at > now()) LIMIT 1`,
+      [this.kind, id],
     );
+    const row = rows[0];
+    if (!row) return undefined;
+    const grantId = str(row.payload.grantId);
+    if (grantId && row.grant_payload) this.readAhead.grants.set(grantId, row.grant_payload);
+    return payloadOf(row);
   }
 
-  find(id: string): Promise<AdapterPayload | undefined> {
-    return this.one('id', id);
-  }
-
-  findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    await this.writes.settle();
     return this.one('user_code', userCode);
   }
 
-  findByUid(uid: string): Promise<AdapterPayload | undefined> {
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    await this.writes.settle();
     return this.one('uid', uid);
   }
 
   async consume(id: string): Promise<void> {
-    await queryNamed(this.ds.manager, 'identity.oidc.consume', `UPDATE oidc_payloads SET consumed_at = now() WHERE kind = $1 AND id = $2 AND consumed_at IS NULL`, [this.kind, id]);
+    await this.writes.add(consumePart(this.kind, id));
   }
 
   async destroy(id: string): Promise<void> {
+    if (this.kind === 'Grant') this.readAhead.grants.delete(id);
+    await this.writes.settle();
     await queryNamed(this.ds.manager, 'identity.oidc.destroy', `DELETE FROM oidc_payloads WHERE kind = $1 AND id = $2`, [this.kind, id]);
   }
 
   /** Every record of the grant, whatever its kind (codes, tokens, the grant itself). */
   async revokeByGrantId(grantId: string): Promise<void> {
+    this.readAhead.grants.delete(grantId);
+    await this.writes.settle();
     await this.ds.query(`DELETE FROM oidc_payloads WHERE grant_id = $1`, [grantId]);
   }
 
@@ -91,8 +184,7 @@ export class PgOidcAdapter implements OidcAdapter {
       [this.kind, value],
     );
     const row = rows[0];
-    if (!row) return undefined;
-    return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
+    return row ? payloadOf(row) : undefined;
   }
 }
 

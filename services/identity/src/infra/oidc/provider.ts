@@ -15,7 +15,8 @@ import type { Logger } from '@iam/platform';
 import type { ClientLookup } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
 import { clientMetadata } from './client-metadata';
-import { PgOidcAdapter } from './pg-adapter';
+import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
+import { ConsumedMeanwhile, type TokenRequestWrites } from './token-writes';
 
 export type Provider = ProviderType;
 
@@ -37,6 +38,8 @@ export interface OpSettings {
 /** What the provider asks of the rest of identity. */
 export interface OpDeps {
   readonly dataSource: DataSource;
+  /** The token endpoint's writes, collected per request and written in one statement. */
+  readonly writes: TokenRequestWrites;
   readonly clients: ClientLookup;
   /** The user behind a subject now (roles and permissions as REST tokens carry them); null when gone. */
   readonly principal: (userId: string) => Promise<Principal | null>;
@@ -52,14 +55,16 @@ export interface OpDeps {
 
 /**
  * The provider's sessions in identity's sessions list (DESIGN §5 "Sessions"): a sign-in records
- * one (device, IP, how and when), each authorization and token marks it used, and the API's
- * access tokens it issues are recorded under it (ending it denylists them) and carry its id as `sid`.
+ * one (device, IP, how and when), each authorization and token marks it used, and the access
+ * tokens it issues are recorded under it (ending it denylists them) and carry its id as `sid`.
  */
 export interface OpSessionHooks {
   signedIn(s: { opSessionUid: string; userId: string; amr: readonly string[]; authTime: Date; userAgent: string; ip: string; expiresAt: Date }): Promise<void>;
   /** Marks the session of a provider session used; its id, or null when none is live. */
   touch(opSessionUid: string): Promise<string | null>;
-  /** Marks the session of a provider session used and records an access token it issued (one statement). */
+  /** Identity's session id of a provider session; null when none is live. */
+  sessionId(opSessionUid: string): Promise<string | null>;
+  /** Marks the session used and records an access token it issues (with the token request's writes). */
   tokenIssued(opSessionUid: string, jti: string, expiresAt: Date): Promise<void>;
 }
 
@@ -136,8 +141,9 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     destroy: async () => {},
     revokeByGrantId: async () => {},
   };
+  const shared = { readAhead: new GrantReadAhead(), writes: deps.writes };
   const configuration: Configuration = {
-    adapter: (name: string) => (name === 'Client' ? clientAdapter : new PgOidcAdapter(deps.dataSource, name)),
+    adapter: (name: string) => (name === 'Client' ? clientAdapter : new PgOidcAdapter(deps.dataSource, name, shared)),
     jwks,
     cookies: { keys: [...s.cookieKeys] },
     routes: routes(s.prefix),
@@ -198,9 +204,14 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       // How and when the user signed in (as REST tokens carry it): from the code or refresh token exchanged.
       const e = _ctx.oidc.entities;
       const from = e.AuthorizationCode ?? e.RefreshToken ?? e.DeviceCode;
-      // The API token's sid is identity's session id (the sessions API's), not the provider's per-client sid.
+      // The API token's sid is identity's session id (the sessions API's), not the provider's per-client
+      // sid; the token is recorded under that session as it is made (jti and expiry are set by now).
       const opUid = 'sessionUid' in token && typeof token.sessionUid === 'string' ? token.sessionUid : (from && 'sessionUid' in from ? from.sessionUid : undefined);
-      const sid = opUid && deps.sessions ? ((await deps.sessions.touch(opUid)) ?? undefined) : undefined;
+      const sid = opUid && deps.sessions ? ((await deps.sessions.sessionId(opUid)) ?? undefined) : undefined;
+      if (sid && token.jti && deps.sessions) {
+        const exp = token.exp ?? Math.floor(Date.now() / 1000) + (token.expiration || s.accessTokenSeconds);
+        await deps.sessions.tokenIssued(opUid!, token.jti, new Date(exp * 1000));
+      }
       const signIn = from ? { ...(from.amr ? { amr: from.amr } : {}), ...(from.acr ? { acr: from.acr } : {}), ...(from.authTime ? { auth_time: from.authTime } : {}), ...(sid ? { sid } : {}) } : {};
       return p ? { nbf: Math.floor(Date.now() / 1000), email: p.email, roles: [...p.roles], permissions: [...p.permissions], ...signIn } : undefined;
     },
@@ -245,6 +256,23 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     return deps.clients.verifySecret(this.clientId, actual);
   };
   provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
+  // The token endpoint's writes go out together, after the library has answered and before the
+  // answer leaves; when they cannot be written the answer is an error, and nothing was written.
+  const tokenPath = `${s.prefix}/token`;
+  provider.use(async (ctx, next: () => Promise<void>) => {
+    if (ctx.method !== 'POST' || ctx.path !== tokenPath) {
+      await next();
+      return;
+    }
+    try {
+      await deps.writes.collect(next);
+    } catch (err) {
+      const meanwhile = err instanceof ConsumedMeanwhile;
+      if (!meanwhile) deps.logger.error({ err }, 'OpenID provider token request could not be written');
+      ctx.status = meanwhile ? 400 : 500;
+      ctx.body = meanwhile ? { error: 'invalid_grant', error_description: 'grant request is invalid' } : { error: 'server_error', error_description: 'oops! something went wrong' };
+    }
+  });
   provider.on('grant.success', (ctx) => {
     const clientId = ctx.oidc.client?.clientId;
     const grantType = ctx.oidc.params?.grant_type;
@@ -269,11 +297,6 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
           })
           .catch(failed);
       } else hooks.touch(session.uid).catch(failed);
-    });
-    provider.on('access_token.issued', (token: { jti: string; exp?: number; sessionUid?: string; kind?: string }) => {
-      const uid = token.sessionUid;
-      if (!uid) return;
-      hooks.tokenIssued(uid, token.jti, new Date((token.exp ?? Math.floor(Date.now() / 1000) + s.accessTokenSeconds) * 1000)).catch(failed);
     });
   }
   // The library's reuse detection: a consumed refresh token at the token endpoint revokes its grant

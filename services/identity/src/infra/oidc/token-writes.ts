@@ -1,0 +1,110 @@
+/**
+ * The token endpoint's writes, as one statement (issue #28, OP refresh grants/s).
+ *
+ * A refresh grant in oidc-provider consumes the presented token, saves its successor, saves the
+ * access token (when opaque) and, through extraTokenClaims, records that token under its
+ * session: four round trips, each its own commit. Inside a token request these writes are
+ * collected instead, and written together before the answer leaves, by a middleware around the
+ * provider's routes (op-host.ts installs it): one statement, so all of them or none.
+ *
+ * A consume guards the rest: when the token was consumed meanwhile (the same code or refresh
+ * token presented twice at once), the statement writes nothing and the request is refused as an
+ * invalid grant, where before both answers could carry tokens.
+ *
+ * Reads inside the request see the writes collected so far (they are written first); destroy and
+ * revocation are never deferred.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import { queryNamed } from '@iam/platform';
+import type { DataSource } from 'typeorm';
+
+/**
+ * One write, as a data-modifying CTE: `text` builds its SQL given its parameters' numbers
+ * (`p(1)` is its first value's placeholder), and `guarded` ANDs it with the consume's success.
+ */
+export interface WritePart {
+  /** Names the shape (statements are prepared per combination of shapes). */
+  readonly shape: string;
+  readonly values: readonly unknown[];
+  readonly text: (p: (i: number) => string, guard: string) => string;
+}
+
+/** The token presented was consumed by a concurrent request: nothing was written. */
+export class ConsumedMeanwhile extends Error {
+  constructor() {
+    super('the grant was redeemed by another request meanwhile');
+  }
+}
+
+const CONSUME_SHAPE = 'consume';
+
+/** Marks a code or refresh token consumed; the other writes depend on it. */
+export function consumePart(kind: string, id: string): WritePart {
+  return {
+    shape: CONSUME_SHAPE,
+    values: [kind, id],
+    text: (p) => `UPDATE oidc_payloads SET consumed_at = now() WHERE kind = ${p(1)} AND id = ${p(2)} AND consumed_at IS NULL RETURNING 1`,
+  };
+}
+
+interface Pending {
+  readonly parts: WritePart[];
+}
+
+export class TokenRequestWrites {
+  private readonly scope = new AsyncLocalStorage<Pending>();
+  private readonly statements = new Map<string, { name: string; text: string }>();
+
+  constructor(private readonly ds: DataSource) {}
+
+  /**
+   * Runs a token request with its writes collected, then writes them (before the answer is sent);
+   * throws ConsumedMeanwhile when its consume found the token consumed.
+   */
+  async collect(fn: () => Promise<void>): Promise<void> {
+    const pending: Pending = { parts: [] };
+    await this.scope.run(pending, fn);
+    await this.write(pending.parts.splice(0), true);
+  }
+
+  /** Writes: collected inside a token request, else written now (a consume of a consumed row is then a no-op). */
+  async add(...parts: WritePart[]): Promise<void> {
+    const pending = this.scope.getStore();
+    if (pending) pending.parts.push(...parts);
+    else await this.write(parts, false);
+  }
+
+  /** Writes what this request collected so far (before a read or an immediate write). */
+  async settle(): Promise<void> {
+    const pending = this.scope.getStore();
+    if (pending && pending.parts.length > 0) await this.write(pending.parts.splice(0), true);
+  }
+
+  /** The statement of a combination of shapes (built once; named by a digest, as PostgreSQL cuts names at 63 bytes). */
+  private statementOf(ordered: readonly WritePart[]): { name: string; text: string } {
+    const key = ordered.map((w) => w.shape).join('.');
+    const known = this.statements.get(key);
+    if (known) return known;
+    const consumes = ordered.filter((w) => w.shape === CONSUME_SHAPE).length;
+    const guard = consumes === 0 ? 'true' : `(SELECT count(*) FROM (${ordered.slice(0, consumes).map((_, i) => `SELECT 1 FROM w${i}`).join(' UNION ALL ')}) c) = ${consumes}`;
+    let n = 0;
+    const ctes = ordered.map((w, i) => {
+      const base = n;
+      n += w.values.length;
+      return `w${i} AS (${w.text((k) => `$${base + k}`, guard)})`;
+    });
+    const statement = { name: `identity.oidc.writes.${createHash('sha256').update(key).digest('hex').slice(0, 24)}`, text: `WITH ${ctes.join(', ')} SELECT ${guard} AS ok` };
+    if (this.statements.size < 100) this.statements.set(key, statement);
+    return statement;
+  }
+
+  private async write(parts: WritePart[], strict: boolean): Promise<void> {
+    if (parts.length === 0) return;
+    // The consumes come first, and every other write waits on all of them having marked a row.
+    const ordered = [...parts.filter((w) => w.shape === CONSUME_SHAPE), ...parts.filter((w) => w.shape !== CONSUME_SHAPE)];
+    const statement = this.statementOf(ordered);
+    const rows = await queryNamed<{ ok: boolean }>(this.ds.manager, statement.name, statement.text, ordered.flatMap((w) => w.values));
+    if (strict && rows[0]?.ok !== true) throw new ConsumedMeanwhile();
+  }
+}
