@@ -181,7 +181,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
                 },
                 touch: (uid) => stores.sessions.touchOp(uid),
                 sessionId: (uid) => opSessionIds.get(uid),
-                tokenIssued: (uid, jti, expiresAt) => opWrites.add(...opTokenWrites(uid, jti, expiresAt)),
+                tokenIssued: (uid, record) => opWrites.add(...opTokenWrites(uid, record)),
               },
               refreshReused: (accountId, clientId, grantId) =>
                 void opAudit.refreshReused(accountId, clientId, grantId).catch((err: unknown) => logger.error({ err, clientId }, 'refresh-token reuse could not be written to the audit outbox')),

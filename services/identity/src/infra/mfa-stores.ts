@@ -348,22 +348,26 @@ export class PgWebauthnChallenges implements WebauthnChallengeStore {
 
 /**
  * An access token the provider issues under a provider session: the session marked used (to the
- * minute) and the token recorded under it (ending the session denylists it), when the session is
- * live. Written with the token request's other writes (token-writes.ts).
+ * minute) and, for a token the gateway verifies on its own, the token recorded under it (ending
+ * the session denylists it), when the session is live. Written with the token request's other
+ * writes (token-writes.ts).
  */
-export function opTokenWrites(opSessionUid: string, jti: string, expiresAt: Date): WritePart[] {
+export function opTokenWrites(opSessionUid: string, record?: { jti: string; expiresAt: Date }): WritePart[] {
+  const touch: WritePart = {
+    shape: 'session-touch',
+    values: [opSessionUid],
+    // To the minute: a grant refreshed every few seconds does not rewrite its session each time.
+    text: (p, guard) => `UPDATE sessions SET last_used_at = now() WHERE op_session_uid = ${p(1)}::text AND ended_at IS NULL AND last_used_at < now() - interval '1 minute' AND ${guard}`,
+  };
+  if (!record) return [touch];
   return [
-    {
-      shape: 'session-touch',
-      values: [opSessionUid],
-      // To the minute: a grant refreshed every few seconds does not rewrite its session each time.
-      text: (p, guard) => `UPDATE sessions SET last_used_at = now() WHERE op_session_uid = ${p(1)}::text AND ended_at IS NULL AND last_used_at < now() - interval '1 minute' AND ${guard}`,
-    },
+    touch,
     {
       shape: 'session-token',
-      values: [opSessionUid, jti, expiresAt],
+      values: [opSessionUid, record.jti, record.expiresAt],
       text: (p, guard) =>
         `INSERT INTO session_access_tokens (jti, session_id, expires_at) SELECT ${p(2)}::text, id, ${p(3)}::timestamptz FROM sessions WHERE op_session_uid = ${p(1)}::text AND ended_at IS NULL AND ${guard}`,
     },
   ];
 }
+

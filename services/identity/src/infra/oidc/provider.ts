@@ -64,8 +64,8 @@ export interface OpSessionHooks {
   touch(opSessionUid: string): Promise<string | null>;
   /** Identity's session id of a provider session; null when none is live. */
   sessionId(opSessionUid: string): Promise<string | null>;
-  /** Marks the session used and records an access token it issues (with the token request's writes). */
-  tokenIssued(opSessionUid: string, jti: string, expiresAt: Date): Promise<void>;
+  /** Marks the session used, and records an access token it issues when given (with the token request's writes). */
+  tokenIssued(opSessionUid: string, record?: { jti: string; expiresAt: Date }): Promise<void>;
 }
 
 /** The pages the provider renders itself (api/op/pages.ts supplies them). */
@@ -208,9 +208,12 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       // sid; the token is recorded under that session as it is made (jti and expiry are set by now).
       const opUid = 'sessionUid' in token && typeof token.sessionUid === 'string' ? token.sessionUid : (from && 'sessionUid' in from ? from.sessionUid : undefined);
       const sid = opUid && deps.sessions ? ((await deps.sessions.sessionId(opUid)) ?? undefined) : undefined;
-      if (sid && token.jti && deps.sessions) {
+      if (sid && deps.sessions) {
+        // A JWT is verified by the gateway on its own: recorded under its session, so ending the
+        // session denylists it. An opaque one (userinfo) lives in the grant's rows and ends with them.
+        const jwt = 'resourceServer' in token && token.resourceServer?.accessTokenFormat === 'jwt';
         const exp = token.exp ?? Math.floor(Date.now() / 1000) + (token.expiration || s.accessTokenSeconds);
-        await deps.sessions.tokenIssued(opUid!, token.jti, new Date(exp * 1000));
+        await deps.sessions.tokenIssued(opUid!, jwt ? { jti: token.jti, expiresAt: new Date(exp * 1000) } : undefined);
       }
       const signIn = from ? { ...(from.amr ? { amr: from.amr } : {}), ...(from.acr ? { acr: from.acr } : {}), ...(from.authTime ? { auth_time: from.authTime } : {}), ...(sid ? { sid } : {}) } : {};
       return p ? { nbf: Math.floor(Date.now() / 1000), email: p.email, roles: [...p.roles], permissions: [...p.permissions], ...signIn } : undefined;
