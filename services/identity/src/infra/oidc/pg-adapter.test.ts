@@ -235,6 +235,17 @@ describe('PgOidcAdapter', () => {
       expect(await consumedAt('rt-fail')).toBeNull();
     });
 
+    it('a write the request left running after its answer goes alone (not lost with the finished request)', async () => {
+      const x = shared();
+      const at = new PgOidcAdapter(db.ds, 'AccessToken', x);
+      let late: Promise<void> | undefined;
+      await x.writes.collect(async () => {
+        late = new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => at.upsert('at-late', { grantId: 'g-late' }, 30));
+      });
+      await late;
+      expect(await at.find('at-late')).toEqual({ grantId: 'g-late' });
+    });
+
     it('a read inside the request sees its writes; outside a request, writes go at once and a second consume is a no-op', async () => {
       const x = shared();
       const session = new PgOidcAdapter(db.ds, 'Session', x);

@@ -50,6 +50,8 @@ export function consumePart(kind: string, id: string): WritePart {
 
 interface Pending {
   readonly parts: WritePart[];
+  /** Until the request's writes go out; a write started after that (work the request left running) goes alone. */
+  open: boolean;
 }
 
 export class TokenRequestWrites {
@@ -63,15 +65,19 @@ export class TokenRequestWrites {
    * throws ConsumedMeanwhile when its consume found the token consumed.
    */
   async collect(fn: () => Promise<void>): Promise<void> {
-    const pending: Pending = { parts: [] };
-    await this.scope.run(pending, fn);
+    const pending: Pending = { parts: [], open: true };
+    try {
+      await this.scope.run(pending, fn);
+    } finally {
+      pending.open = false;
+    }
     await this.write(pending.parts.splice(0), true);
   }
 
   /** Writes: collected inside a token request, else written now (a consume of a consumed row is then a no-op). */
   async add(...parts: WritePart[]): Promise<void> {
     const pending = this.scope.getStore();
-    if (pending) pending.parts.push(...parts);
+    if (pending?.open) pending.parts.push(...parts);
     else await this.write(parts, false);
   }
 
