@@ -235,6 +235,19 @@ describe('PgOidcAdapter', () => {
       expect(await consumedAt('rt-fail')).toBeNull();
     });
 
+    it('a row written twice in one request: the first write goes out before the second is collected', async () => {
+      const x = shared();
+      const dc = new PgOidcAdapter(db.ds, 'DeviceCode', x);
+      await dc.upsert('dc-twice', { userCode: 'TWICE-ONE' }, 60);
+      await x.writes.collect(async () => {
+        await dc.consume('dc-twice');
+        await dc.upsert('dc-twice', { userCode: 'TWICE-TWO' }, 60);
+        await dc.upsert('dc-twice', { userCode: 'TWICE-THREE' }, 60);
+      });
+      // Written in order, each once (a re-save keeps the consume, as a plain upsert does).
+      expect(await dc.findByUserCode('TWICE-THREE')).toEqual({ userCode: 'TWICE-THREE', consumed: expect.any(Number) });
+    });
+
     it('a write the request left running after its answer goes alone (not lost with the finished request)', async () => {
       const x = shared();
       const at = new PgOidcAdapter(db.ds, 'AccessToken', x);

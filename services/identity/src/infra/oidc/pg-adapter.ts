@@ -50,6 +50,7 @@ const payloadOf = (row: Row): AdapterPayload => (row.consumed_at ? { ...row.payl
 function upsertPart(kind: string, id: string, payload: AdapterPayload, expiresIn: number | undefined): WritePart {
   return {
     shape: 'upsert',
+    row: `${kind}:${id}`,
     values: [kind, id, JSON.stringify(payload), str(payload.grantId), str(payload.userCode), str(payload.uid), str(payload.accountId), expiresIn ?? null],
     text: (p, guard) => `INSERT INTO oidc_payloads (kind, id, payload, grant_id, user_code, uid, account_id, expires_at, consumed_at)
        SELECT ${p(1)}::text, ${p(2)}::text, ${p(3)}::jsonb, ${p(4)}::text, ${p(5)}::text, ${p(6)}::text, ${p(7)}::text,

@@ -26,6 +26,8 @@ import type { DataSource } from 'typeorm';
 export interface WritePart {
   /** Names the shape (statements are prepared per combination of shapes). */
   readonly shape: string;
+  /** The row it writes, when one: a second write of that row in a request goes out after the first. */
+  readonly row?: string;
   readonly values: readonly unknown[];
   readonly text: (p: (i: number) => string, guard: string) => string;
 }
@@ -43,6 +45,7 @@ const CONSUME_SHAPE = 'consume';
 export function consumePart(kind: string, id: string): WritePart {
   return {
     shape: CONSUME_SHAPE,
+    row: `${kind}:${id}`,
     values: [kind, id],
     text: (p) => `UPDATE oidc_payloads SET consumed_at = now() WHERE kind = ${p(1)} AND id = ${p(2)} AND consumed_at IS NULL RETURNING 1`,
   };
@@ -77,8 +80,13 @@ export class TokenRequestWrites {
   /** Writes: collected inside a token request, else written now (a consume of a consumed row is then a no-op). */
   async add(...parts: WritePart[]): Promise<void> {
     const pending = this.scope.getStore();
-    if (pending?.open) pending.parts.push(...parts);
-    else await this.write(parts, false);
+    if (!pending?.open) {
+      await this.write(parts, false);
+      return;
+    }
+    // One statement may not write a row twice: what is collected goes out first.
+    if (parts.some((w) => w.row !== undefined && pending.parts.some((q) => q.row === w.row))) await this.write(pending.parts.splice(0), true);
+    pending.parts.push(...parts);
   }
 
   /** Writes what this request collected so far (before a read or an immediate write). */
