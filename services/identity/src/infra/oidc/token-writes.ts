@@ -5,7 +5,7 @@
  * access token (when opaque) and, through extraTokenClaims, records that token under its
  * session: four round trips, each its own commit. Inside a token request these writes are
  * collected instead, and written together before the answer leaves, by a middleware around the
- * provider's routes (op-host.ts installs it): one statement, so all of them or none.
+ * provider's routes (provider.ts installs it): one statement, so all of them or none.
  *
  * A consume guards the rest: when the token was consumed meanwhile (the same code or refresh
  * token presented twice at once), the statement writes nothing and the request is refused as an
@@ -21,7 +21,8 @@ import type { DataSource } from 'typeorm';
 
 /**
  * One write, as a data-modifying CTE: `text` builds its SQL given its parameters' numbers
- * (`p(1)` is its first value's placeholder), and `guarded` ANDs it with the consume's success.
+ * (`p(1)` is its first value's placeholder); it ANDs `guard` (the consumes succeeded) into its
+ * condition, so nothing is written when a consume found its token consumed.
  */
 export interface WritePart {
   /** Names the shape (statements are prepared per combination of shapes). */
