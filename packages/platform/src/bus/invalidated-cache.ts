@@ -43,11 +43,12 @@ export class InvalidatedCache<V> {
     this.now = opts.now ?? Date.now;
   }
 
-  /** The value from the cache, or loaded (and kept when nothing changed meanwhile). */
+  /** One get in `read_cache_requests_total`. */
   private count(key: string, outcome: CacheOutcome): void {
     this.opts.metrics?.readCacheRequests.inc({ kind: key.slice(0, key.indexOf(':')), outcome });
   }
 
+  /** The value from the cache, or loaded (and kept when nothing changed meanwhile). */
   async get(key: string, load: () => Promise<V>): Promise<V> {
     if (!this.live) {
       this.count(key, 'bypass');

@@ -14,6 +14,7 @@
 import { queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ProviderGrantStore } from '../../domain/ports';
+import { TimedEntries } from './timed-entries';
 import { TokenRequestWrites, type WritePart, consumePart } from './token-writes';
 
 /** What the provider stores: any JSON object; these fields are indexed when present. */
@@ -60,35 +61,6 @@ function upsertPart(kind: string, id: string, payload: AdapterPayload, expiresIn
   };
 }
 
-/** Entries that live for a moment: set in time order, so the oldest go from the front. */
-class Momentary<V> {
-  private readonly entries = new Map<string, { value: V; at: number }>();
-
-  constructor(private readonly ms: number) {}
-
-  set(key: string, value: V): void {
-    const now = Date.now();
-    for (const [k, e] of this.entries) {
-      if (now - e.at <= this.ms) break;
-      this.entries.delete(k);
-    }
-    this.entries.delete(key);
-    this.entries.set(key, { value, at: now });
-  }
-
-  /** The value once: taken out, and only while fresh. */
-  take(key: string): V | undefined {
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    this.entries.delete(key);
-    return Date.now() - e.at <= this.ms ? e.value : undefined;
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-}
-
 /** The kinds whose find brings their grant along (the token endpoint reads the grant next). */
 const GRANT_READ_AHEAD = new Set(['RefreshToken', 'AuthorizationCode']);
 
@@ -98,7 +70,7 @@ const GRANT_READ_AHEAD = new Set(['RefreshToken', 'AuthorizationCode']);
  * this process.
  */
 export class GrantReadAhead {
-  readonly grants = new Momentary<AdapterPayload>(1_000);
+  readonly grants = new TimedEntries<AdapterPayload>(1_000);
 }
 
 /** What the provider's adapters share (one per provider). */

@@ -207,13 +207,14 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       // The API token's sid is identity's session id (the sessions API's), not the provider's per-client
       // sid; the token is recorded under that session as it is made (jti and expiry are set by now).
       const opUid = 'sessionUid' in token && typeof token.sessionUid === 'string' ? token.sessionUid : (from && 'sessionUid' in from ? from.sessionUid : undefined);
-      const sid = opUid && deps.sessions ? ((await deps.sessions.sessionId(opUid)) ?? undefined) : undefined;
-      if (sid && deps.sessions) {
+      const sessions = deps.sessions;
+      const sid = opUid && sessions ? ((await sessions.sessionId(opUid)) ?? undefined) : undefined;
+      if (opUid && sessions && sid) {
         // A JWT is verified by the gateway on its own: recorded under its session, so ending the
         // session denylists it. An opaque one (userinfo) lives in the grant's rows and ends with them.
         const jwt = 'resourceServer' in token && token.resourceServer?.accessTokenFormat === 'jwt';
         const exp = token.exp ?? Math.floor(Date.now() / 1000) + (token.expiration || s.accessTokenSeconds);
-        await deps.sessions.tokenIssued(opUid!, jwt ? { jti: token.jti, expiresAt: new Date(exp * 1000) } : undefined);
+        await sessions.tokenIssued(opUid, jwt ? { jti: token.jti, expiresAt: new Date(exp * 1000) } : undefined);
       }
       const signIn = from ? { ...(from.amr ? { amr: from.amr } : {}), ...(from.acr ? { acr: from.acr } : {}), ...(from.authTime ? { auth_time: from.authTime } : {}), ...(sid ? { sid } : {}) } : {};
       return p ? { nbf: Math.floor(Date.now() / 1000), email: p.email, roles: [...p.roles], permissions: [...p.permissions], ...signIn } : undefined;

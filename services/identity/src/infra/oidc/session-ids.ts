@@ -5,29 +5,24 @@
  * has its grants ended with it, so no token request reaches it, and its token record writes
  * nothing (opTokenWrites checks that the session is live).
  */
+import { TimedEntries } from './timed-entries';
+
 export class OpSessionIds {
-  private readonly ids = new Map<string, { id: string; at: number }>();
+  private readonly ids: TimedEntries<string>;
 
   constructor(
     private readonly lookup: (opSessionUid: string) => Promise<string | null>,
-    private readonly ttlMs = 60_000,
-    private readonly max = 10_000,
-  ) {}
+    ttlMs = 60_000,
+    max = 10_000,
+  ) {
+    this.ids = new TimedEntries(ttlMs, max);
+  }
 
   async get(opSessionUid: string): Promise<string | null> {
-    const now = Date.now();
     const hit = this.ids.get(opSessionUid);
-    if (hit && now - hit.at <= this.ttlMs) return hit.id;
+    if (hit) return hit;
     const id = await this.lookup(opSessionUid);
-    this.ids.delete(opSessionUid);
-    if (id) {
-      // Oldest first out: entries are set in time order.
-      for (const [k, e] of this.ids) {
-        if (this.ids.size < this.max && now - e.at <= this.ttlMs) break;
-        this.ids.delete(k);
-      }
-      this.ids.set(opSessionUid, { id, at: now });
-    }
+    if (id) this.ids.set(opSessionUid, id);
     return id;
   }
 }
