@@ -2,8 +2,8 @@
  * The OpenID provider with clients made through the clients API (`/api/v1/clients`, the real
  * registry in identity's database), openid-client as the relying party, through the gateway:
  * - a deleted client: its grants, codes and refresh tokens end in the delete's own transaction,
- *   its refresh token and client_credentials stop (invalid_client), its service-account token stops
- *   at the gateway;
+ *   its refresh token and client_credentials stop (invalid_client), its service-account token and
+ *   the users' tokens issued to it stop at the gateway;
  * - DPoP (RFC 9449): a `dpopBound` client gets tokens bound to its key (`cnf.jkt`), and the gateway
  *   accepts them only as `DPoP` with a fresh proof of that key (openid-client makes the proofs);
  * - client_credentials with only the client's id and secret yields an API token (the default
@@ -106,10 +106,15 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
       prompt: 'consent',
     });
     const end = await signInOverHttp(url);
-    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: verifier, expectedState: state });
+    const code = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: verifier, expectedState: state });
+    // The user's API token through this client (RFC 9068, client_id = the client), and the rotated grant.
+    const t = await oc.refreshTokenGrant(config, code.refresh_token!, { resource: `${issuer}/api` });
     expect(t.refresh_token).toBeDefined();
+    expect(payloadOf(t.access_token)).toEqual(expect.objectContaining({ sub: expect.any(String), client_id: doomed.clientId }));
     const svc = await oc.clientCredentialsGrant(config);
-    expect((await fetch(`${issuer}/api/v1/users`, { headers: { authorization: `Bearer ${svc.access_token}` } })).status).toBe(200);
+    const statusWith = async (token: string) => (await fetch(`${issuer}/api/v1/users`, { headers: { authorization: `Bearer ${token}` } })).status;
+    expect(await statusWith(svc.access_token)).toBe(200);
+    expect(await statusWith(t.access_token)).toBe(200);
     expect(await rowsOf(doomed.clientId)).toBeGreaterThan(0);
     // The audit trail: the consent, by the user, from the caller's address; the sign-in as REST logins record it.
     const consent = await eventually(async () => {
@@ -126,15 +131,20 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
     expect(await rowsOf(doomed.clientId)).toBe(0);
     expect(await oauthError(oc.refreshTokenGrant(config, t.refresh_token!))).toBe('invalid_client');
     expect(await oauthError(oc.clientCredentialsGrant(config))).toBe('invalid_client');
-    // Its service-account token (sub = client id) stops at the gateway (subject revocation, within a second).
-    const deadline = Date.now() + 5_000;
-    let status = 200;
-    while (Date.now() < deadline) {
-      status = (await fetch(`${issuer}/api/v1/users`, { headers: { authorization: `Bearer ${svc.access_token}` } })).status;
-      if (status === 401) break;
-      await new Promise((r) => setTimeout(r, 100));
+    // Its service-account token (sub = client id) and the user's token issued to it (client_id) stop
+    // at the gateway (the client's revocation, within a second).
+    for (const token of [svc.access_token, t.access_token]) {
+      const deadline = Date.now() + 5_000;
+      let status = 200;
+      while (Date.now() < deadline) {
+        status = await statusWith(token);
+        if (status === 401) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe(401);
     }
-    expect(status).toBe(401);
+    // The same user's tokens through other clients are not touched.
+    expect(await statusWith(admin)).toBe(200);
   });
 
   describe('DPoP', () => {

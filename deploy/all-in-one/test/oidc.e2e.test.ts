@@ -390,6 +390,10 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     const a = await authorization(config);
     const end = await signInOverHttp(a.url, { jar });
     const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    // An API token of this session (a JWT the gateway checks itself), taken before the logout.
+    const api = await oc.refreshTokenGrant(config, t.refresh_token!, { resource: `${issuer}/api` });
+    const apiStatus = async () => (await fetch(`${issuer}/api/v1/users`, { headers: { authorization: `Bearer ${api.access_token}` } })).status;
+    expect(await apiStatus()).toBe(200);
     // oidcc-prompt-none-logged-in: the session answers without a page.
     const silent = await authorization(config, { prompt: 'none', scope: 'openid email' });
     const back = await signInOverHttp(silent.url, { jar });
@@ -422,8 +426,17 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     const after = await signInOverHttp((await authorization(config, { prompt: 'none', scope: 'openid email' })).url, { jar });
     expect(after.url.searchParams.get('error')).toBe('login_required');
     expect(after.url.searchParams.get('code')).toBeNull();
-    // The refresh token of the grant lives on (logout ends the provider session, not offline grants).
-    await expect(oc.refreshTokenGrant(config, t.refresh_token!)).resolves.toBeDefined();
+    // The session's access tokens stop at the gateway (the session ended with the logout, as from
+    // the sessions list); the refresh token of the grant lives on (logout ends the provider session,
+    // not offline grants).
+    const deadline = Date.now() + 5_000;
+    let status = await apiStatus();
+    while (status !== 401 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = await apiStatus();
+    }
+    expect(status).toBe(401);
+    await expect(oc.refreshTokenGrant(config, api.refresh_token!)).resolves.toBeDefined();
   });
 
   it('[userinfo] GET with the bearer header, POST with the header, and a revoked access token refused', async () => {

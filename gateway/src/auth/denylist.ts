@@ -1,7 +1,7 @@
 /**
  * Revoked access tokens known to this gateway replica, until they expire: single tokens (by jti),
  * and every token of a subject issued before a time (a deleted user, a changed password or
- * email). Fed by `identity.token.revoked` and `identity.subject.revoked` events (every replica
+ * email; a deleted OAuth client, whose id also ends the tokens issued to it). Fed by `identity.token.revoked` and `identity.subject.revoked` events (every replica
  * receives every event), loaded from identity at start and reloaded periodically, so a replica
  * that missed events while NATS was away catches up.
  */
@@ -14,12 +14,21 @@ export class Denylist {
   /** sub → the first iat (seconds) still accepted, and until when that matters (ms). */
   private readonly subjects = new Map<string, { minIat: number; until: number }>();
 
-  /** Whether the token is refused: its jti is denylisted, or its subject was revoked after it was issued. */
-  refuses(claims: { jti: string; sub: string; iat: number }): boolean {
+  /**
+   * Whether the token is refused: its jti is denylisted, or its subject was revoked after it was
+   * issued, or the OAuth client it was issued to was (a deleted client's revocation names its id,
+   * which ends its service-account tokens by `sub` and the users' tokens it holds by `client_id`).
+   */
+  refuses(claims: { jti: string; sub: string; iat: number; clientId?: string }): boolean {
+    const now = Date.now();
     const exp = this.entries.get(claims.jti);
-    if (exp !== undefined && exp > Date.now()) return true;
-    const s = this.subjects.get(claims.sub);
-    return s !== undefined && s.until > Date.now() && claims.iat < s.minIat;
+    if (exp !== undefined && exp > now) return true;
+    return this.revokedBefore(claims.sub, claims.iat, now) || (claims.clientId !== undefined && this.revokedBefore(claims.clientId, claims.iat, now));
+  }
+
+  private revokedBefore(subject: string, iat: number, now: number): boolean {
+    const s = this.subjects.get(subject);
+    return s !== undefined && s.until > now && iat < s.minIat;
   }
 
   add(jti: string, expiresAt: Date): void {

@@ -36,3 +36,10 @@ export function sha256(data: string | Buffer): Buffer {
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a string is a UUID (any version), as a `uuid` column takes it: check before a lookup by one. */
+export function isUuid(s: string): boolean {
+  return UUID_RE.test(s);
+}

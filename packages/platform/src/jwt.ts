@@ -22,6 +22,8 @@ export interface AccessClaims {
   readonly permissions: string[];
   /** The sign-in (session) the token comes from; absent on tokens of no session. */
   readonly sid?: string;
+  /** RFC 9068: the OAuth client the token was issued to; absent on REST login tokens. */
+  readonly clientId?: string;
   /** How the user authenticated (RFC 8176: pwd, otp, mfa, ...). */
   readonly amr?: string[];
   /** When the user last authenticated (seconds since the epoch). */
@@ -70,7 +72,14 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
     if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.email !== 'string' || !roles || !permissions) throw invalid();
     const amr = payload.amr === undefined ? undefined : strings(payload.amr);
     const authTime = payload.auth_time;
-    if (amr === null || (authTime !== undefined && typeof authTime !== 'number') || (payload.sid !== undefined && typeof payload.sid !== 'string')) throw invalid();
+    const clientId = payload.client_id;
+    if (
+      amr === null ||
+      (authTime !== undefined && typeof authTime !== 'number') ||
+      (payload.sid !== undefined && typeof payload.sid !== 'string') ||
+      (clientId !== undefined && typeof clientId !== 'string')
+    )
+      throw invalid();
     const cnf = payload.cnf;
     let cnfJkt: string | undefined;
     if (cnf !== undefined) {
@@ -91,6 +100,7 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
       roles,
       permissions,
       ...(typeof payload.sid === 'string' ? { sid: payload.sid } : {}),
+      ...(typeof clientId === 'string' ? { clientId } : {}),
       ...(amr ? { amr } : {}),
       ...(typeof authTime === 'number' ? { authTime } : {}),
       ...(cnfJkt ? { cnfJkt } : {}),

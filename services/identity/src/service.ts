@@ -182,6 +182,9 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
                 touch: (uid) => stores.sessions.touchOp(uid),
                 sessionId: (uid) => opSessionIds.get(uid),
                 tokenIssued: (uid, record) => opWrites.add(...opTokenWrites(uid, record)),
+                signedOut: async (uid, userId) => {
+                  await sessions.endOp(uid, userId);
+                },
               },
               refreshReused: (accountId, clientId, grantId) =>
                 void opAudit.refreshReused(accountId, clientId, grantId).catch((err: unknown) => logger.error({ err, clientId }, 'refresh-token reuse could not be written to the audit outbox')),

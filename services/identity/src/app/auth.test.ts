@@ -14,7 +14,7 @@ import type { Directory } from '../domain/ports';
 import { KeyRing } from '../infra/key-ring';
 import { entities, migrations } from '../infra/schema';
 import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
-import { JwtTokenService } from '../infra/token-service';
+import { JwtTokenService, signJws } from '../infra/token-service';
 import { type AuthFaults, type AuthUseCases, INVALID_CREDENTIALS, createAuthUseCases, emailKey } from './auth';
 
 describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
@@ -202,6 +202,26 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
     await new Promise((r) => setTimeout(r, 1_100));
     const after = await signIn(a, u.email);
     await expect(a.validate(after.tokens.accessToken)).resolves.toMatchObject({ sub: u.userId });
+  });
+
+  it("a client's revocation (a deleted client) refuses the users' tokens issued to it before, not those of another client", async () => {
+    const u = user();
+    const a = auth(0);
+    const [gone, kept] = [randomUUID(), randomUUID()];
+    // Access tokens as the provider signs them for a user through a client (RFC 9068 client_id).
+    const tokenOf = async (clientId: string) => {
+      const key = await keys.signingKey(new Date());
+      const iat = Math.floor(Date.now() / 1000);
+      const claims = { email: u.email, roles: u.roles, permissions: u.permissions, iss: 'iam', aud: 'iam-api', sub: u.userId, client_id: clientId, jti: randomUUID(), iat, nbf: iat, exp: iat + 300 };
+      return signJws(key.alg, key.privateKey, key.header, claims);
+    };
+    const [ofGone, ofKept] = [await tokenOf(gone), await tokenOf(kept)];
+    await expect(a.validate(ofGone)).resolves.toMatchObject({ sub: u.userId, clientId: gone });
+    await a.endSessions(gone);
+    await expect(a.validate(ofGone)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(a.validate(ofKept)).resolves.toMatchObject({ sub: u.userId, clientId: kept });
+    // A built-in client's id is no UUID (the console's): nothing to look up, the token stands.
+    await expect(a.validate(await tokenOf('iam-console'))).resolves.toMatchObject({ sub: u.userId, clientId: 'iam-console' });
   });
 
   it('the directory unreachable during a refresh: 503 and nothing committed; the same token works once it is back', async () => {

@@ -370,8 +370,13 @@ export function createAuthUseCases(deps: {
 
     async validate(accessToken) {
       const claims = await tokens.verify(accessToken);
-      const [denied, notBefore] = await Promise.all([stores.denylist.has(claims.jti), stores.subjects.notBefore(claims.sub)]);
-      if (denied || revokedBySubject(claims.iat, notBefore)) throw AppError.unauthenticated('The access token has been revoked.');
+      // Its subject's revocation, and the revocation of the client it was issued to (a deleted client).
+      const [denied, notBefore, clientNotBefore] = await Promise.all([
+        stores.denylist.has(claims.jti),
+        stores.subjects.notBefore(claims.sub),
+        claims.clientId !== undefined && claims.clientId !== claims.sub ? stores.subjects.notBefore(claims.clientId) : null,
+      ]);
+      if (denied || revokedBySubject(claims.iat, notBefore) || revokedBySubject(claims.iat, clientNotBefore)) throw AppError.unauthenticated('The access token has been revoked.');
       return claims;
     },
 

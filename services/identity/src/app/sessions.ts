@@ -5,7 +5,7 @@
  * access tokens it issued (identity.token.revoked: every gateway refuses them within a second).
  */
 import { SUBJECTS } from '@iam/contracts';
-import { AppError, type InTransaction, event, requestContext } from '@iam/platform';
+import { AppError, type InTransaction, event, isUuid, requestContext } from '@iam/platform';
 import { deviceOf } from '../domain/device';
 import type { Principal } from '../domain/model';
 import type { Directory, IdentityStores, SessionRecord, UnitOfWork } from '../domain/ports';
@@ -29,6 +29,11 @@ export interface SessionUseCases {
   list(userId: string, currentSid?: string): Promise<SessionView[]>;
   /** NOT_FOUND when the user has no such live session. */
   end(userId: string, sessionId: string): Promise<void>;
+  /**
+   * The user signed out of the OpenID provider's session `opSessionUid` (RP-initiated logout): its
+   * session ends as `end` ends one (its access tokens denylisted); false when none was live.
+   */
+  endOp(opSessionUid: string, userId: string): Promise<boolean>;
   /** Every live session of the user but `currentSid`; how many ended. */
   endOthers(userId: string, currentSid: string | undefined): Promise<number>;
   /**
@@ -47,8 +52,6 @@ export interface SessionUseCases {
   unlock(userId: string): Promise<void>;
   resetFactors(userId: string, reason: string): Promise<void>;
 }
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Stores = Pick<IdentityStores, 'refreshTokens' | 'denylist' | 'sessions' | 'subjects' | 'lockouts'>;
 
@@ -111,9 +114,14 @@ export function createSessionUseCases(deps: {
     list: async (userId, currentSid) => (await stores.sessions.listLive(userId)).map(view(currentSid)),
 
     async end(userId, sessionId) {
-      if (!UUID_RE.test(sessionId)) throw AppError.notFound('No such session.');
+      if (!isUuid(sessionId)) throw AppError.notFound('No such session.');
       const ended = await uow.run((tx) => endIn(tx, userId, sessionId));
       if (!ended) throw AppError.notFound('No such session.');
+    },
+
+    async endOp(opSessionUid, userId) {
+      const id = await stores.sessions.opSessionId(opSessionUid);
+      return id !== null && (await uow.run((tx) => endIn(tx, userId, id)));
     },
 
     async endOthers(userId, currentSid) {
@@ -141,7 +149,7 @@ export function createSessionUseCases(deps: {
 
     async endOneOf(userId, sessionId) {
       await changeable(userId);
-      if (!UUID_RE.test(sessionId)) throw AppError.notFound('No such session.');
+      if (!isUuid(sessionId)) throw AppError.notFound('No such session.');
       const ended = await uow.run((tx) => endIn(tx, userId, sessionId));
       if (!ended) throw AppError.notFound('No such session.');
     },

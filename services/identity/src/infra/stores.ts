@@ -1,5 +1,5 @@
 /** PostgreSQL stores of the identity service (parameterised SQL over an EntityManager). */
-import { type RequestContext, captureOrigin, outboxUnitOfWork, queryNamed } from '@iam/platform';
+import { type RequestContext, captureOrigin, isUuid, outboxUnitOfWork, queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ClientRecord } from '../domain/clients';
 import { PgMfaChallenges, PgPasskeys, PgRecoveryCodes, PgSessions, PgTotp, PgWebauthnChallenges } from './mfa-stores';
@@ -193,6 +193,8 @@ class PgSubjects implements SubjectRevocationStore {
   }
 
   async notBefore(userId: string): Promise<Date | null> {
+    // Subjects are users and registry clients (UUIDs); a built-in client's id has no revocation.
+    if (!isUuid(userId)) return null;
     const [row] = await this.m.query<Array<{ not_before: Date }>>('SELECT not_before FROM revoked_subjects WHERE user_id = $1', [userId]);
     return row?.not_before ?? null;
   }

@@ -66,6 +66,8 @@ export interface OpSessionHooks {
   sessionId(opSessionUid: string): Promise<string | null>;
   /** Marks the session used, and records an access token it issues when given (with the token request's writes). */
   tokenIssued(opSessionUid: string, record?: { jti: string; expiresAt: Date }): Promise<void>;
+  /** The user signed out at the provider (RP-initiated logout): the session ends and the access tokens it issued are refused. */
+  signedOut(opSessionUid: string, userId: string): Promise<void>;
 }
 
 /** The pages the provider renders itself (api/op/pages.ts supplies them). */
@@ -260,10 +262,25 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     return deps.clients.verifySecret(this.clientId, actual);
   };
   provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
+  // RP-initiated logout: when the user signs out of the provider's session (not only of one client),
+  // identity's session ends with it, before the answer leaves, and the access tokens it issued stop
+  // at every gateway (as when the session is ended from the sessions list). The library has revoked
+  // the grants that do not outlive a logout; an offline grant's refresh token keeps working.
+  const signingOut = new WeakMap<object, Promise<void>>();
+  provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
+    const session = ctx.oidc.session;
+    if (!deps.sessions || ctx.oidc.params?.logout === undefined || !session?.uid || !session.accountId) return;
+    signingOut.set(ctx, deps.sessions.signedOut(session.uid, session.accountId).catch((err: unknown) => deps.logger.error({ err }, 'ending the session of a provider logout failed')));
+  });
   // The token endpoint's writes go out together, after the library has answered and before the
   // answer leaves; when they cannot be written the answer is an error, and nothing was written.
   const tokenPath = `${s.prefix}/token`;
   provider.use(async (ctx, next: () => Promise<void>) => {
+    if (ctx.method === 'POST' && ctx.path === `${s.prefix}/session/end/confirm`) {
+      await next();
+      await signingOut.get(ctx);
+      return;
+    }
     if (ctx.method !== 'POST' || ctx.path !== tokenPath) {
       await next();
       return;

@@ -1,0 +1,45 @@
+/**
+ * The gateway's denylist: a token by its jti, every token of a subject issued before a revocation,
+ * and every token issued to a revoked (deleted) OAuth client, by its `client_id`.
+ */
+import { Denylist } from './denylist';
+
+describe('Denylist', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  const later = () => new Date(Date.now() + 60_000);
+
+  it('refuses a denylisted jti until its expiry, and no other token', () => {
+    const d = new Denylist();
+    d.add('j1', later());
+    d.add('j-expired', new Date(Date.now() - 1_000));
+    expect(d.refuses({ jti: 'j1', sub: 'u', iat: now() })).toBe(true);
+    expect(d.refuses({ jti: 'j2', sub: 'u', iat: now() })).toBe(false);
+    expect(d.refuses({ jti: 'j-expired', sub: 'u', iat: now() })).toBe(false);
+  });
+
+  it("refuses a subject's tokens issued before its revocation, and accepts later ones", () => {
+    const d = new Denylist();
+    d.revokeSubject('u', new Date(), later());
+    expect(d.refuses({ jti: 'a', sub: 'u', iat: now() - 10 })).toBe(true);
+    // The same second as the revocation counts as before it.
+    expect(d.refuses({ jti: 'b', sub: 'u', iat: now() })).toBe(true);
+    expect(d.refuses({ jti: 'c', sub: 'u', iat: now() + 2 })).toBe(false);
+    expect(d.refuses({ jti: 'd', sub: 'other', iat: now() - 10 })).toBe(false);
+  });
+
+  it('a revoked client ends the tokens issued to it (its users\' by client_id, its own by sub), not those of other clients', () => {
+    const d = new Denylist();
+    d.revokeSubject('client-1', new Date(), later());
+    expect(d.refuses({ jti: 'a', sub: 'user-1', clientId: 'client-1', iat: now() - 10 })).toBe(true);
+    expect(d.refuses({ jti: 'b', sub: 'client-1', clientId: 'client-1', iat: now() - 10 })).toBe(true);
+    expect(d.refuses({ jti: 'c', sub: 'user-1', clientId: 'client-2', iat: now() - 10 })).toBe(false);
+    expect(d.refuses({ jti: 'd', sub: 'user-1', iat: now() - 10 })).toBe(false);
+    expect(d.refuses({ jti: 'e', sub: 'user-1', clientId: 'client-1', iat: now() + 2 })).toBe(false);
+  });
+
+  it('forgets revocations once they no longer matter', () => {
+    const d = new Denylist();
+    d.revokeSubject('u', new Date(), new Date(Date.now() - 1));
+    expect(d.refuses({ jti: 'a', sub: 'u', iat: now() - 10 })).toBe(false);
+  });
+});
