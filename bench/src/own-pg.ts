@@ -10,8 +10,8 @@
  * is the default. As root the server runs as the `postgres` OS user (initdb refuses root).
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, chownSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ROOT } from './system';
 
 export interface OwnPg {
@@ -61,6 +61,9 @@ export function startOwnPg(o: OwnPgOptions): OwnPg {
       const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
       const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
       chownSync(dir, uid, gid);
+      // The postgres user must pass through the folders above it: `.data` is made 0700 by
+      // whichever process makes it first (the all-in-one's data). Passing, not listing: o+x.
+      for (let p = dirname(dir); p.startsWith(ROOT) && p !== ROOT; p = dirname(p)) chmodSync(p, statSync(p).mode | 0o001);
     }
     log(`initdb ${dir}`);
     run(join(bin, 'initdb'), ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
