@@ -439,6 +439,40 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     await expect(oc.refreshTokenGrant(config, api.refresh_token!)).resolves.toBeDefined();
   });
 
+  it('[RP-initiated logout, one client] "Stay signed in": the API tokens the session issued to that client stop; the session and the other client\'s go on', async () => {
+    const jar = new CookieJar();
+    const resource = `${issuer}/api`;
+    const web = await discover(WEB, WEB_SECRET);
+    const other = await discover(DOOMED_TWIN, DOOMED_TWIN_SECRET);
+    const a = await authorization(web);
+    const t = await oc.authorizationCodeGrant(web, (await signInOverHttp(a.url, { jar })).url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    const b = await authorization(other);
+    const u = await oc.authorizationCodeGrant(other, (await signInOverHttp(b.url, { jar })).url, { pkceCodeVerifier: b.verifier, expectedState: b.state });
+    const webApi = await oc.refreshTokenGrant(web, t.refresh_token!, { resource });
+    const otherApi = await oc.refreshTokenGrant(other, u.refresh_token!, { resource });
+    const status = async (token: string) => (await fetch(`${issuer}/api/v1/users`, { headers: { authorization: `Bearer ${token}` } })).status;
+    expect([await status(webApi.access_token), await status(otherApi.access_token)]).toEqual([200, 200]);
+
+    // The web client asks to sign out; the user stays signed in to the provider.
+    const ask = await jar.fetch(oc.buildEndSessionUrl(web, { id_token_hint: t.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:21999/signed-out' }));
+    const page = await ask.text();
+    const action = /<form[^>]*id="op.logoutForm"[^>]*action="([^"]+)"|<form[^>]*action="([^"]+)"[^>]*id="op.logoutForm"/.exec(page);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(page)?.[1];
+    const stayed = await jar.fetch(new URL((action?.[1] ?? action?.[2])!, issuer), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf: xsrf! }).toString(),
+    });
+    expect(stayed.status).toBe(303);
+    const deadline = Date.now() + 5_000;
+    while ((await status(webApi.access_token)) !== 401 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await status(webApi.access_token)).toBe(401);
+    // The other client's token and the provider session are untouched.
+    expect(await status(otherApi.access_token)).toBe(200);
+    const silent = await signInOverHttp((await authorization(other, { prompt: 'none', scope: 'openid email' })).url, { jar });
+    expect(silent.url.searchParams.get('code')).toBeTruthy();
+  });
+
   it('[userinfo] GET with the bearer header, POST with the header, and a revoked access token refused', async () => {
     const config = await discover(WEB, WEB_SECRET);
     const a = await authorization(config, { scope: 'openid email profile' });

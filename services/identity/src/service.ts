@@ -182,8 +182,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
                 touch: (uid) => stores.sessions.touchOp(uid),
                 sessionId: (uid) => opSessionIds.get(uid),
                 tokenIssued: (uid, record) => opWrites.add(...opTokenWrites(uid, record)),
-                signedOut: async (uid, userId) => {
-                  await sessions.endOp(uid, userId);
+                signedOut: async (uid, userId, clientId) => {
+                  await (clientId === undefined ? sessions.endOp(uid, userId) : sessions.endOpClient(uid, userId, clientId));
                 },
               },
               refreshReused: (accountId, clientId, grantId) =>

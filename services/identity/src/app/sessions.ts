@@ -34,6 +34,11 @@ export interface SessionUseCases {
    * session ends as `end` ends one (its access tokens denylisted); false when none was live.
    */
   endOp(opSessionUid: string, userId: string): Promise<boolean>;
+  /**
+   * The user signed one client out at the provider and stayed signed in ("Stay signed in"): the
+   * access tokens that session issued to that client are denylisted; how many.
+   */
+  endOpClient(opSessionUid: string, userId: string, clientId: string): Promise<number>;
   /** Every live session of the user but `currentSid`; how many ended. */
   endOthers(userId: string, currentSid: string | undefined): Promise<number>;
   /**
@@ -88,19 +93,18 @@ export function createSessionUseCases(deps: {
     return p;
   }
 
+  /** Denylists access tokens (every gateway refuses them within a second): their events, to publish. */
+  async function denylistIn(tx: InTransaction<Stores>, userId: string, tokens: ReadonlyArray<{ jti: string; expiresAt: Date }>) {
+    for (const t of tokens) await tx.denylist.add(t.jti, userId, t.expiresAt);
+    return tokens.map((t) => event(SUBJECTS.tokenRevoked, { jti: t.jti, userId, expiresAt: t.expiresAt }));
+  }
+
   async function endIn(tx: InTransaction<Stores>, userId: string, sessionId: string): Promise<boolean> {
     const tokens = await tx.sessions.end(sessionId, userId);
     if (!tokens) return false;
     await tx.refreshTokens.revokeFamily(sessionId);
-    for (const t of tokens) await tx.denylist.add(t.jti, userId, t.expiresAt);
     await tx.publish([
-      ...tokens.map((t) =>
-        event(SUBJECTS.tokenRevoked, {
-          jti: t.jti,
-          userId,
-          expiresAt: t.expiresAt,
-        }),
-      ),
+      ...(await denylistIn(tx, userId, tokens)),
       event(SUBJECTS.sessionEnded, {
         userId,
         sessionId,
@@ -122,6 +126,16 @@ export function createSessionUseCases(deps: {
     async endOp(opSessionUid, userId) {
       const id = await stores.sessions.opSessionId(opSessionUid);
       return id !== null && (await uow.run((tx) => endIn(tx, userId, id)));
+    },
+
+    async endOpClient(opSessionUid, userId, clientId) {
+      const id = await stores.sessions.opSessionId(opSessionUid);
+      if (id === null) return 0;
+      return uow.run(async (tx) => {
+        const tokens = await tx.sessions.clientTokens(id, userId, clientId);
+        if (tokens.length > 0) await tx.publish(await denylistIn(tx, userId, tokens));
+        return tokens.length;
+      });
     },
 
     async endOthers(userId, currentSid) {

@@ -307,6 +307,8 @@ export interface SessionStore {
   end(id: string, userId: string): Promise<Array<{ jti: string; expiresAt: Date }> | null>;
   /** Ends every live session of the user (their access tokens are revoked by subject). */
   endAllOf(userId: string): Promise<number>;
+  /** The unexpired access tokens the user's session `id` issued to one OAuth client. */
+  clientTokens(id: string, userId: string, clientId: string): Promise<Array<{ jti: string; expiresAt: Date }>>;
 }
 
 export interface IdentityStores {

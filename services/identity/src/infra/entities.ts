@@ -397,6 +397,10 @@ export class SessionAccessTokenRow {
 
   @Column('timestamptz', { name: 'expires_at' })
   expiresAt!: Date;
+
+  /** The OAuth client it was issued to (a provider token); null for a REST login's. */
+  @Column('text', { name: 'client_id', nullable: true })
+  clientId!: string | null;
 }
 
 /** A WebAuthn passkey: public key, signature counter and backup flags (never a secret). */

@@ -237,6 +237,15 @@ export class PgSessions implements SessionStore {
     const [, n] = await this.m.query<[unknown, number]>('UPDATE sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL', [userId]);
     return n;
   }
+
+  async clientTokens(id: string, userId: string, clientId: string): Promise<Array<{ jti: string; expiresAt: Date }>> {
+    const rows = await this.m.query<Array<{ jti: string; expires_at: Date }>>(
+      `SELECT t.jti, t.expires_at FROM session_access_tokens t JOIN sessions s ON s.id = t.session_id
+       WHERE t.session_id = $1 AND s.user_id = $2 AND t.client_id = $3 AND t.expires_at > now()`,
+      [id, userId, clientId],
+    );
+    return rows.map((t) => ({ jti: t.jti, expiresAt: t.expires_at }));
+  }
 }
 
 interface PasskeySql {
@@ -352,7 +361,7 @@ export class PgWebauthnChallenges implements WebauthnChallengeStore {
  * the session denylists it), when the session is live. Written with the token request's other
  * writes (token-writes.ts).
  */
-export function opTokenWrites(opSessionUid: string, record?: { jti: string; expiresAt: Date }): WritePart[] {
+export function opTokenWrites(opSessionUid: string, record?: { jti: string; expiresAt: Date; clientId: string }): WritePart[] {
   const touch: WritePart = {
     shape: 'session-touch',
     values: [opSessionUid],
@@ -364,9 +373,9 @@ export function opTokenWrites(opSessionUid: string, record?: { jti: string; expi
     touch,
     {
       shape: 'session-token',
-      values: [opSessionUid, record.jti, record.expiresAt],
+      values: [opSessionUid, record.jti, record.expiresAt, record.clientId],
       text: (p, guard) =>
-        `INSERT INTO session_access_tokens (jti, session_id, expires_at) SELECT ${p(2)}::text, id, ${p(3)}::timestamptz FROM sessions WHERE op_session_uid = ${p(1)}::text AND ended_at IS NULL AND ${guard}`,
+        `INSERT INTO session_access_tokens (jti, session_id, expires_at, client_id) SELECT ${p(2)}::text, id, ${p(3)}::timestamptz, ${p(4)}::text FROM sessions WHERE op_session_uid = ${p(1)}::text AND ended_at IS NULL AND ${guard}`,
     },
   ];
 }

@@ -30,6 +30,7 @@ import { OidcPayloads1764800000500 } from './migrations/1764800000500-oidc-paylo
 import { Passkeys1765000000100 } from './migrations/1765000000100-passkeys';
 import { OpSessions1765000000200 } from './migrations/1765000000200-op-sessions';
 import { OidcPayloadLookups1765100000100 } from './migrations/1765100000100-oidc-payload-lookups';
+import { SessionTokenClients1765200000100 } from './migrations/1765200000100-session-token-clients';
 
 export const entities = [
   SigningKeyRow,
@@ -69,4 +70,5 @@ export const migrations = [
   Passkeys1765000000100,
   OpSessions1765000000200,
   OidcPayloadLookups1765100000100,
+  SessionTokenClients1765200000100,
 ];

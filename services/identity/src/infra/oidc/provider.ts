@@ -65,9 +65,13 @@ export interface OpSessionHooks {
   /** Identity's session id of a provider session; null when none is live. */
   sessionId(opSessionUid: string): Promise<string | null>;
   /** Marks the session used, and records an access token it issues when given (with the token request's writes). */
-  tokenIssued(opSessionUid: string, record?: { jti: string; expiresAt: Date }): Promise<void>;
-  /** The user signed out at the provider (RP-initiated logout): the session ends and the access tokens it issued are refused. */
-  signedOut(opSessionUid: string, userId: string): Promise<void>;
+  tokenIssued(opSessionUid: string, record?: { jti: string; expiresAt: Date; clientId: string }): Promise<void>;
+  /**
+   * The user signed out at the provider (RP-initiated logout): the session ends and the access
+   * tokens it issued are refused; with `clientId`, the user signed only that client out and
+   * stayed signed in: the tokens the session issued to it are refused.
+   */
+  signedOut(opSessionUid: string, userId: string, clientId?: string): Promise<void>;
 }
 
 /** The pages the provider renders itself (api/op/pages.ts supplies them). */
@@ -216,7 +220,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
         // session denylists it. An opaque one (userinfo) lives in the grant's rows and ends with them.
         const jwt = 'resourceServer' in token && token.resourceServer?.accessTokenFormat === 'jwt';
         const exp = token.exp ?? Math.floor(Date.now() / 1000) + (token.expiration || s.accessTokenSeconds);
-        await sessions.tokenIssued(opUid, jwt ? { jti: token.jti, expiresAt: new Date(exp * 1000) } : undefined);
+        await sessions.tokenIssued(opUid, jwt && token.clientId ? { jti: token.jti, expiresAt: new Date(exp * 1000), clientId: token.clientId } : undefined);
       }
       const signIn = from ? { ...(from.amr ? { amr: from.amr } : {}), ...(from.acr ? { acr: from.acr } : {}), ...(from.authTime ? { auth_time: from.authTime } : {}), ...(sid ? { sid } : {}) } : {};
       return p ? { nbf: Math.floor(Date.now() / 1000), email: p.email, roles: [...p.roles], permissions: [...p.permissions], ...signIn } : undefined;
@@ -262,15 +266,23 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     return deps.clients.verifySecret(this.clientId, actual);
   };
   provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
-  // RP-initiated logout: when the user signs out of the provider's session (not only of one client),
-  // identity's session ends with it, before the answer leaves, and the access tokens it issued stop
-  // at every gateway (as when the session is ended from the sessions list). The library has revoked
-  // the grants that do not outlive a logout; an offline grant's refresh token keeps working.
+  // RP-initiated logout: when the user signs out of the provider's session, identity's session ends
+  // with it, before the answer leaves, and the access tokens it issued stop at every gateway (as
+  // when the session is ended from the sessions list). When the user signs only the asking client
+  // out ("Stay signed in"), the session goes on and the tokens it issued to that client stop. The
+  // library has revoked the grants that do not outlive a logout; an offline grant's refresh token
+  // keeps working.
   const signingOut = new WeakMap<object, Promise<void>>();
   provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
     const session = ctx.oidc.session;
-    if (!deps.sessions || ctx.oidc.params?.logout === undefined || !session?.uid || !session.accountId) return;
-    signingOut.set(ctx, deps.sessions.signedOut(session.uid, session.accountId).catch((err: unknown) => deps.logger.error({ err }, 'ending the session of a provider logout failed')));
+    if (!deps.sessions || !session?.uid || !session.accountId) return;
+    const everywhere = ctx.oidc.params?.logout !== undefined;
+    const clientId = ctx.oidc.client?.clientId;
+    if (!everywhere && !clientId) return;
+    signingOut.set(
+      ctx,
+      deps.sessions.signedOut(session.uid, session.accountId, everywhere ? undefined : clientId).catch((err: unknown) => deps.logger.error({ err }, 'ending the session of a provider logout failed')),
+    );
   });
   // The token endpoint's writes go out together, after the library has answered and before the
   // answer leaves; when they cannot be written the answer is an error, and nothing was written.
