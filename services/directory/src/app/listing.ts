@@ -147,7 +147,7 @@ export function openListing(collection: Collection, r: ListRequest): Listing {
   const after = positionOf(order.key, values, id);
   if (!after || !isInt(page, 1, PAGE_MAX - 1) || !isInt(total, 0, COUNT_MAX) || (exact !== 0 && exact !== 1)) throw notOurs();
   return {
-    query: { ...r.query, order, after, page: page + 1 },
+    query: { ...r.query, order, after, page: page + 1, ...(exact === 1 ? { countedMatches: total } : {}) },
     orderText: text,
     bind,
     carried: { page: page + 1, totalCount: total, totalCountExact: exact === 1 },

@@ -94,6 +94,11 @@ export interface ListQuery {
   readonly order?: ListOrder;
   /** A keyset page: the rows after this position (`page` is not used and nothing is counted). */
   readonly after?: ListPosition;
+  /**
+   * A keyset page: the matches the first page counted, when that count was exact. A hint for
+   * the store's plan only (a cursor is not signed: never trusted for what a page holds).
+   */
+  readonly countedMatches?: number;
 }
 
 /** A list of links, optionally narrowed to one role and/or one permission. */

@@ -78,6 +78,17 @@ describe.each([
     expect(past.totalCount).toBeGreaterThan(EXACT_COUNT_BOUND);
   });
 
+  it('a keyset page plans with the count its cursor carries, and a forged count changes nothing it holds', async () => {
+    const first = await users().list({ page: 1, pageSize: 4, q: 'rare', includeDeleted: false });
+    expect(first.totalCountExact).toBe(true);
+    const after = first.next!;
+    const plain = await users().list({ page: 2, pageSize: 4, q: 'rare', includeDeleted: false, after });
+    for (const countedMatches of [first.totalCount, 1, 0, 1_000_000]) {
+      const hinted = await users().list({ page: 2, pageSize: 4, q: 'rare', includeDeleted: false, after, countedMatches });
+      expect(hinted.items.map((u) => u.id)).toEqual(plain.items.map((u) => u.id));
+    }
+  });
+
   it('matches all at the end of the created_at order (the bounded walk gives up): the same pages', async () => {
     const late = EXACT_COUNT_BOUND + 100;
     await db.ds.query(
@@ -104,6 +115,46 @@ describe.each([
         expect(got.totalCount).toBeGreaterThan(EXACT_COUNT_BOUND);
       }
     }
+  });
+});
+
+describe('directory stores: a term estimated at ten times the count bound', () => {
+  let db: MigratedDatabase;
+  const MANY = 10 * EXACT_COUNT_BOUND + 1_000;
+
+  beforeAll(async () => {
+    db = await migratedTestDatabase('directory_uncounted', { entities, migrations });
+    await db.ds.query(
+      `INSERT INTO users (id, first_name, last_name, email, password_hash, created_at, updated_at)
+       SELECT gen_random_uuid(), 'Many', 'Holder', 'holder' || i || '@example.com', 'x', now() - make_interval(secs => $1 - i), now()
+         FROM generate_series(1, $1::int) AS i`,
+      [MANY],
+    );
+    await db.ds.query('ANALYZE users');
+  }, 60_000);
+
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  /** The statements a search makes, through a manager that records them. */
+  const recorded = (m: EntityManager, seen: string[]): EntityManager =>
+    new Proxy(m, {
+      get: (target, key) => (key === 'query' ? (sql: string, params?: unknown[]) => (seen.push(sql), target.query(sql, params)) : Reflect.get(target, key)),
+    });
+
+  it('its first page is not counted: the total is the estimate, flagged; a rare term is still counted exactly', async () => {
+    const search = new UserSearch({ smallTable: 0 });
+    const seen: string[] = [];
+    const page = await search.page(recorded(db.ds.manager, seen), { page: 1, pageSize: 5, q: 'holder', includeDeleted: false });
+    expect(page.rows).toHaveLength(5);
+    expect(page.next).toBeDefined();
+    expect(page.totalCountExact).toBe(false);
+    expect(page.totalCount).toBeGreaterThanOrEqual(10 * EXACT_COUNT_BOUND);
+    expect(seen.filter((s) => s.includes(`LIMIT ${EXACT_COUNT_BOUND + 1}) bounded`))).toEqual([]);
+    // A term with few matches: counted, exact.
+    const rare = await search.page(db.ds.manager, { page: 1, pageSize: 5, q: 'holder1000@', includeDeleted: false });
+    expect(rare).toMatchObject({ totalCount: 1, totalCountExact: true });
   });
 });
 

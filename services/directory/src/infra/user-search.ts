@@ -59,8 +59,23 @@ export function userFilters(query: ListQuery): Paged {
  */
 export const SEARCH_WALK_ROWS = 20_000;
 const SEARCH_WALK_PER_MATCH = 3;
-/** Estimated matches above which a term is taken to have more than EXACT_COUNT_BOUND. */
-const SEARCH_COMMON = 2 * EXACT_COUNT_BOUND;
+/**
+ * Estimated matches above which a term is taken to have more than EXACT_COUNT_BOUND: the
+ * trigram estimate runs up to 2-3 times the matches (`092@`: 999 matches, 2,002 estimated).
+ * Below it a first page tries the bounded matches first (they are the page and the count when
+ * there are few), and a keyset page plans with the exact count its cursor carries (a cursor is
+ * not signed: a forged count cannot send a term the planner finds common to the all-matches plan).
+ */
+const SEARCH_COMMON = 4 * EXACT_COUNT_BOUND;
+/**
+ * Estimated matches from which a first page is not counted: its total is the estimate, as the
+ * bounded count would conclude (more than EXACT_COUNT_BOUND), without reading the 1,001 matches
+ * it takes to know (34-113 ms over a million users, a seq scan for terms in 5 % of rows). Over
+ * 176 terms cut from the bench's rows, none estimated this high had 1,001 matches or fewer (the
+ * fewest: 10,000); a term the planner overestimates tenfold would show an estimate instead of
+ * its exact count.
+ */
+const SEARCH_UNCOUNTED = 10 * EXACT_COUNT_BOUND;
 const SEARCH_WALK_SLACK = 3;
 
 /**
@@ -100,7 +115,9 @@ export class UserSearch {
    * (`son8` in emails numbered in creation order) made it walk 800,000 rows of the created_at
    * index for 25 matches. The walk is tried only when it should meet the page in few rows, and
    * bounded; when it does not fill the page, or the term is rare or the page deep, all the
-   * matches come from the trigram index and are sorted (one heap visit per match).
+   * matches come from the trigram index and are sorted (one heap visit per match). A term
+   * estimated at SEARCH_UNCOUNTED matches or more is not counted (its total is the estimate), and
+   * a keyset page plans with the exact count its cursor carries when the term is not common.
    */
   async page(m: EntityManager, query: ListQuery): Promise<{ rows: UserRowSql[]; totalCount: number; totalCountExact: boolean; next?: ListPosition }> {
     const order = new KeysetOrder(query.order);
@@ -113,7 +130,11 @@ export class UserSearch {
     // A keyset page costs what a first page costs, whatever its depth: the walk from the
     // position when it should meet the page soon, else the matches after the position. Not counted.
     if (query.after) {
-      const page = est ? await searchPage(m, f, query, order, est) : await searchMatches(m, f, query, order);
+      // The first page's exact count, where the planner too finds the term rare: its estimate
+      // can be twice the matches, enough to choose a walk that fails (`092@`: 999 matches spread
+      // evenly, 2,002 estimated: a 13,000-row walk that gives up, then the matches).
+      const planned = est && query.countedMatches !== undefined && est.matches < SEARCH_COMMON ? { ...est, matches: query.countedMatches } : est;
+      const page = planned ? await searchPage(m, f, query, order, planned) : await searchMatches(m, f, query, order);
       return { ...pageOf(page, query, order), ...NOT_COUNTED };
     }
     const withinBound = offset + query.pageSize <= EXACT_COUNT_BOUND;
@@ -123,8 +144,8 @@ export class UserSearch {
       const few = await searchFew(m, f, query, order);
       if (few) return { ...pageOf(few.rows, query, order), totalCount: few.count, totalCountExact: true };
     }
-    // A common term: the bounded count and the page at once.
-    if (withinBound && est) {
+    // A common term: the bounded count and the page at once; a very common one is not counted (below).
+    if (withinBound && est && est.matches < SEARCH_UNCOUNTED) {
       const [page, counted] = await Promise.all([searchPage(m, f, query, order, est), count(m, fromWhere, f.params, est.matches)]);
       return { ...pageOf(page, query, order), ...counted };
     }
