@@ -14,9 +14,9 @@ WITH terms AS (
   FROM (SELECT (ARRAY[first_name, last_name, email])[1 + floor(random()*3)::int] AS src, 3 + floor(random()*4)::int AS len FROM users TABLESAMPLE SYSTEM (0.05) LIMIT 200) s
 ), m AS (SELECT t, pg_temp.est(t) AS est, pg_temp.real(t) AS real FROM terms WHERE length(t) >= 3)
 SELECT count(*) AS terms,
-  count(*) FILTER (WHERE est >= 10010) AS est_ge_10k,
-  count(*) FILTER (WHERE est >= 10010 AND real <= 1001) AS would_misreport,
-  min(real) FILTER (WHERE est >= 10010) AS min_real_when_est_ge_10k,
+  count(*) FILTER (WHERE est >= 10000) AS est_ge_10k,
+  count(*) FILTER (WHERE est >= 10000 AND real <= 1001) AS would_misreport,
+  min(real) FILTER (WHERE est >= 10000) AS min_real_when_est_ge_10k,
   max(est / greatest(real, 1)) AS max_over, percentile_cont(0.5) WITHIN GROUP (ORDER BY est / greatest(real,1)) AS median_over,
-  count(*) FILTER (WHERE est >= 5005 AND real <= 1001) AS misreport_at_5k
+  count(*) FILTER (WHERE est >= 5000 AND real <= 1001) AS misreport_at_5k
 FROM m;

@@ -92,9 +92,51 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
     expect(users.status).toBe(200);
   });
 
+  /** The signed-in user's API token through a client (code + PKCE, then a refresh for the API resource). */
+  async function userApiToken(config: Awaited<ReturnType<typeof discover>>) {
+    const verifier = oc.randomPKCECodeVerifier();
+    const state = oc.randomState();
+    const url = oc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid email offline_access',
+      code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      prompt: 'consent',
+    });
+    const code = await oc.authorizationCodeGrant(config, (await signInOverHttp(url)).url, { pkceCodeVerifier: verifier, expectedState: state });
+    return oc.refreshTokenGrant(config, code.refresh_token!, { resource: `${issuer}/api` });
+  }
+
+  const statusWith = async (token: string) => (await fetch(`${issuer}/api/v1/users`, { headers: { authorization: `Bearer ${token}` } })).status;
+  /** The status once it is 401, or the last one after 5 s (revocations reach the gateway within a second). */
+  async function refusedSoon(token: string): Promise<number> {
+    const deadline = Date.now() + 5_000;
+    let status = await statusWith(token);
+    while (status !== 401 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = await statusWith(token);
+    }
+    return status;
+  }
+
+  it("a client's powers cut (fewer roles): its service token stops, its users' tokens do not", async () => {
+    const app = await createClient({ redirectUris: [REDIRECT], grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], roles: ['Administrator'] });
+    const config = await discover(app);
+    const t = await userApiToken(config);
+    const svc = await oc.clientCredentialsGrant(config);
+    expect([await statusWith(t.access_token), await statusWith(svc.access_token)]).toEqual([200, 200]);
+    expect((await http(issuer, 'PUT', `/api/v1/clients/${app.clientId}`, { token: admin, body: { roles: [] } })).status).toBe(200);
+    expect(await refusedSoon(svc.access_token)).toBe(401);
+    expect(await statusWith(t.access_token)).toBe(200);
+  });
+
   it('deleting a client ends its grants with the delete: its refresh token and client_credentials stop, its service token too', async () => {
     const doomed = await createClient({ redirectUris: [REDIRECT], grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], roles: ['Administrator'] });
     const config = await discover(doomed);
+    // The same user through another client.
+    const other = await createClient({ redirectUris: [REDIRECT], grantTypes: ['authorization_code', 'refresh_token'] });
+    const elsewhere = await userApiToken(await discover(other));
     const verifier = oc.randomPKCECodeVerifier();
     const state = oc.randomState();
     const url = oc.buildAuthorizationUrl(config, {
@@ -112,7 +154,6 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
     expect(t.refresh_token).toBeDefined();
     expect(payloadOf(t.access_token)).toEqual(expect.objectContaining({ sub: expect.any(String), client_id: doomed.clientId }));
     const svc = await oc.clientCredentialsGrant(config);
-    const statusWith = async (token: string) => (await fetch(`${issuer}/api/v1/users`, { headers: { authorization: `Bearer ${token}` } })).status;
     expect(await statusWith(svc.access_token)).toBe(200);
     expect(await statusWith(t.access_token)).toBe(200);
     expect(await rowsOf(doomed.clientId)).toBeGreaterThan(0);
@@ -133,17 +174,11 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
     expect(await oauthError(oc.clientCredentialsGrant(config))).toBe('invalid_client');
     // Its service-account token (sub = client id) and the user's token issued to it (client_id) stop
     // at the gateway (the client's revocation, within a second).
-    for (const token of [svc.access_token, t.access_token]) {
-      const deadline = Date.now() + 5_000;
-      let status = 200;
-      while (Date.now() < deadline) {
-        status = await statusWith(token);
-        if (status === 401) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(status).toBe(401);
-    }
-    // The same user's tokens through other clients are not touched.
+    expect(await refusedSoon(svc.access_token)).toBe(401);
+    expect(await refusedSoon(t.access_token)).toBe(401);
+    // The same user's tokens through another client, and their REST token, are not touched.
+    expect(payloadOf(elsewhere.access_token)).toEqual(expect.objectContaining({ sub: payloadOf(t.access_token).sub, client_id: other.clientId }));
+    expect(await statusWith(elsewhere.access_token)).toBe(200);
     expect(await statusWith(admin)).toBe(200);
   });
 

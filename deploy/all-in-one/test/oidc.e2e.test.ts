@@ -419,6 +419,9 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
       body: new URLSearchParams({ xsrf: xsrf!, logout: 'yes' }).toString(),
     });
     expect(confirmed.status).toBe(303);
+    // Denylisted before the redirect left (the gateways learn it from the event within a second).
+    const { jti } = JSON.parse(Buffer.from(api.access_token.split('.')[1]!, 'base64url').toString('utf8')) as { jti: string };
+    expect(await system.identity.dataSource.query('SELECT 1 FROM revoked_access_tokens WHERE jti = $1', [jti])).toHaveLength(1);
     const signedOut = new URL(confirmed.headers.get('location')!);
     expect(`${signedOut.origin}${signedOut.pathname}`).toBe('http://127.0.0.1:21999/signed-out');
     expect(signedOut.searchParams.get('state')).toBe('bye');

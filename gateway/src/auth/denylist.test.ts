@@ -2,6 +2,7 @@
  * The gateway's denylist: a token by its jti, every token of a subject issued before a revocation,
  * and every token issued to a revoked (deleted) OAuth client, by its `client_id`.
  */
+import { clientTokensSubject } from '@iam/platform/core';
 import { Denylist } from './denylist';
 
 describe('Denylist', () => {
@@ -27,9 +28,17 @@ describe('Denylist', () => {
     expect(d.refuses({ jti: 'd', sub: 'other', iat: now() - 10 })).toBe(false);
   });
 
-  it('a revoked client ends the tokens issued to it (its users\' by client_id, its own by sub), not those of other clients', () => {
+  it("a client's own revocation (its powers shrank) ends its service-account tokens, not its users'", () => {
     const d = new Denylist();
     d.revokeSubject('client-1', new Date(), later());
+    expect(d.refuses({ jti: 'b', sub: 'client-1', clientId: 'client-1', iat: now() - 10 })).toBe(true);
+    expect(d.refuses({ jti: 'a', sub: 'user-1', clientId: 'client-1', iat: now() - 10 })).toBe(false);
+  });
+
+  it("a deleted client (clientTokensSubject revoked) ends its users' tokens by client_id, not other clients'", () => {
+    const d = new Denylist();
+    d.revokeSubject('client-1', new Date(), later());
+    d.revokeSubject(clientTokensSubject('client-1'), new Date(), later());
     expect(d.refuses({ jti: 'a', sub: 'user-1', clientId: 'client-1', iat: now() - 10 })).toBe(true);
     expect(d.refuses({ jti: 'b', sub: 'client-1', clientId: 'client-1', iat: now() - 10 })).toBe(true);
     expect(d.refuses({ jti: 'c', sub: 'user-1', clientId: 'client-2', iat: now() - 10 })).toBe(false);

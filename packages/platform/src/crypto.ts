@@ -43,3 +43,17 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export function isUuid(s: string): boolean {
   return UUID_RE.test(s);
 }
+
+/**
+ * The subject under which a deleted OAuth client's users' access tokens are revoked (those whose
+ * RFC 9068 `client_id` is the client): a UUID derived from the client id, which no user or client
+ * id equals. The client's own id stays the subject of its service-account tokens (`sub`), revoked
+ * also when its powers shrink; this one is revoked only when the client is deleted.
+ */
+export function clientTokensSubject(clientId: string): string {
+  const h = createHash('sha256').update('iam:client-tokens:').update(clientId).digest();
+  h[6] = (h[6]! & 0x0f) | 0x80; // version 8 (custom)
+  h[8] = (h[8]! & 0x3f) | 0x80; // RFC 9562 variant
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}

@@ -64,7 +64,8 @@ const SEARCH_WALK_PER_MATCH = 3;
  * trigram estimate runs up to 2-3 times the matches (`092@`: 999 matches, 2,002 estimated).
  * Below it a first page tries the bounded matches first (they are the page and the count when
  * there are few), and a keyset page plans with the exact count its cursor carries (a cursor is
- * not signed: a forged count cannot send a term the planner finds common to the all-matches plan).
+ * not signed: a forged count cannot send a term the planner finds common to the all-matches plan,
+ * nor lengthen a walk).
  */
 const SEARCH_COMMON = 4 * EXACT_COUNT_BOUND;
 /**
@@ -132,8 +133,10 @@ export class UserSearch {
     if (query.after) {
       // The first page's exact count, where the planner too finds the term rare: its estimate
       // can be twice the matches, enough to choose a walk that fails (`092@`: 999 matches spread
-      // evenly, 2,002 estimated: a 13,000-row walk that gives up, then the matches).
-      const planned = est && query.countedMatches !== undefined && est.matches < SEARCH_COMMON ? { ...est, matches: query.countedMatches } : est;
+      // evenly, 2,002 estimated: a 13,000-row walk that gives up, then the matches). Only ever
+      // lower than the estimate: a forged count can then only choose the matches, at most
+      // SEARCH_COMMON of them, never a longer walk.
+      const planned = est && query.countedMatches !== undefined && est.matches < SEARCH_COMMON ? { ...est, matches: Math.min(est.matches, query.countedMatches) } : est;
       const page = planned ? await searchPage(m, f, query, order, planned) : await searchMatches(m, f, query, order);
       return { ...pageOf(page, query, order), ...NOT_COUNTED };
     }

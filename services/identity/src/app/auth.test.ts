@@ -5,7 +5,7 @@
  * succeeds within the grace period without revoking anything, and real reuse still revokes.
  */
 import { SUBJECTS } from '@iam/contracts';
-import { AppError, sha256 } from '@iam/platform';
+import { AppError, clientTokensSubject, sha256 } from '@iam/platform';
 import { type MigratedDatabase, migratedTestDatabase, testLogger } from '@iam/platform/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -217,7 +217,11 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
     };
     const [ofGone, ofKept] = [await tokenOf(gone), await tokenOf(kept)];
     await expect(a.validate(ofGone)).resolves.toMatchObject({ sub: u.userId, clientId: gone });
+    // The client's own id revoked (its powers shrank): its users' tokens stand.
     await a.endSessions(gone);
+    await expect(a.validate(ofGone)).resolves.toMatchObject({ sub: u.userId, clientId: gone });
+    // Deleted: its users' tokens are revoked under clientTokensSubject.
+    await a.endSessions(clientTokensSubject(gone));
     await expect(a.validate(ofGone)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     await expect(a.validate(ofKept)).resolves.toMatchObject({ sub: u.userId, clientId: kept });
     // A built-in client's id is no UUID (the console's): nothing to look up, the token stands.

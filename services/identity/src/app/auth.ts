@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { type AccessClaims, AppError, type InTransaction, type Logger, event, firstAcceptedIat, randomToken, requestContext, sha256 } from '@iam/platform';
+import { type AccessClaims, AppError, type InTransaction, type Logger, clientTokensSubject, event, firstAcceptedIat, randomToken, requestContext, sha256 } from '@iam/platform';
 import type { Principal, RefreshRecord, TokenPair } from '../domain/model';
 import type { Directory, IdentityStores, TokenService, UnitOfWork } from '../domain/ports';
 import type { PasskeyUseCases } from './passkeys';
@@ -370,11 +370,11 @@ export function createAuthUseCases(deps: {
 
     async validate(accessToken) {
       const claims = await tokens.verify(accessToken);
-      // Its subject's revocation, and the revocation of the client it was issued to (a deleted client).
+      // Its subject's revocation, and the deletion of the client it was issued to (clientTokensSubject).
       const [denied, notBefore, clientNotBefore] = await Promise.all([
         stores.denylist.has(claims.jti),
         stores.subjects.notBefore(claims.sub),
-        claims.clientId !== undefined && claims.clientId !== claims.sub ? stores.subjects.notBefore(claims.clientId) : null,
+        claims.clientId !== undefined ? stores.subjects.notBefore(clientTokensSubject(claims.clientId)) : null,
       ]);
       if (denied || revokedBySubject(claims.iat, notBefore) || revokedBySubject(claims.iat, clientNotBefore)) throw AppError.unauthenticated('The access token has been revoked.');
       return claims;

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS, type eventsV1 } from '@iam/contracts';
-import { AppError, type InTransaction, event, randomToken, sha256 } from '@iam/platform';
+import { AppError, type InTransaction, clientTokensSubject, event, randomToken, sha256 } from '@iam/platform';
 import { checkClientSettings } from '../domain/client-rules';
 import type { ClientListQuery, ClientPage, ClientRecord, ClientSettings, ClientStore } from '../domain/clients';
 import type { Directory, IdentityStores, UnitOfWork } from '../domain/ports';
@@ -209,8 +209,11 @@ export function createClientUseCases(deps: {
         await tx.publish([event(SUBJECTS.clientDeleted, { clientId, after: clientState(c), before: undefined, changedFields: [] })]);
         // Its grants, codes and refresh tokens at the provider end in the same commit.
         await tx.providerGrants.endClient(clientId);
-        // Its access tokens (a service account's sub is its client id) stop at every gateway.
-        await deps.endSessionsIn(tx, clientId, new Date());
+        // Its access tokens stop at every gateway: its own (a service account's sub is its client
+        // id) and its users' (their client_id names it: revoked under clientTokensSubject).
+        const at = new Date();
+        await deps.endSessionsIn(tx, clientId, at);
+        await deps.endSessionsIn(tx, clientTokensSubject(clientId), at);
       });
     },
 

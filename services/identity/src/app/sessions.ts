@@ -93,10 +93,11 @@ export function createSessionUseCases(deps: {
     return p;
   }
 
-  /** Denylists access tokens (every gateway refuses them within a second): their events, to publish. */
+  /** Denylists access tokens (every gateway refuses them within a second): the events of those not denylisted before, to publish. */
   async function denylistIn(tx: InTransaction<Stores>, userId: string, tokens: ReadonlyArray<{ jti: string; expiresAt: Date }>) {
-    for (const t of tokens) await tx.denylist.add(t.jti, userId, t.expiresAt);
-    return tokens.map((t) => event(SUBJECTS.tokenRevoked, { jti: t.jti, userId, expiresAt: t.expiresAt }));
+    const added: Array<{ jti: string; expiresAt: Date }> = [];
+    for (const t of tokens) if (await tx.denylist.add(t.jti, userId, t.expiresAt)) added.push(t);
+    return added.map((t) => event(SUBJECTS.tokenRevoked, { jti: t.jti, userId, expiresAt: t.expiresAt }));
   }
 
   async function endIn(tx: InTransaction<Stores>, userId: string, sessionId: string): Promise<boolean> {
@@ -132,9 +133,9 @@ export function createSessionUseCases(deps: {
       const id = await stores.sessions.opSessionId(opSessionUid);
       if (id === null) return 0;
       return uow.run(async (tx) => {
-        const tokens = await tx.sessions.clientTokens(id, userId, clientId);
-        if (tokens.length > 0) await tx.publish(await denylistIn(tx, userId, tokens));
-        return tokens.length;
+        const revoked = await denylistIn(tx, userId, await tx.sessions.clientTokens(id, userId, clientId));
+        if (revoked.length > 0) await tx.publish(revoked);
+        return revoked.length;
       });
     },
 

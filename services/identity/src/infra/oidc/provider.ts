@@ -288,13 +288,10 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   // answer leaves; when they cannot be written the answer is an error, and nothing was written.
   const tokenPath = `${s.prefix}/token`;
   provider.use(async (ctx, next: () => Promise<void>) => {
-    if (ctx.method === 'POST' && ctx.path === `${s.prefix}/session/end/confirm`) {
-      await next();
-      await signingOut.get(ctx);
-      return;
-    }
     if (ctx.method !== 'POST' || ctx.path !== tokenPath) {
       await next();
+      // A logout's session end, whatever spelling of the path the library's router took.
+      await signingOut.get(ctx);
       return;
     }
     try {
