@@ -48,11 +48,15 @@ const FAULT_MAIN = 'services/identity/dist/testing/fault-main.js';
    * restart) and the gateway is ready (its health checks have seen the restarted service again:
    * until then its own calls to a service found down fail fast).
    */
+  // Serving again on every path the tests take: through identity (a login), and from the gateway
+  // to the directory itself (its readiness leaves upstreams out, and a restarted directory is
+  // answered 503 at once until the gateway's next check finds it up).
   const untilServing = () =>
     eventually(
       async () =>
         (await call(c.url, 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN, timeoutMs: 5_000 })).status === 200 &&
-        (await call(c.url, 'GET', '/health/ready', { timeoutMs: 5_000 })).status === 200,
+        (await call(c.url, 'GET', '/health/ready', { timeoutMs: 5_000 })).status === 200 &&
+        (await call(c.url, 'GET', '/api/v1/users?pageSize=1', { token: admin, timeoutMs: 5_000 })).status === 200,
       30_000,
       100,
     );
