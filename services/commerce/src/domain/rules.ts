@@ -2,7 +2,7 @@
  * Input rules of the commerce context, whoever calls it (the gateway checks shapes; these are
  * the domain's own limits). Violations are VALIDATION errors naming the field.
  */
-import { AppError, type FieldError } from '@iam/platform';
+import { AppError, type FieldError, isUuid } from '@iam/platform';
 import type { Cursor, Line, OrderStatus, ProductStatus } from './model';
 
 export const PAGE_SIZE_MAX = 100;
@@ -19,7 +19,6 @@ export const Q_MAX_LENGTH = 200;
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
 export const EMAIL_MAX_LENGTH = 254;
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SKU_RE = /^[A-Z0-9][A-Z0-9._-]*$/;
 const CURRENCY_RE = /^[A-Z]{3}$/;
 /** Printable ASCII, no spaces at the ends (what an Idempotency-Key header can carry). */
@@ -47,7 +46,7 @@ export class Violations {
   }
 }
 
-export const isUuid = (s: string): boolean => UUID_RE.test(s);
+export { isUuid };
 
 /** Ids are validated before any query: a malformed one is 400, never a database error. */
 export function checkId(id: string, field = 'id'): string {

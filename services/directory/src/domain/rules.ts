@@ -12,6 +12,7 @@ import {
   disallowedCharacter,
   hasLatinLetters,
   hasMixedNumbers,
+  isUuid,
   lookalikeKey,
   otherScriptsDrawnAsLatin,
   restrictionLevel,
@@ -184,11 +185,7 @@ export function checkPhone(v: Violations, field: string, phone: number): number 
   return phone;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(s: string): boolean {
-  return UUID_RE.test(s);
-}
+export { isUuid };
 
 /** Ids are validated before any query: a malformed one is 400, never a database error. */
 export function checkId(id: string, field = 'id'): string {

@@ -5,7 +5,7 @@
  * they come; ./index.ts formats them (../errors.ts).
  */
 import type { commerceV1 } from '@iam/contracts';
-import { type AccessClaims, AppError, hasPermission } from '@iam/platform/core';
+import { type AccessClaims, AppError, hasPermission, isUuid } from '@iam/platform/core';
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import type { CommerceClients } from '../../../upstreams';
 import {
@@ -31,8 +31,6 @@ export interface EdgeContext {
   readonly products: ProductLoader;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The caller, or UNAUTHENTICATED. */
 function customer(ctx: EdgeContext): AccessClaims {
   if (!ctx.principal) throw AppError.unauthenticated('This needs a bearer token (Authorization: Bearer <token>).');
@@ -47,7 +45,7 @@ function administrator(ctx: EdgeContext): AccessClaims {
 
 /** A product id read through the loader must be a UUID (the batch call refuses the whole batch otherwise). */
 function productId(id: string): string {
-  if (!UUID_RE.test(id)) throw AppError.validation('The id is not a UUID.', [{ field: 'id', message: 'must be a UUID' }]);
+  if (!isUuid(id)) throw AppError.validation('The id is not a UUID.', [{ field: 'id', message: 'must be a UUID' }]);
   return id;
 }
 
