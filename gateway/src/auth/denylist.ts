@@ -1,9 +1,10 @@
 /**
  * Revoked access tokens known to this gateway replica, until they expire: single tokens (by jti),
  * and every token of a subject issued before a time (a deleted user, a changed password or
- * email; a deleted OAuth client: its own tokens by `sub`, its users' by `client_id`). Fed by `identity.token.revoked` and `identity.subject.revoked` events (every replica
- * receives every event), loaded from identity at start and reloaded periodically, so a replica
- * that missed events while NATS was away catches up.
+ * email; a deleted OAuth client: its own tokens by `sub`, its users' by `client_id`). Fed by
+ * `identity.token.revoked` and `identity.subject.revoked` events (every replica receives every
+ * event), loaded from identity at start and reloaded periodically, so a replica that missed
+ * events while NATS was away catches up.
  */
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
 import type { EventBus, Subscription } from '@iam/platform/bus';
@@ -13,9 +14,6 @@ export class Denylist {
   private readonly entries = new Map<string, number>();
   /** sub → the first iat (seconds) still accepted, and until when that matters (ms). */
   private readonly subjects = new Map<string, { minIat: number; until: number }>();
-
-  /** A client id's clientTokensSubject, kept (client ids are few; cleared past a bound). */
-  private readonly clientSubjects = new Map<string, string>();
 
   /**
    * Whether the token is refused: its jti is denylisted, or its subject was revoked after it was
@@ -27,17 +25,8 @@ export class Denylist {
     const exp = this.entries.get(claims.jti);
     if (exp !== undefined && exp > now) return true;
     if (this.revokedBefore(claims.sub, claims.iat, now)) return true;
-    return claims.clientId !== undefined && this.subjects.size > 0 && this.revokedBefore(this.clientSubject(claims.clientId), claims.iat, now);
-  }
-
-  private clientSubject(clientId: string): string {
-    let s = this.clientSubjects.get(clientId);
-    if (s === undefined) {
-      if (this.clientSubjects.size >= 10_000) this.clientSubjects.clear();
-      s = clientTokensSubject(clientId);
-      this.clientSubjects.set(clientId, s);
-    }
-    return s;
+    // The derived subject (one SHA-256 of the id) only while some subject is revoked at all.
+    return claims.clientId !== undefined && this.subjects.size > 0 && this.revokedBefore(clientTokensSubject(claims.clientId), claims.iat, now);
   }
 
   private revokedBefore(subject: string, iat: number, now: number): boolean {
