@@ -432,13 +432,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     // The session's access tokens stop at the gateway (the session ended with the logout, as from
     // the sessions list); the refresh token of the grant lives on (logout ends the provider session,
     // not offline grants).
-    const deadline = Date.now() + 5_000;
-    let status = await apiStatus();
-    while (status !== 401 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = await apiStatus();
-    }
-    expect(status).toBe(401);
+    await eventually(async () => (await apiStatus()) === 401, 5_000, 100);
     await expect(oc.refreshTokenGrant(config, api.refresh_token!)).resolves.toBeDefined();
   });
 
@@ -467,9 +461,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
       body: new URLSearchParams({ xsrf: xsrf! }).toString(),
     });
     expect(stayed.status).toBe(303);
-    const deadline = Date.now() + 5_000;
-    while ((await status(webApi.access_token)) !== 401 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(await status(webApi.access_token)).toBe(401);
+    await eventually(async () => (await status(webApi.access_token)) === 401, 5_000, 100);
     // The other client's token and the provider session are untouched.
     expect(await status(otherApi.access_token)).toBe(200);
     const silent = await signInOverHttp((await authorization(other, { prompt: 'none', scope: 'openid email' })).url, { jar });
