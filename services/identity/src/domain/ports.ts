@@ -172,7 +172,8 @@ export interface LockoutStore {
 export interface SubjectRevocationStore {
   /** Records the revocation, keeping the later time when there is one already. */
   revoke(userId: string, notBefore: Date, expiresAt: Date): Promise<{ notBefore: Date; expiresAt: Date }>;
-  notBefore(userId: string): Promise<Date | null>;
+  /** The latest revocation of any of these subjects (a token's `sub`, and its client's); null when none. */
+  notBefore(...subjects: string[]): Promise<Date | null>;
   active(): Promise<Array<{ userId: string; notBefore: Date; expiresAt: Date }>>;
 }
 

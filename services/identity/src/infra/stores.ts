@@ -192,10 +192,14 @@ class PgSubjects implements SubjectRevocationStore {
     return { notBefore: row!.not_before, expiresAt: row!.expires_at };
   }
 
-  async notBefore(userId: string): Promise<Date | null> {
+  async notBefore(...subjects: string[]): Promise<Date | null> {
     // Subjects are users and registry clients (UUIDs); a built-in client's id has no revocation.
-    if (!isUuid(userId)) return null;
-    const [row] = await this.m.query<Array<{ not_before: Date }>>('SELECT not_before FROM revoked_subjects WHERE user_id = $1', [userId]);
+    const ids = subjects.filter(isUuid);
+    if (ids.length === 0) return null;
+    const [row] = await this.m.query<Array<{ not_before: Date | null }>>(
+      `SELECT max(not_before) AS not_before FROM revoked_subjects WHERE user_id IN (${ids.map((_, i) => `$${i + 1}`).join(', ')})`,
+      ids,
+    );
     return row?.not_before ?? null;
   }
 
