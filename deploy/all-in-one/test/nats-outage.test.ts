@@ -138,11 +138,16 @@ const WRITES = 300;
     const directoryMetrics = metrics.get('directory')!;
     await eventually(async () => (await gauge(directoryMetrics, 'outboxPending', 'directory')) === 0, 10_000, 100);
     // Readiness sampled every 100 ms from before the stop until the backlog has drained.
+    // A sample that is not 200 keeps the ops port's checks, so a failure says which component it was.
     const readiness: number[] = [];
+    const unready: unknown[] = [];
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        readiness.push((await get(`${base}/health/ready`)).status, (await get(`http://127.0.0.1:${gateway.opsPort}/health/ready`)).status);
+        const pub = await get(`${base}/health/ready`);
+        const ops = await get(`http://127.0.0.1:${gateway.opsPort}/health/ready`);
+        readiness.push(pub.status, ops.status);
+        if (pub.status !== 200 || ops.status !== 200) unready.push({ at: Date.now(), public: pub.status, ops: ops.json });
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -188,6 +193,7 @@ const WRITES = 300;
     expect(await gauge(directoryMetrics, 'outboxOldestAge', 'directory')).toBe(0);
     sampling = false;
     await sampler;
+    expect(unready).toEqual([]);
     expect(readiness.filter((s) => s !== 200)).toEqual([]);
     process.stdout.write(
       `NATS outage of ${upAt - downAt} ms: ${WRITES}/${WRITES} writes 201, readiness 200 in all ${readiness.length} samples; directory outbox backlog ${pendingDuringOutage} events, oldest ${ageDuringOutage} s; reconnected after ${reconnectedAt - upAt} ms, drained ${drainedMs} ms after NATS returned\n`,

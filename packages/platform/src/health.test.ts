@@ -26,4 +26,38 @@ describe('HealthMonitor', () => {
     expect(third.checks.refused).toBe('up');
     expect(third.since.refused!.getTime()).toBeGreaterThanOrEqual(second.checkedAt.getTime());
   });
+
+  it('holds a component that was up while its checks only time out, for the grace; a refusal counts at once', async () => {
+    let mode: 'answer' | 'hang' | 'refuse' = 'answer';
+    const monitor = new HealthMonitor({
+      checks: {
+        upstream: async () => {
+          if (mode === 'hang') await new Promise<void>(() => undefined);
+          if (mode === 'refuse') throw new Error('connection refused');
+        },
+      },
+      logger: testLogger(),
+      timeoutMs: 20,
+      timeoutGraceMs: 150,
+    });
+    expect((await monitor.refresh()).ready).toBe(true);
+    mode = 'hang';
+    const held = await monitor.refresh();
+    expect(held).toMatchObject({ ready: true, checks: { upstream: 'up' }, timedOut: ['upstream'] });
+    await new Promise((r) => setTimeout(r, 160));
+    const down = await monitor.refresh();
+    expect(down).toMatchObject({ ready: false, checks: { upstream: 'down' }, timedOut: ['upstream'] });
+    // An answer ends the episode: the next timeout is held again, for a grace of its own.
+    mode = 'answer';
+    expect((await monitor.refresh()).ready).toBe(true);
+    mode = 'hang';
+    expect((await monitor.refresh()).ready).toBe(true);
+    mode = 'refuse';
+    expect(await monitor.refresh()).toMatchObject({ ready: false, checks: { upstream: 'down' }, timedOut: [] });
+  });
+
+  it('holds nothing before the first answer: a check that never answered is down', async () => {
+    const monitor = new HealthMonitor({ checks: { upstream: () => new Promise<void>(() => undefined) }, logger: testLogger(), timeoutMs: 20, timeoutGraceMs: 10_000 });
+    expect(await monitor.refresh()).toMatchObject({ ready: false, checks: { upstream: 'down' } });
+  });
 });

@@ -11,6 +11,11 @@ export type ComponentStatus = 'up' | 'down';
 
 export interface HealthSnapshot {
   readonly ready: boolean;
+  /**
+   * Each component's status. One that was up and has stopped answering in time (no refusal) stays
+   * up for the monitor's grace (timeoutGraceMs), listed in `timedOut` meanwhile: one slow answer
+   * on a loaded machine is not an outage.
+   */
   readonly checks: Readonly<Record<string, ComponentStatus>>;
   /** Names among `checks` that are only reported (they do not decide `ready`). */
   readonly informational: readonly string[];
@@ -18,8 +23,9 @@ export interface HealthSnapshot {
   /** When each component was first found in its current status (absent before its first check). */
   readonly since: Readonly<Record<string, Date>>;
   /**
-   * Components down only because their check ran out of time (no answer, rather than a refusal
-   * or a "not serving"): on a starved event loop that is this process's slowness as often as theirs.
+   * Components whose last check ran out of time (no answer, rather than a refusal or a "not
+   * serving"), whether still held up or already down: on a starved event loop that is this
+   * process's slowness as often as theirs.
    */
   readonly timedOut: readonly string[];
 }
@@ -37,7 +43,15 @@ export interface HealthMonitorOptions {
   logger: Logger;
   intervalMs?: number;
   timeoutMs?: number;
+  /**
+   * How long a component that was up may go on not answering its check in time before it counts
+   * as down (default 3 s, about three checks). A refusal counts at once.
+   */
+  timeoutGraceMs?: number;
 }
+
+/** The default of HealthMonitorOptions.timeoutGraceMs. */
+export const HEALTH_TIMEOUT_GRACE_MS = 3_000;
 
 export class HealthMonitor {
   private snapshotValue: HealthSnapshot;
@@ -46,11 +60,15 @@ export class HealthMonitor {
   private readonly listeners: Array<(s: HealthSnapshot) => void> = [];
   private readonly intervalMs: number;
   private readonly timeoutMs: number;
+  private readonly timeoutGraceMs: number;
   private readonly all: Record<string, HealthCheck>;
+  /** Since when each component held up has not answered its checks in time. */
+  private readonly unansweredSince = new Map<string, number>();
 
   constructor(private readonly opts: HealthMonitorOptions) {
     this.intervalMs = opts.intervalMs ?? 1000;
     this.timeoutMs = opts.timeoutMs ?? 1000;
+    this.timeoutGraceMs = opts.timeoutGraceMs ?? HEALTH_TIMEOUT_GRACE_MS;
     this.all = { ...opts.informational, ...opts.checks };
     const checks = Object.fromEntries(Object.keys(this.all).map((k) => [k, 'down' as const]));
     this.snapshotValue = { ready: false, checks, informational: Object.keys(opts.informational ?? {}), checkedAt: new Date(0), since: {}, timedOut: [] };
@@ -86,18 +104,35 @@ export class HealthMonitor {
     this.timer = undefined;
   }
 
+  /**
+   * The status of a component whose check just timed out: up while it was up and has not
+   * answered for less than the grace, down otherwise.
+   */
+  private unansweredStatus(name: string): ComponentStatus {
+    if (this.snapshotValue.checks[name] !== 'up') return 'down';
+    const now = Date.now();
+    const since = this.unansweredSince.get(name) ?? now;
+    this.unansweredSince.set(name, since);
+    return now - since < this.timeoutGraceMs ? 'up' : 'down';
+  }
+
   private async runChecks(): Promise<HealthSnapshot> {
     const names = Object.keys(this.all);
     const results = await Promise.all(
-      names.map(async (name) => {
+      names.map(async (name): Promise<readonly [string, ComponentStatus, boolean]> => {
         try {
           await withTimeout(this.all[name]!(), this.timeoutMs);
-          return [name, 'up', false] as const;
+          this.unansweredSince.delete(name);
+          return [name, 'up', false];
         } catch (err) {
-          if (this.snapshotValue.checks[name] !== 'down' || this.snapshotValue.checkedAt.getTime() === 0) {
-            this.opts.logger.warn({ component: name, err: describe(err) }, 'health check failed');
+          const timedOut = err instanceof TimeoutError;
+          const status = timedOut ? this.unansweredStatus(name) : 'down';
+          if (!timedOut) this.unansweredSince.delete(name);
+          const known = this.snapshotValue.checks[name] === 'down' || (status === 'up' && this.snapshotValue.timedOut.includes(name));
+          if (!known || this.snapshotValue.checkedAt.getTime() === 0) {
+            this.opts.logger.warn({ component: name, err: describe(err), ...(status === 'up' ? { heldUp: true } : {}) }, 'health check failed');
           }
-          return [name, 'down', err instanceof TimeoutError] as const;
+          return [name, status, timedOut];
         }
       }),
     );
