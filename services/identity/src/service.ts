@@ -81,7 +81,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const stores = pgIdentityStores(dataSource.manager, clients);
       const publicUrl = new URL(config.op.publicUrl);
       const passkeys = createPasskeyUseCases({
-        settings: { rpId: publicUrl.hostname, origin: publicUrl.origin, rpName: 'IAM' },
+        settings: { rpId: publicUrl.hostname, origin: publicUrl.origin, rpName: 'IAM', challengeKey: identityKey(config.jwt.keyEncryptionKey, 'webauthn-sign-in-challenge') },
         uow,
         stores,
         directory,
@@ -89,7 +89,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       });
       const secondFactor = createSecondFactorUseCases({
         settings: {
-          totpKey: totpKey(config.jwt.keyEncryptionKey),
+          totpKey: identityKey(config.jwt.keyEncryptionKey, 'totp-secret'),
           issuer: config.jwt.issuer,
           requiredRoles: config.mfa.requiredRoles,
           maxFailedAttempts: config.auth.maxFailedAttempts,
@@ -226,10 +226,12 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
 }
 
 /**
- * The key that seals TOTP secrets: derived (HKDF-SHA-256, its own label) from the key-encryption
- * key that seals the signing keys, so it lives outside the database as that one does, is held by
- * identity alone (unlike EMAIL_ACTION_KEY, shared with notification) and needs no setting of its own.
+ * A key of identity's own for one use (`totp-secret` seals TOTP secrets,
+ * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges): derived (HKDF-SHA-256,
+ * its own label) from the key-encryption key that seals the signing keys, so it lives outside the
+ * database as that one does, is the same on every replica, is held by identity alone (unlike
+ * EMAIL_ACTION_KEY, shared with notification) and needs no setting of its own.
  */
-function totpKey(keyEncryptionKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), 'iam/identity/totp-secret/v1', 32));
+function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge'): Buffer {
+  return Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), `iam/identity/${use}/v1`, 32));
 }

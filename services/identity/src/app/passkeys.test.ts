@@ -67,7 +67,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     await keys.start();
     const uow = pgUnitOfWork(ds);
     const stores = pgIdentityStores(ds.manager);
-    passkeys = createPasskeyUseCases({ settings: { rpId: 'localhost', origin: ORIGIN, rpName: 'IAM' }, uow, stores, directory, logger });
+    passkeys = createPasskeyUseCases({ settings: { rpId: 'localhost', origin: ORIGIN, rpName: 'IAM', challengeKey: randomBytes(32) }, uow, stores, directory, logger });
     secondFactor = createSecondFactorUseCases({
       settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 5, lockoutMinutes: 15 },
       uow,
@@ -163,8 +163,11 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     elsewhere.credentials.push(a.credentials[0]!);
     const wrong = await auth.passkeyLogin(elsewhere.get(await passkeys.signInOptions())).catch((e: unknown) => e);
     expect(wrong).toEqual(unknown);
+    // A challenge of another key (another deployment's, or made up) is refused like the rest.
+    const foreign = createPasskeyUseCases({ settings: { rpId: 'localhost', origin: ORIGIN, rpName: 'IAM', challengeKey: randomBytes(32) }, uow: pgUnitOfWork(ds), stores: pgIdentityStores(ds.manager), directory: { principal: async () => null }, logger });
+    expect(await auth.passkeyLogin(a.get(await foreign.signInOptions())).catch((e: unknown) => e)).toEqual(unknown);
     const [row] = await ds.query<Array<{ failed_count: number }>>('SELECT failed_count FROM login_failures WHERE email_hash = $1', [emailKey(u.email)]);
-    expect(Number(row!.failed_count)).toBe(1);
+    expect(Number(row!.failed_count)).toBe(2);
   });
 
   it('second factor: the right password of an account with a passkey asks for it (methods webauthn); its assertion completes the login with amr pwd+hwk+mfa; another user\'s passkey does not', async () => {
@@ -185,6 +188,25 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     expect(await auth.validate(done.tokens.accessToken)).toMatchObject({ sub: u.userId, amr: ['pwd', 'hwk', 'mfa'] });
     // The mfa token is used up.
     await expect(secondFactor.webauthnOptions(login.mfa!.mfaToken)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+
+  it('passwordless sign-in options are asked for anonymously and write nothing; only an assertion that verifies spends its challenge', async () => {
+    const a = new SoftAuthenticator(ORIGIN);
+    await registered(a);
+    const rows = async () => Number((await ds.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM webauthn_challenges'))[0]!.n);
+    const before = await rows();
+    const options = await Promise.all(Array.from({ length: 20 }, () => passkeys.signInOptions()));
+    expect(await rows()).toBe(before);
+    // Refused assertions (another origin) write nothing either.
+    const elsewhere = new SoftAuthenticator('https://evil.example');
+    elsewhere.credentials.push(a.credentials[0]!);
+    await expect(auth.passkeyLogin(elsewhere.get(options[0]!))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(await rows()).toBe(before);
+    // The same assertion sent twice at once signs in once.
+    const assertion = a.get(options[1]!);
+    const both = await Promise.allSettled([auth.passkeyLogin(assertion), auth.passkeyLogin(assertion)]);
+    expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(await rows()).toBe(before + 1);
   });
 
   it('an assertion made for the passwordless options does not answer an mfa token (purposes are apart)', async () => {

@@ -3,9 +3,11 @@
  * verification required, discoverable credentials), naming, listing and removal by their owner,
  * and the assertions of a sign-in, as a first factor (passwordless: the options name no
  * credential, so they are the same for everyone) or as the second factor of an mfa token. The RP
- * ID and origin are PUBLIC_URL's. Every ceremony's challenge is single use, kept five minutes,
- * and found again by the challenge the authenticator signed (only its SHA-256 is stored). Events
- * carry a short hash of the credential id, never the id itself.
+ * ID and origin are PUBLIC_URL's. Every ceremony's challenge is single use and good for five
+ * minutes. A registration's or a second factor's is stored and found again by the challenge the
+ * authenticator signed (only its SHA-256 is stored); a passwordless sign-in's, asked for
+ * anonymously, is stored by nobody until an assertion of it verifies (sign-in-challenge.ts).
+ * Events carry a short hash of the credential id, never the id itself.
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
@@ -20,6 +22,7 @@ import type {
 import type { Principal } from '../domain/model';
 import type { Directory, IdentityStores, PasskeyRecord, UnitOfWork, WebauthnPurpose } from '../domain/ports';
 import { requireRecentSignIn } from './reauth';
+import { checkSignInChallenge, issueSignInChallenge } from './sign-in-challenge';
 
 export interface PasskeySettings {
   /** PUBLIC_URL's host name. */
@@ -27,6 +30,8 @@ export interface PasskeySettings {
   /** PUBLIC_URL's origin. */
   readonly origin: string;
   readonly rpName: string;
+  /** The key of the passwordless sign-in's challenges (sign-in-challenge.ts). */
+  readonly challengeKey: Buffer;
 }
 
 export const WEBAUTHN_CHALLENGE_SECONDS = 300;
@@ -250,9 +255,8 @@ export function createPasskeyUseCases(deps: {
 
     async signInOptions() {
       const { generateAuthenticationOptions } = await lib;
-      const options = await generateAuthenticationOptions({ rpID: s.rpId, allowCredentials: [], userVerification: 'required', timeout: CEREMONY_TIMEOUT_MS });
-      await remember(options.challenge, 'signin', null, null);
-      return options;
+      const challenge = issueSignInChallenge(s.challengeKey, new Date(Date.now() + WEBAUTHN_CHALLENGE_SECONDS * 1000));
+      return generateAuthenticationOptions({ rpID: s.rpId, allowCredentials: [], userVerification: 'required', timeout: CEREMONY_TIMEOUT_MS, challenge });
     },
 
     async factorOptions(userId, mfaChallengeId) {
@@ -272,7 +276,9 @@ export function createPasskeyUseCases(deps: {
       const challenge = signedChallenge(response);
       const credentialId = credentialIdOf(response);
       if (!challenge || !credentialId) return null;
-      const taken = await stores.webauthnChallenges.take(sha256(challenge), purpose);
+      // A sign-in's challenge is checked here and spent once the assertion verifies; the others are taken now.
+      const signInUntil = purpose === 'signin' ? checkSignInChallenge(s.challengeKey, challenge, new Date()) : null;
+      const taken = purpose === 'signin' ? signInUntil && { userId: null, mfaChallengeId: null } : await stores.webauthnChallenges.take(sha256(challenge), purpose);
       if (!taken) return null;
       const p = await stores.passkeys.findByCredentialId(credentialId);
       if (!p || (taken.userId !== null && taken.userId !== p.userId)) return null;
@@ -293,6 +299,7 @@ export function createPasskeyUseCases(deps: {
         deps.logger.info({ err: err instanceof Error ? err.message : String(err) }, 'passkey assertion refused');
         return null;
       }
+      if (signInUntil && !(await stores.webauthnChallenges.spend(sha256(challenge), signInUntil))) return null;
       if (!(await stores.passkeys.used(p.id, info.newCounter, info.credentialBackedUp))) {
         deps.logger.warn({ passkey: p.id }, 'passkey signature counter went backwards (a cloned authenticator?): refused');
         return null;

@@ -271,6 +271,8 @@ export interface WebauthnChallengeStore {
   create(c: { challengeHash: Buffer; purpose: WebauthnPurpose; userId: string | null; mfaChallengeId: string | null; expiresAt: Date }): Promise<void>;
   /** Deletes and returns the unexpired challenge of this purpose; null when there is none (used, expired, unknown). */
   take(challengeHash: Buffer, purpose: WebauthnPurpose): Promise<{ userId: string | null; mfaChallengeId: string | null } | null>;
+  /** Records a passwordless sign-in's challenge spent until it expires; false when it was spent already. */
+  spend(challengeHash: Buffer, expiresAt: Date): Promise<boolean>;
 }
 
 export interface SessionRecord {

@@ -353,6 +353,15 @@ export class PgWebauthnChallenges implements WebauthnChallengeStore {
     const r = rows[0]?.[0];
     return r ? { userId: r.user_id, mfaChallengeId: r.mfa_challenge_id } : null;
   }
+
+  /** A spent sign-in challenge is a row of purpose 'spent' (never taken; purged once expired). */
+  async spend(challengeHash: Buffer, expiresAt: Date): Promise<boolean> {
+    const rows = await this.m.query<unknown[]>(
+      "INSERT INTO webauthn_challenges (challenge_hash, purpose, expires_at) VALUES ($1, 'spent', $2) ON CONFLICT (challenge_hash) DO NOTHING RETURNING 1",
+      [challengeHash, expiresAt],
+    );
+    return rows.length === 1;
+  }
 }
 
 /**
