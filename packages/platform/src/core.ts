@@ -20,3 +20,4 @@ export * from './crypto';
 export * from './batch-loop';
 export * from './request-context';
 export * from './password-policy';
+export * from './retry';

@@ -11,7 +11,7 @@ import type { JWK } from 'jose';
 import type { Account, Configuration, KoaContextWithOIDC, ResourceServer, UnknownObject } from 'oidc-provider';
 import type ProviderType from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import type { Logger } from '@iam/platform';
+import { type Logger, retryAfterFailure } from '@iam/platform';
 import type { ClientLookup } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
 import { clientMetadata } from './client-metadata';
@@ -271,7 +271,9 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   // when the session is ended from the sessions list). When the user signs only the asking client
   // out ("Stay signed in"), the session goes on and the tokens it issued to that client stop. The
   // library has revoked the grants that do not outlive a logout; an offline grant's refresh token
-  // keeps working.
+  // keeps working. When that write fails (the database is away), the redirect still leaves (the
+  // library has ended its session) and the write is retried in the background, for as long as
+  // the tokens it would stop can live.
   const signingOut = new WeakMap<object, Promise<void>>();
   provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
     const session = ctx.oidc.session;
@@ -279,9 +281,14 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     const everywhere = ctx.oidc.params?.logout !== undefined;
     const clientId = ctx.oidc.client?.clientId;
     if (!everywhere && !clientId) return;
+    const hooks = deps.sessions;
+    const end = () => hooks.signedOut(session.uid, session.accountId!, everywhere ? undefined : clientId);
     signingOut.set(
       ctx,
-      deps.sessions.signedOut(session.uid, session.accountId, everywhere ? undefined : clientId).catch((err: unknown) => deps.logger.error({ err }, 'ending the session of a provider logout failed')),
+      end().catch((err: unknown) => {
+        deps.logger.error({ err }, 'ending the session of a provider logout failed: retrying');
+        void retryAfterFailure(end, err, { forMs: s.accessTokenSeconds * 1000, logger: deps.logger, what: 'ending the session of a provider logout' });
+      }),
     );
   });
   // The token endpoint's writes go out together, after the library has answered and before the
