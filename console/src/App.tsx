@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
 import { mailbox } from './api/resources';
 import { type Start, signOut, startFailure, startUp } from './auth/oidc';
-import { type Session, can, onSession, session } from './auth/session';
+import { ADMINISTRATOR, type Session, can, isAdministrator, onSession, session } from './auth/session';
 import { BASE, Link, useFocusHeading, usePath } from './router';
 import { NoPermission } from './components/ui';
 import { AuditPage } from './pages/Audit';
@@ -17,7 +17,8 @@ import { UserCreatePage, UserEditPage, UsersPage } from './pages/Users';
 
 /**
  * Every page: its section (the first part of the path), whether it takes the rest of the path
- * (`new` or an id), its title and the permission it needs (none: anyone signed in). The nav
+ * (`new` or an id), its title and the permission it needs (none: anyone signed in; `Administrator`:
+ * the role itself, which no permission stands in for). The nav
  * shows the sections whose list page the token's permissions allow; a page the caller may not
  * use (a direct URL) shows its title and one message, and calls nothing.
  */
@@ -41,8 +42,8 @@ const ROUTES: readonly Route[] = [
   { section: 'clients', sub: 'id', title: 'Client', permission: 'clients.manage', render: (id) => <ClientPage id={id} /> },
   { section: 'clients', title: 'OAuth clients', permission: 'clients.manage', render: () => <ClientsPage /> },
   { section: 'audit', title: 'Audit trail', permission: 'audit.read', render: (_id, path) => <AuditPage key={path} /> },
-  { section: 'mailbox', sub: 'id', title: 'Mail', permission: 'users.manage', render: (id) => <MailPage id={id} /> },
-  { section: 'mailbox', title: 'Mailbox (development)', permission: 'users.manage', render: () => <MailboxPage /> },
+  { section: 'mailbox', sub: 'id', title: 'Mail', permission: ADMINISTRATOR, render: (id) => <MailPage id={id} /> },
+  { section: 'mailbox', title: 'Mailbox (development)', permission: ADMINISTRATOR, render: () => <MailboxPage /> },
   { section: 'me', title: 'My account', render: () => <MePage /> },
 ];
 
@@ -57,7 +58,7 @@ const NAV = [
   ['me', 'My account'],
 ] as const;
 
-const allowed = (r: Route | undefined) => !r?.permission || can(r.permission);
+const allowed = (r: Route | undefined) => !r?.permission || (r.permission === ADMINISTRATOR ? isAdministrator() : can(r.permission));
 const listOf = (section: string) => ROUTES.find((r) => r.section === section && !r.sub);
 
 /**
@@ -66,9 +67,9 @@ const listOf = (section: string) => ROUTES.find((r) => r.section === section && 
  */
 const sections = (withMailbox = false) => NAV.filter(([section]) => allowed(listOf(section)) && (section !== 'mailbox' || withMailbox));
 
-/** Whether the gateway has a development mailbox (asked once per session, for users.manage holders). */
+/** Whether the gateway has a development mailbox (asked once per session, by administrators). */
 function useMailboxExists(signedIn: boolean): boolean {
-  const probe = useQuery({ queryKey: mailbox.key, queryFn: mailbox.list, enabled: signedIn && can('users.manage'), retry: false, staleTime: Infinity });
+  const probe = useQuery({ queryKey: mailbox.key, queryFn: mailbox.list, enabled: signedIn && isAdministrator(), retry: false, staleTime: Infinity });
   return probe.isSuccess;
 }
 

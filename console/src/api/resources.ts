@@ -147,7 +147,7 @@ export const clients = {
 };
 
 /**
- * The development mailbox (make run without SMTP_URL; users.manage). Elsewhere the route does not
+ * The development mailbox (make run without SMTP_URL; the Administrator role). Elsewhere the route does not
  * exist: 404, and the console shows no Mailbox page.
  */
 export const mailbox = {

@@ -105,5 +105,12 @@ export function refreshNow(): Promise<boolean> {
 /** Administrator passes every policy (DESIGN §3). */
 export function can(permission: string): boolean {
   const c = current?.claims;
-  return !!c && (c.roles.includes('Administrator') || c.permissions.includes(permission));
+  return !!c && (c.roles.includes(ADMINISTRATOR) || c.permissions.includes(permission));
+}
+
+/** The role itself, for what no permission opens (the development mailbox). */
+export const ADMINISTRATOR = 'Administrator';
+
+export function isAdministrator(): boolean {
+  return !!current?.claims.roles.includes(ADMINISTRATOR);
 }

@@ -2,6 +2,7 @@
 import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import type { FieldSpec } from '../api/fields';
 import { type Problem, fieldErrors, toProblem } from '../api/problem';
+import { ADMINISTRATOR } from '../auth/session';
 
 export function ProblemAlert({ error }: { error: unknown }) {
   if (!error) return null;
@@ -104,8 +105,10 @@ export function ConfirmButton({ label, name, confirmLabel, onConfirm, disabled }
   );
 }
 
+/** `permission` may be `Administrator`: the role itself. */
 export function NoPermission({ permission }: { permission: string }) {
-  return <div role="alert" className="problem"><strong>Not allowed</strong><p>This page needs the <code>{permission}</code> permission.</p></div>;
+  const what = permission === ADMINISTRATOR ? <>the <code>{permission}</code> role</> : <>the <code>{permission}</code> permission</>;
+  return <div role="alert" className="problem"><strong>Not allowed</strong><p>This page needs {what}.</p></div>;
 }
 
 /** "1 role", "3 roles". */

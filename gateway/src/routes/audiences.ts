@@ -5,6 +5,7 @@
  *
  *   authenticated(auth, routes)     a valid bearer token (401 otherwise)
  *   requiring(permission, routes)   inside authenticated: the permission, or Administrator (403)
+ *   requiringAdministrator(routes)  inside authenticated: the Administrator role itself (403)
  *   optionallyAuthenticated(auth, routes)
  *                                   a bearer token is optional, a present one must be valid (401);
  *                                   for routes whose fields decide who may do what (GraphQL)
@@ -13,7 +14,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
 import type { Authenticator } from '../auth/authenticator';
-import { authenticate, authenticateIfPresent, requirePermission } from '../plugins/app/auth';
+import { authenticate, authenticateIfPresent, requireAdministrator, requirePermission } from '../plugins/app/auth';
 import { problems } from '../schemas/common';
 
 /** Registers the context's routes (route plugins, with their options). */
@@ -51,6 +52,15 @@ export function requiring(permission: string, routes: Routes): FastifyPluginAsyn
   return async (ctx) => {
     ctx.addHook('onRoute', documented([401, 403]));
     ctx.addHook('onRequest', requirePermission(permission));
+    await routes(ctx);
+  };
+}
+
+/** Safe outside `authenticated` too: without a verified principal the hook answers 401. */
+export function requiringAdministrator(routes: Routes): FastifyPluginAsync {
+  return async (ctx) => {
+    ctx.addHook('onRoute', documented([401, 403]));
+    ctx.addHook('onRequest', requireAdministrator());
     await routes(ctx);
   };
 }

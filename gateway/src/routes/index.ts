@@ -33,7 +33,7 @@ import { anonymousAuthRoutes, loginRoute } from './auth/anonymous';
 import { adminSecurityRoutes, anonymousMfaRoutes, meRoutes } from './auth/mfa';
 import { accountRoutes } from './auth/account';
 import { sessionRoutes } from './auth/session';
-import { authenticated, requiring } from './audiences';
+import { authenticated, requiring, requiringAdministrator } from './audiences';
 import { type CollectionSpec, type Dialect, collectionRoutes, compactDialect, fullDialect } from './collections/collection';
 import { permissions, rolePermissions, roles, users } from './collections/resources';
 import { auditRoutes } from './audit';
@@ -78,7 +78,8 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       await mountCollection(ctx, cachedSpec(rolePermissions(u), c, 'link'), fullDialect('/api/v1/role-permissions'));
       await ctx.register(requiring(AUDIT_READ, (r) => r.register(auditRoutes, { upstreams: u })));
       const mailbox = deps.devMailbox;
-      if (mailbox) await ctx.register(requiring(USERS_MANAGE, (r) => r.register(devMailboxRoutes, { mailbox })));
+      // Administrator only: the mails hold live reset and verification links of any account.
+      if (mailbox) await ctx.register(requiringAdministrator((r) => r.register(devMailboxRoutes, { mailbox })));
       await ctx.register(requiring(CLIENTS_MANAGE, (r) => r.register(clientRoutes, { upstreams: u })));
     }),
   );

@@ -127,7 +127,15 @@ export function firstAcceptedIat(notBefore: Date): number {
   return Math.ceil(notBefore.getTime() / 1000);
 }
 
+/** The built-in role that passes every policy (DESIGN §3). */
+export const ADMINISTRATOR_ROLE = 'Administrator';
+
+/** Whether the principal holds the Administrator role. */
+export function isAdministrator(claims: Pick<AccessClaims, 'roles'>): boolean {
+  return claims.roles.includes(ADMINISTRATOR_ROLE);
+}
+
 /** Whether the principal passes a policy: the permission itself, or the Administrator role. */
 export function hasPermission(claims: Pick<AccessClaims, 'roles' | 'permissions'>, permission: string): boolean {
-  return claims.roles.includes('Administrator') || claims.permissions.includes(permission);
+  return isAdministrator(claims) || claims.permissions.includes(permission);
 }

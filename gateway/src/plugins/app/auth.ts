@@ -5,7 +5,7 @@
  * 401 and 403 included) and every token response is `Cache-Control: no-store` (RFC 6749 §5.1,
  * RFC 9700).
  */
-import { type AccessClaims, AppError, hasPermission, requestContext } from '@iam/platform/core';
+import { type AccessClaims, AppError, hasPermission, isAdministrator, requestContext } from '@iam/platform/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Authenticator, type PresentedCredentials, verifyRequest } from '../../auth/authenticator';
@@ -106,6 +106,14 @@ async function verifyBearer(auth: Authenticator, req: FastifyRequest): Promise<v
   // The request's records name its caller from here on (request-context.ts).
   const rc = requestContext();
   if (rc) rc.actor = req.principal.sub;
+}
+
+/** onRequest hook (after authenticate): 403 unless the token carries the Administrator role. */
+export function requireAdministrator(): onRequestAsyncHookHandler {
+  return async (req: FastifyRequest) => {
+    if (!req.principal) throw AppError.unauthenticated();
+    if (!isAdministrator(req.principal)) throw AppError.forbidden('This requires the Administrator role.');
+  };
 }
 
 /** onRequest hook (after authenticate): 403 unless the token grants the permission (or Administrator). */
