@@ -211,6 +211,37 @@ describe('second factors and sessions (end to end)', () => {
     expect((await call('POST', '/api/v1/auth/mfa/enrol', { body: { mfaToken: next.json.mfaToken } })).status).toBe(409);
   });
 
+  it('MFA_REQUIRED_ROLES reaches a session already open: given the role after a password-only sign-in, its refresh is refused; a sign-in with the factor refreshes', async () => {
+    const u = await newUser();
+    const plain = await login(u.email, u.password);
+    expect(plain.status).toBe(200);
+    expect(claimsOf(plain.json.token).amr).toEqual(['pwd']);
+    const withFactor = await enrolled();
+    const en = await call('POST', '/api/v1/me/mfa/totp/activate', { token: withFactor.token, body: { code: totp(withFactor.secret, -1) } });
+    expect(en.status).toBe(204);
+    const strong = await login(withFactor.email, withFactor.password);
+    const done = await mfa({ mfaToken: strong.json.mfaToken, code: totp(withFactor.secret, 0) });
+    expect(done.status).toBe(200);
+    for (const id of [u.id, withFactor.id]) {
+      expect((await call('PUT', `/api/v1/users/${id}`, { token: admin, body: { roles: ['Secured'] } })).status).toBe(200);
+    }
+    // Identity reads roles through its principal cache, dropped by the directory's event.
+    let refused: HttpResult | undefined;
+    let refresh = plain.json.refreshToken as string;
+    await eventually(async () => {
+      const r = await call('POST', '/api/v1/auth/refresh', { body: { refreshToken: refresh } });
+      if (r.status === 200) refresh = r.json.refreshToken as string;
+      refused = r;
+      return r.status === 401;
+    }, 10_000, 200);
+    expect(refused!.json).toMatchObject({ status: 401, detail: expect.stringContaining('second factor') });
+    // Its family is over: the next refresh of it is refused too.
+    expect((await call('POST', '/api/v1/auth/refresh', { body: { refreshToken: refresh } })).status).toBe(401);
+    const ok = await call('POST', '/api/v1/auth/refresh', { body: { refreshToken: done.json.refreshToken } });
+    expect(ok.status).toBe(200);
+    expect(claimsOf(ok.json.token).roles).toContain('Secured');
+  });
+
   it('no enumeration: unknown email, wrong password and enrolled + wrong password answer alike', async () => {
     const plain = await newUser();
     const u = await enrolled();

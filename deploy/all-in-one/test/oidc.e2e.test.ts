@@ -104,7 +104,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     // OIDC_E2E_PORT: a fixed port where the machine asks for one (the issuer must be known before start).
     const port = Number(process.env.OIDC_E2E_PORT ?? 0) || (await freePort());
     issuer = `http://127.0.0.1:${port}`;
-    system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: issuer }, identityClients: clients });
+    system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: issuer, MFA_REQUIRED_ROLES: 'Secured' }, identityClients: clients });
     userDataDir = mkdtempSync(join(tmpdir(), 'oidc-chromium-'));
     if (hasBrowser) browser = await launchChromium();
   }, 120_000);
@@ -310,6 +310,37 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     }
     expect(rows).toBe(0);
     await expect(oc.refreshTokenGrant(config, t.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('MFA_REQUIRED_ROLES reaches a provider session already open: given the role after a password-only sign-in, the refresh token is invalid_grant and prompt=none login_required', async () => {
+    const admin = await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const adminToken = ((await admin.json()) as { token: string }).token;
+    const asAdmin = (method: string, path: string, body: unknown) =>
+      fetch(`${issuer}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` }, body: JSON.stringify(body) });
+    expect([201, 409]).toContain((await asAdmin('POST', '/api/v1/roles', { name: 'Secured', description: 'must use a second factor' })).status);
+    const email = `oidc-${randomBytes(4).toString('hex')}@example.com`;
+    const password = `Oidc!${randomBytes(8).toString('hex')}#Aa9`;
+    const created = await asAdmin('POST', '/api/v1/users', { firstName: 'Grace', lastName: 'Hopper', email, password });
+    expect(created.status).toBe(201);
+    const userId = ((await created.json()) as { id: string }).id;
+    const config = await discover(WEB, WEB_SECRET);
+    const jar = new CookieJar();
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url, { email, password, jar });
+    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    const refreshed = await oc.refreshTokenGrant(config, t.refresh_token!);
+    expect((await asAdmin('PUT', `/api/v1/users/${userId}`, { roles: ['Secured'] })).status).toBe(200);
+    // Identity reads roles through its principal cache, dropped by the directory's event.
+    // A refresh token is rotated on use: each success hands on its successor.
+    let refresh = refreshed.refresh_token!;
+    await eventually(async () => {
+      const grant = oc.refreshTokenGrant(config, refresh);
+      const error = await oauthError(grant);
+      if (error === undefined) refresh = (await grant).refresh_token!;
+      return error === 'invalid_grant';
+    }, 10_000, 200);
+    const silent = await signInOverHttp((await authorization(config, { prompt: 'none', scope: 'openid email' })).url, { jar });
+    expect(silent.url.searchParams.get('error')).toBe('login_required');
   });
 
   it('[OIDCC-config] discovery names the issuer, the endpoints under /oidc, the gateway JWKS, code only, S256 only, and iss in responses', async () => {

@@ -173,6 +173,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               writes: opWrites,
               clients: opClients,
               principal: (id) => tokenDirectory.principal(id),
+              mfaRequired: (p) => secondFactor.policyRequires(p),
               rolePermissions: async (roles) => [...new Set((await tokenDirectory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
               tokensIssued: (clientId, grantType) => opAudit.tokensIssued(clientId, grantType),
               sessions: {

@@ -144,6 +144,7 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
           return needing.has(p.userId) || opts?.force ? { mfaToken: 't', methods: ['totp'], enrolmentRequired: !needing.has(p.userId), expiresIn: 300 } : null;
         },
         redeem: () => Promise.reject(new Error('not used')),
+        policyRequires: () => false,
       },
     });
     await expect(a.signIn(u.email, 'right')).resolves.toEqual({ principal: expect.objectContaining({ userId: u.userId }) });

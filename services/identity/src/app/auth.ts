@@ -86,6 +86,7 @@ const REFRESH_CLAIM_ROUNDS = 10;
 
 export const INVALID_CREDENTIALS = 'The email or password is incorrect.';
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
+const MFA_NOW_REQUIRED = 'This account now needs a second factor: sign in again.';
 export const INVALID_PASSKEY = 'The passkey could not be verified.';
 
 export function emailKey(email: string): Buffer {
@@ -115,7 +116,7 @@ export function createAuthUseCases(deps: {
   /** Test builds only (src/testing): a hook between a refresh's commit and its answer. */
   faults?: AuthFaults;
   /** Asked after a right password (absent: passwords alone, as in unit tests of this file). */
-  secondFactor?: Pick<SecondFactorUseCases, 'challenge' | 'required' | 'redeem'>;
+  secondFactor?: Pick<SecondFactorUseCases, 'challenge' | 'required' | 'redeem' | 'policyRequires'>;
   /** Passkeys as a first factor (absent: no passwordless sign-in). */
   passkeys?: Pick<PasskeyUseCases, 'verify' | 'ownerOf'>;
 }): AuthUseCases {
@@ -350,6 +351,12 @@ export function createAuthUseCases(deps: {
         const accessExpiresAt = new Date(Date.now() + (s.accessExpirySeconds + 2) * 1000);
         const claimed = await stores.refreshTokens.rotate(hash, { id: randomUUID(), tokenHash: sha256(next), access: { jti, expiresAt: accessExpiresAt } }, s.refreshReuseGraceSeconds);
         if (!claimed) continue;
+        // MFA_REQUIRED_ROLES holds for sessions already open: a role that requires a second factor,
+        // given after a sign-in without one, ends that sign-in's refreshes (the user signs in again).
+        if (deps.secondFactor?.policyRequires(principal) && !claimed.session?.amr.includes('mfa')) {
+          await stores.refreshTokens.revokeFamily(claimed.familyId);
+          throw AppError.unauthenticated(MFA_NOW_REQUIRED);
+        }
         await deps.faults?.afterRefreshCommit?.();
         const access = await tokens.issue(principal, { jti, notBefore: claimed.subjectNotBefore, ...(claimed.session ? { session: claimed.session } : {}) });
         return pair(access, next, claimed.expiresAt);

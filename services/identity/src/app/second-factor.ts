@@ -65,6 +65,11 @@ export interface SecondFactorUseCases {
   /** Whether the account needs a second factor to sign in (enrolled, or its roles require one); nothing is written. */
   required(principal: Principal): Promise<boolean>;
   /**
+   * Whether one of the principal's roles is in MFA_REQUIRED_ROLES: then no token is issued from a
+   * sign-in without a second factor, also when the role came after the sign-in (a refresh, a code).
+   */
+  policyRequires(principal: Principal): boolean;
+  /**
    * Checks a factor against an mfa token and uses the token up. UNAUTHENTICATED for an unknown,
    * used or expired token, a locked account, or a wrong or replayed factor (counted toward the
    * lockout). Returns who signed in and how (RFC 8176 amr).
@@ -186,6 +191,8 @@ export function createSecondFactorUseCases(deps: {
       const st = await status(principal.userId);
       return st.totp || st.passkeys > 0 || principal.roles.some((r) => required.has(r));
     },
+
+    policyRequires: (principal) => principal.roles.some((r) => required.has(r)),
 
     async challenge(principal, emailHash, opts) {
       const st = await status(principal.userId);

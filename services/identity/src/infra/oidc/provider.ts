@@ -43,6 +43,8 @@ export interface OpDeps {
   readonly clients: ClientLookup;
   /** The user behind a subject now (roles and permissions as REST tokens carry them); null when gone. */
   readonly principal: (userId: string) => Promise<Principal | null>;
+  /** Whether a role of the principal is in MFA_REQUIRED_ROLES (absent: none is). */
+  readonly mfaRequired?: (p: Principal) => boolean;
   /** The permissions of a service account's roles (asked of the directory). */
   readonly rolePermissions: (roles: readonly string[]) => Promise<string[]>;
   /** Each token endpoint answer, by client and grant type (counted for the audit, never written one by one). */
@@ -92,6 +94,12 @@ export const ACR_PWD = 'urn:iam:acr:pwd';
 export const ACR_MFA = 'urn:iam:acr:mfa';
 
 /** Whether a request's acr_values ask for a second factor (step-up). */
+/** Whether a code or refresh token comes from a sign-in with a second factor (its amr, or its acr). */
+function signedInWithMfa(token: object): boolean {
+  const amr = 'amr' in token ? token.amr : undefined;
+  return (Array.isArray(amr) && amr.includes('mfa')) || ('acr' in token && token.acr === ACR_MFA);
+}
+
 export function wantsMfa(acrValues: unknown): boolean {
   return typeof acrValues === 'string' && acrValues.split(' ').includes(ACR_MFA);
 }
@@ -126,6 +134,16 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     new interactionPolicy.Check('acr_mfa', 'A second factor is requested', 'login_required', (ctx) =>
       wantsMfa(ctx.oidc.params?.acr_values) && ctx.oidc.session?.acr !== ACR_MFA && !ctx.oidc.result?.login ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT,
     ),
+  );
+  // MFA_REQUIRED_ROLES for a session already open: a member of such a role whose session's sign-in
+  // had no second factor (the role came later) signs in again, with the factor.
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('mfa_policy', 'This account needs a second factor', 'login_required', async (ctx) => {
+      const session = ctx.oidc.session;
+      if (!deps.mfaRequired || !session?.accountId || session.acr === ACR_MFA || ctx.oidc.result?.login) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      const p = await deps.principal(session.accountId);
+      return p && deps.mfaRequired(p) ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    }),
   );
   const api = apiResource(s.issuer);
   const apiServer: ResourceServer = {
@@ -190,9 +208,12 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     },
     interactions: { policy, url: (_ctx, interaction) => `${s.prefix}/interaction/${interaction.uid}` },
     renderError: pages.renderError,
-    findAccount: async (_ctx, sub): Promise<Account | undefined> => {
+    findAccount: async (_ctx, sub, token): Promise<Account | undefined> => {
       const p = await deps.principal(sub);
       if (!p) return undefined;
+      // A code or refresh token of a sign-in without a second factor, for a member of a role in
+      // MFA_REQUIRED_ROLES (given after that sign-in): invalid_grant, as for an unknown account.
+      if (token && (token.kind === 'AuthorizationCode' || token.kind === 'RefreshToken') && deps.mfaRequired?.(p) && !signedInWithMfa(token)) return undefined;
       return {
         accountId: p.userId,
         claims: () => ({ sub: p.userId, email: p.email, email_verified: p.emailVerified, given_name: p.firstName, family_name: p.lastName }),
