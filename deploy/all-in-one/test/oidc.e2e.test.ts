@@ -343,6 +343,31 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     expect(silent.url.searchParams.get('error')).toBe('login_required');
   });
 
+  it('revoke (POST /api/v1/auth/revoke) with a provider-issued API token ends the account\'s provider sessions and refresh tokens at once, not only their rows in the list', async () => {
+    const admin = await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const adminToken = ((await admin.json()) as { token: string }).token;
+    const email = `oidc-${randomBytes(4).toString('hex')}@example.com`;
+    const password = `Oidc!${randomBytes(8).toString('hex')}#Aa9`;
+    const created = await fetch(`${issuer}/api/v1/users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ firstName: 'Grace', lastName: 'Hopper', email, password }),
+    });
+    expect(created.status).toBe(201);
+    const config = await discover(WEB, WEB_SECRET);
+    const jar = new CookieJar();
+    const a = await authorization(config);
+    const end = await signInOverHttp(a.url, { email, password, jar });
+    const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
+    const api = await oc.refreshTokenGrant(config, t.refresh_token!, { resource: `${issuer}/api` });
+    const revoked = await fetch(`${issuer}/api/v1/auth/revoke`, { method: 'POST', headers: { authorization: `Bearer ${api.access_token}` } });
+    expect(revoked.status).toBe(204);
+    // At once: no event to wait for.
+    expect(await oauthError(oc.refreshTokenGrant(config, api.refresh_token!))).toBe('invalid_grant');
+    const silent = await signInOverHttp((await authorization(config, { prompt: 'none', scope: 'openid email' })).url, { jar });
+    expect(silent.url.searchParams.get('error')).toBe('login_required');
+  });
+
   it('[OIDCC-config] discovery names the issuer, the endpoints under /oidc, the gateway JWKS, code only, S256 only, and iss in responses', async () => {
     const res = await fetch(`${issuer}/.well-known/openid-configuration`);
     expect(res.status).toBe(200);

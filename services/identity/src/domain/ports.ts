@@ -308,7 +308,11 @@ export interface SessionStore {
    * A provider session's record, and the grants (codes, refresh tokens) it holds, end with it.
    */
   end(id: string, userId: string): Promise<Array<{ jti: string; expiresAt: Date }> | null>;
-  /** Ends every live session of the user (their access tokens are revoked by subject). */
+  /**
+   * Ends every live session of the user, and every record the provider holds of the account
+   * (sessions, grants, codes, refresh tokens), so none goes on unlisted. Their access tokens are
+   * the caller's to revoke (by subject, or the one presented).
+   */
   endAllOf(userId: string): Promise<number>;
   /** The unexpired access tokens the user's session `id` issued to one OAuth client. */
   clientTokens(id: string, userId: string, clientId: string): Promise<Array<{ jti: string; expiresAt: Date }>>;

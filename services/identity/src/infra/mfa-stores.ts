@@ -235,6 +235,10 @@ export class PgSessions implements SessionStore {
 
   async endAllOf(userId: string): Promise<number> {
     const [, n] = await this.m.query<[unknown, number]>('UPDATE sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL', [userId]);
+    // The provider's records of the account go in the same statement's transaction: its sessions,
+    // grants, codes and refresh tokens (else an ended provider session would vanish from the list
+    // and go on issuing tokens until the subject revocation's event got there).
+    await this.m.query('DELETE FROM oidc_payloads WHERE account_id = $1', [userId]);
     return n;
   }
 
