@@ -263,6 +263,28 @@ describe('edge profile (commerce faked at the gRPC level)', () => {
       expect(mutation.headers.allow).toBe('POST');
     });
 
+    it('a query that is JSON but no document is 400, and so is a GET whose operation name names none of its operations; never a 500', async () => {
+      const q = (query: string, operationName?: string) => `/api/v1/graphql?${new URLSearchParams({ query, ...(operationName ? { operationName } : {}) }).toString()}`;
+      const answers = [
+        await http('POST', '/api/v1/graphql', { payload: { query: 'null' } }),
+        await http('POST', '/api/v1/graphql', { payload: { query: '42' } }),
+        await http('POST', '/api/v1/graphql', { payload: { query: '"text"' } }),
+        await http('GET', q('null')),
+        await http('GET', q('[]')),
+        await http('GET', q('query A { __typename }', 'B')),
+        await http('GET', q('query A { __typename } query B { __typename }')),
+      ];
+      expect(answers.map((r) => r.statusCode)).toEqual(answers.map(() => 400));
+      // A POST runs as far as picking its operation, which fails as a request error (nothing executed): 200 as GraphQL answers it.
+      for (const payload of [{ query: 'query A { __typename }', operationName: 'B' }, { query: 'query A { __typename } query B { __typename }' }]) {
+        const res = await http('POST', '/api/v1/graphql', { payload });
+        expect(res.statusCode).toBe(200);
+        expect(res.json()).toMatchObject({ data: null, errors: [{ extensions: { code: 'BAD_USER_INPUT' } }] });
+      }
+      const named = await http('GET', q('query A { __typename } query B { __typename }', 'B'));
+      expect(named.json()).toEqual({ data: { __typename: 'Query' } });
+    });
+
     it('documents the REST routes and the GraphQL endpoint (not GraphiQL, which is off by default)', async () => {
       const doc = (await gw.app.inject({ url: '/docs/edge/openapi.json' })).json<{ paths: Record<string, Record<string, { security?: unknown }>> }>();
       expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/api/v1/products', '/api/v1/products/{id}', '/api/v1/graphql']));

@@ -17,7 +17,7 @@
  */
 import { type Logger, AppError, internalError } from '@iam/platform/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { type DocumentNode, type ExecutionResult, type GraphQLError, NoSchemaIntrospectionCustomRule, validate } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, NoSchemaIntrospectionCustomRule, getOperationAST, parse, validate } from 'graphql';
 import mercurius, { type IResolvers, type MercuriusContext } from 'mercurius';
 import type { Authenticator } from '../../../auth/authenticator';
 import type { GatewayConfig } from '../../../config';
@@ -43,6 +43,26 @@ export interface GraphQLDeps {
   /** Checkouts per token subject, and the ceiling per client address. */
   readonly checkoutLimits: { readonly subject: RateLimit; readonly address: RateLimit };
   readonly logger: Logger;
+}
+
+/**
+ * Why a GET's query cannot run, if it cannot: it does not parse (or is JSON rather than a
+ * document), or no one operation of it is named (an unknown operationName, or several
+ * operations and none named).
+ */
+function getQueryRefusal(params: unknown): GraphQLError | undefined {
+  if (typeof params !== 'object' || params === null) return undefined;
+  const query = 'query' in params ? params.query : undefined;
+  const name = 'operationName' in params && typeof params.operationName === 'string' && params.operationName !== '' ? params.operationName : undefined;
+  if (typeof query !== 'string') return undefined;
+  let document: DocumentNode;
+  try {
+    document = parse(query, { maxTokens: MAX_TOKENS });
+  } catch (err) {
+    return err instanceof GraphQLError ? err : new GraphQLError('The query is not a GraphQL document.');
+  }
+  if (getOperationAST(document, name)) return undefined;
+  return new GraphQLError(name === undefined ? 'The query has several operations: name the one to run (operationName).' : `The query has no operation named "${name}".`);
 }
 
 /** A document refused before execution: its errors go back as a GraphQL response (400). */
@@ -133,6 +153,13 @@ export function graphqlRoutes(deps: GraphQLDeps) {
     await app.register(
       optionallyAuthenticated(deps.authenticator, async (ctx) => {
         const { catalog } = deps.commerce;
+        // mercurius picks a GET's operation (to refuse a mutation) before any GraphQL hook runs, and
+        // fails on a query it cannot pick one from: such a query is refused here, as a document.
+        ctx.addHook('preHandler', async (req) => {
+          if (req.method !== 'GET' || req.routeOptions.url !== GRAPHQL_PATH) return;
+          const refusal = getQueryRefusal(req.query);
+          if (refusal) throw new RefusedDocument([refusal]);
+        });
         await ctx.register(mercurius, {
           schema: typeDefs,
           resolvers: edgeResolvers(deps.commerce) as unknown as IResolvers,

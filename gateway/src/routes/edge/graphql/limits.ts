@@ -187,8 +187,10 @@ export function documentChecker(schema: GraphQLSchema, limits: DocumentLimits): 
   const typeType = schema.getType('__Type');
 
   return (document) => {
-    // mercurius accepts a JSON AST in place of a query that does not parse: only parsed text runs here.
-    if (!(document.loc?.source instanceof Source)) return [refused('The query is not a GraphQL document.')];
+    // mercurius accepts a JSON AST in place of a query that does not parse (`null` and `42` too):
+    // only parsed text runs here.
+    const parsed: unknown = document;
+    if (typeof parsed !== 'object' || parsed === null || !(document.loc?.source instanceof Source)) return [refused('The query is not a GraphQL document.')];
     const fragments = fragmentsOf(document);
     const memo = new Map<string, Measure>();
     const visiting = new Set<string>();
