@@ -368,6 +368,35 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     expect(silent.url.searchParams.get('error')).toBe('login_required');
   });
 
+  it('hosted factor step: reloaded after its mfa token expired, the enrolment goes back to the sign-in page (401) and its options answer 401 JSON, never a 500', async () => {
+    const admin = await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const adminToken = ((await admin.json()) as { token: string }).token;
+    const asAdmin = (method: string, path: string, body: unknown) =>
+      fetch(`${issuer}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` }, body: JSON.stringify(body) });
+    expect([201, 409]).toContain((await asAdmin('POST', '/api/v1/roles', { name: 'Secured', description: 'must use a second factor' })).status);
+    const email = `oidc-${randomBytes(4).toString('hex')}@example.com`;
+    const password = `Oidc!${randomBytes(8).toString('hex')}#Aa9`;
+    const created = await asAdmin('POST', '/api/v1/users', { firstName: 'Grace', lastName: 'Hopper', email, password, roles: ['Secured'] });
+    expect(created.status).toBe(201);
+    const userId = ((await created.json()) as { id: string }).id;
+    const jar = new CookieJar();
+    const config = await discover(WEB, WEB_SECRET);
+    const enrol = await signInOverHttp((await authorization(config)).url, { email, password, jar });
+    expect(enrol.status).toBe(200);
+    expect(enrol.body).toContain('Set up a second factor');
+    // The page answered the sign-in form's POST: the interaction is the URL without its step.
+    const interaction = enrol.url.href.replace(/\/login$/, '');
+    await system.identity.dataSource.query(`UPDATE mfa_challenges SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [userId]);
+    const options = await fetch(`${interaction}/factor/register-options`, { method: 'POST', headers: { cookie: jar.header() } });
+    expect(options.status).toBe(401);
+    expect(options.headers.get('content-type')).toContain('application/json');
+    const again = await fetch(interaction, { headers: { cookie: jar.header() } });
+    expect(again.status).toBe(401);
+    const page = await again.text();
+    expect(page).toContain('The sign-in took too long');
+    expect(page).toContain('name="password"');
+  });
+
   it('[OIDCC-config] discovery names the issuer, the endpoints under /oidc, the gateway JWKS, code only, S256 only, and iss in responses', async () => {
     const res = await fetch(`${issuer}/.well-known/openid-configuration`);
     expect(res.status).toBe(200);

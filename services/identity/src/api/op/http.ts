@@ -145,10 +145,23 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
     const signIn = (status: number, email?: string, error?: string) =>
       send(res, prefix, status, signInPage({ prefix, action: `${base}/login`, passkeyAction: `${base}/passkey`, clientName, email, error }));
     const pending = pendingOf(details.result);
+    /** A used or expired mfa token cannot be answered again (it lives 5 minutes, the interaction an hour): back to the password. */
+    const restart = async () => {
+      details.result = undefined;
+      await details.save(Math.max(1, details.exp - Math.floor(Date.now() / 1000)));
+      return signIn(401, undefined, 'The sign-in took too long. Sign in again.');
+    };
+    const expiredToken = (err: unknown): boolean => err instanceof AppError && err.code === 'UNAUTHENTICATED' && err.message.startsWith('The mfa token');
     /** The factor step's page: the enrolment (a pending TOTP secret, the same one until activated) or the factor. */
     const factor = async (f: PendingFactor, status: number, error?: string) => {
       if (f.enrol) {
-        const e = await d.secondFactor.enrolWithToken(f.mfaToken);
+        let e;
+        try {
+          e = await d.secondFactor.enrolWithToken(f.mfaToken);
+        } catch (err) {
+          if (expiredToken(err)) return restart();
+          throw err;
+        }
         return send(res, prefix, status, enrolPage({ prefix, action: `${base}/factor`, secret: e.secret, otpauthUri: e.otpauthUri, error }));
       }
       return send(res, prefix, status, factorPage({ prefix, action: `${base}/factor`, methods: f.methods, error }));
@@ -201,15 +214,8 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       try {
         done = await d.auth.completeSignIn(pending.mfaToken, f);
       } catch (err) {
-        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') {
-          // A used or expired mfa token cannot be answered again: back to the password.
-          if (err.message.startsWith('The mfa token')) {
-            details.result = undefined;
-            await details.save(Math.max(1, details.exp - Math.floor(Date.now() / 1000)));
-            return signIn(401, undefined, 'The sign-in took too long. Sign in again.');
-          }
-          return factor(pending, 401, 'That did not work. Check it and try again.');
-        }
+        if (expiredToken(err)) return restart();
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return factor(pending, 401, 'That did not work. Check it and try again.');
         throw err;
       }
       return finish(done.principal.userId, done.amr);
@@ -284,10 +290,16 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       if (m) return page(req, res, provider, m[2]);
       await provider.callback()(req, res);
     }).catch((err: unknown) => {
+      // A refusal of the request itself (an expired mfa token asked for its options, a factor the
+      // account does not have): its 4xx, as JSON to the pages' scripts (the options steps), else a page.
+      if (err instanceof AppError && err.httpStatus < 500) {
+        if (res.headersSent) return void res.end();
+        if ((req.url ?? '').split('?')[0]!.endsWith('options')) return sendJson(res, err.httpStatus, { error: err.code, message: err.message });
+        return send(res, prefix, err.httpStatus, messagePage(prefix, 'Sign-in failed', err.message));
+      }
       const known = err instanceof Error && ['SessionNotFound', 'InvalidRequest'].includes(err.name);
       if (!known) d.logger.error({ err }, 'OpenID provider page failed');
       if (res.headersSent) return void res.end();
-      if (err instanceof AppError && err.code === 'VALIDATION') return send(res, prefix, 400, messagePage(prefix, 'Sign-in failed', err.message));
       send(
         res,
         prefix,
