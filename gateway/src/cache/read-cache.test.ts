@@ -110,6 +110,17 @@ describe('ReadCache', () => {
     expect(await t.cache.get('user', ID, t.load())).toEqual({ id: ID, version: 0 });
   });
 
+  it('keys a resource by its id in lower case: read with an upper-case id, it is the same entry, and the event (lower case) drops it', async () => {
+    const t = setup();
+    await t.cache.get('user', ID.toUpperCase(), t.load());
+    await t.cache.get('user', ID, t.load());
+    expect(t.loads).toHaveLength(1);
+    t.cache.apply({ subject: SUBJECTS.userDeleted, data: encodeEvent(SUBJECTS.userDeleted, eventsV1.UserChanged.create({ userId: ID })) });
+    expect(t.cache.size).toBe(0);
+    await t.cache.get('user', ID.toUpperCase(), t.load());
+    expect(t.loads).toHaveLength(2);
+  });
+
   it('applies directory events: a user event drops that user, a role event every user, a permission or link event every role', async () => {
     const t = setup();
     const warm = async () => {

@@ -34,6 +34,13 @@ export interface ReadCacheOptions {
 
 type InvalidationReason = 'event' | 'write' | 'gap';
 
+/**
+ * A resource's key: its id in lower case. A UUID may arrive in upper case (the routes accept it)
+ * while the directory's events name it in lower case; one key per resource, so an event drops it
+ * whichever spelling filled it.
+ */
+const keyOf = (kind: CachedKind, id: string): string => `${kind}:${id.toLowerCase()}`;
+
 /** The read cache: an InvalidatedCache keyed `kind:id`, with its metrics and the directory's events. */
 export class ReadCache {
   private readonly cache: InvalidatedCache<unknown>;
@@ -44,12 +51,12 @@ export class ReadCache {
 
   /** The resource from the cache, or loaded (and kept when nothing changed meanwhile). */
   async get<R>(kind: CachedKind, id: string, load: () => Promise<R>): Promise<R> {
-    return (await this.cache.get(`${kind}:${id}`, load)) as R;
+    return (await this.cache.get(keyOf(kind, id), load)) as R;
   }
 
   /** Drops one resource. */
   invalidate(kind: CachedKind, id: string, reason: InvalidationReason): void {
-    this.cache.invalidate(`${kind}:${id}`);
+    this.cache.invalidate(keyOf(kind, id));
     this.opts.metrics.readCacheInvalidations.inc({ reason });
   }
 
