@@ -358,10 +358,14 @@ export class PgWebauthnChallenges implements WebauthnChallengeStore {
     return r ? { userId: r.user_id, mfaChallengeId: r.mfa_challenge_id } : null;
   }
 
-  /** A spent sign-in challenge is a row of purpose 'spent' (never taken; purged once expired). */
+  /**
+   * A spent sign-in challenge is a row of purpose 'spent' (never taken; purged once expired). It is
+   * kept 5 minutes past the challenge's expiry: that expiry was checked on a replica's clock, the
+   * purge reads the database's, and a replica running behind must still find the row.
+   */
   async spend(challengeHash: Buffer, expiresAt: Date): Promise<boolean> {
     const rows = await this.m.query<unknown[]>(
-      "INSERT INTO webauthn_challenges (challenge_hash, purpose, expires_at) VALUES ($1, 'spent', $2) ON CONFLICT (challenge_hash) DO NOTHING RETURNING 1",
+      "INSERT INTO webauthn_challenges (challenge_hash, purpose, expires_at) VALUES ($1, 'spent', $2::timestamptz + interval '5 minutes') ON CONFLICT (challenge_hash) DO NOTHING RETURNING 1",
       [challengeHash, expiresAt],
     );
     return rows.length === 1;
