@@ -113,6 +113,24 @@ describe('the account API (/api/v1/me)', () => {
     expect((await call('GET', '/api/v1/me', { token: again.json.token })).json).toMatchObject({ email, emailVerified: false });
   });
 
+  it('POST /api/v1/me/email: a verification mail that cannot be asked for (the address\'s hourly budget spent) leaves the change made and says so, 200 (not an error after the commit)', async () => {
+    const p = await person();
+    const x = uniqueEmail('budget');
+    const y = uniqueEmail('between');
+    const change = async (token: string, email: string) => call('POST', '/api/v1/me/email', { token, body: { email, currentPassword: p.password } });
+    expect((await change(p.token, x)).status).toBe(200);
+    let token = (await login(x, p.password)).json.token as string;
+    // The address's budget of verification mails (5 an hour): the change's one, and four more.
+    for (let i = 0; i < 4; i++) expect((await call('POST', '/api/v1/auth/email-verification/request', { token })).status).toBe(202);
+    expect((await change(token, y)).status).toBe(200);
+    token = (await login(y, p.password)).json.token as string;
+    // Back to x: its budget is spent, the change is made all the same.
+    const back = await change(token, x);
+    expect(back.status).toBe(200);
+    expect(back.json).toMatchObject({ email: x, emailVerified: false, message: expect.stringContaining('could not be sent') });
+    expect((await login(x, p.password)).status).toBe(200);
+  });
+
   it('POST /api/v1/me/sign-out-everywhere: every session of the account ends, the calling one included', async () => {
     const p = await person();
     const elsewhere = (await login(p.email, p.password)).json.token as string;

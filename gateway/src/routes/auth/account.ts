@@ -8,7 +8,7 @@
  * verification mail goes to it.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError } from '@iam/platform/core';
+import { AppError, type Logger } from '@iam/platform/core';
 import type { directoryV1 } from '@iam/contracts';
 import type { GatewayConfig } from '../../config';
 import { limitOf } from '../../plugins/external/rate-limit';
@@ -19,6 +19,7 @@ import type { Upstreams } from '../../upstreams';
 export interface AccountDeps {
   readonly upstreams: Upstreams;
   readonly rateLimits: GatewayConfig['rateLimits'];
+  readonly logger: Logger;
 }
 
 const tags = ['account'];
@@ -101,7 +102,14 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountDeps> = async (app,
       const userId = req.principal!.sub;
       await identity.verifyMyPassword({ accessToken: req.bearerToken!, password: req.body.currentPassword });
       const user = await users.updateUser({ id: userId, email: req.body.email, clearFields: [] });
-      await identity.requestEmailVerification({ userId });
+      // The change is made: a verification mail that cannot be asked for now (identity throttled
+      // or away) does not turn it into an error; the account page asks for another.
+      try {
+        await identity.requestEmailVerification({ userId });
+      } catch (err) {
+        deps.logger.warn({ err }, 'email changed; its verification mail could not be requested');
+        return { email: user.email, emailVerified: false as const, message: `Your email is now ${user.email}, but its verification email could not be sent just now. Ask for another from your account page, then sign in again.` };
+      }
       return { email: user.email, emailVerified: false as const, message: `A verification email was sent to ${user.email}. Follow its link to verify the address, then sign in again.` };
     },
   );
