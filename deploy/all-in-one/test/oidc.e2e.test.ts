@@ -166,6 +166,24 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     return { url, verifier, state };
   }
 
+  /** A REST call as the administrator. */
+  async function asAdmin(method: string, path: string, body?: unknown): Promise<Response> {
+    const login = await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const token = ((await login.json()) as { token: string }).token;
+    const authorization = `Bearer ${token}`;
+    return fetch(`${issuer}${path}`, body === undefined ? { method, headers: { authorization } } : { method, headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify(body) });
+  }
+
+  /** A new user to sign in as (with `roles`; `Secured` is MFA_REQUIRED_ROLES here and made when asked for). */
+  async function newUser(roles: string[] = []): Promise<{ userId: string; email: string; password: string }> {
+    if (roles.includes('Secured')) expect([201, 409]).toContain((await asAdmin('POST', '/api/v1/roles', { name: 'Secured', description: 'must use a second factor' })).status);
+    const email = `oidc-${randomBytes(4).toString('hex')}@example.com`;
+    const password = `Oidc!${randomBytes(8).toString('hex')}#Aa9`;
+    const created = await asAdmin('POST', '/api/v1/users', { firstName: 'Grace', lastName: 'Hopper', email, password, ...(roles.length ? { roles } : {}) });
+    expect(created.status).toBe(201);
+    return { userId: ((await created.json()) as { id: string }).id, email, password };
+  }
+
   it('no PKCE and `plain` are invalid_request; a redirect URI not registered exactly is refused on a page, never redirected to', async () => {
     const config = await discover(WEB, WEB_SECRET);
     const noPkce = new URL((await authorization(config)).url);
@@ -281,23 +299,13 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
   });
 
   it('a revoked subject (the user deleted): the grants and refresh tokens of the user at the provider end', async () => {
-    const admin = await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-    const adminToken = ((await admin.json()) as { token: string }).token;
-    const email = `oidc-${randomBytes(4).toString('hex')}@example.com`;
-    const password = `Oidc!${randomBytes(8).toString('hex')}#Aa9`;
-    const created = await fetch(`${issuer}/api/v1/users`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
-      body: JSON.stringify({ firstName: 'Grace', lastName: 'Hopper', email, password }),
-    });
-    expect(created.status).toBe(201);
-    const userId = ((await created.json()) as { id: string }).id;
+    const { userId, email, password } = await newUser();
     const config = await discover(WEB, WEB_SECRET);
     const a = await authorization(config);
     const end = await signInOverHttp(a.url, { email, password });
     const t = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
     expect(t.claims()!.sub).toBe(userId);
-    const del = await fetch(`${issuer}/api/v1/users/${userId}`, { method: 'DELETE', headers: { authorization: `Bearer ${adminToken}` } });
+    const del = await asAdmin('DELETE', `/api/v1/users/${userId}`);
     expect(del.status).toBe(204);
     // The deletion reaches identity as an event, then its subject revocation ends the provider's records.
     const deadline = Date.now() + 10_000;
@@ -313,16 +321,8 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
   });
 
   it('MFA_REQUIRED_ROLES reaches a provider session already open: given the role after a password-only sign-in, the refresh token is invalid_grant and prompt=none login_required', async () => {
-    const admin = await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-    const adminToken = ((await admin.json()) as { token: string }).token;
-    const asAdmin = (method: string, path: string, body: unknown) =>
-      fetch(`${issuer}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` }, body: JSON.stringify(body) });
     expect([201, 409]).toContain((await asAdmin('POST', '/api/v1/roles', { name: 'Secured', description: 'must use a second factor' })).status);
-    const email = `oidc-${randomBytes(4).toString('hex')}@example.com`;
-    const password = `Oidc!${randomBytes(8).toString('hex')}#Aa9`;
-    const created = await asAdmin('POST', '/api/v1/users', { firstName: 'Grace', lastName: 'Hopper', email, password });
-    expect(created.status).toBe(201);
-    const userId = ((await created.json()) as { id: string }).id;
+    const { userId, email, password } = await newUser();
     const config = await discover(WEB, WEB_SECRET);
     const jar = new CookieJar();
     const a = await authorization(config);
@@ -344,16 +344,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
   });
 
   it('revoke (POST /api/v1/auth/revoke) with a provider-issued API token ends the account\'s provider sessions and refresh tokens at once, not only their rows in the list', async () => {
-    const admin = await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-    const adminToken = ((await admin.json()) as { token: string }).token;
-    const email = `oidc-${randomBytes(4).toString('hex')}@example.com`;
-    const password = `Oidc!${randomBytes(8).toString('hex')}#Aa9`;
-    const created = await fetch(`${issuer}/api/v1/users`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
-      body: JSON.stringify({ firstName: 'Grace', lastName: 'Hopper', email, password }),
-    });
-    expect(created.status).toBe(201);
+    const { email, password } = await newUser();
     const config = await discover(WEB, WEB_SECRET);
     const jar = new CookieJar();
     const a = await authorization(config);
@@ -369,16 +360,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
   });
 
   it('hosted factor step: reloaded after its mfa token expired, the enrolment goes back to the sign-in page (401) and its options answer 401 JSON, never a 500', async () => {
-    const admin = await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-    const adminToken = ((await admin.json()) as { token: string }).token;
-    const asAdmin = (method: string, path: string, body: unknown) =>
-      fetch(`${issuer}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` }, body: JSON.stringify(body) });
-    expect([201, 409]).toContain((await asAdmin('POST', '/api/v1/roles', { name: 'Secured', description: 'must use a second factor' })).status);
-    const email = `oidc-${randomBytes(4).toString('hex')}@example.com`;
-    const password = `Oidc!${randomBytes(8).toString('hex')}#Aa9`;
-    const created = await asAdmin('POST', '/api/v1/users', { firstName: 'Grace', lastName: 'Hopper', email, password, roles: ['Secured'] });
-    expect(created.status).toBe(201);
-    const userId = ((await created.json()) as { id: string }).id;
+    const { userId, email, password } = await newUser(['Secured']);
     const jar = new CookieJar();
     const config = await discover(WEB, WEB_SECRET);
     const enrol = await signInOverHttp((await authorization(config)).url, { email, password, jar });
