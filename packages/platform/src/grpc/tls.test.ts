@@ -17,6 +17,13 @@ import { type GrpcTlsConfig, grpcCredentials, parsePeerNames, readGrpcTlsConfig 
 
 const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
 
+/**
+ * A call's deadline: a TLS handshake and a call, on a machine whose other test workers may hold
+ * both cores (2 s was once not enough under make test). Refusals come long before it.
+ */
+const DEADLINE_MS = 8_000;
+jest.setTimeout(60_000);
+
 (haveOpenssl ? describe : describe.skip)('gRPC over TLS and mutual TLS', () => {
   const dir = mkdtempSync(join(tmpdir(), 'iam-tls-'));
   const f = (n: string) => join(dir, n);
@@ -60,7 +67,7 @@ const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
   }
 
   const check = (port: number, tls: GrpcTlsConfig) => {
-    const c = createGrpcClient(healthV1.HealthService, { target: `127.0.0.1:${port}`, metrics: testMetrics(), defaultDeadlineMs: 1_500, credentials: grpcCredentials(tls).client });
+    const c = createGrpcClient(healthV1.HealthService, { target: `127.0.0.1:${port}`, metrics: testMetrics(), defaultDeadlineMs: DEADLINE_MS, credentials: grpcCredentials(tls).client });
     return c.call.check({ service: '' }).finally(() => c.close());
   };
 
@@ -89,7 +96,7 @@ const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
       const c = createGrpcClient(directoryV1.UserServiceService, {
         target: `127.0.0.1:${port}`,
         metrics: testMetrics(),
-        defaultDeadlineMs: 2_000,
+        defaultDeadlineMs: DEADLINE_MS,
         credentials: grpcCredentials({ caFile: f('ca.crt'), certFile: f(`${cert}.crt`), keyFile: f(`${cert}.key`) }).client,
         assert: { signer: { key: callKey, from }, to: 'directory' },
       });
