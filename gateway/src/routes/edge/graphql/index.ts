@@ -155,6 +155,13 @@ export function graphqlRoutes(deps: GraphQLDeps) {
         const { catalog } = deps.commerce;
         // mercurius picks a GET's operation (to refuse a mutation) before any GraphQL hook runs, and
         // fails on a query it cannot pick one from: such a query is refused here, as a document.
+        // Fastify answers HEAD with a GET route, where mercurius refuses mutations only for GET:
+        // GraphQL has no use for HEAD.
+        ctx.addHook('onRequest', async (req, reply) => {
+          if (req.method !== 'HEAD' || req.routeOptions.url !== GRAPHQL_PATH) return;
+          reply.header('allow', 'GET, POST');
+          throw new AppError('METHOD_NOT_ALLOWED', 'GraphQL answers GET (queries) and POST.');
+        });
         ctx.addHook('preHandler', async (req) => {
           if (req.method !== 'GET' || req.routeOptions.url !== GRAPHQL_PATH) return;
           const refusal = getQueryRefusal(req.query);
