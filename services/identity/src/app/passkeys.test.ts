@@ -191,14 +191,15 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
   });
 
   it('passwordless sign-in options are asked for anonymously and write nothing; only an assertion that verifies spends its challenge', async () => {
-    const a = new SoftAuthenticator(ORIGIN);
+    // A synced passkey's counter stays 0: only the spent challenge stops a replay.
+    const a = new SoftAuthenticator(ORIGIN, { counter: false });
     await registered(a);
     const rows = async () => Number((await ds.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM webauthn_challenges'))[0]!.n);
     const before = await rows();
     const options = await Promise.all(Array.from({ length: 20 }, () => passkeys.signInOptions()));
     expect(await rows()).toBe(before);
     // Refused assertions (another origin) write nothing either.
-    const elsewhere = new SoftAuthenticator('https://evil.example');
+    const elsewhere = new SoftAuthenticator('https://evil.example', { counter: false });
     elsewhere.credentials.push(a.credentials[0]!);
     await expect(auth.passkeyLogin(elsewhere.get(options[0]!))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(await rows()).toBe(before);
@@ -207,6 +208,11 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     const both = await Promise.allSettled([auth.passkeyLogin(assertion), auth.passkeyLogin(assertion)]);
     expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(await rows()).toBe(before + 1);
+    // One after the other: the second finds its challenge spent.
+    const once = a.get(options[2]!);
+    await expect(auth.passkeyLogin(once)).resolves.toBeDefined();
+    await expect(auth.passkeyLogin(once)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(await rows()).toBe(before + 2);
   });
 
   it('an assertion made for the passwordless options does not answer an mfa token (purposes are apart)', async () => {
