@@ -27,6 +27,7 @@ import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 import { JwtTokenService } from './infra/token-service';
 import { opPages, opRequestHandler, startOpServer } from './api/op/http';
 import type { ClientLookup } from './domain/clients';
+import type { Principal } from './domain/model';
 import { OpHost } from './infra/oidc/op-host';
 import { purgeExpiredOidc, revokeOidcSubject } from './infra/oidc/pg-adapter';
 import { createProvider } from './infra/oidc/provider';
@@ -173,7 +174,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               writes: opWrites,
               clients: opClients,
               principal: (id) => tokenDirectory.principal(id),
-              mfaRequired: (p) => secondFactor.policyRequires(p),
+              // Without MFA_REQUIRED_ROLES nothing is asked of a session (no principal read per authorization).
+              ...(config.mfa.requiredRoles.length > 0 ? { mfaRequired: (p: Principal) => secondFactor.policyRequires(p) } : {}),
               rolePermissions: async (roles) => [...new Set((await tokenDirectory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
               tokensIssued: (clientId, grantType) => opAudit.tokensIssued(clientId, grantType),
               sessions: {

@@ -93,13 +93,13 @@ export const ROLES = 'urn:iam:roles';
 export const ACR_PWD = 'urn:iam:acr:pwd';
 export const ACR_MFA = 'urn:iam:acr:mfa';
 
-/** Whether a request's acr_values ask for a second factor (step-up). */
-/** Whether a code or refresh token comes from a sign-in with a second factor (its amr, or its acr). */
+/** Whether a code, device code or refresh token comes from a sign-in with a second factor (its amr, or its acr). */
 function signedInWithMfa(token: object): boolean {
   const amr = 'amr' in token ? token.amr : undefined;
   return (Array.isArray(amr) && amr.includes('mfa')) || ('acr' in token && token.acr === ACR_MFA);
 }
 
+/** Whether a request's acr_values ask for a second factor (step-up). */
 export function wantsMfa(acrValues: unknown): boolean {
   return typeof acrValues === 'string' && acrValues.split(' ').includes(ACR_MFA);
 }
@@ -211,9 +211,9 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     findAccount: async (_ctx, sub, token): Promise<Account | undefined> => {
       const p = await deps.principal(sub);
       if (!p) return undefined;
-      // A code or refresh token of a sign-in without a second factor, for a member of a role in
-      // MFA_REQUIRED_ROLES (given after that sign-in): invalid_grant, as for an unknown account.
-      if (token && (token.kind === 'AuthorizationCode' || token.kind === 'RefreshToken') && deps.mfaRequired?.(p) && !signedInWithMfa(token)) return undefined;
+      // A code, device code or refresh token of a sign-in without a second factor, for a member of
+      // a role in MFA_REQUIRED_ROLES (given after that sign-in): invalid_grant, as for an unknown account.
+      if (token && (token.kind === 'AuthorizationCode' || token.kind === 'RefreshToken' || token.kind === 'DeviceCode') && deps.mfaRequired?.(p) && !signedInWithMfa(token)) return undefined;
       return {
         accountId: p.userId,
         claims: () => ({ sub: p.userId, email: p.email, email_verified: p.emailVerified, given_name: p.firstName, family_name: p.lastName }),
@@ -293,22 +293,25 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   // out ("Stay signed in"), the session goes on and the tokens it issued to that client stop. The
   // library has revoked the grants that do not outlive a logout; an offline grant's refresh token
   // keeps working. When that write fails (the database is away), the redirect still leaves (the
-  // library has ended its session) and the write is retried in the background, for as long as
-  // the tokens it would stop can live.
+  // library has ended its session). A whole session's end is retried in the background, for as
+  // long as the tokens it would stop can live (an ended session records no later token). A
+  // client's sign-out is not: a retry would also stop the tokens the app got after it, and the
+  // ones it missed expire within the access tokens' lifetime.
   const signingOut = new WeakMap<object, Promise<void>>();
   provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
-    const session = ctx.oidc.session;
-    if (!deps.sessions || !session?.uid || !session.accountId) return;
+    const hooks = deps.sessions;
+    const uid = ctx.oidc.session?.uid;
+    const accountId = ctx.oidc.session?.accountId;
+    if (!hooks || !uid || !accountId) return;
     const everywhere = ctx.oidc.params?.logout !== undefined;
     const clientId = ctx.oidc.client?.clientId;
     if (!everywhere && !clientId) return;
-    const hooks = deps.sessions;
-    const end = () => hooks.signedOut(session.uid, session.accountId!, everywhere ? undefined : clientId);
+    const end = () => hooks.signedOut(uid, accountId, everywhere ? undefined : clientId);
     signingOut.set(
       ctx,
       end().catch((err: unknown) => {
-        deps.logger.error({ err }, 'ending the session of a provider logout failed: retrying');
-        void retryAfterFailure(end, err, { forMs: s.accessTokenSeconds * 1000, logger: deps.logger, what: 'ending the session of a provider logout' });
+        deps.logger.error({ err, retrying: everywhere }, 'ending the session of a provider logout failed');
+        if (everywhere) void retryAfterFailure(end, err, { forMs: s.accessTokenSeconds * 1000, logger: deps.logger, what: 'ending the session of a provider logout' });
       }),
     );
   });
