@@ -235,8 +235,10 @@ describe('second factors and sessions (end to end)', () => {
       return r.status === 401;
     }, 10_000, 200);
     expect(refused!.json).toMatchObject({ status: 401, detail: expect.stringContaining('second factor') });
-    // Its family is over: the next refresh of it is refused too.
+    // Its family is over: the next refresh of it is refused too. Its session ended as from the
+    // sessions list: its access tokens are refused at the gateway.
     expect((await call('POST', '/api/v1/auth/refresh', { body: { refreshToken: refresh } })).status).toBe(401);
+    await eventually(async () => (await call('GET', '/api/v1/me', { token: plain.json.token as string })).status === 401, 5_000, 100);
     const ok = await call('POST', '/api/v1/auth/refresh', { body: { refreshToken: done.json.refreshToken } });
     expect(ok.status).toBe(200);
     expect(claimsOf(ok.json.token).roles).toContain('Secured');

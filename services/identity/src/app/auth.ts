@@ -9,7 +9,8 @@ import { type AccessClaims, AppError, type InTransaction, type Logger, clientTok
 import type { Principal, RefreshRecord, TokenPair } from '../domain/model';
 import type { Directory, IdentityStores, TokenService, UnitOfWork } from '../domain/ports';
 import type { PasskeyUseCases } from './passkeys';
-import type { Factor, MfaChallenge, SecondFactorUseCases } from './second-factor';
+import { type Factor, MFA_TOKEN_INVALID, type MfaChallenge, type SecondFactorUseCases } from './second-factor';
+import { endSessionIn } from './session-end';
 
 
 export interface AuthSettings {
@@ -215,7 +216,8 @@ export function createAuthUseCases(deps: {
   /**
    * A passkey as the only factor (user verification makes it multi-factor). The credential's owner
    * is found first, for the lockout: an assertion counts as a login attempt of that account. An
-   * unknown credential is the same failure (its challenge is used up all the same).
+   * unknown credential is the same failure (and, like any assertion that does not verify, spends
+   * no challenge and writes nothing).
    */
   async function passkeyVerified(response: unknown): Promise<{ principal: Principal; key: Buffer; amr: string[] }> {
     const pk = deps.passkeys;
@@ -261,10 +263,10 @@ export function createAuthUseCases(deps: {
     },
 
     async completeMfa(mfaToken, factor) {
-      if (!deps.secondFactor) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
+      if (!deps.secondFactor) throw AppError.unauthenticated(MFA_TOKEN_INVALID);
       const r = await deps.secondFactor.redeem(mfaToken, factor);
       const principal = await principals.principal(r.userId);
-      if (!principal) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
+      if (!principal) throw AppError.unauthenticated(MFA_TOKEN_INVALID);
       return { tokens: await startSession(principal, r.emailHash, r.amr), principal };
     },
 
@@ -281,10 +283,10 @@ export function createAuthUseCases(deps: {
     },
 
     async completeSignIn(mfaToken, factor) {
-      if (!deps.secondFactor) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
+      if (!deps.secondFactor) throw AppError.unauthenticated(MFA_TOKEN_INVALID);
       const r = await deps.secondFactor.redeem(mfaToken, factor);
       const principal = await principals.principal(r.userId);
-      if (!principal) throw AppError.unauthenticated('The mfa token is invalid, used or expired.');
+      if (!principal) throw AppError.unauthenticated(MFA_TOKEN_INVALID);
       await signedIn(principal, r.emailHash);
       return { principal, amr: r.amr };
     },
@@ -354,7 +356,10 @@ export function createAuthUseCases(deps: {
         // MFA_REQUIRED_ROLES holds for sessions already open: a role that requires a second factor,
         // given after a sign-in without one, ends that sign-in's refreshes (the user signs in again).
         if (deps.secondFactor?.policyRequires(principal) && !claimed.session?.amr.includes('mfa')) {
-          await stores.refreshTokens.revokeFamily(claimed.familyId);
+          // Its session ends as from the sessions list (a family older than sessions: the family alone).
+          await uow.run(async (tx) => {
+            if (!(await endSessionIn(tx, claimed.userId, claimed.familyId))) await tx.refreshTokens.revokeFamily(claimed.familyId);
+          });
           throw AppError.unauthenticated(MFA_NOW_REQUIRED);
         }
         await deps.faults?.afterRefreshCommit?.();

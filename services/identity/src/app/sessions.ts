@@ -12,6 +12,7 @@ import type { Directory, IdentityStores, SessionRecord, UnitOfWork } from '../do
 import { emailKey } from './auth';
 import type { SessionStores } from './auth';
 import type { MfaStatus, SecondFactorUseCases } from './second-factor';
+import { denylistIn, endSessionIn } from './session-end';
 
 export interface SessionView extends SessionRecord {
   readonly device: string;
@@ -93,40 +94,18 @@ export function createSessionUseCases(deps: {
     return p;
   }
 
-  /** Denylists access tokens (every gateway refuses them within a second): the events of those not denylisted before, to publish. */
-  async function denylistIn(tx: InTransaction<Stores>, userId: string, tokens: ReadonlyArray<{ jti: string; expiresAt: Date }>) {
-    const added: Array<{ jti: string; expiresAt: Date }> = [];
-    for (const t of tokens) if (await tx.denylist.add(t.jti, userId, t.expiresAt)) added.push(t);
-    return added.map((t) => event(SUBJECTS.tokenRevoked, { jti: t.jti, userId, expiresAt: t.expiresAt }));
-  }
-
-  async function endIn(tx: InTransaction<Stores>, userId: string, sessionId: string): Promise<boolean> {
-    const tokens = await tx.sessions.end(sessionId, userId);
-    if (!tokens) return false;
-    await tx.refreshTokens.revokeFamily(sessionId);
-    await tx.publish([
-      ...(await denylistIn(tx, userId, tokens)),
-      event(SUBJECTS.sessionEnded, {
-        userId,
-        sessionId,
-        tokensRevoked: tokens.length,
-      }),
-    ]);
-    return true;
-  }
-
   return {
     list: async (userId, currentSid) => (await stores.sessions.listLive(userId)).map(view(currentSid)),
 
     async end(userId, sessionId) {
       if (!isUuid(sessionId)) throw AppError.notFound('No such session.');
-      const ended = await uow.run((tx) => endIn(tx, userId, sessionId));
+      const ended = await uow.run((tx) => endSessionIn(tx, userId, sessionId));
       if (!ended) throw AppError.notFound('No such session.');
     },
 
     async endOp(opSessionUid, userId) {
       const id = await stores.sessions.opSessionId(opSessionUid);
-      return id !== null && (await uow.run((tx) => endIn(tx, userId, id)));
+      return id !== null && (await uow.run((tx) => endSessionIn(tx, userId, id)));
     },
 
     async endOpClient(opSessionUid, userId, clientId) {
@@ -143,7 +122,7 @@ export function createSessionUseCases(deps: {
       const live = await stores.sessions.listLive(userId);
       return uow.run(async (tx) => {
         let n = 0;
-        for (const s of live) if (s.id !== currentSid && (await endIn(tx, userId, s.id))) n++;
+        for (const s of live) if (s.id !== currentSid && (await endSessionIn(tx, userId, s.id))) n++;
         return n;
       });
     },
@@ -151,7 +130,7 @@ export function createSessionUseCases(deps: {
     async endAllMine(userId) {
       const live = await stores.sessions.listLive(userId);
       return uow.run(async (tx) => {
-        for (const s of live) await endIn(tx, userId, s.id);
+        for (const s of live) await endSessionIn(tx, userId, s.id);
         await deps.endSessionsIn(tx, userId, new Date());
         return live.length;
       });
@@ -165,7 +144,7 @@ export function createSessionUseCases(deps: {
     async endOneOf(userId, sessionId) {
       await changeable(userId);
       if (!isUuid(sessionId)) throw AppError.notFound('No such session.');
-      const ended = await uow.run((tx) => endIn(tx, userId, sessionId));
+      const ended = await uow.run((tx) => endSessionIn(tx, userId, sessionId));
       if (!ended) throw AppError.notFound('No such session.');
     },
 
@@ -173,7 +152,7 @@ export function createSessionUseCases(deps: {
       await changeable(userId);
       const live = await stores.sessions.listLive(userId);
       return uow.run(async (tx) => {
-        for (const s of live) await endIn(tx, userId, s.id);
+        for (const s of live) await endSessionIn(tx, userId, s.id);
         // And anything else the user holds (tokens of no recorded session).
         await deps.endSessionsIn(tx, userId, new Date());
         return live.length;
