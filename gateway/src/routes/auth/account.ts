@@ -8,7 +8,7 @@
  * verification mail goes to it.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError, type Logger } from '@iam/platform/core';
+import { AppError, type Logger, isTransientFailure } from '@iam/platform/core';
 import type { directoryV1 } from '@iam/contracts';
 import type { GatewayConfig } from '../../config';
 import { limitOf } from '../../plugins/external/rate-limit';
@@ -107,7 +107,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountDeps> = async (app,
       try {
         await identity.requestEmailVerification({ userId });
       } catch (err) {
-        deps.logger.warn({ err }, 'email changed; its verification mail could not be requested');
+        // Expected: the address's hourly budget, identity away or slow. Anything else is a fault to look at.
+        deps.logger[isTransientFailure(err) ? 'warn' : 'error']({ err }, 'email changed; its verification mail could not be requested');
         return { email: user.email, emailVerified: false as const, message: `Your email is now ${user.email}, but its verification email could not be sent just now. Ask for another from your account page, then sign in again.` };
       }
       return { email: user.email, emailVerified: false as const, message: `A verification email was sent to ${user.email}. Follow its link to verify the address, then sign in again.` };

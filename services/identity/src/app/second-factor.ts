@@ -93,7 +93,8 @@ export interface SecondFactorUseCases {
   reset(userId: string, reason: string): Promise<void>;
 }
 
-const INVALID_TOKEN = 'The mfa token is invalid, used or expired.';
+/** The refusal of an unknown, used or expired mfa token (the hosted pages start the sign-in again on it). */
+export const MFA_TOKEN_INVALID = 'The mfa token is invalid, used or expired.';
 const INVALID_FACTOR = 'The second factor is incorrect.';
 const MFA_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 const RECOVERY_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -150,9 +151,9 @@ export function createSecondFactorUseCases(deps: {
   }
 
   async function findChallenge(mfaToken: string) {
-    if (!MFA_TOKEN_RE.test(mfaToken)) throw AppError.unauthenticated(INVALID_TOKEN);
+    if (!MFA_TOKEN_RE.test(mfaToken)) throw AppError.unauthenticated(MFA_TOKEN_INVALID);
     const c = await stores.mfaChallenges.find(sha256(mfaToken));
-    if (!c) throw AppError.unauthenticated(INVALID_TOKEN);
+    if (!c) throw AppError.unauthenticated(MFA_TOKEN_INVALID);
     return c;
   }
 
@@ -282,7 +283,7 @@ export function createSecondFactorUseCases(deps: {
         ]);
         return true;
       });
-      if (!consumed) throw AppError.unauthenticated(INVALID_TOKEN);
+      if (!consumed) throw AppError.unauthenticated(MFA_TOKEN_INVALID);
       return {
         userId: c.userId,
         emailHash: c.emailHash,

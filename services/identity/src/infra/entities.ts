@@ -447,14 +447,17 @@ export class PasskeyRow {
   lastUsedAt!: Date | null;
 }
 
-/** A WebAuthn ceremony's challenge (single use, five minutes): only its SHA-256 is kept. */
+/**
+ * A WebAuthn ceremony's challenge (single use, five minutes): only its SHA-256 is kept. A
+ * passwordless sign-in's challenge is stored only once spent (sign-in-challenge.ts).
+ */
 @Entity({ name: 'webauthn_challenges' })
 @Index('ix_webauthn_challenges_expires', ['expiresAt'])
 export class WebauthnChallengeRow {
   @PrimaryColumn('bytea', { name: 'challenge_hash' })
   challengeHash!: Buffer;
 
-  /** 'register', 'signin' (passwordless) or 'factor' (second factor of an mfa token). */
+  /** 'register', 'factor' (second factor of an mfa token), or 'spent' (a passwordless sign-in's challenge, used); 'signin' rows are from before stateless sign-in challenges and expire. */
   @Column('text')
   purpose!: string;
 

@@ -13,7 +13,7 @@ import { AppError, type Logger, requestContext, withRequestContext } from '@iam/
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthUseCases } from '../../app/auth';
 import type { OpAudit } from '../../app/op-audit';
-import type { Factor, SecondFactorUseCases } from '../../app/second-factor';
+import { type Factor, MFA_TOKEN_INVALID, type SecondFactorUseCases } from '../../app/second-factor';
 import type { PasskeyUseCases } from '../../app/passkeys';
 import type { OpPages, Provider } from '../../infra/oidc/provider';
 import { ACR_MFA, ACR_PWD, FIRST_PARTY, wantsMfa } from '../../infra/oidc/provider';
@@ -151,7 +151,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       await details.save(Math.max(1, details.exp - Math.floor(Date.now() / 1000)));
       return signIn(401, undefined, 'The sign-in took too long. Sign in again.');
     };
-    const expiredToken = (err: unknown): boolean => err instanceof AppError && err.code === 'UNAUTHENTICATED' && err.message.startsWith('The mfa token');
+    const expiredToken = (err: unknown): boolean => err instanceof AppError && err.code === 'UNAUTHENTICATED' && err.message === MFA_TOKEN_INVALID;
     /** The factor step's page: the enrolment (a pending TOTP secret, the same one until activated) or the factor. */
     const factor = async (f: PendingFactor, status: number, error?: string) => {
       if (f.enrol) {
@@ -294,7 +294,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       // account does not have): its 4xx, as JSON to the pages' scripts (the options steps), else a page.
       if (err instanceof AppError && err.httpStatus < 500) {
         if (res.headersSent) return void res.end();
-        if ((req.url ?? '').split('?')[0]!.endsWith('options')) return sendJson(res, err.httpStatus, { error: err.code, message: err.message });
+        if (interaction.exec((req.url ?? '/').split('?')[0]!)?.[2]?.endsWith('options')) return sendJson(res, err.httpStatus, { error: err.code, message: err.message });
         return send(res, prefix, err.httpStatus, messagePage(prefix, 'Sign-in failed', err.message));
       }
       const known = err instanceof Error && ['SessionNotFound', 'InvalidRequest'].includes(err.name);
