@@ -1,6 +1,7 @@
 import { queryNamed } from '@iam/platform';
 /** PostgreSQL stores of second factors and sessions (parameterised SQL over an EntityManager). */
 import type { EntityManager } from 'typeorm';
+import { revokeOidcSubject } from './oidc/pg-adapter';
 import type { WritePart } from './oidc/token-writes';
 import type {
   MfaChallengeRecord,
@@ -238,7 +239,7 @@ export class PgSessions implements SessionStore {
     // The provider's records of the account go in the same statement's transaction: its sessions,
     // grants, codes and refresh tokens (else an ended provider session would vanish from the list
     // and go on issuing tokens until the subject revocation's event got there).
-    await this.m.query('DELETE FROM oidc_payloads WHERE account_id = $1', [userId]);
+    await revokeOidcSubject(this.m, userId);
     return n;
   }
 

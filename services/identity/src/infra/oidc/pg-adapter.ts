@@ -162,7 +162,7 @@ export class PgOidcAdapter implements OidcAdapter {
 }
 
 /** Ends every OP session, grant, code and token of a user (subject revocation). */
-export async function revokeOidcSubject(ds: DataSource, accountId: string): Promise<number> {
+export async function revokeOidcSubject(ds: DataSource | EntityManager, accountId: string): Promise<number> {
   const [, n] = await ds.query<[unknown, number]>(`DELETE FROM oidc_payloads WHERE account_id = $1`, [accountId]);
   return n;
 }
