@@ -84,9 +84,18 @@ export function readPublicUrl(e: EnvReader): string {
   return url.replace(/\/+$/, '');
 }
 
+/**
+ * A 32-byte key for one use, derived (HKDF-SHA-256, the use's own label) from the key-encryption
+ * key that seals the signing keys: it lives outside the database as that one does, is the same on
+ * every replica and needs no setting of its own.
+ */
+export function derivedKey(keyEncryptionKey: Buffer, label: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), label, 32));
+}
+
 /** The provider's cookie key when none is set: a key of its own derived from the key-encryption key. */
 export function derivedCookieKey(keyEncryptionKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), 'iam/oidc-provider/cookie-key/v1', 32));
+  return derivedKey(keyEncryptionKey, 'iam/oidc-provider/cookie-key/v1');
 }
 
 export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}): IdentityConfig {

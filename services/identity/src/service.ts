@@ -2,7 +2,7 @@
  * The identity service: composition of its stores, keys, directory client, use cases, gRPC
  * handlers and event consumers.
  */
-import { hkdfSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { STREAMS } from '@iam/contracts';
 import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
 import { identityConsumers } from './api/consumers';
@@ -15,7 +15,7 @@ import { createOpAudit } from './app/op-audit';
 import { createPasskeyUseCases } from './app/passkeys';
 import { createSecondFactorUseCases } from './app/second-factor';
 import { createSessionUseCases } from './app/sessions';
-import type { IdentityConfig } from './config';
+import { type IdentityConfig, derivedKey } from './config';
 import { builtInClients } from './domain/clients';
 import { grpcDirectory } from './infra/directory-client';
 import { cachedDirectory } from './infra/principal-cache';
@@ -230,11 +230,10 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
 
 /**
  * A key of identity's own for one use (`totp-secret` seals TOTP secrets,
- * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges): derived (HKDF-SHA-256,
- * its own label) from the key-encryption key that seals the signing keys, so it lives outside the
- * database as that one does, is the same on every replica, is held by identity alone (unlike
- * EMAIL_ACTION_KEY, shared with notification) and needs no setting of its own.
+ * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges), derived from the
+ * key-encryption key (config.ts derivedKey): held by identity alone, unlike EMAIL_ACTION_KEY,
+ * shared with notification.
  */
 function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge'): Buffer {
-  return Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), `iam/identity/${use}/v1`, 32));
+  return derivedKey(keyEncryptionKey, `iam/identity/${use}/v1`);
 }
