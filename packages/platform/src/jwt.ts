@@ -131,7 +131,7 @@ export function firstAcceptedIat(notBefore: Date): number {
 export const ADMINISTRATOR_ROLE = 'Administrator';
 
 /** Whether the principal holds the Administrator role. */
-export function isAdministrator(claims: Pick<AccessClaims, 'roles'>): boolean {
+export function isAdministrator(claims: { readonly roles: readonly string[] }): boolean {
   return claims.roles.includes(ADMINISTRATOR_ROLE);
 }
 

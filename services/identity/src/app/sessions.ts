@@ -5,7 +5,7 @@
  * access tokens it issued (identity.token.revoked: every gateway refuses them within a second).
  */
 import { SUBJECTS } from '@iam/contracts';
-import { AppError, type InTransaction, event, isUuid, requestContext } from '@iam/platform';
+import { AppError, type InTransaction, event, isAdministrator, isUuid, requestContext } from '@iam/platform';
 import { deviceOf } from '../domain/device';
 import type { Principal } from '../domain/model';
 import type { Directory, IdentityStores, SessionRecord, UnitOfWork } from '../domain/ports';
@@ -86,10 +86,10 @@ export function createSessionUseCases(deps: {
   /** The Administrator rule of §3: only an Administrator acts on an Administrator's account. */
   async function changeable(userId: string): Promise<Principal> {
     const p = await target(userId);
-    if (p.roles.includes('Administrator')) {
+    if (isAdministrator(p)) {
       const actor = requestContext()?.actor;
       const a = actor ? await directory.principal(actor) : null;
-      if (!a?.roles.includes('Administrator')) throw AppError.forbidden('Only an Administrator may do this to an Administrator.');
+      if (!a || !isAdministrator(a)) throw AppError.forbidden('Only an Administrator may do this to an Administrator.');
     }
     return p;
   }
