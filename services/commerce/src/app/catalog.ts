@@ -7,7 +7,7 @@
  * nothing. Stock changes never take on_hand below what placed orders hold.
  */
 import { randomUUID } from 'node:crypto';
-import { type AccessCheck, AppError, type InTransaction, event, requireCurrentPermission } from '@iam/platform';
+import { type AccessCheck, AppError, type InTransaction, event, isUuid, requireCurrentPermission } from '@iam/platform';
 import { insufficientStock } from '../domain/errors';
 import type { Product, ProductStatus } from '../domain/model';
 import type { ProductPatch, StockChange, Stores, UnitOfWork } from '../domain/ports';
@@ -29,7 +29,6 @@ import {
   checkText,
   decodePageToken,
   encodePageToken,
-  isUuid,
 } from '../domain/rules';
 
 export interface ProductInput {

@@ -46,8 +46,6 @@ export class Violations {
   }
 }
 
-export { isUuid };
-
 /** Ids are validated before any query: a malformed one is 400, never a database error. */
 export function checkId(id: string, field = 'id'): string {
   if (!isUuid(id)) throw AppError.validation(`The ${field} is not a UUID.`, [{ field, message: 'must be a UUID' }]);

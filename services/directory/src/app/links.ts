@@ -1,11 +1,11 @@
 /** Role-permission links: grant (create), change, revoke (delete), read, list. */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { AppError, event } from '@iam/platform';
+import { AppError, event, isUuid } from '@iam/platform';
 import { type Actor, assertMayGrant, assertMayRevoke } from '../domain/authorization';
 import type { LinkQuery, ListQuery, Page, RolePermission } from '../domain/model';
 import type { Stores, UnitOfWork } from '../domain/ports';
-import { Violations, checkId, isUuid } from '../domain/rules';
+import { Violations, checkId } from '../domain/rules';
 import { linkRevokedEvent } from './roles';
 import { rightsIn } from './users';
 

@@ -4,11 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS, type eventsV1 } from '@iam/contracts';
-import { AppError, event } from '@iam/platform';
+import { AppError, event, isUuid } from '@iam/platform';
 import type { ListQuery, Page, User } from '../domain/model';
 import type { PasswordHasher, Stores, UnitOfWork } from '../domain/ports';
 import { type Actor, type Rights, assertMayAssignRoles, assertMayManageUser, isAdministratorRole, lastAdministrator, rightsOf } from '../domain/authorization';
-import { Violations, checkEmail, checkId, checkName, checkPassword, checkPhone, isUuid } from '../domain/rules';
+import { Violations, checkEmail, checkId, checkName, checkPassword, checkPhone } from '../domain/rules';
 
 export interface CreateUserInput {
   firstName: string;

@@ -185,8 +185,6 @@ export function checkPhone(v: Violations, field: string, phone: number): number 
   return phone;
 }
 
-export { isUuid };
-
 /** Ids are validated before any query: a malformed one is 400, never a database error. */
 export function checkId(id: string, field = 'id'): string {
   if (!isUuid(id)) throw AppError.validation('The id is not a UUID.', [{ field, message: 'must be a UUID' }]);
