@@ -1,4 +1,4 @@
-import { HealthMonitor, readConfig } from '@iam/platform/core';
+import { AppError, HealthMonitor, readConfig } from '@iam/platform/core';
 import { NO_SHEDDING, testLogger, testMetrics } from '@iam/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { BODY_LIMIT_BYTES, buildApp } from './app';
@@ -26,6 +26,16 @@ describe('gateway HTTP basics (Minimal profile)', () => {
     );
     app.get('/test/crash', async () => {
       throw new Error('secret internal detail at /srv/app.js:12');
+    });
+    // What a route answers when a service is down (gRPC UNAVAILABLE) or misses its deadline.
+    app.get('/test/unavailable', async () => {
+      throw AppError.unavailable();
+    });
+    app.get('/test/timeout', async () => {
+      throw new AppError('TIMEOUT', 'An upstream service did not answer in time.');
+    });
+    app.get('/test/overloaded', async () => {
+      throw new AppError('UNAVAILABLE', 'Overloaded.', { retryAfter: 7 });
     });
     await app.ready();
   });
@@ -123,6 +133,17 @@ describe('gateway HTTP basics (Minimal profile)', () => {
   it('an unexpected error → 500 problem+json without message or stack', async () => {
     const body = expectProblem(await app.inject({ url: '/test/crash' }), 500);
     expect(JSON.stringify(body)).not.toContain('secret internal detail');
+  });
+
+  it('a 503 or 504 tells the caller when to try again (Retry-After), its own value when the error names one', async () => {
+    for (const url of ['/test/unavailable', '/test/timeout']) {
+      const res = await app.inject({ url });
+      expectProblem(res, url.endsWith('timeout') ? 504 : 503);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    expect((await app.inject({ url: '/test/overloaded' })).headers['retry-after']).toBe('7');
+    // Other errors name no time.
+    expect((await app.inject({ url: '/test/crash' })).headers['retry-after']).toBeUndefined();
   });
 
   it('continues a valid traceparent or X-Trace-Id, ignores malformed ones', async () => {

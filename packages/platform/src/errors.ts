@@ -150,6 +150,19 @@ export function toProblem(err: AppError, ctx: { instance: string; traceId: strin
   return p;
 }
 
+/**
+ * Seconds a caller is told to wait (Retry-After, RFC 9110 §10.2.3) after a 503 or 504 that names
+ * no time of its own: long enough for a database or a service restarting to be back, short
+ * enough that a client retrying does not stay away longer than the outage.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/** The Retry-After of an error, in whole seconds: its own, else the default for a 503 or 504; none for the rest. */
+export function retryAfterOf(err: AppError): number | undefined {
+  const s = err.retryAfter ?? (err.httpStatus === 503 || err.httpStatus === 504 ? UNAVAILABLE_RETRY_AFTER_SECONDS : undefined);
+  return s === undefined ? undefined : Math.max(1, Math.ceil(s));
+}
+
 /** The error that leaves for anything unexpected: no message, no stack. */
 export function internalError(cause?: unknown): AppError {
   return new AppError('INTERNAL', 'An unexpected error occurred.', { cause });

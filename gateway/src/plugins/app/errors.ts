@@ -1,10 +1,10 @@
 /**
  * One error handler: AppErrors, schema validation failures and Fastify's own errors become
- * application/problem+json with the trace id; anything else is logged and answered as a generic
- * 500 without message or stack. An unknown path is 404; a known path asked with a method it does
+ * application/problem+json with the trace id (and Retry-After on a 429, 503 or 504); anything else
+ * is logged and answered as a generic 500 without message or stack. An unknown path is 404; a known path asked with a method it does
  * not serve is 405 with `Allow` (RFC 9110 §15.5.6), from the methods ./route-methods.ts learns.
  */
-import { AppError, type FieldError, type Logger, internalError, newTraceId, toProblem } from '@iam/platform/core';
+import { AppError, type FieldError, type Logger, internalError, newTraceId, retryAfterOf, toProblem } from '@iam/platform/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { dpopChallenge } from '../../auth/authenticator';
@@ -119,7 +119,9 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: App
     const dpop = dpopChallenge(err.reason) ?? (/^dpop /i.test(req.headers.authorization ?? '') ? dpopChallenge('dpop.invalid_token') : undefined);
     reply.header('www-authenticate', dpop ?? (req.headers.authorization ? 'Bearer error="invalid_token"' : 'Bearer'));
   }
-  if (err.retryAfter !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(err.retryAfter))));
+  // A 429, and every 503 and 504 (a service or database down, a deadline missed): when to try again.
+  const retryAfter = retryAfterOf(err);
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   const instance = (req.url ?? '/').split('?')[0] ?? '/';
   return reply
     .code(err.httpStatus)
