@@ -38,6 +38,11 @@ export interface GatewayConfig {
   };
   /** Deadline of a call to a service (ms). */
   readonly upstreamTimeoutMs: number;
+  /**
+   * Deadline of a request proxied to the OpenID provider (ms; IDENTITY_OP_TIMEOUT_MS, by default
+   * UPSTREAM_TIMEOUT_MS): no answer by then is a 504. The provider is told what is left of it.
+   */
+  readonly identityOpTimeoutMs: number;
   /** Trust X-Forwarded-For from a proxy in front (for per-IP rate limits). */
   readonly trustProxy: boolean;
   /** Browser origins allowed to call the API (CORS); empty = no CORS headers at all. */
@@ -100,6 +105,7 @@ export function readPublicUrl(e: EnvReader): string {
 
 export function readGatewayConfig(e: EnvReader, defaults: GatewayDefaults = {}): GatewayConfig {
   const publicUrl = readPublicUrl(e);
+  const upstreamTimeoutMs = e.int('UPSTREAM_TIMEOUT_MS', { default: 5_000, min: 100, max: 120_000 });
   return {
     host: e.string('HOST', { default: defaults.host ?? '0.0.0.0' }),
     requestLogLevel: e.oneOf('GATEWAY_REQUEST_LOG_LEVEL', ['info', 'debug'] as const, { default: defaults.requestLogLevel ?? 'info' }),
@@ -115,7 +121,8 @@ export function readGatewayConfig(e: EnvReader, defaults: GatewayDefaults = {}):
       audit: e.string('AUDIT_GRPC_TARGET', { default: '127.0.0.1:50055' }),
       identityOp: e.url('IDENTITY_OP_URL', ['http', 'https'], { default: 'http://127.0.0.1:50061' }),
     },
-    upstreamTimeoutMs: e.int('UPSTREAM_TIMEOUT_MS', { default: 5_000, min: 100, max: 120_000 }),
+    upstreamTimeoutMs,
+    identityOpTimeoutMs: e.int('IDENTITY_OP_TIMEOUT_MS', { default: upstreamTimeoutMs, min: 100, max: 120_000 }),
     trustProxy: e.bool('TRUST_PROXY', { default: false }),
     corsOrigins: readOrigins(e),
     redis: { url: e.optionalUrl('REDIS_URL', ['redis', 'rediss']), keyPrefix: e.string('REDIS_KEY_PREFIX', { default: 'iam:rate-limit:' }) },

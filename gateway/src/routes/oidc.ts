@@ -4,17 +4,22 @@
  * hosted page under /oidc/. The JWKS stays /.well-known/jwks.json (the same keys). The client's
  * address, scheme and host are passed as X-Forwarded-* (replacing whatever the client sent), so
  * the provider (proxy mode) sees the public URL and the real client. The hosted sign-in and the
- * token endpoint share the REST login's and refresh's per-client rate limits.
+ * token endpoint share the REST login's and refresh's per-client rate limits. Each request has a
+ * deadline, and the provider unreachable or late is a 503 or 504 with Retry-After (oidc-upstream.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyHttpProxyOptions } from '@fastify/http-proxy';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config';
 import { limitOf } from '../plugins/external/rate-limit';
+import { TIMEOUT_HEADER, answerProxyFailure, proxyDeadline, proxyFailure } from './oidc-upstream';
 
 export interface OidcRouteOptions {
   /** Base URL of identity's provider listener. */
   readonly upstream: string;
   readonly rateLimits: GatewayConfig['rateLimits'];
+  /** Deadline of a proxied request (ms; IDENTITY_OP_TIMEOUT_MS). */
+  readonly timeoutMs: number;
 }
 
 export const OIDC_PREFIX = '/oidc';
@@ -27,9 +32,17 @@ export async function oidcRoutes(app: FastifyInstance, opts: OidcRouteOptions): 
     for (const [k, v] of Object.entries(headers)) if (!k.startsWith('x-forwarded-') && k !== 'forwarded') out[k] = v;
     return { ...out, 'x-forwarded-for': req.ip, 'x-forwarded-proto': req.protocol, 'x-forwarded-host': req.host };
   };
-  const replyOptions = { rewriteRequestHeaders: forwarded };
+  const deadline = proxyDeadline(opts.timeoutMs, app.log);
+  app.addHook('onRequest', deadline.onRequest);
+  const replyOptions: NonNullable<FastifyHttpProxyOptions['replyOptions']> = {
+    rewriteRequestHeaders: (req, headers) => ({ ...forwarded(req, headers), [TIMEOUT_HEADER]: deadline.left(req) }),
+    // The gateway serves HTTP/1.1 only: its requests and replies are the default ones.
+    onError: (reply, { error }) => answerProxyFailure(reply.request as FastifyRequest, reply as FastifyReply, proxyFailure(error), app.log),
+    onResponse: deadline.onResponse,
+  };
+  const t = opts.timeoutMs;
   const proxy = (prefix: string, rewritePrefix: string, config?: Record<string, unknown>) =>
-    app.register(httpProxy, { upstream: opts.upstream, prefix, rewritePrefix, replyOptions, config, undici: { connections: 64 } });
+    app.register(httpProxy, { upstream: opts.upstream, prefix, rewritePrefix, replyOptions, config, undici: { connections: 64, headersTimeout: t, bodyTimeout: t, connect: { timeout: t } } });
   // Sign-in pages: the login budget; the token endpoint: the refresh budget; the rest unlimited here.
   await proxy(`${OIDC_PREFIX}/interaction`, `${OIDC_PREFIX}/interaction`, { rateLimit: limitOf('login', opts.rateLimits.login) });
   await proxy(`${OIDC_PREFIX}/token`, `${OIDC_PREFIX}/token`, { rateLimit: limitOf('refresh', opts.rateLimits.refresh) });
