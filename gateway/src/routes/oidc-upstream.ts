@@ -9,12 +9,12 @@
  * it, as gRPC's grpc-timeout), so it stops its own work (database queries) in time and answers 503
  * itself; the value a client sends is replaced.
  */
-import { AppError, internalError, isDependencyUnreachable, newTraceId, problemType, retryAfterOf } from '@iam/platform/core';
+import { AppError, TIMEOUT_MS_HEADER, internalError, isDependencyUnreachable, newTraceId, problemType, retryAfterOf } from '@iam/platform/core';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { sendProblem } from '../plugins/app/errors';
 
 /** The request header that carries the milliseconds left of the proxy's deadline to the provider. */
-export const TIMEOUT_HEADER = 'iam-timeout-ms';
+export const TIMEOUT_HEADER = TIMEOUT_MS_HEADER;
 
 /** reply-from's and undici's errors that mean the deadline passed (headers, body, connect). */
 const TIMEOUT_CODES = new Set(['FST_REPLY_FROM_GATEWAY_TIMEOUT', 'FST_REPLY_FROM_TIMEOUT', 'FST_REPLY_FROM_HTTP_REQUEST_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);

@@ -168,8 +168,11 @@ export function internalError(cause?: unknown): AppError {
   return new AppError('INTERNAL', 'An unexpected error occurred.', { cause });
 }
 
+/** The code of a query that had no answer before its request's deadline (db/query-deadline.ts): its connection was closed. */
+export const QUERY_DEADLINE_CODE = 'IAM_QUERY_DEADLINE';
+
 /** Socket errors, and PostgreSQL codes outside the classes below that still mean "not now" (53300: too many connections). */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '53300']);
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '53300', QUERY_DEADLINE_CODE]);
 /**
  * PostgreSQL SQLSTATE classes of a database that cannot serve now: 08 (connection exception:
  * 08000, 08001, 08003, 08004, 08006, 08007, 08P01) and 57P (operator intervention: 57P01 admin

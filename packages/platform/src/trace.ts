@@ -154,6 +154,13 @@ export function withDeadline(ctx: Context, deadline: number | undefined): Contex
   return deadline === undefined ? ctx : ctx.setValue(DEADLINE, deadline);
 }
 
+/**
+ * The HTTP request header that carries a deadline to a service behind the gateway (the OpenID
+ * provider): the milliseconds left of it, as gRPC's grpc-timeout. The gateway sets it (replacing a
+ * client's value).
+ */
+export const TIMEOUT_MS_HEADER = 'iam-timeout-ms';
+
 /** Milliseconds left before the current deadline, or undefined when there is none. */
 export function remainingMs(): number | undefined {
   const d = context.active().getValue(DEADLINE) as number | undefined;

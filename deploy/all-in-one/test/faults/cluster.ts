@@ -67,13 +67,15 @@ export interface ClusterOptions {
   readonly smtpPort?: number;
   /** Where the gateway finds the directory (a fault proxy), instead of the directory itself. */
   readonly directoryTargetForGateway?: (directoryPort: number) => Promise<number>;
+  /** Where identity finds its PostgreSQL (a fault proxy), instead of the server itself. */
+  readonly identityDatabaseVia?: (postgresPort: number) => Promise<number>;
 }
 
 /** The whole system as separate processes, on its own servers and ports. */
 export class Cluster {
   readonly dir = mkdtempSync(join(tmpdir(), 'iam-faults-'));
   readonly env: Record<string, string>;
-  readonly ports = { directory: 0, identity: 0, notification: 0, commerce: 0, gateway: 0, ops: {} as Record<string, number> };
+  readonly ports = { directory: 0, identity: 0, identityOp: 0, notification: 0, commerce: 0, gateway: 0, ops: {} as Record<string, number> };
   readonly nats: TestNatsServer = testNatsServer(this.dir);
   pg!: Postgres;
   identityPg!: Postgres;
@@ -89,7 +91,6 @@ export class Cluster {
       MIGRATE_ON_START: 'true',
       JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
-      IDENTITY_OP_PORT: '0',
       EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
       INTERNAL_CALL_KEY: randomBytes(32).toString('base64'),
       ARGON2_MEMORY_KIB: '8192',
@@ -132,8 +133,17 @@ export class Cluster {
     this.env.DIRECTORY_DATABASE_URL = this.pg.url('directory');
     this.env.NOTIFICATION_DATABASE_URL = this.pg.url('notification');
     this.env.IDENTITY_DATABASE_URL = this.identityPg.url('identity');
+    if (this.opts.identityDatabaseVia) {
+      const via = new URL(this.env.IDENTITY_DATABASE_URL);
+      via.port = String(await this.opts.identityDatabaseVia(this.identityPg.port));
+      this.env.IDENTITY_DATABASE_URL = via.toString();
+    }
     this.env.DIRECTORY_GRPC_PORT = String(this.ports.directory);
     this.env.IDENTITY_GRPC_PORT = String(this.ports.identity);
+    // The OpenID provider's listener, and the gateway's way to it.
+    this.ports.identityOp = await freePort();
+    this.env.IDENTITY_OP_PORT = String(this.ports.identityOp);
+    this.env.IDENTITY_OP_URL = `http://127.0.0.1:${this.ports.identityOp}`;
     this.env.NOTIFICATION_GRPC_PORT = String(this.ports.notification);
     this.env.DIRECTORY_GRPC_TARGET = `127.0.0.1:${this.ports.directory}`;
     this.env.IDENTITY_GRPC_TARGET = `127.0.0.1:${this.ports.identity}`;

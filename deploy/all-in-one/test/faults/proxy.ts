@@ -4,6 +4,7 @@
  * The mode applies to open connections too.
  */
 import { type Server, type Socket, createServer, connect } from 'node:net';
+import { freePort } from '../support/nats';
 
 export type Fault = { kind: 'pass' } | { kind: 'latency'; ms: number } | { kind: 'reset' } | { kind: 'blackhole' };
 
@@ -19,7 +20,9 @@ export class FaultProxy {
   static async start(targetPort: number): Promise<FaultProxy> {
     const ref: { proxy?: FaultProxy } = {};
     const server = createServer((client) => ref.proxy?.accept(client, targetPort));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // Below the ephemeral range, as the suite's other servers (support/nats.ts freePort).
+    const port = await freePort();
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
     ref.proxy = new FaultProxy(server, (server.address() as { port: number }).port);
     return ref.proxy;
   }

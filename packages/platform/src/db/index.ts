@@ -1,6 +1,7 @@
 /** Databases of the services: data sources, migrations, provisioning, readiness and SQL helpers. */
 export * from './data-source';
 export * from './traced-client';
+export * from './query-deadline';
 export * from './migrations';
 export * from './provisioning';
 export * from './named-statements';

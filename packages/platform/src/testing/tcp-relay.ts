@@ -1,12 +1,16 @@
 /**
- * A TCP relay in front of a server (NATS) whose connections a test can cut while the server stays
- * up: the client sees its connection drop and reconnects through the relay, as after a restart of
- * the server or a network blip, without disturbing the other tests on the shared server.
+ * A TCP relay in front of a server (NATS, PostgreSQL) whose connections a test can cut while the
+ * server stays up: the client sees its connection drop and reconnects through the relay, as after
+ * a restart of the server or a network blip, without disturbing the other tests on the shared
+ * server. It can also blackhole them (nothing passes either way and nothing is closed, as in a
+ * network partition) and let them through again.
  */
 import { type Server, type Socket, connect, createServer } from 'node:net';
 
 export class TcpRelay {
   private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<[Socket, Socket]>();
+  private silent = false;
 
   private constructor(
     private readonly server: Server,
@@ -27,6 +31,24 @@ export class TcpRelay {
     for (const s of this.sockets) s.destroy();
   }
 
+  /** Stops (true) or restarts (false) the bytes of every connection, open or new, both ways. */
+  blackhole(on: boolean): void {
+    this.silent = on;
+    for (const pair of this.pairs) this.flow(pair, !on);
+  }
+
+  private flow([client, upstream]: [Socket, Socket], on: boolean): void {
+    if (on) {
+      client.pipe(upstream);
+      upstream.pipe(client);
+    } else {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
   async close(): Promise<void> {
     this.cut();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -34,15 +56,17 @@ export class TcpRelay {
 
   private accept(client: Socket, target: { host: string; port: number }): void {
     const upstream = connect(target);
-    for (const s of [client, upstream]) {
+    const pair: [Socket, Socket] = [client, upstream];
+    this.pairs.add(pair);
+    for (const s of pair) {
       this.sockets.add(s);
       s.on('error', () => undefined).on('close', () => {
         this.sockets.delete(s);
+        this.pairs.delete(pair);
         client.destroy();
         upstream.destroy();
       });
     }
-    client.pipe(upstream);
-    upstream.pipe(client);
+    this.flow(pair, !this.silent);
   }
 }

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { dirname, join } from 'node:path';
-import { AppError, type Logger, requestContext, withRequestContext } from '@iam/platform';
+import { AppError, type Logger, TIMEOUT_MS_HEADER, UNAVAILABLE_RETRY_AFTER_SECONDS, requestContext, withQueryDeadline, withRequestContext } from '@iam/platform';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthUseCases } from '../../app/auth';
 import type { OpAudit } from '../../app/op-audit';
@@ -17,6 +17,7 @@ import { type Factor, MFA_TOKEN_INVALID, type SecondFactorUseCases } from '../..
 import type { PasskeyUseCases } from '../../app/passkeys';
 import type { OpPages, Provider } from '../../infra/oidc/provider';
 import { ACR_MFA, ACR_PWD, FIRST_PARTY, wantsMfa } from '../../infra/oidc/provider';
+import { isUnavailable } from '../../infra/oidc/unavailable';
 import {
   SIGNIN_SCRIPT,
   SIGNIN_SCRIPT_PATH,
@@ -59,22 +60,33 @@ const MAX_FORM_BYTES = 8_192;
 /** The provider of the moment (rebuilt when the signing keys change). */
 export type CurrentProvider = () => Promise<Provider>;
 
+/** The page of a request the provider cannot serve now (its database or the directory down or late). */
+const tryAgainPage = (prefix: string): string => messagePage(prefix, 'Try again in a moment', 'Signing in is unavailable right now. Wait a moment, then try again.');
+
 export function opPages(prefix: string): OpPages {
   const html = (ctx: KoaContextWithOIDC, body: string, status?: number): void => {
     for (const [k, v] of Object.entries(pageHeaders(prefix))) ctx.set(k, v);
     if (status) ctx.status = status;
     ctx.body = body;
   };
+  const unavailable = (ctx: KoaContextWithOIDC): void => {
+    ctx.set('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+    html(ctx, tryAgainPage(prefix), 503);
+  };
   return {
     logoutSource: (ctx, form) => html(ctx, logoutPage({ prefix, form, clientName: ctx.oidc.client?.clientName })),
     postLogoutSuccessSource: (ctx) => html(ctx, messagePage(prefix, 'Signed out', 'You are signed out.')),
     userCodeInputSource: (ctx, form, _out, err) =>
-      html(ctx, userCodeInputPage({ prefix, form: labelUserCode(form), error: err ? 'The code is not valid or has expired. Check it and try again.' : undefined })),
+      err && isUnavailable(err)
+        ? unavailable(ctx)
+        : html(ctx, userCodeInputPage({ prefix, form: labelUserCode(form), error: err ? 'The code is not valid or has expired. Check it and try again.' : undefined })),
     userCodeConfirmSource: (ctx, form, _client, _info, userCode) =>
       html(ctx, userCodeConfirmPage({ prefix, form, clientName: ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? '', userCode })),
     successSource: (ctx) => html(ctx, messagePage(prefix, 'Device connected', 'The device is signed in. You can close this page.')),
-    renderError: (ctx, out) =>
-      html(ctx, messagePage(prefix, 'Sign-in failed', out.error_description ? `${out.error}: ${out.error_description}` : out.error), ctx.status >= 400 ? ctx.status : 400),
+    renderError: (ctx, out, error) =>
+      isUnavailable(error)
+        ? unavailable(ctx)
+        : html(ctx, messagePage(prefix, 'Sign-in failed', out.error_description ? `${out.error}: ${out.error_description}` : out.error), ctx.status >= 400 ? ctx.status : 400),
   };
 }
 
@@ -98,9 +110,23 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
-function send(res: ServerResponse, prefix: string, status: number, body: string): void {
-  res.writeHead(status, pageHeaders(prefix));
+function send(res: ServerResponse, prefix: string, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...pageHeaders(prefix), ...headers });
   res.end(body);
+}
+
+/** Longest deadline a request may be given (the gateway's own is at most this). */
+const MAX_TIMEOUT_MS = 120_000;
+
+/**
+ * The deadline of a request's work (ms since the epoch): what the gateway has left of its own
+ * (TIMEOUT_MS_HEADER), less a tenth of it (at most half a second) for this answer to reach the
+ * gateway before it gives up; none when the header is absent or malformed.
+ */
+export function requestDeadline(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  if (typeof header !== 'string' || !/^[0-9]{1,9}$/.test(header)) return undefined;
+  const ms = Math.min(Number(header), MAX_TIMEOUT_MS);
+  return ms > 0 ? now + ms - Math.min(500, ms / 10) : undefined;
 }
 
 export interface OpHttpDeps {
@@ -273,7 +299,11 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
     const ip = req.headers['x-forwarded-for'];
     const ua = req.headers['user-agent'];
     const context = { clientIp: typeof ip === 'string' ? ip.split(',').pop()!.trim() : undefined, userAgent: typeof ua === 'string' ? ua : undefined };
-    void withRequestContext(context, async () => {
+    // The gateway's deadline bounds the request's database queries and directory calls: an
+    // unreachable database is a 503 before the gateway's 504, not a hang.
+    const deadline = requestDeadline(req.headers[TIMEOUT_MS_HEADER]);
+    const bounded = <T>(fn: () => T): T => (deadline === undefined ? fn() : withQueryDeadline(deadline, fn));
+    void bounded(() => withRequestContext(context, async () => {
       const path = (req.url ?? '/').split('?')[0]!;
       if (req.method === 'GET' && path === prefix + STYLESHEET_PATH) {
         res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
@@ -289,13 +319,24 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       const m = interaction.exec(path);
       if (m) return page(req, res, provider, m[2]);
       await provider.callback()(req, res);
-    }).catch((err: unknown) => {
+    })).catch((err: unknown) => {
       // A refusal of the request itself (an expired mfa token asked for its options, a factor the
       // account does not have): its 4xx, as JSON to the pages' scripts (the options steps), else a page.
       if (err instanceof AppError && err.httpStatus < 500) {
         if (res.headersSent) return void res.end();
         if (interaction.exec((req.url ?? '/').split('?')[0]!)?.[2]?.endsWith('options')) return sendJson(res, err.httpStatus, { error: err.code, message: err.message });
         return send(res, prefix, err.httpStatus, messagePage(prefix, 'Sign-in failed', err.message));
+      }
+      // Its database or the directory down or late: 503, try again (a warning: it is the outage's).
+      if (isUnavailable(err)) {
+        d.logger.warn({ err: (err as Error).message }, 'OpenID provider page: a dependency is unavailable; answered 503');
+        if (res.headersSent) return void res.end();
+        const retry = { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) };
+        if (interaction.exec((req.url ?? '/').split('?')[0]!)?.[2]?.endsWith('options')) {
+          res.writeHead(503, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...retry });
+          return void res.end(JSON.stringify({ error: 'UNAVAILABLE', message: 'The service is temporarily unavailable; try again in a moment.' }));
+        }
+        return send(res, prefix, 503, tryAgainPage(prefix), retry);
       }
       const known = err instanceof Error && ['SessionNotFound', 'InvalidRequest'].includes(err.name);
       if (!known) d.logger.error({ err }, 'OpenID provider page failed');

@@ -1,7 +1,8 @@
 /**
  * Keeps the provider in step with the key ring: oidc-provider takes its signing keys when it is
  * made, so a new provider is made (same storage and cookie keys: sessions carry over) whenever
- * the ring's set of keys or the key that signs changes. Checked at most every few seconds.
+ * the ring's set of keys or the key that signs changes. Checked at most every few seconds; when
+ * the ring cannot be read, the provider of the moment stays.
  */
 import type { JWK } from 'jose';
 import type { Logger } from '@iam/platform';
@@ -29,7 +30,17 @@ export class OpHost {
   }
 
   private async refresh(): Promise<Provider> {
-    const ring = await this.keys();
+    let ring;
+    try {
+      ring = await this.keys();
+    } catch (err) {
+      // The ring could not be read (its database down): the provider of the moment goes on with
+      // the keys it has (discovery and the JWKS need no database), checked again later.
+      if (!this.current) throw err;
+      this.checkedAt = Date.now();
+      this.logger.warn({ err: (err as Error).message }, 'OpenID provider keys could not be checked; the current ones stay');
+      return this.current.provider;
+    }
     this.checkedAt = Date.now();
     if (this.current?.version === ring.version) return this.current.provider;
     const provider = await this.build({ keys: ring.keys });

@@ -11,12 +11,13 @@ import type { JWK } from 'jose';
 import type { Account, Configuration, KoaContextWithOIDC, ResourceServer, UnknownObject } from 'oidc-provider';
 import type ProviderType from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import { type Logger, retryAfterFailure } from '@iam/platform';
+import { type Logger, outsideQueryDeadline, retryAfterFailure } from '@iam/platform';
 import type { ClientLookup } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
 import { clientMetadata } from './client-metadata';
 import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
 import { ConsumedMeanwhile, type TokenRequestWrites } from './token-writes';
+import { answerUnavailableWith503, isUnavailable } from './unavailable';
 
 export type Provider = ProviderType;
 
@@ -286,7 +287,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   provider.Client.prototype.compareClientSecret = function (this: { clientId: string }, actual: string) {
     return deps.clients.verifySecret(this.clientId, actual);
   };
-  provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
+  // A dependency down or late (the database, the directory): 503 with Retry-After, not server_error 500 (the outermost middleware).
+  answerUnavailableWith503(provider, deps.logger);
   // RP-initiated logout: when the user signs out of the provider's session, identity's session ends
   // with it, before the answer leaves, and the access tokens it issued stop at every gateway (as
   // when the session is ended from the sessions list). When the user signs only the asking client
@@ -311,7 +313,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       ctx,
       end().catch((err: unknown) => {
         deps.logger.error({ err, retrying: everywhere }, 'ending the session of a provider logout failed');
-        if (everywhere) void retryAfterFailure(end, err, { forMs: s.accessTokenSeconds * 1000, logger: deps.logger, what: 'ending the session of a provider logout' });
+        // In the background, past the request's deadline (api/op/http.ts).
+        if (everywhere) void outsideQueryDeadline(() => retryAfterFailure(end, err, { forMs: s.accessTokenSeconds * 1000, logger: deps.logger, what: 'ending the session of a provider logout' }));
       }),
     );
   });
@@ -328,6 +331,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     try {
       await deps.writes.collect(next);
     } catch (err) {
+      // The database down or late: the outer middleware answers 503 (unavailable.ts); nothing was written.
+      if (isUnavailable(err)) throw err;
       const meanwhile = err instanceof ConsumedMeanwhile;
       if (!meanwhile) deps.logger.error({ err }, 'OpenID provider token request could not be written');
       ctx.status = meanwhile ? 400 : 500;
