@@ -21,3 +21,4 @@ export * from './batch-loop';
 export * from './request-context';
 export * from './password-policy';
 export * from './retry';
+export * from './text';

@@ -7,7 +7,9 @@
  * other control characters (tab, line feed and carriage return aside) and lone surrogates, so
  * no route can let one through to a database or a log (a NUL in an email was a 500). One place,
  * every route, present and future; formats such as `uuid` and `date-time` refuse them already.
+ * The rule itself (isPlainText) is the platform's, shared with the OpenID provider.
  */
+import { isPlainText } from '@iam/platform/core';
 import Ajv, { type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
@@ -20,16 +22,7 @@ const base: Options = {
   messages: true,
 };
 
-/** C0 controls but \t \n \r, DEL, C1 controls, and a surrogate that is not half of a pair. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\p{Cs}/u;
-
 export const TEXT_FORMAT = 'text';
-
-/** Whether `s` is plain text (the `text` format). */
-export function isPlainText(s: string): boolean {
-  return !NOT_TEXT.test(s);
-}
 
 type Schema = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  * unpaired surrogate is refused with BAD_USER_INPUT before anything runs.
  */
 import { type DocumentNode, GraphQLError, Kind, visit } from 'graphql';
-import { isPlainText } from '../../../plugins/app/validation';
+import { isPlainText } from '@iam/platform/core';
 
 const refused = (message: string): GraphQLError => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 const MESSAGE = 'must not contain control characters (such as NUL) or unpaired surrogates';

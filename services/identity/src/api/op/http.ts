@@ -18,6 +18,7 @@ import type { PasskeyUseCases } from '../../app/passkeys';
 import type { OpPages, Provider } from '../../infra/oidc/provider';
 import { ACR_MFA, ACR_PWD, FIRST_PARTY, wantsMfa } from '../../infra/oidc/provider';
 import { isUnavailable } from '../../infra/oidc/unavailable';
+import { isPlainForm, notPlainText } from './plain-text';
 import {
   SIGNIN_SCRIPT,
   SIGNIN_SCRIPT_PATH,
@@ -107,7 +108,9 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
     if (size > MAX_FORM_BYTES) throw AppError.validation('The form is too large.');
     chunks.push(chunk as Buffer);
   }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  if (!isPlainForm(form)) throw AppError.validation('The form contains control characters. Check what you typed and try again.');
+  return form;
 }
 
 function send(res: ServerResponse, prefix: string, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -314,6 +317,13 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
         res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
         res.end(path === prefix + SIGNIN_SCRIPT_PATH ? SIGNIN_SCRIPT : WEBAUTHN_BUNDLE);
         return;
+      }
+      // A control character in the path or the query: invalid_request, before anything looks it up.
+      const bad = notPlainText(req.url ?? '/');
+      if (bad !== undefined) {
+        const description = `${bad === 'path' ? 'the path' : bad === 'query' ? 'a query parameter name' : bad.slice(0, 64)} contains control characters`;
+        if (/\btext\/html\b/.test(req.headers.accept ?? '')) return send(res, prefix, 400, messagePage(prefix, 'Sign-in failed', `invalid_request: ${description}`));
+        return sendJson(res, 400, { error: 'invalid_request', error_description: description });
       }
       const provider = await d.provider();
       const m = interaction.exec(path);

@@ -11,7 +11,7 @@
  * brings its grant along, and inside a token request their writes are collected and written in
  * one statement before the answer leaves (token-writes.ts). A refresh grant is two round trips.
  */
-import { queryNamed } from '@iam/platform';
+import { isPlainText, queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ProviderGrantStore } from '../../domain/ports';
 import { TimedEntries } from './timed-entries';
@@ -36,6 +36,23 @@ export interface OidcAdapter {
   consume(id: string): Promise<void>;
   destroy(id: string): Promise<void>;
   revokeByGrantId(grantId: string): Promise<void>;
+}
+
+/**
+ * Identifiers from a request (a code, a token, a user code, a uid) with a control character name
+ * no record, and are answered "not found" before they reach PostgreSQL (issue #35, item 6). A
+ * payload holding one (a request parameter the library keeps, such as a state: a NUL cannot even
+ * be stored as jsonb) is refused as invalid_request, as the REST edge refuses such strings.
+ */
+async function refuseNotPlain(payload: AdapterPayload): Promise<void> {
+  let plain = true;
+  JSON.stringify(payload, (key, value: unknown) => {
+    if (!isPlainText(key) || (typeof value === 'string' && !isPlainText(value))) plain = false;
+    return value;
+  });
+  if (plain) return;
+  const { errors } = await import('oidc-provider');
+  throw new errors.InvalidRequest('a parameter contains control characters');
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 && v.length <= 200 ? v : null);
@@ -95,11 +112,13 @@ export class PgOidcAdapter implements OidcAdapter {
   // Every token request reads and writes here: named statements on the pool (planned once per
   // connection, and without TypeORM's query runner).
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    await refuseNotPlain(payload);
     if (this.kind === 'Grant') this.readAhead.grants.delete(id);
     await this.writes.add(upsertPart(this.kind, id, payload, expiresIn));
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
+    if (!isPlainText(id)) return undefined;
     await this.writes.settle();
     if (this.kind === 'Grant') {
       const ahead = this.readAhead.grants.take(id);
@@ -123,11 +142,13 @@ export class PgOidcAdapter implements OidcAdapter {
   }
 
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    if (!isPlainText(userCode)) return undefined;
     await this.writes.settle();
     return this.one('user_code', userCode);
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    if (!isPlainText(uid)) return undefined;
     await this.writes.settle();
     return this.one('uid', uid);
   }

@@ -11,7 +11,7 @@ import type { JWK } from 'jose';
 import type { Account, Configuration, KoaContextWithOIDC, ResourceServer, UnknownObject } from 'oidc-provider';
 import type ProviderType from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import { type Logger, outsideQueryDeadline, retryAfterFailure } from '@iam/platform';
+import { type Logger, isPlainText, outsideQueryDeadline, retryAfterFailure } from '@iam/platform';
 import type { ClientLookup } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
 import { clientMetadata } from './client-metadata';
@@ -156,6 +156,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   };
   const clientAdapter = {
     async find(id: string) {
+      // A client_id with a control character names no client (and must not reach PostgreSQL).
+      if (!isPlainText(id)) return undefined;
       const c = await deps.clients.find(id);
       return c ? clientMetadata(c, { alg: s.alg }) : undefined;
     },
