@@ -1,10 +1,12 @@
 /**
  * Order use cases. Checkout is all or nothing in one transaction: the idempotency key is claimed
  * first (a concurrent duplicate waits for this transaction, then replays its order), the
- * customer's cart is locked, the products are locked FOR SHARE (price and status hold still),
- * each line's stock is reserved in product-id order (no deadlocks between checkouts) by one
- * conditional UPDATE, and a line that cannot be reserved rolls everything back. The order, the
- * emptied cart and commerce.order.placed commit together. Prices come only from the catalog.
+ * customer's cart is locked, the products are locked FOR SHARE (price and status hold still); a
+ * line asking more than the last committed stock is refused there; the order, the emptied cart
+ * and commerce.order.placed are written; then, last (the stock rows are locked from their UPDATE
+ * to the commit, and a product's other checkouts wait on its row), each line's stock is reserved
+ * in product-id order (no deadlocks between checkouts) by one conditional UPDATE, and a line that
+ * cannot be reserved rolls everything back. Prices come only from the catalog.
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
@@ -73,13 +75,17 @@ export function createOrderUseCases(deps: { uow: UnitOfWork; read: Stores }): Or
         assertSellable(lines, products, prefix);
 
         const priced = priceLines(lines, products);
-        for (const line of priced) {
-          if (await tx.stock.reserve(line.productId, line.quantity)) continue;
-          const now = await tx.products.findById(line.productId);
+        const refuse = (line: (typeof priced)[number], available: number) => {
           const i = lines.findIndex((l) => l.productId === line.productId);
-          throw insufficientStock(`Not enough stock of ${line.sku}: ${now?.available ?? 0} available, ${line.quantity} asked.`, [
-            { field: `${prefix}[${i}].quantity`, message: `exceeds the ${now?.available ?? 0} available` },
+          return insufficientStock(`Not enough stock of ${line.sku}: ${available} available, ${line.quantity} asked.`, [
+            { field: `${prefix}[${i}].quantity`, message: `exceeds the ${available} available` },
           ]);
+        };
+        // Sold out as last committed: refused before waiting on the stock's row lock (behind every
+        // checkout of the product still in flight) or writing anything.
+        for (const line of priced) {
+          const available = products.get(line.productId)!.available;
+          if (available < line.quantity) throw refuse(line, available);
         }
 
         const order = await tx.orders.insert({
@@ -94,6 +100,12 @@ export function createOrderUseCases(deps: { uow: UnitOfWork; read: Stores }): Or
         await tx.carts.clear(customerId);
         // The event id is the order id: one placed event (and one confirmation mail) per order.
         await tx.publish([event(SUBJECTS.orderPlaced, orderChanged(order), order.id)]);
+        // The reservations last: a stock row is locked from its UPDATE to the commit, and every
+        // other checkout of that product waits for it; a line that cannot be reserved rolls all back.
+        for (const line of priced) {
+          if (await tx.stock.reserve(line.productId, line.quantity)) continue;
+          throw refuse(line, (await tx.products.findById(line.productId))?.available ?? 0);
+        }
         return { order, replayed: false };
       });
     },
