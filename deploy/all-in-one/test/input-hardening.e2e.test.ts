@@ -12,7 +12,7 @@
  *   the rest of issue #20's lookalikes).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ADMIN, type HttpResult, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
+import { ADMIN, type HttpResult, type TestSystem, created, http, signedIn, startTestSystem, strongPassword, uniqueEmail } from './harness';
 
 jest.setTimeout(120_000);
 
@@ -115,15 +115,13 @@ describe('input hardening (issue #8 points 12–14, end to end)', () => {
     await sys?.stop();
   });
 
-  /** A user without any role, logged in on the Full profile. */
+  /** A user without any role, logged in on the Full profile (setup steps: see harness persist). */
   async function plainUser(): Promise<{ id: string; email: string; password: string; token: string; refreshToken: string }> {
     const email = uniqueEmail('plain');
     const password = strongPassword();
-    const u = await call('POST', '/api/v1/users', { body: { firstName: 'Plain', lastName: 'User', email, password } });
-    expect(u.status).toBe(201);
-    const login = await http(sys.url(), 'POST', '/api/v1/auth/generate-jwt', { body: { email, password } });
-    expect(login.status).toBe(200);
-    return { id: u.json.id, email, password, token: login.json.token, refreshToken: login.json.refreshToken };
+    await created(sys.url(), '/api/v1/users', { firstName: 'Plain', lastName: 'User', email, password }, { token: admin, q: email });
+    const login = await signedIn(sys.url(), email, password);
+    return { id: login.id, email, password, token: login.token, refreshToken: login.refreshToken };
   }
 
   describe('12: bounds, never 500', () => {
@@ -271,7 +269,8 @@ describe('input hardening (issue #8 points 12–14, end to end)', () => {
 
     it('user emails: create (Full and Compact) and update → 400 naming body.email; nothing written', async () => {
       const t = tok();
-      const existing = (await call('POST', '/api/v1/users', { body: { firstName: `${t}x`, lastName: 'Keep', email: uniqueEmail(), password: strongPassword() } })).json;
+      const email = uniqueEmail();
+      const existing = await created(sys.url(), '/api/v1/users', { firstName: `${t}x`, lastName: 'Keep', email, password: strongPassword() }, { token: admin, q: email });
       for (const [what, email] of badEmails(t)) {
         for (const path of ['/api/v1/users', '/api/v1/user']) {
           const r = await call('POST', path, { body: { firstName: 'Look', lastName: 'Alike', email, password: strongPassword() } });
@@ -300,7 +299,7 @@ describe('input hardening (issue #8 points 12–14, end to end)', () => {
       ['permissions', '/api/v1/permissions', undefined],
     ])('%s names: create and update → 400 naming body.name; nothing written', async (_what, path, compactPath) => {
       const t = tok();
-      const existing = (await call('POST', path, { body: { name: `${t}-keep`, description: 'kept' } })).json;
+      const existing = await created(sys.url(), path, { name: `${t}-keep`, description: 'kept' }, { token: admin, q: `${t}-keep` });
       for (const [what, name] of badIdentifiers(t)) {
         for (const p of compactPath ? [path, compactPath] : [path]) {
           const r = await call('POST', p, { body: { name, description: 'lookalike' } });
