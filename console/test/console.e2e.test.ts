@@ -12,19 +12,18 @@
  * to anything but the gateway cut.
  */
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { ADMIN, type TestSystem, startTestSystem } from '../../deploy/all-in-one/test/harness';
+import { browserTestsRunnable } from '@iam/platform/testing';
 import { AuditTrailPage, CHROMIUM, CHROMIUM_ARGS, ConsoleApp, ProductsPage, RolesPage, SignInPage, UsersPage, launchProfile } from './pages';
 
 const DIST = join(__dirname, '..', 'dist', 'index.html');
 const OUT = join(__dirname, '..', 'test-output');
-const missing = !existsSync(CHROMIUM) ? `${CHROMIUM} is missing (apt-get install -y chromium)` : !existsSync(DIST) ? 'console/dist is not built (make build)' : '';
-if (missing) console.warn(`console browser test skipped: ${missing}`);
-const suite = missing ? describe.skip : describe;
+const suite = browserTestsRunnable(__filename, { paths: [DIST], fix: 'make build' }) ? describe : describe.skip;
 const EXTERNAL = process.env.CONSOLE_TEST_BASE_URL;
 const admin = EXTERNAL ? { email: process.env.ADMIN_EMAIL ?? ADMIN.email, password: process.env.ADMIN_PASSWORD ?? ADMIN.password } : ADMIN;
 // Names of this run (a running system may hold earlier runs' records).

@@ -13,11 +13,11 @@
  * Skipped, saying why, without /usr/bin/chromium or a built tree (make build).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type TestDatabase, createTestDatabase, eventually } from '@iam/platform/testing';
+import { type TestDatabase, browserTestsRunnable, createTestDatabase, eventually } from '@iam/platform/testing';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { AccountPage, axeOf, CHROMIUM, CHROMIUM_ARGS, ConsoleApp, launchProfile, MailboxPage, ResetPasswordPage, SignInPage, VerifyEmailPage } from './pages';
 
@@ -25,13 +25,7 @@ const ROOT = join(__dirname, '..', '..');
 const MAIN = join(ROOT, 'deploy', 'all-in-one', 'dist', 'main.js');
 const DIST = join(__dirname, '..', 'dist', 'reset-password.html');
 const OUT = join(__dirname, '..', 'test-output', 'mailbox');
-const missing = !existsSync(CHROMIUM)
-  ? `${CHROMIUM} is missing (apt-get install -y chromium)`
-  : !existsSync(DIST) || !existsSync(MAIN)
-    ? 'the tree is not built (make build)'
-    : '';
-if (missing) console.warn(`mailbox browser walk skipped: ${missing}`);
-const suite = missing ? describe.skip : describe;
+const suite = browserTestsRunnable(__filename, { paths: [DIST, MAIN], fix: 'make build' }) ? describe : describe.skip;
 const ADMIN = { email: 'admin@example.com', password: 'Admin-Passw0rd!' };
 const SERVICES = ['directory', 'identity', 'notification', 'commerce', 'audit'] as const;
 

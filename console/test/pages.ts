@@ -2,10 +2,11 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CHROMIUM } from '@iam/platform/testing';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 
-/** Debian's Chromium, launched as root needs it (the project's browser tests all use these). */
-export const CHROMIUM = '/usr/bin/chromium';
+/** Debian's Chromium (the platform's CHROMIUM: IAM_TEST_CHROMIUM may name another path), launched as root needs it (the project's browser tests all use these). */
+export { CHROMIUM };
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /**

@@ -5,16 +5,16 @@
  * with the passkey alone; axe finds nothing serious or critical. Needs the console's build
  * (console/dist, `make build`); skipped without it or without Chromium.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
 import { totp } from './support/factors';
-import { axe, hasChromium, launchChromium } from './support/browser';
+import { axe, browserTestsRunnable, launchChromium } from './support/browser';
 
 jest.setTimeout(120_000);
 
-const runnable = hasChromium && existsSync(join(__dirname, '..', '..', '..', 'console', 'dist', 'account.html'));
+const runnable = browserTestsRunnable(__filename, { paths: [join(__dirname, '..', '..', '..', 'console', 'dist', 'account.html')], fix: 'make build' });
 const suite = runnable ? describe : describe.skip;
 /** In this helper's port range. */
 const PORT = 27320;

@@ -16,11 +16,11 @@ import type * as openidClient from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN, type TestSystem, startTestSystem } from './harness';
 import { CookieJar, signInOverHttp } from './support/oidc-rp';
-import { type AxeViolation, CHROMIUM, axe, hasChromium as hasBrowser, launchChromium } from './support/browser';
+import { type AxeViolation, axe, browserTestsRunnable, launchChromium } from './support/browser';
 
 type OpenIdClient = typeof openidClient;
 
-if (!hasBrowser) console.warn(`OpenID provider browser tests skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const hasBrowser = browserTestsRunnable(__filename);
 /** A test that drives the hosted pages in Chromium. */
 const browserIt = hasBrowser ? it : it.skip;
 

@@ -12,10 +12,11 @@ import { SoftAuthenticator } from '../../../services/identity/src/testing/soft-a
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
 import { claimsOf, totp } from './support/factors';
-import { axe, hasChromium as hasBrowser, launchChromium } from './support/browser';
+import { axe, browserTestsRunnable, launchChromium } from './support/browser';
 
 jest.setTimeout(120_000);
 
+const hasBrowser = browserTestsRunnable(__filename);
 const browserIt = hasBrowser ? it : it.skip;
 /** In this helper's port range. */
 const PORT = 27310;

@@ -1,14 +1,15 @@
 /**
- * What the browser tests here share: Debian's Chromium and the flags it needs as root (the
- * console's tests have the same in console/test/pages.ts), and axe-core's serious and critical
- * violations on a page.
+ * What the browser tests here share: Debian's Chromium (the platform's CHROMIUM: IAM_TEST_CHROMIUM
+ * may name another path) and the flags it needs as root (the console's tests have the same in
+ * console/test/pages.ts), and axe-core's serious and critical violations on a page. A suite asks
+ * browserTestsRunnable, which records its skip for the run's summary when it cannot run.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { CHROMIUM } from '@iam/platform/testing';
 import { type Browser, type Page, chromium } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM, browserTestsRunnable } from '@iam/platform/testing';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-export const hasChromium = existsSync(CHROMIUM);
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });

@@ -146,3 +146,5 @@ export { describeSchemaContract, migratedTestDatabase, type MigratedDatabase } f
 export { TestAccess, startAccessServer } from './access';
 
 export { TEST_CALL_KEY, actingAs, testSigner } from './calls';
+export { SKIPS_DIR_ENV, type Skip, recordSkip, skipSummary } from './skips';
+export { CHROMIUM, CHROMIUM_INSTALL, browserTestsRunnable, hasChromium } from './browser';

@@ -2,13 +2,15 @@
  * Jest global setup: tests use the real PostgreSQL and NATS JetStream when they are reachable
  * (127.0.0.1:5432 and :4222, or TEST_DATABASE_URL / TEST_NATS_URL), otherwise an embedded
  * PostgreSQL and the in-process bus, so `make test` also passes on a machine with neither.
- * Workers read the choice from IAM_TEST_PG_URL / IAM_TEST_NATS_URL.
+ * Workers read the choice from IAM_TEST_PG_URL / IAM_TEST_NATS_URL. It also makes the directory
+ * where test files record what they skip (IAM_TEST_SKIPS_DIR, skips.ts).
  */
 import { connect } from 'node:net';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../embedded-postgres';
+import { SKIPS_DIR_ENV } from './skips';
 
 declare global {
   // Shared between global setup and teardown (`declare global` needs a `var`).
@@ -30,6 +32,8 @@ function reachable(host: string, port: number): Promise<boolean> {
 }
 
 export default async function setup(): Promise<void> {
+  // Where test files record what they skip (skips.ts); the teardown prints it in one line.
+  process.env[SKIPS_DIR_ENV] = mkdtempSync(join(tmpdir(), 'iam-test-skips-'));
   const pgUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const pg = new URL(pgUrl);
   if (await reachable(pg.hostname, Number(pg.port || 5432))) {
