@@ -1,10 +1,10 @@
 /**
  * Issue #35, items 2 and 3, against the real processes: identity's PostgreSQL refusing
- * connections, stopped, and blackholed (a TCP fault proxy between identity and its server), and
- * identity itself stopped. The provider's token endpoint, its hosted pages (the authorization
- * endpoint and an interaction's page) and a REST route answer 503 (or 504) with Retry-After
- * within the deadline, never 500 and never a hang; discovery needs no database and keeps
- * answering; everything recovers when the database returns.
+ * connections, stopped, and blackholed (a TCP fault proxy between identity and its server), the
+ * directory stopped, and identity itself stopped. The provider's token endpoint, its hosted pages
+ * (the authorization endpoint, an interaction's page, the sign-in step) and a REST route answer
+ * 503 (or 504) with Retry-After within the deadline, never 500 and never a hang; discovery needs
+ * no database and keeps answering; everything recovers when the database returns.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
@@ -191,6 +191,27 @@ async function send(url: string, init: RequestInit = {}): Promise<Answer> {
       proxy!.set({ kind: 'pass' });
     }
     await expectRecovered();
+    expect(errorsOf('identity')).toEqual([]);
+  });
+
+  it('the directory stopped: the sign-in step answers a 503 try-again page with Retry-After; it signs in once the directory is back', async () => {
+    const interaction = await openInteraction();
+    const signIn = () =>
+      send(`${interaction.url}/login`, {
+        method: 'POST',
+        headers: { accept: BROWSER, cookie: interaction.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: ADMIN.email, password: ADMIN.password }).toString(),
+      });
+    await c.stop('directory');
+    try {
+      const a = await signIn();
+      expect({ status: a.status, retryAfter: Number(a.retryAfter) >= 1, within: a.ms <= WITHIN_MS, type: a.type }).toEqual({ status: 503, retryAfter: true, within: true, type: expect.stringMatching(/^text\/html/) });
+      expect(a.body).toContain('Try again in a moment');
+    } finally {
+      await c.start('directory');
+    }
+    // The same interaction goes on: the sign-in succeeds (a redirect onwards) once the directory answers.
+    await eventually(async () => (await signIn()).status === 303, 30_000, 500);
     expect(errorsOf('identity')).toEqual([]);
   });
 
