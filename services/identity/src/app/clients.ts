@@ -8,11 +8,16 @@
  * checks it again against the actor's rights as the directory holds them now, and a non-Administrator may give a client only
  * roles whose every permission it holds, never `Administrator`, and may change, delete or rotate
  * the secret of only a client whose every role it could give (a secret is the client's powers).
+ *
+ * The grants users gave a client are part of its power (DESIGN §5 decision, README "OAuth
+ * clients"): a change that could let a new party receive its codes or tokens (newReceivers: a
+ * redirect URI added, the type changed, the device code grant turned on) and every secret
+ * rotation end all of them in the change's transaction (endGrants), so users consent again.
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS, type eventsV1 } from '@iam/contracts';
 import { AppError, type InTransaction, clientTokensSubject, event, randomToken, sha256 } from '@iam/platform';
-import { checkClientSettings } from '../domain/client-rules';
+import { checkClientSettings, newReceivers } from '../domain/client-rules';
 import type { ClientListQuery, ClientPage, ClientRecord, ClientSettings, ClientStore } from '../domain/clients';
 import type { Directory, IdentityStores, UnitOfWork } from '../domain/ports';
 import type { SessionStores } from './auth';
@@ -131,6 +136,17 @@ export function createClientUseCases(deps: {
     assertMayHold(rights, await directory.resolveRoles(roles), what);
   }
 
+  /**
+   * Ends every grant users gave the client, in the caller's transaction: their consents, codes,
+   * refresh tokens and device codes at the provider, and the API tokens they hold through it
+   * (revoked under clientTokensSubject at every gateway). Answers how many consents ended.
+   */
+  async function endGrants(tx: InTransaction<ClientStores>, clientId: string, at: Date): Promise<number> {
+    const { grants } = await tx.providerGrants.endClient(clientId);
+    await deps.endSessionsIn(tx, clientTokensSubject(clientId), at);
+    return grants;
+  }
+
   async function live(tx: InTransaction<ClientStores>, clientId: string): Promise<ClientRecord> {
     const c = await tx.clients.get(clientId, { forUpdate: true });
     if (!c) throw AppError.notFound('The client does not exist.');
@@ -156,7 +172,7 @@ export function createClientUseCases(deps: {
       const secret = settings.type === 'confidential' ? randomToken(32) : undefined;
       const client = await uow.run(async (tx) => {
         const c = await tx.clients.insert({ ...settings, clientId: randomUUID(), firstParty: false, secretHash: secret ? sha256(secret) : null });
-        await tx.publish([event(SUBJECTS.clientCreated, { clientId: c.clientId, after: clientState(c), before: undefined, changedFields: [] })]);
+        await tx.publish([event(SUBJECTS.clientCreated, { clientId: c.clientId, after: clientState(c), before: undefined, changedFields: [], grantsRevoked: false, grantsRevokedCount: 0 })]);
         return c;
       });
       return { client, clientSecret: secret };
@@ -185,14 +201,27 @@ export function createClientUseCases(deps: {
         current.roles.some((r) => !lower.has(r.toLowerCase())) ||
         (current.grantTypes.includes('client_credentials') && !settings.grantTypes.includes('client_credentials')) ||
         madePublic;
+      // A new party could receive its codes or tokens: the grants users gave it end with the change.
+      const repointed = newReceivers(current, settings).length > 0;
       const client = await uow.run(async (tx) => {
         const locked = await live(tx, clientId);
         if (locked.version !== current.version) throw AppError.conflict('The client was changed by another request; read it again and retry.');
         const updated = await tx.clients.update(clientId, locked.version, { ...settings, ...(secret ? { secretHash: sha256(secret) } : madePublic ? { secretHash: null } : {}) });
         if (!updated) throw AppError.conflict('The client was changed by another request; read it again and retry.');
         const fields = madeConfidential || madePublic ? [...changed, 'clientSecret'] : changed;
-        await tx.publish([event(SUBJECTS.clientUpdated, { clientId, after: clientState(updated), before: clientState(current), changedFields: fields })]);
-        if (reduced) await deps.endSessionsIn(tx, clientId, new Date());
+        const at = new Date();
+        const revoked = repointed ? await endGrants(tx, clientId, at) : undefined;
+        await tx.publish([
+          event(SUBJECTS.clientUpdated, {
+            clientId,
+            after: clientState(updated),
+            before: clientState(current),
+            changedFields: fields,
+            grantsRevoked: revoked !== undefined,
+            grantsRevokedCount: revoked ?? 0,
+          }),
+        ]);
+        if (reduced) await deps.endSessionsIn(tx, clientId, at);
         return updated;
       });
       return { client, clientSecret: secret };
@@ -206,7 +235,7 @@ export function createClientUseCases(deps: {
       await uow.run(async (tx) => {
         const c = await live(tx, clientId);
         await tx.clients.softDelete(clientId);
-        await tx.publish([event(SUBJECTS.clientDeleted, { clientId, after: clientState(c), before: undefined, changedFields: [] })]);
+        await tx.publish([event(SUBJECTS.clientDeleted, { clientId, after: clientState(c), before: undefined, changedFields: [], grantsRevoked: false, grantsRevokedCount: 0 })]);
         // Its grants, codes and refresh tokens at the provider end in the same commit.
         await tx.providerGrants.endClient(clientId);
         // Its access tokens stop at every gateway: its own (a service account's sub is its client
@@ -227,7 +256,11 @@ export function createClientUseCases(deps: {
       const client = await uow.run(async (tx) => {
         const c = await live(tx, clientId);
         if (c.type !== 'confidential' || !(await tx.clients.setSecretHash(clientId, sha256(secret)))) throw AppError.conflict('A public client has no secret.');
-        await tx.publish([event(SUBJECTS.clientSecretRotated, { clientId, after: clientState(c), before: undefined, changedFields: ['clientSecret'] })]);
+        // Whoever rotates holds the new secret: the grants users gave the client end with the old one.
+        const revoked = await endGrants(tx, clientId, new Date());
+        await tx.publish([
+          event(SUBJECTS.clientSecretRotated, { clientId, after: clientState(c), before: undefined, changedFields: ['clientSecret'], grantsRevoked: true, grantsRevokedCount: revoked }),
+        ]);
         return (await tx.clients.get(clientId))!;
       });
       return { client, clientSecret: secret };

@@ -72,3 +72,26 @@ export function checkClientSettings(s: Omit<ClientSettings, 'type' | 'grantTypes
   if (errors.length > 0 || !type) throw AppError.validation('The client is not valid.', errors);
   return { ...s, name, type, grantTypes: grants, roles };
 }
+
+const DEVICE_GRANT: GrantType = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** The redirect URIs the provider sends codes to: the registered ones, when the client has the code grant. */
+const codeReceivers = (s: Pick<ClientSettings, 'grantTypes' | 'redirectUris'>): readonly string[] => (s.grantTypes.includes('authorization_code') ? s.redirectUris : []);
+
+/**
+ * What in a change could let a new party receive the client's codes or tokens (DESIGN §5 decision,
+ * services/identity/README.md "OAuth clients"): a redirect URI the provider did not send codes to
+ * before (added, or the code grant turned on), another type (a public client needs no secret; a
+ * confidential one gets a new secret), the device code grant turned on (anyone who can start a flow
+ * as the client could reap a remembered consent). Empty when nothing of that kind changed; a
+ * removal alone, a rename or the other settings never count. The caller ends every grant of the
+ * client when it is not empty (a rotated secret always does).
+ */
+export function newReceivers(before: ClientSettings, after: ClientSettings): string[] {
+  const reasons: string[] = [];
+  const known = new Set(codeReceivers(before));
+  if (codeReceivers(after).some((uri) => !known.has(uri))) reasons.push('redirectUris');
+  if (before.type !== after.type) reasons.push('type');
+  if (after.grantTypes.includes(DEVICE_GRANT) && !before.grantTypes.includes(DEVICE_GRANT)) reasons.push('grantTypes');
+  return reasons;
+}

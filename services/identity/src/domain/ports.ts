@@ -341,12 +341,15 @@ export interface IdentityStores {
 
 /**
  * The OpenID provider's stored records, seen from the use cases: ending a client's grants in the
- * transaction that deletes the client, so no refresh token, code or device code of a deleted
- * client outlives the commit (the provider also refuses an unknown client on its own).
+ * transaction that deletes or re-points the client, so no consent, refresh token, code or device
+ * code of it outlives the commit (the provider also refuses an unknown client on its own).
  */
 export interface ProviderGrantStore {
-  /** Deletes every grant, code, token and device code of the client; answers how many records went. */
-  endClient(clientId: string): Promise<number>;
+  /**
+   * Deletes every grant (users' consents), code, token and device code of the client; answers how
+   * many records went and how many of them were grants.
+   */
+  endClient(clientId: string): Promise<{ records: number; grants: number }>;
 }
 
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */

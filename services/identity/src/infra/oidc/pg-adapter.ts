@@ -167,17 +167,21 @@ export async function revokeOidcSubject(ds: DataSource | EntityManager, accountI
   return n;
 }
 
-/** Ends every grant and token of a client (the client was deleted). */
-export async function revokeOidcClient(ds: DataSource | EntityManager, clientId: string): Promise<number> {
-  const [, n] = await ds.query<[unknown, number]>(`DELETE FROM oidc_payloads WHERE payload->>'clientId' = $1`, [clientId]);
-  return n;
+/** Ends every grant and token of a client (the client was deleted, or re-pointed): how many records went, and how many of them were users' grants. */
+export async function revokeOidcClient(ds: DataSource | EntityManager, clientId: string): Promise<{ records: number; grants: number }> {
+  const [row] = await ds.query<Array<{ records: number; grants: number }>>(
+    `WITH ended AS (DELETE FROM oidc_payloads WHERE payload->>'clientId' = $1 RETURNING kind)
+     SELECT count(*)::int AS records, (count(*) FILTER (WHERE kind = 'Grant'))::int AS grants FROM ended`,
+    [clientId],
+  );
+  return { records: row?.records ?? 0, grants: row?.grants ?? 0 };
 }
 
 /** ProviderGrantStore over a transaction's (or the pool's) EntityManager. */
 export class PgProviderGrants implements ProviderGrantStore {
   constructor(private readonly m: EntityManager) {}
 
-  endClient(clientId: string): Promise<number> {
+  endClient(clientId: string): Promise<{ records: number; grants: number }> {
     return revokeOidcClient(this.m, clientId);
   }
 }

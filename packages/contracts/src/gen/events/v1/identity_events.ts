@@ -127,6 +127,15 @@ export interface ClientChanged {
    * "clientSecret" when a type change gave or took a secret (never its value).
    */
   changedFields: string[];
+  /**
+   * identity.client.updated | identity.client.secret_rotated: the change could let a new party
+   * receive the client's codes or tokens (a redirect URI added, the type changed, the device code
+   * grant turned on, the secret rotated), so every grant users gave the client ended with it, in
+   * the same transaction (their consents, codes, refresh tokens, device codes and API tokens).
+   */
+  grantsRevoked: boolean;
+  /** With grants_revoked: how many users' grants (consents) ended. */
+  grantsRevokedCount: number;
 }
 
 /**
@@ -943,7 +952,14 @@ export const ClientState: MessageFns<ClientState> = {
 };
 
 function createBaseClientChanged(): ClientChanged {
-  return { clientId: "", after: undefined, before: undefined, changedFields: [] };
+  return {
+    clientId: "",
+    after: undefined,
+    before: undefined,
+    changedFields: [],
+    grantsRevoked: false,
+    grantsRevokedCount: 0,
+  };
 }
 
 export const ClientChanged: MessageFns<ClientChanged> = {
@@ -959,6 +975,12 @@ export const ClientChanged: MessageFns<ClientChanged> = {
     }
     for (const v of message.changedFields) {
       writer.uint32(34).string(v!);
+    }
+    if (message.grantsRevoked !== false) {
+      writer.uint32(40).bool(message.grantsRevoked);
+    }
+    if (message.grantsRevokedCount !== 0) {
+      writer.uint32(48).int32(message.grantsRevokedCount);
     }
     return writer;
   },
@@ -1008,6 +1030,22 @@ export const ClientChanged: MessageFns<ClientChanged> = {
             message.changedFields.push(reader.string());
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.grantsRevoked = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.grantsRevokedCount = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1033,6 +1071,8 @@ export const ClientChanged: MessageFns<ClientChanged> = {
       ? ClientState.fromPartial(object.before)
       : undefined;
     message.changedFields = object.changedFields?.map((e) => e) || [];
+    message.grantsRevoked = object.grantsRevoked ?? false;
+    message.grantsRevokedCount = object.grantsRevokedCount ?? 0;
     return message;
   },
 };
