@@ -9242,7 +9242,9 @@ export interface operations {
                             roles: string[];
                             requirePar: boolean;
                             dpopBound: boolean;
-                            /** @description First-party clients skip consent */
+                            /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                            apiPermissions: string[];
+                            /** @description First-party clients skip consent and act with the user’s full rights */
                             firstParty: boolean;
                             /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                             builtIn: boolean;
@@ -9277,7 +9279,9 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -9420,6 +9424,8 @@ export interface operations {
                     requirePar?: boolean;
                     /** @description Access tokens must be DPoP-bound (RFC 9449) */
                     dpopBound?: boolean;
+                    /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
+                    apiPermissions?: string[];
                 };
             };
         };
@@ -9441,7 +9447,9 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -9632,7 +9640,9 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -9776,6 +9786,8 @@ export interface operations {
                     roles?: string[];
                     requirePar?: boolean;
                     dpopBound?: boolean;
+                    /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
+                    apiPermissions?: string[];
                 };
             };
         };
@@ -9797,7 +9809,9 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -10149,7 +10163,9 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;

@@ -243,7 +243,7 @@ export interface SignedIn {
  * A new user holding `permissions` through a new role of their own (made by `adminToken` through
  * the Full profile), signed in: the token carries those permissions.
  */
-export async function userHolding(base: string, adminToken: string, permissions: readonly string[]): Promise<SignedIn & { roleId: string; roleName: string }> {
+export async function userHolding(base: string, adminToken: string, permissions: readonly string[]): Promise<SignedIn & { roleId: string; roleName: string; password: string }> {
   const role = await http(base, 'POST', '/api/v1/roles', { token: adminToken, body: { name: `holders-${randomBytes(4).toString('hex')}`, description: permissions.join(', ') } });
   if (role.status !== 201) throw new Error(`role: ${role.status} ${role.text}`);
   for (const name of permissions) {
@@ -257,5 +257,5 @@ export async function userHolding(base: string, adminToken: string, permissions:
   const user = await http(base, 'POST', '/api/v1/users', { token: adminToken, body: { firstName: 'Holder', lastName: 'Of Rights', email, password, roles: [role.json.name] } });
   if (user.status !== 201) throw new Error(`user: ${user.status} ${user.text}`);
   const login = await http(base, 'POST', '/api/v1/auth/generate-jwt', { body: { email, password } });
-  return { id: user.json.id, email, token: login.json.token, roleId: role.json.id, roleName: role.json.name };
+  return { id: user.json.id, email, password, token: login.json.token, roleId: role.json.id, roleName: role.json.name };
 }

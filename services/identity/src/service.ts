@@ -199,7 +199,16 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         logger,
       );
       await opHost.provider();
-      const opServer = await startOpServer(opRequestHandler({ prefix: op.prefix, provider: () => opHost.provider(), auth, secondFactor, passkeys, audit: opAudit, logger }), rt.bindHost, op.port);
+      const opServer = await startOpServer(opRequestHandler({
+          prefix: op.prefix,
+          provider: () => opHost.provider(),
+          auth,
+          secondFactor,
+          passkeys,
+          audit: opAudit,
+          permissions: (names) => directory.resolvePermissions(names),
+          logger,
+        }), rt.bindHost, op.port);
       logger.info({ port: opServer.port, issuer: op.publicUrl }, 'OpenID provider listening');
       opts.onOpListening?.(opServer.port);
       return {

@@ -152,7 +152,7 @@ async function describeOrder(subject: typeof SUBJECTS.orderPlaced | typeof SUBJE
   };
 }
 
-const CLIENT_FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'grantTypes', 'roles', 'requirePar', 'dpopBound'] as const;
+const CLIENT_FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'grantTypes', 'roles', 'requirePar', 'dpopBound', 'apiPermissions'] as const;
 const CLIENT_ACTIONS: Partial<Record<EventSubject, string>> = {
   [SUBJECTS.clientCreated]: 'client.created',
   [SUBJECTS.clientUpdated]: 'client.updated',

@@ -32,6 +32,8 @@ export interface Directory {
   markEmailVerified(userId: string, emailHash: Buffer): Promise<void>;
   /** The live roles among `names` (case-insensitive) with their live permissions; unknown names are absent. */
   resolveRoles(names: readonly string[]): Promise<Array<{ name: string; permissions: string[] }>>;
+  /** The live permissions among `names` (case-insensitive), as the directory spells them, with their descriptions; unknown names are absent. */
+  resolvePermissions(names: readonly string[]): Promise<Array<{ name: string; description: string }>>;
 }
 
 export type EmailPurpose = 'password_reset' | 'email_verification';

@@ -1,5 +1,5 @@
 /** TypeORM mappings of the identity schema (created by migrations; checked against them by a test). */
-import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** JWT signing keys; the private half sealed with the key-encryption key. */
 @Entity({ name: 'signing_keys' })
@@ -216,59 +216,7 @@ export class EmailActionRequestRow {
   context!: Record<string, string> | null;
 }
 
-/**
- * OAuth clients (DESIGN §5): only the SHA-256 of a confidential client's secret; soft-deleted;
- * `version` increases with every change (optimistic updates).
- */
-@Entity({ name: 'oauth_clients' })
-@Index('ix_oauth_clients_order', ['createdAt', 'clientId'])
-@Check('ck_oauth_clients_type', `"type" IN ('public', 'confidential')`)
-export class OAuthClientRow {
-  @PrimaryColumn('text', { name: 'client_id' })
-  clientId!: string;
-
-  @Column('text')
-  name!: string;
-
-  @Column('text')
-  type!: string;
-
-  @Column('bytea', { name: 'secret_hash', nullable: true })
-  secretHash!: Buffer | null;
-
-  @Column('text', { name: 'redirect_uris', array: true, default: () => "'{}'" })
-  redirectUris!: string[];
-
-  @Column('text', { name: 'post_logout_redirect_uris', array: true, default: () => "'{}'" })
-  postLogoutRedirectUris!: string[];
-
-  @Column('text', { name: 'grant_types', array: true, default: () => "'{}'" })
-  grantTypes!: string[];
-
-  @Column('text', { array: true, default: () => "'{}'" })
-  roles!: string[];
-
-  @Column('boolean', { name: 'require_par', default: false })
-  requirePar!: boolean;
-
-  @Column('boolean', { name: 'dpop_bound', default: false })
-  dpopBound!: boolean;
-
-  @Column('boolean', { name: 'first_party', default: false })
-  firstParty!: boolean;
-
-  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
-  createdAt!: Date;
-
-  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
-  updatedAt!: Date;
-
-  @Column('timestamptz', { name: 'deleted_at', nullable: true })
-  deletedAt!: Date | null;
-
-  @Column('integer', { default: 1 })
-  version!: number;
-}
+export { OAuthClientRow } from './client-entity';
 
 /** A user's TOTP secret (RFC 6238), sealed with a key outside the database; active once a code proved it. */
 @Entity({ name: 'mfa_totp' })

@@ -8,14 +8,15 @@
  * the signing keys are the key ring's, so the provider is rebuilt whenever the ring's set changes.
  */
 import type { JWK } from 'jose';
-import type { Account, Configuration, KoaContextWithOIDC, ResourceServer, UnknownObject } from 'oidc-provider';
+import type { Account, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
 import type ProviderType from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import { type Logger, retryAfterFailure } from '@iam/platform';
-import type { ClientLookup } from '../../domain/clients';
+import { type ClientLookup, OIDC_SCOPES } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
 import { clientMetadata } from './client-metadata';
 import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
+import { tokenClaims } from './token-claims';
 import { ConsumedMeanwhile, type TokenRequestWrites } from './token-writes';
 
 export type Provider = ProviderType;
@@ -86,9 +87,11 @@ export interface OpPages {
   readonly renderError: (ctx: KoaContextWithOIDC, out: { error: string; error_description?: string | undefined }, error: Error) => void;
 }
 
-export const OP_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
+export const OP_SCOPES = OIDC_SCOPES;
 export const FIRST_PARTY = 'urn:iam:first_party';
 export const ROLES = 'urn:iam:roles';
+/** A client's ceiling of API permissions (client metadata): the API resource's scopes for it. */
+export const API_PERMISSIONS = 'urn:iam:api_permissions';
 /** The acr of a sign-in with a password alone, and of one with a second factor (or a passkey). */
 export const ACR_PWD = 'urn:iam:acr:pwd';
 export const ACR_MFA = 'urn:iam:acr:mfa';
@@ -146,12 +149,18 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     }),
   );
   const api = apiResource(s.issuer);
-  const apiServer: ResourceServer = {
-    scope: OP_SCOPES.join(' '),
-    audience: s.audience,
-    accessTokenFormat: 'jwt',
-    accessTokenTTL: s.accessTokenSeconds,
-    jwt: { sign: { alg: s.alg as 'EdDSA' } },
+  // The API's scopes for a client: the OpenID ones, and for a third-party client the API
+  // permissions of its ceiling (each asked as a scope of its name, so a scope outside the ceiling
+  // is never granted); the first party acts with the user's rights (token-claims.ts).
+  const apiServer = (client: { [key: string]: unknown } | undefined): ResourceServer => {
+    const ceiling = client && client[FIRST_PARTY] !== true && Array.isArray(client[API_PERMISSIONS]) ? (client[API_PERMISSIONS] as unknown[]).filter((p) => typeof p === 'string') : [];
+    return {
+      scope: [...new Set([...OP_SCOPES, ...ceiling])].join(' '),
+      audience: s.audience,
+      accessTokenFormat: 'jwt',
+      accessTokenTTL: s.accessTokenSeconds,
+      jwt: { sign: { alg: s.alg as 'EdDSA' } },
+    };
   };
   const clientAdapter = {
     async find(id: string) {
@@ -177,7 +186,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     responseTypes: ['code'],
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
-    extraClientMetadata: { properties: [FIRST_PARTY, ROLES] },
+    extraClientMetadata: { properties: [FIRST_PARTY, ROLES, API_PERMISSIONS] },
     enabledJWA: {
       idTokenSigningAlgValues: [s.alg as 'EdDSA'],
       userinfoSigningAlgValues: [s.alg as 'EdDSA'],
@@ -219,33 +228,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
         claims: () => ({ sub: p.userId, email: p.email, email_verified: p.emailVerified, given_name: p.firstName, family_name: p.lastName }),
       };
     },
-    extraTokenClaims: async (_ctx, token): Promise<UnknownObject | undefined> => {
-      if (token.kind === 'ClientCredentials') {
-        const client = await deps.clients.find(token.clientId!);
-        const roles = client ? [...client.roles] : [];
-        return { nbf: Math.floor(Date.now() / 1000), email: '', roles, permissions: roles.length ? await deps.rolePermissions(roles) : [] };
-      }
-      const accountId = 'accountId' in token ? token.accountId : undefined;
-      if (typeof accountId !== 'string') return undefined;
-      const p = await deps.principal(accountId);
-      // How and when the user signed in (as REST tokens carry it): from the code or refresh token exchanged.
-      const e = _ctx.oidc.entities;
-      const from = e.AuthorizationCode ?? e.RefreshToken ?? e.DeviceCode;
-      // The API token's sid is identity's session id (the sessions API's), not the provider's per-client
-      // sid; the token is recorded under that session as it is made (jti and expiry are set by now).
-      const opUid = 'sessionUid' in token && typeof token.sessionUid === 'string' ? token.sessionUid : (from && 'sessionUid' in from ? from.sessionUid : undefined);
-      const sessions = deps.sessions;
-      const sid = opUid && sessions ? ((await sessions.sessionId(opUid)) ?? undefined) : undefined;
-      if (opUid && sessions && sid) {
-        // A JWT is verified by the gateway on its own: recorded under its session, so ending the
-        // session denylists it. An opaque one (userinfo) lives in the grant's rows and ends with them.
-        const jwt = 'resourceServer' in token && token.resourceServer?.accessTokenFormat === 'jwt';
-        const exp = token.exp ?? Math.floor(Date.now() / 1000) + (token.expiration || s.accessTokenSeconds);
-        await sessions.tokenIssued(opUid, jwt && token.clientId ? { jti: token.jti, expiresAt: new Date(exp * 1000), clientId: token.clientId } : undefined);
-      }
-      const signIn = from ? { ...(from.amr ? { amr: from.amr } : {}), ...(from.acr ? { acr: from.acr } : {}), ...(from.authTime ? { auth_time: from.authTime } : {}), ...(sid ? { sid } : {}) } : {};
-      return p ? { nbf: Math.floor(Date.now() / 1000), email: p.email, roles: [...p.roles], permissions: [...p.permissions], ...signIn } : undefined;
-    },
+    extraTokenClaims: tokenClaims({ ...deps, accessTokenSeconds: s.accessTokenSeconds }),
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -269,12 +252,12 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
         // The API is the one resource: granted by every authorization; a token request for an
         // openid grant names it (`resource`) to get an API token, else gets a userinfo token.
         defaultResource: async (_ctx, _client, oneOf) => oneOf ?? api,
-        getResourceServerInfo: async (_ctx, resource) => {
+        getResourceServerInfo: async (_ctx, resource, client) => {
           if (resource !== api) {
             const { errors } = await import('oidc-provider');
             throw new errors.InvalidTarget();
           }
-          return apiServer;
+          return apiServer(client);
         },
       },
     },

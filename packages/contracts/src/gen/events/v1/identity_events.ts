@@ -105,6 +105,8 @@ export interface ClientState {
   roles: string[];
   requirePar: boolean;
   dpopBound: boolean;
+  /** The ceiling of the permissions its users may delegate to it (asked as scopes). */
+  apiPermissions: string[];
 }
 
 /**
@@ -813,6 +815,7 @@ function createBaseClientState(): ClientState {
     roles: [],
     requirePar: false,
     dpopBound: false,
+    apiPermissions: [],
   };
 }
 
@@ -841,6 +844,9 @@ export const ClientState: MessageFns<ClientState> = {
     }
     if (message.dpopBound !== false) {
       writer.uint32(64).bool(message.dpopBound);
+    }
+    for (const v of message.apiPermissions) {
+      writer.uint32(74).string(v!);
     }
     return writer;
   },
@@ -922,6 +928,14 @@ export const ClientState: MessageFns<ClientState> = {
             message.dpopBound = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.apiPermissions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -947,6 +961,7 @@ export const ClientState: MessageFns<ClientState> = {
     message.roles = object.roles?.map((e) => e) || [];
     message.requirePar = object.requirePar ?? false;
     message.dpopBound = object.dpopBound ?? false;
+    message.apiPermissions = object.apiPermissions?.map((e) => e) || [];
     return message;
   },
 };
