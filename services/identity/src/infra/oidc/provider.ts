@@ -3,7 +3,8 @@
  * (S256 only), refresh rotation (a consumed refresh token revokes its grant), client credentials,
  * device flow, PAR, DPoP, revocation, introspection (confidential clients), userinfo,
  * RP-initiated logout, `iss` in authorization responses. Access tokens for the API are RFC 9068
- * JWTs for the resource JWT_AUDIENCE, with the roles and permissions REST tokens carry. Records
+ * JWTs for the resource JWT_AUDIENCE, with roles and permissions as REST tokens carry them: the
+ * user's for the first party, only the consented API scopes for a third party (token-claims.ts). Records
  * live in identity's PostgreSQL (pg-adapter.ts); clients come from the registry (ClientLookup);
  * the signing keys are the key ring's, so the provider is rebuilt whenever the ring's set changes.
  */
