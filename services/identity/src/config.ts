@@ -129,7 +129,7 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
     auth: {
       maxFailedAttempts: e.int('AUTH_MAX_FAILED_ATTEMPTS', { default: 5, min: 1, max: 1_000 }),
       lockoutMinutes: e.int('AUTH_LOCKOUT_MINUTES', { default: 15, min: 1, max: 10_080 }),
-      refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 10, min: 0, max: 300 }),
+      refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 0, min: 0, max: 300 }),
     },
     mfa: { requiredRoles: roleList(e, 'MFA_REQUIRED_ROLES') },
     cache: {
