@@ -16,6 +16,7 @@ import type { ClientLookup } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
 import { clientMetadata } from './client-metadata';
 import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
+import type { RefreshRetry } from './refresh-retry';
 import { ConsumedMeanwhile, type TokenRequestWrites } from './token-writes';
 
 export type Provider = ProviderType;
@@ -40,6 +41,8 @@ export interface OpDeps {
   readonly dataSource: DataSource;
   /** The token endpoint's writes, collected per request and written in one statement. */
   readonly writes: TokenRequestWrites;
+  /** A refresh retried within its window gets the answer its rotation gave (absent: every reuse revokes). */
+  readonly refreshRetry?: RefreshRetry;
   readonly clients: ClientLookup;
   /** The user behind a subject now (roles and permissions as REST tokens carry them); null when gone. */
   readonly principal: (userId: string) => Promise<Principal | null>;
@@ -165,7 +168,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     destroy: async () => {},
     revokeByGrantId: async () => {},
   };
-  const shared = { readAhead: new GrantReadAhead(), writes: deps.writes };
+  const shared = { readAhead: new GrantReadAhead(), writes: deps.writes, refreshRetrySeconds: deps.refreshRetry?.windowSeconds ?? 0 };
   const configuration: Configuration = {
     adapter: (name: string) => (name === 'Client' ? clientAdapter : new PgOidcAdapter(deps.dataSource, name, shared)),
     jwks,
@@ -326,7 +329,11 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       return;
     }
     try {
-      await deps.writes.collect(next);
+      await deps.writes.collect(async () => {
+        await next();
+        // A refresh's answer is kept with its rotation, or a retry's replaced by the one kept.
+        deps.refreshRetry?.settle(ctx);
+      });
     } catch (err) {
       const meanwhile = err instanceof ConsumedMeanwhile;
       if (!meanwhile) deps.logger.error({ err }, 'OpenID provider token request could not be written');
@@ -335,6 +342,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     }
   });
   provider.on('grant.success', (ctx) => {
+    // A retry answered with its rotation's answer issued nothing new.
+    if (deps.writes.retry()) return;
     const clientId = ctx.oidc.client?.clientId;
     const grantType = ctx.oidc.params?.grant_type;
     if (clientId && typeof grantType === 'string') deps.tokensIssued?.(clientId, grantType);
