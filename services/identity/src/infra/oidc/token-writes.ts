@@ -87,7 +87,11 @@ export class TokenRequestWrites {
   private readonly scope = new AsyncLocalStorage<Pending>();
   private readonly statements = new Map<string, { name: string; text: string }>();
 
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    /** The fault suite's hook: a refresh rotation was committed (its answer not yet sent). */
+    private readonly afterRotation?: () => void,
+  ) {}
 
   /**
    * Runs a token request with its writes collected, then writes them (before the answer is sent);
@@ -177,5 +181,6 @@ export class TokenRequestWrites {
     const statement = this.statementOf(ordered);
     const rows = await queryNamed<{ ok: boolean }>(this.ds.manager, statement.name, statement.text, ordered.flatMap((w) => w.values));
     if (strict && rows[0]?.ok !== true) throw new ConsumedMeanwhile();
+    if (this.afterRotation && ordered.some((w) => w.shape === 'consume-rotation')) this.afterRotation();
   }
 }
