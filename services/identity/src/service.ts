@@ -183,6 +183,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               tokensIssued: (clientId, grantType) => opAudit.tokensIssued(clientId, grantType),
               sessions: {
                 signedIn: async (x) => {
+                  await faults?.beforeOpSessionWrite?.();
                   await stores.sessions.startOp({ id: randomUUID(), ...x });
                 },
                 touch: (uid) => stores.sessions.touchOp(uid),

@@ -74,6 +74,8 @@ export interface AuthFaults {
   afterRefreshCommit?(): void | Promise<void>;
   /** After the provider's refresh rotation committed, before its answer leaves. */
   afterOpRefreshCommit?(): void;
+  /** Before identity's session of a provider sign-in is written (a test delays it). */
+  beforeOpSessionWrite?(): Promise<void>;
 }
 
 /** Whether a subject revocation at `notBefore` refuses a token issued at `iat` (seconds). */
