@@ -10,7 +10,7 @@ import { readAuditConfig } from '@iam/audit';
 import { readCommerceConfig } from '@iam/commerce';
 import { readDirectoryConfig } from '@iam/directory';
 import { ResponseChecker, type RunningGateway, readGatewayConfig } from '@iam/gateway';
-import { type ClientLookup, readIdentityConfig } from '@iam/identity';
+import { type AuthFaults, type ClientLookup, readIdentityConfig } from '@iam/identity';
 import { type MemoryMailbox, readNotificationConfig } from '@iam/notification';
 import { type EventBus, JetStreamEventBus, Lifecycle, type RunningService, readConfig } from '@iam/platform';
 import {
@@ -64,6 +64,8 @@ export async function startTestSystem(
     mailbox?: MemoryMailbox;
     /** The OpenID provider's clients, in place of the database's (tests with static clients). */
     identityClients?: ClientLookup;
+    /** Fault hooks of identity (e.g. a delayed session write). */
+    identityFaults?: AuthFaults;
   } = {},
 ): Promise<TestSystem> {
   const logger = opts.logLines ? pino({ level: 'debug' }, { write: (l: string) => void opts.logLines!.push(l) }) : testLogger();
@@ -133,6 +135,7 @@ export async function startTestSystem(
     callKey: TEST_CALL_KEY,
     mailbox: opts.mailbox,
     identityClients: opts.identityClients,
+    identityFaults: opts.identityFaults,
   });
   const { gateways } = system;
   await eventually(async () => {

@@ -221,7 +221,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     await expect(oc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('a refresh token is rotated; presenting a rotated one again revokes the grant (its successor too)', async () => {
+  it('a refresh token is rotated; presenting a rotated one again once its successor was used revokes the grant', async () => {
     const config = await discover(WEB, WEB_SECRET);
     const a = await authorization(config);
     const end = await signInOverHttp(a.url);
@@ -229,8 +229,10 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     const second = await oc.refreshTokenGrant(config, first.refresh_token!);
     expect(second.refresh_token).toBeDefined();
     expect(second.refresh_token).not.toBe(first.refresh_token);
+    // (A retry of `first` before `second` is used gets the same answer: oidc-refresh-retry.e2e.)
+    const third = await oc.refreshTokenGrant(config, second.refresh_token!);
     await expect(oc.refreshTokenGrant(config, first.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
-    await expect(oc.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oc.refreshTokenGrant(config, third.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     // The reuse is in the audit trail, as a REST refresh token's is: the user, the client, the revoked grant.
     const admin = ((await (await fetch(`${issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()) as { token: string }).token;
     const sub = first.claims()!.sub;
@@ -242,14 +244,14 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     expect(reuse.changes.map((c) => c.field)).toEqual(['client', 'grant']);
   });
 
-  it('one refresh token presented several times at once: tokens for one request at most, the others invalid_grant', async () => {
+  it('one refresh token presented several times at once: one set of tokens at most (a later one gets it again), the others invalid_grant', async () => {
     const config = await discover(WEB, WEB_SECRET);
     const a = await authorization(config);
     const end = await signInOverHttp(a.url);
     const first = await oc.authorizationCodeGrant(config, end.url, { pkceCodeVerifier: a.verifier, expectedState: a.state });
     const answers = await Promise.allSettled(Array.from({ length: 4 }, () => oc.refreshTokenGrant(config, first.refresh_token!)));
-    const issued = answers.filter((r) => r.status === 'fulfilled');
-    expect(issued.length).toBeLessThanOrEqual(1);
+    const issued = answers.flatMap((r) => (r.status === 'fulfilled' ? [r.value.refresh_token] : []));
+    expect(new Set(issued).size).toBeLessThanOrEqual(1);
     for (const r of answers) if (r.status === 'rejected') expect(r.reason).toMatchObject({ error: 'invalid_grant' });
   });
 

@@ -429,6 +429,7 @@ export class WebauthnChallengeRow {
 @Index('ix_oidc_payloads_uid', ['uid'], { where: '"uid" IS NOT NULL' })
 @Index('ix_oidc_payloads_account', ['accountId'])
 @Index('ix_oidc_payloads_expires', ['expiresAt'])
+@Index('ix_oidc_payloads_retry', ['consumedAt'], { where: '"retry_answer" IS NOT NULL' })
 export class OidcPayloadRow {
   @PrimaryColumn('varchar', { length: 40 })
   kind!: string;
@@ -456,4 +457,12 @@ export class OidcPayloadRow {
 
   @Column('timestamptz', { name: 'consumed_at', nullable: true })
   consumedAt!: Date | null;
+
+  /** A rotated refresh token's answer, sealed, for a retry within the window (refresh-retry.ts). */
+  @Column('bytea', { name: 'retry_answer', nullable: true })
+  retryAnswer!: Buffer | null;
+
+  /** The successor that rotation issued (a retry is answered only while it is unused). */
+  @Column('varchar', { name: 'successor_id', length: 200, nullable: true })
+  successorId!: string | null;
 }

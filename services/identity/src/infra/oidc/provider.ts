@@ -12,11 +12,13 @@ import type { JWK } from 'jose';
 import type { Account, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
 import type ProviderType from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import { type Logger, retryAfterFailure } from '@iam/platform';
+import type { Logger } from '@iam/platform';
 import { type ClientLookup, OIDC_SCOPES } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
 import { clientMetadata } from './client-metadata';
 import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
+import type { RefreshRetry } from './refresh-retry';
+import { sessionEvents } from './session-events';
 import { tokenClaims } from './token-claims';
 import { ConsumedMeanwhile, type TokenRequestWrites } from './token-writes';
 
@@ -42,6 +44,8 @@ export interface OpDeps {
   readonly dataSource: DataSource;
   /** The token endpoint's writes, collected per request and written in one statement. */
   readonly writes: TokenRequestWrites;
+  /** A refresh retried within its window gets the answer its rotation gave (absent: every reuse revokes). */
+  readonly refreshRetry?: RefreshRetry;
   readonly clients: ClientLookup;
   /** The user behind a subject now (roles and permissions as REST tokens carry them); null when gone. */
   readonly principal: (userId: string) => Promise<Principal | null>;
@@ -175,7 +179,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     destroy: async () => {},
     revokeByGrantId: async () => {},
   };
-  const shared = { readAhead: new GrantReadAhead(), writes: deps.writes };
+  const shared = { readAhead: new GrantReadAhead(), writes: deps.writes, refreshRetrySeconds: deps.refreshRetry?.windowSeconds ?? 0 };
   const configuration: Configuration = {
     adapter: (name: string) => (name === 'Client' ? clientAdapter : new PgOidcAdapter(deps.dataSource, name, shared)),
     jwks,
@@ -271,46 +275,30 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     return deps.clients.verifySecret(this.clientId, actual);
   };
   provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
-  // RP-initiated logout: when the user signs out of the provider's session, identity's session ends
-  // with it, before the answer leaves, and the access tokens it issued stop at every gateway (as
-  // when the session is ended from the sessions list). When the user signs only the asking client
-  // out ("Stay signed in"), the session goes on and the tokens it issued to that client stop. The
-  // library has revoked the grants that do not outlive a logout; an offline grant's refresh token
-  // keeps working. When that write fails (the database is away), the redirect still leaves (the
-  // library has ended its session). A whole session's end is retried in the background, for as
-  // long as the tokens it would stop can live (an ended session records no later token). A
-  // client's sign-out is not: a retry would also stop the tokens the app got after it, and the
-  // ones it missed expire within the access tokens' lifetime.
-  const signingOut = new WeakMap<object, Promise<void>>();
-  provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
-    const hooks = deps.sessions;
-    const uid = ctx.oidc.session?.uid;
-    const accountId = ctx.oidc.session?.accountId;
-    if (!hooks || !uid || !accountId) return;
-    const everywhere = ctx.oidc.params?.logout !== undefined;
-    const clientId = ctx.oidc.client?.clientId;
-    if (!everywhere && !clientId) return;
-    const end = () => hooks.signedOut(uid, accountId, everywhere ? undefined : clientId);
-    signingOut.set(
-      ctx,
-      end().catch((err: unknown) => {
-        deps.logger.error({ err, retrying: everywhere }, 'ending the session of a provider logout failed');
-        if (everywhere) void retryAfterFailure(end, err, { forMs: s.accessTokenSeconds * 1000, logger: deps.logger, what: 'ending the session of a provider logout' });
-      }),
-    );
-  });
+  // Identity's session of a sign-in is written before its code leaves; a logout's end before its redirect.
+  const sessionWrites = sessionEvents(provider, deps.sessions, s, deps.logger);
+  const unavailable = (ctx: KoaContextWithOIDC) => async (err: unknown) => {
+    ctx.remove('Location');
+    ctx.status = 503;
+    ctx.set('Retry-After', '5');
+    await pages.renderError(ctx, { error: 'temporarily_unavailable', error_description: 'The sign-in could not be completed. Try again in a moment.' }, err instanceof Error ? err : new Error(String(err)));
+  };
   // The token endpoint's writes go out together, after the library has answered and before the
   // answer leaves; when they cannot be written the answer is an error, and nothing was written.
   const tokenPath = `${s.prefix}/token`;
   provider.use(async (ctx, next: () => Promise<void>) => {
     if (ctx.method !== 'POST' || ctx.path !== tokenPath) {
       await next();
-      // A logout's session end, whatever spelling of the path the library's router took.
-      await signingOut.get(ctx);
+      // A sign-in's session, a logout's end, whatever spelling of the path the library's router took.
+      if ('oidc' in ctx) await sessionWrites.settle(ctx, unavailable(ctx as KoaContextWithOIDC));
       return;
     }
     try {
-      await deps.writes.collect(next);
+      await deps.writes.collect(async () => {
+        await next();
+        // A refresh's answer is kept with its rotation, or a retry's replaced by the one kept.
+        deps.refreshRetry?.settle(ctx);
+      });
     } catch (err) {
       const meanwhile = err instanceof ConsumedMeanwhile;
       if (!meanwhile) deps.logger.error({ err }, 'OpenID provider token request could not be written');
@@ -319,31 +307,12 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     }
   });
   provider.on('grant.success', (ctx) => {
+    // A retry answered with its rotation's answer issued nothing new.
+    if (deps.writes.retry()) return;
     const clientId = ctx.oidc.client?.clientId;
     const grantType = ctx.oidc.params?.grant_type;
     if (clientId && typeof grantType === 'string') deps.tokensIssued?.(clientId, grantType);
   });
-  const hooks = deps.sessions;
-  if (hooks) {
-    const failed = (err: unknown) => deps.logger.error({ err }, 'OpenID provider session record failed');
-    provider.on('authorization.success', (ctx: KoaContextWithOIDC) => {
-      const session = ctx.oidc.session;
-      if (!session?.uid || !session.accountId) return;
-      if (ctx.oidc.result?.login) {
-        hooks
-          .signedIn({
-            opSessionUid: session.uid,
-            userId: session.accountId,
-            amr: session.amr ?? [],
-            authTime: new Date((session.loginTs ?? Math.floor(Date.now() / 1000)) * 1000),
-            userAgent: (ctx.get('user-agent') ?? '').slice(0, 512),
-            ip: ctx.ip ?? '',
-            expiresAt: new Date(Date.now() + s.sessionSeconds * 1000),
-          })
-          .catch(failed);
-      } else hooks.touch(session.uid).catch(failed);
-    });
-  }
   // The library's reuse detection: a consumed refresh token at the token endpoint revokes its grant
   // (revoke.js emits grant.revoked; the revocation endpoint and code reuse are told apart by grant_type).
   provider.on('grant.revoked', (ctx, grantId: string) => {
