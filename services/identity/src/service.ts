@@ -153,7 +153,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       // The registry's clients (the console's built-in one first), or a test's own.
       const opClients = opts.clients ?? clientCache?.lookup ?? stores.clients;
       // The token endpoint's writes (one statement per request), and the sessions its tokens name.
-      const opWrites = new TokenRequestWrites(dataSource, faults?.afterOpRefreshCommit);
+      const opWrites = new TokenRequestWrites(dataSource, faults?.afterOpRefreshCommit ? () => faults.afterOpRefreshCommit?.() : undefined);
       const refreshRetry = new RefreshRetry(identityKey(config.jwt.keyEncryptionKey, 'oidc-refresh-answer'), op.refreshRetrySeconds, opWrites);
       const opSessionIds = new OpSessionIds((uid) => stores.sessions.opSessionId(uid));
       const opHost = new OpHost(
