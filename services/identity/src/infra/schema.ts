@@ -4,20 +4,14 @@ import {
   EmailActionThrottleRow,
   EmailActionTokenRow,
   LoginFailureRow,
-  MfaChallengeRow,
-  MfaRecoveryCodeRow,
-  MfaTotpRow,
   OAuthClientRow,
   OidcPayloadRow,
-  PasskeyRow,
   RefreshTokenRow,
   RevokedAccessTokenRow,
   RevokedSubjectRow,
-  SessionAccessTokenRow,
-  SessionRow,
   SigningKeyRow,
-  WebauthnChallengeRow,
 } from './entities';
+import { MfaChallengeRow, MfaRecoveryCodeRow, MfaTotpRow, PasskeyRow, SessionAccessTokenRow, SessionRow, WebauthnChallengeRow } from './factor-entities';
 import { IdentitySchema1763800000200 } from './migrations/1763800000200-identity-schema';
 import { EmailActions1763800000300 } from './migrations/1763800000300-email-actions';
 import { RevokedSubjects1763900000400 } from './migrations/1763900000400-revoked-subjects';
@@ -31,6 +25,7 @@ import { Passkeys1765000000100 } from './migrations/1765000000100-passkeys';
 import { OpSessions1765000000200 } from './migrations/1765000000200-op-sessions';
 import { OidcPayloadLookups1765100000100 } from './migrations/1765100000100-oidc-payload-lookups';
 import { SessionTokenClients1765200000100 } from './migrations/1765200000100-session-token-clients';
+import { RecoveryCodeSchemes1765300000700 } from './migrations/1765300000700-recovery-code-schemes';
 
 export const entities = [
   SigningKeyRow,
@@ -71,4 +66,5 @@ export const migrations = [
   OpSessions1765000000200,
   OidcPayloadLookups1765100000100,
   SessionTokenClients1765200000100,
+  RecoveryCodeSchemes1765300000700,
 ];
