@@ -20,6 +20,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
   const id = deps.upstreams.identity;
   const me = (token: string | null) => ({ accessToken: token ?? '' });
   const reauth = 'Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required)';
+  const mailed = 'The user is mailed about it';
 
   app.get(
     '/api/v1/me/mfa',
@@ -27,7 +28,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
       schema: {
         tags,
         summary: 'Your second factors',
-        response: { 200: MfaStatus },
+        response: { 200: MfaStatus, ...problems(403) },
       },
     },
     async (req) => id.getMfaStatus(me(req.bearerToken)),
@@ -37,8 +38,8 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
     {
       schema: {
         tags,
-        summary: 'Start enrolling an authenticator app: a pending secret, active after a right code',
-        response: { 200: TotpEnrolment, ...problems(409) },
+        summary: `Start enrolling an authenticator app: a pending secret, active after a right code. ${reauth}`,
+        response: { 200: TotpEnrolment, ...problems(403, 409) },
       },
     },
     async (req) => id.startTotp(me(req.bearerToken)),
@@ -48,9 +49,9 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
     {
       schema: {
         tags,
-        summary: 'Activate the pending authenticator app with a code from it',
+        summary: `Activate the pending authenticator app with a code from it. ${reauth}. ${mailed}`,
         body: CodeBody,
-        response: { 204: { type: 'null' }, ...problems(400, 409, 413, 415) },
+        response: { 204: { type: 'null' }, ...problems(400, 403, 409, 413, 415) },
       },
     },
     async (req, reply) => {
@@ -92,8 +93,8 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
     {
       schema: {
         tags,
-        summary: 'Creation options for registering a passkey (WebAuthn L3 JSON; user verification required)',
-        response: { 200: WebauthnOptions },
+        summary: `Creation options for registering a passkey (WebAuthn L3 JSON; user verification required). ${reauth}`,
+        response: { 200: WebauthnOptions, ...problems(403) },
       },
     },
     async (req) => optionsJson(await id.passkeyRegistrationOptions(me(req.bearerToken))),
@@ -103,9 +104,9 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
     {
       schema: {
         tags,
-        summary: 'Register a passkey: its name and the credential the browser made for the options',
+        summary: `Register a passkey: its name and the credential the browser made for the options. ${reauth}. ${mailed}`,
         body: PasskeyRegistrationBody,
-        response: { 201: Passkey, ...problems(400, 409, 413, 415) },
+        response: { 201: Passkey, ...problems(400, 403, 409, 413, 415) },
       },
     },
     async (req, reply) => {
@@ -119,7 +120,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
       schema: {
         tags,
         summary: 'Your passkeys',
-        response: { 200: PasskeyList },
+        response: { 200: PasskeyList, ...problems(403) },
       },
     },
     async (req) => ({ items: (await id.listPasskeys(me(req.bearerToken))).passkeys.map(passkeyJson) }),
@@ -132,7 +133,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
         summary: 'Rename one of your passkeys',
         params: IdParams,
         body: PasskeyRenameBody,
-        response: { 200: Passkey, ...problems(400, 404, 413, 415) },
+        response: { 200: Passkey, ...problems(400, 403, 404, 413, 415) },
       },
     },
     async (req) => passkeyJson(await id.renamePasskey({ accessToken: req.bearerToken ?? '', passkeyId: req.params.id, name: req.body.name })),
@@ -159,7 +160,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
       schema: {
         tags: ['sessions'],
         summary: 'Your sessions (sign-ins), the last used first',
-        response: { 200: SessionList },
+        response: { 200: SessionList, ...problems(403) },
       },
     },
     async (req) => ({
@@ -173,7 +174,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
         tags: ['sessions'],
         summary: 'End one of your sessions (its tokens stop working at every gateway within a second)',
         params: SessionParams,
-        response: { 204: { type: 'null' }, ...problems(400, 404) },
+        response: { 204: { type: 'null' }, ...problems(400, 403, 404) },
       },
     },
     async (req, reply) => {
@@ -190,7 +191,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
       schema: {
         tags: ['sessions'],
         summary: 'Sign out everywhere else: end every session but this one',
-        response: { 204: { type: 'null' } },
+        response: { 204: { type: 'null' }, ...problems(403) },
       },
     },
     async (req, reply) => {
