@@ -184,6 +184,9 @@ export function createSecondFactorUseCases(deps: {
 
     async redeem(mfaToken, factor) {
       const c = await findChallenge(mfaToken);
+      // An authenticator app this enrolment activates is mailed to the user (a passkey's
+      // registration mails its own): the address is asked for before anything is activated.
+      const mailTo = c.purpose === 'enrol' && 'code' in factor ? await directory.principal(c.userId) : null;
       // As a login: the attempt is reserved before the factor is checked, so at most the limit
       // of guesses is checked per lockout window, however many arrive at once.
       const slot = await stores.lockouts.reserve(c.emailHash, s.maxFailedAttempts, s.lockoutMinutes);
@@ -225,8 +228,7 @@ export function createSecondFactorUseCases(deps: {
         throw AppError.unauthenticated(INVALID_FACTOR);
       }
       const left = await stores.recoveryCodes.countLeft(c.userId);
-      // A TOTP activated by this enrolment is mailed to the user (a passkey's registration mailed its own).
-      const added = c.purpose === 'enrol' && used === 'totp' ? await directory.principal(c.userId) : null;
+      const added = used === 'totp' ? mailTo : null;
       const consumed = await uow.run(async (tx) => {
         if (!(await tx.mfaChallenges.consume(c.id))) return false;
         const e = {
