@@ -129,6 +129,7 @@ export const bodyLimits = {
       roles: { type: 'array', maxItems: 50 },
       requirePar: { type: 'boolean' },
       dpopBound: { type: 'boolean' },
+      apiPermissions: { type: 'array', maxItems: 50 },
     },
   },
   '/api/v1/clients/{id}': {
@@ -141,6 +142,7 @@ export const bodyLimits = {
       roles: { type: 'array', maxItems: 50 },
       requirePar: { type: 'boolean' },
       dpopBound: { type: 'boolean' },
+      apiPermissions: { type: 'array', maxItems: 50 },
     },
   },
 } as const satisfies Record<string, Record<string, Record<string, FieldLimits>>>;

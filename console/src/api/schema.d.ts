@@ -9502,7 +9502,9 @@ export interface operations {
                             roles: string[];
                             requirePar: boolean;
                             dpopBound: boolean;
-                            /** @description First-party clients skip consent */
+                            /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                            apiPermissions: string[];
+                            /** @description First-party clients skip consent and act with the user’s full rights */
                             firstParty: boolean;
                             /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                             builtIn: boolean;
@@ -9537,7 +9539,9 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -9680,6 +9684,8 @@ export interface operations {
                     requirePar?: boolean;
                     /** @description Access tokens must be DPoP-bound (RFC 9449) */
                     dpopBound?: boolean;
+                    /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
+                    apiPermissions?: string[];
                 };
             };
         };
@@ -9701,7 +9707,9 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -9892,7 +9900,9 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -10036,6 +10046,8 @@ export interface operations {
                     roles?: string[];
                     requirePar?: boolean;
                     dpopBound?: boolean;
+                    /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
+                    apiPermissions?: string[];
                 };
             };
         };
@@ -10057,7 +10069,9 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -10409,7 +10423,9 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;

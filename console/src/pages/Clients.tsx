@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { fieldErrors } from '../api/problem';
-import { type ClientBody, type ClientWithSecret, type OAuthClient, clientKeys, clients, roles, keys } from '../api/resources';
-import { can } from '../auth/session';
+import { type ClientBody, type ClientWithSecret, type OAuthClient, clientKeys, clients, keys, permissions, roles } from '../api/resources';
+import { can, session } from '../auth/session';
 import { Link, arrivalNotice, navigate } from '../router';
 import { PagedTable, SearchBox, useListState } from '../components/list';
 import { ConfirmButton, Notice, ProblemAlert } from '../components/ui';
@@ -47,9 +47,10 @@ interface Draft {
   roles: string[];
   requirePar: boolean;
   dpopBound: boolean;
+  apiPermissions: string[];
 }
 
-const EMPTY: Draft = { name: '', type: 'confidential', redirectUris: '', postLogoutRedirectUris: '', grantTypes: ['authorization_code', 'refresh_token'], roles: [], requirePar: false, dpopBound: false };
+const EMPTY: Draft = { name: '', type: 'confidential', redirectUris: '', postLogoutRedirectUris: '', grantTypes: ['authorization_code', 'refresh_token'], roles: [], requirePar: false, dpopBound: false, apiPermissions: [] };
 
 const draftOf = (c: OAuthClient): Draft => ({
   name: c.name,
@@ -60,6 +61,7 @@ const draftOf = (c: OAuthClient): Draft => ({
   roles: [...c.roles],
   requirePar: c.requirePar,
   dpopBound: c.dpopBound,
+  apiPermissions: [...c.apiPermissions],
 });
 
 const bodyOf = (d: Draft): ClientBody => ({
@@ -71,6 +73,7 @@ const bodyOf = (d: Draft): ClientBody => ({
   roles: d.roles,
   requirePar: d.requirePar,
   dpopBound: d.dpopBound,
+  apiPermissions: d.apiPermissions,
 });
 
 /** A client's settings (create and edit); the API checks them and its field errors show beside each field. */
@@ -81,6 +84,9 @@ function ClientForm({ initial, submitLabel, error, onSubmit, clearOnSuccess }: {
   const errs = fieldErrors(error);
   const allRoles = useQuery({ queryKey: [...keys.roles, 'all'], queryFn: roles.all, enabled: can('roles.manage') });
   const roleNames = [...new Set([...(allRoles.data?.map((r) => r.name) ?? []), ...d.roles])];
+  // Permissions the signer may list: every one with permissions.manage, else those it holds (the API checks).
+  const allPermissions = useQuery({ queryKey: [...keys.permissions, 'all'], queryFn: permissions.all, enabled: can('permissions.manage') });
+  const permissionNames = [...new Set([...(allPermissions.data?.map((p) => p.name) ?? session()?.claims.permissions ?? []), ...d.apiPermissions])].sort();
   const set = (patch: Partial<Draft>) => setD({ ...d, ...patch });
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -144,6 +150,18 @@ function ClientForm({ initial, submitLabel, error, onSubmit, clearOnSuccess }: {
         ))}
         {err('roles')}
       </fieldset>
+      <fieldset {...described('apiPermissions')}>
+        <legend>API permissions its users may delegate to it</legend>
+        <p>A third-party app asks for each as a scope of the same name; the consent page lists it, and its tokens carry the ones the user holds. None: the app gets no API permission.</p>
+        {permissionNames.map((name) => (
+          <label key={name} className="check">
+            <input type="checkbox" name="apiPermissions" value={name} checked={d.apiPermissions.includes(name)}
+              onChange={(e) => set({ apiPermissions: e.target.checked ? [...d.apiPermissions, name] : d.apiPermissions.filter((p) => p !== name) })} />{' '}
+            {name}
+          </label>
+        ))}
+        {err('apiPermissions')}
+      </fieldset>
       <fieldset>
         <legend>Security</legend>
         <label className="check"><input type="checkbox" checked={d.requirePar} onChange={(e) => set({ requirePar: e.target.checked })} /> Require pushed authorization requests (PAR)</label>
@@ -175,13 +193,14 @@ export function ClientsPage() {
       {made ? <SecretOnce client={made} /> : null}
       <ProblemAlert error={list.error} />
       {list.data ? (
-        <PagedTable list={l} page={list.data} noun="client" label="Clients" wide columns={['Name', 'Client id', 'Type', 'Grants', 'Roles']} row={(c) => (
+        <PagedTable list={l} page={list.data} noun="client" label="Clients" wide columns={['Name', 'Client id', 'Type', 'Grants', 'Roles', 'API permissions']} row={(c) => (
           <tr key={c.clientId}>
             <td>{c.builtIn ? <>{c.name} (built in)</> : <Link to={`/clients/${c.clientId}`}>{c.name}</Link>}</td>
             <td><code>{c.clientId}</code></td>
             <td>{c.type}</td>
             <td>{c.grantTypes.join(', ')}</td>
             <td>{c.roles.join(', ') || '—'}</td>
+            <td>{c.apiPermissions.join(', ') || '—'}</td>
           </tr>
         )} />
       ) : list.isPending ? <p>Loading…</p> : null}
@@ -216,13 +235,14 @@ export function ClientPage({ id }: { id: string }) {
             <>
               <section aria-labelledby="client-settings">
                 <h2 id="client-settings">Settings</h2>
+                <p>Adding a redirect URI, changing the type or turning on the device code grant ends every grant users gave the app: they are asked to consent again.</p>
                 {saved ? <Notice>Saved.</Notice> : null}
                 <ClientForm key={c.updatedAt} initial={draftOf(c)} submitLabel="Save" error={update.error} onSubmit={(b) => { setSaved(false); return update.mutateAsync(b); }} />
               </section>
               {c.type === 'confidential' ? (
                 <section aria-labelledby="client-secret">
                   <h2 id="client-secret">Secret</h2>
-                  <p>A new secret replaces the current one at once: the old one stops working.</p>
+                  <p>A new secret replaces the current one at once: the old one stops working, and every user of the app is asked to consent again.</p>
                   <ProblemAlert error={rotate.error} />
                   <ConfirmButton label="Rotate secret" confirmLabel={`Confirm new secret for ${c.name}`} onConfirm={() => rotate.mutate()} />
                 </section>

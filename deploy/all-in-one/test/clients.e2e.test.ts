@@ -218,7 +218,8 @@ describe('OAuth clients API (end to end)', () => {
     expect(items.map((i) => i.action).sort()).toEqual(['client.created', 'client.deleted', 'client.secret.rotated', 'client.updated', 'sessions.revoked']);
     expect(items.every((i) => i.actor.type === 'user' && i.actor.id)).toBe(true);
     expect(items.find((i) => i.action === 'client.updated')!.changes).toEqual([{ field: 'name', before: made.name, after: 'Audited' }]);
-    expect(items.find((i) => i.action === 'client.secret.rotated')!.changes).toEqual([{ field: 'clientSecret', redacted: true }]);
+    // A rotation ends the grants users gave the client (none here).
+    expect(items.find((i) => i.action === 'client.secret.rotated')!.changes).toEqual([{ field: 'clientSecret', redacted: true }, { field: 'grantsRevoked', after: 0 }]);
     expect(trail.text).not.toContain(made.clientSecret);
     expect(trail.text).not.toContain(rotated.clientSecret);
   });

@@ -10,7 +10,7 @@ import { readAuditConfig } from '@iam/audit';
 import { readCommerceConfig } from '@iam/commerce';
 import { readDirectoryConfig } from '@iam/directory';
 import { ResponseChecker, type RunningGateway, readGatewayConfig } from '@iam/gateway';
-import { type ClientLookup, readIdentityConfig } from '@iam/identity';
+import { type AuthFaults, type ClientLookup, readIdentityConfig } from '@iam/identity';
 import { type MemoryMailbox, readNotificationConfig } from '@iam/notification';
 import { type EventBus, JetStreamEventBus, Lifecycle, type RunningService, readConfig } from '@iam/platform';
 import {
@@ -64,6 +64,8 @@ export async function startTestSystem(
     mailbox?: MemoryMailbox;
     /** The OpenID provider's clients, in place of the database's (tests with static clients). */
     identityClients?: ClientLookup;
+    /** Fault hooks of identity (e.g. a delayed session write). */
+    identityFaults?: AuthFaults;
   } = {},
 ): Promise<TestSystem> {
   const logger = opts.logLines ? pino({ level: 'debug' }, { write: (l: string) => void opts.logLines!.push(l) }) : testLogger();
@@ -133,6 +135,7 @@ export async function startTestSystem(
     callKey: TEST_CALL_KEY,
     mailbox: opts.mailbox,
     identityClients: opts.identityClients,
+    identityFaults: opts.identityFaults,
   });
   const { gateways } = system;
   await eventually(async () => {
@@ -243,7 +246,7 @@ export interface SignedIn {
  * A new user holding `permissions` through a new role of their own (made by `adminToken` through
  * the Full profile), signed in: the token carries those permissions.
  */
-export async function userHolding(base: string, adminToken: string, permissions: readonly string[]): Promise<SignedIn & { roleId: string; roleName: string }> {
+export async function userHolding(base: string, adminToken: string, permissions: readonly string[]): Promise<SignedIn & { roleId: string; roleName: string; password: string }> {
   const role = await http(base, 'POST', '/api/v1/roles', { token: adminToken, body: { name: `holders-${randomBytes(4).toString('hex')}`, description: permissions.join(', ') } });
   if (role.status !== 201) throw new Error(`role: ${role.status} ${role.text}`);
   for (const name of permissions) {
@@ -257,5 +260,5 @@ export async function userHolding(base: string, adminToken: string, permissions:
   const user = await http(base, 'POST', '/api/v1/users', { token: adminToken, body: { firstName: 'Holder', lastName: 'Of Rights', email, password, roles: [role.json.name] } });
   if (user.status !== 201) throw new Error(`user: ${user.status} ${user.text}`);
   const login = await http(base, 'POST', '/api/v1/auth/generate-jwt', { body: { email, password } });
-  return { id: user.json.id, email, token: login.json.token, roleId: role.json.id, roleName: role.json.name };
+  return { id: user.json.id, email, password, token: login.json.token, roleId: role.json.id, roleName: role.json.name };
 }

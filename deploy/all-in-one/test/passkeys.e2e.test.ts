@@ -33,6 +33,7 @@ const RP: OAuthClient = {
   roles: [],
   requirePar: false,
   dpopBound: false,
+  apiPermissions: [],
   firstParty: true,
   builtIn: false,
   createdAt: now,

@@ -30,6 +30,7 @@ function clientJson(c: identityClientsV1.OAuthClient | undefined) {
     roles: c.roles,
     requirePar: c.requirePar,
     dpopBound: c.dpopBound,
+    apiPermissions: c.apiPermissions,
     firstParty: c.firstParty,
     builtIn: c.builtIn,
     createdAt: c.createdAt!,
@@ -101,6 +102,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<ClientRoutesOptions> = asyn
           roles: b.roles ?? [],
           requirePar: b.requirePar ?? false,
           dpopBound: b.dpopBound ?? false,
+          apiPermissions: b.apiPermissions ?? [],
         }),
       );
       return reply.code(201).header('location', `${PATH}/${created.clientId}`).send(created);
@@ -131,6 +133,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<ClientRoutesOptions> = asyn
           roles: list(b.roles),
           requirePar: b.requirePar,
           dpopBound: b.dpopBound,
+          apiPermissions: list(b.apiPermissions),
         }),
       );
     },

@@ -21,6 +21,12 @@ const ClientRoles = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   description: 'Names of existing roles whose permissions a service account (client_credentials) carries; you must hold every permission of each (only an Administrator gives Administrator)',
 });
 
+const ApiPermissions = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: 50,
+  description:
+    'Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console',
+});
+
 export const OAuthClient = Type.Object(
   {
     clientId: ClientId,
@@ -32,7 +38,8 @@ export const OAuthClient = Type.Object(
     roles: Type.Array(Type.String()),
     requirePar: Type.Boolean(),
     dpopBound: Type.Boolean(),
-    firstParty: Type.Boolean({ description: 'First-party clients skip consent' }),
+    apiPermissions: Type.Array(Type.String(), { description: 'The API permissions its users may delegate to it (asked as scopes of the same names)' }),
+    firstParty: Type.Boolean({ description: 'First-party clients skip consent and act with the user’s full rights' }),
     builtIn: Type.Boolean({ description: 'From the configuration (iam-console): cannot be changed, deleted or given a secret' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -60,6 +67,7 @@ export const CreateClientBody = Type.Object(
     roles: Type.Optional(ClientRoles),
     requirePar: Type.Optional(Type.Boolean({ description: 'Pushed authorization requests required (RFC 9126)' })),
     dpopBound: Type.Optional(Type.Boolean({ description: 'Access tokens must be DPoP-bound (RFC 9449)' })),
+    apiPermissions: Type.Optional(ApiPermissions),
   },
   { additionalProperties: false },
 );
@@ -75,6 +83,7 @@ export const UpdateClientBody = Type.Object(
     roles: Type.Optional(ClientRoles),
     requirePar: Type.Optional(Type.Boolean()),
     dpopBound: Type.Optional(Type.Boolean()),
+    apiPermissions: Type.Optional(ApiPermissions),
   },
   { additionalProperties: false },
 );

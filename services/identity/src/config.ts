@@ -42,6 +42,11 @@ export interface IdentityConfig {
     readonly cookieKey: Buffer;
     /** OIDC_SESSION_TTL: how long a provider session (a sign-in at the provider) lasts, seconds. */
     readonly sessionSeconds: number;
+    /**
+     * OIDC_REFRESH_RETRY_SECONDS (10): a refresh token presented again this soon after its rotation,
+     * its successor unused, gets the same answer again (a client that lost it); 0 = every reuse revokes.
+     */
+    readonly refreshRetrySeconds: number;
   };
   readonly auth: {
     readonly maxFailedAttempts: number;
@@ -131,11 +136,12 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       prefix: '/oidc',
       cookieKey: e.key('OIDC_COOKIE_KEY', { required: false }) ?? derivedCookieKey(keyEncryptionKey),
       sessionSeconds: e.int('OIDC_SESSION_TTL', { default: 1_209_600, min: 300, max: 31_536_000 }),
+      refreshRetrySeconds: e.int('OIDC_REFRESH_RETRY_SECONDS', { default: 10, min: 0, max: 60 }),
     },
     auth: {
       maxFailedAttempts: e.int('AUTH_MAX_FAILED_ATTEMPTS', { default: 5, min: 1, max: 1_000 }),
       lockoutMinutes: e.int('AUTH_LOCKOUT_MINUTES', { default: 15, min: 1, max: 10_080 }),
-      refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 10, min: 0, max: 300 }),
+      refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 0, min: 0, max: 300 }),
       resetRemovesFactorsHours: e.int('AUTH_RESET_REMOVES_FACTORS_HOURS', { default: 24, min: 0, max: 8_760 }),
     },
     mfa: { requiredRoles: roleList(e, 'MFA_REQUIRED_ROLES') },

@@ -36,6 +36,7 @@ import { OpHost } from './infra/oidc/op-host';
 import { purgeExpiredOidc, revokeOidcSubject } from './infra/oidc/pg-adapter';
 import { createProvider } from './infra/oidc/provider';
 import { OpSessionIds } from './infra/oidc/session-ids';
+import { RefreshRetry } from './infra/oidc/refresh-retry';
 import { TokenRequestWrites } from './infra/oidc/token-writes';
 import { opTokenWrites } from './infra/mfa-stores';
 
@@ -174,7 +175,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         directory,
       });
       // The token endpoint's writes (one statement per request), and the sessions its tokens name.
-      const opWrites = new TokenRequestWrites(dataSource);
+      const opWrites = new TokenRequestWrites(dataSource, faults?.afterOpRefreshCommit);
+      const refreshRetry = new RefreshRetry(identityKey(config.jwt.keyEncryptionKey, 'oidc-refresh-answer'), op.refreshRetrySeconds, opWrites);
       const opSessionIds = new OpSessionIds((uid) => stores.sessions.opSessionId(uid));
       const opHost = new OpHost(
         () => keys.privateJwks(),
@@ -194,6 +196,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
             {
               dataSource,
               writes: opWrites,
+              refreshRetry,
               clients: opClients,
               principal: (id) => tokenDirectory.principal(id),
               // Without MFA_REQUIRED_ROLES nothing is asked of a session (no principal read per authorization).
@@ -202,6 +205,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               tokensIssued: (clientId, grantType) => opAudit.tokensIssued(clientId, grantType),
               sessions: {
                 signedIn: async (x) => {
+                  await faults?.beforeOpSessionWrite?.();
                   await stores.sessions.startOp({ id: randomUUID(), ...x });
                 },
                 touch: (uid) => stores.sessions.touchOp(uid),
@@ -221,7 +225,16 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         logger,
       );
       await opHost.provider();
-      const opServer = await startOpServer(opRequestHandler({ prefix: op.prefix, provider: () => opHost.provider(), auth, secondFactor, passkeys, audit: opAudit, logger }), rt.bindHost, op.port);
+      const opServer = await startOpServer(opRequestHandler({
+          prefix: op.prefix,
+          provider: () => opHost.provider(),
+          auth,
+          secondFactor,
+          passkeys,
+          audit: opAudit,
+          permissions: (names) => directory.resolvePermissions(names),
+          logger,
+        }), rt.bindHost, op.port);
       logger.info({ port: opServer.port, issuer: op.publicUrl }, 'OpenID provider listening');
       opts.onOpListening?.(opServer.port);
       return {
@@ -236,6 +249,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         housekeeping: async () => {
           await purgeExpired(dataSource, config.auth.lockoutMinutes);
           await purgeExpiredOidc(dataSource);
+          await refreshRetry.purge(dataSource);
         },
         stop: async () => {
           await new Promise<void>((resolve) => opServer.server.close(() => resolve()));
@@ -252,11 +266,12 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
 
 /**
  * A key of identity's own for one use (`totp-secret` seals TOTP secrets,
- * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges, `recovery-code` keys
- * the recovery codes' digests), derived from the
+ * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges,
+ * `oidc-refresh-answer` seals the answers a refresh retry may get again, `recovery-code` keys the
+ * recovery codes' digests), derived from the
  * key-encryption key (config.ts derivedKey): held by identity alone, unlike EMAIL_ACTION_KEY,
  * shared with notification.
  */
-function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge' | 'recovery-code'): Buffer {
+function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge' | 'oidc-refresh-answer' | 'recovery-code'): Buffer {
   return derivedKey(keyEncryptionKey, `iam/identity/${use}/v1`);
 }

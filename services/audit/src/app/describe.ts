@@ -152,7 +152,7 @@ async function describeOrder(subject: typeof SUBJECTS.orderPlaced | typeof SUBJE
   };
 }
 
-const CLIENT_FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'grantTypes', 'roles', 'requirePar', 'dpopBound'] as const;
+const CLIENT_FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'grantTypes', 'roles', 'requirePar', 'dpopBound', 'apiPermissions'] as const;
 const CLIENT_ACTIONS: Partial<Record<EventSubject, string>> = {
   [SUBJECTS.clientCreated]: 'client.created',
   [SUBJECTS.clientUpdated]: 'client.updated',
@@ -169,8 +169,10 @@ function describeClient(subject: typeof SUBJECTS.clientCreated, data: Uint8Array
   const after = clientView(e.after) ?? {};
   if (action === 'client.created') return { action, target, changes: created(CLIENT_FIELDS, after) };
   if (action === 'client.deleted') return { action, target, changes: changesOf(['name'], after, undefined) };
-  if (action === 'client.secret.rotated') return { action, target, changes: [{ field: 'clientSecret', redacted: true }] };
-  return { action, target, changes: changesOf(e.changedFields, clientView(e.before), after) };
+  // A change that could let a new party receive the client's codes ended the users' grants: how many.
+  const revoked: FieldChange[] = e.grantsRevoked ? [{ field: 'grantsRevoked', after: e.grantsRevokedCount }] : [];
+  if (action === 'client.secret.rotated') return { action, target, changes: [{ field: 'clientSecret', redacted: true }, ...revoked] };
+  return { action, target, changes: [...changesOf(e.changedFields, clientView(e.before), after), ...revoked] };
 }
 
 /** What an event of a subject this build knows says (the projection updated on the way). */

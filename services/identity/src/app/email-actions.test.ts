@@ -40,6 +40,7 @@ describe('email-action requests (recorded before the 202, processed from the tab
     },
     markEmailVerified: () => Promise.reject(new Error('not used')),
     resolveRoles: () => Promise.reject(new Error('not used')),
+    resolvePermissions: () => Promise.reject(new Error('not used')),
   };
 
   /** A fresh instance: what a restarted process would build. */

@@ -47,6 +47,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     resetPassword: () => Promise.reject(new Error('not used')),
     markEmailVerified: () => Promise.reject(new Error('not used')),
     resolveRoles: () => Promise.reject(new Error('not used')),
+    resolvePermissions: () => Promise.reject(new Error('not used')),
   };
 
   const user = (): Principal => {

@@ -12,7 +12,7 @@ import type { DataSource } from 'typeorm';
 import type { Principal } from '../domain/model';
 import type { Directory } from '../domain/ports';
 import { entities, migrations } from '../infra/schema';
-import { RecoveryCodeSchemes1765300000700 } from '../infra/migrations/1765300000700-recovery-code-schemes';
+import { RecoveryCodeSchemes1765400000300 } from '../infra/migrations/1765400000300-recovery-code-schemes';
 import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
 import { createAccountAccess } from './account-access';
 import { emailKey } from './auth';
@@ -36,6 +36,7 @@ describe('recovery codes: 112-bit codes, keyed digests, legacy rows re-keyed', (
     resetPassword: () => Promise.reject(new Error('not used')),
     markEmailVerified: () => Promise.reject(new Error('not used')),
     resolveRoles: () => Promise.reject(new Error('not used')),
+    resolvePermissions: () => Promise.reject(new Error('not used')),
   };
   /** Users with an active authenticator app (recovery codes back a factor up), made before the migration too. */
   const legacyUser = { userId: randomUUID(), firstName: 'L', lastName: 'G', email: `legacy-${randomUUID()}@example.com`, roles: [], permissions: [], emailVerified: true };
@@ -48,7 +49,7 @@ describe('recovery codes: 112-bit codes, keyed digests, legacy rows re-keyed', (
   beforeAll(async () => {
     db = await createTestDatabase('recovery_codes');
     // The schema as it was before the scheme column, holding codes stored the old way.
-    const before = createDataSource({ url: db.url, name: 'identity', entities, migrations: migrations.slice(0, migrations.indexOf(RecoveryCodeSchemes1765300000700)), logger });
+    const before = createDataSource({ url: db.url, name: 'identity', entities, migrations: migrations.slice(0, migrations.indexOf(RecoveryCodeSchemes1765400000300)), logger });
     await before.initialize();
     await migrate(before, 'identity', logger);
     for (const c of legacyCodes) {

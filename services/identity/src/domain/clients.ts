@@ -11,6 +11,9 @@ export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credent
 
 export const GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'];
 
+/** The OpenID scopes of the provider (DESIGN §5); an API permission is asked as a scope of its own name, never one of these. */
+export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
+
 /** A client's own settings (what the clients API writes). */
 export interface ClientSettings {
   readonly name: string;
@@ -25,6 +28,13 @@ export interface ClientSettings {
   readonly requirePar: boolean;
   /** Access tokens must be DPoP-bound (`dpop_bound_access_tokens`). */
   readonly dpopBound: boolean;
+  /**
+   * The ceiling of what the client's users may delegate to it at the API (a third-party client):
+   * permission names, each asked as a scope of the same name and shown on the consent page. Its
+   * users' API tokens carry the granted ones they hold, and no roles (README "API permissions of
+   * third-party clients"). Ignored for the first-party console, which acts with the user's rights.
+   */
+  readonly apiPermissions: readonly string[];
 }
 
 /** A client as the provider reads it: its settings and what the registry says of it. */
@@ -115,6 +125,7 @@ export function builtInClients(publicUrl: string): readonly ClientRecord[] {
       roles: [],
       requirePar: false,
       dpopBound: false,
+      apiPermissions: [],
       firstParty: true,
       builtIn: true,
       createdAt: epoch,

@@ -32,6 +32,8 @@ export interface Directory {
   markEmailVerified(userId: string, emailHash: Buffer): Promise<void>;
   /** The live roles among `names` (case-insensitive) with their live permissions; unknown names are absent. */
   resolveRoles(names: readonly string[]): Promise<Array<{ name: string; permissions: string[] }>>;
+  /** The live permissions among `names` (case-insensitive), as the directory spells them, with their descriptions; unknown names are absent. */
+  resolvePermissions(names: readonly string[]): Promise<Array<{ name: string; description: string }>>;
 }
 
 export type EmailPurpose = 'password_reset' | 'email_verification';
@@ -355,12 +357,15 @@ export interface IdentityStores {
 
 /**
  * The OpenID provider's stored records, seen from the use cases: ending a client's grants in the
- * transaction that deletes the client, so no refresh token, code or device code of a deleted
- * client outlives the commit (the provider also refuses an unknown client on its own).
+ * transaction that deletes or re-points the client, so no consent, refresh token, code or device
+ * code of it outlives the commit (the provider also refuses an unknown client on its own).
  */
 export interface ProviderGrantStore {
-  /** Deletes every grant, code, token and device code of the client; answers how many records went. */
-  endClient(clientId: string): Promise<number>;
+  /**
+   * Deletes every grant (users' consents), code, token and device code of the client; answers how
+   * many records went and how many of them were grants.
+   */
+  endClient(clientId: string): Promise<{ records: number; grants: number }>;
 }
 
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */

@@ -17,6 +17,7 @@ interface ClientRowSql {
   roles: string[];
   require_par: boolean;
   dpop_bound: boolean;
+  api_permissions: string[];
   first_party: boolean;
   created_at: Date;
   updated_at: Date;
@@ -24,8 +25,8 @@ interface ClientRowSql {
   version: number;
 }
 
-const COLUMNS = `client_id, name, type, redirect_uris, post_logout_redirect_uris, grant_types, roles, require_par, dpop_bound, first_party,
-  created_at, updated_at, deleted_at, version`;
+const COLUMNS = `client_id, name, type, redirect_uris, post_logout_redirect_uris, grant_types, roles, require_par, dpop_bound, api_permissions,
+  first_party, created_at, updated_at, deleted_at, version`;
 
 const isGrant = (g: string): g is GrantType => (GRANT_TYPES as readonly string[]).includes(g);
 
@@ -40,6 +41,7 @@ function toRecord(r: ClientRowSql): ClientRecord {
     roles: r.roles,
     requirePar: r.require_par,
     dpopBound: r.dpop_bound,
+    apiPermissions: r.api_permissions,
     firstParty: r.first_party,
     builtIn: false,
     createdAt: r.created_at,
@@ -130,9 +132,9 @@ export class PgClientStore implements ClientStore, ClientSecrets {
 
   async insert(c: ClientSettings & { clientId: string; firstParty: boolean; secretHash: Buffer | null }): Promise<ClientRecord> {
     const [row] = await this.m.query<ClientRowSql[]>(
-      `INSERT INTO oauth_clients (client_id, name, type, secret_hash, redirect_uris, post_logout_redirect_uris, grant_types, roles, require_par, dpop_bound, first_party)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-      [c.clientId, c.name, c.type, c.secretHash, c.redirectUris, c.postLogoutRedirectUris, c.grantTypes, c.roles, c.requirePar, c.dpopBound, c.firstParty],
+      `INSERT INTO oauth_clients (client_id, name, type, secret_hash, redirect_uris, post_logout_redirect_uris, grant_types, roles, require_par, dpop_bound, first_party, api_permissions)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
+      [c.clientId, c.name, c.type, c.secretHash, c.redirectUris, c.postLogoutRedirectUris, c.grantTypes, c.roles, c.requirePar, c.dpopBound, c.firstParty, c.apiPermissions],
     );
     return toRecord(row!);
   }
@@ -142,9 +144,9 @@ export class PgClientStore implements ClientStore, ClientSecrets {
     const [rows] = await this.m.query<[ClientRowSql[], number]>(
       `UPDATE oauth_clients SET name = $3, type = $4, redirect_uris = $5, post_logout_redirect_uris = $6, grant_types = $7, roles = $8,
               require_par = $9, dpop_bound = $10, secret_hash = CASE WHEN $11 THEN secret_hash ELSE $12::bytea END,
-              updated_at = now(), version = version + 1
+              api_permissions = $13, updated_at = now(), version = version + 1
         WHERE client_id = $1 AND version = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
-      [clientId, version, s.name, s.type, s.redirectUris, s.postLogoutRedirectUris, s.grantTypes, s.roles, s.requirePar, s.dpopBound, keepSecret, s.secretHash ?? null],
+      [clientId, version, s.name, s.type, s.redirectUris, s.postLogoutRedirectUris, s.grantTypes, s.roles, s.requirePar, s.dpopBound, keepSecret, s.secretHash ?? null, s.apiPermissions],
     );
     const row = rows[0];
     return row ? toRecord(row) : null;

@@ -1,5 +1,5 @@
 /** TypeORM mappings of the identity schema (created by migrations; checked against them by a test). */
-import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** JWT signing keys; the private half sealed with the key-encryption key. */
 @Entity({ name: 'signing_keys' })
@@ -216,59 +216,7 @@ export class EmailActionRequestRow {
   context!: Record<string, string> | null;
 }
 
-/**
- * OAuth clients (DESIGN §5): only the SHA-256 of a confidential client's secret; soft-deleted;
- * `version` increases with every change (optimistic updates).
- */
-@Entity({ name: 'oauth_clients' })
-@Index('ix_oauth_clients_order', ['createdAt', 'clientId'])
-@Check('ck_oauth_clients_type', `"type" IN ('public', 'confidential')`)
-export class OAuthClientRow {
-  @PrimaryColumn('text', { name: 'client_id' })
-  clientId!: string;
-
-  @Column('text')
-  name!: string;
-
-  @Column('text')
-  type!: string;
-
-  @Column('bytea', { name: 'secret_hash', nullable: true })
-  secretHash!: Buffer | null;
-
-  @Column('text', { name: 'redirect_uris', array: true, default: () => "'{}'" })
-  redirectUris!: string[];
-
-  @Column('text', { name: 'post_logout_redirect_uris', array: true, default: () => "'{}'" })
-  postLogoutRedirectUris!: string[];
-
-  @Column('text', { name: 'grant_types', array: true, default: () => "'{}'" })
-  grantTypes!: string[];
-
-  @Column('text', { array: true, default: () => "'{}'" })
-  roles!: string[];
-
-  @Column('boolean', { name: 'require_par', default: false })
-  requirePar!: boolean;
-
-  @Column('boolean', { name: 'dpop_bound', default: false })
-  dpopBound!: boolean;
-
-  @Column('boolean', { name: 'first_party', default: false })
-  firstParty!: boolean;
-
-  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
-  createdAt!: Date;
-
-  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
-  updatedAt!: Date;
-
-  @Column('timestamptz', { name: 'deleted_at', nullable: true })
-  deletedAt!: Date | null;
-
-  @Column('integer', { default: 1 })
-  version!: number;
-}
+export { OAuthClientRow } from './client-entity';
 
 /** The OpenID provider's records (oidc-provider adapter model; see infra/oidc/pg-adapter.ts). */
 @Entity({ name: 'oidc_payloads' })
@@ -277,6 +225,7 @@ export class OAuthClientRow {
 @Index('ix_oidc_payloads_uid', ['uid'], { where: '"uid" IS NOT NULL' })
 @Index('ix_oidc_payloads_account', ['accountId'])
 @Index('ix_oidc_payloads_expires', ['expiresAt'])
+@Index('ix_oidc_payloads_retry', ['consumedAt'], { where: '"retry_answer" IS NOT NULL' })
 export class OidcPayloadRow {
   @PrimaryColumn('varchar', { length: 40 })
   kind!: string;
@@ -304,4 +253,12 @@ export class OidcPayloadRow {
 
   @Column('timestamptz', { name: 'consumed_at', nullable: true })
   consumedAt!: Date | null;
+
+  /** A rotated refresh token's answer, sealed, for a retry within the window (refresh-retry.ts). */
+  @Column('bytea', { name: 'retry_answer', nullable: true })
+  retryAnswer!: Buffer | null;
+
+  /** The successor that rotation issued (a retry is answered only while it is unused). */
+  @Column('varchar', { name: 'successor_id', length: 200, nullable: true })
+  successorId!: string | null;
 }

@@ -25,7 +25,9 @@ import { Passkeys1765000000100 } from './migrations/1765000000100-passkeys';
 import { OpSessions1765000000200 } from './migrations/1765000000200-op-sessions';
 import { OidcPayloadLookups1765100000100 } from './migrations/1765100000100-oidc-payload-lookups';
 import { SessionTokenClients1765200000100 } from './migrations/1765200000100-session-token-clients';
-import { RecoveryCodeSchemes1765300000700 } from './migrations/1765300000700-recovery-code-schemes';
+import { OidcRefreshRetry1765300000100 } from './migrations/1765300000100-oidc-refresh-retry';
+import { ClientApiPermissions1765300000700 } from './migrations/1765300000700-client-api-permissions';
+import { RecoveryCodeSchemes1765400000300 } from './migrations/1765400000300-recovery-code-schemes';
 
 export const entities = [
   SigningKeyRow,
@@ -66,5 +68,7 @@ export const migrations = [
   OpSessions1765000000200,
   OidcPayloadLookups1765100000100,
   SessionTokenClients1765200000100,
-  RecoveryCodeSchemes1765300000700,
+  OidcRefreshRetry1765300000100,
+  ClientApiPermissions1765300000700,
+  RecoveryCodeSchemes1765400000300,
 ];

@@ -30,5 +30,6 @@ export function clientMetadata(c: OAuthClient, o: ClientMetadataOptions): Record
     id_token_signed_response_alg: o.alg,
     'urn:iam:first_party': c.firstParty,
     'urn:iam:roles': [...c.roles],
+    'urn:iam:api_permissions': [...c.apiPermissions],
   };
 }

@@ -139,6 +139,8 @@ export interface ClientState {
   roles: string[];
   requirePar: boolean;
   dpopBound: boolean;
+  /** The ceiling of the permissions its users may delegate to it (asked as scopes). */
+  apiPermissions: string[];
 }
 
 /**
@@ -161,6 +163,15 @@ export interface ClientChanged {
    * "clientSecret" when a type change gave or took a secret (never its value).
    */
   changedFields: string[];
+  /**
+   * identity.client.updated | identity.client.secret_rotated: the change could let a new party
+   * receive the client's codes or tokens (a redirect URI added, the type changed, the device code
+   * grant turned on, the secret rotated), so every grant users gave the client ended with it, in
+   * the same transaction (their consents, codes, refresh tokens, device codes and API tokens).
+   */
+  grantsRevoked: boolean;
+  /** With grants_revoked: how many users' grants (consents) ended. */
+  grantsRevokedCount: number;
 }
 
 /**
@@ -1046,6 +1057,7 @@ function createBaseClientState(): ClientState {
     roles: [],
     requirePar: false,
     dpopBound: false,
+    apiPermissions: [],
   };
 }
 
@@ -1074,6 +1086,9 @@ export const ClientState: MessageFns<ClientState> = {
     }
     if (message.dpopBound !== false) {
       writer.uint32(64).bool(message.dpopBound);
+    }
+    for (const v of message.apiPermissions) {
+      writer.uint32(74).string(v!);
     }
     return writer;
   },
@@ -1155,6 +1170,14 @@ export const ClientState: MessageFns<ClientState> = {
             message.dpopBound = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.apiPermissions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1180,12 +1203,20 @@ export const ClientState: MessageFns<ClientState> = {
     message.roles = object.roles?.map((e) => e) || [];
     message.requirePar = object.requirePar ?? false;
     message.dpopBound = object.dpopBound ?? false;
+    message.apiPermissions = object.apiPermissions?.map((e) => e) || [];
     return message;
   },
 };
 
 function createBaseClientChanged(): ClientChanged {
-  return { clientId: "", after: undefined, before: undefined, changedFields: [] };
+  return {
+    clientId: "",
+    after: undefined,
+    before: undefined,
+    changedFields: [],
+    grantsRevoked: false,
+    grantsRevokedCount: 0,
+  };
 }
 
 export const ClientChanged: MessageFns<ClientChanged> = {
@@ -1201,6 +1232,12 @@ export const ClientChanged: MessageFns<ClientChanged> = {
     }
     for (const v of message.changedFields) {
       writer.uint32(34).string(v!);
+    }
+    if (message.grantsRevoked !== false) {
+      writer.uint32(40).bool(message.grantsRevoked);
+    }
+    if (message.grantsRevokedCount !== 0) {
+      writer.uint32(48).int32(message.grantsRevokedCount);
     }
     return writer;
   },
@@ -1250,6 +1287,22 @@ export const ClientChanged: MessageFns<ClientChanged> = {
             message.changedFields.push(reader.string());
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.grantsRevoked = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.grantsRevokedCount = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1275,6 +1328,8 @@ export const ClientChanged: MessageFns<ClientChanged> = {
       ? ClientState.fromPartial(object.before)
       : undefined;
     message.changedFields = object.changedFields?.map((e) => e) || [];
+    message.grantsRevoked = object.grantsRevoked ?? false;
+    message.grantsRevokedCount = object.grantsRevokedCount ?? 0;
     return message;
   },
 };

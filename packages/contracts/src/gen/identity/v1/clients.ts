@@ -40,7 +40,14 @@ export interface OAuthClient {
   builtIn: boolean;
   createdAt: Date | undefined;
   updatedAt: Date | undefined;
-  deletedAt: Date | undefined;
+  deletedAt:
+    | Date
+    | undefined;
+  /**
+   * The API permissions users may delegate to this (third-party) client, each asked as a scope of
+   * the same name: the ceiling of its users' API tokens.
+   */
+  apiPermissions: string[];
 }
 
 export interface ListClientsRequest {
@@ -73,6 +80,7 @@ export interface CreateClientRequest {
   roles: string[];
   requirePar: boolean;
   dpopBound: boolean;
+  apiPermissions: string[];
 }
 
 /** A client and, for a confidential client just created or rotated, its secret (empty otherwise). */
@@ -97,6 +105,7 @@ export interface UpdateClientRequest {
   roles: StringList | undefined;
   requirePar?: boolean | undefined;
   dpopBound?: boolean | undefined;
+  apiPermissions: StringList | undefined;
 }
 
 export interface ClientIdRequest {
@@ -122,6 +131,7 @@ function createBaseOAuthClient(): OAuthClient {
     createdAt: undefined,
     updatedAt: undefined,
     deletedAt: undefined,
+    apiPermissions: [],
   };
 }
 
@@ -168,6 +178,9 @@ export const OAuthClient: MessageFns<OAuthClient> = {
     }
     if (message.deletedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.deletedAt), writer.uint32(114).fork()).join();
+    }
+    for (const v of message.apiPermissions) {
+      writer.uint32(122).string(v!);
     }
     return writer;
   },
@@ -297,6 +310,14 @@ export const OAuthClient: MessageFns<OAuthClient> = {
             message.deletedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.apiPermissions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -328,6 +349,7 @@ export const OAuthClient: MessageFns<OAuthClient> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.deletedAt = object.deletedAt ?? undefined;
+    message.apiPermissions = object.apiPermissions?.map((e) => e) || [];
     return message;
   },
 };
@@ -567,6 +589,7 @@ function createBaseCreateClientRequest(): CreateClientRequest {
     roles: [],
     requirePar: false,
     dpopBound: false,
+    apiPermissions: [],
   };
 }
 
@@ -595,6 +618,9 @@ export const CreateClientRequest: MessageFns<CreateClientRequest> = {
     }
     if (message.dpopBound !== false) {
       writer.uint32(64).bool(message.dpopBound);
+    }
+    for (const v of message.apiPermissions) {
+      writer.uint32(74).string(v!);
     }
     return writer;
   },
@@ -676,6 +702,14 @@ export const CreateClientRequest: MessageFns<CreateClientRequest> = {
             message.dpopBound = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.apiPermissions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -701,6 +735,7 @@ export const CreateClientRequest: MessageFns<CreateClientRequest> = {
     message.roles = object.roles?.map((e) => e) || [];
     message.requirePar = object.requirePar ?? false;
     message.dpopBound = object.dpopBound ?? false;
+    message.apiPermissions = object.apiPermissions?.map((e) => e) || [];
     return message;
   },
 };
@@ -840,6 +875,7 @@ function createBaseUpdateClientRequest(): UpdateClientRequest {
     roles: undefined,
     requirePar: undefined,
     dpopBound: undefined,
+    apiPermissions: undefined,
   };
 }
 
@@ -871,6 +907,9 @@ export const UpdateClientRequest: MessageFns<UpdateClientRequest> = {
     }
     if (message.dpopBound !== undefined) {
       writer.uint32(72).bool(message.dpopBound);
+    }
+    if (message.apiPermissions !== undefined) {
+      StringList.encode(message.apiPermissions, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -960,6 +999,14 @@ export const UpdateClientRequest: MessageFns<UpdateClientRequest> = {
             message.dpopBound = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.apiPermissions = StringList.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -995,6 +1042,9 @@ export const UpdateClientRequest: MessageFns<UpdateClientRequest> = {
       : undefined;
     message.requirePar = object.requirePar ?? undefined;
     message.dpopBound = object.dpopBound ?? undefined;
+    message.apiPermissions = (object.apiPermissions !== undefined && object.apiPermissions !== null)
+      ? StringList.fromPartial(object.apiPermissions)
+      : undefined;
     return message;
   },
 };

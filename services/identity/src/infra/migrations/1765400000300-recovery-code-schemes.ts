@@ -7,8 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * (an HMAC of that digest under a key outside the database); new codes are 'hmac'. No default:
  * every insert names its scheme.
  */
-export class RecoveryCodeSchemes1765300000700 implements MigrationInterface {
-  name = 'RecoveryCodeSchemes1765300000700';
+export class RecoveryCodeSchemes1765400000300 implements MigrationInterface {
+  name = 'RecoveryCodeSchemes1765400000300';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE "mfa_recovery_codes" ADD COLUMN "scheme" text NOT NULL DEFAULT 'sha256'`);
