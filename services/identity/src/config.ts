@@ -57,6 +57,12 @@ export interface IdentityConfig {
      * family stays valid; reuse after it, or of an older token, revokes the family.
      */
     readonly refreshReuseGraceSeconds: number;
+    /**
+     * AUTH_RESET_REMOVES_FACTORS_HOURS: a completed password reset removes the second factors and
+     * passkeys added this many hours before it (a leaked token's planted factor does not outlive
+     * the reset); 0 keeps all.
+     */
+    readonly resetRemovesFactorsHours: number;
   };
   readonly mfa: {
     /** MFA_REQUIRED_ROLES: members of these roles get no token without a second factor. */
@@ -136,6 +142,7 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       maxFailedAttempts: e.int('AUTH_MAX_FAILED_ATTEMPTS', { default: 5, min: 1, max: 1_000 }),
       lockoutMinutes: e.int('AUTH_LOCKOUT_MINUTES', { default: 15, min: 1, max: 10_080 }),
       refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 0, min: 0, max: 300 }),
+      resetRemovesFactorsHours: e.int('AUTH_RESET_REMOVES_FACTORS_HOURS', { default: 24, min: 0, max: 8_760 }),
     },
     mfa: { requiredRoles: roleList(e, 'MFA_REQUIRED_ROLES') },
     cache: {

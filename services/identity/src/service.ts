@@ -8,13 +8,17 @@ import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform'
 import { identityConsumers } from './api/consumers';
 import { clientsGrpc } from './api/clients-grpc';
 import { identityGrpc } from './api/grpc';
+import { createAccountAccess } from './app/account-access';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
 import { createClientUseCases } from './app/clients';
 import { createEmailActionUseCases } from './app/email-actions';
 import { createOpAudit } from './app/op-audit';
+import { createMyFactorUseCases } from './app/my-factors';
 import { createPasskeyUseCases } from './app/passkeys';
+import { rekeyLegacyRecoveryCodes } from './app/recovery-codes';
 import { createSecondFactorUseCases } from './app/second-factor';
 import { createSessionUseCases } from './app/sessions';
+import { createTotpSecrets } from './app/totp-secrets';
 import { type IdentityConfig, derivedKey } from './config';
 import { builtInClients } from './domain/clients';
 import { grpcDirectory } from './infra/directory-client';
@@ -89,13 +93,19 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         directory,
         logger,
       });
+      const totpKey = identityKey(config.jwt.keyEncryptionKey, 'totp-secret');
+      const recoveryKey = identityKey(config.jwt.keyEncryptionKey, 'recovery-code');
+      // Recovery codes stored as plain SHA-256 (before keyed digests) are re-keyed once, here.
+      const rekeyed = await rekeyLegacyRecoveryCodes(uow, recoveryKey);
+      if (rekeyed > 0) logger.info({ rekeyed }, 'legacy recovery-code digests re-keyed (HMAC under the recovery-code key)');
       const secondFactor = createSecondFactorUseCases({
         settings: {
-          totpKey: identityKey(config.jwt.keyEncryptionKey, 'totp-secret'),
+          totpKey,
           issuer: config.jwt.issuer,
           requiredRoles: config.mfa.requiredRoles,
           maxFailedAttempts: config.auth.maxFailedAttempts,
           lockoutMinutes: config.auth.lockoutMinutes,
+          recoveryKey,
         },
         uow,
         stores,
@@ -128,6 +138,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           tokenLifetimeSeconds: 3_600,
           perEmailLimit: config.emailActions.perEmailPerHour,
           perEmailWindowSeconds: 3_600,
+          resetRemovesFactorsHours: config.auth.resetRemovesFactorsHours,
         },
         uow,
         stores,
@@ -152,6 +163,17 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       opAudit.start();
       // The registry's clients (the console's built-in one first), or a test's own.
       const opClients = opts.clients ?? clientCache?.lookup ?? stores.clients;
+      // The account's security is managed with first-party tokens (the registry says which clients are).
+      const access = createAccountAccess({ clients: opClients });
+      const myFactors = createMyFactorUseCases({
+        access,
+        totp: createTotpSecrets({ totpKey, issuer: config.jwt.issuer, stores, directory }),
+        recoveryKey,
+        passkeys,
+        uow,
+        stores,
+        directory,
+      });
       // The token endpoint's writes (one statement per request), and the sessions its tokens name.
       const opWrites = new TokenRequestWrites(dataSource, faults?.afterOpRefreshCommit ? () => faults.afterOpRefreshCommit?.() : undefined);
       const refreshRetry = new RefreshRetry(identityKey(config.jwt.keyEncryptionKey, 'oidc-refresh-answer'), op.refreshRetrySeconds, opWrites);
@@ -217,7 +239,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       opts.onOpListening?.(opServer.port);
       return {
         grpc: [
-          ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions, passkeys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...identityGrpc({ auth, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
         broadcasts: [...(cached ? [cached.broadcast] : []), ...(clientCache ? [clientCache.broadcast] : [])],
@@ -245,10 +267,11 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
 /**
  * A key of identity's own for one use (`totp-secret` seals TOTP secrets,
  * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges,
- * `oidc-refresh-answer` seals the answers a refresh retry may get again), derived from the
+ * `oidc-refresh-answer` seals the answers a refresh retry may get again, `recovery-code` keys the
+ * recovery codes' digests), derived from the
  * key-encryption key (config.ts derivedKey): held by identity alone, unlike EMAIL_ACTION_KEY,
  * shared with notification.
  */
-function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge' | 'oidc-refresh-answer'): Buffer {
+function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge' | 'oidc-refresh-answer' | 'recovery-code'): Buffer {
   return derivedKey(keyEncryptionKey, `iam/identity/${use}/v1`);
 }

@@ -19,7 +19,10 @@ import { JwtTokenService } from '../infra/token-service';
 import { SoftAuthenticator } from '../testing/soft-authenticator';
 import { type AuthUseCases, createAuthUseCases, emailKey } from './auth';
 import { type PasskeyUseCases, credentialTag, createPasskeyUseCases } from './passkeys';
+import { createAccountAccess } from './account-access';
+import { type MyFactorUseCases, createMyFactorUseCases } from './my-factors';
 import { type SecondFactorUseCases, createSecondFactorUseCases } from './second-factor';
+import { createTotpSecrets } from './totp-secrets';
 
 const ORIGIN = 'http://localhost:27399';
 
@@ -29,6 +32,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
   let keys: KeyRing;
   let passkeys: PasskeyUseCases;
   let secondFactor: SecondFactorUseCases;
+  let myFactors: MyFactorUseCases;
   let auth: AuthUseCases;
   const logger = testLogger();
   const users = new Map<string, Principal>();
@@ -70,12 +74,21 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     const stores = pgIdentityStores(ds.manager);
     passkeys = createPasskeyUseCases({ settings: { rpId: 'localhost', origin: ORIGIN, rpName: 'IAM', challengeKey: randomBytes(32) }, uow, stores, directory, logger });
     secondFactor = createSecondFactorUseCases({
-      settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 5, lockoutMinutes: 15 },
+      settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 5, lockoutMinutes: 15, recoveryKey: randomBytes(32) },
       uow,
       stores,
       directory,
       passkeys,
       logger,
+    });
+    myFactors = createMyFactorUseCases({
+      access: createAccountAccess({ clients: { find: async () => null } }),
+      totp: createTotpSecrets({ totpKey: randomBytes(32), issuer: 'IAM', stores, directory }),
+      recoveryKey: randomBytes(32),
+      passkeys,
+      uow,
+      stores,
+      directory,
     });
     auth = createAuthUseCases({
       settings: { maxFailedAttempts: 5, lockoutMinutes: 15, refreshExpirySeconds: 3_600, refreshReuseGraceSeconds: 0, accessExpirySeconds: 300 },
@@ -227,7 +240,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     const uow = pgUnitOfWork(ds);
     const stores = pgIdentityStores(ds.manager);
     const strict = createSecondFactorUseCases({
-      settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: ['Operator'], maxFailedAttempts: 5, lockoutMinutes: 15 },
+      settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: ['Operator'], maxFailedAttempts: 5, lockoutMinutes: 15, recoveryKey: randomBytes(32) },
       uow,
       stores,
       directory,
@@ -268,13 +281,13 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     await expect(passkeys.rename(user().userId, view.id, 'Theirs')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await passkeys.rename(u.userId, view.id, 'Desk key')).toMatchObject({ id: view.id, name: 'Desk key' });
     await expect(passkeys.rename(u.userId, view.id, ' ')).rejects.toMatchObject({ code: 'VALIDATION' });
-    expect(await secondFactor.newRecoveryCodes(claims(u.userId))).toHaveLength(10);
-    await expect(passkeys.remove(claims(u.userId, Math.floor(Date.now() / 1000) - 600), view.id)).rejects.toMatchObject({
+    expect(await myFactors.newRecoveryCodes(claims(u.userId))).toHaveLength(10);
+    await expect(myFactors.removePasskey(claims(u.userId, Math.floor(Date.now() / 1000) - 600), view.id)).rejects.toMatchObject({
       code: 'FORBIDDEN',
       reason: 'identity.reauthentication_required',
     });
-    await expect(passkeys.remove(claims(user().userId), view.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await passkeys.remove(claims(u.userId), view.id);
+    await expect(myFactors.removePasskey(claims(user().userId), view.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await myFactors.removePasskey(claims(u.userId), view.id);
     expect(await secondFactor.status(u.userId)).toEqual({ totp: false, passkeys: 0, recoveryCodesLeft: 0 });
     expect(await auth.login(u.email, 'right')).toMatchObject({ tokens: expect.anything() });
   });
