@@ -303,10 +303,27 @@ Stakater Reloader rolls the component when one changes (reloader.enabled).
 {{- $names | uniq | join "," -}}
 {{- end -}}
 
-{{/* The public path prefixes routed to the gateway (Ingress, HTTPRoute): never /metrics or /health (JSON list). */}}
+{{/*
+The paths routed to the gateway (Ingress, HTTPRoute), JSON list of {path, exact}: every path its
+HTTP port serves to the public (helm/test/routing.test.ts builds the gateway with the rendered
+env and compares its route table), never the ops routes /metrics, /health/live, /health/ready.
+Prefixes: the API, the JWKS and discovery, the OpenID provider, the console (and its assets);
+exact: the hosted pages, the Compact profile's /health, the edge's /healthz, GraphiQL (only with
+GRAPHQL_IDE); /docs with ingress.exposeDocs; ingress.extraPaths as prefixes.
+*/}}
 {{- define "iam.publicPaths" -}}
 {{- $v := .Values -}}
-{{- concat (list "/api" "/.well-known" "/console") (ternary (list "/docs") (list) $v.ingress.exposeDocs) $v.ingress.extraPaths | uniq | toJson -}}
+{{- $gatewayEnv := include "iam.plainEnv" (dict "ctx" . "component" "gateway") | fromJson -}}
+{{- $paths := list -}}
+{{- range $p := list "/api" "/.well-known" "/oidc" "/console" }}{{ $paths = append $paths (dict "path" $p "exact" false) }}{{ end -}}
+{{- range $p := list "/account" "/reset-password" "/verify-email" "/health" "/healthz" }}{{ $paths = append $paths (dict "path" $p "exact" true) }}{{ end -}}
+{{- if eq (include "iam.envValue" (get $gatewayEnv "GRAPHQL_IDE" | default false)) "true" }}{{ $paths = append $paths (dict "path" "/graphiql" "exact" true) }}{{ end -}}
+{{- if $v.ingress.exposeDocs }}{{ $paths = append $paths (dict "path" "/docs" "exact" false) }}{{ end -}}
+{{- range $p := $v.ingress.extraPaths }}{{ $paths = append $paths (dict "path" $p "exact" false) }}{{ end -}}
+{{- $seen := list -}}
+{{- $out := list -}}
+{{- range $p := $paths }}{{ if not (has $p.path $seen) }}{{ $seen = append $seen $p.path }}{{ $out = append $out $p }}{{ end }}{{ end -}}
+{{- toJson $out -}}
 {{- end -}}
 
 {{/* An env value as a string; whole numbers stay whole (values arrive as float64). */}}
