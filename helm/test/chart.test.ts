@@ -691,7 +691,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     }
   });
 
-  run('derives TRUST_PROXY from ingress.enabled unless gateway.env sets it', () => {
+  run('derives TRUST_PROXY from trustedProxies (false when empty) unless gateway.env sets it', () => {
     const trustProxy = (...args: string[]) => {
       const r = helmRun('template', 'r', 'iam', '-f', join(fixturesDir, 'existing-secrets.yaml'), '--show-only', 'templates/deployment.yaml', ...args);
       expect(r.stderr).toBe('');
@@ -700,8 +700,11 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
       return (container.env as JsonObject[]).find((e) => e.name === 'TRUST_PROXY')?.value;
     };
     expect(trustProxy()).toBe('false');
-    expect(trustProxy('--set', 'ingress.enabled=true')).toBe('true');
-    expect(trustProxy('--set', 'ingress.enabled=true', '--set', 'gateway.env.TRUST_PROXY=false')).toBe('false');
+    // An Ingress alone no longer trusts every sender: only the proxies named (an HTTPRoute alone likewise).
+    const routed = ['--set', 'publicUrl=https://iam.example.com', '--set', 'trustedProxies={10.0.0.0/8,fd00::/8}'];
+    expect(trustProxy(...routed, '--set', 'ingress.enabled=true')).toBe('10.0.0.0/8,fd00::/8');
+    expect(trustProxy(...routed, '--set', 'httpRoute.enabled=true', '--set', 'httpRoute.parentRefs[0].name=public')).toBe('10.0.0.0/8,fd00::/8');
+    expect(trustProxy(...routed, '--set', 'ingress.enabled=true', '--set', 'gateway.env.TRUST_PROXY=false')).toBe('false');
   });
 
   run('renders GRAPHQL_INTROSPECTION into the gateway only: authenticated by default, off with values-production.yaml, what gateway.env sets; validateValues refuses another value', () => {

@@ -303,29 +303,6 @@ Stakater Reloader rolls the component when one changes (reloader.enabled).
 {{- $names | uniq | join "," -}}
 {{- end -}}
 
-{{/*
-The paths routed to the gateway (Ingress, HTTPRoute), JSON list of {path, exact}: every path its
-HTTP port serves to the public (helm/test/routing.test.ts builds the gateway with the rendered
-env and compares its route table), never the ops routes /metrics, /health/live, /health/ready.
-Prefixes: the API, the JWKS and discovery, the OpenID provider, the console (and its assets);
-exact: the hosted pages, the Compact profile's /health, the edge's /healthz, GraphiQL (only with
-GRAPHQL_IDE); /docs with ingress.exposeDocs; ingress.extraPaths as prefixes.
-*/}}
-{{- define "iam.publicPaths" -}}
-{{- $v := .Values -}}
-{{- $gatewayEnv := include "iam.plainEnv" (dict "ctx" . "component" "gateway") | fromJson -}}
-{{- $paths := list -}}
-{{- range $p := list "/api" "/.well-known" "/oidc" "/console" }}{{ $paths = append $paths (dict "path" $p "exact" false) }}{{ end -}}
-{{- range $p := list "/account" "/reset-password" "/verify-email" "/health" "/healthz" }}{{ $paths = append $paths (dict "path" $p "exact" true) }}{{ end -}}
-{{- if eq (include "iam.envValue" (get $gatewayEnv "GRAPHQL_IDE" | default false)) "true" }}{{ $paths = append $paths (dict "path" "/graphiql" "exact" true) }}{{ end -}}
-{{- if $v.ingress.exposeDocs }}{{ $paths = append $paths (dict "path" "/docs" "exact" false) }}{{ end -}}
-{{- range $p := $v.ingress.extraPaths }}{{ $paths = append $paths (dict "path" $p "exact" false) }}{{ end -}}
-{{- $seen := list -}}
-{{- $out := list -}}
-{{- range $p := $paths }}{{ if not (has $p.path $seen) }}{{ $seen = append $seen $p.path }}{{ $out = append $out $p }}{{ end }}{{ end -}}
-{{- toJson $out -}}
-{{- end -}}
-
 {{/* An env value as a string; whole numbers stay whole (values arrive as float64). */}}
 {{- define "iam.envValue" -}}
 {{- if kindIs "float64" . -}}
@@ -357,7 +334,7 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- if eq $name "gateway" -}}
 {{- $_ := set $env "PORT" $c.port -}}
 {{- $_ := set $env "GATEWAY_OPS_PORT" $c.opsPort -}}
-{{- $_ := set $env "TRUST_PROXY" $v.ingress.enabled -}}
+{{- $_ := set $env "TRUST_PROXY" (include "iam.trustProxy" $ctx) -}}
 {{- else -}}
 {{- $_ := set $env (printf "%s_GRPC_PORT" (upper $name)) $c.port -}}
 {{- $_ := set $env (printf "%s_METRICS_PORT" (upper $name)) $c.opsPort -}}
@@ -367,11 +344,12 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- $_ := set $env (printf "%s_GRPC_TARGET" (upper $up)) (include "iam.grpcTarget" (dict "ctx" $ctx "component" $up)) -}}
 {{- end -}}
 {{- end -}}
+{{- $publicUrl := include "iam.publicUrl" $ctx -}}
 {{- if has $name (list "gateway" "identity") -}}
 {{- $_ := set $env "JWT_ALG" $v.jwt.alg -}}
-{{- with $v.jwt.issuer }}{{ $_ := set $env "JWT_ISSUER" . }}{{ end -}}
+{{- with $v.jwt.issuer | default $publicUrl }}{{ $_ := set $env "JWT_ISSUER" . }}{{ end -}}
 {{- with $v.jwt.audience }}{{ $_ := set $env "JWT_AUDIENCE" . }}{{ end -}}
-{{- with $v.publicUrl }}{{ $_ := set $env "PUBLIC_URL" . }}{{ end -}}
+{{- with $publicUrl }}{{ $_ := set $env "PUBLIC_URL" . }}{{ end -}}
 {{- end -}}
 {{- if eq $name "identity" -}}
 {{- $_ := set $env "IDENTITY_OP_PORT" $v.identity.opPort -}}
@@ -380,7 +358,7 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- $_ := set $env "IDENTITY_OP_URL" (printf "http://%s:%d" (include "iam.componentFullname" (dict "ctx" $ctx "component" "identity")) (int $v.identity.opPort)) -}}
 {{- end -}}
 {{- if eq $name "notification" -}}
-{{- with $v.email.actionBaseUrl }}{{ $_ := set $env "EMAIL_ACTION_BASE_URL" . }}{{ end -}}
+{{- with $v.email.actionBaseUrl | default $publicUrl }}{{ $_ := set $env "EMAIL_ACTION_BASE_URL" (trimSuffix "/" .) }}{{ end -}}
 {{- with $v.email.from }}{{ $_ := set $env "EMAIL_FROM" . }}{{ end -}}
 {{- end -}}
 {{- if and (include "iam.grpcTls" $ctx) (not .hook) -}}
@@ -561,6 +539,7 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- $msgs = append $msgs (printf "iam: %s must be the base64 of exactly 32 bytes (openssl rand -base64 32)." (index $pair 0)) -}}
 {{- end -}}
 {{- end -}}
+{{- $msgs = concat $msgs (include "iam.publicProblems" . | fromJsonArray) -}}
 {{- if and $v.adminBootstrap.enabled (not $v.adminBootstrap.email) -}}
 {{- $msgs = append $msgs "iam: adminBootstrap.email is required when adminBootstrap.enabled is true." -}}
 {{- end -}}
