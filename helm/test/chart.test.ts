@@ -873,7 +873,11 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     const rule = named(docs, 'PrometheusRule', 'r-iam');
     const rules = (((rule.spec as JsonObject).groups as JsonObject[])[0]!.rules as JsonObject[]);
     const byName = Object.fromEntries(rules.map((r) => [str(r.alert), r]));
-    expect(Object.keys(byName)).toEqual(['IamOutboxBacklog', 'IamNatsDisconnected', 'IamAuditConsumerLag', 'IamGatewayErrors', 'IamGatewayLatency', 'IamCertificateExpiry', 'IamSigningKeyNotRotated', 'IamTestRule']);
+    expect(Object.keys(byName)).toEqual(['IamOutboxBacklog', 'IamNatsDisconnected', 'IamAuditConsumerLag', 'IamGatewayErrors', 'IamRateLimitsFailOpen', 'IamDpopProofsRefused', 'IamGatewayLatency',
+      'IamCertificateExpiry', 'IamSigningKeyNotRotated', 'IamTestRule']);
+    // Redis failing: the rate limits fail open, DPoP proofs fail closed (SECURITY.md).
+    expect(str(byName.IamRateLimitsFailOpen!.expr)).toBe('sum by (namespace) (rate(rate_limit_store_errors_total{namespace="iam",job="gateway"}[5m])) > 0');
+    expect(str(byName.IamDpopProofsRefused!.expr)).toBe('sum by (namespace) (rate(dpop_replay_store_errors_total{namespace="iam",job="gateway"}[5m])) > 0');
     expect(str(byName.IamOutboxBacklog!.expr)).toBe('max by (namespace, job) (outbox_oldest_pending_age_seconds{namespace="iam",job=~"directory|identity|notification|commerce|audit"}) > 120');
     expect(str(byName.IamNatsDisconnected!.expr)).toContain('nats_connected{namespace="iam",job=~"gateway|identity|directory|notification|commerce|audit"}) == 0');
     expect(str(byName.IamAuditConsumerLag!.expr)).toBe('max by (namespace, consumer) (events_consumer_backlog{namespace="iam",job="audit",consumer=~"audit-(directory|identity|commerce)"}) > 1000');
@@ -889,7 +893,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     }
     // Every metric of the platform's own an alert reads is one the code exports.
     const sources = ['packages/platform/src/metrics.ts', 'services/identity/src/infra/key-metrics.ts'].map((f) => read(repoRoot, f)).join('\n');
-    for (const metric of ['outbox_oldest_pending_age_seconds', 'nats_connected', 'http_server_request_duration_seconds', 'jwt_signing_key_age_seconds']) {
+    for (const metric of ['outbox_oldest_pending_age_seconds', 'nats_connected', 'http_server_request_duration_seconds', 'jwt_signing_key_age_seconds', 'rate_limit_store_errors_total', 'dpop_replay_store_errors_total']) {
       expect([metric, sources.includes(`'${metric}'`) || sources.includes(`}${metric}\``)]).toEqual([metric, true]);
     }
     // Components turned off take their alerts with them; a custom selector replaces the namespace.
