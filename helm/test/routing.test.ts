@@ -14,7 +14,7 @@ import { type Rule, gatewayRoutePaths, httpRouteRules, ingressRules, plainEnv, r
 /** The gateway's ops routes: on its HTTP port too, never routed from outside (the ops port serves them to probes and Prometheus). */
 const OPS_ROUTES = ['/metrics', '/health/live', '/health/ready'];
 
-const { renderer, render } = chartRendering();
+const { helm, renderer, helmRun, render } = chartRendering();
 const run = renderer ? it : it.skip;
 const inline = ['-f', join(fixturesDir, 'inline-secrets.yaml')];
 const operability = [...inline, '-f', join(fixturesDir, 'layers', 'operability.yaml')];
@@ -66,5 +66,20 @@ describe('the Ingress and the HTTPRoute route every public path of the gateway, 
       expect([path, rules.some((r) => routes(r, path))]).toEqual([path, true]);
     }
     expect(rules.find((r) => r.path === '/oauth2')).toEqual({ path: '/oauth2', exact: false });
+  });
+});
+
+describe('the install notes', () => {
+  // helm template does not render NOTES.txt; the Go renderer does (--show-only templates/NOTES.txt).
+  const notesRun = renderer && !helm ? it : it.skip;
+  notesRun('give the public address and list the routed paths as the Ingress has them, and whom TRUST_PROXY believes', () => {
+    const r = helmRun('template', 'r', 'iam', '--namespace', 'iam', ...operability, '--set', 'gateway.env.TRUST_PROXY=null', '--show-only', 'templates/NOTES.txt');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('export IAM_URL=https://iam.example.com\n');
+    expect(r.stdout).toContain('prefixes: /api /.well-known /oidc /console /docs /oauth2\n    exactly:  /account /reset-password /verify-email /health /healthz\n');
+    expect(r.stdout).toContain('never /metrics, /health/live or /health/ready');
+    expect(r.stdout).toContain('Sign in to the console at $IAM_URL/console');
+    expect(r.stdout).toContain('X-Forwarded-* is believed from: 10.0.0.0/8 (TRUST_PROXY)');
+    expect(r.stdout).not.toContain('TRUST_PROXY=true');
   });
 });

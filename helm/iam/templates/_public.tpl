@@ -9,8 +9,7 @@ iam.validateValues).
 The platform's public address: publicUrl without a trailing slash; empty when unset. The
 provider's issuer and every token's `iss` (PUBLIC_URL, JWT_ISSUER), the console's redirect URIs
 and the passkeys' RP ID (identity derives them from PUBLIC_URL), and the mail links
-(EMAIL_ACTION_BASE_URL) derive from it unless jwt.issuer, webauthn.rpId or email.actionBaseUrl
-say otherwise.
+(EMAIL_ACTION_BASE_URL) derive from it unless jwt.issuer or email.actionBaseUrl say otherwise.
 */}}
 {{- define "iam.publicUrl" -}}
 {{- trimSuffix "/" (.Values.publicUrl | default "") -}}
