@@ -874,7 +874,11 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     const rules = (((rule.spec as JsonObject).groups as JsonObject[])[0]!.rules as JsonObject[]);
     const byName = Object.fromEntries(rules.map((r) => [str(r.alert), r]));
     expect(Object.keys(byName)).toEqual(['IamOutboxBacklog', 'IamNatsDisconnected', 'IamAuditConsumerLag', 'IamGatewayErrors', 'IamRateLimitsFailOpen', 'IamDpopProofsRefused', 'IamGatewayLatency',
-      'IamCertificateExpiry', 'IamSigningKeyNotRotated', 'IamTestRule']);
+      'IamCertificateExpiry', 'IamSigningKeyNotRotated', 'IamSignInFailures', 'IamRefreshTokenReuse', 'IamMailGivenUp', 'IamTestRule']);
+    // identity's security counters and mail given up (issue #44 item 8).
+    expect(str(byName.IamSignInFailures!.expr)).toBe('sum by (namespace) (rate(identity_sign_ins_total{namespace="iam",job="identity",outcome=~"failed|refused_locked"}[5m])) > 1');
+    expect(str(byName.IamRefreshTokenReuse!.expr)).toBe('sum by (namespace, source) (increase(identity_refresh_token_reuse_total{namespace="iam",job="identity"}[10m])) > 0');
+    expect(str(byName.IamMailGivenUp!.expr)).toContain('increase(work_dead_lettered_total{namespace="iam",job=~"identity|notification"}[1h])) > 0');
     // Redis failing: the rate limits fail open, DPoP proofs fail closed (SECURITY.md).
     expect(str(byName.IamRateLimitsFailOpen!.expr)).toBe('sum by (namespace) (rate(rate_limit_store_errors_total{namespace="iam",job="gateway"}[5m])) > 0');
     expect(str(byName.IamDpopProofsRefused!.expr)).toBe('sum by (namespace) (rate(dpop_replay_store_errors_total{namespace="iam",job="gateway"}[5m])) > 0');
@@ -892,8 +896,9 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
       for (const [open, close] of [['(', ')'], ['{', '}'], ['[', ']']] as const) expect([r.alert, e.split(open).length]).toEqual([r.alert, e.split(close).length]);
     }
     // Every metric of the platform's own an alert reads is one the code exports.
-    const sources = ['packages/platform/src/metrics.ts', 'services/identity/src/infra/key-metrics.ts'].map((f) => read(repoRoot, f)).join('\n');
-    for (const metric of ['outbox_oldest_pending_age_seconds', 'nats_connected', 'http_server_request_duration_seconds', 'jwt_signing_key_age_seconds', 'rate_limit_store_errors_total', 'dpop_replay_store_errors_total']) {
+    const sources = ['packages/platform/src/metrics.ts', 'services/identity/src/infra/key-metrics.ts', 'services/identity/src/infra/security-metrics.ts'].map((f) => read(repoRoot, f)).join('\n');
+    for (const metric of ['outbox_oldest_pending_age_seconds', 'nats_connected', 'http_server_request_duration_seconds', 'jwt_signing_key_age_seconds', 'rate_limit_store_errors_total', 'dpop_replay_store_errors_total',
+      'identity_sign_ins_total', 'identity_refresh_token_reuse_total', 'work_dead_lettered_total', 'events_consumed_total']) {
       expect([metric, sources.includes(`'${metric}'`) || sources.includes(`}${metric}\``)]).toEqual([metric, true]);
     }
     // Components turned off take their alerts with them; a custom selector replaces the namespace.

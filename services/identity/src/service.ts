@@ -23,6 +23,7 @@ import { cachedClients, invalidatingClientUseCases } from './infra/client-cache'
 import { KeyRing } from './infra/key-ring';
 import { registerSigningKeyAge } from './infra/key-metrics';
 import { entities, migrations } from './infra/schema';
+import { createSecurityMetrics, grantLabel, meteredUnitOfWork } from './infra/security-metrics';
 import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 import { JwtTokenService } from './infra/token-service';
 import { opPages, opRequestHandler, startOpServer } from './api/op/http';
@@ -77,7 +78,9 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const directory = directoryClient;
       // The configuration's clients (the console) stand in front of the stored ones.
       const clients = builtInClients(config.publicUrl);
-      const uow = pgUnitOfWork(dataSource, clients);
+      // Sign-ins, lockouts, factors and refresh reuse counted from what each transaction commits.
+      const security = createSecurityMetrics(rt.metrics.registry);
+      const uow = meteredUnitOfWork(pgUnitOfWork(dataSource, clients), security);
       // Statements outside any transaction, each committed on its own.
       const stores = pgIdentityStores(dataSource.manager, clients);
       const publicUrl = new URL(config.op.publicUrl);
@@ -177,7 +180,10 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               // Without MFA_REQUIRED_ROLES nothing is asked of a session (no principal read per authorization).
               ...(config.mfa.requiredRoles.length > 0 ? { mfaRequired: (p: Principal) => secondFactor.policyRequires(p) } : {}),
               rolePermissions: async (roles) => [...new Set((await tokenDirectory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
-              tokensIssued: (clientId, grantType) => opAudit.tokensIssued(clientId, grantType),
+              tokensIssued: (clientId, grantType) => {
+                security.tokenGrants.inc({ grant_type: grantLabel(grantType) });
+                opAudit.tokensIssued(clientId, grantType);
+              },
               sessions: {
                 signedIn: async (x) => {
                   await stores.sessions.startOp({ id: randomUUID(), ...x });
@@ -204,7 +210,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       opts.onOpListening?.(opServer.port);
       return {
         grpc: [
-          ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions, passkeys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions, passkeys, granted: (g) => security.tokenGrants.inc({ grant_type: g }) }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
         broadcasts: [...(cached ? [cached.broadcast] : []), ...(clientCache ? [clientCache.broadcast] : [])],

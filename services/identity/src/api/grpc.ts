@@ -46,10 +46,20 @@ const passkeyOut = (p: PasskeyView): identityV1.Passkey => ({
 });
 
 export function identityGrpc(
-  deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; keys: PublishedKeys; secondFactor: SecondFactorUseCases; sessions: SessionUseCases; passkeys: PasskeyUseCases },
+  deps: {
+    auth: AuthUseCases;
+    emailActions: EmailActionUseCases;
+    keys: PublishedKeys;
+    secondFactor: SecondFactorUseCases;
+    sessions: SessionUseCases;
+    passkeys: PasskeyUseCases;
+    /** Tokens handed out over REST (the token-grant counter): rest_sign_in, rest_refresh. */
+    granted?: (grantType: 'rest_sign_in' | 'rest_refresh') => void;
+  },
   h: HandlerDeps,
 ): ServiceBinding[] {
   const { auth, emailActions, keys, secondFactor, sessions, passkeys } = deps;
+  const granted = <T>(grantType: 'rest_sign_in' | 'rest_refresh', answer: T): T => (deps.granted?.(grantType), answer);
   /** The signed-in caller of a "me" call: its token verified here (signature, expiry, denylist). */
   const me = (accessToken: string) => auth.validate(accessToken);
   return [
@@ -59,9 +69,9 @@ export function identityGrpc(
         login: async (r) => {
           const res = await auth.login(r.email, r.password);
           if (res.mfa) return { tokens: undefined, user: undefined, mfa: { ...res.mfa, methods: [...res.mfa.methods] } };
-          return signedIn(res);
+          return granted('rest_sign_in', signedIn(res));
         },
-        refresh: async (r) => auth.refresh(r.refreshToken),
+        refresh: async (r) => granted('rest_refresh', await auth.refresh(r.refreshToken)),
         revoke: async (r) => (await auth.revoke(r.accessToken), {}),
         validateToken: async (r) => ({ claims: toClaims(await auth.validate(r.accessToken)) }),
         introspect: async (r) => {
@@ -76,7 +86,7 @@ export function identityGrpc(
         confirmPasswordReset: async (r) => (await emailActions.confirmPasswordReset(r.token, r.newPassword), {}),
         requestEmailVerification: async (r) => (await emailActions.requestEmailVerification(r.userId), {}),
         confirmEmailVerification: async (r) => (await emailActions.confirmEmailVerification(r.token), {}),
-        completeMfa: async (r) => signedIn(await auth.completeMfa(r.mfaToken, factorOf(r))),
+        completeMfa: async (r) => granted('rest_sign_in', signedIn(await auth.completeMfa(r.mfaToken, factorOf(r)))),
         enrolWithMfaToken: async (r) => secondFactor.enrolWithToken(r.mfaToken),
         getMfaStatus: async (r) => secondFactor.status((await me(r.accessToken)).sub),
         startTotp: async (r) => secondFactor.startTotp((await me(r.accessToken)).sub),
@@ -92,7 +102,7 @@ export function identityGrpc(
         renamePasskey: async (r) => passkeyOut(await passkeys.rename((await me(r.accessToken)).sub, r.passkeyId, r.name)),
         removePasskey: async (r) => (await passkeys.remove(await me(r.accessToken), r.passkeyId), {}),
         passkeySignInOptions: async () => ({ json: JSON.stringify(await passkeys.signInOptions()) }),
-        passkeySignIn: async (r) => signedIn(await auth.passkeyLogin(webauthnJson(r.responseJson, 'response'))),
+        passkeySignIn: async (r) => granted('rest_sign_in', signedIn(await auth.passkeyLogin(webauthnJson(r.responseJson, 'response')))),
         mfaWebauthnOptions: async (r) => ({ json: JSON.stringify(await secondFactor.webauthnOptions(r.mfaToken)) }),
         mfaPasskeyEnrolmentOptions: async (r) => ({ json: JSON.stringify(await secondFactor.passkeyEnrolmentOptions(r.mfaToken)) }),
         endUserSession: async (r) => (await sessions.endOneOf(r.userId, r.sessionId), { ended: 1 }),
