@@ -37,6 +37,13 @@ describe('what derives from publicUrl', () => {
     expect([none.gateway.PUBLIC_URL, none.gateway.JWT_ISSUER, none.identity.PUBLIC_URL, none.notification.EMAIL_ACTION_BASE_URL]).toEqual([undefined, undefined, undefined, undefined]);
   });
 
+  run('passkeys: the RP ID follows publicUrl\'s host unless webauthn.rpId names a parent domain; extra origins go to identity only', () => {
+    expect(envs(render(...inline)).identity.WEBAUTHN_RP_ID).toBeUndefined();
+    const { identity, gateway } = envs(render(...inline, '--set', 'webauthn.rpId=example.com', '--set', 'webauthn.extraOrigins={https://shop.example.com,https://example.com}'));
+    expect([identity.WEBAUTHN_RP_ID, identity.WEBAUTHN_ORIGINS]).toEqual(['example.com', 'https://shop.example.com,https://example.com']);
+    expect([gateway.WEBAUTHN_RP_ID, gateway.WEBAUTHN_ORIGINS]).toEqual([undefined, undefined]);
+  });
+
   run('trustedProxies becomes TRUST_PROXY (a comma list); an HTTPRoute alone needs it as an Ingress does', () => {
     const docs = render(...inline, '--set', 'ingress.enabled=false', '--set', 'gateway.env.TRUST_PROXY=null', '--set', 'trustedProxies={10.0.0.0/8,fd00::/8}',
       '--set', 'httpRoute.enabled=true', '--set', 'httpRoute.parentRefs[0].name=public');
@@ -66,6 +73,7 @@ describe('validateValues: the public address, the proxies, the shared state', ()
     ['the old recipe: jwt.issuer without publicUrl', [...internal, '--set', 'jwt.issuer=https://iam.example.com'], 'iam: jwt.issuer is set but publicUrl is not'],
     ['an Ingress without trustedProxies', [...inline, '--set', 'gateway.env.TRUST_PROXY=null'], 'iam: trustedProxies is required with an Ingress or HTTPRoute'],
     ['a trusted proxy that is not an address', [...inline, '--set', 'trustedProxies={10.0.0.0/8,proxy.example.com}'], 'iam: trustedProxies: "proxy.example.com" is not an address or CIDR'],
+    ['a passkey RP ID publicUrl is not under', [...inline, '--set', 'webauthn.rpId=other.example.org'], 'iam: webauthn.rpId (other.example.org) must be publicUrl\'s host (iam.example.com) or a domain it is under'],
     ['two gateway pods without Redis', [...internal, '--set', 'gateway.replicaCount=2', '--set', 'redis.url='], 'iam: the gateway may run 2 pods and has no Redis: set redis.url or redis.existingSecret'],
     ['an autoscaled gateway without Redis', [...inline, '--set', 'redis.url='], 'iam: the gateway may run 10 pods and has no Redis'],
   ])('rejects %s', (_what, args, message) => {

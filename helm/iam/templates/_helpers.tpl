@@ -353,6 +353,8 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- end -}}
 {{- if eq $name "identity" -}}
 {{- $_ := set $env "IDENTITY_OP_PORT" $v.identity.opPort -}}
+{{- with $v.webauthn.rpId }}{{ $_ := set $env "WEBAUTHN_RP_ID" . }}{{ end -}}
+{{- with $v.webauthn.extraOrigins }}{{ $_ := set $env "WEBAUTHN_ORIGINS" (join "," .) }}{{ end -}}
 {{- end -}}
 {{- if and (eq $name "gateway") $v.identity.enabled -}}
 {{- $_ := set $env "IDENTITY_OP_URL" (printf "http://%s:%d" (include "iam.componentFullname" (dict "ctx" $ctx "component" "identity")) (int $v.identity.opPort)) -}}

@@ -98,6 +98,11 @@ addresses; Redis when more than one gateway pod may run (unless redis.acceptPerP
 {{- if and $v.httpRoute.enabled $v.httpRoute.hostnames (not (has $host $v.httpRoute.hostnames)) -}}
 {{- $msgs = append $msgs (printf "iam: publicUrl's host %s is not among httpRoute.hostnames (%s): the provider would advertise an address the HTTPRoute does not route." $host (join ", " $v.httpRoute.hostnames)) -}}
 {{- end -}}
+{{- with $v.webauthn.rpId -}}
+{{- if not (or (eq $host (lower .)) (hasSuffix (printf ".%s" (lower .)) $host)) -}}
+{{- $msgs = append $msgs (printf "iam: webauthn.rpId (%s) must be publicUrl's host (%s) or a domain it is under: a passkey ceremony on publicUrl could never verify." . $host) -}}
+{{- end -}}
+{{- end -}}
 {{- if and $v.jwt.issuer (ne (trimSuffix "/" $v.jwt.issuer) $url) -}}
 {{- $msgs = append $msgs (printf "iam: jwt.issuer (%s) differs from publicUrl (%s): the provider's tokens carry publicUrl as their issuer and the gateway accepts one issuer only, so it would refuse them. Leave jwt.issuer empty (it defaults to publicUrl)." $v.jwt.issuer $url) -}}
 {{- end -}}

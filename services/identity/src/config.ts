@@ -58,6 +58,13 @@ export interface IdentityConfig {
     readonly requiredRoles: readonly string[];
   };
   /**
+   * Passkeys (WebAuthn): the RP ID a credential is bound to (WEBAUTHN_RP_ID, by default
+   * PUBLIC_URL's host; a parent domain of it lets sibling hosts share passkeys) and the origins a
+   * ceremony may come from (PUBLIC_URL's, then WEBAUTHN_ORIGINS), each on the RP ID or below it.
+   * Changing the RP ID, or PUBLIC_URL's host while it is the default, orphans every passkey.
+   */
+  readonly webauthn: { readonly rpId: string; readonly origins: readonly string[] };
+  /**
    * IDENTITY_CACHE(_TTL_MS, _MAX_ENTRIES): principals and role sets kept until a directory event
    * changes them, and the provider's client registry reads until a client event or a write does.
    */
@@ -132,12 +139,54 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       refreshReuseGraceSeconds: e.int('AUTH_REFRESH_REUSE_GRACE_SECONDS', { default: 10, min: 0, max: 300 }),
     },
     mfa: { requiredRoles: roleList(e, 'MFA_REQUIRED_ROLES') },
+    webauthn: readWebauthn(e, publicUrl),
     cache: {
       enabled: e.bool('IDENTITY_CACHE', { default: true }),
       ttlMs: e.int('IDENTITY_CACHE_TTL_MS', { default: 30_000, min: 100, max: 3_600_000 }),
       maxEntries: e.int('IDENTITY_CACHE_MAX_ENTRIES', { default: 10_000, min: 1, max: 10_000_000 }),
     },
   };
+}
+
+/** Whether `host` is the RP ID or a host below it (WebAuthn: the RP ID is the origin's effective domain or a registrable suffix of it). */
+function withinRpId(host: string, rpId: string): boolean {
+  return host === rpId || host.endsWith(`.${rpId}`);
+}
+
+/** WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS, checked against PUBLIC_URL (a ceremony of an origin outside the RP ID can never verify). */
+function readWebauthn(e: EnvReader, publicUrl: string): IdentityConfig['webauthn'] {
+  let own: URL | undefined;
+  try {
+    own = new URL(publicUrl);
+  } catch {
+    own = undefined; // PUBLIC_URL's own problem is reported where it is read
+  }
+  const rpId = e.string('WEBAUTHN_RP_ID', { default: own?.hostname ?? 'localhost' }).trim().toLowerCase();
+  if (!/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/.test(rpId)) {
+    e.problem('WEBAUTHN_RP_ID', `"${rpId}" is not a domain name (no scheme, port or path), e.g. example.com`);
+  } else if (!rpId.includes('.') && rpId !== 'localhost') {
+    e.problem('WEBAUTHN_RP_ID', `"${rpId}" is a top-level domain: browsers refuse it (use PUBLIC_URL's host or a registrable domain above it)`);
+  } else if (own && !withinRpId(own.hostname, rpId)) {
+    e.problem('WEBAUTHN_RP_ID', `must be PUBLIC_URL's host (${own.hostname}) or a domain it is under, not "${rpId}"`);
+  }
+  const origins = own ? [own.origin] : [];
+  for (const raw of (e.optionalString('WEBAUTHN_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter(Boolean)) {
+    let u: URL | undefined;
+    try {
+      u = new URL(raw);
+    } catch {
+      u = undefined;
+    }
+    const local = u !== undefined && (u.hostname === 'localhost' || u.hostname === '127.0.0.1');
+    if (!u || u.origin !== raw.replace(/\/$/, '') || !(u.protocol === 'https:' || (u.protocol === 'http:' && local))) {
+      e.problem('WEBAUTHN_ORIGINS', `"${raw}" is not an https origin (scheme://host[:port]; http only on localhost)`);
+    } else if (!withinRpId(u.hostname, rpId)) {
+      e.problem('WEBAUTHN_ORIGINS', `"${raw}" is not on the RP ID ${rpId} or below it: its ceremonies could never verify`);
+    } else if (!origins.includes(u.origin)) {
+      origins.push(u.origin);
+    }
+  }
+  return { rpId, origins };
 }
 
 /** A comma list of role names (blank items dropped); a name with control characters is refused. */

@@ -83,9 +83,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const uow = meteredUnitOfWork(pgUnitOfWork(dataSource, clients), security);
       // Statements outside any transaction, each committed on its own.
       const stores = pgIdentityStores(dataSource.manager, clients);
-      const publicUrl = new URL(config.op.publicUrl);
       const passkeys = createPasskeyUseCases({
-        settings: { rpId: publicUrl.hostname, origin: publicUrl.origin, rpName: 'IAM', challengeKey: identityKey(config.jwt.keyEncryptionKey, 'webauthn-sign-in-challenge') },
+        settings: { rpId: config.webauthn.rpId, origins: config.webauthn.origins, rpName: 'IAM', challengeKey: identityKey(config.jwt.keyEncryptionKey, 'webauthn-sign-in-challenge') },
         uow,
         stores,
         directory,

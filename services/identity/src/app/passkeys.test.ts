@@ -67,7 +67,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     await keys.start();
     const uow = pgUnitOfWork(ds);
     const stores = pgIdentityStores(ds.manager);
-    passkeys = createPasskeyUseCases({ settings: { rpId: 'localhost', origin: ORIGIN, rpName: 'IAM', challengeKey: randomBytes(32) }, uow, stores, directory, logger });
+    passkeys = createPasskeyUseCases({ settings: { rpId: 'localhost', origins: [ORIGIN], rpName: 'IAM', challengeKey: randomBytes(32) }, uow, stores, directory, logger });
     secondFactor = createSecondFactorUseCases({
       settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 5, lockoutMinutes: 15 },
       uow,
@@ -124,6 +124,16 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     expect(await passkeys.list(other.userId)).toEqual([]);
   });
 
+  it('WEBAUTHN_ORIGINS: a ceremony from an extra origin on the RP ID verifies; from any other origin it does not', async () => {
+    const extra = 'http://localhost:27400';
+    const wide = createPasskeyUseCases({ settings: { rpId: 'localhost', origins: [ORIGIN, extra], rpName: 'IAM', challengeKey: randomBytes(32) }, uow: pgUnitOfWork(ds), stores: pgIdentityStores(ds.manager), directory, logger });
+    const u = user();
+    await expect(wide.register(u.userId, 'Other host', new SoftAuthenticator(extra).create(await wide.registrationOptions(u.userId)))).resolves.toMatchObject({ name: 'Other host' });
+    await expect(wide.register(u.userId, 'Elsewhere', new SoftAuthenticator('http://localhost:27401').create(await wide.registrationOptions(u.userId)))).rejects.toMatchObject({ code: 'VALIDATION' });
+    // The default settings (PUBLIC_URL's origin only) refuse the extra origin.
+    await expect(passkeys.register(u.userId, 'Not listed', new SoftAuthenticator(extra).create(await passkeys.registrationOptions(u.userId)))).rejects.toMatchObject({ code: 'VALIDATION' });
+  });
+
   it('passwordless sign-in: the options name no credential and have one shape for everyone; the assertion signs in with amr hwk+mfa; a replay and a cloned counter are refused', async () => {
     const a = new SoftAuthenticator(ORIGIN);
     const { u } = await registered(a);
@@ -164,7 +174,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     const wrong = await auth.passkeyLogin(elsewhere.get(await passkeys.signInOptions())).catch((e: unknown) => e);
     expect(wrong).toEqual(unknown);
     // A challenge of another key (another deployment's, or made up) is refused like the rest.
-    const foreign = createPasskeyUseCases({ settings: { rpId: 'localhost', origin: ORIGIN, rpName: 'IAM', challengeKey: randomBytes(32) }, uow: pgUnitOfWork(ds), stores: pgIdentityStores(ds.manager), directory: { principal: async () => null }, logger });
+    const foreign = createPasskeyUseCases({ settings: { rpId: 'localhost', origins: [ORIGIN], rpName: 'IAM', challengeKey: randomBytes(32) }, uow: pgUnitOfWork(ds), stores: pgIdentityStores(ds.manager), directory: { principal: async () => null }, logger });
     expect(await auth.passkeyLogin(a.get(await foreign.signInOptions())).catch((e: unknown) => e)).toEqual(unknown);
     const [row] = await ds.query<Array<{ failed_count: number }>>('SELECT failed_count FROM login_failures WHERE email_hash = $1', [emailKey(u.email)]);
     expect(Number(row!.failed_count)).toBe(2);
