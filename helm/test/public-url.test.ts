@@ -6,7 +6,7 @@
  * the Go-template renderer (render/).
  */
 import { join } from 'node:path';
-import { type JsonObject, chartRendering, fixturesDir } from './manifests';
+import { type JsonObject, chartRendering, envOf, fixturesDir, named } from './manifests';
 import { plainEnv } from './gateway-routes';
 
 const { renderer, helmRun, render } = chartRendering();
@@ -42,6 +42,18 @@ describe('what derives from publicUrl', () => {
     const { identity, gateway } = envs(render(...inline, '--set', 'webauthn.rpId=example.com', '--set', 'webauthn.extraOrigins={https://shop.example.com,https://example.com}'));
     expect([identity.WEBAUTHN_RP_ID, identity.WEBAUTHN_ORIGINS]).toEqual(['example.com', 'https://shop.example.com,https://example.com']);
     expect([gateway.WEBAUTHN_RP_ID, gateway.WEBAUTHN_ORIGINS]).toEqual([undefined, undefined]);
+  });
+
+  run('key rotation: the previous key-encryption key goes to identity alone as a secret; the cookie keys may be a list', () => {
+    const k = () => Buffer.from(Array.from({ length: 32 }, (_, i) => i + Math.floor(Math.random() * 200))).toString('base64');
+    const [a, b] = [k(), k()];
+    const docs = render(...inline, '--set-string', `jwt.previousKeyEncryptionKey=${a}`, '--set-string', `oidc.cookieKey=${a}\\,${b}`);
+    const identity = envOf(named(docs, 'Deployment', 'r-iam-identity'));
+    expect(identity).toContainEqual({ name: 'JWT_KEY_ENCRYPTION_KEY_PREVIOUS', valueFrom: { secretKeyRef: { name: 'r-iam', key: 'jwt-key-encryption-key-previous' } } });
+    expect(named(docs, 'Secret', 'r-iam').data).toMatchObject({ 'jwt-key-encryption-key-previous': Buffer.from(a).toString('base64'), 'oidc-cookie-key': Buffer.from(`${a},${b}`).toString('base64') });
+    expect(envOf(named(docs, 'Deployment', 'r-iam-gateway')).map((e) => e.name)).not.toContain('JWT_KEY_ENCRYPTION_KEY_PREVIOUS');
+    const bad = helmRun('template', 'r', 'iam', ...inline, '--set-string', `oidc.cookieKey=${a}\\,short`);
+    expect(bad.stderr).toContain('iam: oidc.cookieKey must be a comma list of base64 keys of exactly 32 bytes each');
   });
 
   run('trustedProxies becomes TRUST_PROXY (a comma list); an HTTPRoute alone needs it as an Ingress does', () => {

@@ -205,6 +205,7 @@ Adding a secret = one entry here plus its values section.
 {{- $components := include "iam.components" . | fromJsonArray -}}
 {{- $s = append $s (dict "env" "INTERNAL_CALL_KEY" "readers" $components "requiredBy" $components "podsOnly" true "value" $v.internalCall.key "existingSecret" $v.internalCall.existingSecret "key" $v.internalCall.existingSecretKey "path" "internalCall.key") -}}
 {{- $s = append $s (dict "env" "AUDIT_CHECKPOINT_SIGNING_KEY" "readers" (list "audit") "requiredBy" (list "audit") "value" $v.auditCheckpoint.signingKey "existingSecret" $v.auditCheckpoint.existingSecret "key" $v.auditCheckpoint.existingSecretKey "path" "auditCheckpoint.signingKey") -}}
+{{- $s = append $s (dict "env" "JWT_KEY_ENCRYPTION_KEY_PREVIOUS" "readers" (list "identity") "requiredBy" list "value" $v.jwt.previousKeyEncryptionKey "existingSecret" $v.jwt.previousKeyExistingSecret "key" $v.jwt.previousKeyExistingSecretKey "path" "jwt.previousKeyEncryptionKey") -}}
 {{- $s = append $s (dict "env" "OIDC_COOKIE_KEY" "readers" (list "identity") "requiredBy" list "value" $v.oidc.cookieKey "existingSecret" $v.oidc.existingSecret "key" $v.oidc.existingSecretKey "path" "oidc.cookieKey") -}}
 {{- $s = append $s (dict "env" "SMTP_URL" "readers" (list "notification") "requiredBy" list "value" $v.smtp.url "existingSecret" $v.smtp.existingSecret "key" $v.smtp.existingSecretKey "path" "smtp.url") -}}
 {{- $s = append $s (dict "env" "REDIS_URL" "readers" (list "gateway") "requiredBy" list "value" $v.redis.url "existingSecret" $v.redis.existingSecret "key" $v.redis.existingSecretKey "path" "redis.url") -}}
@@ -535,10 +536,17 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- $msgs = append $msgs "iam: httpRoute.enabled needs httpRoute.parentRefs: the Gateway(s) to attach to, e.g. {name: public, namespace: gateway-system}." -}}
 {{- end -}}
 {{- end -}}
-{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) (list "internalCall.key" $v.internalCall.key $v.internalCall.existingSecret) (list "oidc.cookieKey" $v.oidc.cookieKey $v.oidc.existingSecret) -}}
+{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) (list "internalCall.key" $v.internalCall.key $v.internalCall.existingSecret) -}}
 {{- $key := index $pair 1 -}}
 {{- if and $key (not (index $pair 2)) (not (regexMatch "^[A-Za-z0-9+/]{43}=$" $key)) -}}
 {{- $msgs = append $msgs (printf "iam: %s must be the base64 of exactly 32 bytes (openssl rand -base64 32)." (index $pair 0)) -}}
+{{- end -}}
+{{- end -}}
+{{- /* Key lists of a rotation: the first signs (or seals), every one verifies (or opens). */ -}}
+{{- range $pair := list (list "oidc.cookieKey" $v.oidc.cookieKey $v.oidc.existingSecret) (list "jwt.previousKeyEncryptionKey" $v.jwt.previousKeyEncryptionKey $v.jwt.previousKeyExistingSecret) -}}
+{{- $key := index $pair 1 -}}
+{{- if and $key (not (index $pair 2)) (not (regexMatch "^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$" $key)) -}}
+{{- $msgs = append $msgs (printf "iam: %s must be a comma list of base64 keys of exactly 32 bytes each (openssl rand -base64 32)." (index $pair 0)) -}}
 {{- end -}}
 {{- end -}}
 {{- $msgs = concat $msgs (include "iam.publicProblems" . | fromJsonArray) -}}

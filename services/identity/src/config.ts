@@ -1,5 +1,6 @@
 import { hkdfSync } from 'node:crypto';
 import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform';
+import { SealingKeys } from './domain/sealing';
 
 export interface IdentityConfig {
   readonly databaseUrl: string;
@@ -20,6 +21,12 @@ export interface IdentityConfig {
     readonly keyRotationHours: number;
     /** AES-256 key that encrypts the private signing keys at rest. */
     readonly keyEncryptionKey: Buffer;
+    /**
+     * JWT_KEY_ENCRYPTION_KEY_PREVIOUS: keys of a rotation, which still open what they sealed (the
+     * signing keys, TOTP secrets) and whose derived cookie keys still verify; `reseal` moves
+     * everything under the current key, after which they can go (SECURITY.md, "Key rotation").
+     */
+    readonly previousKeyEncryptionKeys: readonly Buffer[];
   };
   readonly emailActions: {
     /** AES-256 key shared with the notification service: seals the raw tokens in events. */
@@ -36,10 +43,12 @@ export interface IdentityConfig {
     /** Path prefix of its endpoints at the gateway. */
     readonly prefix: string;
     /**
-     * OIDC_COOKIE_KEY: signs the provider's session and interaction cookies. Unset: derived from
-     * JWT_KEY_ENCRYPTION_KEY (HKDF-SHA256, its own label), the same on every replica.
+     * OIDC_COOKIE_KEY: the keys of the provider's session and interaction cookies, a comma list:
+     * the first signs, every one verifies (a rotation: put the new key first, drop the old one
+     * once the sessions it signed have ended). Unset: derived from JWT_KEY_ENCRYPTION_KEY
+     * (HKDF-SHA256, its own label), then from each previous key-encryption key.
      */
-    readonly cookieKey: Buffer;
+    readonly cookieKeys: readonly Buffer[];
     /** OIDC_SESSION_TTL: how long a provider session (a sign-in at the provider) lasts, seconds. */
     readonly sessionSeconds: number;
   };
@@ -100,6 +109,21 @@ export function derivedKey(keyEncryptionKey: Buffer, label: string): Buffer {
   return Buffer.from(hkdfSync('sha256', keyEncryptionKey, Buffer.alloc(0), label, 32));
 }
 
+/**
+ * A key of identity's own for one use (`totp-secret` seals TOTP secrets,
+ * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges), derived from the
+ * key-encryption key (derivedKey): held by identity alone, unlike EMAIL_ACTION_KEY,
+ * shared with notification.
+ */
+export function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge'): Buffer {
+  return derivedKey(keyEncryptionKey, `iam/identity/${use}/v1`);
+}
+
+/** The keys sealing TOTP secrets: derived from the key-encryption key, and from each previous one (a rotation). */
+export function totpSealingKeys(jwt: Pick<IdentityConfig['jwt'], 'keyEncryptionKey' | 'previousKeyEncryptionKeys'>): SealingKeys {
+  return new SealingKeys(jwt.keyEncryptionKey, jwt.previousKeyEncryptionKeys).map((k) => identityKey(k, 'totp-secret'));
+}
+
 /** The provider's cookie key when none is set: a key of its own derived from the key-encryption key. */
 export function derivedCookieKey(keyEncryptionKey: Buffer): Buffer {
   return derivedKey(keyEncryptionKey, 'iam/oidc-provider/cookie-key/v1');
@@ -108,6 +132,8 @@ export function derivedCookieKey(keyEncryptionKey: Buffer): Buffer {
 export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}): IdentityConfig {
   const publicUrl = readPublicUrl(e);
   const keyEncryptionKey = e.key('JWT_KEY_ENCRYPTION_KEY', { fallback: defaults.keyEncryptionKey, required: true }) ?? Buffer.alloc(32);
+  const previousKeyEncryptionKeys = keyList(e, 'JWT_KEY_ENCRYPTION_KEY_PREVIOUS').filter((k) => !k.equals(keyEncryptionKey));
+  const cookieKeys = keyList(e, 'OIDC_COOKIE_KEY');
   return {
     databaseUrl: e.url('IDENTITY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('IDENTITY_GRPC_PORT', { default: defaults.grpcPort ?? 50051, allowZero: true }),
@@ -121,6 +147,7 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       refreshExpirySeconds: e.int('JWT_REFRESH_EXPIRY', { default: 604_800, min: 60, max: 31_536_000 }),
       keyRotationHours: e.int('JWT_KEY_ROTATION_HOURS', { default: 720, min: 1, max: 87_600 }),
       keyEncryptionKey,
+      previousKeyEncryptionKeys,
     },
     emailActions: {
       sealKey: e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: true }) ?? Buffer.alloc(32),
@@ -130,7 +157,7 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       port: e.port('IDENTITY_OP_PORT', { default: defaults.opPort ?? 50061, allowZero: true }),
       publicUrl,
       prefix: '/oidc',
-      cookieKey: e.key('OIDC_COOKIE_KEY', { required: false }) ?? derivedCookieKey(keyEncryptionKey),
+      cookieKeys: cookieKeys.length > 0 ? cookieKeys : [keyEncryptionKey, ...previousKeyEncryptionKeys].map(derivedCookieKey),
       sessionSeconds: e.int('OIDC_SESSION_TTL', { default: 1_209_600, min: 300, max: 31_536_000 }),
     },
     auth: {
@@ -146,6 +173,18 @@ export function readIdentityConfig(e: EnvReader, defaults: IdentityDefaults = {}
       maxEntries: e.int('IDENTITY_CACHE_MAX_ENTRIES', { default: 10_000, min: 1, max: 10_000_000 }),
     },
   };
+}
+
+/** A comma list of base64 keys of 32 bytes each (empty = none); a bad one is a problem naming the variable. */
+function keyList(e: EnvReader, name: string): Buffer[] {
+  const raw = e.optionalString(name) ?? '';
+  const keys: Buffer[] = [];
+  for (const [i, item] of raw.split(',').map((k) => k.trim()).filter(Boolean).entries()) {
+    const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(item) ? Buffer.from(item, 'base64') : Buffer.alloc(0);
+    if (key.length !== 32) e.problem(name, `key ${i + 1} is not the base64 of 32 bytes (openssl rand -base64 32)`);
+    else keys.push(key);
+  }
+  return keys;
 }
 
 /** Whether `host` is the RP ID or a host below it (WebAuthn: the RP ID is the origin's effective domain or a registrable suffix of it). */

@@ -15,7 +15,7 @@ import { createOpAudit } from './app/op-audit';
 import { createPasskeyUseCases } from './app/passkeys';
 import { createSecondFactorUseCases } from './app/second-factor';
 import { createSessionUseCases } from './app/sessions';
-import { type IdentityConfig, derivedKey } from './config';
+import { type IdentityConfig, identityKey, totpSealingKeys } from './config';
 import { builtInClients } from './domain/clients';
 import { grpcDirectory } from './infra/directory-client';
 import { cachedDirectory } from './infra/principal-cache';
@@ -60,6 +60,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         dataSource,
         alg: config.jwt.alg,
         keyEncryptionKey: config.jwt.keyEncryptionKey,
+        previousKeyEncryptionKeys: config.jwt.previousKeyEncryptionKeys,
         rotationHours: config.jwt.keyRotationHours,
         tokenLifetimeSeconds: config.jwt.expirySeconds,
         logger,
@@ -92,7 +93,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       });
       const secondFactor = createSecondFactorUseCases({
         settings: {
-          totpKey: identityKey(config.jwt.keyEncryptionKey, 'totp-secret'),
+          totpKeys: totpSealingKeys(config.jwt),
           issuer: config.jwt.issuer,
           requiredRoles: config.mfa.requiredRoles,
           maxFailedAttempts: config.auth.maxFailedAttempts,
@@ -163,7 +164,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
             {
               issuer: op.publicUrl,
               prefix: op.prefix,
-              cookieKeys: [op.cookieKey.toString('base64url')],
+              cookieKeys: op.cookieKeys.map((k) => k.toString('base64url')),
               audience: config.jwt.audience,
               alg: config.jwt.alg,
               accessTokenSeconds: config.jwt.expirySeconds,
@@ -231,14 +232,4 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       };
     },
   };
-}
-
-/**
- * A key of identity's own for one use (`totp-secret` seals TOTP secrets,
- * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges), derived from the
- * key-encryption key (config.ts derivedKey): held by identity alone, unlike EMAIL_ACTION_KEY,
- * shared with notification.
- */
-function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge'): Buffer {
-  return derivedKey(keyEncryptionKey, `iam/identity/${use}/v1`);
 }

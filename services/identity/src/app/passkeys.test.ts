@@ -16,6 +16,7 @@ import { KeyRing } from '../infra/key-ring';
 import { entities, migrations } from '../infra/schema';
 import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
 import { JwtTokenService } from '../infra/token-service';
+import { SealingKeys } from '../domain/sealing';
 import { SoftAuthenticator } from '../testing/soft-authenticator';
 import { type AuthUseCases, createAuthUseCases, emailKey } from './auth';
 import { type PasskeyUseCases, credentialTag, createPasskeyUseCases } from './passkeys';
@@ -69,7 +70,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     const stores = pgIdentityStores(ds.manager);
     passkeys = createPasskeyUseCases({ settings: { rpId: 'localhost', origins: [ORIGIN], rpName: 'IAM', challengeKey: randomBytes(32) }, uow, stores, directory, logger });
     secondFactor = createSecondFactorUseCases({
-      settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 5, lockoutMinutes: 15 },
+      settings: { totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 5, lockoutMinutes: 15 },
       uow,
       stores,
       directory,
@@ -236,7 +237,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     const uow = pgUnitOfWork(ds);
     const stores = pgIdentityStores(ds.manager);
     const strict = createSecondFactorUseCases({
-      settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: ['Operator'], maxFailedAttempts: 5, lockoutMinutes: 15 },
+      settings: { totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', requiredRoles: ['Operator'], maxFailedAttempts: 5, lockoutMinutes: 15 },
       uow,
       stores,
       directory,

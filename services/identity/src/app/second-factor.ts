@@ -7,7 +7,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { type AccessClaims, AppError, type Logger, event, open, randomToken, seal, sha256 } from '@iam/platform';
+import { type AccessClaims, AppError, type Logger, event, randomToken, sha256 } from '@iam/platform';
+import { type SealingKeys, totpAad } from '../domain/sealing';
 import type { Principal } from '../domain/model';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Directory, IdentityStores, MfaChallengeRecord, MfaPurpose, UnitOfWork } from '../domain/ports';
@@ -18,8 +19,8 @@ import { requireRecentSignIn } from './reauth';
 export { REAUTH_SECONDS, requireRecentSignIn } from './reauth';
 
 export interface SecondFactorSettings {
-  /** AES-256 key sealing TOTP secrets (derived from JWT_KEY_ENCRYPTION_KEY, never in the database). */
-  readonly totpKey: Buffer;
+  /** Keys sealing TOTP secrets (derived from JWT_KEY_ENCRYPTION_KEY and its previous ones, never in the database). */
+  readonly totpKeys: SealingKeys;
   /** The issuer authenticator apps show. */
   readonly issuer: string;
   /** MFA_REQUIRED_ROLES: members get no token without a second factor. */
@@ -125,8 +126,8 @@ export function createSecondFactorUseCases(deps: {
   const { settings: s, uow, stores, directory } = deps;
   const required = new Set(s.requiredRoles);
 
-  const sealSecret = (userId: string, secret: Buffer) => seal(s.totpKey, secret, `totp:${userId}`);
-  const openSecret = (userId: string, sealed: Buffer) => open(s.totpKey, sealed, `totp:${userId}`);
+  const sealSecret = (userId: string, secret: Buffer) => s.totpKeys.seal(secret, totpAad(userId));
+  const openSecret = (userId: string, sealed: Buffer) => s.totpKeys.open(sealed, totpAad(userId));
 
   function status(userId: string): Promise<MfaStatus> {
     return stores.mfaStatus.get(userId);
