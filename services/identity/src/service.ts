@@ -19,7 +19,7 @@ import { rekeyLegacyRecoveryCodes } from './app/recovery-codes';
 import { createSecondFactorUseCases } from './app/second-factor';
 import { createSessionUseCases } from './app/sessions';
 import { createTotpSecrets } from './app/totp-secrets';
-import { type IdentityConfig, derivedKey } from './config';
+import { type IdentityConfig, identityKey, totpSealingKeys } from './config';
 import { builtInClients } from './domain/clients';
 import { grpcDirectory } from './infra/directory-client';
 import { cachedDirectory } from './infra/principal-cache';
@@ -27,6 +27,7 @@ import { cachedClients, invalidatingClientUseCases } from './infra/client-cache'
 import { KeyRing } from './infra/key-ring';
 import { registerSigningKeyAge } from './infra/key-metrics';
 import { entities, migrations } from './infra/schema';
+import { createSecurityMetrics, grantLabel, meteredUnitOfWork } from './infra/security-metrics';
 import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 import { JwtTokenService } from './infra/token-service';
 import { opPages, opRequestHandler, startOpServer } from './api/op/http';
@@ -64,6 +65,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         dataSource,
         alg: config.jwt.alg,
         keyEncryptionKey: config.jwt.keyEncryptionKey,
+        previousKeyEncryptionKeys: config.jwt.previousKeyEncryptionKeys,
         rotationHours: config.jwt.keyRotationHours,
         tokenLifetimeSeconds: config.jwt.expirySeconds,
         logger,
@@ -82,25 +84,26 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const directory = directoryClient;
       // The configuration's clients (the console) stand in front of the stored ones.
       const clients = builtInClients(config.publicUrl);
-      const uow = pgUnitOfWork(dataSource, clients);
+      // Sign-ins, lockouts, factors and refresh reuse counted from what each transaction commits.
+      const security = createSecurityMetrics(rt.metrics.registry);
+      const uow = meteredUnitOfWork(pgUnitOfWork(dataSource, clients), security);
       // Statements outside any transaction, each committed on its own.
       const stores = pgIdentityStores(dataSource.manager, clients);
-      const publicUrl = new URL(config.op.publicUrl);
       const passkeys = createPasskeyUseCases({
-        settings: { rpId: publicUrl.hostname, origin: publicUrl.origin, rpName: 'IAM', challengeKey: identityKey(config.jwt.keyEncryptionKey, 'webauthn-sign-in-challenge') },
+        settings: { rpId: config.webauthn.rpId, origins: config.webauthn.origins, rpName: 'IAM', challengeKey: identityKey(config.jwt.keyEncryptionKey, 'webauthn-sign-in-challenge') },
         uow,
         stores,
         directory,
         logger,
       });
-      const totpKey = identityKey(config.jwt.keyEncryptionKey, 'totp-secret');
+      const totpKeys = totpSealingKeys(config.jwt);
       const recoveryKey = identityKey(config.jwt.keyEncryptionKey, 'recovery-code');
       // Recovery codes stored as plain SHA-256 (before keyed digests) are re-keyed once, here.
       const rekeyed = await rekeyLegacyRecoveryCodes(uow, recoveryKey);
       if (rekeyed > 0) logger.info({ rekeyed }, 'legacy recovery-code digests re-keyed (HMAC under the recovery-code key)');
       const secondFactor = createSecondFactorUseCases({
         settings: {
-          totpKey,
+          totpKeys,
           issuer: config.jwt.issuer,
           requiredRoles: config.mfa.requiredRoles,
           maxFailedAttempts: config.auth.maxFailedAttempts,
@@ -167,7 +170,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const access = createAccountAccess({ clients: opClients });
       const myFactors = createMyFactorUseCases({
         access,
-        totp: createTotpSecrets({ totpKey, issuer: config.jwt.issuer, stores, directory }),
+        totp: createTotpSecrets({ totpKeys, issuer: config.jwt.issuer, stores, directory }),
         recoveryKey,
         passkeys,
         uow,
@@ -185,7 +188,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
             {
               issuer: op.publicUrl,
               prefix: op.prefix,
-              cookieKeys: [op.cookieKey.toString('base64url')],
+              cookieKeys: op.cookieKeys.map((k) => k.toString('base64url')),
               audience: config.jwt.audience,
               alg: config.jwt.alg,
               accessTokenSeconds: config.jwt.expirySeconds,
@@ -202,7 +205,10 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               // Without MFA_REQUIRED_ROLES nothing is asked of a session (no principal read per authorization).
               ...(config.mfa.requiredRoles.length > 0 ? { mfaRequired: (p: Principal) => secondFactor.policyRequires(p) } : {}),
               rolePermissions: async (roles) => [...new Set((await tokenDirectory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
-              tokensIssued: (clientId, grantType) => opAudit.tokensIssued(clientId, grantType),
+              tokensIssued: (clientId, grantType) => {
+                security.tokenGrants.inc({ grant_type: grantLabel(grantType) });
+                opAudit.tokensIssued(clientId, grantType);
+              },
               sessions: {
                 signedIn: async (x) => {
                   await faults?.beforeOpSessionWrite?.();
@@ -239,7 +245,10 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       opts.onOpListening?.(opServer.port);
       return {
         grpc: [
-          ...identityGrpc({ auth, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...identityGrpc(
+            { auth, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys, granted: (g) => security.tokenGrants.inc({ grant_type: g }) },
+            { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames },
+          ),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
         broadcasts: [...(cached ? [cached.broadcast] : []), ...(clientCache ? [clientCache.broadcast] : [])],
@@ -262,16 +271,4 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       };
     },
   };
-}
-
-/**
- * A key of identity's own for one use (`totp-secret` seals TOTP secrets,
- * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges,
- * `oidc-refresh-answer` seals the answers a refresh retry may get again, `recovery-code` keys the
- * recovery codes' digests), derived from the
- * key-encryption key (config.ts derivedKey): held by identity alone, unlike EMAIL_ACTION_KEY,
- * shared with notification.
- */
-function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge' | 'oidc-refresh-answer' | 'recovery-code'): Buffer {
-  return derivedKey(keyEncryptionKey, `iam/identity/${use}/v1`);
 }

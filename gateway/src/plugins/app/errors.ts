@@ -140,6 +140,7 @@ export const errorsPlugin = fp(
     const routes = new RouteMethods();
     app.addHook('onRoute', routes.onRoute);
     app.decorate('knownRoutes', () => routes.list());
+    app.decorate('routePaths', () => routes.allPaths());
     app.setErrorHandler((err, req, reply) => {
       const appErr = toAppError(err);
       if (appErr.code === 'INTERNAL' || appErr.httpStatus >= 500) {

@@ -57,10 +57,13 @@ export function identityGrpc(
     access: AccountAccess;
     sessions: SessionUseCases;
     passkeys: PasskeyUseCases;
+    /** Tokens handed out over REST (the token-grant counter): rest_sign_in, rest_refresh. */
+    granted?: (grantType: 'rest_sign_in' | 'rest_refresh') => void;
   },
   h: HandlerDeps,
 ): ServiceBinding[] {
   const { auth, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys } = deps;
+  const granted = <T>(grantType: 'rest_sign_in' | 'rest_refresh', answer: T): T => (deps.granted?.(grantType), answer);
   /** The signed-in caller of a "me" call: its token verified here (signature, expiry, denylist). */
   const me = (accessToken: string) => auth.validate(accessToken);
   /** The caller of a call on the account's security (sessions, password, email): a first-party token (account-access.ts). */
@@ -76,9 +79,9 @@ export function identityGrpc(
         login: async (r) => {
           const res = await auth.login(r.email, r.password);
           if (res.mfa) return { tokens: undefined, user: undefined, mfa: { ...res.mfa, methods: [...res.mfa.methods] } };
-          return signedIn(res);
+          return granted('rest_sign_in', signedIn(res));
         },
-        refresh: async (r) => auth.refresh(r.refreshToken),
+        refresh: async (r) => granted('rest_refresh', await auth.refresh(r.refreshToken)),
         revoke: async (r) => (await auth.revoke(r.accessToken), {}),
         validateToken: async (r) => ({ claims: toClaims(await auth.validate(r.accessToken)) }),
         introspect: async (r) => {
@@ -93,7 +96,7 @@ export function identityGrpc(
         confirmPasswordReset: async (r) => (await emailActions.confirmPasswordReset(r.token, r.newPassword), {}),
         requestEmailVerification: async (r) => (await emailActions.requestEmailVerification(r.userId), {}),
         confirmEmailVerification: async (r) => (await emailActions.confirmEmailVerification(r.token), {}),
-        completeMfa: async (r) => signedIn(await auth.completeMfa(r.mfaToken, factorOf(r))),
+        completeMfa: async (r) => granted('rest_sign_in', signedIn(await auth.completeMfa(r.mfaToken, factorOf(r)))),
         enrolWithMfaToken: async (r) => secondFactor.enrolWithToken(r.mfaToken),
         getMfaStatus: async (r) => myFactors.status(await me(r.accessToken)),
         startTotp: async (r) => myFactors.startTotp(await me(r.accessToken)),
@@ -106,7 +109,7 @@ export function identityGrpc(
         renamePasskey: async (r) => passkeyOut(await myFactors.renamePasskey(await me(r.accessToken), r.passkeyId, r.name)),
         removePasskey: async (r) => (await myFactors.removePasskey(await me(r.accessToken), r.passkeyId), {}),
         passkeySignInOptions: async () => ({ json: JSON.stringify(await passkeys.signInOptions()) }),
-        passkeySignIn: async (r) => signedIn(await auth.passkeyLogin(webauthnJson(r.responseJson, 'response'))),
+        passkeySignIn: async (r) => granted('rest_sign_in', signedIn(await auth.passkeyLogin(webauthnJson(r.responseJson, 'response')))),
         mfaWebauthnOptions: async (r) => ({ json: JSON.stringify(await secondFactor.webauthnOptions(r.mfaToken)) }),
         mfaPasskeyEnrolmentOptions: async (r) => ({ json: JSON.stringify(await secondFactor.passkeyEnrolmentOptions(r.mfaToken)) }),
         endUserSession: async (r) => (await sessions.endOneOf(r.userId, r.sessionId), { ended: 1 }),

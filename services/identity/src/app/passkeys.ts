@@ -3,7 +3,8 @@
  * verification required, discoverable credentials), naming, listing and removal by their owner,
  * and the assertions of a sign-in, as a first factor (passwordless: the options name no
  * credential, so they are the same for everyone) or as the second factor of an mfa token. The RP
- * ID and origin are PUBLIC_URL's. Every ceremony's challenge is single use and good for five
+ * ID is PUBLIC_URL's host unless WEBAUTHN_RP_ID names a parent domain; the origins PUBLIC_URL's
+ * and WEBAUTHN_ORIGINS'. Every ceremony's challenge is single use and good for five
  * minutes. A registration's or a second factor's is stored and found again by the challenge the
  * authenticator signed (only its SHA-256 is stored); a passwordless sign-in's, asked for
  * anonymously, is stored by nobody until an assertion of it verifies (sign-in-challenge.ts).
@@ -27,8 +28,8 @@ import { checkSignInChallenge, issueSignInChallenge } from './sign-in-challenge'
 export interface PasskeySettings {
   /** PUBLIC_URL's host name. */
   readonly rpId: string;
-  /** PUBLIC_URL's origin. */
-  readonly origin: string;
+  /** The origins a ceremony may come from: PUBLIC_URL's, then WEBAUTHN_ORIGINS (config.ts). */
+  readonly origins: readonly string[];
   readonly rpName: string;
   /** The key of the passwordless sign-in's challenges (sign-in-challenge.ts). */
   readonly challengeKey: Buffer;
@@ -194,7 +195,7 @@ export function createPasskeyUseCases(deps: {
         const r = await verifyRegistrationResponse({
           response: response as RegistrationResponseJSON,
           expectedChallenge: challenge,
-          expectedOrigin: s.origin,
+          expectedOrigin: [...s.origins],
           expectedRPID: s.rpId,
           requireUserVerification: true,
         });
@@ -292,7 +293,7 @@ export function createPasskeyUseCases(deps: {
         const r = await verifyAuthenticationResponse({
           response: response as AuthenticationResponseJSON,
           expectedChallenge: challenge,
-          expectedOrigin: s.origin,
+          expectedOrigin: [...s.origins],
           expectedRPID: s.rpId,
           credential: { id: b64url(p.credentialId), publicKey: new Uint8Array(p.publicKey), counter: p.counter, transports: p.transports as AuthenticatorTransportFuture[] },
           requireUserVerification: true,

@@ -19,6 +19,7 @@ import { emailKey } from './auth';
 import { createMyFactorUseCases } from './my-factors';
 import { RECOVERY_ALPHABET, rekeyLegacyRecoveryCodes } from './recovery-codes';
 import { createSecondFactorUseCases } from './second-factor';
+import { SealingKeys } from '../domain/sealing';
 import { createTotpSecrets } from './totp-secrets';
 
 const sha256hex = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -71,7 +72,7 @@ describe('recovery codes: 112-bit codes, keyed digests, legacy rows re-keyed', (
     const uow = pgUnitOfWork(ds);
     const stores = pgIdentityStores(ds.manager);
     const secondFactor = createSecondFactorUseCases({
-      settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 50, lockoutMinutes: 15, recoveryKey },
+      settings: { totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 50, lockoutMinutes: 15, recoveryKey },
       uow,
       stores,
       directory,
@@ -79,7 +80,7 @@ describe('recovery codes: 112-bit codes, keyed digests, legacy rows re-keyed', (
     });
     const myFactors = createMyFactorUseCases({
       access: createAccountAccess({ clients: { find: async () => null } }),
-      totp: createTotpSecrets({ totpKey: randomBytes(32), issuer: 'IAM', stores, directory }),
+      totp: createTotpSecrets({ totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', stores, directory }),
       recoveryKey,
       passkeys: { registrationOptions: () => Promise.reject(new Error('not used')), register: () => Promise.reject(new Error('not used')), list: async () => [], rename: () => Promise.reject(new Error('not used')), remove: () => Promise.reject(new Error('not used')) },
       uow,

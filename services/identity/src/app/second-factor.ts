@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { AppError, type Logger, event, randomToken, sha256 } from '@iam/platform';
+import type { SealingKeys } from '../domain/sealing';
 import type { Principal } from '../domain/model';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Directory, IdentityStores, MfaChallengeRecord, MfaPurpose, UnitOfWork } from '../domain/ports';
@@ -21,8 +22,8 @@ import { type TotpEnrolment, createTotpSecrets } from './totp-secrets';
 export type { TotpEnrolment } from './totp-secrets';
 
 export interface SecondFactorSettings {
-  /** AES-256 key sealing TOTP secrets (derived from JWT_KEY_ENCRYPTION_KEY, never in the database). */
-  readonly totpKey: Buffer;
+  /** Keys sealing TOTP secrets (derived from JWT_KEY_ENCRYPTION_KEY and its previous ones, never in the database). */
+  readonly totpKeys: SealingKeys;
   /** The issuer authenticator apps show. */
   readonly issuer: string;
   /** MFA_REQUIRED_ROLES: members get no token without a second factor. */
@@ -104,7 +105,7 @@ export function createSecondFactorUseCases(deps: {
   const { settings: s, uow, stores, directory } = deps;
   const required = new Set(s.requiredRoles);
 
-  const totp = createTotpSecrets({ totpKey: s.totpKey, issuer: s.issuer, stores, directory });
+  const totp = createTotpSecrets({ totpKeys: s.totpKeys, issuer: s.issuer, stores, directory });
 
   function status(userId: string): Promise<MfaStatus> {
     return stores.mfaStatus.get(userId);

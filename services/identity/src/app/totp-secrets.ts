@@ -4,7 +4,8 @@
  * (AES-256-GCM, AAD = the user id), shown once, active after a first right code; each step is
  * accepted once.
  */
-import { AppError, open, seal } from '@iam/platform';
+import { AppError } from '@iam/platform';
+import { type SealingKeys, totpAad } from '../domain/sealing';
 import type { Directory, IdentityStores } from '../domain/ports';
 import { base32Encode, matchTotp, newTotpSecret, otpauthUri } from '../domain/totp';
 
@@ -23,16 +24,16 @@ export interface TotpSecrets {
 }
 
 export function createTotpSecrets(deps: {
-  /** AES-256 key sealing TOTP secrets (derived from JWT_KEY_ENCRYPTION_KEY, never in the database). */
-  totpKey: Buffer;
+  /** Keys sealing TOTP secrets (derived from JWT_KEY_ENCRYPTION_KEY and its previous ones, never in the database). */
+  totpKeys: SealingKeys;
   /** The issuer authenticator apps show. */
   issuer: string;
   stores: Pick<IdentityStores, 'totp'>;
   directory: Pick<Directory, 'principal'>;
 }): TotpSecrets {
-  const { totpKey, stores, directory } = deps;
-  const sealSecret = (userId: string, secret: Buffer) => seal(totpKey, secret, `totp:${userId}`);
-  const openSecret = (userId: string, sealed: Buffer) => open(totpKey, sealed, `totp:${userId}`);
+  const { totpKeys, stores, directory } = deps;
+  const sealSecret = (userId: string, secret: Buffer) => totpKeys.seal(secret, totpAad(userId));
+  const openSecret = (userId: string, sealed: Buffer) => totpKeys.open(sealed, totpAad(userId));
   const shown = (secret: Buffer, email: string): TotpEnrolment => ({ secret: base32Encode(secret), otpauthUri: otpauthUri(secret, deps.issuer, email) });
 
   async function pending(userId: string): Promise<TotpEnrolment> {
