@@ -122,11 +122,12 @@ export function derivedKey(keyEncryptionKey: Buffer, label: string): Buffer {
 
 /**
  * A key of identity's own for one use (`totp-secret` seals TOTP secrets,
- * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges), derived from the
+ * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges,
+ * `oidc-refresh-answer` seals the answers a refresh retry may get again), derived from the
  * key-encryption key (derivedKey): held by identity alone, unlike EMAIL_ACTION_KEY,
  * shared with notification.
  */
-export function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge' | 'oidc-refresh-answer' | 'recovery-code'): Buffer {
+export function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge' | 'oidc-refresh-answer'): Buffer {
   return derivedKey(keyEncryptionKey, `iam/identity/${use}/v1`);
 }
 

@@ -21,10 +21,12 @@ import { createSessionUseCases } from './app/sessions';
 import { createTotpSecrets } from './app/totp-secrets';
 import { type IdentityConfig, identityKey, totpSealingKeys } from './config';
 import { builtInClients } from './domain/clients';
+import { SealingKeys } from './domain/sealing';
 import { grpcDirectory } from './infra/directory-client';
 import { cachedDirectory } from './infra/principal-cache';
 import { cachedClients, invalidatingClientUseCases } from './infra/client-cache';
 import { KeyRing } from './infra/key-ring';
+import { sealedSecret } from './infra/sealed-secrets';
 import { registerSigningKeyAge } from './infra/key-metrics';
 import { entities, migrations } from './infra/schema';
 import { createSecurityMetrics, grantLabel, meteredUnitOfWork } from './infra/security-metrics';
@@ -97,7 +99,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         logger,
       });
       const totpKeys = totpSealingKeys(config.jwt);
-      const recoveryKey = identityKey(config.jwt.keyEncryptionKey, 'recovery-code');
+      // Random, sealed in the database under the key-encryption key: it outlives a rotation of that key.
+      const recoveryKey = await sealedSecret(dataSource, 'recovery-code-key', new SealingKeys(config.jwt.keyEncryptionKey, config.jwt.previousKeyEncryptionKeys));
       // Recovery codes stored as plain SHA-256 (before keyed digests) are re-keyed once, here.
       const rekeyed = await rekeyLegacyRecoveryCodes(uow, recoveryKey);
       if (rekeyed > 0) logger.info({ rekeyed }, 'legacy recovery-code digests re-keyed (HMAC under the recovery-code key)');
@@ -179,7 +182,11 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       });
       // The token endpoint's writes (one statement per request), and the sessions its tokens name.
       const opWrites = new TokenRequestWrites(dataSource, faults?.afterOpRefreshCommit ? () => faults.afterOpRefreshCommit?.() : undefined);
-      const refreshRetry = new RefreshRetry(identityKey(config.jwt.keyEncryptionKey, 'oidc-refresh-answer'), op.refreshRetrySeconds, opWrites);
+      const refreshRetry = new RefreshRetry(
+        new SealingKeys(config.jwt.keyEncryptionKey, config.jwt.previousKeyEncryptionKeys).map((k) => identityKey(k, 'oidc-refresh-answer')),
+        op.refreshRetrySeconds,
+        opWrites,
+      );
       const opSessionIds = new OpSessionIds((uid) => stores.sessions.opSessionId(uid));
       const opHost = new OpHost(
         () => keys.privateJwks(),

@@ -1,9 +1,9 @@
 /**
  * Recovery codes (DESIGN §5; ASVS 5.0 V6.5.2): ten single-use codes of 24 characters of a
  * 32-letter unambiguous alphabet (120 bits each), shown once as XXXX-XXXX-XXXX-XXXX-XXXX-XXXX.
- * Only a keyed digest is stored: HMAC-SHA-256 of "<user id>:<code>" under a key derived from
- * JWT_KEY_ENCRYPTION_KEY (config.ts derivedKey), which is never in the database, so a copy of the
- * database alone cannot test a guess.
+ * Only a keyed digest is stored: HMAC-SHA-256 of "<user id>:<code>" under a random key kept sealed
+ * under JWT_KEY_ENCRYPTION_KEY (infra/sealed-secrets.ts), never in the clear, so a copy of the
+ * database alone cannot test a guess, and a rotation of the key-encryption key keeps the codes.
  *
  * Codes made before this scheme were 50-bit and stored as SHA-256("<user id>:<code>"), testable
  * offline by anyone with the database (the user id is every token's `sub`). At start identity

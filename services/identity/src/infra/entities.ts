@@ -32,6 +32,19 @@ export class SigningKeyRow {
   expiresAt!: Date;
 }
 
+/** Identity's random secrets, sealed with the key-encryption key (infra/sealed-secrets.ts). */
+@Entity({ name: 'sealed_secrets' })
+export class SealedSecretRow {
+  @PrimaryColumn('varchar', { length: 100 })
+  name!: string;
+
+  @Column('bytea')
+  sealed!: Buffer;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+}
+
 /** Refresh tokens: only a SHA-256 of the token is stored. One family per login. */
 @Entity({ name: 'refresh_tokens' })
 @Index('uq_refresh_tokens_hash', ['tokenHash'], { unique: true })

@@ -9,9 +9,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { seal } from '@iam/platform';
 import { type MigratedDatabase, migratedTestDatabase, testLogger } from '@iam/platform/testing';
 import { totpSealingKeys } from '../config';
-import { totpAad } from '../domain/sealing';
+import { SealingKeys, totpAad } from '../domain/sealing';
 import { KeyRing } from './key-ring';
 import { reseal } from './reseal';
+import { sealedSecret } from './sealed-secrets';
 import { entities, migrations } from './schema';
 import { pgIdentityStores } from './stores';
 
@@ -46,6 +47,8 @@ describe('key-encryption key rotation: previous keys and reseal', () => {
     const user = randomUUID();
     const secret = randomBytes(20);
     await pgIdentityStores(db.ds.manager).totp.putPending(user, totpSealingKeys({ keyEncryptionKey: oldKek, previousKeyEncryptionKeys: [] }).seal(secret, totpAad(user)));
+    // The recovery codes' key: random, made once under the old key.
+    const recoveryKey = await sealedSecret(db.ds, 'recovery-code-key', new SealingKeys(oldKek));
 
     // The rotation window: the new key current, the old one previous. The old key's signing key
     // still signs (no new key is made for want of one), and the TOTP secret opens.
@@ -54,11 +57,16 @@ describe('key-encryption key rotation: previous keys and reseal', () => {
     expect(await keyCount()).toBe(1);
     const both = totpSealingKeys({ keyEncryptionKey: newKek, previousKeyEncryptionKeys: [oldKek] });
     expect(both.openAny(await totpOf(user), totpAad(user))).toEqual({ plaintext: secret, stale: true });
+    expect(await sealedSecret(db.ds, 'recovery-code-key', new SealingKeys(newKek, [oldKek]))).toEqual(recoveryKey);
 
     expect(await reseal(db.ds, { keyEncryptionKey: newKek, previousKeyEncryptionKeys: [oldKek] })).toEqual({
       signingKeys: { resealed: 1, current: 0, unreadable: 0 },
       totpSecrets: { resealed: 1, current: 0, unreadable: 0 },
+      secrets: { resealed: 1, current: 0, unreadable: 0 },
     });
+    // The same recovery-code key under the new key alone: codes digested before still verify.
+    expect(await sealedSecret(db.ds, 'recovery-code-key', new SealingKeys(newKek))).toEqual(recoveryKey);
+    await expect(sealedSecret(db.ds, 'recovery-code-key', new SealingKeys(oldKek))).rejects.toThrow();
 
     // After: the new key alone opens everything; the old one nothing.
     const after = await ring(newKek);
@@ -70,6 +78,7 @@ describe('key-encryption key rotation: previous keys and reseal', () => {
     expect(await reseal(db.ds, { keyEncryptionKey: newKek, previousKeyEncryptionKeys: [] })).toEqual({
       signingKeys: { resealed: 0, current: 1, unreadable: 0 },
       totpSecrets: { resealed: 0, current: 1, unreadable: 0 },
+      secrets: { resealed: 0, current: 1, unreadable: 0 },
     });
   });
 

@@ -1,9 +1,9 @@
 /**
  * `node services/identity/dist/main.js reseal`: the end of a rotation of the key-encryption key
  * (SECURITY.md, "Key rotation"). With JWT_KEY_ENCRYPTION_KEY the new key and
- * JWT_KEY_ENCRYPTION_KEY_PREVIOUS the old one(s), every signing key's private half and every TOTP
- * secret still sealed under an old key is opened and sealed again under the new one (TOTP under
- * its derived key), in one transaction, under the lock that serialises signing-key creation. It
+ * JWT_KEY_ENCRYPTION_KEY_PREVIOUS the old one(s), every signing key's private half, every TOTP
+ * secret and identity's sealed secrets (the recovery codes' key) still sealed under an old key is
+ * opened and sealed again under the new one (TOTP under its derived key), in one transaction, under the lock that serialises signing-key creation. It
  * can run while the service serves (which opens either); safe to run again (what is current is
  * left). Afterwards JWT_KEY_ENCRYPTION_KEY_PREVIOUS can go. What no configured key opens is
  * counted as unreadable, left as it is, and makes the command exit 1.
@@ -13,6 +13,7 @@ import type { DataSource } from 'typeorm';
 import { type IdentityConfig, readIdentityConfig, totpSealingKeys } from '../config';
 import { SealingKeys, totpAad } from '../domain/sealing';
 import { entities, migrations } from './schema';
+import { sealedSecretAad } from './sealed-secrets';
 
 /** Per kind of sealed data: sealed again under the new key, already under it, opened by no configured key. */
 export interface ResealTally {
@@ -24,6 +25,8 @@ export interface ResealTally {
 export interface ResealReport {
   readonly signingKeys: ResealTally;
   readonly totpSecrets: ResealTally;
+  /** Identity's random secrets (the recovery codes' key: infra/sealed-secrets.ts). */
+  readonly secrets: ResealTally;
 }
 
 type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
@@ -58,14 +61,16 @@ export async function reseal(ds: DataSource, jwt: Pick<IdentityConfig['jwt'], 'k
     await query('SELECT pg_advisory_xact_lock(hashtext($1))', ['identity:signing-keys']);
     const keys = (await query('SELECT kid, private_key FROM signing_keys ORDER BY kid FOR UPDATE')) as Array<{ kid: string; private_key: Buffer }>;
     const signingKeys = await resealRows(query, keys.map((k) => ({ id: k.kid, sealed: k.private_key, aad: k.kid })), kek, 'UPDATE signing_keys SET private_key = $2 WHERE kid = $1');
-    const secrets = (await query('SELECT user_id, sealed_secret FROM mfa_totp ORDER BY user_id FOR UPDATE')) as Array<{ user_id: string; sealed_secret: Buffer }>;
+    const totpRows = (await query('SELECT user_id, sealed_secret FROM mfa_totp ORDER BY user_id FOR UPDATE')) as Array<{ user_id: string; sealed_secret: Buffer }>;
     const totpSecrets = await resealRows(
       query,
-      secrets.map((t) => ({ id: t.user_id, sealed: t.sealed_secret, aad: totpAad(t.user_id) })),
+      totpRows.map((t) => ({ id: t.user_id, sealed: t.sealed_secret, aad: totpAad(t.user_id) })),
       totp,
       'UPDATE mfa_totp SET sealed_secret = $2 WHERE user_id = $1',
     );
-    return { signingKeys, totpSecrets };
+    const stored = (await query('SELECT name, sealed FROM sealed_secrets ORDER BY name FOR UPDATE')) as Array<{ name: string; sealed: Buffer }>;
+    const secrets = await resealRows(query, stored.map((r) => ({ id: r.name, sealed: r.sealed, aad: sealedSecretAad(r.name) })), kek, 'UPDATE sealed_secrets SET sealed = $2 WHERE name = $1');
+    return { signingKeys, totpSecrets, secrets };
   });
 }
 
@@ -82,7 +87,7 @@ export async function runReseal(env: NodeJS.ProcessEnv = process.env): Promise<n
   const ds = await openDatabase({ url: config.databaseUrl, name: 'identity', entities, migrations, logger, migrate: false, poolSize: 1 });
   try {
     const report = await reseal(ds, config.jwt);
-    const unreadable = report.signingKeys.unreadable + report.totpSecrets.unreadable;
+    const unreadable = report.signingKeys.unreadable + report.totpSecrets.unreadable + report.secrets.unreadable;
     logger[unreadable > 0 ? 'error' : 'info'](
       { ...report, previousKeys: config.jwt.previousKeyEncryptionKeys.length },
       unreadable > 0 ? 'reseal: some sealed data opens with no configured key (left as it is)' : 'reseal: everything is sealed under the current key-encryption key',

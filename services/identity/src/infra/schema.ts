@@ -9,6 +9,7 @@ import {
   RefreshTokenRow,
   RevokedAccessTokenRow,
   RevokedSubjectRow,
+  SealedSecretRow,
   SigningKeyRow,
 } from './entities';
 import { MfaChallengeRow, MfaRecoveryCodeRow, MfaTotpRow, PasskeyRow, SessionAccessTokenRow, SessionRow, WebauthnChallengeRow } from './factor-entities';
@@ -28,6 +29,7 @@ import { SessionTokenClients1765200000100 } from './migrations/1765200000100-ses
 import { OidcRefreshRetry1765300000100 } from './migrations/1765300000100-oidc-refresh-retry';
 import { ClientApiPermissions1765300000700 } from './migrations/1765300000700-client-api-permissions';
 import { RecoveryCodeSchemes1765400000300 } from './migrations/1765400000300-recovery-code-schemes';
+import { SealedSecrets1765400000500 } from './migrations/1765400000500-sealed-secrets';
 
 export const entities = [
   SigningKeyRow,
@@ -47,6 +49,7 @@ export const entities = [
   OidcPayloadRow,
   PasskeyRow,
   WebauthnChallengeRow,
+  SealedSecretRow,
   OutboxEventRow,
 ];
 
@@ -71,4 +74,5 @@ export const migrations = [
   OidcRefreshRetry1765300000100,
   ClientApiPermissions1765300000700,
   RecoveryCodeSchemes1765400000300,
+  SealedSecrets1765400000500,
 ];
