@@ -9244,6 +9244,9 @@ export interface operations {
                             dpopBound: boolean;
                             /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                             apiPermissions: string[];
+                            idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                            userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                            resourceServer: boolean;
                             /** @description First-party clients skip consent and act with the user’s full rights */
                             firstParty: boolean;
                             /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -9281,6 +9284,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -9426,6 +9432,12 @@ export interface operations {
                     dpopBound?: boolean;
                     /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
                     apiPermissions?: string[];
+                    /** @description id_token_signed_response_alg: the algorithm of its ID tokens. RS256 (the default) is verified by every relying party; ES256 and EdDSA are smaller */
+                    idTokenSignedResponseAlg?: "RS256" | "ES256" | "EdDSA";
+                    /** @description userinfo_signed_response_alg: userinfo answers a JWT signed in it; null (the default) answers plain JSON */
+                    userinfoSignedResponseAlg?: "RS256" | "ES256" | "EdDSA" | null;
+                    /** @description A resource server: it may introspect the access tokens the provider issued to any client (RFC 7662). Confidential clients only; only an Administrator sets it or changes such a client */
+                    resourceServer?: boolean;
                 };
             };
         };
@@ -9449,6 +9461,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -9642,6 +9657,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -9788,6 +9806,12 @@ export interface operations {
                     dpopBound?: boolean;
                     /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
                     apiPermissions?: string[];
+                    /** @description id_token_signed_response_alg: the algorithm of its ID tokens. RS256 (the default) is verified by every relying party; ES256 and EdDSA are smaller */
+                    idTokenSignedResponseAlg?: "RS256" | "ES256" | "EdDSA";
+                    /** @description userinfo_signed_response_alg: userinfo answers a JWT signed in it; null (the default) answers plain JSON */
+                    userinfoSignedResponseAlg?: "RS256" | "ES256" | "EdDSA" | null;
+                    /** @description A resource server: it may introspect the access tokens the provider issued to any client (RFC 7662). Confidential clients only; only an Administrator sets it or changes such a client */
+                    resourceServer?: boolean;
                 };
             };
         };
@@ -9811,6 +9835,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -10165,6 +10192,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */

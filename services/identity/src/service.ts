@@ -30,7 +30,7 @@ import type { ClientLookup } from './domain/clients';
 import type { Principal } from './domain/model';
 import { OpHost } from './infra/oidc/op-host';
 import { purgeExpiredOidc, revokeOidcSubject } from './infra/oidc/pg-adapter';
-import { createProvider } from './infra/oidc/provider';
+import { ID_TOKEN_SECONDS, createProvider } from './infra/oidc/provider';
 import { OpSessionIds } from './infra/oidc/session-ids';
 import { RefreshRetry } from './infra/oidc/refresh-retry';
 import { TokenRequestWrites } from './infra/oidc/token-writes';
@@ -55,13 +55,15 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
     migrations,
     streams: [STREAMS.identity, STREAMS.directory, STREAMS.deadLetter],
     build: async ({ dataSource, logger }) => {
-      // The key ring keeps, rotates and publishes the signing keys; tokens are made over it.
+      // The key ring keeps, rotates and publishes the signing keys (one per algorithm: RS256 for ID
+      // tokens, JWT_ALG for access tokens, ...); tokens are made over it. A retired key stays
+      // published until the last access or ID token it signed has expired.
       const keys = new KeyRing({
         dataSource,
         alg: config.jwt.alg,
         keyEncryptionKey: config.jwt.keyEncryptionKey,
         rotationHours: config.jwt.keyRotationHours,
-        tokenLifetimeSeconds: config.jwt.expirySeconds,
+        tokenLifetimeSeconds: Math.max(config.jwt.expirySeconds, ID_TOKEN_SECONDS),
         logger,
       });
       await keys.start();
@@ -153,7 +155,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       // The registry's clients (the console's built-in one first), or a test's own.
       const opClients = opts.clients ?? clientCache?.lookup ?? stores.clients;
       // The token endpoint's writes (one statement per request), and the sessions its tokens name.
-      const opWrites = new TokenRequestWrites(dataSource, faults?.afterOpRefreshCommit);
+      const opWrites = new TokenRequestWrites(dataSource, faults?.afterOpRefreshCommit && (() => faults.afterOpRefreshCommit?.()));
       const refreshRetry = new RefreshRetry(identityKey(config.jwt.keyEncryptionKey, 'oidc-refresh-answer'), op.refreshRetrySeconds, opWrites);
       const opSessionIds = new OpSessionIds((uid) => stores.sessions.opSessionId(uid));
       const opHost = new OpHost(
@@ -166,6 +168,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               cookieKeys: [op.cookieKey.toString('base64url')],
               audience: config.jwt.audience,
               alg: config.jwt.alg,
+              signingAlgs: keys.algorithms,
               accessTokenSeconds: config.jwt.expirySeconds,
               refreshTokenSeconds: config.jwt.refreshExpirySeconds,
               sessionSeconds: op.sessionSeconds,

@@ -9,7 +9,24 @@ import type { SessionUseCases, SessionView } from '../app/sessions';
 import type { Principal, TokenPair } from '../domain/model';
 import type { PublishedKeys } from '../domain/ports';
 
-const toClaims = (c: AccessClaims): identityV1.Claims => ({ ...c, aud: [...c.aud], roles: [...c.roles], permissions: [...c.permissions] });
+const toClaims = (c: AccessClaims): identityV1.Claims => ({
+  sub: c.sub,
+  jti: c.jti,
+  iss: c.iss,
+  aud: [...c.aud],
+  iat: c.iat,
+  nbf: c.nbf,
+  exp: c.exp,
+  email: c.email,
+  roles: [...c.roles],
+  permissions: [...c.permissions],
+  sid: c.sid ?? '',
+  clientId: c.clientId ?? '',
+  amr: [...(c.amr ?? [])],
+  authTime: c.authTime ?? 0,
+  cnfJkt: c.cnfJkt ?? '',
+  scope: c.scope ?? '',
+});
 
 const userSummary = (p: Principal): identityV1.UserSummary => ({ id: p.userId, firstName: p.firstName, lastName: p.lastName, email: p.email, roles: [...p.roles] });
 const signedIn = (r: { tokens: TokenPair; principal: Principal }): identityV1.LoginResponse => ({ tokens: r.tokens, user: userSummary(r.principal), mfa: undefined });

@@ -33,6 +33,7 @@ import { OidcPayloadLookups1765100000100 } from './migrations/1765100000100-oidc
 import { SessionTokenClients1765200000100 } from './migrations/1765200000100-session-token-clients';
 import { OidcRefreshRetry1765300000100 } from './migrations/1765300000100-oidc-refresh-retry';
 import { ClientApiPermissions1765300000700 } from './migrations/1765300000700-client-api-permissions';
+import { ClientTokenAlgorithms1765400000800 } from './migrations/1765400000800-client-token-algorithms';
 
 export const entities = [
   SigningKeyRow,
@@ -75,4 +76,5 @@ export const migrations = [
   SessionTokenClients1765200000100,
   OidcRefreshRetry1765300000100,
   ClientApiPermissions1765300000700,
+  ClientTokenAlgorithms1765400000800,
 ];

@@ -33,7 +33,10 @@ export interface OpSettings {
   readonly cookieKeys: readonly string[];
   /** JWT_AUDIENCE: the `aud` of the API's access tokens. */
   readonly audience: string;
+  /** JWT_ALG: the API's access tokens are signed in it (the gateway accepts no other). */
   readonly alg: string;
+  /** The key ring's algorithms (RS256 first): offered for ID tokens and signed userinfo, per client. */
+  readonly signingAlgs: readonly string[];
   readonly accessTokenSeconds: number;
   readonly refreshTokenSeconds: number;
   readonly sessionSeconds: number;
@@ -97,6 +100,10 @@ export const FIRST_PARTY = 'urn:iam:first_party';
 export const ROLES = 'urn:iam:roles';
 /** A client's ceiling of API permissions (client metadata): the API resource's scopes for it. */
 export const API_PERMISSIONS = 'urn:iam:api_permissions';
+/** A client registered as a resource server (client metadata): it introspects every client's access tokens. */
+export const RESOURCE_SERVER = 'urn:iam:resource_server';
+/** How long an ID token is valid (s): the key ring keeps a retired key published at least this long. */
+export const ID_TOKEN_SECONDS = 3_600;
 /** The acr of a sign-in with a password alone, and of one with a second factor (or a passkey). */
 export const ACR_PWD = 'urn:iam:acr:pwd';
 export const ACR_MFA = 'urn:iam:acr:mfa';
@@ -154,6 +161,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     }),
   );
   const api = apiResource(s.issuer);
+  const signingAlgs = s.signingAlgs as Array<'RS256' | 'ES256' | 'EdDSA'>;
   // The API's scopes for a client: the OpenID ones, and for a third-party client the API
   // permissions of its ceiling (each asked as a scope of its name, so a scope outside the ceiling
   // is never granted); the first party acts with the user's rights (token-claims.ts).
@@ -170,7 +178,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   const clientAdapter = {
     async find(id: string) {
       const c = await deps.clients.find(id);
-      return c ? clientMetadata(c, { alg: s.alg }) : undefined;
+      return c ? clientMetadata(c) : undefined;
     },
     upsert: async () => {},
     findByUid: async () => undefined,
@@ -191,12 +199,14 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     responseTypes: ['code'],
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
-    extraClientMetadata: { properties: [FIRST_PARTY, ROLES, API_PERMISSIONS] },
+    extraClientMetadata: { properties: [FIRST_PARTY, ROLES, API_PERMISSIONS, RESOURCE_SERVER] },
+    // ID tokens and signed userinfo in any algorithm of the ring (RS256 first: discovery lists it,
+    // and clients get it unless they ask for another); the API's access tokens in JWT_ALG only.
     enabledJWA: {
-      idTokenSigningAlgValues: [s.alg as 'EdDSA'],
-      userinfoSigningAlgValues: [s.alg as 'EdDSA'],
-      authorizationSigningAlgValues: [s.alg as 'EdDSA'],
-      introspectionSigningAlgValues: [s.alg as 'EdDSA'],
+      idTokenSigningAlgValues: [...signingAlgs],
+      userinfoSigningAlgValues: [...signingAlgs],
+      authorizationSigningAlgValues: [...signingAlgs],
+      introspectionSigningAlgValues: [...signingAlgs],
       dPoPSigningAlgValues: ['ES256', 'EdDSA', 'RS256', 'PS256'],
     },
     acrValues: [ACR_PWD, ACR_MFA],
@@ -213,7 +223,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       ClientCredentials: s.accessTokenSeconds,
       AuthorizationCode: 60,
       DeviceCode: 600,
-      IdToken: 3_600,
+      IdToken: ID_TOKEN_SECONDS,
       Interaction: 3_600,
       Session: s.sessionSeconds,
       Grant: s.refreshTokenSeconds,
@@ -281,7 +291,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     ctx.remove('Location');
     ctx.status = 503;
     ctx.set('Retry-After', '5');
-    await pages.renderError(ctx, { error: 'temporarily_unavailable', error_description: 'The sign-in could not be completed. Try again in a moment.' }, err instanceof Error ? err : new Error(String(err)));
+    pages.renderError(ctx, { error: 'temporarily_unavailable', error_description: 'The sign-in could not be completed. Try again in a moment.' }, err instanceof Error ? err : new Error(String(err)));
   };
   // The token endpoint's writes go out together, after the library has answered and before the
   // answer leaves; when they cannot be written the answer is an error, and nothing was written.
