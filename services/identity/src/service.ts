@@ -9,6 +9,7 @@ import { identityConsumers } from './api/consumers';
 import { clientsGrpc } from './api/clients-grpc';
 import { identityGrpc } from './api/grpc';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
+import { createAccessTokenUseCases } from './app/access-tokens';
 import { createClientUseCases } from './app/clients';
 import { createEmailActionUseCases } from './app/email-actions';
 import { createOpAudit } from './app/op-audit';
@@ -31,6 +32,7 @@ import type { Principal } from './domain/model';
 import { OpHost } from './infra/oidc/op-host';
 import { purgeExpiredOidc, revokeOidcSubject } from './infra/oidc/pg-adapter';
 import { ID_TOKEN_SECONDS, createProvider } from './infra/oidc/provider';
+import { opaqueAccessTokens, opaqueTokenJti } from './infra/oidc/opaque-tokens';
 import { OpSessionIds } from './infra/oidc/session-ids';
 import { RefreshRetry } from './infra/oidc/refresh-retry';
 import { TokenRequestWrites } from './infra/oidc/token-writes';
@@ -123,6 +125,15 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         secondFactor,
         passkeys,
       });
+      // Every access token identity answers for: JWTs, and the provider's opaque ones (its records).
+      const accessTokens = createAccessTokenUseCases({
+        auth,
+        tokens,
+        stores,
+        uow,
+        opaque: opaqueAccessTokens(() => opHost.provider(), config.op.publicUrl),
+        opaqueJti: opaqueTokenJti,
+      });
       const sessions = createSessionUseCases({ uow, stores, directory, secondFactor, endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at) });
       const emailActions = createEmailActionUseCases({
         settings: {
@@ -196,6 +207,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
                   await (clientId === undefined ? sessions.endOp(uid, userId) : sessions.endOpClient(uid, userId, clientId));
                 },
               },
+              tokenChecks: accessTokens,
               refreshReused: (accountId, clientId, grantId) =>
                 void opAudit.refreshReused(accountId, clientId, grantId).catch((err: unknown) => logger.error({ err, clientId }, 'refresh-token reuse could not be written to the audit outbox')),
               logger,
@@ -220,7 +232,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       opts.onOpListening?.(opServer.port);
       return {
         grpc: [
-          ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions, passkeys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...identityGrpc({ auth, accessTokens, emailActions, keys, secondFactor, sessions, passkeys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
         broadcasts: [...(cached ? [cached.broadcast] : []), ...(clientCache ? [clientCache.broadcast] : [])],

@@ -1,6 +1,7 @@
 /** gRPC handlers of IdentityService: proto in, use cases, proto out. */
 import { identityV1 } from '@iam/contracts';
 import { ANY_CALLER, type AccessClaims, AppError, type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
+import type { AccessTokenUseCases } from '../app/access-tokens';
 import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
 import type { PasskeyUseCases, PasskeyView } from '../app/passkeys';
@@ -63,12 +64,20 @@ const passkeyOut = (p: PasskeyView): identityV1.Passkey => ({
 });
 
 export function identityGrpc(
-  deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; keys: PublishedKeys; secondFactor: SecondFactorUseCases; sessions: SessionUseCases; passkeys: PasskeyUseCases },
+  deps: {
+    auth: AuthUseCases;
+    accessTokens: AccessTokenUseCases;
+    emailActions: EmailActionUseCases;
+    keys: PublishedKeys;
+    secondFactor: SecondFactorUseCases;
+    sessions: SessionUseCases;
+    passkeys: PasskeyUseCases;
+  },
   h: HandlerDeps,
 ): ServiceBinding[] {
-  const { auth, emailActions, keys, secondFactor, sessions, passkeys } = deps;
-  /** The signed-in caller of a "me" call: its token verified here (signature, expiry, denylist). */
-  const me = (accessToken: string) => auth.validate(accessToken);
+  const { auth, accessTokens, emailActions, keys, secondFactor, sessions, passkeys } = deps;
+  /** The signed-in caller of a "me" call: its token verified here (a JWT's signature, an opaque one's record; expiry, denylist). */
+  const me = (accessToken: string) => accessTokens.validate(accessToken);
   return [
     bindService(
       identityV1.IdentityServiceService,
@@ -80,9 +89,9 @@ export function identityGrpc(
         },
         refresh: async (r) => auth.refresh(r.refreshToken),
         revoke: async (r) => (await auth.revoke(r.accessToken), {}),
-        validateToken: async (r) => ({ claims: toClaims(await auth.validate(r.accessToken)) }),
+        validateToken: async (r) => ({ claims: toClaims(await accessTokens.validate(r.accessToken)) }),
         introspect: async (r) => {
-          const c = await auth.introspect(r.token);
+          const c = await accessTokens.introspect(r.token);
           return c ? { active: true, claims: toClaims(c) } : { active: false, claims: undefined };
         },
         getJwks: async () => ({

@@ -1,7 +1,8 @@
 /**
  * The OpenID provider: oidc-provider (panva, certified) configured to DESIGN §5. Code + PKCE
  * (S256 only), refresh rotation (a consumed refresh token revokes its grant), client credentials,
- * device flow, PAR, DPoP, revocation, introspection (confidential clients), userinfo,
+ * device flow, PAR, DPoP, revocation and introspection of every token it issues (JWT access tokens
+ * through provider-token-endpoints.ts; confidential clients, resource servers), userinfo,
  * RP-initiated logout, `iss` in authorization responses. Access tokens for the API are RFC 9068
  * JWTs for the resource JWT_AUDIENCE, with roles and permissions as REST tokens carry them: the
  * user's for the first party, only the consented API scopes for a third party (token-claims.ts). Records
@@ -19,6 +20,7 @@ import { clientMetadata } from './client-metadata';
 import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
 import type { RefreshRetry } from './refresh-retry';
 import { sessionEvents } from './session-events';
+import { type ProviderTokenChecks, providerTokenEndpoints } from './provider-token-endpoints';
 import { tokenClaims } from './token-claims';
 import { ConsumedMeanwhile, type TokenRequestWrites } from './token-writes';
 
@@ -61,6 +63,8 @@ export interface OpDeps {
   readonly sessions?: OpSessionHooks;
   /** A consumed refresh token presented again: the library revoked its grant (for the audit). */
   readonly refreshReused?: (accountId: string, clientId: string, grantId: string) => void;
+  /** Introspection and revocation of the JWT access tokens the library refuses (absent: the library's answers only). */
+  readonly tokenChecks?: ProviderTokenChecks;
   readonly logger: Logger;
 }
 
@@ -243,13 +247,18 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
         claims: () => ({ sub: p.userId, email: p.email, email_verified: p.emailVerified, given_name: p.firstName, family_name: p.lastName }),
       };
     },
-    extraTokenClaims: tokenClaims({ ...deps, accessTokenSeconds: s.accessTokenSeconds }),
+    extraTokenClaims: tokenClaims({ ...deps, accessTokenSeconds: s.accessTokenSeconds, apiResource: api }),
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      // Confidential clients, about their own tokens only: no resource server is registered (the
-      // gateway verifies API tokens itself), so no client may learn of another client's tokens.
-      introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => client.clientAuthMethod !== 'none' && token.clientId === client.clientId },
+      // Confidential clients, about their own tokens; a client registered as a resource server
+      // (Administrator only) about any client's access tokens, never its refresh tokens. JWT
+      // access tokens: provider-token-endpoints.ts, by the same rule.
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) =>
+          client.clientAuthMethod !== 'none' && (token.clientId === client.clientId || (client[RESOURCE_SERVER] === true && token.kind !== 'RefreshToken')),
+      },
       // A client revokes its own tokens only (the library's default rule, stated).
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       userinfo: { enabled: true },
@@ -285,6 +294,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     return deps.clients.verifySecret(this.clientId, actual);
   };
   provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
+  // JWT access tokens at introspection and revocation (the library refuses structured tokens).
+  if (deps.tokenChecks) provider.use(providerTokenEndpoints(provider, { prefix: s.prefix, checks: deps.tokenChecks, resourceServer: RESOURCE_SERVER }));
   // Identity's session of a sign-in is written before its code leaves; a logout's end before its redirect.
   const sessionWrites = sessionEvents(provider, deps.sessions, s, deps.logger);
   const unavailable = (ctx: KoaContextWithOIDC) => async (err: unknown) => {
