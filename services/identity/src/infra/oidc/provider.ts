@@ -262,6 +262,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       // A client revokes its own tokens only (the library's default rule, stated).
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       userinfo: { enabled: true },
+      // Userinfo as a signed JWT for a client that asks (userinfo_signed_response_alg); plain JSON otherwise.
+      jwtUserinfo: { enabled: true },
       dPoP: { enabled: true },
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
       deviceFlow: {
