@@ -81,7 +81,7 @@ describe('OpenID provider interoperability: token algorithms and metadata', () =
     }
   });
 
-  it('[OIDCC-basic] a client registered with defaults: an RS256 ID token whose kid names the JWKS key with alg RS256, verified against it', async () => {
+  it('[OIDCC-config oidcc-idtoken-rs256] a client registered with defaults: an RS256 ID token whose kid names the JWKS key with alg RS256, verified against it', async () => {
     const c = await registered();
     expect(c.json).toMatchObject({ idTokenSignedResponseAlg: 'RS256', userinfoSignedResponseAlg: null, resourceServer: false });
     const t = await signIn(c.config);
@@ -92,6 +92,13 @@ describe('OpenID provider interoperability: token algorithms and metadata', () =
     expect(payload).toMatchObject({ email: ADMIN.email, sub: t.claims()!.sub });
     // Userinfo stays plain JSON unless the client asks for a signed answer.
     expect(await oc.fetchUserInfo(c.config, t.access_token, payload.sub!)).toMatchObject({ sub: payload.sub, email: ADMIN.email });
+    // [OIDCC-config oidcc-userinfo-rs256] asked for RS256: userinfo answers a JWT signed so (the same access token).
+    expect((await http(issuer, 'PUT', `/api/v1/clients/${c.clientId}`, { token: admin, body: { userinfoSignedResponseAlg: 'RS256' } })).json.userinfoSignedResponseAlg).toBe('RS256');
+    const info = await fetch(`${issuer}/oidc/me`, { headers: { authorization: `Bearer ${t.access_token}` } });
+    expect(info.headers.get('content-type')).toMatch(/^application\/jwt/);
+    const signed = await info.text();
+    expect(decodeProtectedHeader(signed).alg).toBe('RS256');
+    expect((await jwtVerify(signed, jwks(), { algorithms: ['RS256'], issuer, audience: c.clientId })).payload).toMatchObject({ sub: payload.sub, email: ADMIN.email });
   });
 
   it('a client registered with EdDSA ID tokens and ES256 userinfo gets exactly those, each verified against the JWKS', async () => {
