@@ -87,6 +87,18 @@ describe('the provider’s opaque access tokens at the API', () => {
     expect(((await sessions.json()) as { items: Array<{ current: boolean }> }).items.filter((s) => s.current)).toHaveLength(1);
   });
 
+  it('the first-party console’s opaque token keeps the user’s rights (roles included), as its API JWT does', async () => {
+    const consoleApp = await oc.discovery(new URL(issuer), 'iam-console', undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
+    const verifier = oc.randomPKCECodeVerifier();
+    const state = oc.randomState();
+    const redirect = `${issuer}/console/`;
+    const url = oc.buildAuthorizationUrl(consoleApp, { redirect_uri: redirect, scope: 'openid email', code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state });
+    const t = await oc.authorizationCodeGrant(consoleApp, (await signInOverHttp(url, { rpOrigin: redirect })).url, { pkceCodeVerifier: verifier, expectedState: state });
+    expect(t.access_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await statusAt('/api/v1/clients?pageSize=1', t.access_token)).toBe(200);
+    expect(await statusAt('/api/v1/audit-events?pageSize=1', t.access_token)).toBe(200);
+  });
+
   it('without an API scope asked: /me only, 403 elsewhere', async () => {
     const t = await signIn('openid email');
     expect(await statusAt('/api/v1/me', t.access_token)).toBe(200);
@@ -103,6 +115,8 @@ describe('the provider’s opaque access tokens at the API', () => {
     expect(await denylisted(t.access_token)).toBe(true);
     await eventually(async () => (await statusAt('/api/v1/users?pageSize=1', t.access_token)) === 401, 5_000, 100);
     expect(await statusAt('/api/v1/me', t.access_token)).toBe(401);
+    // The provider ended the session's grants with it: userinfo refuses the token too.
+    expect(await statusAt('/oidc/me', t.access_token)).toBe(401);
   });
 
   it('revoked by its client (RFC 7009): 401 within a second', async () => {
