@@ -27,6 +27,7 @@ import { externalPlugins } from './plugins/external';
 import { consoleRoutes } from './routes/console';
 import type { DevMailbox } from './routes/dev-mailbox';
 import { oidcRoutes } from './routes/oidc';
+import { resourceMetadataRoutes, resourceMetadataUrl } from './routes/resource-metadata';
 import { healthRoutes } from './routes/health';
 import { type ProfileDeps, compactProfile, fullProfile } from './routes';
 import { edgeProfile } from './routes/edge';
@@ -107,7 +108,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // 1. Third-party plugins. The trace plugin goes first so even their answers carry a trace id.
   await app.register(tracePlugin);
   await app.register(requestContextPlugin);
-  await app.register(errorsPlugin, { logger: deps.logger });
+  // Every 401 names the API's protected-resource metadata (RFC 9728 §5.1), where an API profile is mounted.
+  const resourceMetadata = deps.config.publicUrl && deps.config.profiles.length > 0 ? resourceMetadataUrl(deps.config.publicUrl) : undefined;
+  await app.register(errorsPlugin, { logger: deps.logger, resourceMetadata });
   await externalPlugins(app, { config: deps.config, logger: deps.logger, metrics: deps.metrics });
 
   // 2. Our own plugins.
@@ -165,7 +168,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (Object.keys(documents).length > 0) await app.register(docsRoutes, { documents });
   // The OpenID provider: the Full profile's tokens, and the storefront's (an edge-only gateway
   // has no other way for a shopper to sign in: its apps use the provider's code flow).
-  if (mounted.has('full') || mounted.has('edge')) await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits });
+  if (mounted.has('full') || mounted.has('edge')) {
+    await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits });
+    // The API's protected-resource metadata (RFC 9728): where its tokens come from.
+    const { upstreams } = required(deps);
+    const publicUrl = deps.config.publicUrl;
+    if (publicUrl) {
+      await app.register(resourceMetadataRoutes, {
+        publicUrl,
+        permissionPage: async (page, pageSize) => (await upstreams.permissions.listPermissions({ page, pageSize, q: '', includeDeleted: false, cursor: '', sort: 'name' })).items.map((p) => p.name),
+      });
+    }
+  }
   // The console needs the Full profile; GraphiQL (GRAPHQL_IDE) the edge's GraphQL endpoint.
   const withConsole = mounted.has('full');
   const withGraphiql = deps.config.graphql.ide && mounted.has('edge');

@@ -16,11 +16,20 @@ import { createAuthenticator } from './auth/authenticator';
 import { Denylist, syncDenylist } from './auth/denylist';
 import { MemoryReplayStore, RedisReplayStore, type ReplayStore, ReportingReplayStore, createDpopVerifier } from './auth/dpop';
 import { JwksCache } from './auth/jwks';
+import { OpaqueTokenCache, claimsFromIdentity } from './auth/opaque-tokens';
 import { ReadCache, subscribeReadCache } from './cache/read-cache';
 import type { GatewayConfig } from './config';
 import type { DevMailbox } from './routes/dev-mailbox';
 import { createUpstreams, knownDown, readinessChecks } from './upstreams';
 
+
+/**
+ * How long the gateway keeps identity's answer about an opaque access token (never past its
+ * expiry), and how many answers at most. Revocations and ended sessions count at once all the
+ * same (the denylist is checked on every request); a grant the library ends otherwise (a reused
+ * refresh token) stops within these seconds.
+ */
+const OPAQUE_TOKEN_CACHE = { ttlMs: 5_000, maxEntries: 10_000 };
 
 export interface GatewayRuntime {
   readonly logger: Logger;
@@ -73,7 +82,9 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
     logger,
   });
   rt.lifecycle.onShutdown('gateway denylist sync', () => sync.stop());
-  const authenticator = createAuthenticator({ jwks, denylist, ...config.jwt, publicUrl: config.publicUrl, dpop: createDpopVerifier({ replay: dpopReplayStore(config, rt) }) });
+  // The provider's opaque access tokens (a code exchange without `resource`): asked of identity, kept a few seconds.
+  const opaque = new OpaqueTokenCache(async (accessToken) => claimsFromIdentity((await upstreams.identity.validateToken({ accessToken })).claims), OPAQUE_TOKEN_CACHE);
+  const authenticator = createAuthenticator({ jwks, denylist, ...config.jwt, publicUrl: config.publicUrl, dpop: createDpopVerifier({ replay: dpopReplayStore(config, rt) }), opaque });
 
   let readCache: ReadCache | undefined;
   if (config.readCache.enabled) {

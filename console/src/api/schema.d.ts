@@ -173,7 +173,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public keys that verify access tokens */
+        /** Public keys that verify access tokens and ID tokens (each with its alg and use) */
         get: operations["getWellKnownJwksJson"];
         put?: never;
         post?: never;
@@ -9504,6 +9504,9 @@ export interface operations {
                             dpopBound: boolean;
                             /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                             apiPermissions: string[];
+                            idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                            userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                            resourceServer: boolean;
                             /** @description First-party clients skip consent and act with the user’s full rights */
                             firstParty: boolean;
                             /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -9541,6 +9544,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -9686,6 +9692,12 @@ export interface operations {
                     dpopBound?: boolean;
                     /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
                     apiPermissions?: string[];
+                    /** @description id_token_signed_response_alg: the algorithm of its ID tokens. RS256 (the default) is verified by every relying party; ES256 and EdDSA are smaller */
+                    idTokenSignedResponseAlg?: "RS256" | "ES256" | "EdDSA";
+                    /** @description userinfo_signed_response_alg: userinfo answers a JWT signed in it; null (the default) answers plain JSON */
+                    userinfoSignedResponseAlg?: "RS256" | "ES256" | "EdDSA" | null;
+                    /** @description A resource server: it may introspect the access tokens the provider issued to any client (RFC 7662). Confidential clients only; only an Administrator sets it or changes such a client */
+                    resourceServer?: boolean;
                 };
             };
         };
@@ -9709,6 +9721,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -9902,6 +9917,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -10048,6 +10066,12 @@ export interface operations {
                     dpopBound?: boolean;
                     /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
                     apiPermissions?: string[];
+                    /** @description id_token_signed_response_alg: the algorithm of its ID tokens. RS256 (the default) is verified by every relying party; ES256 and EdDSA are smaller */
+                    idTokenSignedResponseAlg?: "RS256" | "ES256" | "EdDSA";
+                    /** @description userinfo_signed_response_alg: userinfo answers a JWT signed in it; null (the default) answers plain JSON */
+                    userinfoSignedResponseAlg?: "RS256" | "ES256" | "EdDSA" | null;
+                    /** @description A resource server: it may introspect the access tokens the provider issued to any client (RFC 7662). Confidential clients only; only an Administrator sets it or changes such a client */
+                    resourceServer?: boolean;
                 };
             };
         };
@@ -10071,6 +10095,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -10425,6 +10452,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */

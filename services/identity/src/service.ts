@@ -10,6 +10,7 @@ import { clientsGrpc } from './api/clients-grpc';
 import { identityGrpc } from './api/grpc';
 import { createAccountAccess } from './app/account-access';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
+import { createAccessTokenUseCases } from './app/access-tokens';
 import { createClientUseCases } from './app/clients';
 import { createEmailActionUseCases } from './app/email-actions';
 import { createOpAudit } from './app/op-audit';
@@ -37,7 +38,8 @@ import type { ClientLookup } from './domain/clients';
 import type { Principal } from './domain/model';
 import { OpHost } from './infra/oidc/op-host';
 import { purgeExpiredOidc, revokeOidcSubject } from './infra/oidc/pg-adapter';
-import { createProvider } from './infra/oidc/provider';
+import { ID_TOKEN_SECONDS, createProvider } from './infra/oidc/provider';
+import { opaqueAccessTokens, opaqueTokenJti } from './infra/oidc/opaque-tokens';
 import { OpSessionIds } from './infra/oidc/session-ids';
 import { RefreshRetry } from './infra/oidc/refresh-retry';
 import { TokenRequestWrites } from './infra/oidc/token-writes';
@@ -62,14 +64,16 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
     migrations,
     streams: [STREAMS.identity, STREAMS.directory, STREAMS.deadLetter],
     build: async ({ dataSource, logger }) => {
-      // The key ring keeps, rotates and publishes the signing keys; tokens are made over it.
+      // The key ring keeps, rotates and publishes the signing keys (one per algorithm: RS256 for ID
+      // tokens, JWT_ALG for access tokens, ...); tokens are made over it. A retired key stays
+      // published until the last access or ID token it signed has expired.
       const keys = new KeyRing({
         dataSource,
         alg: config.jwt.alg,
         keyEncryptionKey: config.jwt.keyEncryptionKey,
         previousKeyEncryptionKeys: config.jwt.previousKeyEncryptionKeys,
         rotationHours: config.jwt.keyRotationHours,
-        tokenLifetimeSeconds: config.jwt.expirySeconds,
+        tokenLifetimeSeconds: Math.max(config.jwt.expirySeconds, ID_TOKEN_SECONDS),
         logger,
       });
       await keys.start();
@@ -137,6 +141,15 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         secondFactor,
         passkeys,
       });
+      // Every access token identity answers for: JWTs, and the provider's opaque ones (its records).
+      const accessTokens = createAccessTokenUseCases({
+        auth,
+        tokens,
+        stores,
+        uow,
+        opaque: opaqueAccessTokens(() => opHost.provider(), config.op.publicUrl),
+        opaqueJti: opaqueTokenJti,
+      });
       const sessions = createSessionUseCases({ uow, stores, directory, secondFactor, endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at) });
       const emailActions = createEmailActionUseCases({
         settings: {
@@ -198,6 +211,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               cookieKeys: op.cookieKeys.map((k) => k.toString('base64url')),
               audience: config.jwt.audience,
               alg: config.jwt.alg,
+              signingAlgs: keys.algorithms,
               accessTokenSeconds: config.jwt.expirySeconds,
               refreshTokenSeconds: config.jwt.refreshExpirySeconds,
               sessionSeconds: op.sessionSeconds,
@@ -228,6 +242,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
                   await (clientId === undefined ? sessions.endOp(uid, userId) : sessions.endOpClient(uid, userId, clientId));
                 },
               },
+              tokenChecks: accessTokens,
               refreshReused: (accountId, clientId, grantId) =>
                 void opAudit.refreshReused(accountId, clientId, grantId).catch((err: unknown) => logger.error({ err, clientId }, 'refresh-token reuse could not be written to the audit outbox')),
               logger,
@@ -253,7 +268,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       return {
         grpc: [
           ...identityGrpc(
-            { auth, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys, granted: (g) => security.tokenGrants.inc({ grant_type: g }) },
+            { auth, accessTokens, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys, granted: (g) => security.tokenGrants.inc({ grant_type: g }) },
             { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames },
           ),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),

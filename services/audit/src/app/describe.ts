@@ -152,14 +152,29 @@ async function describeOrder(subject: typeof SUBJECTS.orderPlaced | typeof SUBJE
   };
 }
 
-const CLIENT_FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'grantTypes', 'roles', 'requirePar', 'dpopBound', 'apiPermissions'] as const;
+const CLIENT_FIELDS = [
+  'name',
+  'type',
+  'redirectUris',
+  'postLogoutRedirectUris',
+  'grantTypes',
+  'roles',
+  'requirePar',
+  'dpopBound',
+  'apiPermissions',
+  'idTokenSignedResponseAlg',
+  'userinfoSignedResponseAlg',
+  'resourceServer',
+] as const;
 const CLIENT_ACTIONS: Partial<Record<EventSubject, string>> = {
   [SUBJECTS.clientCreated]: 'client.created',
   [SUBJECTS.clientUpdated]: 'client.updated',
   [SUBJECTS.clientDeleted]: 'client.deleted',
   [SUBJECTS.clientSecretRotated]: 'client.secret.rotated',
 };
-const clientView = (c: eventsV1.ClientState | undefined): View | undefined => (c ? { ...c, roles: [...c.roles].sort() } : undefined);
+// A userinfo answer that is not signed is "" on the wire: null in the trail, as the clients API shows it.
+const clientView = (c: eventsV1.ClientState | undefined): View | undefined =>
+  c ? { ...c, roles: [...c.roles].sort(), userinfoSignedResponseAlg: c.userinfoSignedResponseAlg || null } : undefined;
 
 /** An OAuth client's change: its settings, never its secret (a secret change is a redacted field). */
 function describeClient(subject: typeof SUBJECTS.clientCreated, data: Uint8Array): Described {

@@ -1,6 +1,7 @@
 /** gRPC handlers of IdentityService: proto in, use cases, proto out. */
 import { identityV1 } from '@iam/contracts';
 import { ANY_CALLER, type AccessClaims, AppError, type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
+import type { AccessTokenUseCases } from '../app/access-tokens';
 import type { AccountAccess } from '../app/account-access';
 import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
@@ -11,7 +12,24 @@ import type { SessionUseCases, SessionView } from '../app/sessions';
 import type { Principal, TokenPair } from '../domain/model';
 import type { PublishedKeys } from '../domain/ports';
 
-const toClaims = (c: AccessClaims): identityV1.Claims => ({ ...c, aud: [...c.aud], roles: [...c.roles], permissions: [...c.permissions] });
+const toClaims = (c: AccessClaims): identityV1.Claims => ({
+  sub: c.sub,
+  jti: c.jti,
+  iss: c.iss,
+  aud: [...c.aud],
+  iat: c.iat,
+  nbf: c.nbf,
+  exp: c.exp,
+  email: c.email,
+  roles: [...c.roles],
+  permissions: [...c.permissions],
+  sid: c.sid ?? '',
+  clientId: c.clientId ?? '',
+  amr: [...(c.amr ?? [])],
+  authTime: c.authTime ?? 0,
+  cnfJkt: c.cnfJkt ?? '',
+  scope: c.scope ?? '',
+});
 
 const userSummary = (p: Principal): identityV1.UserSummary => ({ id: p.userId, firstName: p.firstName, lastName: p.lastName, email: p.email, roles: [...p.roles] });
 const signedIn = (r: { tokens: TokenPair; principal: Principal }): identityV1.LoginResponse => ({ tokens: r.tokens, user: userSummary(r.principal), mfa: undefined });
@@ -50,6 +68,7 @@ const passkeyOut = (p: PasskeyView): identityV1.Passkey => ({
 export function identityGrpc(
   deps: {
     auth: AuthUseCases;
+    accessTokens: AccessTokenUseCases;
     emailActions: EmailActionUseCases;
     keys: PublishedKeys;
     secondFactor: SecondFactorUseCases;
@@ -62,10 +81,10 @@ export function identityGrpc(
   },
   h: HandlerDeps,
 ): ServiceBinding[] {
-  const { auth, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys } = deps;
+  const { auth, accessTokens, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys } = deps;
   const granted = <T>(grantType: 'rest_sign_in' | 'rest_refresh', answer: T): T => (deps.granted?.(grantType), answer);
-  /** The signed-in caller of a "me" call: its token verified here (signature, expiry, denylist). */
-  const me = (accessToken: string) => auth.validate(accessToken);
+  /** The signed-in caller of a "me" call: its token verified here (a JWT's signature, an opaque one's record; expiry, denylist). */
+  const me = (accessToken: string) => accessTokens.validate(accessToken);
   /** The caller of a call on the account's security (sessions, password, email): a first-party token (account-access.ts). */
   const firstParty = async (accessToken: string) => {
     const c = await me(accessToken);
@@ -83,9 +102,9 @@ export function identityGrpc(
         },
         refresh: async (r) => granted('rest_refresh', await auth.refresh(r.refreshToken)),
         revoke: async (r) => (await auth.revoke(r.accessToken), {}),
-        validateToken: async (r) => ({ claims: toClaims(await auth.validate(r.accessToken)) }),
+        validateToken: async (r) => ({ claims: toClaims(await accessTokens.validate(r.accessToken)) }),
         introspect: async (r) => {
-          const c = await auth.introspect(r.token);
+          const c = await accessTokens.introspect(r.token);
           return c ? { active: true, claims: toClaims(c) } : { active: false, claims: undefined };
         },
         getJwks: async () => ({

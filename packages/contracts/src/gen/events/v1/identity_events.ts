@@ -141,6 +141,10 @@ export interface ClientState {
   dpopBound: boolean;
   /** The ceiling of the permissions its users may delegate to it (asked as scopes). */
   apiPermissions: string[];
+  /** The ID tokens' algorithm; userinfo's ("" = plain JSON); whether it is a resource server (introspects every client's tokens). */
+  idTokenSignedResponseAlg: string;
+  userinfoSignedResponseAlg: string;
+  resourceServer: boolean;
 }
 
 /**
@@ -1058,6 +1062,9 @@ function createBaseClientState(): ClientState {
     requirePar: false,
     dpopBound: false,
     apiPermissions: [],
+    idTokenSignedResponseAlg: "",
+    userinfoSignedResponseAlg: "",
+    resourceServer: false,
   };
 }
 
@@ -1089,6 +1096,15 @@ export const ClientState: MessageFns<ClientState> = {
     }
     for (const v of message.apiPermissions) {
       writer.uint32(74).string(v!);
+    }
+    if (message.idTokenSignedResponseAlg !== "") {
+      writer.uint32(82).string(message.idTokenSignedResponseAlg);
+    }
+    if (message.userinfoSignedResponseAlg !== "") {
+      writer.uint32(90).string(message.userinfoSignedResponseAlg);
+    }
+    if (message.resourceServer !== false) {
+      writer.uint32(96).bool(message.resourceServer);
     }
     return writer;
   },
@@ -1178,6 +1194,30 @@ export const ClientState: MessageFns<ClientState> = {
             message.apiPermissions.push(reader.string());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.idTokenSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.userinfoSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.resourceServer = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1204,6 +1244,9 @@ export const ClientState: MessageFns<ClientState> = {
     message.requirePar = object.requirePar ?? false;
     message.dpopBound = object.dpopBound ?? false;
     message.apiPermissions = object.apiPermissions?.map((e) => e) || [];
+    message.idTokenSignedResponseAlg = object.idTokenSignedResponseAlg ?? "";
+    message.userinfoSignedResponseAlg = object.userinfoSignedResponseAlg ?? "";
+    message.resourceServer = object.resourceServer ?? false;
     return message;
   },
 };
