@@ -359,8 +359,11 @@ suite('admin console in Chromium', () => {
     // The API's field error shows beside its field; nothing registered.
     await form.locator('.field-error').filter({ hasText: 'loopback' }).waitFor();
     await form.getByLabel('Redirect URIs (one per line; https, or http on localhost)').fill('https://billing.example/cb');
+    // The permissions its users may delegate to it (asked as scopes).
+    await form.getByRole('group', { name: 'API permissions its users may delegate to it' }).getByLabel('users.manage', { exact: true }).check();
     await page.getByRole('button', { name: 'Register client' }).click();
     await page.getByText('Copy it now: you will not see it again.').waitFor();
+    await page.getByRole('row').filter({ hasText: CLIENT }).filter({ hasText: 'users.manage' }).waitFor();
     const secret = await page.getByLabel('Client secret', { exact: true }).textContent();
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);

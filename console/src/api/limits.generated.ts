@@ -129,6 +129,10 @@ export const bodyLimits = {
       roles: { type: 'array', maxItems: 50 },
       requirePar: { type: 'boolean' },
       dpopBound: { type: 'boolean' },
+      apiPermissions: { type: 'array', maxItems: 50 },
+      idTokenSignedResponseAlg: {  },
+      userinfoSignedResponseAlg: { nullable: true },
+      resourceServer: { type: 'boolean' },
     },
   },
   '/api/v1/clients/{id}': {
@@ -141,6 +145,10 @@ export const bodyLimits = {
       roles: { type: 'array', maxItems: 50 },
       requirePar: { type: 'boolean' },
       dpopBound: { type: 'boolean' },
+      apiPermissions: { type: 'array', maxItems: 50 },
+      idTokenSignedResponseAlg: {  },
+      userinfoSignedResponseAlg: { nullable: true },
+      resourceServer: { type: 'boolean' },
     },
   },
 } as const satisfies Record<string, Record<string, Record<string, FieldLimits>>>;

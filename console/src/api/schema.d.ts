@@ -173,7 +173,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public keys that verify access tokens */
+        /** Public keys that verify access tokens and ID tokens (each with its alg and use) */
         get: operations["getWellKnownJwksJson"];
         put?: never;
         post?: never;
@@ -345,7 +345,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start enrolling an authenticator app: a pending secret, active after a right code */
+        /** Start enrolling an authenticator app: a pending secret, active after a right code. Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required) */
         post: operations["postApiV1MeMfaTotp"];
         /** Remove the authenticator app (and the recovery codes). Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required) */
         delete: operations["deleteApiV1MeMfaTotp"];
@@ -363,7 +363,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Activate the pending authenticator app with a code from it */
+        /** Activate the pending authenticator app with a code from it. Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required). The user is mailed about it */
         post: operations["postApiV1MeMfaTotpActivate"];
         delete?: never;
         options?: never;
@@ -397,7 +397,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creation options for registering a passkey (WebAuthn L3 JSON; user verification required) */
+        /** Creation options for registering a passkey (WebAuthn L3 JSON; user verification required). Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required) */
         post: operations["postApiV1MePasskeysOptions"];
         delete?: never;
         options?: never;
@@ -415,7 +415,7 @@ export interface paths {
         /** Your passkeys */
         get: operations["getApiV1MePasskeys"];
         put?: never;
-        /** Register a passkey: its name and the credential the browser made for the options */
+        /** Register a passkey: its name and the credential the browser made for the options. Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required). The user is mailed about it */
         post: operations["postApiV1MePasskeys"];
         delete?: never;
         options?: never;
@@ -552,7 +552,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A user's sessions */
+        /** A user's sessions (an Administrator's only to an Administrator: 403 otherwise) */
         get: operations["getApiV1UsersIdSessions"];
         put?: never;
         post?: never;
@@ -587,7 +587,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A user's lock state (failed sign-ins) and second factors */
+        /** A user's lock state (failed sign-ins) and second factors (an Administrator's only to an Administrator: 403 otherwise) */
         get: operations["getApiV1UsersIdSecurity"];
         put?: never;
         post?: never;
@@ -3109,6 +3109,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -3156,6 +3176,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3359,6 +3399,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3602,6 +3662,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -3660,6 +3740,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3777,6 +3877,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4080,6 +4200,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -4220,6 +4360,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -4260,6 +4420,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4341,6 +4521,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4674,6 +4874,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -4792,6 +5012,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -4867,6 +5107,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9242,7 +9502,12 @@ export interface operations {
                             roles: string[];
                             requirePar: boolean;
                             dpopBound: boolean;
-                            /** @description First-party clients skip consent */
+                            /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                            apiPermissions: string[];
+                            idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                            userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                            resourceServer: boolean;
+                            /** @description First-party clients skip consent and act with the user’s full rights */
                             firstParty: boolean;
                             /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                             builtIn: boolean;
@@ -9277,7 +9542,12 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -9420,6 +9690,14 @@ export interface operations {
                     requirePar?: boolean;
                     /** @description Access tokens must be DPoP-bound (RFC 9449) */
                     dpopBound?: boolean;
+                    /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
+                    apiPermissions?: string[];
+                    /** @description id_token_signed_response_alg: the algorithm of its ID tokens. RS256 (the default) is verified by every relying party; ES256 and EdDSA are smaller */
+                    idTokenSignedResponseAlg?: "RS256" | "ES256" | "EdDSA";
+                    /** @description userinfo_signed_response_alg: userinfo answers a JWT signed in it; null (the default) answers plain JSON */
+                    userinfoSignedResponseAlg?: "RS256" | "ES256" | "EdDSA" | null;
+                    /** @description A resource server: it may introspect the access tokens the provider issued to any client (RFC 7662). Confidential clients only; only an Administrator sets it or changes such a client */
+                    resourceServer?: boolean;
                 };
             };
         };
@@ -9441,7 +9719,12 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -9632,7 +9915,12 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -9776,6 +10064,14 @@ export interface operations {
                     roles?: string[];
                     requirePar?: boolean;
                     dpopBound?: boolean;
+                    /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
+                    apiPermissions?: string[];
+                    /** @description id_token_signed_response_alg: the algorithm of its ID tokens. RS256 (the default) is verified by every relying party; ES256 and EdDSA are smaller */
+                    idTokenSignedResponseAlg?: "RS256" | "ES256" | "EdDSA";
+                    /** @description userinfo_signed_response_alg: userinfo answers a JWT signed in it; null (the default) answers plain JSON */
+                    userinfoSignedResponseAlg?: "RS256" | "ES256" | "EdDSA" | null;
+                    /** @description A resource server: it may introspect the access tokens the provider issued to any client (RFC 7662). Confidential clients only; only an Administrator sets it or changes such a client */
+                    resourceServer?: boolean;
                 };
             };
         };
@@ -9797,7 +10093,12 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;
@@ -10149,7 +10450,12 @@ export interface operations {
                         roles: string[];
                         requirePar: boolean;
                         dpopBound: boolean;
-                        /** @description First-party clients skip consent */
+                        /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
+                        apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
+                        /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
                         builtIn: boolean;

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { fieldErrors } from '../api/problem';
-import { type ClientBody, type ClientWithSecret, type OAuthClient, clientKeys, clients, roles, keys } from '../api/resources';
-import { can } from '../auth/session';
+import { type ClientBody, type ClientWithSecret, type OAuthClient, clientKeys, clients, keys, permissions, roles } from '../api/resources';
+import { can, session } from '../auth/session';
 import { Link, arrivalNotice, navigate } from '../router';
 import { PagedTable, SearchBox, useListState } from '../components/list';
 import { ConfirmButton, Notice, ProblemAlert } from '../components/ui';
@@ -15,6 +15,15 @@ const GRANTS = [
   ['urn:ietf:params:oauth:grant-type:device_code', 'Device code'],
 ] as const;
 type Grant = (typeof GRANTS)[number][0];
+
+/** The algorithms ID tokens and userinfo may be signed in (the provider keeps a key of each). */
+const ALGS = [
+  ['RS256', 'RS256 (every app can verify it)'],
+  ['ES256', 'ES256'],
+  ['EdDSA', 'EdDSA (Ed25519)'],
+] as const;
+type Alg = (typeof ALGS)[number][0];
+const algOf = (v: string): Alg | undefined => ALGS.find(([a]) => a === v)?.[0];
 
 const lines = (text: string) => text.split('\n').map((s) => s.trim()).filter((s) => s !== '');
 
@@ -47,9 +56,26 @@ interface Draft {
   roles: string[];
   requirePar: boolean;
   dpopBound: boolean;
+  apiPermissions: string[];
+  idTokenSignedResponseAlg: Alg;
+  userinfoSignedResponseAlg: Alg | null;
+  resourceServer: boolean;
 }
 
-const EMPTY: Draft = { name: '', type: 'confidential', redirectUris: '', postLogoutRedirectUris: '', grantTypes: ['authorization_code', 'refresh_token'], roles: [], requirePar: false, dpopBound: false };
+const EMPTY: Draft = {
+  name: '',
+  type: 'confidential',
+  redirectUris: '',
+  postLogoutRedirectUris: '',
+  grantTypes: ['authorization_code', 'refresh_token'],
+  roles: [],
+  requirePar: false,
+  dpopBound: false,
+  apiPermissions: [],
+  idTokenSignedResponseAlg: 'RS256',
+  userinfoSignedResponseAlg: null,
+  resourceServer: false,
+};
 
 const draftOf = (c: OAuthClient): Draft => ({
   name: c.name,
@@ -60,6 +86,10 @@ const draftOf = (c: OAuthClient): Draft => ({
   roles: [...c.roles],
   requirePar: c.requirePar,
   dpopBound: c.dpopBound,
+  apiPermissions: [...c.apiPermissions],
+  idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
+  userinfoSignedResponseAlg: c.userinfoSignedResponseAlg,
+  resourceServer: c.resourceServer,
 });
 
 const bodyOf = (d: Draft): ClientBody => ({
@@ -71,6 +101,10 @@ const bodyOf = (d: Draft): ClientBody => ({
   roles: d.roles,
   requirePar: d.requirePar,
   dpopBound: d.dpopBound,
+  apiPermissions: d.apiPermissions,
+  idTokenSignedResponseAlg: d.idTokenSignedResponseAlg,
+  userinfoSignedResponseAlg: d.userinfoSignedResponseAlg,
+  resourceServer: d.resourceServer,
 });
 
 /** A client's settings (create and edit); the API checks them and its field errors show beside each field. */
@@ -81,6 +115,9 @@ function ClientForm({ initial, submitLabel, error, onSubmit, clearOnSuccess }: {
   const errs = fieldErrors(error);
   const allRoles = useQuery({ queryKey: [...keys.roles, 'all'], queryFn: roles.all, enabled: can('roles.manage') });
   const roleNames = [...new Set([...(allRoles.data?.map((r) => r.name) ?? []), ...d.roles])];
+  // Permissions the signer may list: every one with permissions.manage, else those it holds (the API checks).
+  const allPermissions = useQuery({ queryKey: [...keys.permissions, 'all'], queryFn: permissions.all, enabled: can('permissions.manage') });
+  const permissionNames = [...new Set([...(allPermissions.data?.map((p) => p.name) ?? session()?.claims.permissions ?? []), ...d.apiPermissions])].sort();
   const set = (patch: Partial<Draft>) => setD({ ...d, ...patch });
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -144,11 +181,43 @@ function ClientForm({ initial, submitLabel, error, onSubmit, clearOnSuccess }: {
         ))}
         {err('roles')}
       </fieldset>
+      <fieldset {...described('apiPermissions')}>
+        <legend>API permissions its users may delegate to it</legend>
+        <p>A third-party app asks for each as a scope of the same name; the consent page lists it, and its tokens carry the ones the user holds. None: the app gets no API permission.</p>
+        {permissionNames.map((name) => (
+          <label key={name} className="check">
+            <input type="checkbox" name="apiPermissions" value={name} checked={d.apiPermissions.includes(name)}
+              onChange={(e) => set({ apiPermissions: e.target.checked ? [...d.apiPermissions, name] : d.apiPermissions.filter((p) => p !== name) })} />{' '}
+            {name}
+          </label>
+        ))}
+        {err('apiPermissions')}
+      </fieldset>
       <fieldset>
         <legend>Security</legend>
         <label className="check"><input type="checkbox" checked={d.requirePar} onChange={(e) => set({ requirePar: e.target.checked })} /> Require pushed authorization requests (PAR)</label>
         <label className="check"><input type="checkbox" checked={d.dpopBound} onChange={(e) => set({ dpopBound: e.target.checked })} /> DPoP-bound access tokens</label>
+        <label className="check">
+          <input type="checkbox" checked={d.resourceServer} onChange={(e) => set({ resourceServer: e.target.checked })} {...described('resourceServer')} /> Resource server: may introspect the access
+          tokens of every client (Administrator only)
+        </label>
+        {err('resourceServer')}
       </fieldset>
+      <div className="field">
+        <label htmlFor={`${id}-id-alg`}>ID token signature</label>
+        <select id={`${id}-id-alg`} value={d.idTokenSignedResponseAlg} onChange={(e) => set({ idTokenSignedResponseAlg: algOf(e.target.value) ?? 'RS256' })} {...described('idTokenSignedResponseAlg')}>
+          {ALGS.map(([a, label]) => <option key={a} value={a}>{label}</option>)}
+        </select>
+        {err('idTokenSignedResponseAlg')}
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-userinfo-alg`}>Userinfo answer</label>
+        <select id={`${id}-userinfo-alg`} value={d.userinfoSignedResponseAlg ?? ''} onChange={(e) => set({ userinfoSignedResponseAlg: algOf(e.target.value) ?? null })} {...described('userinfoSignedResponseAlg')}>
+          <option value="">Plain JSON</option>
+          {ALGS.map(([a, label]) => <option key={a} value={a}>Signed JWT, {label}</option>)}
+        </select>
+        {err('userinfoSignedResponseAlg')}
+      </div>
       <ProblemAlert error={error} />
       <button type="submit" disabled={busy}>{submitLabel}</button>
     </form>
@@ -175,13 +244,14 @@ export function ClientsPage() {
       {made ? <SecretOnce client={made} /> : null}
       <ProblemAlert error={list.error} />
       {list.data ? (
-        <PagedTable list={l} page={list.data} noun="client" label="Clients" wide columns={['Name', 'Client id', 'Type', 'Grants', 'Roles']} row={(c) => (
+        <PagedTable list={l} page={list.data} noun="client" label="Clients" wide columns={['Name', 'Client id', 'Type', 'Grants', 'Roles', 'API permissions']} row={(c) => (
           <tr key={c.clientId}>
             <td>{c.builtIn ? <>{c.name} (built in)</> : <Link to={`/clients/${c.clientId}`}>{c.name}</Link>}</td>
             <td><code>{c.clientId}</code></td>
             <td>{c.type}</td>
             <td>{c.grantTypes.join(', ')}</td>
             <td>{c.roles.join(', ') || '—'}</td>
+            <td>{c.apiPermissions.join(', ') || '—'}</td>
           </tr>
         )} />
       ) : list.isPending ? <p>Loading…</p> : null}
@@ -216,13 +286,14 @@ export function ClientPage({ id }: { id: string }) {
             <>
               <section aria-labelledby="client-settings">
                 <h2 id="client-settings">Settings</h2>
+                <p>Adding a redirect URI, changing the type or turning on the device code grant ends every grant users gave the app: they are asked to consent again.</p>
                 {saved ? <Notice>Saved.</Notice> : null}
                 <ClientForm key={c.updatedAt} initial={draftOf(c)} submitLabel="Save" error={update.error} onSubmit={(b) => { setSaved(false); return update.mutateAsync(b); }} />
               </section>
               {c.type === 'confidential' ? (
                 <section aria-labelledby="client-secret">
                   <h2 id="client-secret">Secret</h2>
-                  <p>A new secret replaces the current one at once: the old one stops working.</p>
+                  <p>A new secret replaces the current one at once: the old one stops working, and every user of the app is asked to consent again.</p>
                   <ProblemAlert error={rotate.error} />
                   <ConfirmButton label="Rotate secret" confirmLabel={`Confirm new secret for ${c.name}`} onConfirm={() => rotate.mutate()} />
                 </section>

@@ -9,7 +9,7 @@ import { type AuditConfig, auditService } from '@iam/audit';
 import { type CommerceConfig, commerceService } from '@iam/commerce';
 import { type DirectoryConfig, createDirectoryUseCases, directoryService } from '@iam/directory';
 import { type GatewayConfig, type RunningGateway, startGateway } from '@iam/gateway';
-import { type ClientLookup, type IdentityConfig, identityService } from '@iam/identity';
+import { type AuthFaults, type ClientLookup, type IdentityConfig, identityService } from '@iam/identity';
 import { type MemoryMailbox, type NotificationConfig, notificationService } from '@iam/notification';
 import {
   type EventBus,
@@ -65,6 +65,8 @@ export interface SystemOptions {
   readonly admin?: { readonly email: string; readonly password: string; readonly firstName?: string; readonly lastName?: string };
   /** The OAuth client registry the OpenID provider reads (tests; none otherwise until the clients store is wired). */
   readonly identityClients?: ClientLookup;
+  /** Fault hooks of identity (tests only). */
+  readonly identityFaults?: AuthFaults;
   /** Services that run outside this process, by gRPC target (fault tests run notification on its own). */
   readonly external?: Partial<Record<ServiceName, string>>;
   /**
@@ -123,6 +125,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   await start('identity', (rt) =>
     identityService({ ...config.identity, directoryTarget: targets.directory }, rt, {
       clients: opts.identityClients,
+      faults: opts.identityFaults,
       onOpListening: (port) => void (identityOp = `http://127.0.0.1:${port}`),
     }),
   );

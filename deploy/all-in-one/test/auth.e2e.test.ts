@@ -96,29 +96,13 @@ describe('authentication (end to end)', () => {
     expect((await refresh(r2.json.refreshToken)).status).toBe(401);
   });
 
-  it('a retry of a refresh whose answer was lost (within AUTH_REFRESH_REUSE_GRACE_SECONDS, default 10): a fresh successor, the family stays valid', async () => {
+  it('by default (no grace, the spec) a rotated token presented again, even at once, → 401 and the family is revoked', async () => {
     const u = await newUser();
     const s = (await login(u.email, u.password)).json;
-    const lost = await refresh(s.refreshToken);
-    expect(lost.status).toBe(200);
-    const retried = await refresh(s.refreshToken);
-    expect(retried.status).toBe(200);
-    expect(retried.json.refreshToken).not.toBe(lost.json.refreshToken);
-    // The answer the client never saw is spent; the retry's token goes on.
-    expect((await refresh(retried.json.refreshToken)).status).toBe(200);
-  });
-
-  it('concurrent refreshes of one token within the grace period: every one answers, the family stays valid', async () => {
-    const u = await newUser();
-    const s = (await login(u.email, u.password)).json;
-    const results = await Promise.all(Array.from({ length: 8 }, () => refresh(s.refreshToken)));
-    expect(results.map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => 200));
-    const [row] = await sys.identity.dataSource.query<Array<{ live: number; revoked: number }>>(
-      `SELECT count(*) FILTER (WHERE rotated_at IS NULL AND revoked_at IS NULL)::int AS live, count(*) FILTER (WHERE revoked_at IS NOT NULL)::int AS revoked
-         FROM refresh_tokens WHERE family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = sha256($1::bytea))`,
-      [Buffer.from(s.refreshToken)],
-    );
-    expect(row).toEqual({ live: 1, revoked: 0 });
+    const r1 = await refresh(s.refreshToken);
+    expect(r1.status).toBe(200);
+    expect((await refresh(s.refreshToken)).status).toBe(401);
+    expect((await refresh(r1.json.refreshToken)).status).toBe(401);
   });
 
   it('refresh re-derives claims from the current roles', async () => {
@@ -196,7 +180,7 @@ describe('authentication (end to end)', () => {
       const [row] = await sys.identity.dataSource.query<Array<{
         kid: string;
         private_key: Buffer;
-      }>>('SELECT kid, private_key FROM signing_keys ORDER BY activates_at LIMIT 1');
+      }>>("SELECT kid, private_key FROM signing_keys WHERE alg = 'EdDSA' ORDER BY activates_at LIMIT 1");
       kid = row!.kid;
       signingJwk = JSON.parse(open(sys.kek, row!.private_key, kid).toString('utf8')) as JWK;
       const u = await newUser({ roles: ['Administrator'] });
@@ -296,15 +280,65 @@ describe('authentication (end to end)', () => {
     client.close();
   });
 
-  it('JWKS: public keys only, with kid, alg and use', async () => {
+  it('JWKS: public keys only, with kid, alg and use: one of each algorithm (EdDSA signs access tokens, RS256 ID tokens by default)', async () => {
     const r = await call('GET', '/.well-known/jwks.json');
     expect(r.status).toBe(200);
-    expect(r.json.keys.length).toBeGreaterThan(0);
+    expect(r.json.keys.map((k: { alg: string }) => k.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
+    const kty = { EdDSA: 'OKP', ES256: 'EC', RS256: 'RSA' } as Record<string, string>;
     for (const k of r.json.keys) {
-      expect(k).toMatchObject({ kid: expect.any(String), kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
+      expect(k).toMatchObject({ kid: expect.any(String), kty: kty[k.alg as string], alg: expect.any(String), use: 'sig' });
       expect(k.d).toBeUndefined();
     }
+    // The access token's kid names the EdDSA key.
+    const { kid } = JSON.parse(Buffer.from((await login(ADMIN.email, ADMIN.password)).json.token.split('.')[0], 'base64url').toString('utf8')) as { kid: string };
+    expect(r.json.keys.find((k: { kid: string }) => k.kid === kid)).toMatchObject({ alg: 'EdDSA', crv: 'Ed25519' });
   });
+});
+
+describe('refresh grace period, opted in (AUTH_REFRESH_REUSE_GRACE_SECONDS=10, end to end)', () => {
+  let grace: TestSystem;
+  const refresh = (refreshToken: string) => http(grace.url(), 'POST', '/api/v1/auth/refresh', { body: { refreshToken } });
+  const login = (email: string, password: string) => http(grace.url(), 'POST', '/api/v1/auth/generate-jwt', { body: { email, password } });
+  async function newUser() {
+    const admin = (await login(ADMIN.email, ADMIN.password)).json.token as string;
+    const u = { email: uniqueEmail(), password: strongPassword() };
+    expect((await http(grace.url(), 'POST', '/api/v1/users', { token: admin, body: { firstName: 'Ada', lastName: 'Lovelace', ...u } })).status).toBe(201);
+    return u;
+  }
+
+  beforeAll(async () => {
+    grace = await startTestSystem({ env: { AUTH_REFRESH_REUSE_GRACE_SECONDS: '10' } });
+  });
+
+  afterAll(async () => {
+    await grace?.stop();
+  });
+
+  it('a retry of a refresh whose answer was lost (within the opt-in AUTH_REFRESH_REUSE_GRACE_SECONDS): a fresh successor, the family stays valid', async () => {
+    const u = await newUser();
+    const s = (await login(u.email, u.password)).json;
+    const lost = await refresh(s.refreshToken);
+    expect(lost.status).toBe(200);
+    const retried = await refresh(s.refreshToken);
+    expect(retried.status).toBe(200);
+    expect(retried.json.refreshToken).not.toBe(lost.json.refreshToken);
+    // The answer the client never saw is spent; the retry's token goes on.
+    expect((await refresh(retried.json.refreshToken)).status).toBe(200);
+  });
+
+  it('concurrent refreshes of one token within the grace period: every one answers, the family stays valid', async () => {
+    const u = await newUser();
+    const s = (await login(u.email, u.password)).json;
+    const results = await Promise.all(Array.from({ length: 8 }, () => refresh(s.refreshToken)));
+    expect(results.map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => 200));
+    const [row] = await grace.identity.dataSource.query<Array<{ live: number; revoked: number }>>(
+      `SELECT count(*) FILTER (WHERE rotated_at IS NULL AND revoked_at IS NULL)::int AS live, count(*) FILTER (WHERE revoked_at IS NOT NULL)::int AS revoked
+         FROM refresh_tokens WHERE family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = sha256($1::bytea))`,
+      [Buffer.from(s.refreshToken)],
+    );
+    expect(row).toEqual({ live: 1, revoked: 0 });
+  });
+
 });
 
 describe('rate limits (end to end)', () => {

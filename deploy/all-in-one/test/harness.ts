@@ -10,7 +10,7 @@ import { readAuditConfig } from '@iam/audit';
 import { readCommerceConfig } from '@iam/commerce';
 import { readDirectoryConfig } from '@iam/directory';
 import { ResponseChecker, type RunningGateway, readGatewayConfig } from '@iam/gateway';
-import { type ClientLookup, readIdentityConfig } from '@iam/identity';
+import { type AuthFaults, type ClientLookup, readIdentityConfig } from '@iam/identity';
 import { type MemoryMailbox, readNotificationConfig } from '@iam/notification';
 import { type EventBus, JetStreamEventBus, Lifecycle, type RunningService, readConfig } from '@iam/platform';
 import {
@@ -64,6 +64,8 @@ export async function startTestSystem(
     mailbox?: MemoryMailbox;
     /** The OpenID provider's clients, in place of the database's (tests with static clients). */
     identityClients?: ClientLookup;
+    /** Fault hooks of identity (e.g. a delayed session write). */
+    identityFaults?: AuthFaults;
   } = {},
 ): Promise<TestSystem> {
   const logger = opts.logLines ? pino({ level: 'debug' }, { write: (l: string) => void opts.logLines!.push(l) }) : testLogger();
@@ -133,6 +135,7 @@ export async function startTestSystem(
     callKey: TEST_CALL_KEY,
     mailbox: opts.mailbox,
     identityClients: opts.identityClients,
+    identityFaults: opts.identityFaults,
   });
   const { gateways } = system;
   await eventually(async () => {
@@ -288,7 +291,7 @@ export interface SignedIn {
  * A new user holding `permissions` through a new role of their own (made by `adminToken` through
  * the Full profile), signed in: the token carries those permissions.
  */
-export async function userHolding(base: string, adminToken: string, permissions: readonly string[]): Promise<SignedIn & { roleId: string; roleName: string }> {
+export async function userHolding(base: string, adminToken: string, permissions: readonly string[]): Promise<SignedIn & { roleId: string; roleName: string; password: string }> {
   const roleName = `holders-${randomBytes(4).toString('hex')}`;
   const role = await created(base, '/api/v1/roles', { name: roleName, description: permissions.join(', ') }, { token: adminToken, q: roleName });
   for (const name of permissions) {
@@ -302,5 +305,5 @@ export async function userHolding(base: string, adminToken: string, permissions:
   const password = strongPassword();
   const user = await created(base, '/api/v1/users', { firstName: 'Holder', lastName: 'Of Rights', email, password, roles: [role.name] }, { token: adminToken, q: email });
   const login = await signedIn(base, email, password);
-  return { id: user.id, email, token: login.token, roleId: role.id, roleName: role.name };
+  return { id: user.id, email, password, token: login.token, roleId: role.id, roleName: role.name };
 }

@@ -92,13 +92,16 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
     expect(users.status).toBe(200);
   });
 
-  /** The signed-in user's API token through a client (code + PKCE, then a refresh for the API resource). */
+  /**
+   * The signed-in user's API token through a client (code + PKCE, then a refresh for the API
+   * resource), delegating users.manage (the clients here list it in their apiPermissions).
+   */
   async function userApiToken(config: Awaited<ReturnType<typeof discover>>) {
     const verifier = oc.randomPKCECodeVerifier();
     const state = oc.randomState();
     const url = oc.buildAuthorizationUrl(config, {
       redirect_uri: REDIRECT,
-      scope: 'openid email offline_access',
+      scope: 'openid email offline_access users.manage',
       code_challenge: await oc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
       state,
@@ -113,7 +116,7 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
   const refusedSoon = (token: string) => eventually(async () => (await statusWith(token)) === 401, 5_000, 100);
 
   it("a client's powers cut (fewer roles): its service token stops, its users' tokens do not", async () => {
-    const app = await createClient({ redirectUris: [REDIRECT], grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], roles: ['Administrator'] });
+    const app = await createClient({ redirectUris: [REDIRECT], grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], roles: ['Administrator'], apiPermissions: ['users.manage'] });
     const config = await discover(app);
     const t = await userApiToken(config);
     const svc = await oc.clientCredentialsGrant(config);
@@ -124,10 +127,10 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
   });
 
   it('deleting a client ends its grants with the delete: its refresh token and client_credentials stop, its service token too', async () => {
-    const doomed = await createClient({ redirectUris: [REDIRECT], grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], roles: ['Administrator'] });
+    const doomed = await createClient({ redirectUris: [REDIRECT], grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], roles: ['Administrator'], apiPermissions: ['users.manage'] });
     const config = await discover(doomed);
     // The same user through another client.
-    const other = await createClient({ redirectUris: [REDIRECT], grantTypes: ['authorization_code', 'refresh_token'] });
+    const other = await createClient({ redirectUris: [REDIRECT], grantTypes: ['authorization_code', 'refresh_token'], apiPermissions: ['users.manage'] });
     const elsewhere = await userApiToken(await discover(other));
     // The user's API token through this client (RFC 9068, client_id = the client), and the rotated grant.
     const t = await userApiToken(config);
@@ -142,7 +145,7 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
       const r = await http(issuer, 'GET', `/api/v1/audit-events?targetId=${doomed.clientId}&action=consent.`, { token: admin });
       return r.json.items[0] as { action: string; actor: { type: string; email?: string }; changes: unknown[]; clientIp?: string } | undefined;
     });
-    expect(consent).toMatchObject({ action: 'consent.granted', actor: { type: 'user', email: ADMIN.email }, changes: [{ field: 'scopes', after: ['email', 'offline_access', 'openid'] }], clientIp: '127.0.0.1' });
+    expect(consent).toMatchObject({ action: 'consent.granted', actor: { type: 'user', email: ADMIN.email }, changes: [{ field: 'scopes', after: ['email', 'offline_access', 'openid', 'users.manage'] }], clientIp: '127.0.0.1' });
     const login = await http(issuer, 'GET', `/api/v1/audit-events?action=login.succeeded&pageSize=1`, { token: admin });
     expect(login.json.items[0]).toMatchObject({ action: 'login.succeeded', clientIp: '127.0.0.1' });
 
@@ -202,7 +205,7 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
     it('code + PKCE for a public dpopBound client: the exchange and refreshes need the proof; its API token works at the gateway only with proofs', async () => {
       const r = await http(issuer, 'POST', '/api/v1/clients', {
         token: admin,
-        body: { name: `SPA ${randomUUID().slice(0, 8)}`, type: 'public', redirectUris: [REDIRECT], postLogoutRedirectUris: [], grantTypes: ['authorization_code', 'refresh_token'], dpopBound: true },
+        body: { name: `SPA ${randomUUID().slice(0, 8)}`, type: 'public', redirectUris: [REDIRECT], postLogoutRedirectUris: [], grantTypes: ['authorization_code', 'refresh_token'], dpopBound: true, apiPermissions: ['users.manage'] },
       });
       expect(r.status).toBe(201);
       const spa = await oc.discovery(new URL(issuer), r.json.clientId as string, undefined, oc.None(), { execute: [oc.allowInsecureRequests] });
@@ -211,7 +214,7 @@ describe('OpenID provider with registry clients (clients API, DPoP at the gatewa
       const state = oc.randomState();
       const url = oc.buildAuthorizationUrl(spa, {
         redirect_uri: REDIRECT,
-        scope: 'openid email offline_access',
+        scope: 'openid email offline_access users.manage',
         code_challenge: await oc.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
         state,

@@ -3,8 +3,8 @@
  * and every token of a subject issued before a time (a deleted user, a changed password or
  * email; a deleted OAuth client: its own tokens by `sub`, its users' by `client_id`). Fed by
  * `identity.token.revoked` and `identity.subject.revoked` events (every replica receives every
- * event), loaded from identity at start and reloaded periodically, so a replica that missed
- * events while NATS was away catches up.
+ * event), and loaded from identity (syncDenylist), so a replica that misses events while NATS is
+ * away still refuses what was revoked meanwhile.
  */
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
 import type { EventBus, Subscription } from '@iam/platform/bus';
@@ -61,24 +61,28 @@ export interface DenylistSync {
   stop(): Promise<void>;
 }
 
+/**
+ * Keeps the denylist in step with identity. Revocation events arrive as broadcasts (every replica
+ * gets each one at once); whatever is published while this replica's subscription is down is lost,
+ * so the denylist is also loaded from identity (which commits every revocation before publishing
+ * it): at start, every `reloadMs`, every `outagePollMs` (1 s) for as long as the subscription is
+ * not live (NATS away, or not reached yet: identity answers without NATS), and once more as soon
+ * as it is live again (the events of the gap). So a revoked token stops within about a second at
+ * every replica, during an outage of NATS and after it (issue #35 item 5), where it used to wait
+ * for the next 30 s reload.
+ */
 export function syncDenylist(opts: {
   denylist: Denylist;
   bus: EventBus;
   load: () => Promise<{ tokens: Array<{ jti: string; expiresAt?: Date }>; subjects: Array<{ userId: string; notBefore?: Date; expiresAt?: Date }> }>;
   logger: Logger;
   reloadMs?: number;
+  outagePollMs?: number;
 }): DenylistSync {
-  const sub: Subscription = opts.bus.subscribe([SUBJECTS.tokenRevoked, SUBJECTS.subjectRevoked], async (e) => {
-    if (e.subject === SUBJECTS.subjectRevoked) {
-      const p = decodeEvent(SUBJECTS.subjectRevoked, e.data);
-      if (p.notBefore && p.expiresAt) opts.denylist.revokeSubject(p.userId, p.notBefore, p.expiresAt);
-      return;
-    }
-    const p = decodeEvent(SUBJECTS.tokenRevoked, e.data);
-    if (p.expiresAt) opts.denylist.add(p.jti, p.expiresAt);
-  });
   let loaded = false;
-  const reload = async (): Promise<void> => {
+  let running: Promise<void> | undefined;
+  let again = false;
+  const loadOnce = async (): Promise<void> => {
     try {
       const { tokens, subjects } = await opts.load();
       for (const t of tokens) if (t.expiresAt) opts.denylist.add(t.jti, t.expiresAt);
@@ -86,22 +90,64 @@ export function syncDenylist(opts: {
       opts.denylist.purge();
       if (!loaded) opts.logger.info({ entries: opts.denylist.size }, 'token denylist loaded');
       loaded = true;
-      clearInterval(fast);
     } catch (err) {
       opts.logger.warn({ err: (err as Error).message }, 'loading the token denylist failed; will retry');
+      // Until a first load succeeds, it is tried again every 2 s.
+      if (!loaded) setTimeout(() => void reload(), 2_000).unref();
     }
   };
-  // Retried every 2 s until the first load succeeds, then reloaded every reloadMs.
-  const fast = setInterval(() => void reload(), 2_000);
+  // One load at a time; a reload asked for during one runs once it ends (it may hold newer revocations).
+  const reload = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = loadOnce().finally(() => {
+      running = undefined;
+      if (again) {
+        again = false;
+        void reload();
+      }
+    });
+    return running;
+  };
+  let poll: NodeJS.Timeout | undefined;
+  const setLive = (live: boolean): void => {
+    if (live) {
+      if (!poll) return;
+      clearInterval(poll);
+      poll = undefined;
+      // The events published while the subscription was down are in identity's database.
+      void reload();
+    } else if (!poll) {
+      poll = setInterval(() => void reload(), opts.outagePollMs ?? 1_000);
+      poll.unref();
+    }
+  };
+  // Until the subscription says it is live, nothing is known to arrive: poll.
+  setLive(false);
+  const sub: Subscription = opts.bus.subscribe(
+    [SUBJECTS.tokenRevoked, SUBJECTS.subjectRevoked],
+    async (e) => {
+      if (e.subject === SUBJECTS.subjectRevoked) {
+        const p = decodeEvent(SUBJECTS.subjectRevoked, e.data);
+        if (p.notBefore && p.expiresAt) opts.denylist.revokeSubject(p.userId, p.notBefore, p.expiresAt);
+        return;
+      }
+      const p = decodeEvent(SUBJECTS.tokenRevoked, e.data);
+      if (p.expiresAt) opts.denylist.add(p.jti, p.expiresAt);
+    },
+    { onLive: setLive },
+  );
   void reload();
   const slow = setInterval(() => void reload(), opts.reloadMs ?? 30_000);
-  fast.unref();
   slow.unref();
   return {
     stop: async () => {
-      clearInterval(fast);
+      if (poll) clearInterval(poll);
       clearInterval(slow);
       await sub.stop();
+      await running;
     },
   };
 }

@@ -153,6 +153,10 @@ export class Cluster {
     this.env.COMMERCE_GRPC_TARGET = `127.0.0.1:${this.ports.commerce}`;
     if (this.opts.commerce) this.env.GATEWAY_PROFILES = 'full,edge';
     this.env.PORT = String(this.ports.gateway);
+    // The OpenID provider on a port of its own, proxied by the gateway (issuer: http://localhost:{PORT}).
+    const opPort = await freePort();
+    this.env.IDENTITY_OP_PORT = String(opPort);
+    this.env.IDENTITY_OP_URL = `http://127.0.0.1:${opPort}`;
     if (this.opts.smtpPort) this.env.SMTP_URL = `smtp://127.0.0.1:${this.opts.smtpPort}`;
     const admin = spawnSync(process.execPath, [join(ROOT, MAINS.directory), '--create-admin'], {
       env: { ...process.env, ...this.env, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password },

@@ -145,6 +145,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         resetPassword: async (r) => uc.credentials.resetPassword({ ...r, emailSha256: Buffer.from(r.emailSha256) }),
         markEmailVerified: async (r) => (await uc.credentials.markEmailVerified(r.userId, Buffer.from(r.emailSha256)), {}),
         resolveRoles: async (r) => ({ roles: await uc.credentials.resolveRoles(r.names) }),
+        resolvePermissions: async (r) => ({ permissions: await uc.credentials.resolvePermissions(r.names) }),
         ensureAdministrator: async (r) => {
           const { user, created } = await uc.credentials.ensureAdministrator({
             email: r.email,

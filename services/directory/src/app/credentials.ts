@@ -37,6 +37,8 @@ export interface CredentialUseCases {
    */
   /** The live roles among `names` (case-insensitive), with their live permissions; unknown names are absent. */
   resolveRoles(names: readonly string[]): Promise<Array<{ id: string; name: string; permissions: string[] }>>;
+  /** The live permissions among `names` (case-insensitive), with their descriptions; unknown names are absent. */
+  resolvePermissions(names: readonly string[]): Promise<Array<{ id: string; name: string; description: string }>>;
   ensureAdministrator(
     input: { email: string; password: string; firstName?: string; lastName?: string },
     opts?: { ifMissing?: boolean },
@@ -48,7 +50,7 @@ export interface CredentialUseCases {
  * (the password hashes), which no other use case gets.
  */
 export interface CredentialDeps {
-  readonly uow: UnitOfWork<Pick<PrivilegedStores, 'credentials' | 'users' | 'roles'>>;
+  readonly uow: UnitOfWork<Pick<PrivilegedStores, 'credentials' | 'users' | 'roles' | 'permissions'>>;
   readonly stores: Pick<PrivilegedStores, 'credentials' | 'principals'>;
   readonly hasher: PasswordHasher;
 }
@@ -61,6 +63,13 @@ export function createCredentialUseCases(deps: CredentialDeps): CredentialUseCas
       if (names.length > 100) v.add('roles', 'must name at most 100 roles');
       v.throwIfAny('The role names are not valid.');
       return deps.uow.run((tx) => tx.roles.findLiveByNames(names));
+    },
+
+    async resolvePermissions(names) {
+      const v = new Violations();
+      if (names.length > 100) v.add('permissions', 'must name at most 100 permissions');
+      v.throwIfAny('The permission names are not valid.');
+      return deps.uow.run((tx) => tx.permissions.findLiveByNames(names));
     },
 
     async verify(email, password, opts = {}) {

@@ -77,6 +77,8 @@ export interface PermissionStore {
   softDelete(id: string): Promise<boolean>;
   findById(id: string, opts?: RowLock): Promise<Permission | null>;
   list(query: ListQuery): Promise<Page<Permission>>;
+  /** The live permissions among `names` (case-insensitive); unknown names are absent. */
+  findLiveByNames(names: readonly string[]): Promise<Array<{ id: string; name: string; description: string }>>;
 }
 
 export interface RolePermissionStore {

@@ -72,6 +72,10 @@ export interface AuthUseCases {
 export interface AuthFaults {
   /** After a refresh rotation committed, before its answer is made. */
   afterRefreshCommit?(): void | Promise<void>;
+  /** After the provider's refresh rotation committed, before its answer leaves. */
+  afterOpRefreshCommit?(): void;
+  /** Before identity's session of a provider sign-in is written (a test delays it). */
+  beforeOpSessionWrite?(): Promise<void>;
 }
 
 /** Whether a subject revocation at `notBefore` refuses a token issued at `iat` (seconds). */

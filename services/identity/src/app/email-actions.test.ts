@@ -40,12 +40,13 @@ describe('email-action requests (recorded before the 202, processed from the tab
     },
     markEmailVerified: () => Promise.reject(new Error('not used')),
     resolveRoles: () => Promise.reject(new Error('not used')),
+    resolvePermissions: () => Promise.reject(new Error('not used')),
   };
 
   /** A fresh instance: what a restarted process would build. */
   const useCases = (perEmailLimit = 100) =>
     createEmailActionUseCases({
-      settings: { sealKey, tokenLifetimeSeconds: 3_600, perEmailLimit, perEmailWindowSeconds: 3_600 },
+      settings: { sealKey, tokenLifetimeSeconds: 3_600, perEmailLimit, perEmailWindowSeconds: 3_600, resetRemovesFactorsHours: 24 },
       uow: pgUnitOfWork(ds),
       stores: pgIdentityStores(ds.manager),
       directory,

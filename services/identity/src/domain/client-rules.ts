@@ -3,13 +3,20 @@
  * bad request is one 400 that lists them all and writes nothing.
  */
 import { AppError, type FieldError } from '@iam/platform';
-import { type ClientSettings, GRANT_TYPES, type GrantType } from './clients';
+import { type ClientSettings, GRANT_TYPES, type GrantType, OIDC_SCOPES, SIGNING_ALGS, type SigningAlg } from './clients';
 
 export const CLIENT_NAME_MAX = 100;
 export const CLIENT_URIS_MAX = 20;
 export const CLIENT_URI_MAX = 2_000;
 export const CLIENT_ROLES_MAX = 50;
 export const ROLE_NAME_MAX = 100;
+export const CLIENT_API_PERMISSIONS_MAX = 50;
+export const PERMISSION_NAME_MAX = 100;
+
+/** A scope token (RFC 6749 §3.3): printable ASCII but space, `"` and `\`. */
+const SCOPE_TOKEN_RE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+const OIDC_SCOPE_NAMES: ReadonlySet<string> = new Set(OIDC_SCOPES);
+const DEVICE_GRANT: GrantType = 'urn:ietf:params:oauth:grant-type:device_code';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
@@ -43,8 +50,18 @@ function checkUris(errors: FieldError[], field: string, uris: readonly string[])
   if (new Set(uris).size !== uris.length) errors.push({ field, message: 'must not repeat an entry' });
 }
 
+/** Settings as given: the enumerations as strings, checked by checkClientSettings. */
+export type GivenClientSettings = Omit<ClientSettings, 'type' | 'grantTypes' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg'> & {
+  type: string;
+  grantTypes: readonly string[];
+  idTokenSignedResponseAlg: string;
+  userinfoSignedResponseAlg: string | null;
+};
+
+const isSigningAlg = (a: string): a is SigningAlg => (SIGNING_ALGS as readonly string[]).includes(a);
+
 /** Settings as given (types unchecked beyond strings): VALIDATION naming each bad field, else the settings typed. */
-export function checkClientSettings(s: Omit<ClientSettings, 'type' | 'grantTypes'> & { type: string; grantTypes: readonly string[] }): ClientSettings {
+export function checkClientSettings(s: GivenClientSettings): ClientSettings {
   const errors: FieldError[] = [];
   const name = s.name.trim();
   if (name.length === 0 || name.length > CLIENT_NAME_MAX) errors.push({ field: 'name', message: `must be 1..${CLIENT_NAME_MAX} characters` });
@@ -69,6 +86,59 @@ export function checkClientSettings(s: Omit<ClientSettings, 'type' | 'grantTypes
   });
   if (new Set(roles.map((r) => r.toLowerCase())).size !== roles.length) errors.push({ field: 'roles', message: 'must not repeat a role' });
   if (roles.length > 0 && !grants.includes('client_credentials')) errors.push({ field: 'roles', message: 'roles are for clients with the client_credentials grant only' });
-  if (errors.length > 0 || !type) throw AppError.validation('The client is not valid.', errors);
-  return { ...s, name, type, grantTypes: grants, roles };
+  const apiPermissions = checkApiPermissions(errors, s.apiPermissions, grants);
+  const algs = `must be one of ${SIGNING_ALGS.join(', ')}`;
+  const idTokenAlg = isSigningAlg(s.idTokenSignedResponseAlg) ? s.idTokenSignedResponseAlg : undefined;
+  if (!idTokenAlg) errors.push({ field: 'idTokenSignedResponseAlg', message: algs });
+  const given = s.userinfoSignedResponseAlg;
+  const userinfoAlg = given === null ? null : isSigningAlg(given) ? given : undefined;
+  if (userinfoAlg === undefined) errors.push({ field: 'userinfoSignedResponseAlg', message: `${algs}, or null (plain JSON)` });
+  // A resource server introspects: it must authenticate, so it has a secret.
+  if (s.resourceServer && type === 'public') errors.push({ field: 'resourceServer', message: 'a resource server must be a confidential client (it authenticates to introspect)' });
+  if (errors.length > 0 || !type || !idTokenAlg || userinfoAlg === undefined) throw AppError.validation('The client is not valid.', errors);
+  return { ...s, name, type, grantTypes: grants, roles, apiPermissions, idTokenSignedResponseAlg: idTokenAlg, userinfoSignedResponseAlg: userinfoAlg };
+}
+
+/**
+ * The API permissions users may delegate to the client, as given (their existence and the
+ * writer's right to list them are the use case's, against the directory): each usable as a scope
+ * (a permission is asked by its name), none an OpenID scope, none twice, and only for a client
+ * users sign in to (the code or device code grant).
+ */
+function checkApiPermissions(errors: FieldError[], given: readonly string[], grants: readonly GrantType[]): string[] {
+  const names = given.map((p) => p.trim());
+  if (names.length > CLIENT_API_PERMISSIONS_MAX) errors.push({ field: 'apiPermissions', message: `must have at most ${CLIENT_API_PERMISSIONS_MAX} entries` });
+  names.forEach((p, i) => {
+    const field = `apiPermissions[${i}]`;
+    if (p.length === 0 || p.length > PERMISSION_NAME_MAX) errors.push({ field, message: `must be 1..${PERMISSION_NAME_MAX} characters` });
+    else if (!SCOPE_TOKEN_RE.test(p)) errors.push({ field, message: 'must be a permission name that can be asked as a scope (printable ASCII without spaces, quotes or backslashes)' });
+    else if (OIDC_SCOPE_NAMES.has(p.toLowerCase())) errors.push({ field, message: `is an OpenID scope, not an API permission` });
+  });
+  if (new Set(names.map((p) => p.toLowerCase())).size !== names.length) errors.push({ field: 'apiPermissions', message: 'must not repeat a permission' });
+  if (names.length > 0 && !grants.includes('authorization_code') && !grants.includes(DEVICE_GRANT)) {
+    errors.push({ field: 'apiPermissions', message: 'API permissions are for clients users sign in to (authorization_code or the device code grant)' });
+  }
+  return names;
+}
+
+
+/** The redirect URIs the provider sends codes to: the registered ones, when the client has the code grant. */
+const codeReceivers = (s: Pick<ClientSettings, 'grantTypes' | 'redirectUris'>): readonly string[] => (s.grantTypes.includes('authorization_code') ? s.redirectUris : []);
+
+/**
+ * What in a change could let a new party receive the client's codes or tokens (DESIGN §5 decision,
+ * services/identity/README.md "OAuth clients"): a redirect URI the provider did not send codes to
+ * before (added, or the code grant turned on), another type (a public client needs no secret; a
+ * confidential one gets a new secret), the device code grant turned on (anyone who can start a flow
+ * as the client could reap a remembered consent). Empty when nothing of that kind changed; a
+ * removal alone, a rename or the other settings never count. The caller ends every grant of the
+ * client when it is not empty (a rotated secret always does).
+ */
+export function newReceivers(before: ClientSettings, after: ClientSettings): string[] {
+  const reasons: string[] = [];
+  const known = new Set(codeReceivers(before));
+  if (codeReceivers(after).some((uri) => !known.has(uri))) reasons.push('redirectUris');
+  if (before.type !== after.type) reasons.push('type');
+  if (after.grantTypes.includes(DEVICE_GRANT) && !before.grantTypes.includes(DEVICE_GRANT)) reasons.push('grantTypes');
+  return reasons;
 }

@@ -32,6 +32,8 @@ export interface Directory {
   markEmailVerified(userId: string, emailHash: Buffer): Promise<void>;
   /** The live roles among `names` (case-insensitive) with their live permissions; unknown names are absent. */
   resolveRoles(names: readonly string[]): Promise<Array<{ name: string; permissions: string[] }>>;
+  /** The live permissions among `names` (case-insensitive), as the directory spells them, with their descriptions; unknown names are absent. */
+  resolvePermissions(names: readonly string[]): Promise<Array<{ name: string; description: string }>>;
 }
 
 export type EmailPurpose = 'password_reset' | 'email_verification';
@@ -191,7 +193,8 @@ export interface MfaStatusStore {
 }
 
 export interface TotpStore {
-  get(userId: string): Promise<{ sealedSecret: Buffer; active: boolean; lastStep: number } | null>;
+  /** `activatedAt`: when a first right code activated it (null while pending). */
+  get(userId: string): Promise<{ sealedSecret: Buffer; active: boolean; activatedAt: Date | null; lastStep: number } | null>;
   /** Stores a pending secret, replacing a pending one; false (nothing changed) when one is active. */
   putPending(userId: string, sealedSecret: Buffer): Promise<boolean>;
   /** Activates the pending secret with its first accepted step; false when there is none pending. */
@@ -202,14 +205,27 @@ export interface TotpStore {
   remove(userId: string): Promise<boolean>;
 }
 
-/** Single-use recovery codes; only hashes are stored. */
+/**
+ * How a recovery code's digest was made (app/recovery-codes.ts): 'hmac' (new codes), 'hmac-legacy'
+ * (an older code's SHA-256, re-keyed), 'sha256' (an older code not re-keyed yet).
+ */
+export type RecoveryCodeScheme = 'sha256' | 'hmac-legacy' | 'hmac';
+
+/** Single-use recovery codes; only digests are stored, each with its scheme. */
 export interface RecoveryCodeStore {
-  /** Replaces the user's codes with these. */
-  replace(userId: string, hashes: readonly Buffer[]): Promise<void>;
-  /** Marks an unused code used (atomic); false when there is none. */
-  use(userId: string, hash: Buffer): Promise<boolean>;
+  /** Replaces the user's codes with these digests (scheme 'hmac'). */
+  replace(userId: string, digests: readonly Buffer[]): Promise<void>;
+  /** Marks an unused code used (atomic): a row whose digest is the one of its own scheme; false when there is none. */
+  use(userId: string, digests: Readonly<Record<RecoveryCodeScheme, Buffer>>): Promise<boolean>;
   countLeft(userId: string): Promise<number>;
+  /** The unused codes: how many, and when the set was made; null when none is left. */
+  unused(userId: string): Promise<{ left: number; madeAt: Date } | null>;
   removeAll(userId: string): Promise<number>;
+  /**
+   * Re-keys up to `limit` rows still of scheme 'sha256' (locked, others skipped) to 'hmac-legacy'
+   * with `rekey` (the old digest in, the new out); how many. Run until it answers 0.
+   */
+  rekeyLegacy(limit: number, rekey: (digest: Buffer) => Buffer): Promise<number>;
 }
 
 export type MfaPurpose = 'verify' | 'enrol';
@@ -341,12 +357,15 @@ export interface IdentityStores {
 
 /**
  * The OpenID provider's stored records, seen from the use cases: ending a client's grants in the
- * transaction that deletes the client, so no refresh token, code or device code of a deleted
- * client outlives the commit (the provider also refuses an unknown client on its own).
+ * transaction that deletes or re-points the client, so no consent, refresh token, code or device
+ * code of it outlives the commit (the provider also refuses an unknown client on its own).
  */
 export interface ProviderGrantStore {
-  /** Deletes every grant, code, token and device code of the client; answers how many records went. */
-  endClient(clientId: string): Promise<number>;
+  /**
+   * Deletes every grant (users' consents), code, token and device code of the client; answers how
+   * many records went and how many of them were grants.
+   */
+  endClient(clientId: string): Promise<{ records: number; grants: number }>;
 }
 
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */

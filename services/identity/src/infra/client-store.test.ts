@@ -21,6 +21,10 @@ const settings = (over: Partial<ClientSettings> = {}): ClientSettings => ({
   roles: [],
   requirePar: true,
   dpopBound: false,
+  apiPermissions: [],
+  idTokenSignedResponseAlg: 'RS256',
+  userinfoSignedResponseAlg: null,
+  resourceServer: false,
   ...over,
 });
 
@@ -67,8 +71,8 @@ function describeClientStoreContract(name: string, make: () => Promise<ClientSto
     });
 
     it('insert and find: the settings round-trip; unknown ids are null', async () => {
-      const { clientId, record } = await create({ roles: ['Auditor'], grantTypes: ['client_credentials'], redirectUris: [], dpopBound: true });
-      expect(record).toMatchObject({ clientId, name: 'Billing', type: 'confidential', roles: ['Auditor'], grantTypes: ['client_credentials'], redirectUris: [], dpopBound: true, requirePar: true, builtIn: false, firstParty: false, deletedAt: null, version: 1 });
+      const { clientId, record } = await create({ roles: ['Auditor'], grantTypes: ['client_credentials'], redirectUris: [], dpopBound: true, apiPermissions: ['users.manage'] });
+      expect(record).toMatchObject({ clientId, name: 'Billing', type: 'confidential', roles: ['Auditor'], grantTypes: ['client_credentials'], redirectUris: [], dpopBound: true, requirePar: true, apiPermissions: ['users.manage'], builtIn: false, firstParty: false, deletedAt: null, version: 1 });
       expect(await store.find(clientId)).toEqual(record);
       expect(await store.find(randomUUID())).toBeNull();
       expect(await store.find('not a uuid')).toBeNull();
@@ -98,8 +102,20 @@ function describeClientStoreContract(name: string, make: () => Promise<ClientSto
 
     it('update: replaces the settings at the expected version only', async () => {
       const { clientId, secret } = await create();
-      const updated = await store.update(clientId, 1, settings({ name: 'Billing 2', redirectUris: ['https://b.example/cb', 'http://127.0.0.1:9/cb'] }));
-      expect(updated).toMatchObject({ name: 'Billing 2', redirectUris: ['https://b.example/cb', 'http://127.0.0.1:9/cb'], version: 2 });
+      const updated = await store.update(
+        clientId,
+        1,
+        settings({ name: 'Billing 2', redirectUris: ['https://b.example/cb', 'http://127.0.0.1:9/cb'], apiPermissions: ['audit.read'], idTokenSignedResponseAlg: 'EdDSA', userinfoSignedResponseAlg: 'ES256', resourceServer: true }),
+      );
+      expect(updated).toMatchObject({
+        name: 'Billing 2',
+        redirectUris: ['https://b.example/cb', 'http://127.0.0.1:9/cb'],
+        apiPermissions: ['audit.read'],
+        idTokenSignedResponseAlg: 'EdDSA',
+        userinfoSignedResponseAlg: 'ES256',
+        resourceServer: true,
+        version: 2,
+      });
       expect(updated!.updatedAt.getTime()).toBeGreaterThanOrEqual(updated!.createdAt.getTime());
       expect(await store.update(clientId, 1, settings({ name: 'stale' }))).toBeNull();
       expect((await store.get(clientId))!.name).toBe('Billing 2');

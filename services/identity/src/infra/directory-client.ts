@@ -14,7 +14,7 @@ export function grpcDirectory(target: string, metrics: Metrics, signer: CallSign
     credentials,
     defaultDeadlineMs: 10_000,
     // resetPassword too: a retry carries the same attempt id and gets the first call's answer.
-    idempotent: ['verifyCredentials', 'getPrincipal', 'findAccount', 'markEmailVerified', 'resetPassword', 'resolveRoles'],
+    idempotent: ['verifyCredentials', 'getPrincipal', 'findAccount', 'markEmailVerified', 'resetPassword', 'resolveRoles', 'resolvePermissions'],
   });
   const toPrincipal = (p: directoryV1.Principal): Principal => ({ ...p });
   return {
@@ -45,6 +45,11 @@ export function grpcDirectory(target: string, metrics: Metrics, signer: CallSign
       if (names.length === 0) return [];
       const r = await client.call.resolveRoles({ names: [...names] });
       return r.roles.map((role) => ({ name: role.name, permissions: [...role.permissions] }));
+    },
+    async resolvePermissions(names) {
+      if (names.length === 0) return [];
+      const r = await client.call.resolvePermissions({ names: [...names] });
+      return r.permissions.map((p) => ({ name: p.name, description: p.description }));
     },
     close: () => client.close(),
   };

@@ -36,6 +36,7 @@ function fakeDirectory() {
       calls.push(`roles ${names.join(',')}`);
       return names.map((name) => ({ name, permissions: [`${name}.p`] }));
     },
+    resolvePermissions: async (names) => names.map((name) => ({ name, description: '' })),
   };
   return { directory, calls, setRoles: (r: string[]) => (roles = r) };
 }

@@ -4,14 +4,17 @@
  * faults): the same process as ../main.ts plus a hook that kills it between a refresh's commit
  * and its answer. Never used by an image, the chart or `make run`.
  *
- *   IDENTITY_FAULT_KILL_AFTER_REFRESH_COMMIT=n   SIGKILL itself after the n-th committed rotation
+ *   IDENTITY_FAULT_KILL_AFTER_REFRESH_COMMIT=n      SIGKILL itself after the n-th committed rotation
+ *   IDENTITY_FAULT_KILL_AFTER_OP_REFRESH_COMMIT=n   the same for the provider's refresh rotations
  */
 import { runStandalone } from '@iam/platform';
 import { readIdentityConfig } from '../config';
 import { identityService } from '../service';
 
 const killAfter = Number(process.env.IDENTITY_FAULT_KILL_AFTER_REFRESH_COMMIT ?? 0);
+const killAfterOp = Number(process.env.IDENTITY_FAULT_KILL_AFTER_OP_REFRESH_COMMIT ?? 0);
 let commits = 0;
+let opCommits = 0;
 
 void runStandalone({
   name: 'identity',
@@ -21,6 +24,9 @@ void runStandalone({
       faults: {
         afterRefreshCommit: () => {
           if (killAfter > 0 && ++commits === killAfter) process.kill(process.pid, 'SIGKILL');
+        },
+        afterOpRefreshCommit: () => {
+          if (killAfterOp > 0 && ++opCommits === killAfterOp) process.kill(process.pid, 'SIGKILL');
         },
       },
     }),

@@ -16,9 +16,10 @@ import type { OpAudit } from '../../app/op-audit';
 import { type Factor, MFA_TOKEN_INVALID, type SecondFactorUseCases } from '../../app/second-factor';
 import type { PasskeyUseCases } from '../../app/passkeys';
 import type { OpPages, Provider } from '../../infra/oidc/provider';
-import { ACR_MFA, ACR_PWD, FIRST_PARTY, wantsMfa } from '../../infra/oidc/provider';
+import { ACR_MFA, ACR_PWD, FIRST_PARTY, OP_SCOPES, wantsMfa } from '../../infra/oidc/provider';
 import { isUnavailable } from '../../infra/oidc/unavailable';
 import { isPlainForm, notPlainText } from './plain-text';
+import { requestDeadline } from './request-deadline';
 import {
   SIGNIN_SCRIPT,
   SIGNIN_SCRIPT_PATH,
@@ -118,20 +119,6 @@ function send(res: ServerResponse, prefix: string, status: number, body: string,
   res.end(body);
 }
 
-/** Longest deadline a request may be given (the gateway's own is at most this). */
-const MAX_TIMEOUT_MS = 120_000;
-
-/**
- * The deadline of a request's work (ms since the epoch): what the gateway has left of its own
- * (TIMEOUT_MS_HEADER), less a tenth of it (at most half a second) for this answer to reach the
- * gateway before it gives up; none when the header is absent or malformed.
- */
-export function requestDeadline(header: string | string[] | undefined, now = Date.now()): number | undefined {
-  if (typeof header !== 'string' || !/^[0-9]{1,9}$/.test(header)) return undefined;
-  const ms = Math.min(Number(header), MAX_TIMEOUT_MS);
-  return ms > 0 ? now + ms - Math.min(500, ms / 10) : undefined;
-}
-
 export interface OpHttpDeps {
   readonly prefix: string;
   readonly provider: CurrentProvider;
@@ -140,6 +127,8 @@ export interface OpHttpDeps {
   readonly passkeys: Pick<PasskeyUseCases, 'signInOptions'>;
   /** Consent in the audit trail (sign-ins are the REST login's own events). */
   readonly audit: Pick<OpAudit, 'consentGranted'>;
+  /** The live permissions among `names` with their descriptions (the consent page names what it delegates). */
+  readonly permissions: (names: readonly string[]) => Promise<ReadonlyArray<{ name: string; description: string }>>;
   readonly logger: Logger;
 }
 
@@ -207,8 +196,15 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       if (prompt === 'consent') {
         const requested = requestedScopes(details);
         // First-party clients (the console) are not asked.
-        if (client?.[FIRST_PARTY] === true) return consent(provider, req, res, details, requested);
-        return send(res, prefix, 200, consentPage({ prefix, action: `${base}/consent`, clientName, scopes: requested }));
+        if (client?.[FIRST_PARTY] === true) return consent(provider, req, res, details, requested.oidc);
+        // Each API permission asked (within the client's ceiling: the provider offers no other), named
+        // and described (by name alone when the directory cannot answer: the name is what is granted).
+        const found = requested.api.length
+          ? await d.permissions(requested.api).catch((err: unknown) => (d.logger.warn({ err }, 'permission descriptions unavailable for the consent page'), []))
+          : [];
+        const described = new Map(found.map((p) => [p.name, p.description]));
+        const apiPermissions = requested.api.map((name) => ({ name, description: described.get(name) ?? '' }));
+        return send(res, prefix, 200, consentPage({ prefix, action: `${base}/consent`, clientName, scopes: requested.oidc, apiPermissions }));
       }
       return send(res, prefix, 400, messagePage(prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
     }
@@ -275,7 +271,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
         await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access.' }, { mergeWithLastSubmission: false });
         return;
       }
-      return consent(provider, req, res, details, requestedScopes(details));
+      return consent(provider, req, res, details, requestedScopes(details).oidc);
     }
     return send(res, prefix, 400, messagePage(prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
   }
@@ -361,10 +357,20 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
   };
 }
 
-function requestedScopes(details: { prompt: { details: unknown }; params: { scope?: unknown } }): string[] {
-  const missing = (details.prompt.details as { missingOIDCScope?: string[] }).missingOIDCScope;
+const OIDC_SCOPE_SET: ReadonlySet<string> = new Set(OP_SCOPES);
+
+/**
+ * What the consent asks for: the OpenID scopes (those not granted yet, else the requested ones)
+ * and the API permissions not granted yet. The latter are the provider's missing resource scopes,
+ * which it offers only within the client's ceiling (provider.ts): exactly what the consent then
+ * grants, so the page lists what the user gives and nothing else.
+ */
+function requestedScopes(details: { prompt: { details: unknown }; params: { scope?: unknown } }): { oidc: string[]; api: string[] } {
+  const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
   const scope = details.params.scope;
-  return missing ?? (typeof scope === 'string' ? scope.split(' ').filter(Boolean) : []);
+  const oidc = missing.missingOIDCScope ?? (typeof scope === 'string' ? scope.split(' ').filter((x) => OIDC_SCOPE_SET.has(x)) : []);
+  const api = [...new Set(Object.values(missing.missingResourceScopes ?? {}).flat())].filter((x) => !OIDC_SCOPE_SET.has(x));
+  return { oidc, api };
 }
 
 export async function startOpServer(handler: (req: IncomingMessage, res: ServerResponse) => void, host: string, port: number): Promise<{ server: Server; port: number }> {

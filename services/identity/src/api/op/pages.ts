@@ -219,8 +219,22 @@ const SCOPE_TEXT: Record<string, string> = {
   offline_access: 'Stay signed in when you are away (a refresh token)',
 };
 
-export function consentPage(p: { prefix: string; action: string; clientName: string; scopes: readonly string[] }): string {
+/**
+ * The consent page: the OpenID scopes asked, in words, and each API permission the app asks to
+ * use on the user's behalf (its name and description), under its own heading.
+ */
+export function consentPage(p: { prefix: string; action: string; clientName: string; scopes: readonly string[]; apiPermissions?: ReadonlyArray<{ name: string; description: string }> }): string {
   const items = p.scopes.map((s) => `<li>${esc(SCOPE_TEXT[s] ?? s)}</li>`).join('\n');
+  const api = p.apiPermissions ?? [];
+  const apiItems = api.map((x) => `<li><strong>${esc(x.name)}</strong>${x.description ? `: ${esc(x.description)}` : ''}</li>`).join('\n');
+  const apiSection = api.length
+    ? `
+<h2 id="api-permissions">Act for you at the API</h2>
+<p>With these permissions, as you hold them:</p>
+<ul aria-labelledby="api-permissions">
+${apiItems}
+</ul>`
+    : '';
   return layout(
     p.prefix,
     'Allow access',
@@ -228,7 +242,7 @@ export function consentPage(p: { prefix: string; action: string; clientName: str
 <p><strong>${esc(p.clientName)}</strong> asks to:</p>
 <ul>
 ${items}
-</ul>
+</ul>${apiSection}
 <form method="post" action="${esc(p.action)}">
 <div class="actions">
 <button type="submit" name="decision" value="allow">Allow</button>

@@ -3,7 +3,7 @@
  * (iam-timeout-ms) less a tenth, at most half a second, so the provider's own answer arrives
  * before the gateway gives up; nothing without the header or with a malformed one.
  */
-import { requestDeadline } from './http';
+import { requestDeadline } from './request-deadline';
 
 describe('requestDeadline', () => {
   const now = 1_000_000;

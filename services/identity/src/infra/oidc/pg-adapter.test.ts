@@ -108,7 +108,7 @@ describe('PgOidcAdapter', () => {
     expect(await revokeOidcSubject(db.ds, 'acc-9')).toBe(2);
     expect(await adapter('Session').findByUid('u-acc')).toBeUndefined();
     expect(await adapter('AccessToken').find('t-other')).toBeDefined();
-    expect(await revokeOidcClient(db.ds, 'c-2')).toBe(1);
+    expect(await revokeOidcClient(db.ds, 'c-2')).toEqual({ records: 1, grants: 0 });
     expect(await adapter('AccessToken').find('t-other')).toBeUndefined();
   });
 
@@ -119,7 +119,7 @@ describe('PgOidcAdapter', () => {
     await adapter('RefreshToken').upsert('rt-keep', { accountId: 'acc-11', clientId: 'c-keep', grantId: 'g-keep' }, 60);
     await expect(
       db.ds.transaction(async (m) => {
-        expect(await new PgProviderGrants(m).endClient('c-del')).toBe(3);
+        expect(await new PgProviderGrants(m).endClient('c-del')).toEqual({ records: 3, grants: 1 });
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');

@@ -62,6 +62,11 @@ interface Row {
   consumed_at: Date | null;
 }
 
+interface WithGrant extends Row {
+  grant_payload: Record<string, unknown> | null;
+  retry_answer?: Buffer | null;
+}
+
 const payloadOf = (row: Row): AdapterPayload => (row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload);
 
 /** A row's insert or replacement (typed parameters: the values come through a SELECT, so the write can wait on a consume). */
@@ -94,11 +99,14 @@ export class GrantReadAhead {
 export interface AdapterShared {
   readonly readAhead: GrantReadAhead;
   readonly writes: TokenRequestWrites;
+  /** OIDC_REFRESH_RETRY_SECONDS (refresh-retry.ts); absent or 0: a consumed refresh token is always a reuse. */
+  readonly refreshRetrySeconds?: number;
 }
 
 export class PgOidcAdapter implements OidcAdapter {
   private readonly readAhead: GrantReadAhead;
   private readonly writes: TokenRequestWrites;
+  private readonly retrySeconds: number;
 
   constructor(
     private readonly ds: DataSource,
@@ -107,6 +115,7 @@ export class PgOidcAdapter implements OidcAdapter {
   ) {
     this.readAhead = shared?.readAhead ?? new GrantReadAhead();
     this.writes = shared?.writes ?? new TokenRequestWrites(ds);
+    this.retrySeconds = kind === 'RefreshToken' ? (shared?.refreshRetrySeconds ?? 0) : 0;
   }
 
   // Every token request reads and writes here: named statements on the pool (planned once per
@@ -125,8 +134,21 @@ export class PgOidcAdapter implements OidcAdapter {
       if (ahead) return ahead;
     }
     if (!GRANT_READ_AHEAD.has(this.kind)) return this.one('id', id);
-    // The token and its grant (live), in one read.
-    const rows = await queryNamed<Row & { grant_payload: Record<string, unknown> | null }>(
+    const row = this.retrySeconds > 0 ? await this.findRetryable(id) : await this.findWithGrant(id);
+    if (!row) return undefined;
+    const grantId = str(row.payload.grantId);
+    if (grantId && row.grant_payload) this.readAhead.grants.set(grantId, row.grant_payload);
+    if (row.retry_answer) {
+      // Rotated within the window and its successor unused: the request retries that rotation.
+      this.writes.noteRetry({ tokenId: id, answer: row.retry_answer });
+      return row.payload;
+    }
+    return payloadOf(row);
+  }
+
+  /** The token and its grant (live), in one read. */
+  private async findWithGrant(id: string): Promise<WithGrant | undefined> {
+    const rows = await queryNamed<WithGrant>(
       this.ds.manager,
       'identity.oidc.find.with-grant',
       `SELECT t.payload, t.consumed_at, g.payload AS grant_payload FROM oidc_payloads t
@@ -134,11 +156,24 @@ export class PgOidcAdapter implements OidcAdapter {
        WHERE t.kind = $1 AND t.id = $2 AND (t.expires_at IS NULL OR t.expires_at > now()) LIMIT 1`,
       [this.kind, id],
     );
-    const row = rows[0];
-    if (!row) return undefined;
-    const grantId = str(row.payload.grantId);
-    if (grantId && row.grant_payload) this.readAhead.grants.set(grantId, row.grant_payload);
-    return payloadOf(row);
+    return rows[0];
+  }
+
+  /** A refresh token with its grant, and the answer its rotation gave when a retry may have it (refresh-retry.ts). */
+  private async findRetryable(id: string): Promise<WithGrant | undefined> {
+    const rows = await queryNamed<WithGrant>(
+      this.ds.manager,
+      'identity.oidc.find.refresh-retryable',
+      `SELECT t.payload, t.consumed_at, g.payload AS grant_payload,
+         CASE WHEN t.consumed_at > now() - make_interval(secs => $3::int) AND EXISTS (
+           SELECT 1 FROM oidc_payloads s WHERE s.kind = t.kind AND s.id = t.successor_id AND s.consumed_at IS NULL
+             AND (s.expires_at IS NULL OR s.expires_at > now())) THEN t.retry_answer END AS retry_answer
+       FROM oidc_payloads t
+       LEFT JOIN oidc_payloads g ON g.kind = 'Grant' AND g.id = t.grant_id AND (g.expires_at IS NULL OR g.expires_at > now())
+       WHERE t.kind = $1 AND t.id = $2 AND (t.expires_at IS NULL OR t.expires_at > now()) LIMIT 1`,
+      [this.kind, id, this.retrySeconds],
+    );
+    return rows[0];
   }
 
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
@@ -188,17 +223,21 @@ export async function revokeOidcSubject(ds: DataSource | EntityManager, accountI
   return n;
 }
 
-/** Ends every grant and token of a client (the client was deleted). */
-export async function revokeOidcClient(ds: DataSource | EntityManager, clientId: string): Promise<number> {
-  const [, n] = await ds.query<[unknown, number]>(`DELETE FROM oidc_payloads WHERE payload->>'clientId' = $1`, [clientId]);
-  return n;
+/** Ends every grant and token of a client (the client was deleted, or re-pointed): how many records went, and how many of them were users' grants. */
+export async function revokeOidcClient(ds: DataSource | EntityManager, clientId: string): Promise<{ records: number; grants: number }> {
+  const [row] = await ds.query<Array<{ records: number; grants: number }>>(
+    `WITH ended AS (DELETE FROM oidc_payloads WHERE payload->>'clientId' = $1 RETURNING kind)
+     SELECT count(*)::int AS records, (count(*) FILTER (WHERE kind = 'Grant'))::int AS grants FROM ended`,
+    [clientId],
+  );
+  return { records: row?.records ?? 0, grants: row?.grants ?? 0 };
 }
 
 /** ProviderGrantStore over a transaction's (or the pool's) EntityManager. */
 export class PgProviderGrants implements ProviderGrantStore {
   constructor(private readonly m: EntityManager) {}
 
-  endClient(clientId: string): Promise<number> {
+  endClient(clientId: string): Promise<{ records: number; grants: number }> {
     return revokeOidcClient(this.m, clientId);
   }
 }

@@ -1,21 +1,27 @@
 /**
  * The OpenID provider: oidc-provider (panva, certified) configured to DESIGN §5. Code + PKCE
  * (S256 only), refresh rotation (a consumed refresh token revokes its grant), client credentials,
- * device flow, PAR, DPoP, revocation, introspection (confidential clients), userinfo,
+ * device flow, PAR, DPoP, revocation and introspection of every token it issues (JWT access tokens
+ * through provider-token-endpoints.ts; confidential clients, resource servers), userinfo,
  * RP-initiated logout, `iss` in authorization responses. Access tokens for the API are RFC 9068
- * JWTs for the resource JWT_AUDIENCE, with the roles and permissions REST tokens carry. Records
+ * JWTs for the resource JWT_AUDIENCE, with roles and permissions as REST tokens carry them: the
+ * user's for the first party, only the consented API scopes for a third party (token-claims.ts). Records
  * live in identity's PostgreSQL (pg-adapter.ts); clients come from the registry (ClientLookup);
  * the signing keys are the key ring's, so the provider is rebuilt whenever the ring's set changes.
  */
 import type { JWK } from 'jose';
-import type { Account, Configuration, KoaContextWithOIDC, ResourceServer, UnknownObject } from 'oidc-provider';
+import type { Account, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
 import type ProviderType from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import { type Logger, isPlainText, outsideQueryDeadline, retryAfterFailure } from '@iam/platform';
-import type { ClientLookup } from '../../domain/clients';
+import { type Logger, isPlainText } from '@iam/platform';
+import { type ClientLookup, OIDC_SCOPES } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
 import { clientMetadata } from './client-metadata';
 import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
+import type { RefreshRetry } from './refresh-retry';
+import { sessionEvents } from './session-events';
+import { type ProviderTokenChecks, providerTokenEndpoints } from './provider-token-endpoints';
+import { tokenClaims } from './token-claims';
 import { ConsumedMeanwhile, type TokenRequestWrites } from './token-writes';
 import { answerUnavailableWith503, isUnavailable } from './unavailable';
 
@@ -30,7 +36,10 @@ export interface OpSettings {
   readonly cookieKeys: readonly string[];
   /** JWT_AUDIENCE: the `aud` of the API's access tokens. */
   readonly audience: string;
+  /** JWT_ALG: the API's access tokens are signed in it (the gateway accepts no other). */
   readonly alg: string;
+  /** The key ring's algorithms (RS256 first): offered for ID tokens and signed userinfo, per client. */
+  readonly signingAlgs: readonly string[];
   readonly accessTokenSeconds: number;
   readonly refreshTokenSeconds: number;
   readonly sessionSeconds: number;
@@ -41,6 +50,8 @@ export interface OpDeps {
   readonly dataSource: DataSource;
   /** The token endpoint's writes, collected per request and written in one statement. */
   readonly writes: TokenRequestWrites;
+  /** A refresh retried within its window gets the answer its rotation gave (absent: every reuse revokes). */
+  readonly refreshRetry?: RefreshRetry;
   readonly clients: ClientLookup;
   /** The user behind a subject now (roles and permissions as REST tokens carry them); null when gone. */
   readonly principal: (userId: string) => Promise<Principal | null>;
@@ -53,6 +64,8 @@ export interface OpDeps {
   readonly sessions?: OpSessionHooks;
   /** A consumed refresh token presented again: the library revoked its grant (for the audit). */
   readonly refreshReused?: (accountId: string, clientId: string, grantId: string) => void;
+  /** Introspection and revocation of the JWT access tokens the library refuses (absent: the library's answers only). */
+  readonly tokenChecks?: ProviderTokenChecks;
   readonly logger: Logger;
 }
 
@@ -87,9 +100,15 @@ export interface OpPages {
   readonly renderError: (ctx: KoaContextWithOIDC, out: { error: string; error_description?: string | undefined }, error: Error) => void;
 }
 
-export const OP_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
+export const OP_SCOPES = OIDC_SCOPES;
 export const FIRST_PARTY = 'urn:iam:first_party';
 export const ROLES = 'urn:iam:roles';
+/** A client's ceiling of API permissions (client metadata): the API resource's scopes for it. */
+export const API_PERMISSIONS = 'urn:iam:api_permissions';
+/** A client registered as a resource server (client metadata): it introspects every client's access tokens. */
+export const RESOURCE_SERVER = 'urn:iam:resource_server';
+/** How long an ID token is valid (s): the key ring keeps a retired key published at least this long. */
+export const ID_TOKEN_SECONDS = 3_600;
 /** The acr of a sign-in with a password alone, and of one with a second factor (or a passkey). */
 export const ACR_PWD = 'urn:iam:acr:pwd';
 export const ACR_MFA = 'urn:iam:acr:mfa';
@@ -147,19 +166,26 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     }),
   );
   const api = apiResource(s.issuer);
-  const apiServer: ResourceServer = {
-    scope: OP_SCOPES.join(' '),
-    audience: s.audience,
-    accessTokenFormat: 'jwt',
-    accessTokenTTL: s.accessTokenSeconds,
-    jwt: { sign: { alg: s.alg as 'EdDSA' } },
+  const signingAlgs = s.signingAlgs as Array<'RS256' | 'ES256' | 'EdDSA'>;
+  // The API's scopes for a client: the OpenID ones, and for a third-party client the API
+  // permissions of its ceiling (each asked as a scope of its name, so a scope outside the ceiling
+  // is never granted); the first party acts with the user's rights (token-claims.ts).
+  const apiServer = (client: { [key: string]: unknown } | undefined): ResourceServer => {
+    const ceiling = client && client[FIRST_PARTY] !== true && Array.isArray(client[API_PERMISSIONS]) ? (client[API_PERMISSIONS] as unknown[]).filter((p) => typeof p === 'string') : [];
+    return {
+      scope: [...new Set([...OP_SCOPES, ...ceiling])].join(' '),
+      audience: s.audience,
+      accessTokenFormat: 'jwt',
+      accessTokenTTL: s.accessTokenSeconds,
+      jwt: { sign: { alg: s.alg as 'EdDSA' } },
+    };
   };
   const clientAdapter = {
     async find(id: string) {
       // A client_id with a control character names no client (and must not reach PostgreSQL).
       if (!isPlainText(id)) return undefined;
       const c = await deps.clients.find(id);
-      return c ? clientMetadata(c, { alg: s.alg }) : undefined;
+      return c ? clientMetadata(c) : undefined;
     },
     upsert: async () => {},
     findByUid: async () => undefined,
@@ -168,7 +194,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     destroy: async () => {},
     revokeByGrantId: async () => {},
   };
-  const shared = { readAhead: new GrantReadAhead(), writes: deps.writes };
+  const shared = { readAhead: new GrantReadAhead(), writes: deps.writes, refreshRetrySeconds: deps.refreshRetry?.windowSeconds ?? 0 };
   const configuration: Configuration = {
     adapter: (name: string) => (name === 'Client' ? clientAdapter : new PgOidcAdapter(deps.dataSource, name, shared)),
     jwks,
@@ -180,12 +206,14 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     responseTypes: ['code'],
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
-    extraClientMetadata: { properties: [FIRST_PARTY, ROLES] },
+    extraClientMetadata: { properties: [FIRST_PARTY, ROLES, API_PERMISSIONS, RESOURCE_SERVER] },
+    // ID tokens and signed userinfo in any algorithm of the ring (RS256 first: discovery lists it,
+    // and clients get it unless they ask for another); the API's access tokens in JWT_ALG only.
     enabledJWA: {
-      idTokenSigningAlgValues: [s.alg as 'EdDSA'],
-      userinfoSigningAlgValues: [s.alg as 'EdDSA'],
-      authorizationSigningAlgValues: [s.alg as 'EdDSA'],
-      introspectionSigningAlgValues: [s.alg as 'EdDSA'],
+      idTokenSigningAlgValues: [...signingAlgs],
+      userinfoSigningAlgValues: [...signingAlgs],
+      authorizationSigningAlgValues: [...signingAlgs],
+      introspectionSigningAlgValues: [...signingAlgs],
       dPoPSigningAlgValues: ['ES256', 'EdDSA', 'RS256', 'PS256'],
     },
     acrValues: [ACR_PWD, ACR_MFA],
@@ -202,7 +230,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       ClientCredentials: s.accessTokenSeconds,
       AuthorizationCode: 60,
       DeviceCode: 600,
-      IdToken: 3_600,
+      IdToken: ID_TOKEN_SECONDS,
       Interaction: 3_600,
       Session: s.sessionSeconds,
       Grant: s.refreshTokenSeconds,
@@ -222,42 +250,23 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
         claims: () => ({ sub: p.userId, email: p.email, email_verified: p.emailVerified, given_name: p.firstName, family_name: p.lastName }),
       };
     },
-    extraTokenClaims: async (_ctx, token): Promise<UnknownObject | undefined> => {
-      if (token.kind === 'ClientCredentials') {
-        const client = await deps.clients.find(token.clientId!);
-        const roles = client ? [...client.roles] : [];
-        return { nbf: Math.floor(Date.now() / 1000), email: '', roles, permissions: roles.length ? await deps.rolePermissions(roles) : [] };
-      }
-      const accountId = 'accountId' in token ? token.accountId : undefined;
-      if (typeof accountId !== 'string') return undefined;
-      const p = await deps.principal(accountId);
-      // How and when the user signed in (as REST tokens carry it): from the code or refresh token exchanged.
-      const e = _ctx.oidc.entities;
-      const from = e.AuthorizationCode ?? e.RefreshToken ?? e.DeviceCode;
-      // The API token's sid is identity's session id (the sessions API's), not the provider's per-client
-      // sid; the token is recorded under that session as it is made (jti and expiry are set by now).
-      const opUid = 'sessionUid' in token && typeof token.sessionUid === 'string' ? token.sessionUid : (from && 'sessionUid' in from ? from.sessionUid : undefined);
-      const sessions = deps.sessions;
-      const sid = opUid && sessions ? ((await sessions.sessionId(opUid)) ?? undefined) : undefined;
-      if (opUid && sessions && sid) {
-        // A JWT is verified by the gateway on its own: recorded under its session, so ending the
-        // session denylists it. An opaque one (userinfo) lives in the grant's rows and ends with them.
-        const jwt = 'resourceServer' in token && token.resourceServer?.accessTokenFormat === 'jwt';
-        const exp = token.exp ?? Math.floor(Date.now() / 1000) + (token.expiration || s.accessTokenSeconds);
-        await sessions.tokenIssued(opUid, jwt && token.clientId ? { jti: token.jti, expiresAt: new Date(exp * 1000), clientId: token.clientId } : undefined);
-      }
-      const signIn = from ? { ...(from.amr ? { amr: from.amr } : {}), ...(from.acr ? { acr: from.acr } : {}), ...(from.authTime ? { auth_time: from.authTime } : {}), ...(sid ? { sid } : {}) } : {};
-      return p ? { nbf: Math.floor(Date.now() / 1000), email: p.email, roles: [...p.roles], permissions: [...p.permissions], ...signIn } : undefined;
-    },
+    extraTokenClaims: tokenClaims({ ...deps, accessTokenSeconds: s.accessTokenSeconds, apiResource: api }),
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      // Confidential clients, about their own tokens only: no resource server is registered (the
-      // gateway verifies API tokens itself), so no client may learn of another client's tokens.
-      introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => client.clientAuthMethod !== 'none' && token.clientId === client.clientId },
+      // Confidential clients, about their own tokens; a client registered as a resource server
+      // (Administrator only) about any client's access tokens, never its refresh tokens. JWT
+      // access tokens: provider-token-endpoints.ts, by the same rule.
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) =>
+          client.clientAuthMethod !== 'none' && (token.clientId === client.clientId || (client[RESOURCE_SERVER] === true && token.kind !== 'RefreshToken')),
+      },
       // A client revokes its own tokens only (the library's default rule, stated).
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       userinfo: { enabled: true },
+      // Userinfo as a signed JWT for a client that asks (userinfo_signed_response_alg); plain JSON otherwise.
+      jwtUserinfo: { enabled: true },
       dPoP: { enabled: true },
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
       deviceFlow: {
@@ -272,12 +281,12 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
         // The API is the one resource: granted by every authorization; a token request for an
         // openid grant names it (`resource`) to get an API token, else gets a userinfo token.
         defaultResource: async (_ctx, _client, oneOf) => oneOf ?? api,
-        getResourceServerInfo: async (_ctx, resource) => {
+        getResourceServerInfo: async (_ctx, resource, client) => {
           if (resource !== api) {
             const { errors } = await import('oidc-provider');
             throw new errors.InvalidTarget();
           }
-          return apiServer;
+          return apiServer(client);
         },
       },
     },
@@ -291,47 +300,32 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   };
   // A dependency down or late (the database, the directory): 503 with Retry-After, not server_error 500 (the outermost middleware).
   answerUnavailableWith503(provider, deps.logger);
-  // RP-initiated logout: when the user signs out of the provider's session, identity's session ends
-  // with it, before the answer leaves, and the access tokens it issued stop at every gateway (as
-  // when the session is ended from the sessions list). When the user signs only the asking client
-  // out ("Stay signed in"), the session goes on and the tokens it issued to that client stop. The
-  // library has revoked the grants that do not outlive a logout; an offline grant's refresh token
-  // keeps working. When that write fails (the database is away), the redirect still leaves (the
-  // library has ended its session). A whole session's end is retried in the background, for as
-  // long as the tokens it would stop can live (an ended session records no later token). A
-  // client's sign-out is not: a retry would also stop the tokens the app got after it, and the
-  // ones it missed expire within the access tokens' lifetime.
-  const signingOut = new WeakMap<object, Promise<void>>();
-  provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
-    const hooks = deps.sessions;
-    const uid = ctx.oidc.session?.uid;
-    const accountId = ctx.oidc.session?.accountId;
-    if (!hooks || !uid || !accountId) return;
-    const everywhere = ctx.oidc.params?.logout !== undefined;
-    const clientId = ctx.oidc.client?.clientId;
-    if (!everywhere && !clientId) return;
-    const end = () => hooks.signedOut(uid, accountId, everywhere ? undefined : clientId);
-    signingOut.set(
-      ctx,
-      end().catch((err: unknown) => {
-        deps.logger.error({ err, retrying: everywhere }, 'ending the session of a provider logout failed');
-        // In the background, past the request's deadline (api/op/http.ts).
-        if (everywhere) void outsideQueryDeadline(() => retryAfterFailure(end, err, { forMs: s.accessTokenSeconds * 1000, logger: deps.logger, what: 'ending the session of a provider logout' }));
-      }),
-    );
-  });
+  // JWT access tokens at introspection and revocation (the library refuses structured tokens).
+  if (deps.tokenChecks) provider.use(providerTokenEndpoints(provider, { prefix: s.prefix, checks: deps.tokenChecks, resourceServer: RESOURCE_SERVER }));
+  // Identity's session of a sign-in is written before its code leaves; a logout's end before its redirect.
+  const sessionWrites = sessionEvents(provider, deps.sessions, s, deps.logger);
+  const unavailable = (ctx: KoaContextWithOIDC) => (err: unknown): void => {
+    ctx.remove('Location');
+    ctx.status = 503;
+    ctx.set('Retry-After', '5');
+    pages.renderError(ctx, { error: 'temporarily_unavailable', error_description: 'The sign-in could not be completed. Try again in a moment.' }, err instanceof Error ? err : new Error(String(err)));
+  };
   // The token endpoint's writes go out together, after the library has answered and before the
   // answer leaves; when they cannot be written the answer is an error, and nothing was written.
   const tokenPath = `${s.prefix}/token`;
   provider.use(async (ctx, next: () => Promise<void>) => {
     if (ctx.method !== 'POST' || ctx.path !== tokenPath) {
       await next();
-      // A logout's session end, whatever spelling of the path the library's router took.
-      await signingOut.get(ctx);
+      // A sign-in's session, a logout's end, whatever spelling of the path the library's router took.
+      if ('oidc' in ctx) await sessionWrites.settle(ctx, unavailable(ctx as KoaContextWithOIDC));
       return;
     }
     try {
-      await deps.writes.collect(next);
+      await deps.writes.collect(async () => {
+        await next();
+        // A refresh's answer is kept with its rotation, or a retry's replaced by the one kept.
+        deps.refreshRetry?.settle(ctx);
+      });
     } catch (err) {
       // The database down or late: the outer middleware answers 503 (unavailable.ts); nothing was written.
       if (isUnavailable(err)) throw err;
@@ -342,31 +336,12 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     }
   });
   provider.on('grant.success', (ctx) => {
+    // A retry answered with its rotation's answer issued nothing new.
+    if (deps.writes.retry()) return;
     const clientId = ctx.oidc.client?.clientId;
     const grantType = ctx.oidc.params?.grant_type;
     if (clientId && typeof grantType === 'string') deps.tokensIssued?.(clientId, grantType);
   });
-  const hooks = deps.sessions;
-  if (hooks) {
-    const failed = (err: unknown) => deps.logger.error({ err }, 'OpenID provider session record failed');
-    provider.on('authorization.success', (ctx: KoaContextWithOIDC) => {
-      const session = ctx.oidc.session;
-      if (!session?.uid || !session.accountId) return;
-      if (ctx.oidc.result?.login) {
-        hooks
-          .signedIn({
-            opSessionUid: session.uid,
-            userId: session.accountId,
-            amr: session.amr ?? [],
-            authTime: new Date((session.loginTs ?? Math.floor(Date.now() / 1000)) * 1000),
-            userAgent: (ctx.get('user-agent') ?? '').slice(0, 512),
-            ip: ctx.ip ?? '',
-            expiresAt: new Date(Date.now() + s.sessionSeconds * 1000),
-          })
-          .catch(failed);
-      } else hooks.touch(session.uid).catch(failed);
-    });
-  }
   // The library's reuse detection: a consumed refresh token at the token endpoint revokes its grant
   // (revoke.js emits grant.revoked; the revocation endpoint and code reuse are told apart by grant_type).
   provider.on('grant.revoked', (ctx, grantId: string) => {

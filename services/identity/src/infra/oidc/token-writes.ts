@@ -13,6 +13,10 @@
  *
  * Reads inside the request see the writes collected so far (they are written first); destroy and
  * revocation are never deferred.
+ *
+ * A refresh rotation's consume also keeps the answer it gave (sealed) and its successor's id, so
+ * that a retry of the same token within the window is answered the same (refresh-retry.ts); a
+ * request found to be such a retry writes nothing at all.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
@@ -31,6 +35,8 @@ export interface WritePart {
   readonly row?: string;
   readonly values: readonly unknown[];
   readonly text: (p: (i: number) => string, guard: string) => string;
+  /** A consume: the other writes of the statement wait on it. */
+  readonly consume?: true;
 }
 
 /** The token presented was consumed by a concurrent request: nothing was written. */
@@ -40,29 +46,52 @@ export class ConsumedMeanwhile extends Error {
   }
 }
 
-const CONSUME_SHAPE = 'consume';
-
 /** Marks a code or refresh token consumed; the other writes depend on it. */
 export function consumePart(kind: string, id: string): WritePart {
   return {
-    shape: CONSUME_SHAPE,
+    shape: 'consume',
+    consume: true,
     row: `${kind}:${id}`,
     values: [kind, id],
     text: (p) => `UPDATE oidc_payloads SET consumed_at = now() WHERE kind = ${p(1)} AND id = ${p(2)} AND consumed_at IS NULL RETURNING 1`,
   };
 }
 
+/** A refresh token's rotation: consumed, keeping the (sealed) answer it gave and the successor's id. */
+function rotationPart(kind: string, id: string, answer: Buffer, successorId: string): WritePart {
+  return {
+    shape: 'consume-rotation',
+    consume: true,
+    row: `${kind}:${id}`,
+    values: [kind, id, answer, successorId],
+    text: (p) =>
+      `UPDATE oidc_payloads SET consumed_at = now(), retry_answer = ${p(3)}, successor_id = ${p(4)} WHERE kind = ${p(1)} AND id = ${p(2)} AND consumed_at IS NULL RETURNING 1`,
+  };
+}
+
+/** A refresh token presented again within the retry window, its successor unused: the answer it got (sealed). */
+export interface RetryOf {
+  readonly tokenId: string;
+  readonly answer: Buffer;
+}
+
 interface Pending {
   readonly parts: WritePart[];
   /** Until the request's writes go out; a write started after that (work the request left running) goes alone. */
   open: boolean;
+  /** The request is a retry of a rotation already made: it writes nothing. */
+  retry?: RetryOf;
 }
 
 export class TokenRequestWrites {
   private readonly scope = new AsyncLocalStorage<Pending>();
   private readonly statements = new Map<string, { name: string; text: string }>();
 
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    /** The fault suite's hook: a refresh rotation was committed (its answer not yet sent). */
+    private readonly afterRotation?: () => void,
+  ) {}
 
   /**
    * Runs a token request with its writes collected, then writes them (before the answer is sent);
@@ -85,9 +114,40 @@ export class TokenRequestWrites {
       await this.write(parts, false);
       return;
     }
+    if (pending.retry) return;
     // One statement may not write a row twice: what is collected goes out first.
     if (parts.some((w) => w.row !== undefined && pending.parts.some((q) => q.row === w.row))) await this.write(pending.parts.splice(0), true);
     pending.parts.push(...parts);
+  }
+
+  /** This token request retries a rotation (the adapter found it so): from now on it writes nothing. */
+  noteRetry(retry: RetryOf): void {
+    const pending = this.scope.getStore();
+    if (!pending?.open) return;
+    pending.retry = retry;
+    pending.parts.splice(0);
+  }
+
+  /** The rotation this token request retries, if it is a retry. */
+  retry(): RetryOf | undefined {
+    return this.scope.getStore()?.retry;
+  }
+
+  /** Nothing this token request collected is written (its answer is an error, or a stored one). */
+  discard(): void {
+    this.scope.getStore()?.parts.splice(0);
+  }
+
+  /**
+   * Makes the collected consume of a refresh token its rotation: it keeps `answer` and the
+   * successor's id. False when that consume is no longer pending (then no retry can be answered).
+   */
+  keepRotation(kind: string, id: string, answer: Buffer, successorId: string): boolean {
+    const pending = this.scope.getStore();
+    const i = pending?.open ? pending.parts.findIndex((w) => w.consume && w.row === `${kind}:${id}`) : -1;
+    if (!pending || i < 0) return false;
+    pending.parts[i] = rotationPart(kind, id, answer, successorId);
+    return true;
   }
 
   /** Writes what this request collected so far (before a read or an immediate write). */
@@ -101,7 +161,7 @@ export class TokenRequestWrites {
     const key = ordered.map((w) => w.shape).join('.');
     const known = this.statements.get(key);
     if (known) return known;
-    const consumes = ordered.filter((w) => w.shape === CONSUME_SHAPE).length;
+    const consumes = ordered.filter((w) => w.consume).length;
     const guard = consumes === 0 ? 'true' : `(SELECT count(*) FROM (${ordered.slice(0, consumes).map((_, i) => `SELECT 1 FROM w${i}`).join(' UNION ALL ')}) c) = ${consumes}`;
     let n = 0;
     const ctes = ordered.map((w, i) => {
@@ -117,9 +177,10 @@ export class TokenRequestWrites {
   private async write(parts: WritePart[], strict: boolean): Promise<void> {
     if (parts.length === 0) return;
     // The consumes come first, and every other write waits on all of them having marked a row.
-    const ordered = [...parts.filter((w) => w.shape === CONSUME_SHAPE), ...parts.filter((w) => w.shape !== CONSUME_SHAPE)];
+    const ordered = [...parts.filter((w) => w.consume), ...parts.filter((w) => !w.consume)];
     const statement = this.statementOf(ordered);
     const rows = await queryNamed<{ ok: boolean }>(this.ds.manager, statement.name, statement.text, ordered.flatMap((w) => w.values));
     if (strict && rows[0]?.ok !== true) throw new ConsumedMeanwhile();
+    if (this.afterRotation && ordered.some((w) => w.shape === 'consume-rotation')) this.afterRotation();
   }
 }

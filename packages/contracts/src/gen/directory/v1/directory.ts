@@ -365,6 +365,23 @@ export interface ResolveRolesResponse {
   roles: ResolvedRole[];
 }
 
+export interface ResolvePermissionsRequest {
+  /** Permission names (matched case-insensitively). */
+  names: string[];
+}
+
+/** A live permission: its name as the directory spells it, and its description. */
+export interface ResolvedPermission {
+  id: string;
+  name: string;
+  description: string;
+}
+
+/** The live permissions among the names asked for (an unknown or deleted name is simply absent). */
+export interface ResolvePermissionsResponse {
+  permissions: ResolvedPermission[];
+}
+
 function createBaseListQuery(): ListQuery {
   return { page: 0, pageSize: 0, q: "", includeDeleted: false, cursor: "", sort: "" };
 }
@@ -3761,6 +3778,195 @@ export const ResolveRolesResponse: MessageFns<ResolveRolesResponse> = {
   },
 };
 
+function createBaseResolvePermissionsRequest(): ResolvePermissionsRequest {
+  return { names: [] };
+}
+
+export const ResolvePermissionsRequest: MessageFns<ResolvePermissionsRequest> = {
+  encode(message: ResolvePermissionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.names) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolvePermissionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolvePermissionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.names.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResolvePermissionsRequest>): ResolvePermissionsRequest {
+    return ResolvePermissionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolvePermissionsRequest>): ResolvePermissionsRequest {
+    const message = createBaseResolvePermissionsRequest();
+    message.names = object.names?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseResolvedPermission(): ResolvedPermission {
+  return { id: "", name: "", description: "" };
+}
+
+export const ResolvedPermission: MessageFns<ResolvedPermission> = {
+  encode(message: ResolvedPermission, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolvedPermission {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolvedPermission();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResolvedPermission>): ResolvedPermission {
+    return ResolvedPermission.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolvedPermission>): ResolvedPermission {
+    const message = createBaseResolvedPermission();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? "";
+    return message;
+  },
+};
+
+function createBaseResolvePermissionsResponse(): ResolvePermissionsResponse {
+  return { permissions: [] };
+}
+
+export const ResolvePermissionsResponse: MessageFns<ResolvePermissionsResponse> = {
+  encode(message: ResolvePermissionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.permissions) {
+      ResolvedPermission.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolvePermissionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolvePermissionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.permissions.push(ResolvedPermission.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResolvePermissionsResponse>): ResolvePermissionsResponse {
+    return ResolvePermissionsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolvePermissionsResponse>): ResolvePermissionsResponse {
+    const message = createBaseResolvePermissionsResponse();
+    message.permissions = object.permissions?.map((e) => ResolvedPermission.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type UserServiceService = typeof UserServiceService;
 export const UserServiceService = {
   createUser: {
@@ -4448,6 +4654,21 @@ export const CredentialServiceService = {
       Buffer.from(ResolveRolesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolveRolesResponse => ResolveRolesResponse.decode(value),
   },
+  /**
+   * Permissions by name with their descriptions: identity checks the API permissions an OAuth
+   * client may be given (they exist; the writer holds them) and names them on the consent page.
+   */
+  resolvePermissions: {
+    path: "/directory.v1.CredentialService/ResolvePermissions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolvePermissionsRequest): Buffer =>
+      Buffer.from(ResolvePermissionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolvePermissionsRequest => ResolvePermissionsRequest.decode(value),
+    responseSerialize: (value: ResolvePermissionsResponse): Buffer =>
+      Buffer.from(ResolvePermissionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolvePermissionsResponse => ResolvePermissionsResponse.decode(value),
+  },
 } as const;
 
 export interface CredentialServiceServer extends UntypedServiceImplementation {
@@ -4464,6 +4685,11 @@ export interface CredentialServiceServer extends UntypedServiceImplementation {
    * (they exist; the assigner holds their permissions) and derives a service account's rights.
    */
   resolveRoles: handleUnaryCall<ResolveRolesRequest, ResolveRolesResponse>;
+  /**
+   * Permissions by name with their descriptions: identity checks the API permissions an OAuth
+   * client may be given (they exist; the writer holds them) and names them on the consent page.
+   */
+  resolvePermissions: handleUnaryCall<ResolvePermissionsRequest, ResolvePermissionsResponse>;
 }
 
 export interface CredentialServiceClient extends Client {
@@ -4577,6 +4803,25 @@ export interface CredentialServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolveRolesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Permissions by name with their descriptions: identity checks the API permissions an OAuth
+   * client may be given (they exist; the writer holds them) and names them on the consent page.
+   */
+  resolvePermissions(
+    request: ResolvePermissionsRequest,
+    callback: (error: ServiceError | null, response: ResolvePermissionsResponse) => void,
+  ): ClientUnaryCall;
+  resolvePermissions(
+    request: ResolvePermissionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolvePermissionsResponse) => void,
+  ): ClientUnaryCall;
+  resolvePermissions(
+    request: ResolvePermissionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolvePermissionsResponse) => void,
   ): ClientUnaryCall;
 }
 

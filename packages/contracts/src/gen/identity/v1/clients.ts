@@ -40,7 +40,20 @@ export interface OAuthClient {
   builtIn: boolean;
   createdAt: Date | undefined;
   updatedAt: Date | undefined;
-  deletedAt: Date | undefined;
+  deletedAt:
+    | Date
+    | undefined;
+  /**
+   * The API permissions users may delegate to this (third-party) client, each asked as a scope of
+   * the same name: the ceiling of its users' API tokens.
+   */
+  apiPermissions: string[];
+  /** "RS256" | "ES256" | "EdDSA": the algorithm of its ID tokens (RS256 by default). */
+  idTokenSignedResponseAlg: string;
+  /** "RS256" | "ES256" | "EdDSA": userinfo answers a JWT signed so; "" = plain JSON (the default). */
+  userinfoSignedResponseAlg: string;
+  /** A resource server may introspect the access tokens issued to any client (Administrator only). */
+  resourceServer: boolean;
 }
 
 export interface ListClientsRequest {
@@ -73,6 +86,12 @@ export interface CreateClientRequest {
   roles: string[];
   requirePar: boolean;
   dpopBound: boolean;
+  apiPermissions: string[];
+  /** "" = RS256. */
+  idTokenSignedResponseAlg: string;
+  /** "" = plain JSON. */
+  userinfoSignedResponseAlg: string;
+  resourceServer: boolean;
 }
 
 /** A client and, for a confidential client just created or rotated, its secret (empty otherwise). */
@@ -97,6 +116,13 @@ export interface UpdateClientRequest {
   roles: StringList | undefined;
   requirePar?: boolean | undefined;
   dpopBound?: boolean | undefined;
+  apiPermissions: StringList | undefined;
+  idTokenSignedResponseAlg?:
+    | string
+    | undefined;
+  /** "" = plain JSON. */
+  userinfoSignedResponseAlg?: string | undefined;
+  resourceServer?: boolean | undefined;
 }
 
 export interface ClientIdRequest {
@@ -122,6 +148,10 @@ function createBaseOAuthClient(): OAuthClient {
     createdAt: undefined,
     updatedAt: undefined,
     deletedAt: undefined,
+    apiPermissions: [],
+    idTokenSignedResponseAlg: "",
+    userinfoSignedResponseAlg: "",
+    resourceServer: false,
   };
 }
 
@@ -168,6 +198,18 @@ export const OAuthClient: MessageFns<OAuthClient> = {
     }
     if (message.deletedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.deletedAt), writer.uint32(114).fork()).join();
+    }
+    for (const v of message.apiPermissions) {
+      writer.uint32(122).string(v!);
+    }
+    if (message.idTokenSignedResponseAlg !== "") {
+      writer.uint32(130).string(message.idTokenSignedResponseAlg);
+    }
+    if (message.userinfoSignedResponseAlg !== "") {
+      writer.uint32(138).string(message.userinfoSignedResponseAlg);
+    }
+    if (message.resourceServer !== false) {
+      writer.uint32(144).bool(message.resourceServer);
     }
     return writer;
   },
@@ -297,6 +339,38 @@ export const OAuthClient: MessageFns<OAuthClient> = {
             message.deletedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.apiPermissions.push(reader.string());
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.idTokenSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.userinfoSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.resourceServer = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -328,6 +402,10 @@ export const OAuthClient: MessageFns<OAuthClient> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.deletedAt = object.deletedAt ?? undefined;
+    message.apiPermissions = object.apiPermissions?.map((e) => e) || [];
+    message.idTokenSignedResponseAlg = object.idTokenSignedResponseAlg ?? "";
+    message.userinfoSignedResponseAlg = object.userinfoSignedResponseAlg ?? "";
+    message.resourceServer = object.resourceServer ?? false;
     return message;
   },
 };
@@ -567,6 +645,10 @@ function createBaseCreateClientRequest(): CreateClientRequest {
     roles: [],
     requirePar: false,
     dpopBound: false,
+    apiPermissions: [],
+    idTokenSignedResponseAlg: "",
+    userinfoSignedResponseAlg: "",
+    resourceServer: false,
   };
 }
 
@@ -595,6 +677,18 @@ export const CreateClientRequest: MessageFns<CreateClientRequest> = {
     }
     if (message.dpopBound !== false) {
       writer.uint32(64).bool(message.dpopBound);
+    }
+    for (const v of message.apiPermissions) {
+      writer.uint32(74).string(v!);
+    }
+    if (message.idTokenSignedResponseAlg !== "") {
+      writer.uint32(82).string(message.idTokenSignedResponseAlg);
+    }
+    if (message.userinfoSignedResponseAlg !== "") {
+      writer.uint32(90).string(message.userinfoSignedResponseAlg);
+    }
+    if (message.resourceServer !== false) {
+      writer.uint32(96).bool(message.resourceServer);
     }
     return writer;
   },
@@ -676,6 +770,38 @@ export const CreateClientRequest: MessageFns<CreateClientRequest> = {
             message.dpopBound = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.apiPermissions.push(reader.string());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.idTokenSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.userinfoSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.resourceServer = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -701,6 +827,10 @@ export const CreateClientRequest: MessageFns<CreateClientRequest> = {
     message.roles = object.roles?.map((e) => e) || [];
     message.requirePar = object.requirePar ?? false;
     message.dpopBound = object.dpopBound ?? false;
+    message.apiPermissions = object.apiPermissions?.map((e) => e) || [];
+    message.idTokenSignedResponseAlg = object.idTokenSignedResponseAlg ?? "";
+    message.userinfoSignedResponseAlg = object.userinfoSignedResponseAlg ?? "";
+    message.resourceServer = object.resourceServer ?? false;
     return message;
   },
 };
@@ -840,6 +970,10 @@ function createBaseUpdateClientRequest(): UpdateClientRequest {
     roles: undefined,
     requirePar: undefined,
     dpopBound: undefined,
+    apiPermissions: undefined,
+    idTokenSignedResponseAlg: undefined,
+    userinfoSignedResponseAlg: undefined,
+    resourceServer: undefined,
   };
 }
 
@@ -871,6 +1005,18 @@ export const UpdateClientRequest: MessageFns<UpdateClientRequest> = {
     }
     if (message.dpopBound !== undefined) {
       writer.uint32(72).bool(message.dpopBound);
+    }
+    if (message.apiPermissions !== undefined) {
+      StringList.encode(message.apiPermissions, writer.uint32(82).fork()).join();
+    }
+    if (message.idTokenSignedResponseAlg !== undefined) {
+      writer.uint32(90).string(message.idTokenSignedResponseAlg);
+    }
+    if (message.userinfoSignedResponseAlg !== undefined) {
+      writer.uint32(98).string(message.userinfoSignedResponseAlg);
+    }
+    if (message.resourceServer !== undefined) {
+      writer.uint32(104).bool(message.resourceServer);
     }
     return writer;
   },
@@ -960,6 +1106,38 @@ export const UpdateClientRequest: MessageFns<UpdateClientRequest> = {
             message.dpopBound = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.apiPermissions = StringList.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.idTokenSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.userinfoSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.resourceServer = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -995,6 +1173,12 @@ export const UpdateClientRequest: MessageFns<UpdateClientRequest> = {
       : undefined;
     message.requirePar = object.requirePar ?? undefined;
     message.dpopBound = object.dpopBound ?? undefined;
+    message.apiPermissions = (object.apiPermissions !== undefined && object.apiPermissions !== null)
+      ? StringList.fromPartial(object.apiPermissions)
+      : undefined;
+    message.idTokenSignedResponseAlg = object.idTokenSignedResponseAlg ?? undefined;
+    message.userinfoSignedResponseAlg = object.userinfoSignedResponseAlg ?? undefined;
+    message.resourceServer = object.resourceServer ?? undefined;
     return message;
   },
 };
