@@ -75,7 +75,7 @@ export interface ClusterOptions {
 export class Cluster {
   readonly dir = mkdtempSync(join(tmpdir(), 'iam-faults-'));
   readonly env: Record<string, string>;
-  readonly ports = { directory: 0, identity: 0, identityOp: 0, notification: 0, commerce: 0, gateway: 0, ops: {} as Record<string, number> };
+  readonly ports = { directory: 0, identity: 0, notification: 0, commerce: 0, gateway: 0, ops: {} as Record<string, number> };
   readonly nats: TestNatsServer = testNatsServer(this.dir);
   pg!: Postgres;
   identityPg!: Postgres;
@@ -91,6 +91,7 @@ export class Cluster {
       MIGRATE_ON_START: 'true',
       JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
+      IDENTITY_OP_PORT: '0',
       EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
       INTERNAL_CALL_KEY: randomBytes(32).toString('base64'),
       ARGON2_MEMORY_KIB: '8192',
@@ -140,10 +141,6 @@ export class Cluster {
     }
     this.env.DIRECTORY_GRPC_PORT = String(this.ports.directory);
     this.env.IDENTITY_GRPC_PORT = String(this.ports.identity);
-    // The OpenID provider's listener, and the gateway's way to it.
-    this.ports.identityOp = await freePort();
-    this.env.IDENTITY_OP_PORT = String(this.ports.identityOp);
-    this.env.IDENTITY_OP_URL = `http://127.0.0.1:${this.ports.identityOp}`;
     this.env.NOTIFICATION_GRPC_PORT = String(this.ports.notification);
     this.env.DIRECTORY_GRPC_TARGET = `127.0.0.1:${this.ports.directory}`;
     this.env.IDENTITY_GRPC_TARGET = `127.0.0.1:${this.ports.identity}`;
