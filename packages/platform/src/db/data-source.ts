@@ -7,6 +7,7 @@
  * to start otherwise.
  */
 import 'reflect-metadata';
+import { AsyncResource } from 'node:async_hooks';
 import { DataSource, type MixedList, type EntitySchema } from 'typeorm';
 import type { Logger } from '../logger';
 import { migrate, SchemaBehindError, verifySchema } from './migrations';
@@ -29,7 +30,7 @@ export interface DatabaseOptions {
 }
 
 export function createDataSource(opts: DatabaseOptions): DataSource {
-  return new DataSource({
+  const ds = new DataSource({
     type: 'postgres',
     url: opts.url,
     applicationName: opts.name,
@@ -49,6 +50,29 @@ export function createDataSource(opts: DatabaseOptions): DataSource {
       Client: TracedPgClient,
     },
   });
+  const initialize = ds.initialize.bind(ds);
+  ds.initialize = async () => {
+    await initialize();
+    keepCallersContext(ds);
+    return ds;
+  };
+  return ds;
+}
+
+type Callback = (...args: unknown[]) => void;
+
+/**
+ * pg-pool hands a freed connection to the next caller waiting for one by calling that caller's
+ * callback from the code that freed it (pool.query, TypeORM's connect): the caller's query then
+ * ran in the async context of whoever released the connection, with their trace and their query
+ * deadline (a provider request's, cutting a gRPC handler's query short). The pool's `connect` binds
+ * each callback to its caller's context.
+ */
+function keepCallersContext(ds: DataSource): void {
+  const pool = (ds.driver as { master?: { connect?: (cb?: Callback) => unknown } }).master;
+  const connect = pool?.connect?.bind(pool);
+  if (!pool || !connect) return;
+  pool.connect = (cb?: Callback) => connect(typeof cb === 'function' ? AsyncResource.bind(cb) : undefined);
 }
 
 export interface OpenDatabaseOptions extends DatabaseOptions {

@@ -8,6 +8,7 @@ import type { DataSource } from 'typeorm';
 import { isDependencyUnreachable } from '../errors';
 import { TcpRelay, type TestDatabase, createTestDatabase, testLogger } from '../testing';
 import { createDataSource } from './data-source';
+import { queryNamed } from './named-statements';
 import { QueryDeadlineExceeded, outsideQueryDeadline, queryDeadline, withQueryDeadline } from './query-deadline';
 
 const DEADLINE_MS = 400;
@@ -71,6 +72,23 @@ describe('query deadline (withQueryDeadline)', () => {
     relay.blackhole(false);
     await new Promise((r) => setTimeout(r, 200));
     expect(await rows()).toBe(before);
+  });
+
+  it("a query waiting for the pool's one connection keeps its own deadline (none here), not the one of the request that frees it", async () => {
+    const one = createDataSource({ url: db.url, name: 'qdeadline-one', entities: [], migrations: [], logger: testLogger(), poolSize: 1 });
+    await one.initialize();
+    try {
+      // A provider request (a deadline) holds the only connection; a call without a deadline
+      // (a gRPC handler's named statement, on pg-pool's callbacks) waits for it, then runs a
+      // query longer than what was left of the request's deadline.
+      const holder = withQueryDeadline(Date.now() + 600, () => one.query('SELECT pg_sleep(0.2)'));
+      await new Promise((r) => setTimeout(r, 50));
+      const waiter = queryNamed<{ one: number }>(one.manager, 'qdeadline.waiter', 'SELECT pg_sleep(0.8), 1 AS one', []);
+      await holder;
+      expect((await waiter).map((r) => r.one)).toEqual([1]);
+    } finally {
+      await one.destroy();
+    }
   });
 
   it('a query started after the deadline fails at once without touching the pool; outside the scope nothing is bounded', async () => {
