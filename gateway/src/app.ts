@@ -1,7 +1,7 @@
 /**
  * Builds the Fastify application (no listening), in the order of fastify/demo's app.ts:
  *   1. third-party plugins (plugins/external: helmet, CORS, under-pressure, rate limits),
- *   2. our own (plugins/app: trace ids, problem+json errors, metrics, authentication),
+ *   2. our own (plugins/app: trace ids, problem+json errors, metrics, HSTS over https, authentication),
  *   3. routes: health and metrics in every profile, then each mounted profile's routes grouped by
  *      audience (routes/), then the docs.
  * Every route declares its schemas; responses are serialized from them, so no field outside a
@@ -18,6 +18,7 @@ import { RouteCatalog, profileDocument } from './docs/openapi';
 import { docsRoutes } from './docs/routes';
 import { authPlugin } from './plugins/app/auth';
 import { errorsPlugin, sendProblem, toAppError } from './plugins/app/errors';
+import { hstsPlugin } from './plugins/app/hsts';
 import { metricsPlugin } from './plugins/app/metrics';
 import { requestContextPlugin } from './plugins/app/request-context';
 import { tracePlugin } from './plugins/app/trace';
@@ -78,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Our own access log (onResponse below) carries the route template and never headers.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: deps.config.trustProxy,
+    trustProxy: typeof deps.config.trustProxy === 'boolean' ? deps.config.trustProxy : [...deps.config.trustProxy],
     return503OnClosing: true,
     requestTimeout: 30_000,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
@@ -111,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // 2. Our own plugins.
   await app.register(metricsPlugin, { metrics: deps.metrics });
+  await app.register(hstsPlugin, { hsts: deps.config.hsts });
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions?.url ?? 'unmatched';
     // Probes and scrapes come every few seconds: at debug, so they do not bury the requests (a

@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { buildApp } from './app';
 import { createAuthenticator } from './auth/authenticator';
 import { Denylist, syncDenylist } from './auth/denylist';
-import { FallbackReplayStore, MemoryReplayStore, RedisReplayStore, type ReplayStore, createDpopVerifier } from './auth/dpop';
+import { MemoryReplayStore, RedisReplayStore, type ReplayStore, ReportingReplayStore, createDpopVerifier } from './auth/dpop';
 import { JwksCache } from './auth/jwks';
 import { ReadCache, subscribeReadCache } from './cache/read-cache';
 import type { GatewayConfig } from './config';
@@ -99,23 +99,26 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
 
 /**
  * Where DPoP proof ids are remembered: with REDIS_URL, in Redis (every replica refuses a proof
- * any replica took; `{REDIS_KEY_PREFIX}dpop-jti:`), falling back to this process while Redis
- * fails; without it, in this process (enough for one gateway).
+ * any replica took; `{REDIS_KEY_PREFIX}dpop-jti:`); while Redis fails, a proof is refused with 503
+ * (fail closed: a proof kept only in this process could be replayed at another replica) and
+ * dpop_replay_store_errors_total counts it. Without REDIS_URL, in this process (one gateway).
  */
 function dpopReplayStore(config: GatewayConfig, rt: GatewayRuntime): ReplayStore {
-  const memory = new MemoryReplayStore();
-  if (!config.redis.url) return memory;
+  if (!config.redis.url) return new MemoryReplayStore();
   // As the rate limits' client: fail fast, never queue while Redis is away.
   const redis = new Redis(config.redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
   let warned = 0;
   const warn = (err: unknown) => {
     if (Date.now() - warned < 30_000) return;
     warned = Date.now();
-    rt.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'DPoP replay store (Redis) unreachable; proof ids kept in this process');
+    rt.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'DPoP replay store (Redis) unreachable; DPoP proofs are refused (503) until it answers');
   };
   redis.on('error', warn);
   rt.lifecycle.onShutdown('gateway DPoP replay store', async () => {
     redis.disconnect();
   });
-  return new FallbackReplayStore(new RedisReplayStore(redis, `${config.redis.keyPrefix}dpop-jti:`), memory, warn);
+  return new ReportingReplayStore(new RedisReplayStore(redis, `${config.redis.keyPrefix}dpop-jti:`), (err) => {
+    rt.metrics.dpopReplayStoreErrors.inc();
+    warn(err);
+  });
 }

@@ -345,7 +345,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start enrolling an authenticator app: a pending secret, active after a right code */
+        /** Start enrolling an authenticator app: a pending secret, active after a right code. Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required) */
         post: operations["postApiV1MeMfaTotp"];
         /** Remove the authenticator app (and the recovery codes). Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required) */
         delete: operations["deleteApiV1MeMfaTotp"];
@@ -363,7 +363,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Activate the pending authenticator app with a code from it */
+        /** Activate the pending authenticator app with a code from it. Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required). The user is mailed about it */
         post: operations["postApiV1MeMfaTotpActivate"];
         delete?: never;
         options?: never;
@@ -397,7 +397,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creation options for registering a passkey (WebAuthn L3 JSON; user verification required) */
+        /** Creation options for registering a passkey (WebAuthn L3 JSON; user verification required). Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required) */
         post: operations["postApiV1MePasskeysOptions"];
         delete?: never;
         options?: never;
@@ -415,7 +415,7 @@ export interface paths {
         /** Your passkeys */
         get: operations["getApiV1MePasskeys"];
         put?: never;
-        /** Register a passkey: its name and the credential the browser made for the options */
+        /** Register a passkey: its name and the credential the browser made for the options. Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required). The user is mailed about it */
         post: operations["postApiV1MePasskeys"];
         delete?: never;
         options?: never;
@@ -552,7 +552,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A user's sessions */
+        /** A user's sessions (an Administrator's only to an Administrator: 403 otherwise) */
         get: operations["getApiV1UsersIdSessions"];
         put?: never;
         post?: never;
@@ -587,7 +587,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A user's lock state (failed sign-ins) and second factors */
+        /** A user's lock state (failed sign-ins) and second factors (an Administrator's only to an Administrator: 403 otherwise) */
         get: operations["getApiV1UsersIdSecurity"];
         put?: never;
         post?: never;
@@ -3109,6 +3109,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -3156,6 +3176,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3359,6 +3399,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3602,6 +3662,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -3660,6 +3740,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3777,6 +3877,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4080,6 +4200,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -4220,6 +4360,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -4260,6 +4420,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4341,6 +4521,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4674,6 +4874,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -4792,6 +5012,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -4867,6 +5107,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,6 @@
 import { type AccessClaims, AppError, type JwtAlg, verifyAccessToken } from '@iam/platform/core';
 import type { Denylist } from './denylist';
-import { DPOP_ALGS, DpopError, type DpopVerifier, MemoryReplayStore, createDpopVerifier } from './dpop';
+import { DPOP_ALGS, DpopError, type DpopVerifier, MemoryReplayStore, ReplayStoreUnavailable, createDpopVerifier } from './dpop';
 import type { JwksCache } from './jwks';
 
 /** What a request presents: its Authorization and DPoP headers, method and URIs (for `htu`). */
@@ -64,7 +64,8 @@ export function createAuthenticator(opts: { jwks: JwksCache; denylist: Denylist;
 /**
  * Verifies a request's credentials: `Bearer <token>`, or `DPoP <token>` with its proof. A token
  * bound to a key (`cnf.jkt`) is accepted only as DPoP with a valid, unused proof of that key
- * (RFC 9449 §7.1, §7.2); any failure is UNAUTHENTICATED (a DPoP one with reason `dpop.<error code>`).
+ * (RFC 9449 §7.1, §7.2); any failure is UNAUTHENTICATED (a DPoP one with reason `dpop.<error code>`),
+ * except a proof whose id the replay store cannot record: UNAVAILABLE (503, Retry-After), refused.
  */
 export async function verifyRequest(auth: Authenticator, c: PresentedCredentials): Promise<{ token: string; claims: AccessClaims }> {
   const m = SCHEME_RE.exec(c.authorization ?? '');
@@ -83,6 +84,10 @@ export async function verifyRequest(auth: Authenticator, c: PresentedCredentials
     await auth.dpop.verifier.verify({ proof: c.dpop, method: c.method, urls: publicUrl ? [c.requestUrl, `${publicUrl}${c.path}`] : [c.requestUrl], accessToken: token, jkt: claims.cnfJkt });
   } catch (err) {
     if (err instanceof DpopError) throw dpopRefusal(err.code, err.detail);
+    // Fail closed: the proof is not taken, and the client may retry with a new one.
+    if (err instanceof ReplayStoreUnavailable) {
+      throw new AppError('UNAVAILABLE', 'The DPoP proof cannot be checked for replay right now; try again with a new proof.', { retryAfter: 1, cause: err.cause });
+    }
     throw err;
   }
   return { token, claims };

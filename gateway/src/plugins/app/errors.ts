@@ -102,6 +102,7 @@ function qualify(req: FastifyRequest, err: AppError): AppError {
  */
 const REASON_TYPES: Readonly<Record<string, string>> = {
   'identity.reauthentication_required': 'urn:iam:problem:reauthentication-required',
+  'identity.first_party_required': 'urn:iam:problem:first-party-required',
 };
 
 /** A problem's own type and extension members (RFC 9457 §3.2), e.g. `mfaToken`. */
@@ -139,6 +140,7 @@ export const errorsPlugin = fp(
     const routes = new RouteMethods();
     app.addHook('onRoute', routes.onRoute);
     app.decorate('knownRoutes', () => routes.list());
+    app.decorate('routePaths', () => routes.allPaths());
     app.setErrorHandler((err, req, reply) => {
       const appErr = toAppError(err);
       if (appErr.code === 'INTERNAL' || appErr.httpStatus >= 500) {

@@ -249,6 +249,13 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
       const fields = Object.keys(view).filter((k) => view[k] !== undefined && view[k] !== '');
       return { action: MFA_ACTIONS[subject], target: { type: 'user', id: e.userId }, changes: changesOf(fields, undefined, view) };
     }
+    case SUBJECTS.factorAdded: {
+      // The notice of a sign-in method added (mailed to the user): its kind and name, never the address.
+      const e = decodeEvent(subject, data);
+      const view: View = { kind: e.method?.kind, name: e.method?.name || undefined };
+      const fields = Object.keys(view).filter((k) => view[k] !== undefined && view[k] !== '');
+      return { action: 'factor.added', target: { type: 'user', id: e.userId }, changes: changesOf(fields, undefined, view) };
+    }
     case SUBJECTS.sessionEnded: {
       const e = decodeEvent(subject, data);
       return { action: 'session.ended', target: { type: 'user', id: e.userId }, changes: changesOf(['session', 'tokensRevoked'], undefined, { session: e.sessionId, tokensRevoked: e.tokensRevoked }) };

@@ -6,7 +6,8 @@
  * Replicas coordinate key creation with an advisory lock. Tokens are made and checked over the
  * ring by token-service.ts.
  */
-import { type JwtAlg, type Logger, open, seal } from '@iam/platform';
+import type { JwtAlg, Logger } from '@iam/platform';
+import { SealingKeys } from '../domain/sealing';
 import { type CryptoKey, type JWK, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { type KeyObject, createPrivateKey } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -37,6 +38,8 @@ export interface KeyRingOptions {
   readonly dataSource: DataSource;
   readonly alg: JwtAlg;
   readonly keyEncryptionKey: Buffer;
+  /** Keys of a rotation (JWT_KEY_ENCRYPTION_KEY_PREVIOUS): they still open the keys they sealed; new keys are sealed under keyEncryptionKey. */
+  readonly previousKeyEncryptionKeys?: readonly Buffer[];
   readonly rotationHours: number;
   /** Access-token lifetime (s): how long a retired key must stay published. */
   readonly tokenLifetimeSeconds: number;
@@ -64,7 +67,11 @@ export class KeyRing implements PublishedKeys, SigningKeys {
   private lastLoad = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly opts: KeyRingOptions) {}
+  private readonly sealing: SealingKeys;
+
+  constructor(private readonly opts: KeyRingOptions) {
+    this.sealing = new SealingKeys(opts.keyEncryptionKey, opts.previousKeyEncryptionKeys);
+  }
 
   /** The algorithm of the keys that sign (JWT_ALG): the only one tokens are accepted in. */
   get alg(): JwtAlg {
@@ -112,7 +119,7 @@ export class KeyRing implements PublishedKeys, SigningKeys {
       const { kid, publicJwk, privateJwk } = await generateSigningKey(this.opts.alg);
       await m.query(
         `INSERT INTO signing_keys (kid, alg, public_jwk, private_key, activates_at, retires_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [kid, this.opts.alg, JSON.stringify(publicJwk), seal(this.opts.keyEncryptionKey, JSON.stringify(privateJwk), kid), activatesAt, retiresAt, expiresAt],
+        [kid, this.opts.alg, JSON.stringify(publicJwk), this.sealing.seal(JSON.stringify(privateJwk), kid), activatesAt, retiresAt, expiresAt],
       );
       // Keys of another algorithm (JWT_ALG changed) stop signing when the new one starts.
       await m.query(
@@ -153,13 +160,13 @@ export class KeyRing implements PublishedKeys, SigningKeys {
       let privateKey: KeyObject | undefined;
       let privateJwk: JWK | undefined;
       try {
-        const jwk = JSON.parse(open(this.opts.keyEncryptionKey, r.private_key, r.kid).toString('utf8')) as JWK;
+        const jwk = JSON.parse(this.sealing.open(r.private_key, r.kid).toString('utf8')) as JWK;
         privateKey = createPrivateKey({ key: jwk, format: 'jwk' });
         if (privateKey.asymmetricKeyType !== KEY_TYPE[r.alg]) throw new Error(`a ${privateKey.asymmetricKeyType} key stored for ${r.alg}`);
         privateJwk = { ...jwk, kid: r.kid, alg: r.alg, use: 'sig' };
       } catch {
         privateKey = undefined;
-        this.opts.logger.warn({ kid: r.kid }, 'signing key cannot be decrypted with the configured key-encryption key; it only verifies');
+        this.opts.logger.warn({ kid: r.kid }, 'signing key cannot be decrypted with the configured key-encryption keys (current or previous); it only verifies');
       }
       out.push({
         kid: r.kid,

@@ -277,11 +277,11 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
   // Identity's session of a sign-in is written before its code leaves; a logout's end before its redirect.
   const sessionWrites = sessionEvents(provider, deps.sessions, s, deps.logger);
-  const unavailable = (ctx: KoaContextWithOIDC) => async (err: unknown) => {
+  const unavailable = (ctx: KoaContextWithOIDC) => (err: unknown): void => {
     ctx.remove('Location');
     ctx.status = 503;
     ctx.set('Retry-After', '5');
-    await pages.renderError(ctx, { error: 'temporarily_unavailable', error_description: 'The sign-in could not be completed. Try again in a moment.' }, err instanceof Error ? err : new Error(String(err)));
+    pages.renderError(ctx, { error: 'temporarily_unavailable', error_description: 'The sign-in could not be completed. Try again in a moment.' }, err instanceof Error ? err : new Error(String(err)));
   };
   // The token endpoint's writes go out together, after the library has answered and before the
   // answer leaves; when they cannot be written the answer is an error, and nothing was written.
