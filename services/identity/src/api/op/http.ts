@@ -60,13 +60,14 @@ const MAX_FORM_BYTES = 8_192;
 export type CurrentProvider = () => Promise<Provider>;
 
 export function opPages(prefix: string): OpPages {
-  const html = (ctx: KoaContextWithOIDC, body: string, status?: number): void => {
-    for (const [k, v] of Object.entries(pageHeaders(prefix))) ctx.set(k, v);
+  const html = (ctx: KoaContextWithOIDC, body: string, status?: number, formTargets: readonly string[] = []): void => {
+    for (const [k, v] of Object.entries(pageHeaders(prefix, formTargets))) ctx.set(k, v);
     if (status) ctx.status = status;
     ctx.body = body;
   };
   return {
-    logoutSource: (ctx, form) => html(ctx, logoutPage({ prefix, form, clientName: ctx.oidc.client?.clientName })),
+    // The confirmation's post ends at the post-logout redirect URI (checked against the client's registration before this page).
+    logoutSource: (ctx, form) => html(ctx, logoutPage({ prefix, form, clientName: ctx.oidc.client?.clientName }), undefined, stringParam(ctx.oidc.params?.post_logout_redirect_uri)),
     postLogoutSuccessSource: (ctx) => html(ctx, messagePage(prefix, 'Signed out', 'You are signed out.')),
     userCodeInputSource: (ctx, form, _out, err) =>
       html(ctx, userCodeInputPage({ prefix, form: labelUserCode(form), error: err ? 'The code is not valid or has expired. Check it and try again.' : undefined })),
@@ -78,9 +79,17 @@ export function opPages(prefix: string): OpPages {
   };
 }
 
-/** The provider's user-code input gets a label and help text (its own form has neither). */
+function stringParam(v: unknown): string[] {
+  return typeof v === 'string' && v ? [v] : [];
+}
+
+/**
+ * The provider's user-code input gets a label and help text (its own form has neither), and
+ * loses its inline onfocus handler (the pages' CSP refuses inline script; selecting the field's
+ * text on focus is all it did).
+ */
 function labelUserCode(form: string): string {
-  return form.replace(
+  return form.replace(/\s+onfocus="[^"]*"/, '').replace(
     /<input([^>]*)name="user_code"([^>]*)>/,
     '<div class="field"><label for="user_code">Code</label><input id="user_code" aria-describedby="code-help"$1name="user_code"$2></div>',
   );
@@ -98,8 +107,8 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
-function send(res: ServerResponse, prefix: string, status: number, body: string): void {
-  res.writeHead(status, pageHeaders(prefix));
+function send(res: ServerResponse, prefix: string, status: number, body: string, formTargets: readonly string[] = []): void {
+  res.writeHead(status, pageHeaders(prefix, formTargets));
   res.end(body);
 }
 
@@ -144,8 +153,14 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
     const clientName = client?.clientName ?? String(details.params.client_id);
     const base = `${prefix}/interaction/${details.uid}`;
     const prompt = details.prompt.name;
+    // Where this interaction's form posts may end up after the provider's redirects: the redirect
+    // URI of its request (checked against the client's registration before any interaction), or
+    // when the request named none, the client's one registered URI. A device flow's: nowhere else.
+    const askedBack = stringParam(details.params.redirect_uri);
+    const back = askedBack.length ? askedBack : (client?.redirectUris ?? []);
+    const show = (status: number, body: string) => send(res, prefix, status, body, back);
     const signIn = (status: number, email?: string, error?: string) =>
-      send(res, prefix, status, signInPage({ prefix, action: `${base}/login`, passkeyAction: `${base}/passkey`, clientName, email, error }));
+      show(status, signInPage({ prefix, action: `${base}/login`, passkeyAction: `${base}/passkey`, clientName, email, error }));
     const pending = pendingOf(details.result);
     /** A used or expired mfa token cannot be answered again (it lives 5 minutes, the interaction an hour): back to the password. */
     const restart = async () => {
@@ -164,9 +179,9 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
           if (expiredToken(err)) return restart();
           throw err;
         }
-        return send(res, prefix, status, enrolPage({ prefix, action: `${base}/factor`, secret: e.secret, otpauthUri: e.otpauthUri, error }));
+        return show(status, enrolPage({ prefix, action: `${base}/factor`, secret: e.secret, otpauthUri: e.otpauthUri, error }));
       }
-      return send(res, prefix, status, factorPage({ prefix, action: `${base}/factor`, methods: f.methods, error }));
+      return show(status, factorPage({ prefix, action: `${base}/factor`, methods: f.methods, error }));
     };
     const finish = (accountId: string, amr: readonly string[]) =>
       provider.interactionFinished(
@@ -188,7 +203,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
           : [];
         const described = new Map(found.map((p) => [p.name, p.description]));
         const apiPermissions = requested.api.map((name) => ({ name, description: described.get(name) ?? '' }));
-        return send(res, prefix, 200, consentPage({ prefix, action: `${base}/consent`, clientName, scopes: requested.oidc, apiPermissions }));
+        return show(200, consentPage({ prefix, action: `${base}/consent`, clientName, scopes: requested.oidc, apiPermissions }));
       }
       return send(res, prefix, 400, messagePage(prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
     }
