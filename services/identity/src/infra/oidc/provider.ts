@@ -284,7 +284,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     pages.renderError(ctx, { error: 'temporarily_unavailable', error_description: 'The sign-in could not be completed. Try again in a moment.' }, err instanceof Error ? err : new Error(String(err)));
   };
   // The token endpoint's writes go out together, after the library has answered and before the
-  // answer leaves; when they cannot be written the answer is an error, and nothing was written.
+  // answer leaves, and only when it answered with tokens (an error writes nothing it collected);
+  // when they cannot be written the answer is an error, and nothing was written.
   const tokenPath = `${s.prefix}/token`;
   provider.use(async (ctx, next: () => Promise<void>) => {
     if (ctx.method !== 'POST' || ctx.path !== tokenPath) {
@@ -298,6 +299,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
         await next();
         // A refresh's answer is kept with its rotation, or a retry's replaced by the one kept.
         deps.refreshRetry?.settle(ctx);
+        // An error answer writes nothing it collected (a refresh refused as invalid_target leaves its token unspent).
+        if (ctx.status >= 400) deps.writes.discard();
       });
     } catch (err) {
       const meanwhile = err instanceof ConsumedMeanwhile;
