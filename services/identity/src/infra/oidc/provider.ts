@@ -9,6 +9,7 @@
  * the signing keys are the key ring's, so the provider is rebuilt whenever the ring's set changes.
  */
 import type { JWK } from 'jose';
+import type Koa from 'koa';
 import type { Account, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
 import type ProviderType from 'oidc-provider';
 import type { DataSource } from 'typeorm';
@@ -16,8 +17,10 @@ import type { Logger } from '@iam/platform';
 import { type ClientLookup, OIDC_SCOPES } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
 import { clientMetadata } from './client-metadata';
+import { devicePageErrors } from './device-pages';
 import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
 import type { RefreshRetry } from './refresh-retry';
+import { requestSizeParams } from './request-limits';
 import { sessionEvents } from './session-events';
 import { tokenClaims } from './token-claims';
 import { ConsumedMeanwhile, type TokenRequestWrites } from './token-writes';
@@ -93,6 +96,8 @@ export interface OpPages {
 }
 
 export const OP_SCOPES = OIDC_SCOPES;
+/** How long a sign-in (an authorization request's interaction) may take: 15 minutes (Keycloak's login timeout is 30). */
+export const INTERACTION_SECONDS = 900;
 export const FIRST_PARTY = 'urn:iam:first_party';
 export const ROLES = 'urn:iam:roles';
 /** A client's ceiling of API permissions (client metadata): the API resource's scopes for it. */
@@ -192,6 +197,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     extraClientMetadata: { properties: [FIRST_PARTY, ROLES, API_PERMISSIONS] },
+    // Caps on what an authorization, pushed or device request stores (request-limits.ts).
+    extraParams: requestSizeParams,
     enabledJWA: {
       idTokenSigningAlgValues: [s.alg as 'EdDSA'],
       userinfoSigningAlgValues: [s.alg as 'EdDSA'],
@@ -214,7 +221,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       AuthorizationCode: 60,
       DeviceCode: 600,
       IdToken: 3_600,
-      Interaction: 3_600,
+      // A sign-in's page left open longer starts again (its record goes; the page says so).
+      Interaction: INTERACTION_SECONDS,
       Session: s.sessionSeconds,
       Grant: s.refreshTokenSeconds,
       RefreshToken: s.refreshTokenSeconds,
@@ -275,6 +283,10 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     return deps.clients.verifySecret(this.clientId, actual);
   };
   provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
+  // A failure no route handled: logged (not printed to stderr by Koa); the device pages' refusals are 400 pages.
+  const app: Koa = provider;
+  app.on('error', (err: unknown) => deps.logger.error({ err }, 'OpenID provider request failed'));
+  provider.use(devicePageErrors(s.prefix, pages, deps.logger));
   // Identity's session of a sign-in is written before its code leaves; a logout's end before its redirect.
   const sessionWrites = sessionEvents(provider, deps.sessions, s, deps.logger);
   const unavailable = (ctx: KoaContextWithOIDC) => (err: unknown): void => {
