@@ -165,7 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (Object.keys(documents).length > 0) await app.register(docsRoutes, { documents });
   // The OpenID provider: the Full profile's tokens, and the storefront's (an edge-only gateway
   // has no other way for a shopper to sign in: its apps use the provider's code flow).
-  if (mounted.has('full') || mounted.has('edge')) await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits });
+  if (mounted.has('full') || mounted.has('edge')) await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits, publicUrl: deps.config.publicUrl });
   // The console needs the Full profile; GraphiQL (GRAPHQL_IDE) the edge's GraphQL endpoint.
   const withConsole = mounted.has('full');
   const withGraphiql = deps.config.graphql.ide && mounted.has('edge');
