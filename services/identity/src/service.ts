@@ -255,6 +255,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       await opHost.provider();
       const opServer = await startOpServer(opRequestHandler({
           prefix: op.prefix,
+          publicUrl: op.publicUrl,
           provider: () => opHost.provider(),
           auth,
           secondFactor,

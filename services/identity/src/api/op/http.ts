@@ -56,6 +56,8 @@ function pendingOf(result: unknown): PendingFactor | null {
 
 const MAX_FORM_BYTES = 8_192;
 
+const SIGN_IN_EXPIRED = 'This sign-in has expired or was already used. Start again from the application.';
+
 /** The provider of the moment (rebuilt when the signing keys change). */
 export type CurrentProvider = () => Promise<Provider>;
 
@@ -74,8 +76,13 @@ export function opPages(prefix: string): OpPages {
     userCodeConfirmSource: (ctx, form, _client, _info, userCode) =>
       html(ctx, userCodeConfirmPage({ prefix, form, clientName: ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? '', userCode })),
     successSource: (ctx) => html(ctx, messagePage(prefix, 'Device connected', 'The device is signed in. You can close this page.')),
-    renderError: (ctx, out) =>
-      html(ctx, messagePage(prefix, 'Sign-in failed', out.error_description ? `${out.error}: ${out.error_description}` : out.error), ctx.status >= 400 ? ctx.status : 400),
+    // A sign-in resumed after its interaction expired (or was used) says so, as the pages do.
+    renderError: (ctx, out, err) =>
+      html(
+        ctx,
+        messagePage(prefix, 'Sign-in failed', err.name === 'SessionNotFound' ? SIGN_IN_EXPIRED : out.error_description ? `${out.error}: ${out.error_description}` : out.error),
+        ctx.status >= 400 ? ctx.status : 400,
+      ),
   };
 }
 
@@ -114,6 +121,8 @@ function send(res: ServerResponse, prefix: string, status: number, body: string,
 
 export interface OpHttpDeps {
   readonly prefix: string;
+  /** PUBLIC_URL (the issuer): the only host and scheme the provider names its endpoints by. */
+  readonly publicUrl: string;
   readonly provider: CurrentProvider;
   readonly auth: Pick<AuthUseCases, 'signIn' | 'completeSignIn' | 'passkeySignIn'>;
   readonly secondFactor: Pick<SecondFactorUseCases, 'enrolWithToken' | 'webauthnOptions' | 'passkeyEnrolmentOptions'>;
@@ -162,7 +171,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
     const signIn = (status: number, email?: string, error?: string) =>
       show(status, signInPage({ prefix, action: `${base}/login`, passkeyAction: `${base}/passkey`, clientName, email, error }));
     const pending = pendingOf(details.result);
-    /** A used or expired mfa token cannot be answered again (it lives 5 minutes, the interaction an hour): back to the password. */
+    /** A used or expired mfa token cannot be answered again (it lives 5 minutes, the interaction 15: INTERACTION_SECONDS): back to the password. */
     const restart = async () => {
       details.result = undefined;
       await details.save(Math.max(1, details.exp - Math.floor(Date.now() / 1000)));
@@ -291,7 +300,14 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
+  const pinned = new URL(d.publicUrl);
   return (req, res) => {
+    // Discovery, redirects and DPoP's htu name PUBLIC_URL whatever Host or X-Forwarded-Host came
+    // with the request (the provider runs in proxy mode): a discovery document built from a
+    // request's Host, kept by a cache, would send clients and their secrets elsewhere.
+    req.headers.host = pinned.host;
+    req.headers['x-forwarded-host'] = pinned.host;
+    req.headers['x-forwarded-proto'] = pinned.protocol.slice(0, -1);
     // The caller's address as the gateway saw it (it replaces any X-Forwarded-For a client sent):
     // sign-in and consent events carry it, as REST logins do.
     const ip = req.headers['x-forwarded-for'];
@@ -328,7 +344,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
         res,
         prefix,
         known ? 400 : 500,
-        messagePage(prefix, 'Sign-in failed', known ? 'This sign-in has expired or was already used. Start again from the application.' : 'Something went wrong. Try again.'),
+        messagePage(prefix, 'Sign-in failed', known ? SIGN_IN_EXPIRED : 'Something went wrong. Try again.'),
       );
     });
   };
