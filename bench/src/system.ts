@@ -17,6 +17,9 @@ export const AUTH_LIMITS_LIFTED: Record<string, string> = {
   RATE_LIMIT_LOGIN_BURST: '10000000',
   RATE_LIMIT_REFRESH_PER_MINUTE: '10000000',
   RATE_LIMIT_REFRESH_BURST: '10000000',
+  // The bench's sign-ins through the provider (authorization requests and their resumes).
+  RATE_LIMIT_AUTHORIZE_PER_MINUTE: '10000000',
+  RATE_LIMIT_AUTHORIZE_BURST: '10000000',
 };
 
 /** Node's flags for the all-in-one process, as `make run` gives them (Makefile: ALL_IN_ONE_HEAP_MIB). */

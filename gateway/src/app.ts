@@ -169,7 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The OpenID provider: the Full profile's tokens, and the storefront's (an edge-only gateway
   // has no other way for a shopper to sign in: its apps use the provider's code flow).
   if (mounted.has('full') || mounted.has('edge')) {
-    await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits, timeoutMs: deps.config.identityOpTimeoutMs });
+    await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits, publicUrl: deps.config.publicUrl, timeoutMs: deps.config.identityOpTimeoutMs });
     // The API's protected-resource metadata (RFC 9728): where its tokens come from.
     const { upstreams } = required(deps);
     const publicUrl = deps.config.publicUrl;

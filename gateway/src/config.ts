@@ -100,6 +100,14 @@ export interface GatewayConfig {
     readonly checkout: { readonly perMinute: number; readonly burst: number };
     /** The same checkouts per client address, whoever the subject: a ceiling for every shopper behind one address. */
     readonly checkoutAddress: { readonly perMinute: number; readonly burst: number };
+    /** The provider's authorization requests (/oidc/auth, GET and POST, and their resumes): each stores an interaction. */
+    readonly authorize: { readonly perMinute: number; readonly burst: number };
+    /** Pushed authorization requests (/oidc/par): a client's back end, for all of its users. */
+    readonly par: { readonly perMinute: number; readonly burst: number };
+    /** The device flow's anonymous routes (/oidc/device/auth and the user's /oidc/device pages). */
+    readonly device: { readonly perMinute: number; readonly burst: number };
+    /** Passkey registration options (/me/passkeys/options: a stored challenge each), per token subject. */
+    readonly passkeyOptions: { readonly perMinute: number; readonly burst: number };
   };
 }
 
@@ -182,6 +190,22 @@ export function readGatewayConfig(e: EnvReader, defaults: GatewayDefaults = {}):
       checkoutAddress: {
         perMinute: e.int('RATE_LIMIT_CHECKOUT_ADDRESS_PER_MINUTE', { default: 600, min: 1, max: 10_000_000 }),
         burst: e.int('RATE_LIMIT_CHECKOUT_ADDRESS_BURST', { default: 300, min: 1, max: 10_000_000 }),
+      },
+      authorize: {
+        perMinute: e.int('RATE_LIMIT_AUTHORIZE_PER_MINUTE', { default: 120, min: 1, max: 10_000_000 }),
+        burst: e.int('RATE_LIMIT_AUTHORIZE_BURST', { default: 60, min: 1, max: 10_000_000 }),
+      },
+      par: {
+        perMinute: e.int('RATE_LIMIT_PAR_PER_MINUTE', { default: 300, min: 1, max: 10_000_000 }),
+        burst: e.int('RATE_LIMIT_PAR_BURST', { default: 100, min: 1, max: 10_000_000 }),
+      },
+      device: {
+        perMinute: e.int('RATE_LIMIT_DEVICE_PER_MINUTE', { default: 60, min: 1, max: 10_000_000 }),
+        burst: e.int('RATE_LIMIT_DEVICE_BURST', { default: 30, min: 1, max: 10_000_000 }),
+      },
+      passkeyOptions: {
+        perMinute: e.int('RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE', { default: 20, min: 1, max: 10_000_000 }),
+        burst: e.int('RATE_LIMIT_PASSKEY_OPTIONS_BURST', { default: 10, min: 1, max: 10_000_000 }),
       },
     },
   };

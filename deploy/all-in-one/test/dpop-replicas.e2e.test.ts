@@ -51,14 +51,14 @@ describe('DPoP across gateway replicas (proof ids shared through Redis)', () => 
     expect(created.status).toBe(201);
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
     key = { privateKey, jwk: await exportJWK(publicKey) };
-    // The provider checks the token request's proof against the URI it was reached at (through the gateway).
-    const tokenUrl = `${sys.url(0)}/oidc/token`;
-    const r = await fetch(tokenUrl, {
+    // The provider checks the token request's proof against its token endpoint under PUBLIC_URL
+    // (the address it names itself by, whatever address the request reached the gateway at).
+    const r = await fetch(`${sys.url(0)}/oidc/token`, {
       method: 'POST',
       headers: {
         authorization: `Basic ${Buffer.from(`${created.json.clientId}:${created.json.clientSecret}`).toString('base64')}`,
         'content-type': 'application/x-www-form-urlencoded',
-        dpop: await proof('POST', tokenUrl),
+        dpop: await proof('POST', `${PUBLIC_URL}/oidc/token`),
       },
       body: 'grant_type=client_credentials',
     });

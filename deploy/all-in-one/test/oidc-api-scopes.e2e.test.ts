@@ -12,7 +12,8 @@ import type * as openidClient from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { eventually } from '@iam/platform/testing';
 import { ADMIN, type TestSystem, http, startTestSystem, userHolding } from './harness';
-import { axe, browserTestsRunnable, launchChromium } from './support/browser';
+import { axe, browserTestsRunnable, cspContext, launchChromium } from './support/browser';
+import { type RpServer, startRpServer } from './support/rp-server';
 import { CookieJar, freePort, payloadOf, signInOverHttp } from './support/oidc-rp';
 
 jest.setTimeout(120_000);
@@ -23,8 +24,6 @@ type Config = Awaited<ReturnType<OpenIdClient['discovery']>>;
 const hasChromium = browserTestsRunnable(__filename);
 const browserIt = hasChromium ? it : it.skip;
 
-const REDIRECT = 'http://127.0.0.1:21999/callback';
-
 describe('API permissions of third-party clients: consented scopes under a per-client ceiling', () => {
   let sys: TestSystem;
   let oc: OpenIdClient;
@@ -32,9 +31,12 @@ describe('API permissions of third-party clients: consented scopes under a per-c
   let api: string;
   let admin: string;
   let browser: Browser | undefined;
+  /** The apps' own server (another origin): their redirect URI. */
+  let rp: RpServer;
 
   beforeAll(async () => {
     oc = await import('openid-client');
+    rp = await startRpServer();
     const port = Number(process.env.OIDC_SCOPES_E2E_PORT ?? 0) || (await freePort());
     issuer = `http://127.0.0.1:${port}`;
     api = `${issuer}/api`;
@@ -46,6 +48,7 @@ describe('API permissions of third-party clients: consented scopes under a per-c
   afterAll(async () => {
     await browser?.close();
     await sys?.stop();
+    await rp?.close();
   });
 
   /** A confidential code client registered by the Administrator, and its openid-client configuration. */
@@ -55,7 +58,7 @@ describe('API permissions of third-party clients: consented scopes under a per-c
       body: {
         name: `Third party ${randomUUID().slice(0, 8)}`,
         type: 'confidential',
-        redirectUris: [REDIRECT],
+        redirectUris: [rp.callback],
         grantTypes: ['authorization_code', 'refresh_token'],
         ...(apiPermissions ? { apiPermissions } : {}),
       },
@@ -70,7 +73,7 @@ describe('API permissions of third-party clients: consented scopes under a per-c
   async function authorization(config: Config, scope: string, prompt = 'consent') {
     const verifier = oc.randomPKCECodeVerifier();
     const state = oc.randomState();
-    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope, code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, prompt });
+    const url = oc.buildAuthorizationUrl(config, { redirect_uri: rp.callback, scope, code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, prompt });
     return { url, verifier, state };
   }
 
@@ -94,14 +97,7 @@ describe('API permissions of third-party clients: consented scopes under a per-c
   browserIt('a permission in the ceiling, asked as a scope: listed on the consent page with its description, and exactly it in the token; one outside the ceiling is not granted', async () => {
     const { config } = await registered(['users.manage']);
     const a = await authorization(config, 'openid offline_access users.manage roles.manage');
-    const context = await browser!.newContext({ viewport: { width: 1000, height: 800 }, bypassCSP: true });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    let callback: URL | undefined;
-    await page.route('http://127.0.0.1:21999/**', async (route) => {
-      callback = new URL(route.request().url());
-      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'ok' });
-    });
+    const { context, page, violations } = await cspContext(browser!);
     try {
       await page.goto(a.url.href);
       await page.getByLabel('Email').fill(ADMIN.email);
@@ -113,11 +109,14 @@ describe('API permissions of third-party clients: consented scopes under a per-c
       expect(await page.getByText('roles.manage').count()).toBe(0);
       expect(await axe(page)).toEqual([]);
       await page.getByRole('button', { name: 'Allow' }).click();
-      await page.waitForURL((u) => u.href.startsWith('http://127.0.0.1:21999/'));
+      // Back at the app's own server (another origin), the pages' CSP enforced all the way.
+      await page.getByRole('heading', { name: 'Back at the app' }).waitFor();
+      expect(violations).toEqual([]);
     } finally {
       await context.close();
     }
-    const t = await oc.authorizationCodeGrant(config, callback!, { pkceCodeVerifier: a.verifier, expectedState: a.state }, { resource: api });
+    const callback = await rp.next('/callback');
+    const t = await oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: a.verifier, expectedState: a.state }, { resource: api });
     expect(payloadOf(t.access_token)).toEqual(expect.objectContaining({ roles: [], permissions: ['users.manage'] }));
     expect(await statusAt('/api/v1/users', t.access_token)).toBe(200);
     expect(await statusAt('/api/v1/roles', t.access_token)).toBe(403);
@@ -175,7 +174,7 @@ describe('API permissions of third-party clients: consented scopes under a per-c
 
   it('the ceiling: only existing permissions the writer holds (400 naming the field, 403), an Administrator any', async () => {
     const manager = await userHolding(issuer, admin, ['clients.manage', 'users.manage']);
-    const body = (apiPermissions: unknown) => ({ name: `App ${randomUUID().slice(0, 8)}`, type: 'public', redirectUris: [REDIRECT], grantTypes: ['authorization_code'], apiPermissions });
+    const body = (apiPermissions: unknown) => ({ name: `App ${randomUUID().slice(0, 8)}`, type: 'public', redirectUris: [rp.callback], grantTypes: ['authorization_code'], apiPermissions });
     for (const bad of [[`no.such.${randomUUID().slice(0, 8)}`], ['openid'], ['users.manage', 'USERS.MANAGE']]) {
       const r = await http(issuer, 'POST', '/api/v1/clients', { token: admin, body: body(bad) });
       expect({ bad, status: r.status, fields: (r.json.errors as Array<{ field: string }>).map((e) => e.field) }).toEqual({ bad, status: 400, fields: [expect.stringMatching(/^body\.apiPermissions/)] });

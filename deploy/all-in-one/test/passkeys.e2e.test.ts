@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
 import { claimsOf, totp } from './support/factors';
 import { axe, browserTestsRunnable, launchChromium } from './support/browser';
+import { type RpServer, startRpServer } from './support/rp-server';
 
 jest.setTimeout(120_000);
 
@@ -21,7 +22,6 @@ const browserIt = hasBrowser ? it : it.skip;
 /** In this helper's port range. */
 const PORT = 27310;
 const ISSUER = `http://localhost:${PORT}`;
-const REDIRECT = 'http://127.0.0.1:21999/callback';
 const SECRET = randomBytes(24).toString('base64url');
 const now = new Date();
 const RP: OAuthClient = {
@@ -29,7 +29,8 @@ const RP: OAuthClient = {
   name: 'Factor app',
   type: 'confidential',
   grantTypes: ['authorization_code', 'refresh_token'],
-  redirectUris: [REDIRECT],
+  /** The app's own server's (support/rp-server.ts, another origin), set when it starts. */
+  redirectUris: [],
   postLogoutRedirectUris: [],
   roles: [],
   requirePar: false,
@@ -48,6 +49,7 @@ describe('passkeys and the provider factor step (end to end)', () => {
   let sys: TestSystem;
   let admin: string;
   let browser: Browser;
+  let rp: RpServer;
   const call = (method: string, path: string, opts: Parameters<typeof http>[3] = {}) => http(sys.url(0), method, path, opts);
   const login = (email: string, password: string) => call('POST', '/api/v1/auth/generate-jwt', { body: { email, password } });
 
@@ -60,7 +62,9 @@ describe('passkeys and the provider factor step (end to end)', () => {
   }
 
   beforeAll(async () => {
-    sys = await startTestSystem({ env: { PORT: String(PORT), PUBLIC_URL: ISSUER }, identityClients: new StaticClientLookup([{ client: RP, secret: SECRET }]) });
+    rp = await startRpServer();
+    const client: OAuthClient = { ...RP, redirectUris: [rp.callback] };
+    sys = await startTestSystem({ env: { PORT: String(PORT), PUBLIC_URL: ISSUER }, identityClients: new StaticClientLookup([{ client, secret: SECRET }]) });
     admin = (await login(ADMIN.email, ADMIN.password)).json.token as string;
     if (hasBrowser) browser = await launchChromium();
   }, 120_000);
@@ -68,6 +72,7 @@ describe('passkeys and the provider factor step (end to end)', () => {
   afterAll(async () => {
     await browser?.close();
     await sys?.stop();
+    await rp?.close();
   });
 
   it('REST: register a passkey, sign in with it alone (amr hwk+mfa), and answer a password login with it (methods webauthn, amr pwd+hwk+mfa)', async () => {
@@ -138,32 +143,23 @@ describe('passkeys and the provider factor step (end to end)', () => {
     expect(left.map((s) => s.id)).toEqual([String(claimsOf(t2).sid)]);
   });
 
-  /** A browser page at the provider's sign-in for RP (PKCE); `finish` waits for the code and exchanges it. */
+  /** A browser page at the provider's sign-in for RP (PKCE); `finish` waits for the code at the app's server and exchanges it. */
   async function authorize(page: Page, extra: Record<string, string> = {}) {
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    let callback: URL | undefined;
-    // The redirect back is seen as a request (whether or not the route below answers it).
-    page.on('request', (r) => {
-      if (r.url().startsWith('http://127.0.0.1:21999/')) callback = new URL(r.url());
-    });
-    await page.route('http://127.0.0.1:21999/**', (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'ok' }));
-    const q = new URLSearchParams({ client_id: RP.clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid email', code_challenge: challenge, code_challenge_method: 'S256', state: 's', ...extra });
+    const q = new URLSearchParams({ client_id: RP.clientId, response_type: 'code', redirect_uri: rp.callback, scope: 'openid email', code_challenge: challenge, code_challenge_method: 'S256', state: 's', ...extra });
     await page.goto(`${ISSUER}/oidc/auth?${q.toString()}`);
     return {
       /** The ID token's claims (and, with `api`, the API access token of the grant). */
       async finish(api = false): Promise<Record<string, unknown>> {
-        for (let i = 0; i < 150 && !callback; i++) await new Promise((r) => setTimeout(r, 100));
-        const code = callback?.searchParams.get('code');
-        callback = undefined;
+        // The browser arrives at the app's own server (another origin; the pages' CSP enforced).
+        const code = (await rp.next('/callback')).searchParams.get('code');
         expect(code).toBeTruthy();
-        // The redirect's own page load (answered by the route, or refused when the route misses
-        // a redirect) must end before the next flow's goto, which it would otherwise interrupt.
-        await page.waitForURL((u) => !u.href.startsWith(ISSUER), { waitUntil: 'commit' }).catch(() => undefined);
+        await page.getByRole('heading', { name: 'Back at the app' }).waitFor();
         const res = await fetch(`${ISSUER}/oidc/token`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${RP.clientId}:${SECRET}`).toString('base64')}` },
-          body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT, code_verifier: verifier, ...(api ? { resource: `${ISSUER}/api` } : {}) }),
+          body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: rp.callback, code_verifier: verifier, ...(api ? { resource: `${ISSUER}/api` } : {}) }),
         });
         const body = (await res.json()) as Record<string, string>;
         expect(res.status).toBe(200);
@@ -186,7 +182,7 @@ describe('passkeys and the provider factor step (end to end)', () => {
     expect((await call('POST', '/api/v1/me/mfa/totp/activate', { token, body: { code: totp(secret, -1) } })).status).toBe(204);
     const codes = (await call('POST', '/api/v1/me/mfa/recovery-codes', { token })).json.codes as string[];
 
-    const context = await browser.newContext({ bypassCSP: true });
+    const context = await browser.newContext({ bypassCSP: false });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     try {
@@ -222,7 +218,7 @@ describe('passkeys and the provider factor step (end to end)', () => {
 
   browserIt('step-up by acr_values=urn:iam:acr:mfa: an account with no factor enrols an authenticator app on the hosted page (QR code and key), then signs in with acr mfa; the SSO session without mfa is asked again', async () => {
     const u = await newUser();
-    const context = await browser.newContext({ bypassCSP: true });
+    const context = await browser.newContext({ bypassCSP: false });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     try {
@@ -248,7 +244,7 @@ describe('passkeys and the provider factor step (end to end)', () => {
 
   browserIt('enrolment on the hosted page with a passkey (Chromium virtual authenticator): step-up for an account with no factor, then the passkey is listed', async () => {
     const u = await newUser();
-    const context = await browser.newContext({ bypassCSP: true });
+    const context = await browser.newContext({ bypassCSP: false });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     const cdp = await context.newCDPSession(page);
@@ -273,7 +269,7 @@ describe('passkeys and the provider factor step (end to end)', () => {
 
   browserIt('an OpenID provider session is in the sessions list (device, IP, times; current for its own API token); ending it stops its API token and the provider session', async () => {
     const u = await newUser();
-    const context = await browser.newContext({ bypassCSP: true });
+    const context = await browser.newContext({ bypassCSP: false });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     try {
@@ -302,7 +298,7 @@ describe('passkeys and the provider factor step (end to end)', () => {
   browserIt('Chromium virtual authenticator: a passkey registered in the browser, then a sign-in on the hosted page with the passkey alone', async () => {
     const u = await newUser();
     const token = (await login(u.email, u.password)).json.token as string;
-    const context = await browser.newContext({ bypassCSP: true });
+    const context = await browser.newContext({ bypassCSP: false });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     const cdp = await context.newCDPSession(page);

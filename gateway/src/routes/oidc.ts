@@ -3,10 +3,13 @@
  * public listener: discovery at /.well-known/openid-configuration (and, RFC 8414, at
  * /.well-known/oauth-authorization-server for OAuth-only clients) and every provider endpoint and
  * hosted page under /oidc/. The JWKS stays /.well-known/jwks.json (the same keys). The client's
- * address, scheme and host are passed as X-Forwarded-* (replacing whatever the client sent), so
- * the provider (proxy mode) sees the public URL and the real client. The hosted sign-in and the
- * token endpoint share the REST login's and refresh's per-client rate limits. Each request has a
- * deadline, and the provider unreachable or late is a 503 or 504 with Retry-After (oidc-upstream.ts).
+ * address is passed as X-Forwarded-For, and PUBLIC_URL's host and scheme as X-Forwarded-Host and
+ * -Proto (replacing whatever the client sent: the provider names its endpoints by PUBLIC_URL,
+ * never by a request's Host; identity pins them too). The hosted sign-in and the token endpoint
+ * share the REST login's and refresh's per-client rate limits; the anonymous requests that make
+ * the provider store a record (an authorization request's interaction, a pushed request, a device
+ * code, the device page's session) have budgets of their own. Each request has a deadline, and
+ * the provider unreachable or late is a 503 or 504 with Retry-After (oidc-upstream.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyHttpProxyOptions } from '@fastify/http-proxy';
@@ -19,6 +22,8 @@ export interface OidcRouteOptions {
   /** Base URL of identity's provider listener. */
   readonly upstream: string;
   readonly rateLimits: GatewayConfig['rateLimits'];
+  /** PUBLIC_URL: the host and scheme the provider is told it is reached at. */
+  readonly publicUrl?: string;
   /** Deadline of a proxied request (ms; IDENTITY_OP_TIMEOUT_MS). */
   readonly timeoutMs: number;
 }
@@ -30,10 +35,11 @@ export const OAUTH_DISCOVERY = '/.well-known/oauth-authorization-server';
 
 export async function oidcRoutes(app: FastifyInstance, opts: OidcRouteOptions): Promise<void> {
   const { default: httpProxy } = await import('@fastify/http-proxy');
+  const pinned = opts.publicUrl ? new URL(opts.publicUrl) : undefined;
   const forwarded = (req: Pick<FastifyRequest, 'ip' | 'protocol' | 'host'>, headers: IncomingHttpHeaders): IncomingHttpHeaders => {
     const out: IncomingHttpHeaders = {};
     for (const [k, v] of Object.entries(headers)) if (!k.startsWith('x-forwarded-') && k !== 'forwarded') out[k] = v;
-    return { ...out, 'x-forwarded-for': req.ip, 'x-forwarded-proto': req.protocol, 'x-forwarded-host': req.host };
+    return { ...out, 'x-forwarded-for': req.ip, 'x-forwarded-proto': pinned?.protocol.slice(0, -1) ?? req.protocol, 'x-forwarded-host': pinned?.host ?? req.host };
   };
   const deadline = proxyDeadline(opts.timeoutMs, app.log);
   app.addHook('onRequest', deadline.onRequest);
@@ -44,12 +50,20 @@ export async function oidcRoutes(app: FastifyInstance, opts: OidcRouteOptions): 
     onResponse: deadline.onResponse,
   };
   const t = opts.timeoutMs;
-  const proxy = (prefix: string, rewritePrefix: string, config?: Record<string, unknown>) =>
-    app.register(httpProxy, { upstream: opts.upstream, prefix, rewritePrefix, replyOptions, config, undici: { connections: 64, headersTimeout: t, bodyTimeout: t, connect: { timeout: t } } });
-  // Sign-in pages: the login budget; the token endpoint: the refresh budget; the rest unlimited here.
-  await proxy(`${OIDC_PREFIX}/interaction`, `${OIDC_PREFIX}/interaction`, { rateLimit: limitOf('login', opts.rateLimits.login) });
-  await proxy(`${OIDC_PREFIX}/token`, `${OIDC_PREFIX}/token`, { rateLimit: limitOf('refresh', opts.rateLimits.refresh) });
-  await proxy(OIDC_PREFIX, OIDC_PREFIX);
-  await proxy(OIDC_DISCOVERY, OIDC_DISCOVERY);
-  await proxy(OAUTH_DISCOVERY, OAUTH_DISCOVERY);
+  const proxy = (prefix: string, config?: Record<string, unknown>) =>
+    app.register(httpProxy, { upstream: opts.upstream, prefix, rewritePrefix: prefix, replyOptions, config, undici: { connections: 64, headersTimeout: t, bodyTimeout: t, connect: { timeout: t } } });
+  const limits = opts.rateLimits;
+  // Sign-in pages: the login budget; the token endpoint (revocation, introspection): the refresh budget.
+  await proxy(`${OIDC_PREFIX}/interaction`, { rateLimit: limitOf('login', limits.login) });
+  await proxy(`${OIDC_PREFIX}/token`, { rateLimit: limitOf('refresh', limits.refresh) });
+  // Authorization requests (GET and POST, and their resumes): each stores an interaction.
+  await proxy(`${OIDC_PREFIX}/auth`, { rateLimit: limitOf('oidc-authorize', limits.authorize) });
+  // Pushed requests: a client's back end, for all of its users (sized as the token endpoint).
+  await proxy(`${OIDC_PREFIX}/par`, { rateLimit: limitOf('oidc-par', limits.par) });
+  // The device flow: /device/auth (a device asks for a code) and the user's pages (/device, /device/<uid>).
+  await proxy(`${OIDC_PREFIX}/device`, { rateLimit: limitOf('oidc-device', limits.device) });
+  // The rest (userinfo, logout, discovery) stores nothing for an anonymous caller.
+  await proxy(OIDC_PREFIX);
+  await proxy(OIDC_DISCOVERY);
+  await proxy(OAUTH_DISCOVERY);
 }

@@ -33,7 +33,8 @@ import { entities, migrations } from './infra/schema';
 import { createSecurityMetrics, grantLabel, meteredUnitOfWork } from './infra/security-metrics';
 import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 import { JwtTokenService } from './infra/token-service';
-import { opPages, opRequestHandler, startOpServer } from './api/op/http';
+import { opRequestHandler, startOpServer } from './api/op/http';
+import { opPages } from './api/op/library-pages';
 import type { ClientLookup } from './domain/clients';
 import type { Principal } from './domain/model';
 import { OpHost } from './infra/oidc/op-host';
@@ -255,6 +256,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       await opHost.provider();
       const opServer = await startOpServer(opRequestHandler({
           prefix: op.prefix,
+          publicUrl: op.publicUrl,
           provider: () => opHost.provider(),
           auth,
           secondFactor,

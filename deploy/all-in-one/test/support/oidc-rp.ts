@@ -42,7 +42,7 @@ export async function signInOverHttp(
   opts: {
     email?: string;
     password?: string;
-    /** Where the RP's redirect URIs live (not followed). */
+    /** Where the RP's redirect URIs live (not followed); by default any origin but the provider's. */
     rpOrigin?: string;
     /** The user agent's cookies, kept across calls (its provider session); a fresh one by default. */
     jar?: CookieJar;
@@ -55,8 +55,9 @@ export async function signInOverHttp(
   let url = authUrl.href;
   let method = 'GET';
   let body: string | undefined;
+  const atRp = (u: string) => (opts.rpOrigin ? u.startsWith(opts.rpOrigin) : new URL(u).origin !== authUrl.origin);
   for (let hop = 0; hop < 12; hop++) {
-    if (url.startsWith(opts.rpOrigin ?? 'http://127.0.0.1:21999/')) return { url: new URL(url), status: 303, body: '' };
+    if (atRp(url)) return { url: new URL(url), status: 303, body: '' };
     const res = await fetch(url, {
       method,
       redirect: 'manual',

@@ -8,6 +8,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Denylist } from '../../auth/denylist';
+import { limitOf } from '../../plugins/external/rate-limit';
 import { IdParams, problems } from '../../schemas/common';
 import { CodeBody, MfaStatus, Passkey, PasskeyList, PasskeyRegistrationBody, PasskeyRenameBody, RecoveryCodes, SessionList, SessionParams, TotpEnrolment, WebauthnOptions } from '../../schemas/mfa';
 import type { MfaDeps } from './mfa';
@@ -91,10 +92,12 @@ export const meRoutes: FastifyPluginAsyncTypebox<MfaDeps & { denylist: Denylist 
   app.post(
     '/api/v1/me/passkeys/options',
     {
+      // Each call stores a challenge: a budget per signed-in user (identity keeps the newest few).
+      config: { rateLimit: limitOf('passkey-options', deps.rateLimits.passkeyOptions, (req) => req.principal?.sub ?? req.ip) },
       schema: {
         tags,
         summary: `Creation options for registering a passkey (WebAuthn L3 JSON; user verification required). ${reauth}`,
-        response: { 200: WebauthnOptions, ...problems(403) },
+        response: { 200: WebauthnOptions, ...problems(403, 429) },
       },
     },
     async (req) => optionsJson(await id.passkeyRegistrationOptions(me(req.bearerToken))),

@@ -101,7 +101,8 @@ export function identityGrpc(
           return granted('rest_sign_in', signedIn(res));
         },
         refresh: async (r) => granted('rest_refresh', await auth.refresh(r.refreshToken)),
-        revoke: async (r) => (await auth.revoke(r.accessToken), {}),
+        // Every session of the account ends, as "sign out everywhere" ends them (spec: the token and every refresh token).
+        revoke: async (r) => (await sessions.revoke(await me(r.accessToken)), {}),
         validateToken: async (r) => ({ claims: toClaims(await accessTokens.validate(r.accessToken)) }),
         introspect: async (r) => {
           const c = await accessTokens.introspect(r.token);

@@ -1,7 +1,8 @@
 /**
- * Login, refresh rotation with reuse detection, revocation, and token validation for internal
- * callers. Every failed login answers the same way (wrong password, unknown or deleted email,
- * locked account) and costs the same (one argon2 verification in the directory).
+ * Login, refresh rotation with reuse detection, subject revocation, and token validation for
+ * internal callers (`POST /auth/revoke` ends sessions: SessionUseCases.revoke). Every failed
+ * login answers the same way (wrong password, unknown or deleted email, locked account) and costs
+ * the same (one argon2 verification in the directory).
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
@@ -51,7 +52,6 @@ export interface AuthUseCases {
    */
   verifyPassword(userId: string, password: string): Promise<void>;
   refresh(refreshToken: string): Promise<TokenPair>;
-  revoke(accessToken: string): Promise<void>;
   /** Signature, expiry and the denylist. Throws UNAUTHENTICATED. */
   validate(accessToken: string): Promise<AccessClaims>;
   /** Like validate, but null instead of an error (RFC 7662 "active": false). */
@@ -371,17 +371,6 @@ export function createAuthUseCases(deps: {
         return pair(access, next, claimed.expiresAt);
       }
       throw AppError.unauthenticated(INVALID_REFRESH);
-    },
-
-    async revoke(accessToken) {
-      const claims = await tokens.verify(accessToken);
-      await uow.run(async (tx) => {
-        const expiresAt = new Date(claims.exp * 1000);
-        await tx.denylist.add(claims.jti, claims.sub, expiresAt);
-        await tx.refreshTokens.revokeAllOfUser(claims.sub);
-        await tx.sessions.endAllOf(claims.sub);
-        await tx.publish([event(SUBJECTS.tokenRevoked, { jti: claims.jti, userId: claims.sub, expiresAt })]);
-      });
     },
 
     async validate(accessToken) {

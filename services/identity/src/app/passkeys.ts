@@ -6,9 +6,10 @@
  * ID is PUBLIC_URL's host unless WEBAUTHN_RP_ID names a parent domain; the origins PUBLIC_URL's
  * and WEBAUTHN_ORIGINS'. Every ceremony's challenge is single use and good for five
  * minutes. A registration's or a second factor's is stored and found again by the challenge the
- * authenticator signed (only its SHA-256 is stored); a passwordless sign-in's, asked for
- * anonymously, is stored by nobody until an assertion of it verifies (sign-in-challenge.ts).
- * Events carry a short hash of the credential id, never the id itself.
+ * authenticator signed (only its SHA-256 is stored; a user's newest five of each kind stay); a
+ * passwordless sign-in's, asked for anonymously, is stored by nobody until an assertion of it
+ * verifies (sign-in-challenge.ts). Events carry a short hash of the credential id, never the id
+ * itself.
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
@@ -36,6 +37,11 @@ export interface PasskeySettings {
 }
 
 export const WEBAUTHN_CHALLENGE_SECONDS = 300;
+/**
+ * A user's live challenges of one purpose (registration, second factor): each options call stores
+ * one, so only the newest few stay (an older page's ceremony then has to start again).
+ */
+export const OUTSTANDING_CHALLENGES = 5;
 export const PASSKEY_NAME_MAX = 64;
 const CEREMONY_TIMEOUT_MS = 120_000;
 
@@ -145,14 +151,18 @@ export function createPasskeyUseCases(deps: {
   const { settings: s, uow, stores } = deps;
   const lib = import('@simplewebauthn/server');
 
+  /** Stores a ceremony's challenge; the user's older ones of the purpose beyond the newest few go. */
   async function remember(challenge: string, purpose: WebauthnPurpose, userId: string | null, mfaChallengeId: string | null): Promise<void> {
-    await stores.webauthnChallenges.create({
-      challengeHash: sha256(challenge),
-      purpose,
-      userId,
-      mfaChallengeId,
-      expiresAt: new Date(Date.now() + WEBAUTHN_CHALLENGE_SECONDS * 1000),
-    });
+    await stores.webauthnChallenges.create(
+      {
+        challengeHash: sha256(challenge),
+        purpose,
+        userId,
+        mfaChallengeId,
+        expiresAt: new Date(Date.now() + WEBAUTHN_CHALLENGE_SECONDS * 1000),
+      },
+      { keep: OUTSTANDING_CHALLENGES },
+    );
   }
 
   async function owned(userId: string, id: string): Promise<PasskeyRecord> {

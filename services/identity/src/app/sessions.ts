@@ -5,7 +5,7 @@
  * access tokens it issued (identity.token.revoked: every gateway refuses them within a second).
  */
 import { SUBJECTS } from '@iam/contracts';
-import { AppError, type InTransaction, event, isAdministrator, isUuid, requestContext } from '@iam/platform';
+import { type AccessClaims, AppError, type InTransaction, event, isAdministrator, isUuid, requestContext } from '@iam/platform';
 import { deviceOf } from '../domain/device';
 import type { Principal } from '../domain/model';
 import type { Directory, IdentityStores, SessionRecord, UnitOfWork } from '../domain/ports';
@@ -48,6 +48,13 @@ export interface SessionUseCases {
    * and grants of the account); how many recorded sessions ended.
    */
   endAllMine(userId: string): Promise<number>;
+  /**
+   * `POST /auth/revoke` with the token `claims` (spec: the presented token and every refresh token
+   * of the account): every session of the account ends as `endAllMine` ends them, and the presented
+   * token is denylisted by its id as well. A service account's token (no sessions, no refresh
+   * tokens) is denylisted alone: its other tokens stand.
+   */
+  revoke(claims: AccessClaims): Promise<void>;
   /** An administrator: the user's sessions (NOT_FOUND for an unknown user; FORBIDDEN for an Administrator's, unless the caller is one). */
   listOf(userId: string): Promise<SessionView[]>;
   /** An administrator: one session of the user ended (Administrator rule of §3); NOT_FOUND when there is no such live session. */
@@ -99,6 +106,29 @@ export function createSessionUseCases(deps: {
     return p;
   }
 
+  /** Denylists the tokens, with the events of those not denylisted before. */
+  async function denyIn(tx: InTransaction<Stores>, userId: string, tokens: ReadonlyArray<{ jti: string; expiresAt: Date }>): Promise<void> {
+    const revoked = await denylistIn(tx, userId, tokens);
+    if (revoked.length > 0) await tx.publish(revoked);
+  }
+
+  /**
+   * Every session of the user ends (each as from the list: its provider session and grants, its
+   * refresh family, the access tokens recorded under it denylisted), then anything else the user
+   * holds (tokens of no recorded session: a subject revocation, which also ends the provider's
+   * remaining sessions and grants of the account); `also` are denylisted too. How many recorded
+   * sessions ended.
+   */
+  async function endAll(userId: string, also: ReadonlyArray<{ jti: string; expiresAt: Date }> = []): Promise<number> {
+    const live = await stores.sessions.listLive(userId);
+    return uow.run(async (tx) => {
+      for (const s of live) await endSessionIn(tx, userId, s.id);
+      await denyIn(tx, userId, also);
+      await deps.endSessionsIn(tx, userId, new Date());
+      return live.length;
+    });
+  }
+
   return {
     list: async (userId, currentSid) => (await stores.sessions.listLive(userId)).map(view(currentSid)),
 
@@ -132,13 +162,15 @@ export function createSessionUseCases(deps: {
       });
     },
 
-    async endAllMine(userId) {
-      const live = await stores.sessions.listLive(userId);
-      return uow.run(async (tx) => {
-        for (const s of live) await endSessionIn(tx, userId, s.id);
-        await deps.endSessionsIn(tx, userId, new Date());
-        return live.length;
-      });
+    endAllMine: (userId) => endAll(userId),
+
+    async revoke(claims) {
+      const presented = [{ jti: claims.jti, expiresAt: new Date(claims.exp * 1000) }];
+      if (claims.clientId !== undefined && claims.clientId === claims.sub) {
+        await uow.run((tx) => denyIn(tx, claims.sub, presented));
+        return;
+      }
+      await endAll(claims.sub, presented);
     },
 
     async listOf(userId) {
@@ -155,13 +187,7 @@ export function createSessionUseCases(deps: {
 
     async endAllOf(userId) {
       await administered(userId);
-      const live = await stores.sessions.listLive(userId);
-      return uow.run(async (tx) => {
-        for (const s of live) await endSessionIn(tx, userId, s.id);
-        // And anything else the user holds (tokens of no recorded session).
-        await deps.endSessionsIn(tx, userId, new Date());
-        return live.length;
-      });
+      return endAll(userId);
     },
 
     async security(userId) {

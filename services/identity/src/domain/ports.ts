@@ -284,7 +284,11 @@ export type WebauthnPurpose = 'register' | 'signin' | 'factor';
 
 /** Single-use WebAuthn challenges, looked up by the SHA-256 of the challenge the client signed. */
 export interface WebauthnChallengeStore {
-  create(c: { challengeHash: Buffer; purpose: WebauthnPurpose; userId: string | null; mfaChallengeId: string | null; expiresAt: Date }): Promise<void>;
+  /**
+   * Stores a challenge; with `keep`, of the user's challenges of this purpose only the newest
+   * `keep` (this one included) stay: the others are dropped in the same statement.
+   */
+  create(c: { challengeHash: Buffer; purpose: WebauthnPurpose; userId: string | null; mfaChallengeId: string | null; expiresAt: Date }, opts?: { keep?: number }): Promise<void>;
   /** Deletes and returns the unexpired challenge of this purpose; null when there is none (used, expired, unknown). */
   take(challengeHash: Buffer, purpose: WebauthnPurpose): Promise<{ userId: string | null; mfaChallengeId: string | null } | null>;
   /** Records a passwordless sign-in's challenge spent until it expires; false when it was spent already. */

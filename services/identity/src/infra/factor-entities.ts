@@ -196,6 +196,7 @@ export class PasskeyRow {
  */
 @Entity({ name: 'webauthn_challenges' })
 @Index('ix_webauthn_challenges_expires', ['expiresAt'])
+@Index('ix_webauthn_challenges_owner', ['userId', 'purpose', 'createdAt'])
 export class WebauthnChallengeRow {
   @PrimaryColumn('bytea', { name: 'challenge_hash' })
   challengeHash!: Buffer;

@@ -167,6 +167,26 @@ describe('identity persistence', () => {
     expect((await stores.subjects.active()).some((s) => s.userId === user)).toBe(true);
   });
 
+  it("WebAuthn challenges with `keep`: a user's newest of a purpose stay, older ones go; other users and purposes are untouched", async () => {
+    const stores = pgIdentityStores(ds.manager);
+    const [user, other] = [randomUUID(), randomUUID()];
+    const expiresAt = new Date(Date.now() + 300_000);
+    const made: Buffer[] = [];
+    await stores.webauthnChallenges.create({ challengeHash: randomBytes(32), purpose: 'register', userId: other, mfaChallengeId: null, expiresAt }, { keep: 5 });
+    await stores.webauthnChallenges.create({ challengeHash: randomBytes(32), purpose: 'factor', userId: user, mfaChallengeId: randomUUID(), expiresAt }, { keep: 5 });
+    for (let i = 0; i < 8; i++) {
+      const hash = randomBytes(32);
+      made.push(hash);
+      await stores.webauthnChallenges.create({ challengeHash: hash, purpose: 'register', userId: user, mfaChallengeId: null, expiresAt }, { keep: 5 });
+    }
+    const count = async (userId: string, purpose: string) =>
+      (await ds.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM webauthn_challenges WHERE user_id = $1 AND purpose = $2', [userId, purpose]))[0]!.n;
+    expect([await count(user, 'register'), await count(user, 'factor'), await count(other, 'register')]).toEqual([5, 1, 1]);
+    // The newest is live, the oldest gone.
+    await expect(stores.webauthnChallenges.take(made[7]!, 'register')).resolves.toMatchObject({ userId: user });
+    await expect(stores.webauthnChallenges.take(made[0]!, 'register')).resolves.toBeNull();
+  });
+
   it('an email change invalidates the tokens mailed to other addresses, not those mailed to the new one (asked right after the change)', async () => {
     const stores = pgIdentityStores(ds.manager);
     const user = randomUUID();

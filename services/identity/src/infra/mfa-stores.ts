@@ -170,14 +170,21 @@ export class PgSessions implements SessionStore {
 export class PgWebauthnChallenges implements WebauthnChallengeStore {
   constructor(private readonly m: EntityManager) {}
 
-  async create(c: { challengeHash: Buffer; purpose: WebauthnPurpose; userId: string | null; mfaChallengeId: string | null; expiresAt: Date }): Promise<void> {
-    await this.m.query('INSERT INTO webauthn_challenges (challenge_hash, purpose, user_id, mfa_challenge_id, expires_at) VALUES ($1, $2, $3, $4, $5)', [
-      c.challengeHash,
-      c.purpose,
-      c.userId,
-      c.mfaChallengeId,
-      c.expiresAt,
-    ]);
+  async create(c: { challengeHash: Buffer; purpose: WebauthnPurpose; userId: string | null; mfaChallengeId: string | null; expiresAt: Date }, opts: { keep?: number } = {}): Promise<void> {
+    const values = [c.challengeHash, c.purpose, c.userId, c.mfaChallengeId, c.expiresAt];
+    const insert = 'INSERT INTO webauthn_challenges (challenge_hash, purpose, user_id, mfa_challenge_id, expires_at) VALUES ($1, $2, $3, $4, $5)';
+    if (opts.keep === undefined || c.userId === null) {
+      await this.m.query(insert, values);
+      return;
+    }
+    // The DELETE reads the table as it was before the statement (without the new row): the newest
+    // keep - 1 of the others stay beside the new one.
+    await this.m.query(
+      `WITH added AS (${insert} RETURNING 1)
+       DELETE FROM webauthn_challenges WHERE challenge_hash IN (
+         SELECT challenge_hash FROM webauthn_challenges WHERE user_id = $3 AND purpose = $2 ORDER BY created_at DESC, challenge_hash OFFSET $6)`,
+      [...values, Math.max(0, opts.keep - 1)],
+    );
   }
 
   async take(challengeHash: Buffer, purpose: WebauthnPurpose): Promise<{ userId: string | null; mfaChallengeId: string | null } | null> {

@@ -30,6 +30,7 @@ import { OidcRefreshRetry1765300000100 } from './migrations/1765300000100-oidc-r
 import { ClientApiPermissions1765300000700 } from './migrations/1765300000700-client-api-permissions';
 import { RecoveryCodeSchemes1765400000300 } from './migrations/1765400000300-recovery-code-schemes';
 import { SealedSecrets1765400000500 } from './migrations/1765400000500-sealed-secrets';
+import { WebauthnChallengeOwners1765400000750 } from './migrations/1765400000750-webauthn-challenge-owners';
 import { ClientTokenAlgorithms1765400000800 } from './migrations/1765400000800-client-token-algorithms';
 
 export const entities = [
@@ -76,5 +77,6 @@ export const migrations = [
   ClientApiPermissions1765300000700,
   RecoveryCodeSchemes1765400000300,
   SealedSecrets1765400000500,
+  WebauthnChallengeOwners1765400000750,
   ClientTokenAlgorithms1765400000800,
 ];

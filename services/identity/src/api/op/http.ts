@@ -5,20 +5,23 @@
  * (AuthUseCases.signIn: lockout, constant-shape failure, the same audit events); an account with
  * a second factor (or one a policy or acr_values require) then gets the factor step, whose mfa
  * token stays in the interaction (server side). A passkey alone signs in too (its own endpoint).
+ * The pages the library renders itself are library-pages.ts; answers.ts refuses a request target
+ * with a control character and answers 503 when the database or the directory cannot serve.
  */
 import { readFileSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { dirname, join } from 'node:path';
-import { AppError, type Logger, TIMEOUT_MS_HEADER, UNAVAILABLE_RETRY_AFTER_SECONDS, requestContext, withQueryDeadline, withRequestContext } from '@iam/platform';
-import type { KoaContextWithOIDC } from 'oidc-provider';
+import { AppError, type Logger, TIMEOUT_MS_HEADER, requestContext, withQueryDeadline, withRequestContext } from '@iam/platform';
 import type { AuthUseCases } from '../../app/auth';
 import type { OpAudit } from '../../app/op-audit';
 import { type Factor, MFA_TOKEN_INVALID, type SecondFactorUseCases } from '../../app/second-factor';
 import type { PasskeyUseCases } from '../../app/passkeys';
-import type { OpPages, Provider } from '../../infra/oidc/provider';
+import type { Provider } from '../../infra/oidc/provider';
 import { ACR_MFA, ACR_PWD, FIRST_PARTY, OP_SCOPES, wantsMfa } from '../../infra/oidc/provider';
 import { isUnavailable } from '../../infra/oidc/unavailable';
-import { isPlainForm, notPlainText } from './plain-text';
+import { answerUnavailable, refusedAsNotPlain } from './answers';
+import { SIGN_IN_EXPIRED, stringParam } from './library-pages';
+import { isPlainForm } from './plain-text';
 import { requestDeadline } from './request-deadline';
 import {
   SIGNIN_SCRIPT,
@@ -29,12 +32,9 @@ import {
   consentPage,
   enrolPage,
   factorPage,
-  logoutPage,
   messagePage,
   pageHeaders,
   signInPage,
-  userCodeConfirmPage,
-  userCodeInputPage,
 } from './pages';
 
 /** @simplewebauthn/browser's self-contained bundle (it defines window.SimpleWebAuthnBrowser). */
@@ -62,44 +62,6 @@ const MAX_FORM_BYTES = 8_192;
 /** The provider of the moment (rebuilt when the signing keys change). */
 export type CurrentProvider = () => Promise<Provider>;
 
-/** The page of a request the provider cannot serve now (its database or the directory down or late). */
-const tryAgainPage = (prefix: string): string => messagePage(prefix, 'Try again in a moment', 'Signing in is unavailable right now. Wait a moment, then try again.');
-
-export function opPages(prefix: string): OpPages {
-  const html = (ctx: KoaContextWithOIDC, body: string, status?: number): void => {
-    for (const [k, v] of Object.entries(pageHeaders(prefix))) ctx.set(k, v);
-    if (status) ctx.status = status;
-    ctx.body = body;
-  };
-  const unavailable = (ctx: KoaContextWithOIDC): void => {
-    ctx.set('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-    html(ctx, tryAgainPage(prefix), 503);
-  };
-  return {
-    logoutSource: (ctx, form) => html(ctx, logoutPage({ prefix, form, clientName: ctx.oidc.client?.clientName })),
-    postLogoutSuccessSource: (ctx) => html(ctx, messagePage(prefix, 'Signed out', 'You are signed out.')),
-    userCodeInputSource: (ctx, form, _out, err) =>
-      err && isUnavailable(err)
-        ? unavailable(ctx)
-        : html(ctx, userCodeInputPage({ prefix, form: labelUserCode(form), error: err ? 'The code is not valid or has expired. Check it and try again.' : undefined })),
-    userCodeConfirmSource: (ctx, form, _client, _info, userCode) =>
-      html(ctx, userCodeConfirmPage({ prefix, form, clientName: ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? '', userCode })),
-    successSource: (ctx) => html(ctx, messagePage(prefix, 'Device connected', 'The device is signed in. You can close this page.')),
-    renderError: (ctx, out, error) =>
-      isUnavailable(error)
-        ? unavailable(ctx)
-        : html(ctx, messagePage(prefix, 'Sign-in failed', out.error_description ? `${out.error}: ${out.error_description}` : out.error), ctx.status >= 400 ? ctx.status : 400),
-  };
-}
-
-/** The provider's user-code input gets a label and help text (its own form has neither). */
-function labelUserCode(form: string): string {
-  return form.replace(
-    /<input([^>]*)name="user_code"([^>]*)>/,
-    '<div class="field"><label for="user_code">Code</label><input id="user_code" aria-describedby="code-help"$1name="user_code"$2></div>',
-  );
-}
-
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) throw AppError.validation('A form is expected.');
   const chunks: Buffer[] = [];
@@ -114,13 +76,15 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   return form;
 }
 
-function send(res: ServerResponse, prefix: string, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...pageHeaders(prefix), ...headers });
+function send(res: ServerResponse, prefix: string, status: number, body: string, formTargets: readonly string[] = []): void {
+  res.writeHead(status, pageHeaders(prefix, formTargets));
   res.end(body);
 }
 
 export interface OpHttpDeps {
   readonly prefix: string;
+  /** PUBLIC_URL (the issuer): the only host and scheme the provider names its endpoints by. */
+  readonly publicUrl: string;
   readonly provider: CurrentProvider;
   readonly auth: Pick<AuthUseCases, 'signIn' | 'completeSignIn' | 'passkeySignIn'>;
   readonly secondFactor: Pick<SecondFactorUseCases, 'enrolWithToken' | 'webauthnOptions' | 'passkeyEnrolmentOptions'>;
@@ -160,10 +124,16 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
     const clientName = client?.clientName ?? String(details.params.client_id);
     const base = `${prefix}/interaction/${details.uid}`;
     const prompt = details.prompt.name;
+    // Where this interaction's form posts may end up after the provider's redirects: the redirect
+    // URI of its request (checked against the client's registration before any interaction), or
+    // when the request named none, the client's one registered URI. A device flow's: nowhere else.
+    const askedBack = stringParam(details.params.redirect_uri);
+    const back = askedBack.length ? askedBack : (client?.redirectUris ?? []);
+    const show = (status: number, body: string) => send(res, prefix, status, body, back);
     const signIn = (status: number, email?: string, error?: string) =>
-      send(res, prefix, status, signInPage({ prefix, action: `${base}/login`, passkeyAction: `${base}/passkey`, clientName, email, error }));
+      show(status, signInPage({ prefix, action: `${base}/login`, passkeyAction: `${base}/passkey`, clientName, email, error }));
     const pending = pendingOf(details.result);
-    /** A used or expired mfa token cannot be answered again (it lives 5 minutes, the interaction an hour): back to the password. */
+    /** A used or expired mfa token cannot be answered again (it lives 5 minutes, the interaction 15: INTERACTION_SECONDS): back to the password. */
     const restart = async () => {
       details.result = undefined;
       await details.save(Math.max(1, details.exp - Math.floor(Date.now() / 1000)));
@@ -180,9 +150,9 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
           if (expiredToken(err)) return restart();
           throw err;
         }
-        return send(res, prefix, status, enrolPage({ prefix, action: `${base}/factor`, secret: e.secret, otpauthUri: e.otpauthUri, error }));
+        return show(status, enrolPage({ prefix, action: `${base}/factor`, secret: e.secret, otpauthUri: e.otpauthUri, error }));
       }
-      return send(res, prefix, status, factorPage({ prefix, action: `${base}/factor`, methods: f.methods, error }));
+      return show(status, factorPage({ prefix, action: `${base}/factor`, methods: f.methods, error }));
     };
     const finish = (accountId: string, amr: readonly string[]) =>
       provider.interactionFinished(
@@ -204,7 +174,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
           : [];
         const described = new Map(found.map((p) => [p.name, p.description]));
         const apiPermissions = requested.api.map((name) => ({ name, description: described.get(name) ?? '' }));
-        return send(res, prefix, 200, consentPage({ prefix, action: `${base}/consent`, clientName, scopes: requested.oidc, apiPermissions }));
+        return show(200, consentPage({ prefix, action: `${base}/consent`, clientName, scopes: requested.oidc, apiPermissions }));
       }
       return send(res, prefix, 400, messagePage(prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
     }
@@ -292,7 +262,14 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
+  const pinned = new URL(d.publicUrl);
   return (req, res) => {
+    // Discovery, redirects and DPoP's htu name PUBLIC_URL whatever Host or X-Forwarded-Host came
+    // with the request (the provider runs in proxy mode): a discovery document built from a
+    // request's Host, kept by a cache, would send clients and their secrets elsewhere.
+    req.headers.host = pinned.host;
+    req.headers['x-forwarded-host'] = pinned.host;
+    req.headers['x-forwarded-proto'] = pinned.protocol.slice(0, -1);
     // The caller's address as the gateway saw it (it replaces any X-Forwarded-For a client sent):
     // sign-in and consent events carry it, as REST logins do.
     const ip = req.headers['x-forwarded-for'];
@@ -315,12 +292,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
         return;
       }
       // A control character in the path or the query: invalid_request, before anything looks it up.
-      const bad = notPlainText(req.url ?? '/');
-      if (bad !== undefined) {
-        const description = `${bad === 'path' ? 'the path' : bad === 'query' ? 'a query parameter name' : bad.slice(0, 64)} contains control characters`;
-        if (/\btext\/html\b/.test(req.headers.accept ?? '')) return send(res, prefix, 400, messagePage(prefix, 'Sign-in failed', `invalid_request: ${description}`));
-        return sendJson(res, 400, { error: 'invalid_request', error_description: description });
-      }
+      if (refusedAsNotPlain(req, res, prefix)) return;
       const provider = await d.provider();
       const m = interaction.exec(path);
       if (m) return page(req, res, provider, m[2]);
@@ -336,13 +308,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       // Its database or the directory down or late: 503, try again (a warning: it is the outage's).
       if (isUnavailable(err)) {
         d.logger.warn({ err: (err as Error).message }, 'OpenID provider page: a dependency is unavailable; answered 503');
-        if (res.headersSent) return void res.end();
-        const retry = { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) };
-        if (interaction.exec((req.url ?? '/').split('?')[0]!)?.[2]?.endsWith('options')) {
-          res.writeHead(503, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...retry });
-          return void res.end(JSON.stringify({ error: 'UNAVAILABLE', message: 'The service is temporarily unavailable; try again in a moment.' }));
-        }
-        return send(res, prefix, 503, tryAgainPage(prefix), retry);
+        return answerUnavailable(res, prefix, interaction.exec((req.url ?? '/').split('?')[0]!)?.[2]?.endsWith('options') === true);
       }
       const known = err instanceof Error && ['SessionNotFound', 'InvalidRequest'].includes(err.name);
       if (!known) d.logger.error({ err }, 'OpenID provider page failed');
@@ -351,7 +317,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
         res,
         prefix,
         known ? 400 : 500,
-        messagePage(prefix, 'Sign-in failed', known ? 'This sign-in has expired or was already used. Start again from the application.' : 'Something went wrong. Try again.'),
+        messagePage(prefix, 'Sign-in failed', known ? SIGN_IN_EXPIRED : 'Something went wrong. Try again.'),
       );
     });
   };

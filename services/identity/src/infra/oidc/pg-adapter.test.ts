@@ -221,6 +221,20 @@ describe('PgOidcAdapter', () => {
       expect(n).toBe(0);
     });
 
+    it('a request answered with an error (a refresh refused as invalid_target after the consume) writes nothing it collected', async () => {
+      const x = shared();
+      const rt = new PgOidcAdapter(db.ds, 'RefreshToken', x);
+      await rt.upsert('rt-refused', { grantId: 'g-refused' }, 60);
+      await x.writes.collect(async () => {
+        await rt.find('rt-refused');
+        await rt.consume('rt-refused');
+        await rt.upsert('rt-refused-next', { grantId: 'g-refused' }, 60);
+        x.writes.discard();
+      });
+      expect(await consumedAt('rt-refused')).toBeNull();
+      expect(await rt.find('rt-refused-next')).toBeUndefined();
+    });
+
     it('all or none: a write that fails leaves the consume undone', async () => {
       const x = shared();
       const rt = new PgOidcAdapter(db.ds, 'RefreshToken', x);

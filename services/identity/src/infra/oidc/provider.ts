@@ -10,6 +10,7 @@
  * the signing keys are the key ring's, so the provider is rebuilt whenever the ring's set changes.
  */
 import type { JWK } from 'jose';
+import type Koa from 'koa';
 import type { Account, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
 import type ProviderType from 'oidc-provider';
 import type { DataSource } from 'typeorm';
@@ -17,8 +18,10 @@ import { type Logger, isPlainText } from '@iam/platform';
 import { type ClientLookup, OIDC_SCOPES } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
 import { clientMetadata } from './client-metadata';
+import { devicePageErrors } from './device-pages';
 import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
 import type { RefreshRetry } from './refresh-retry';
+import { requestSizeParams } from './request-limits';
 import { sessionEvents } from './session-events';
 import { type ProviderTokenChecks, providerTokenEndpoints } from './provider-token-endpoints';
 import { tokenClaims } from './token-claims';
@@ -101,6 +104,8 @@ export interface OpPages {
 }
 
 export const OP_SCOPES = OIDC_SCOPES;
+/** How long a sign-in (an authorization request's interaction) may take: 15 minutes (Keycloak's login timeout is 30). */
+export const INTERACTION_SECONDS = 900;
 export const FIRST_PARTY = 'urn:iam:first_party';
 export const ROLES = 'urn:iam:roles';
 /** A client's ceiling of API permissions (client metadata): the API resource's scopes for it. */
@@ -207,6 +212,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     extraClientMetadata: { properties: [FIRST_PARTY, ROLES, API_PERMISSIONS, RESOURCE_SERVER] },
+    // Caps on what an authorization, pushed or device request stores (request-limits.ts).
+    extraParams: requestSizeParams,
     // ID tokens and signed userinfo in any algorithm of the ring (RS256 first: discovery lists it,
     // and clients get it unless they ask for another); the API's access tokens in JWT_ALG only.
     enabledJWA: {
@@ -231,7 +238,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       AuthorizationCode: 60,
       DeviceCode: 600,
       IdToken: ID_TOKEN_SECONDS,
-      Interaction: 3_600,
+      // A sign-in's page left open longer starts again (its record goes; the page says so).
+      Interaction: INTERACTION_SECONDS,
       Session: s.sessionSeconds,
       Grant: s.refreshTokenSeconds,
       RefreshToken: s.refreshTokenSeconds,
@@ -302,6 +310,10 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   answerUnavailableWith503(provider, deps.logger);
   // JWT access tokens at introspection and revocation (the library refuses structured tokens).
   if (deps.tokenChecks) provider.use(providerTokenEndpoints(provider, { prefix: s.prefix, checks: deps.tokenChecks, resourceServer: RESOURCE_SERVER }));
+  // A failure no route handled: logged (not printed to stderr by Koa); the device pages' refusals are 400 pages.
+  const app: Koa = provider;
+  app.on('error', (err: unknown) => deps.logger.error({ err }, 'OpenID provider request failed'));
+  provider.use(devicePageErrors(s.prefix, pages, deps.logger));
   // Identity's session of a sign-in is written before its code leaves; a logout's end before its redirect.
   const sessionWrites = sessionEvents(provider, deps.sessions, s, deps.logger);
   const unavailable = (ctx: KoaContextWithOIDC) => (err: unknown): void => {
@@ -311,7 +323,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     pages.renderError(ctx, { error: 'temporarily_unavailable', error_description: 'The sign-in could not be completed. Try again in a moment.' }, err instanceof Error ? err : new Error(String(err)));
   };
   // The token endpoint's writes go out together, after the library has answered and before the
-  // answer leaves; when they cannot be written the answer is an error, and nothing was written.
+  // answer leaves, and only when it answered with tokens (an error writes nothing it collected);
+  // when they cannot be written the answer is an error, and nothing was written.
   const tokenPath = `${s.prefix}/token`;
   provider.use(async (ctx, next: () => Promise<void>) => {
     if (ctx.method !== 'POST' || ctx.path !== tokenPath) {
@@ -325,6 +338,8 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
         await next();
         // A refresh's answer is kept with its rotation, or a retry's replaced by the one kept.
         deps.refreshRetry?.settle(ctx);
+        // An error answer writes nothing it collected (a refresh refused as invalid_target leaves its token unspent).
+        if (ctx.status >= 400) deps.writes.discard();
       });
     } catch (err) {
       // The database down or late: the outer middleware answers 503 (unavailable.ts); nothing was written.

@@ -7,6 +7,10 @@
  * collected instead, and written together before the answer leaves, by a middleware around the
  * provider's routes (provider.ts installs it): one statement, so all of them or none.
  *
+ * A request answered with an error writes nothing it collected (`discard`, provider.ts): the
+ * library consumes a refresh token before it resolves the resource, and a refusal there
+ * (invalid_target) must not spend it.
+ *
  * A consume guards the rest: when the token was consumed meanwhile (the same code or refresh
  * token presented twice at once), the statement writes nothing and the request is refused as an
  * invalid grant, where before both answers could carry tokens.
