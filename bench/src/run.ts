@@ -115,6 +115,7 @@ async function bench(own: OwnPg | undefined): Promise<void> {
     EMAIL_ACTION_MAX_PER_HOUR: '10000',
     EMAIL_ACTION_BASE_URL: 'http://app.bench',
     EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     DATA_DIR: join(ROOT, '.data', 'bench'),
     EMBEDDED_PG_PORT: '54339',
     // The issuer is the address the bench calls; the provider's own listener beside the gateway's port.
