@@ -9,6 +9,7 @@
 import { type NewEvent, appendEvents } from '@iam/platform';
 import type { DataSource } from 'typeorm';
 import type { Outcome } from '../../domain/delivery-policy';
+import { returning } from './endpoints-store';
 
 export interface LaneEndpoint {
   readonly id: string;
@@ -88,7 +89,8 @@ const READY = `
 export function pgDispatch(ds: DataSource): DispatchStore {
   return {
     async claimLanes(max, leaseMs, token) {
-      return ds.query<LaneEndpoint[]>(
+      return returning<LaneEndpoint>(
+        ds,
         `WITH ready AS (
            SELECT e.id FROM webhook_endpoints e
             WHERE ${READY} AND (e.lease_until IS NULL OR e.lease_until < now())
@@ -112,7 +114,8 @@ export function pgDispatch(ds: DataSource): DispatchStore {
     },
     async record(endpointId, token, leaseMs, attempts, outcome, events) {
       return ds.transaction(async (m) => {
-        const held = await m.query<unknown[]>(
+        const held = await returning<unknown>(
+          m,
           `UPDATE webhook_endpoints SET lease_until = now() + $3 * interval '1 millisecond' WHERE id = $1 AND lease_token = $2 RETURNING 1`,
           [endpointId, token, leaseMs],
         );

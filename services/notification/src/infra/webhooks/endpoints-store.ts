@@ -6,6 +6,16 @@ export interface Queryable {
   query<T = unknown>(sql: string, params?: unknown[]): Promise<T>;
 }
 
+/**
+ * The rows an UPDATE or DELETE … RETURNING gave: TypeORM's PostgreSQL driver answers those as
+ * [rows, affected count] and any other statement as the rows.
+ */
+export async function returning<T>(db: Queryable, sql: string, params: unknown[]): Promise<T[]> {
+  const r = await db.query<unknown>(sql, params);
+  if (Array.isArray(r) && r.length === 2 && Array.isArray(r[0]) && typeof r[1] === 'number') return r[0] as T[];
+  return r as T[];
+}
+
 /** An endpoint with its sealed signing material (never leaves the service). */
 export interface EndpointRecord extends WebhookEndpoint {
   readonly secret: Buffer;

@@ -1,7 +1,7 @@
 /** Webhook messages and attempts in PostgreSQL: queueing (fan-out), listing, replays, retention. */
 import type { Outcome } from '../../domain/delivery-policy';
 import { type MessageStatus, type Page, type QueuedEvent, type WebhookAttempt, type WebhookMessage, webhookId } from '../../domain/webhooks';
-import type { Queryable } from './endpoints-store';
+import { type Queryable, returning } from './endpoints-store';
 
 interface MessageRow {
   endpoint_id: string;
@@ -133,7 +133,8 @@ export function pgMessages(db: Queryable): MessageStore {
       };
     },
     async replayOne(endpointId, eventId) {
-      const [r] = await db.query<MessageRow[]>(
+      const [r] = await returning<MessageRow>(
+        db,
         `UPDATE webhook_messages SET status = 'pending', attempts = 0, in_line = false, next_attempt_at = now(), updated_at = now(), dead_at = NULL
           WHERE endpoint_id = $1 AND id = $2 RETURNING ${MESSAGE_COLUMNS}`,
         [endpointId, eventId],
@@ -141,7 +142,8 @@ export function pgMessages(db: Queryable): MessageStore {
       return r ? toMessage(r) : null;
     },
     async replayDead(endpointId, since, until) {
-      const rows = await db.query<unknown[]>(
+      const rows = await returning<unknown>(
+        db,
         `UPDATE webhook_messages SET status = 'pending', attempts = 0, in_line = false, next_attempt_at = now(), updated_at = now(), dead_at = NULL
           WHERE endpoint_id = $1 AND status = 'dead' AND occurred_at >= $2 AND occurred_at < $3 RETURNING 1`,
         [endpointId, since, until],
