@@ -98,7 +98,7 @@ function readWebhookConfig(e: EnvReader, defaults: NotificationDefaults): Webhoo
     graceMs: e.int('WEBHOOK_SECRET_GRACE_HOURS', { default: 24, min: 0, max: 24 * 30 }) * 3_600_000,
     disableAfterMs: e.int('WEBHOOK_DISABLE_AFTER_HOURS', { default: 120, min: 1, max: 24 * 365 }) * 3_600_000,
     retentionDays: e.int('WEBHOOK_RETENTION_DAYS', { default: 30, min: 1, max: 3_650 }),
-    leaseMs: Math.max(60_000, 4 * timeoutS * 1000),
+    leaseMs: Math.max(15_000, 4 * timeoutS * 1000),
     pollMs: 1_000,
   };
 }
