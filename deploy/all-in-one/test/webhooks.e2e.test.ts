@@ -8,7 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { type WebhookReceiver, eventually, startWebhookReceiver } from '@iam/platform/testing';
 import { Webhook } from 'standardwebhooks';
+import type * as SvixNs from 'svix';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail, userHolding } from './harness';
+
+type SvixModule = typeof SvixNs;
 
 jest.setTimeout(120_000);
 
@@ -23,7 +26,7 @@ describe('outgoing webhooks (end to end)', () => {
   let sys: TestSystem;
   let admin: string;
   let receiver: WebhookReceiver;
-  let svix: typeof import('svix');
+  let svix: SvixModule;
   const call = (method: string, path: string, opts: Parameters<typeof http>[3] = {}) => http(sys.url(), method, path, { token: admin, ...opts });
   const problem = (r: { status: number; headers: Headers; json: { traceId?: string } }, status: number) => {
     expect({ status: r.status, type: r.headers.get('content-type') }).toEqual({ status, type: expect.stringMatching(/^application\/problem\+json/) });

@@ -6,7 +6,7 @@
  * the gateway maps shapes only. Responses are no-store (the authenticated context's rule).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { WEBHOOK_EVENT_TYPES, webhooksV1 } from '@iam/contracts';
+import { WEBHOOK_EVENT_TYPES, type webhooksV1 } from '@iam/contracts';
 import { Envelope, PAGE_DEFAULT, PAGE_SIZE_DEFAULT, envelope, problems } from '../schemas/common';
 import {
   AttemptQuery,

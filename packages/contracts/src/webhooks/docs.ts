@@ -12,7 +12,7 @@ const EXAMPLE_TIME = '2026-01-15T10:30:00.000Z';
 export function catalogMarkdown(): string {
   const rows = WEBHOOK_EVENT_TYPES.map((t) => `| \`${t.type}\` | ${t.version} | ${t.subject ? `\`${t.subject}\`` : '(the API)'} | ${t.description.replace(/\|/g, '\\|')} |`);
   const examples = WEBHOOK_EVENT_TYPES.map((t) => {
-    const fields = Object.keys((t.schema.properties ?? {}) as Record<string, unknown>).join(', ');
+    const fields = Object.keys(t.schema.properties ?? {}).join(', ');
     return [`<details><summary><code>${t.type}</code> v${t.version}: <code>data</code> has ${fields}</summary>`, '', '```json', JSON.stringify({ type: t.type, timestamp: EXAMPLE_TIME, data: t.example }), '```', '', '</details>'].join('\n');
   });
   return [DOCS_START, '', '| type | version | made from | what happened |', '|---|---|---|---|', ...rows, '', ...examples, DOCS_END].join('\n');

@@ -11,7 +11,6 @@ import type { CatalogEntry } from './types';
 const USER_ID = uuid('The user id');
 const exampleUserId = '5b0e2c51-3c55-4c3e-9b5e-3f7f2f6a8c11';
 
-const CLIENT_FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'grantTypes', 'roles', 'requirePar', 'dpopBound', 'apiPermissions'] as const;
 const clientView = (c: ClientState | undefined): View | undefined =>
   c
     ? {

@@ -7,10 +7,11 @@
 import { SUBJECTS, eventsV1 } from '@iam/contracts';
 import { type WebhookReceiver, eventually, startWebhookReceiver } from '@iam/platform/testing';
 import { Webhook } from 'standardwebhooks';
+import type * as SvixNs from 'svix';
 import { createSigner } from '../../infra/webhooks/signer';
 import { type WebhookWorld, incoming, userCreated, webhookWorld } from '../../testing/webhooks';
 
-type SvixModule = typeof import('svix');
+type SvixModule = typeof SvixNs;
 let svix: SvixModule;
 
 describe('webhook delivery', () => {

@@ -33,7 +33,7 @@ export function toQueued(e: IncomingEvent): QueuedEvent | null {
 }
 
 export function createFanOut(deps: FanOutDeps): EventHandler {
-  const queue: Array<{ event: QueuedEvent; done: (err?: unknown) => void }> = [];
+  const queue: Array<{ event: QueuedEvent; done: (err?: Error) => void }> = [];
   let draining = false;
 
   const drain = async (): Promise<void> => {
@@ -46,7 +46,8 @@ export function createFanOut(deps: FanOutDeps): EventHandler {
           for (const g of group) g.done();
           if (n > 0) deps.queued?.(n);
         } catch (err) {
-          for (const g of group) g.done(err);
+          const e = err instanceof Error ? err : new Error('the webhook fan-out write failed', { cause: err });
+          for (const g of group) g.done(e);
         }
       }
     } finally {
@@ -58,7 +59,7 @@ export function createFanOut(deps: FanOutDeps): EventHandler {
     const queued = toQueued(e);
     if (!queued) return;
     await new Promise<void>((resolve, reject) => {
-      queue.push({ event: queued, done: (err) => (err ? reject(err as Error) : resolve()) });
+      queue.push({ event: queued, done: (err) => (err ? reject(err) : resolve()) });
       if (!draining) void drain();
     });
   };

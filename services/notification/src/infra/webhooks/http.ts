@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import { AddressRefusedError, type GuardOptions, allowedAddresses, guardedLookup, hostOf, refusalIn } from './guard';
+import { type AddressRefusedError, type GuardOptions, allowedAddresses, guardedLookup, hostOf, refusalIn } from './guard';
 
 /** How much of a response body is kept (the first bytes, for operators). */
 export const RESPONSE_KEPT_BYTES = 512;
@@ -24,7 +24,7 @@ export interface WebhookHttp {
 
 export function createWebhookHttp(opts: GuardOptions & { readonly timeoutMs: number }): WebhookHttp {
   const agent = new Agent({
-    connect: { lookup: guardedLookup(opts) as never, timeout: Math.min(opts.timeoutMs, 10_000) },
+    connect: { lookup: guardedLookup(opts), timeout: Math.min(opts.timeoutMs, 10_000) },
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
     keepAliveTimeout: 4_000,
