@@ -135,7 +135,7 @@ export function pgDispatch(ds: DataSource): DispatchStore {
                 dead_at = CASE WHEN v.status = 'dead' THEN now() ELSE m.dead_at END
                FROM unnest($2::uuid[], $3::text[], $4::int[], $5::int[], $6::bigint[], $7::bool[], $8::int[], $9::text[]) AS v (id, status, attempts, total, next_ms, in_line, code, err)
               WHERE m.endpoint_id = $1 AND m.id = v.id AND m.status = 'pending'`,
-            [endpointId, col('eventId'), col('status'), col('scheduleAttempts'), col('attempt'), col('nextInMs'), col('inLine'), col('statusCode'), attempts.map((a) => a.error || (a.statusCode ? `HTTP ${a.statusCode}` : ''))],
+            [endpointId, col('eventId'), col('status'), col('scheduleAttempts'), col('attempt'), col('nextInMs'), col('inLine'), col('statusCode'), attempts.map((a) => (a.outcome === 'delivered' ? '' : a.error || (a.statusCode ? `HTTP ${a.statusCode}` : '')))],
           );
         }
         if (outcome) {
