@@ -57,7 +57,7 @@ export interface Dispatcher {
 export const GAUGE_INTERVAL_MS = 5_000;
 
 export function createDispatcher(o: DispatcherOptions): Dispatcher {
-  const batch = o.batch ?? 50;
+  const batch = o.batch ?? 100;
   const laneLimit = o.laneLimit ?? 500;
   const lanes = new Set<Promise<void>>();
   let stopping = false;
@@ -104,7 +104,11 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     return { record, verdict, ...(refusal ? { refusal } : {}) };
   }
 
-  /** Works one claimed endpoint until its line is blocked or empty, or it has had its share. */
+  /**
+   * Works one claimed endpoint until its line is blocked or empty, or it has had its share. A batch
+   * is recorded while the next one is sent (records in order, one statement each; the lane waits
+   * for them at its end and stops when one says the lease was lost).
+   */
   async function lane(ep: LaneEndpoint, token: string): Promise<void> {
     let signer: Signer;
     try {
@@ -115,43 +119,66 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       return;
     }
     let sent = 0;
+    let cursor = '0';
     let failingSince = ep.failingSince;
-    lane: while (!stopping && sent < laneLimit) {
-      const messages = await o.store.laneMessages(ep.id, batch);
-      const records: AttemptRecord[] = [];
-      const events: NewEvent[] = [];
-      let outcome: EndpointOutcome | undefined;
-      let stop = false;
-      for (const m of messages) {
-        if (stopping) break;
-        if (!m.due) {
-          if (m.inLine) break; // the line waits for it
-          continue;
+    let held = true;
+    let recording: Promise<void> = Promise.resolve();
+    const record = (records: AttemptRecord[], outcome: EndpointOutcome | undefined, events: NewEvent[]) => {
+      recording = recording.then(async () => {
+        if (held) held = await o.store.record(ep.id, token, o.leaseMs, records, outcome, events);
+      });
+    };
+    try {
+      lane: while (!stopping && held && sent < laneLimit) {
+        const messages = await o.store.laneMessages(ep.id, batch, cursor);
+        const records: AttemptRecord[] = [];
+        const events: NewEvent[] = [];
+        let outcome: EndpointOutcome | undefined;
+        let stop = false;
+        for (const m of messages) {
+          if (stopping) {
+            stop = true;
+            break;
+          }
+          if (!m.due) {
+            if (m.inLine) {
+              stop = true; // the line waits for it
+              break;
+            }
+            cursor = m.seq;
+            continue;
+          }
+          cursor = m.seq;
+          const r = await attempt(ep, signer, m);
+          records.push(r.record);
+          if (r.refusal) events.push(r.refusal);
+          if (r.verdict.outcome === 'delivered') {
+            outcome = { healthy: true };
+            failingSince = null;
+            continue;
+          }
+          if (!r.verdict.endpointFailure) continue; // this message steps aside
+          const since = failingSince ?? new Date();
+          failingSince = since;
+          const disable = r.verdict.outcome === 'gone' ? 'gone' : Date.now() - since.getTime() >= o.disableAfterMs ? 'failing' : undefined;
+          // A dead letter's successor in the line may go at once.
+          outcome = { healthy: false, holdMs: r.record.nextInMs ?? 0, ...(disable ? { disable } : {}) };
+          if (disable) {
+            o.metrics.disabled.inc({ reason: disable });
+            events.push(event(SUBJECTS.webhookDisabled, { endpointId: ep.id, after: state(ep, false), before: state(ep, true), changedFields: ['enabled'], reason: disable, previousSecretExpiresAt: undefined }));
+            o.logger.warn({ endpointId: ep.id, reason: disable }, 'webhook endpoint disabled');
+          }
+          stop = true;
+          break;
         }
-        const r = await attempt(ep, signer, m);
-        records.push(r.record);
-        if (r.refusal) events.push(r.refusal);
-        if (r.verdict.outcome === 'delivered') {
-          outcome = { healthy: true };
-          failingSince = null;
-          continue;
-        }
-        if (!r.verdict.endpointFailure) continue; // this message steps aside
-        const since = failingSince ?? new Date();
-        const disable = r.verdict.outcome === 'gone' ? 'gone' : Date.now() - since.getTime() >= o.disableAfterMs ? 'failing' : undefined;
-        // A dead letter's successor in the line may go at once.
-        outcome = { healthy: false, holdMs: r.record.nextInMs ?? 0, ...(disable ? { disable } : {}) };
-        if (disable) {
-          o.metrics.disabled.inc({ reason: disable });
-          events.push(event(SUBJECTS.webhookDisabled, { endpointId: ep.id, after: state(ep, false), before: state(ep, true), changedFields: ['enabled'], reason: disable, previousSecretExpiresAt: undefined }));
-          o.logger.warn({ endpointId: ep.id, reason: disable }, 'webhook endpoint disabled');
-        }
-        stop = true;
-        break;
+        sent += records.length;
+        if (records.length > 0 || outcome || events.length > 0) record(records, outcome, events);
+        if (stop || messages.length < batch) break lane;
+        // Keep the lease: wait for the records when the batch found nothing to send.
+        if (records.length === 0) await recording;
       }
-      sent += records.length;
-      const held = await o.store.record(ep.id, token, o.leaseMs, records, outcome, events);
-      if (!held || stop || records.length === 0 || messages.length < batch) break lane;
+    } finally {
+      await recording;
     }
   }
 

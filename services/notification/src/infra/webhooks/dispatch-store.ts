@@ -27,6 +27,8 @@ export interface LaneEndpoint {
 
 export interface LaneMessage {
   readonly eventId: string;
+  /** Its place in the queue (a bigint, as text). */
+  readonly seq: string;
   readonly eventType: string;
   readonly payload: string;
   readonly occurredAt: Date;
@@ -67,7 +69,8 @@ export interface EndpointOutcome {
 
 export interface DispatchStore {
   claimLanes(max: number, leaseMs: number, token: string): Promise<LaneEndpoint[]>;
-  laneMessages(endpointId: string, limit: number): Promise<LaneMessage[]>;
+  /** The endpoint's next messages after `afterSeq` in queue order: its line and the due ones out of it. */
+  laneMessages(endpointId: string, limit: number, afterSeq?: string): Promise<LaneMessage[]>;
   /**
    * Records attempts, the endpoint's outcome and events in one transaction, and extends the lease;
    * false when the lease was lost meanwhile (another dispatcher may have the lane: stop).
@@ -103,55 +106,71 @@ export function pgDispatch(ds: DataSource): DispatchStore {
         [max, leaseMs, token],
       );
     },
-    async laneMessages(endpointId, limit) {
+    async laneMessages(endpointId, limit, afterSeq = '0') {
       return ds.query<LaneMessage[]>(
-        `SELECT id AS "eventId", event_type AS "eventType", payload, occurred_at AS "occurredAt", attempts, total_attempts AS "totalAttempts", in_line AS "inLine", next_attempt_at <= now() AS due
-           FROM webhook_messages
-          WHERE endpoint_id = $1 AND status = 'pending' AND (in_line OR next_attempt_at <= now())
-          ORDER BY seq LIMIT $2`,
-        [endpointId, limit],
+        // Ordered by the column (the text alias would order 10 before 9).
+        `SELECT m.id AS "eventId", m.seq::text AS seq, m.event_type AS "eventType", m.payload, m.occurred_at AS "occurredAt", m.attempts, m.total_attempts AS "totalAttempts", m.in_line AS "inLine", m.next_attempt_at <= now() AS due
+           FROM webhook_messages m
+          WHERE m.endpoint_id = $1 AND m.status = 'pending' AND (m.in_line OR m.next_attempt_at <= now()) AND m.seq > $3::bigint
+          ORDER BY m.seq LIMIT $2`,
+        [endpointId, limit, afterSeq],
       );
     },
     async record(endpointId, token, leaseMs, attempts, outcome, events) {
+      const col = <K extends keyof AttemptRecord>(k: K) => attempts.map((a) => a[k]);
+      const params = [
+        endpointId,
+        token,
+        leaseMs,
+        outcome ? outcome.healthy : null,
+        outcome?.holdMs ?? null,
+        outcome?.disable ?? null,
+        col('eventId'),
+        col('attempt'),
+        col('startedAt'),
+        col('durationMs'),
+        col('statusCode'),
+        col('outcome'),
+        col('response'),
+        col('error'),
+        col('status'),
+        col('scheduleAttempts'),
+        col('nextInMs'),
+        col('inLine'),
+        attempts.map((a) => (a.outcome === 'delivered' ? '' : a.error || (a.statusCode ? `HTTP ${a.statusCode}` : ''))),
+      ];
+      // One statement (atomic by itself): the lease extended with the endpoint's outcome, the
+      // attempts, the messages. Only a message still pending changes (a lease lost meanwhile
+      // cannot undo a delivery).
+      const sql = `
+        WITH ep AS (
+          UPDATE webhook_endpoints SET lease_until = now() + $3 * interval '1 millisecond',
+              failing_since = CASE WHEN $4::bool IS NULL THEN failing_since WHEN $4 THEN NULL ELSE coalesce(failing_since, now()) END,
+              retry_at = CASE WHEN $4::bool IS NULL THEN retry_at WHEN $5::bigint IS NULL THEN NULL ELSE now() + $5 * interval '1 millisecond' END,
+              enabled = CASE WHEN $6::text IS NULL THEN enabled ELSE false END,
+              disabled_reason = coalesce($6, disabled_reason),
+              updated_at = CASE WHEN $6::text IS NULL THEN updated_at ELSE now() END
+            WHERE id = $1 AND lease_token = $2 RETURNING 1),
+        att AS (
+          INSERT INTO webhook_attempts (endpoint_id, message_id, attempt, started_at, duration_ms, status_code, outcome, response, error)
+          SELECT $1, v.* FROM unnest($7::uuid[], $8::int[], $9::timestamptz[], $10::int[], $11::int[], $12::text[], $13::text[], $14::text[]) AS v),
+        msg AS (
+          UPDATE webhook_messages m SET status = v.status, attempts = v.attempts, total_attempts = greatest(m.total_attempts, v.total),
+              next_attempt_at = CASE WHEN v.next_ms IS NULL THEN m.next_attempt_at ELSE now() + v.next_ms * interval '1 millisecond' END,
+              in_line = v.in_line, last_status_code = v.code, last_error = v.err, updated_at = now(),
+              delivered_at = CASE WHEN v.status = 'delivered' THEN now() ELSE m.delivered_at END,
+              dead_at = CASE WHEN v.status = 'dead' THEN now() ELSE m.dead_at END
+            FROM unnest($7::uuid[], $15::text[], $16::int[], $8::int[], $17::bigint[], $18::bool[], $11::int[], $19::text[]) AS v (id, status, attempts, total, next_ms, in_line, code, err)
+           WHERE m.endpoint_id = $1 AND m.id = v.id AND m.status = 'pending')
+        SELECT count(*)::int AS held FROM ep`;
+      if (events.length === 0) {
+        const [{ held }] = await ds.query<[{ held: number }]>(sql, params);
+        return held > 0;
+      }
       return ds.transaction(async (m) => {
-        const held = await returning<unknown>(
-          m,
-          `UPDATE webhook_endpoints SET lease_until = now() + $3 * interval '1 millisecond' WHERE id = $1 AND lease_token = $2 RETURNING 1`,
-          [endpointId, token, leaseMs],
-        );
-        if (attempts.length > 0) {
-          const col = <K extends keyof AttemptRecord>(k: K) => attempts.map((a) => a[k]);
-          await m.query(
-            `INSERT INTO webhook_attempts (endpoint_id, message_id, attempt, started_at, duration_ms, status_code, outcome, response, error)
-             SELECT $1, v.* FROM unnest($2::uuid[], $3::int[], $4::timestamptz[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[]) AS v`,
-            [endpointId, col('eventId'), col('attempt'), col('startedAt'), col('durationMs'), col('statusCode'), col('outcome'), col('response'), col('error')],
-          );
-          // Only a message still pending changes (a lease lost meanwhile cannot undo a delivery).
-          await m.query(
-            `UPDATE webhook_messages m SET status = v.status, attempts = v.attempts, total_attempts = greatest(m.total_attempts, v.total),
-                next_attempt_at = CASE WHEN v.next_ms IS NULL THEN m.next_attempt_at ELSE now() + v.next_ms * interval '1 millisecond' END,
-                in_line = v.in_line, last_status_code = v.code, last_error = v.err, updated_at = now(),
-                delivered_at = CASE WHEN v.status = 'delivered' THEN now() ELSE m.delivered_at END,
-                dead_at = CASE WHEN v.status = 'dead' THEN now() ELSE m.dead_at END
-               FROM unnest($2::uuid[], $3::text[], $4::int[], $5::int[], $6::bigint[], $7::bool[], $8::int[], $9::text[]) AS v (id, status, attempts, total, next_ms, in_line, code, err)
-              WHERE m.endpoint_id = $1 AND m.id = v.id AND m.status = 'pending'`,
-            [endpointId, col('eventId'), col('status'), col('scheduleAttempts'), col('attempt'), col('nextInMs'), col('inLine'), col('statusCode'), attempts.map((a) => (a.outcome === 'delivered' ? '' : a.error || (a.statusCode ? `HTTP ${a.statusCode}` : '')))],
-          );
-        }
-        if (outcome) {
-          await m.query(
-            `UPDATE webhook_endpoints SET
-                failing_since = CASE WHEN $2 THEN NULL ELSE coalesce(failing_since, now()) END,
-                retry_at = CASE WHEN $3::bigint IS NULL THEN NULL ELSE now() + $3 * interval '1 millisecond' END,
-                enabled = CASE WHEN $4::text IS NULL THEN enabled ELSE false END,
-                disabled_reason = coalesce($4, disabled_reason),
-                updated_at = CASE WHEN $4::text IS NULL THEN updated_at ELSE now() END
-              WHERE id = $1`,
-            [endpointId, outcome.healthy, outcome.holdMs ?? null, outcome.disable ?? null],
-          );
-        }
-        if (events.length > 0) await appendEvents(m, events);
-        return held.length > 0;
+        const [{ held }] = await m.query<[{ held: number }]>(sql, params);
+        await appendEvents(m, events);
+        return held > 0;
       });
     },
     async release(endpointId, token) {
