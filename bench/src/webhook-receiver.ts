@@ -2,7 +2,8 @@
 /**
  * The webhook bench's receiver, a process of its own (so the dispatcher and the baseline do not
  * share its CPU with it): answers every POST 204 at once, and keeps for each the time it arrived
- * and the event's own timestamp (from the body). On stdin "stats" it prints them as one JSON line.
+ * and the event's own timestamp (from the body). On stdin "count" it prints how many arrived,
+ * "stats" all of them as one JSON line (only once the run is over: it is large).
  */
 import { createServer } from 'node:http';
 
@@ -34,6 +35,7 @@ process.stdin.setEncoding('utf8');
 process.stdin.on('data', (line: string) => {
   for (const cmd of line.split('\n').filter(Boolean)) {
     if (cmd === 'stats') process.stdout.write(`${JSON.stringify(arrivals)}\n`);
+    if (cmd === 'count') process.stdout.write(`${arrivals.length}\n`);
     if (cmd === 'reset') arrivals.length = 0;
     if (cmd === 'exit') process.exit(0);
   }
