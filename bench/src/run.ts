@@ -13,6 +13,7 @@
  *   7. GET /api/v1/products req/s ÷ hello-world; 8. GraphQL checkout/s ÷ GET /api/v1/products req/s
  *   11. OpenID provider: client_credentials grants/s and refresh grants/s ÷ a bare oidc-provider
  *       (in-memory adapter, static client) in the same run (oidc.ts, oidc-floor.ts)
+ *   12. outgoing webhooks: deliveries/s ÷ a bare undici POST loop; commit → first attempt (webhooks.ts)
  */
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -32,6 +33,7 @@ import { auditRecordingScenario, auditScenario } from './audit-trail';
 import { type OwnPg, startOwnPg } from './own-pg';
 import { children, cpuByPart, cpuPerOp, cpuTotal, describeCpu, idleRates } from './cpu';
 import { readPathScenarios } from './read-path';
+import { webhookScenarios } from './webhooks';
 import { AUTH_LIMITS_LIFTED, type BenchSystem, ROOT, argon2BaselineCpu, grpcPortsEnv, startChild, startExtraGateway, startSystem } from './system';
 
 const cfg = readConfig(process.env, (e) => ({
@@ -452,6 +454,16 @@ async function bench(own: OwnPg | undefined): Promise<void> {
       rows.push(rates.sort((a, b) => a.ratio - b.ratio)[Math.floor(rates.length / 2)]!);
     } else {
       log('10. audit trail: needs the external PostgreSQL (skipped)');
+    }
+  }
+
+  // 12. outgoing webhooks (BENCH_ONLY=webhooks runs it alone; `node bench/dist/webhooks.js` too).
+  if (enabled('webhooks')) {
+    if (env.DIRECTORY_DATABASE_URL) {
+      log('\n12. outgoing webhooks');
+      rows.push(...(await webhookScenarios({ pgUrl, natsUrl: env.NATS_URL, runs: cfg.runs, events: 2_000, seconds: 20, concurrency: 16 })));
+    } else {
+      log('12. webhooks: needs the external PostgreSQL (skipped)');
     }
   }
 
