@@ -29,6 +29,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'mfa.failed': 'Second factor refused',
   'mfa.recovery_code.used': 'Recovery code used',
   'mfa.reset': 'Second factors reset by an administrator',
+  'factor.added': 'Sign-in method added (the user was mailed)',
   'session.ended': 'Session ended',
   'account.unlocked': 'Account unlocked',
   'password.reset.requested': 'Password reset requested',

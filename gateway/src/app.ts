@@ -1,7 +1,7 @@
 /**
  * Builds the Fastify application (no listening), in the order of fastify/demo's app.ts:
  *   1. third-party plugins (plugins/external: helmet, CORS, under-pressure, rate limits),
- *   2. our own (plugins/app: trace ids, problem+json errors, metrics, authentication),
+ *   2. our own (plugins/app: trace ids, problem+json errors, metrics, HSTS over https, authentication),
  *   3. routes: health and metrics in every profile, then each mounted profile's routes grouped by
  *      audience (routes/), then the docs.
  * Every route declares its schemas; responses are serialized from them, so no field outside a
@@ -18,6 +18,7 @@ import { RouteCatalog, profileDocument } from './docs/openapi';
 import { docsRoutes } from './docs/routes';
 import { authPlugin } from './plugins/app/auth';
 import { errorsPlugin, sendProblem, toAppError } from './plugins/app/errors';
+import { hstsPlugin } from './plugins/app/hsts';
 import { metricsPlugin } from './plugins/app/metrics';
 import { requestContextPlugin } from './plugins/app/request-context';
 import { tracePlugin } from './plugins/app/trace';
@@ -26,6 +27,7 @@ import { externalPlugins } from './plugins/external';
 import { consoleRoutes } from './routes/console';
 import type { DevMailbox } from './routes/dev-mailbox';
 import { oidcRoutes } from './routes/oidc';
+import { resourceMetadataRoutes, resourceMetadataUrl } from './routes/resource-metadata';
 import { healthRoutes } from './routes/health';
 import { type ProfileDeps, compactProfile, fullProfile } from './routes';
 import { edgeProfile } from './routes/edge';
@@ -78,7 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Our own access log (onResponse below) carries the route template and never headers.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: deps.config.trustProxy,
+    trustProxy: typeof deps.config.trustProxy === 'boolean' ? deps.config.trustProxy : [...deps.config.trustProxy],
     return503OnClosing: true,
     requestTimeout: 30_000,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
@@ -106,11 +108,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // 1. Third-party plugins. The trace plugin goes first so even their answers carry a trace id.
   await app.register(tracePlugin);
   await app.register(requestContextPlugin);
-  await app.register(errorsPlugin, { logger: deps.logger });
+  // Every 401 names the API's protected-resource metadata (RFC 9728 §5.1), where an API profile is mounted.
+  const resourceMetadata = deps.config.publicUrl && deps.config.profiles.length > 0 ? resourceMetadataUrl(deps.config.publicUrl) : undefined;
+  await app.register(errorsPlugin, { logger: deps.logger, resourceMetadata });
   await externalPlugins(app, { config: deps.config, logger: deps.logger, metrics: deps.metrics });
 
   // 2. Our own plugins.
   await app.register(metricsPlugin, { metrics: deps.metrics });
+  await app.register(hstsPlugin, { hsts: deps.config.hsts });
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions?.url ?? 'unmatched';
     // Probes and scrapes come every few seconds: at debug, so they do not bury the requests (a
@@ -163,7 +168,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (Object.keys(documents).length > 0) await app.register(docsRoutes, { documents });
   // The OpenID provider: the Full profile's tokens, and the storefront's (an edge-only gateway
   // has no other way for a shopper to sign in: its apps use the provider's code flow).
-  if (mounted.has('full') || mounted.has('edge')) await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits });
+  if (mounted.has('full') || mounted.has('edge')) {
+    await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits });
+    // The API's protected-resource metadata (RFC 9728): where its tokens come from.
+    const { upstreams } = required(deps);
+    const publicUrl = deps.config.publicUrl;
+    if (publicUrl) {
+      await app.register(resourceMetadataRoutes, {
+        publicUrl,
+        permissionPage: async (page, pageSize) => (await upstreams.permissions.listPermissions({ page, pageSize, q: '', includeDeleted: false, cursor: '', sort: 'name' })).items.map((p) => p.name),
+      });
+    }
+  }
   // The console needs the Full profile; GraphiQL (GRAPHQL_IDE) the edge's GraphQL endpoint.
   const withConsole = mounted.has('full');
   const withGraphiql = deps.config.graphql.ide && mounted.has('edge');

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { type EnvReader, JWT_ALGS, type JwtAlg } from '@iam/platform/core';
 
@@ -38,8 +39,19 @@ export interface GatewayConfig {
   };
   /** Deadline of a call to a service (ms). */
   readonly upstreamTimeoutMs: number;
-  /** Trust X-Forwarded-For from a proxy in front (for per-IP rate limits). */
-  readonly trustProxy: boolean;
+  /**
+   * TRUST_PROXY: whose X-Forwarded-For, -Proto and -Host the gateway believes (the client's
+   * address for the rate limits and the audit trail; https, which the provider's endpoints and
+   * Secure cookies and HSTS follow): nobody (false), any sender (true), or only a request arriving
+   * from one of these addresses or CIDRs (Fastify's trustProxy list; also `loopback`,
+   * `linklocal`, `uniquelocal`), as Hydra's `allow_termination_from`.
+   */
+  readonly trustProxy: boolean | readonly string[];
+  /**
+   * Strict-Transport-Security (RFC 6797), sent only on responses to https requests (§7.2):
+   * `maxAgeSeconds` 0 = never sent.
+   */
+  readonly hsts: { readonly maxAgeSeconds: number; readonly includeSubDomains: boolean; readonly preload: boolean };
   /** Browser origins allowed to call the API (CORS); empty = no CORS headers at all. */
   readonly corsOrigins: readonly string[];
   /** Rate-limit counters shared by every replica through Redis; unset = in this process only. */
@@ -116,7 +128,8 @@ export function readGatewayConfig(e: EnvReader, defaults: GatewayDefaults = {}):
       identityOp: e.url('IDENTITY_OP_URL', ['http', 'https'], { default: 'http://127.0.0.1:50061' }),
     },
     upstreamTimeoutMs: e.int('UPSTREAM_TIMEOUT_MS', { default: 5_000, min: 100, max: 120_000 }),
-    trustProxy: e.bool('TRUST_PROXY', { default: false }),
+    trustProxy: readTrustProxy(e),
+    hsts: readHsts(e),
     corsOrigins: readOrigins(e),
     redis: { url: e.optionalUrl('REDIS_URL', ['redis', 'rediss']), keyPrefix: e.string('REDIS_KEY_PREFIX', { default: 'iam:rate-limit:' }) },
     publicUrl,
@@ -165,6 +178,40 @@ export function readGatewayConfig(e: EnvReader, defaults: GatewayDefaults = {}):
       },
     },
   };
+}
+
+/** The names proxy-addr (Fastify's trustProxy) accepts for address ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** `TRUST_PROXY`: true, false, or a comma list of IP addresses and CIDRs (or loopback, linklocal, uniquelocal). */
+function readTrustProxy(e: EnvReader): boolean | string[] {
+  const raw = (e.optionalString('TRUST_PROXY') ?? '').trim();
+  if (raw === '' || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  const entries = raw.split(',').map((x) => x.trim()).filter(Boolean);
+  for (const x of entries) {
+    if (!isAddressOrCidr(x)) e.problem('TRUST_PROXY', `"${x}" is not an IP address or CIDR (true, false, or a comma list such as 10.0.0.0/8,fd00::/8)`);
+  }
+  return entries;
+}
+
+function isAddressOrCidr(x: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(x)) return true;
+  const [addr, bits, ...rest] = x.split('/');
+  const family = isIP(addr ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** HSTS_MAX_AGE (seconds; 0 = off), HSTS_INCLUDE_SUBDOMAINS, HSTS_PRELOAD (needs both others, RFC 6797 and the preload list's rules). */
+function readHsts(e: EnvReader): GatewayConfig['hsts'] {
+  const maxAgeSeconds = e.int('HSTS_MAX_AGE', { default: 31_536_000, min: 0, max: 63_072_000 });
+  const includeSubDomains = e.bool('HSTS_INCLUDE_SUBDOMAINS', { default: true });
+  const preload = e.bool('HSTS_PRELOAD', { default: false });
+  if (preload && (!includeSubDomains || maxAgeSeconds < 31_536_000)) e.problem('HSTS_PRELOAD', 'needs HSTS_INCLUDE_SUBDOMAINS=true and HSTS_MAX_AGE of at least 31536000 (one year)');
+  return { maxAgeSeconds, includeSubDomains, preload };
 }
 
 /** `CORS_ORIGINS`: a comma list of origins (`scheme://host[:port]`, no path). */

@@ -14,13 +14,22 @@ import { Redis } from 'ioredis';
 import { buildApp } from './app';
 import { createAuthenticator } from './auth/authenticator';
 import { Denylist, syncDenylist } from './auth/denylist';
-import { FallbackReplayStore, MemoryReplayStore, RedisReplayStore, type ReplayStore, createDpopVerifier } from './auth/dpop';
+import { MemoryReplayStore, RedisReplayStore, type ReplayStore, ReportingReplayStore, createDpopVerifier } from './auth/dpop';
 import { JwksCache } from './auth/jwks';
+import { OpaqueTokenCache, claimsFromIdentity } from './auth/opaque-tokens';
 import { ReadCache, subscribeReadCache } from './cache/read-cache';
 import type { GatewayConfig } from './config';
 import type { DevMailbox } from './routes/dev-mailbox';
 import { createUpstreams, knownDown, readinessChecks } from './upstreams';
 
+
+/**
+ * How long the gateway keeps identity's answer about an opaque access token (never past its
+ * expiry), and how many answers at most. Revocations and ended sessions count at once all the
+ * same (the denylist is checked on every request); a grant the library ends otherwise (a reused
+ * refresh token) stops within these seconds.
+ */
+const OPAQUE_TOKEN_CACHE = { ttlMs: 5_000, maxEntries: 10_000 };
 
 export interface GatewayRuntime {
   readonly logger: Logger;
@@ -73,7 +82,9 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
     logger,
   });
   rt.lifecycle.onShutdown('gateway denylist sync', () => sync.stop());
-  const authenticator = createAuthenticator({ jwks, denylist, ...config.jwt, publicUrl: config.publicUrl, dpop: createDpopVerifier({ replay: dpopReplayStore(config, rt) }) });
+  // The provider's opaque access tokens (a code exchange without `resource`): asked of identity, kept a few seconds.
+  const opaque = new OpaqueTokenCache(async (accessToken) => claimsFromIdentity((await upstreams.identity.validateToken({ accessToken })).claims), OPAQUE_TOKEN_CACHE);
+  const authenticator = createAuthenticator({ jwks, denylist, ...config.jwt, publicUrl: config.publicUrl, dpop: createDpopVerifier({ replay: dpopReplayStore(config, rt) }), opaque });
 
   let readCache: ReadCache | undefined;
   if (config.readCache.enabled) {
@@ -99,23 +110,26 @@ export async function startGateway(config: GatewayConfig, rt: GatewayRuntime): P
 
 /**
  * Where DPoP proof ids are remembered: with REDIS_URL, in Redis (every replica refuses a proof
- * any replica took; `{REDIS_KEY_PREFIX}dpop-jti:`), falling back to this process while Redis
- * fails; without it, in this process (enough for one gateway).
+ * any replica took; `{REDIS_KEY_PREFIX}dpop-jti:`); while Redis fails, a proof is refused with 503
+ * (fail closed: a proof kept only in this process could be replayed at another replica) and
+ * dpop_replay_store_errors_total counts it. Without REDIS_URL, in this process (one gateway).
  */
 function dpopReplayStore(config: GatewayConfig, rt: GatewayRuntime): ReplayStore {
-  const memory = new MemoryReplayStore();
-  if (!config.redis.url) return memory;
+  if (!config.redis.url) return new MemoryReplayStore();
   // As the rate limits' client: fail fast, never queue while Redis is away.
   const redis = new Redis(config.redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
   let warned = 0;
   const warn = (err: unknown) => {
     if (Date.now() - warned < 30_000) return;
     warned = Date.now();
-    rt.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'DPoP replay store (Redis) unreachable; proof ids kept in this process');
+    rt.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'DPoP replay store (Redis) unreachable; DPoP proofs are refused (503) until it answers');
   };
   redis.on('error', warn);
   rt.lifecycle.onShutdown('gateway DPoP replay store', async () => {
     redis.disconnect();
   });
-  return new FallbackReplayStore(new RedisReplayStore(redis, `${config.redis.keyPrefix}dpop-jti:`), memory, warn);
+  return new ReportingReplayStore(new RedisReplayStore(redis, `${config.redis.keyPrefix}dpop-jti:`), (err) => {
+    rt.metrics.dpopReplayStoreErrors.inc();
+    warn(err);
+  });
 }

@@ -657,9 +657,10 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     const docs = render('-f', join(fixturesDir, 'inline-secrets.yaml'));
     const paths = (d: JsonObject) => (((d.spec as JsonObject).rules as JsonObject[])[0]!.http as JsonObject).paths as JsonObject[];
     const ingress = named(docs, 'Ingress', 'r-iam-gateway');
-    expect(paths(ingress).map((p) => p.path)).toEqual(['/api', '/.well-known', '/console', '/docs']);
+    const publicPaths = ['/api', '/.well-known', '/oidc', '/console', '/account', '/reset-password', '/verify-email', '/health', '/healthz'];
+    expect(paths(ingress).map((p) => p.path)).toEqual([...publicPaths, '/docs']);
     const production = render('-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(chartDir, 'values-production.yaml'));
-    expect(paths(named(production, 'Ingress', 'r-iam-gateway')).map((p) => p.path)).toEqual(['/api', '/.well-known', '/console']);
+    expect(paths(named(production, 'Ingress', 'r-iam-gateway')).map((p) => p.path)).toEqual(publicPaths);
     for (const d of docs.filter((x) => x.kind === 'Deployment')) {
       const spec = podSpec(d);
       const container = (spec.containers as JsonObject[])[0]!;
@@ -690,7 +691,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     }
   });
 
-  run('derives TRUST_PROXY from ingress.enabled unless gateway.env sets it', () => {
+  run('derives TRUST_PROXY from trustedProxies (false when empty) unless gateway.env sets it', () => {
     const trustProxy = (...args: string[]) => {
       const r = helmRun('template', 'r', 'iam', '-f', join(fixturesDir, 'existing-secrets.yaml'), '--show-only', 'templates/deployment.yaml', ...args);
       expect(r.stderr).toBe('');
@@ -699,8 +700,11 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
       return (container.env as JsonObject[]).find((e) => e.name === 'TRUST_PROXY')?.value;
     };
     expect(trustProxy()).toBe('false');
-    expect(trustProxy('--set', 'ingress.enabled=true')).toBe('true');
-    expect(trustProxy('--set', 'ingress.enabled=true', '--set', 'gateway.env.TRUST_PROXY=false')).toBe('false');
+    // An Ingress alone no longer trusts every sender: only the proxies named (an HTTPRoute alone likewise).
+    const routed = ['--set', 'publicUrl=https://iam.example.com', '--set', 'trustedProxies={10.0.0.0/8,fd00::/8}'];
+    expect(trustProxy(...routed, '--set', 'ingress.enabled=true')).toBe('10.0.0.0/8,fd00::/8');
+    expect(trustProxy(...routed, '--set', 'httpRoute.enabled=true', '--set', 'httpRoute.parentRefs[0].name=public')).toBe('10.0.0.0/8,fd00::/8');
+    expect(trustProxy(...routed, '--set', 'ingress.enabled=true', '--set', 'gateway.env.TRUST_PROXY=false')).toBe('false');
   });
 
   run('renders GRAPHQL_INTROSPECTION into the gateway only: authenticated by default, off with values-production.yaml, what gateway.env sets; validateValues refuses another value', () => {
@@ -870,7 +874,15 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     const rule = named(docs, 'PrometheusRule', 'r-iam');
     const rules = (((rule.spec as JsonObject).groups as JsonObject[])[0]!.rules as JsonObject[]);
     const byName = Object.fromEntries(rules.map((r) => [str(r.alert), r]));
-    expect(Object.keys(byName)).toEqual(['IamOutboxBacklog', 'IamWebhookQueueBehind', 'IamNatsDisconnected', 'IamAuditConsumerLag', 'IamGatewayErrors', 'IamGatewayLatency', 'IamCertificateExpiry', 'IamSigningKeyNotRotated', 'IamTestRule']);
+    expect(Object.keys(byName)).toEqual(['IamOutboxBacklog', 'IamWebhookQueueBehind', 'IamNatsDisconnected', 'IamAuditConsumerLag', 'IamGatewayErrors', 'IamRateLimitsFailOpen', 'IamDpopProofsRefused', 'IamGatewayLatency',
+      'IamCertificateExpiry', 'IamSigningKeyNotRotated', 'IamSignInFailures', 'IamRefreshTokenReuse', 'IamMailGivenUp', 'IamTestRule']);
+    // identity's security counters and mail given up (issue #44 item 8).
+    expect(str(byName.IamSignInFailures!.expr)).toBe('sum by (namespace) (rate(identity_sign_ins_total{namespace="iam",job="identity",outcome=~"failed|refused_locked"}[5m])) > 1');
+    expect(str(byName.IamRefreshTokenReuse!.expr)).toBe('sum by (namespace, source) (increase(identity_refresh_token_reuse_total{namespace="iam",job="identity"}[10m])) > 0');
+    expect(str(byName.IamMailGivenUp!.expr)).toContain('increase(work_dead_lettered_total{namespace="iam",job=~"identity|notification"}[1h])) > 0');
+    // Redis failing: the rate limits fail open, DPoP proofs fail closed (SECURITY.md).
+    expect(str(byName.IamRateLimitsFailOpen!.expr)).toBe('sum by (namespace) (rate(rate_limit_store_errors_total{namespace="iam",job="gateway"}[5m])) > 0');
+    expect(str(byName.IamDpopProofsRefused!.expr)).toBe('sum by (namespace) (rate(dpop_replay_store_errors_total{namespace="iam",job="gateway"}[5m])) > 0');
     expect(str(byName.IamOutboxBacklog!.expr)).toBe('max by (namespace, job) (outbox_oldest_pending_age_seconds{namespace="iam",job=~"directory|identity|notification|commerce|audit"}) > 120');
     expect(str(byName.IamNatsDisconnected!.expr)).toContain('nats_connected{namespace="iam",job=~"gateway|identity|directory|notification|commerce|audit"}) == 0');
     expect(str(byName.IamAuditConsumerLag!.expr)).toBe('max by (namespace, consumer) (events_consumer_backlog{namespace="iam",job="audit",consumer=~"audit-(directory|identity|commerce|notification)"}) > 1000');
@@ -886,8 +898,9 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
       for (const [open, close] of [['(', ')'], ['{', '}'], ['[', ']']] as const) expect([r.alert, e.split(open).length]).toEqual([r.alert, e.split(close).length]);
     }
     // Every metric of the platform's own an alert reads is one the code exports.
-    const sources = ['packages/platform/src/metrics.ts', 'services/identity/src/infra/key-metrics.ts'].map((f) => read(repoRoot, f)).join('\n');
-    for (const metric of ['outbox_oldest_pending_age_seconds', 'nats_connected', 'http_server_request_duration_seconds', 'jwt_signing_key_age_seconds']) {
+    const sources = ['packages/platform/src/metrics.ts', 'services/identity/src/infra/key-metrics.ts', 'services/identity/src/infra/security-metrics.ts'].map((f) => read(repoRoot, f)).join('\n');
+    for (const metric of ['outbox_oldest_pending_age_seconds', 'nats_connected', 'http_server_request_duration_seconds', 'jwt_signing_key_age_seconds', 'rate_limit_store_errors_total', 'dpop_replay_store_errors_total',
+      'identity_sign_ins_total', 'identity_refresh_token_reuse_total', 'work_dead_lettered_total', 'events_consumed_total']) {
       expect([metric, sources.includes(`'${metric}'`) || sources.includes(`}${metric}\``)]).toEqual([metric, true]);
     }
     // Components turned off take their alerts with them; a custom selector replaces the namespace.
@@ -900,14 +913,15 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
 
   run('HTTPRoute and extra paths: the Gateway API route has the Ingress\'s public paths, extra ones included, to the gateway Service', () => {
     const docs = render(...operability);
-    const ingressPaths = ((((named(docs, 'Ingress', 'r-iam-gateway').spec as JsonObject).rules as JsonObject[])[0]!.http as JsonObject).paths as JsonObject[]).map((p) => p.path);
-    expect(ingressPaths).toEqual(['/api', '/.well-known', '/console', '/docs', '/oauth2']);
+    const ingressPaths = ((((named(docs, 'Ingress', 'r-iam-gateway').spec as JsonObject).rules as JsonObject[])[0]!.http as JsonObject).paths as JsonObject[]).map((p) => `${str(p.pathType)} ${str(p.path)}`);
+    // routing.test.ts holds these against the gateway's route table.
+    expect(ingressPaths).toEqual(['Prefix /api', 'Prefix /.well-known', 'Prefix /oidc', 'Prefix /console', 'Exact /account', 'Exact /reset-password', 'Exact /verify-email',
+      'Exact /health', 'Exact /healthz', 'Prefix /docs', 'Prefix /oauth2']);
     const route = named(docs, 'HTTPRoute', 'r-iam-gateway').spec as JsonObject;
     expect(route.parentRefs).toEqual([{ name: 'public', namespace: 'gateway-system', sectionName: 'https' }]);
     expect(route.hostnames).toEqual(['iam.example.com']);
     const [only] = route.rules as JsonObject[];
-    expect((only!.matches as JsonObject[]).map((m) => (m.path as JsonObject).value)).toEqual(ingressPaths);
-    expect((only!.matches as JsonObject[]).every((m) => (m.path as JsonObject).type === 'PathPrefix')).toBe(true);
+    expect((only!.matches as JsonObject[]).map((m) => `${str((m.path as JsonObject).type).replace('PathPrefix', 'Prefix')} ${str((m.path as JsonObject).value)}`)).toEqual(ingressPaths);
     expect(only!.backendRefs).toEqual([{ name: 'r-iam-gateway', port: 80 }]);
     expect(render(...validValues).some((d) => d.kind === 'HTTPRoute')).toBe(false);
   });

@@ -1,23 +1,15 @@
 /**
  * Second factors (DESIGN §5): the authenticator app (TOTP: start, scan the QR code or type the
- * key, activate with a first code; remove) and recovery codes (ten new ones, shown once, replacing
- * the old set). Removal and new codes need a sign-in within five minutes; past that the section
- * says so (sign in again, then retry).
+ * key, activate with a first code; remove) and recovery codes (ten new ones of 24 characters,
+ * shown once in groups of four, replacing the old set). Setting up, removal and new codes need a
+ * sign-in within five minutes; past that the section says so (sign in again, then retry).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmButton, Notice, ProblemAlert } from '../components/ui';
-import { factorKeys, factors, needsReauthentication } from './factors-api';
+import { factorKeys, factors } from './factors-api';
 import { QrCode } from './QrCode';
-
-function Reauthenticate({ error }: { error: unknown }) {
-  if (!needsReauthentication(error)) return <ProblemAlert error={error} />;
-  return (
-    <div className="problem" role="alert">
-      <p>For your security this needs a recent sign-in. Sign out and sign in again, then retry within five minutes.</p>
-    </div>
-  );
-}
+import { Reauthenticate } from './Reauthenticate';
 
 export function FactorsSection() {
   const qc = useQueryClient();
@@ -69,13 +61,13 @@ export function FactorsSection() {
                 </div>
                 <button type="submit" disabled={activate.isPending}>Turn on</button>
               </form>
-              <ProblemAlert error={activate.error} />
+              {activate.error ? <Reauthenticate error={activate.error} /> : null}
             </>
           ) : (
             <>
               <p>Add a code from an authenticator app to your sign-in.</p>
               <button type="button" onClick={() => start.mutate()} disabled={start.isPending}>Set up an authenticator app</button>
-              <ProblemAlert error={start.error} />
+              {start.error ? <Reauthenticate error={start.error} /> : null}
             </>
           )}
           {activate.isSuccess ? <Notice>The authenticator app is on. Make recovery codes below in case you lose it.</Notice> : null}

@@ -1,14 +1,15 @@
 /**
  * Passkeys (WebAuthn, DESIGN §5): register one on this device (the browser asks for the screen
  * lock or the security key: user verification), name, list, rename and remove them. A passkey
- * signs in alone, or answers the second step after the password. Removal needs a sign-in within
- * five minutes.
+ * signs in alone, or answers the second step after the password. Adding and removing one need a
+ * sign-in within five minutes.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { browserSupportsWebAuthn, startRegistration } from '@simplewebauthn/browser';
 import { useState } from 'react';
 import { ConfirmButton, Notice, ProblemAlert, counted } from '../components/ui';
 import { type Passkey, factorKeys, factors, needsReauthentication } from './factors-api';
+import { Reauthenticate } from './Reauthenticate';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 
@@ -36,11 +37,7 @@ function PasskeyRow({ p, onChanged }: { p: Passkey; onChanged: () => Promise<unk
           {name === null ? <button type="button" aria-label={`Rename ${p.name}`} onClick={() => setName(p.name)}>Rename</button> : null}
           <ConfirmButton label="Remove" name={`Remove the passkey ${p.name}`} confirmLabel="Remove passkey" onConfirm={() => remove.mutate()} />
         </div>
-        {remove.error && needsReauthentication(remove.error) ? (
-          <div className="problem" role="alert"><p>For your security this needs a recent sign-in. Sign out and sign in again, then retry within five minutes.</p></div>
-        ) : (
-          <ProblemAlert error={remove.error ?? rename.error} />
-        )}
+        {remove.error && needsReauthentication(remove.error) ? <Reauthenticate error={remove.error} /> : <ProblemAlert error={remove.error ?? rename.error} />}
       </td>
     </tr>
   );
@@ -94,7 +91,7 @@ export function PasskeysSection() {
         <p>This browser cannot make passkeys.</p>
       )}
       {register.isSuccess ? <Notice>The passkey is added.</Notice> : null}
-      <ProblemAlert error={register.error ?? list.error} />
+      {register.error ? <Reauthenticate error={register.error} /> : <ProblemAlert error={list.error} />}
     </>
   );
 }

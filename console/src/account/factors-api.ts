@@ -1,8 +1,9 @@
 /**
  * The account page's calls for second factors (DESIGN §5): TOTP, recovery codes and passkeys,
  * through the console's one client (openapi-fetch over the generated types), with TanStack Query
- * keys. A removal or new recovery codes answer 403 `urn:iam:problem:reauthentication-required`
- * when the sign-in is over five minutes old (`needsReauthentication`).
+ * keys. Adding or removing a factor and new recovery codes answer 403
+ * `urn:iam:problem:reauthentication-required` when the sign-in is over five minutes old
+ * (`needsReauthentication`).
  */
 import { api, call } from '../api/client';
 import { ProblemError } from '../api/problem';

@@ -130,6 +130,9 @@ export const bodyLimits = {
       requirePar: { type: 'boolean' },
       dpopBound: { type: 'boolean' },
       apiPermissions: { type: 'array', maxItems: 50 },
+      idTokenSignedResponseAlg: {  },
+      userinfoSignedResponseAlg: { nullable: true },
+      resourceServer: { type: 'boolean' },
     },
   },
   '/api/v1/clients/{id}': {
@@ -143,6 +146,9 @@ export const bodyLimits = {
       requirePar: { type: 'boolean' },
       dpopBound: { type: 'boolean' },
       apiPermissions: { type: 'array', maxItems: 50 },
+      idTokenSignedResponseAlg: {  },
+      userinfoSignedResponseAlg: { nullable: true },
+      resourceServer: { type: 'boolean' },
     },
   },
   '/api/v1/webhooks': {

@@ -173,7 +173,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public keys that verify access tokens */
+        /** Public keys that verify access tokens and ID tokens (each with its alg and use) */
         get: operations["getWellKnownJwksJson"];
         put?: never;
         post?: never;
@@ -345,7 +345,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start enrolling an authenticator app: a pending secret, active after a right code */
+        /** Start enrolling an authenticator app: a pending secret, active after a right code. Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required) */
         post: operations["postApiV1MeMfaTotp"];
         /** Remove the authenticator app (and the recovery codes). Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required) */
         delete: operations["deleteApiV1MeMfaTotp"];
@@ -363,7 +363,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Activate the pending authenticator app with a code from it */
+        /** Activate the pending authenticator app with a code from it. Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required). The user is mailed about it */
         post: operations["postApiV1MeMfaTotpActivate"];
         delete?: never;
         options?: never;
@@ -397,7 +397,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creation options for registering a passkey (WebAuthn L3 JSON; user verification required) */
+        /** Creation options for registering a passkey (WebAuthn L3 JSON; user verification required). Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required) */
         post: operations["postApiV1MePasskeysOptions"];
         delete?: never;
         options?: never;
@@ -415,7 +415,7 @@ export interface paths {
         /** Your passkeys */
         get: operations["getApiV1MePasskeys"];
         put?: never;
-        /** Register a passkey: its name and the credential the browser made for the options */
+        /** Register a passkey: its name and the credential the browser made for the options. Needs a sign-in within 5 minutes (else 403 urn:iam:problem:reauthentication-required). The user is mailed about it */
         post: operations["postApiV1MePasskeys"];
         delete?: never;
         options?: never;
@@ -552,7 +552,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A user's sessions */
+        /** A user's sessions (an Administrator's only to an Administrator: 403 otherwise) */
         get: operations["getApiV1UsersIdSessions"];
         put?: never;
         post?: never;
@@ -587,7 +587,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A user's lock state (failed sign-ins) and second factors */
+        /** A user's lock state (failed sign-ins) and second factors (an Administrator's only to an Administrator: 403 otherwise) */
         get: operations["getApiV1UsersIdSecurity"];
         put?: never;
         post?: never;
@@ -3265,6 +3265,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -3312,6 +3332,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3515,6 +3555,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3758,6 +3818,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -3816,6 +3896,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3933,6 +4033,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4236,6 +4356,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -4376,6 +4516,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -4416,6 +4576,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4497,6 +4677,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4830,6 +5030,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -4948,6 +5168,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description An error (RFC 9457 problem details) */
             default: {
                 headers: {
@@ -5023,6 +5263,26 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9400,6 +9660,9 @@ export interface operations {
                             dpopBound: boolean;
                             /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                             apiPermissions: string[];
+                            idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                            userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                            resourceServer: boolean;
                             /** @description First-party clients skip consent and act with the user’s full rights */
                             firstParty: boolean;
                             /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -9437,6 +9700,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -9582,6 +9848,12 @@ export interface operations {
                     dpopBound?: boolean;
                     /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
                     apiPermissions?: string[];
+                    /** @description id_token_signed_response_alg: the algorithm of its ID tokens. RS256 (the default) is verified by every relying party; ES256 and EdDSA are smaller */
+                    idTokenSignedResponseAlg?: "RS256" | "ES256" | "EdDSA";
+                    /** @description userinfo_signed_response_alg: userinfo answers a JWT signed in it; null (the default) answers plain JSON */
+                    userinfoSignedResponseAlg?: "RS256" | "ES256" | "EdDSA" | null;
+                    /** @description A resource server: it may introspect the access tokens the provider issued to any client (RFC 7662). Confidential clients only; only an Administrator sets it or changes such a client */
+                    resourceServer?: boolean;
                 };
             };
         };
@@ -9605,6 +9877,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -9798,6 +10073,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -9944,6 +10222,12 @@ export interface operations {
                     dpopBound?: boolean;
                     /** @description Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console */
                     apiPermissions?: string[];
+                    /** @description id_token_signed_response_alg: the algorithm of its ID tokens. RS256 (the default) is verified by every relying party; ES256 and EdDSA are smaller */
+                    idTokenSignedResponseAlg?: "RS256" | "ES256" | "EdDSA";
+                    /** @description userinfo_signed_response_alg: userinfo answers a JWT signed in it; null (the default) answers plain JSON */
+                    userinfoSignedResponseAlg?: "RS256" | "ES256" | "EdDSA" | null;
+                    /** @description A resource server: it may introspect the access tokens the provider issued to any client (RFC 7662). Confidential clients only; only an Administrator sets it or changes such a client */
+                    resourceServer?: boolean;
                 };
             };
         };
@@ -9967,6 +10251,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */
@@ -10321,6 +10608,9 @@ export interface operations {
                         dpopBound: boolean;
                         /** @description The API permissions its users may delegate to it (asked as scopes of the same names) */
                         apiPermissions: string[];
+                        idTokenSignedResponseAlg: "RS256" | "ES256" | "EdDSA";
+                        userinfoSignedResponseAlg: ("RS256" | "ES256" | "EdDSA") | null;
+                        resourceServer: boolean;
                         /** @description First-party clients skip consent and act with the user’s full rights */
                         firstParty: boolean;
                         /** @description From the configuration (iam-console): cannot be changed, deleted or given a secret */

@@ -16,6 +16,15 @@ const GRANTS = [
 ] as const;
 type Grant = (typeof GRANTS)[number][0];
 
+/** The algorithms ID tokens and userinfo may be signed in (the provider keeps a key of each). */
+const ALGS = [
+  ['RS256', 'RS256 (every app can verify it)'],
+  ['ES256', 'ES256'],
+  ['EdDSA', 'EdDSA (Ed25519)'],
+] as const;
+type Alg = (typeof ALGS)[number][0];
+const algOf = (v: string): Alg | undefined => ALGS.find(([a]) => a === v)?.[0];
+
 const lines = (text: string) => text.split('\n').map((s) => s.trim()).filter((s) => s !== '');
 
 /**
@@ -48,9 +57,25 @@ interface Draft {
   requirePar: boolean;
   dpopBound: boolean;
   apiPermissions: string[];
+  idTokenSignedResponseAlg: Alg;
+  userinfoSignedResponseAlg: Alg | null;
+  resourceServer: boolean;
 }
 
-const EMPTY: Draft = { name: '', type: 'confidential', redirectUris: '', postLogoutRedirectUris: '', grantTypes: ['authorization_code', 'refresh_token'], roles: [], requirePar: false, dpopBound: false, apiPermissions: [] };
+const EMPTY: Draft = {
+  name: '',
+  type: 'confidential',
+  redirectUris: '',
+  postLogoutRedirectUris: '',
+  grantTypes: ['authorization_code', 'refresh_token'],
+  roles: [],
+  requirePar: false,
+  dpopBound: false,
+  apiPermissions: [],
+  idTokenSignedResponseAlg: 'RS256',
+  userinfoSignedResponseAlg: null,
+  resourceServer: false,
+};
 
 const draftOf = (c: OAuthClient): Draft => ({
   name: c.name,
@@ -62,6 +87,9 @@ const draftOf = (c: OAuthClient): Draft => ({
   requirePar: c.requirePar,
   dpopBound: c.dpopBound,
   apiPermissions: [...c.apiPermissions],
+  idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
+  userinfoSignedResponseAlg: c.userinfoSignedResponseAlg,
+  resourceServer: c.resourceServer,
 });
 
 const bodyOf = (d: Draft): ClientBody => ({
@@ -74,6 +102,9 @@ const bodyOf = (d: Draft): ClientBody => ({
   requirePar: d.requirePar,
   dpopBound: d.dpopBound,
   apiPermissions: d.apiPermissions,
+  idTokenSignedResponseAlg: d.idTokenSignedResponseAlg,
+  userinfoSignedResponseAlg: d.userinfoSignedResponseAlg,
+  resourceServer: d.resourceServer,
 });
 
 /** A client's settings (create and edit); the API checks them and its field errors show beside each field. */
@@ -166,7 +197,27 @@ function ClientForm({ initial, submitLabel, error, onSubmit, clearOnSuccess }: {
         <legend>Security</legend>
         <label className="check"><input type="checkbox" checked={d.requirePar} onChange={(e) => set({ requirePar: e.target.checked })} /> Require pushed authorization requests (PAR)</label>
         <label className="check"><input type="checkbox" checked={d.dpopBound} onChange={(e) => set({ dpopBound: e.target.checked })} /> DPoP-bound access tokens</label>
+        <label className="check">
+          <input type="checkbox" checked={d.resourceServer} onChange={(e) => set({ resourceServer: e.target.checked })} {...described('resourceServer')} /> Resource server: may introspect the access
+          tokens of every client (Administrator only)
+        </label>
+        {err('resourceServer')}
       </fieldset>
+      <div className="field">
+        <label htmlFor={`${id}-id-alg`}>ID token signature</label>
+        <select id={`${id}-id-alg`} value={d.idTokenSignedResponseAlg} onChange={(e) => set({ idTokenSignedResponseAlg: algOf(e.target.value) ?? 'RS256' })} {...described('idTokenSignedResponseAlg')}>
+          {ALGS.map(([a, label]) => <option key={a} value={a}>{label}</option>)}
+        </select>
+        {err('idTokenSignedResponseAlg')}
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-userinfo-alg`}>Userinfo answer</label>
+        <select id={`${id}-userinfo-alg`} value={d.userinfoSignedResponseAlg ?? ''} onChange={(e) => set({ userinfoSignedResponseAlg: algOf(e.target.value) ?? null })} {...described('userinfoSignedResponseAlg')}>
+          <option value="">Plain JSON</option>
+          {ALGS.map(([a, label]) => <option key={a} value={a}>Signed JWT, {label}</option>)}
+        </select>
+        {err('userinfoSignedResponseAlg')}
+      </div>
       <ProblemAlert error={error} />
       <button type="submit" disabled={busy}>{submitLabel}</button>
     </form>

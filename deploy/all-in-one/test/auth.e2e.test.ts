@@ -180,7 +180,7 @@ describe('authentication (end to end)', () => {
       const [row] = await sys.identity.dataSource.query<Array<{
         kid: string;
         private_key: Buffer;
-      }>>('SELECT kid, private_key FROM signing_keys ORDER BY activates_at LIMIT 1');
+      }>>("SELECT kid, private_key FROM signing_keys WHERE alg = 'EdDSA' ORDER BY activates_at LIMIT 1");
       kid = row!.kid;
       signingJwk = JSON.parse(open(sys.kek, row!.private_key, kid).toString('utf8')) as JWK;
       const u = await newUser({ roles: ['Administrator'] });
@@ -280,14 +280,18 @@ describe('authentication (end to end)', () => {
     client.close();
   });
 
-  it('JWKS: public keys only, with kid, alg and use', async () => {
+  it('JWKS: public keys only, with kid, alg and use: one of each algorithm (EdDSA signs access tokens, RS256 ID tokens by default)', async () => {
     const r = await call('GET', '/.well-known/jwks.json');
     expect(r.status).toBe(200);
-    expect(r.json.keys.length).toBeGreaterThan(0);
+    expect(r.json.keys.map((k: { alg: string }) => k.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
+    const kty = { EdDSA: 'OKP', ES256: 'EC', RS256: 'RSA' } as Record<string, string>;
     for (const k of r.json.keys) {
-      expect(k).toMatchObject({ kid: expect.any(String), kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
+      expect(k).toMatchObject({ kid: expect.any(String), kty: kty[k.alg as string], alg: expect.any(String), use: 'sig' });
       expect(k.d).toBeUndefined();
     }
+    // The access token's kid names the EdDSA key.
+    const { kid } = JSON.parse(Buffer.from((await login(ADMIN.email, ADMIN.password)).json.token.split('.')[0], 'base64url').toString('utf8')) as { kid: string };
+    expect(r.json.keys.find((k: { kid: string }) => k.kid === kid)).toMatchObject({ alg: 'EdDSA', crv: 'Ed25519' });
   });
 });
 

@@ -178,8 +178,8 @@ describe('OAuth clients API (end to end)', () => {
 
   it('delete: 204, then 404; the client is gone for the provider, identity.client.deleted published, its subject revoked at the gateway', async () => {
     const made = (await call('POST', '/api/v1/clients', { token: admin, body: app({ grantTypes: ['client_credentials'], redirectUris: [], postLogoutRedirectUris: [] }) })).json;
-    // A service account's token (sub = the client id), signed with identity's current key.
-    const [key] = await sys.identity.dataSource.query<Array<{ kid: string; private_key: Buffer }>>('SELECT kid, private_key FROM signing_keys ORDER BY activates_at LIMIT 1');
+    // A service account's token (sub = the client id), signed with identity's current key of JWT_ALG.
+    const [key] = await sys.identity.dataSource.query<Array<{ kid: string; private_key: Buffer }>>("SELECT kid, private_key FROM signing_keys WHERE alg = 'EdDSA' ORDER BY activates_at LIMIT 1");
     const jwk = JSON.parse(open(sys.kek, key!.private_key, key!.kid).toString('utf8')) as JWK;
     const now = Math.floor(Date.now() / 1000) - 2;
     // The issuer REST tokens carry (PUBLIC_URL's by default), read off the administrator's token.

@@ -34,6 +34,9 @@ const base: Omit<OAuthClient, 'clientId' | 'name' | 'type' | 'grantTypes'> = {
   requirePar: false,
   dpopBound: false,
   apiPermissions: [],
+  idTokenSignedResponseAlg: 'RS256',
+  userinfoSignedResponseAlg: null,
+  resourceServer: false,
   firstParty: false,
   builtIn: false,
   createdAt: now,
@@ -276,7 +279,7 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     expect(await oauthError(oc.clientCredentialsGrant(await discover(SERVICE, 'not-the-secret')))).toBe('invalid_client');
   });
 
-  it('introspection and revocation (confidential clients, their own tokens only): a refresh token is active until revoked; API JWTs are verified locally, not introspected', async () => {
+  it('introspection and revocation (confidential clients, their own tokens only): a refresh token is active until revoked; an API JWT to its own client only', async () => {
     const config = await discover(WEB, WEB_SECRET);
     const a = await authorization(config);
     const end = await signInOverHttp(a.url);
@@ -290,9 +293,12 @@ describe('OpenID provider (openid-client as RP, Chromium for the pages)', () => 
     expect((await oc.tokenIntrospection(config, t.refresh_token!)).active).toBe(true);
     await oc.tokenRevocation(config, t.refresh_token!);
     expect((await oc.tokenIntrospection(config, t.refresh_token!)).active).toBe(false);
-    // The library's rule: a structured (JWT) access token is checked by the resource server itself.
-    const svc = await oc.clientCredentialsGrant(await discover(SERVICE, SERVICE_SECRET));
-    expect(await oauthError(oc.tokenIntrospection(config, svc.access_token))).toBe('unsupported_token_type');
+    // A structured (JWT) access token is introspectable too (issue #36: the library alone refused
+    // it), by its own client; another client learns nothing (oidc-introspection.e2e has the rest).
+    const service = await discover(SERVICE, SERVICE_SECRET);
+    const svc = await oc.clientCredentialsGrant(service);
+    expect(await oc.tokenIntrospection(service, svc.access_token)).toEqual(expect.objectContaining({ active: true, client_id: SERVICE.clientId, sub: SERVICE.clientId }));
+    expect(await oc.tokenIntrospection(config, svc.access_token)).toEqual({ active: false });
   });
 
   it('a deleted client: its refresh tokens stop working (the registry no longer knows it)', async () => {

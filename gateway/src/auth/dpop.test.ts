@@ -1,14 +1,15 @@
 /**
  * The gateway's DPoP checks (RFC 9449 §4.3, §7): the proof verifier on real keys and proofs made
- * with jose, the replay stores (this process, Redis, the fallback between them), and the
- * request-level rule of verifyRequest (a bound token needs the DPoP scheme and a proof of its key).
+ * with jose, the replay stores (this process, Redis; a proof whose id cannot be recorded is
+ * refused), and the request-level rule of verifyRequest (a bound token needs the DPoP scheme and a
+ * proof of its key).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { AccessClaims } from '@iam/platform/core';
 import { type CryptoKey, type JWK, SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { Redis } from 'ioredis';
 import { type Authenticator, dpopChallenge, verifyRequest } from './authenticator';
-import { DpopError, FallbackReplayStore, MemoryReplayStore, RedisReplayStore, type ReplayStore, createDpopVerifier, normalizeHtu } from './dpop';
+import { DpopError, MemoryReplayStore, RedisReplayStore, type ReplayStore, ReplayStoreUnavailable, ReportingReplayStore, createDpopVerifier, normalizeHtu } from './dpop';
 
 const URL_ = 'https://iam.example.com/api/v1/users';
 const TOKEN = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ1In0.c2ln';
@@ -133,13 +134,25 @@ describe('DPoP replay stores', () => {
     expect(s.size).toBeLessThanOrEqual(3);
   });
 
-  it('the fallback answers from memory while the shared store fails', async () => {
+  it('fail closed: while the shared store fails, a valid proof is refused (its id cannot be recorded), each failure reported', async () => {
+    const h = await holder();
     const failing: ReplayStore = { claim: () => Promise.reject(new Error('down')) };
     const errors: unknown[] = [];
-    const s = new FallbackReplayStore(failing, new MemoryReplayStore(), (e) => errors.push(e));
-    expect(await s.claim('x', 10)).toBe(true);
-    expect(await s.claim('x', 10)).toBe(false);
+    const verifier = createDpopVerifier({ replay: new ReportingReplayStore(failing, (e) => errors.push(e)) });
+    const check = async () => ({ proof: await proof(h), method: 'GET', urls: [URL_], accessToken: TOKEN, jkt: h.jkt });
+    await expect(verifier.verify(await check())).rejects.toBeInstanceOf(ReplayStoreUnavailable);
+    await expect(verifier.verify(await check())).rejects.toBeInstanceOf(ReplayStoreUnavailable);
     expect(errors).toHaveLength(2);
+    // Once the store answers again, proofs pass (and a replay is refused) as before.
+    let down = true;
+    const flaky: ReplayStore = { claim: (jti, ttl) => (down ? Promise.reject(new Error('down')) : memory.claim(jti, ttl)) };
+    const memory = new MemoryReplayStore();
+    const v = createDpopVerifier({ replay: flaky });
+    const c = await check();
+    await expect(v.verify(c)).rejects.toBeInstanceOf(ReplayStoreUnavailable);
+    down = false;
+    await expect(v.verify(c)).resolves.toBeUndefined();
+    expect(await refusal(v.verify(c))).toEqual({ code: 'invalid_dpop_proof', detail: 'The DPoP proof was already used (jti).' });
   });
 
   it('Redis: two gateways sharing Redis accept a proof id once', async () => {
@@ -221,6 +234,20 @@ describe('verifyRequest (the gateway rule for bound tokens)', () => {
     await expect(verifyRequest(a, req(`DPoP ${TOKEN}`, await proof(h, { claims: { htu: 'http://10.0.0.5:8080/api/v1/users' } })))).resolves.toBeDefined();
     // An authenticator without DPoP support refuses bound tokens.
     expect(await reason(verifyRequest({ verify: async () => claims(h.jkt) }, req(`DPoP ${TOKEN}`, await proof(h))))).toBe('dpop.invalid_token');
+  });
+
+  it('a bound token whose proof cannot be recorded (the replay store is down) → 503 with Retry-After, not accepted', async () => {
+    const down: Authenticator = {
+      verify: async () => claims(h.jkt),
+      dpop: { verifier: createDpopVerifier({ replay: { claim: () => Promise.reject(new Error('ECONNREFUSED')) } }), publicUrl: 'https://iam.example.com' },
+    };
+    const err = await verifyRequest(down, req(`DPoP ${TOKEN}`, await proof(h))).then(
+      () => undefined,
+      (e: unknown) => e as { code: string; httpStatus: number; retryAfter?: number },
+    );
+    expect(err).toMatchObject({ code: 'UNAVAILABLE', httpStatus: 503, retryAfter: 1 });
+    // An unbound token never touches the store.
+    await expect(verifyRequest({ ...down, verify: async () => claims() }, req(`Bearer ${TOKEN}`))).resolves.toMatchObject({ token: TOKEN });
   });
 
   it('challenges name the DPoP scheme, the error and the algorithms', () => {

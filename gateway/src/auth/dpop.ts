@@ -4,7 +4,9 @@
  * `typ: dpop+jwt`, an asymmetric `alg`, its public key in the header (`jwk`), and `jti`, `htm`,
  * `htu` (no query or fragment), `iat` within the window and `ath` = base64url(SHA-256(token)).
  * Each proof is accepted once: its `jti` is remembered for the window (a ReplayStore: in this
- * process, or in Redis so every gateway replica refuses a proof another one already took).
+ * process, or in Redis so every gateway replica refuses a proof another one already took). When
+ * the store cannot record the id, the proof is refused (fail closed, ReplayStoreUnavailable): it
+ * could be a replay, and nothing would tell.
  */
 import { createHash } from 'node:crypto';
 import { type ProtectedHeaderParameters, calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
@@ -84,22 +86,30 @@ export class RedisReplayStore implements ReplayStore {
 }
 
 /**
- * Redis first, this process's memory when Redis fails (a proof is then refused twice by the same
- * replica, not across replicas, until Redis answers again): DPoP keeps working while Redis is away.
+ * The replay store could not record a proof's id (Redis unreachable or failing): the proof is
+ * refused, never let through, since a replay could not be told apart (fail closed). The caller
+ * answers 503 with Retry-After: the client may retry with a new proof.
  */
-export class FallbackReplayStore implements ReplayStore {
+export class ReplayStoreUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('the DPoP replay store is unavailable', { cause });
+    this.name = 'ReplayStoreUnavailable';
+  }
+}
+
+/** A store whose failures are reported (`onError`: a warning, a metric) and passed on, so the proof is refused. */
+export class ReportingReplayStore implements ReplayStore {
   constructor(
-    private readonly primary: ReplayStore,
-    private readonly fallback: ReplayStore,
+    private readonly store: ReplayStore,
     private readonly onError: (err: unknown) => void,
   ) {}
 
   async claim(jti: string, ttlSeconds: number): Promise<boolean> {
     try {
-      return await this.primary.claim(jti, ttlSeconds);
+      return await this.store.claim(jti, ttlSeconds);
     } catch (err) {
       this.onError(err);
-      return this.fallback.claim(jti, ttlSeconds);
+      throw err;
     }
   }
 }
@@ -118,7 +128,7 @@ export interface DpopCheck {
 }
 
 export interface DpopVerifier {
-  /** Resolves when the proof is valid for this request and seen for the first time; DpopError otherwise. */
+  /** Resolves when the proof is valid for this request and seen for the first time; DpopError otherwise, ReplayStoreUnavailable when its id cannot be recorded. */
   verify(c: DpopCheck): Promise<void>;
 }
 
@@ -176,8 +186,15 @@ export function createDpopVerifier(opts: {
       if (typeof payload.iat !== 'number' || Math.abs(payload.iat - t) > window) throw bad('The DPoP proof is too old or from the future (iat).');
       const ath = createHash('sha256').update(c.accessToken, 'ascii').digest('base64url');
       if (payload.ath !== ath) throw bad('The DPoP proof is for another access token (ath).');
-      // Remembered as long as the proof could still pass the iat check (window either way).
-      if (!(await opts.replay.claim(payload.jti, 2 * window + 1))) throw bad('The DPoP proof was already used (jti).');
+      // Remembered as long as the proof could still pass the iat check (window either way); a
+      // proof whose id cannot be recorded is refused (fail closed).
+      let first: boolean;
+      try {
+        first = await opts.replay.claim(payload.jti, 2 * window + 1);
+      } catch (err) {
+        throw new ReplayStoreUnavailable(err);
+      }
+      if (!first) throw bad('The DPoP proof was already used (jti).');
     },
   };
 }

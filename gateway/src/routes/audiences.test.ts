@@ -13,7 +13,7 @@ import { buildApp } from '../app';
 import type { Authenticator } from '../auth/authenticator';
 import { Denylist } from '../auth/denylist';
 import { readGatewayConfig } from '../config';
-import { OIDC_DISCOVERY, OIDC_PREFIX } from './oidc';
+import { OAUTH_DISCOVERY, OIDC_DISCOVERY, OIDC_PREFIX } from './oidc';
 import type { Upstreams } from '../upstreams';
 
 const ANONYMOUS = [
@@ -36,6 +36,9 @@ const ANONYMOUS = [
   'POST /api/v1/auth/passkey',
   'POST /api/v1/auth/passkey/options',
   'GET /.well-known/jwks.json',
+  // The API's protected-resource metadata (RFC 9728), at the root and at the path of its resource.
+  'GET /.well-known/oauth-protected-resource',
+  'GET /.well-known/oauth-protected-resource/api',
   'GET /docs',
   'GET /docs/full/openapi.json',
   'GET /docs/compact/openapi.json',
@@ -82,9 +85,9 @@ describe('routes by audience', () => {
     const anonymous: string[] = [];
     // The OpenID provider's paths (routes/oidc.ts) are proxied as they are: the provider itself
     // authenticates its clients and users (OAuth), never with the API's bearer tokens.
-    const proxied = (url: string) => url === OIDC_DISCOVERY || url.startsWith(`${OIDC_PREFIX}`) || url.startsWith(`${OIDC_DISCOVERY}/`);
+    const proxied = (url: string) => url === OIDC_DISCOVERY || url === OAUTH_DISCOVERY || url.startsWith(`${OIDC_PREFIX}`) || url.startsWith(`${OIDC_DISCOVERY}/`) || url.startsWith(`${OAUTH_DISCOVERY}/`);
     expect(app.knownRoutes().filter((r) => r.method === 'GET' && proxied(r.url)).map((r) => r.url).sort()).toEqual(
-      [OIDC_DISCOVERY, OIDC_PREFIX, `${OIDC_PREFIX}/interaction`, `${OIDC_PREFIX}/token`].sort(),
+      [OIDC_DISCOVERY, OAUTH_DISCOVERY, OIDC_PREFIX, `${OIDC_PREFIX}/interaction`, `${OIDC_PREFIX}/token`].sort(),
     );
     const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && !proxied(r.url));
     expect(routes.length).toBeGreaterThanOrEqual(40);
@@ -94,7 +97,8 @@ describe('routes by audience', () => {
       const res = await app.inject({ method: r.method as 'GET', url, payload: r.method === 'GET' || r.method === 'DELETE' ? undefined : {} });
       if (res.statusCode === 401) {
         expect({ route: `${r.method} ${r.url}`, calls }).toEqual({ route: `${r.method} ${r.url}`, calls: [] });
-        expect(res.headers['www-authenticate']).toBe('Bearer');
+        // RFC 9728 §5.1: every 401 names the API's protected-resource metadata.
+        expect(res.headers['www-authenticate']).toBe('Bearer resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource/api"');
         expect(res.headers['cache-control']).toBe('no-store');
       } else {
         anonymous.push(`${r.method} ${r.url}`);
@@ -141,6 +145,8 @@ describe('routes by audience: the edge profile', () => {
     'GET /docs/yaml',
     'GET /docs/static/index.html',
     'GET /docs/static/swagger-initializer.js',
+    'GET /.well-known/oauth-protected-resource',
+    'GET /.well-known/oauth-protected-resource/api',
   ].sort();
   let app: FastifyInstance;
   const calls: string[] = [];
@@ -169,7 +175,7 @@ describe('routes by audience: the edge profile', () => {
   });
 
   it('every edge route is public; a present but invalid token on GraphQL is 401 before any upstream call', async () => {
-    const proxied = (url: string) => url === OIDC_DISCOVERY || url.startsWith(OIDC_PREFIX);
+    const proxied = (url: string) => url === OIDC_DISCOVERY || url === OAUTH_DISCOVERY || url.startsWith(OIDC_PREFIX);
     const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && !proxied(r.url));
     const anonymous: string[] = [];
     for (const r of routes) {
@@ -182,7 +188,7 @@ describe('routes by audience: the edge profile', () => {
     calls.length = 0;
     const forged = await app.inject({ method: 'POST', url: '/api/v1/graphql', headers: { authorization: 'Bearer forged' }, payload: { query: '{ products { nextPageToken } }' } });
     expect(forged.statusCode).toBe(401);
-    expect(forged.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    expect(forged.headers['www-authenticate']).toBe('Bearer error="invalid_token", resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource/api"');
     expect(forged.headers['cache-control']).toBe('no-store');
     expect(calls).toEqual([]);
   });

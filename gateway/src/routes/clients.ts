@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { identityClientsV1 } from '@iam/contracts';
-import { ClientIdParams, ClientQuery, CreateClientBody, OAuthClient, OAuthClientWithSecret, UpdateClientBody } from '../schemas/clients';
+import { ClientIdParams, ClientQuery, CreateClientBody, OAuthClient, OAuthClientWithSecret, SIGNING_ALGS, UpdateClientBody } from '../schemas/clients';
 import { Envelope, PAGE_DEFAULT, PAGE_SIZE_DEFAULT, envelope, problems } from '../schemas/common';
 import type { Upstreams } from '../upstreams';
 
@@ -16,6 +16,12 @@ const PATH = '/api/v1/clients';
 function typeOf(t: string): 'public' | 'confidential' {
   if (t === 'public' || t === 'confidential') return t;
   throw new Error(`unknown client type "${t}"`);
+}
+
+function signingAlg(a: string): (typeof SIGNING_ALGS)[number] {
+  const known = SIGNING_ALGS.find((x) => x === a);
+  if (!known) throw new Error(`unknown signing algorithm "${a}"`);
+  return known;
 }
 
 function clientJson(c: identityClientsV1.OAuthClient | undefined) {
@@ -31,6 +37,9 @@ function clientJson(c: identityClientsV1.OAuthClient | undefined) {
     requirePar: c.requirePar,
     dpopBound: c.dpopBound,
     apiPermissions: c.apiPermissions,
+    idTokenSignedResponseAlg: signingAlg(c.idTokenSignedResponseAlg),
+    userinfoSignedResponseAlg: c.userinfoSignedResponseAlg ? signingAlg(c.userinfoSignedResponseAlg) : null,
+    resourceServer: c.resourceServer,
     firstParty: c.firstParty,
     builtIn: c.builtIn,
     createdAt: c.createdAt!,
@@ -103,6 +112,9 @@ export const clientRoutes: FastifyPluginAsyncTypebox<ClientRoutesOptions> = asyn
           requirePar: b.requirePar ?? false,
           dpopBound: b.dpopBound ?? false,
           apiPermissions: b.apiPermissions ?? [],
+          idTokenSignedResponseAlg: b.idTokenSignedResponseAlg ?? '',
+          userinfoSignedResponseAlg: b.userinfoSignedResponseAlg ?? '',
+          resourceServer: b.resourceServer ?? false,
         }),
       );
       return reply.code(201).header('location', `${PATH}/${created.clientId}`).send(created);
@@ -134,6 +146,10 @@ export const clientRoutes: FastifyPluginAsyncTypebox<ClientRoutesOptions> = asyn
           requirePar: b.requirePar,
           dpopBound: b.dpopBound,
           apiPermissions: list(b.apiPermissions),
+          idTokenSignedResponseAlg: b.idTokenSignedResponseAlg,
+          // null takes the signing away: "" on the wire.
+          userinfoSignedResponseAlg: b.userinfoSignedResponseAlg === undefined ? undefined : (b.userinfoSignedResponseAlg ?? ''),
+          resourceServer: b.resourceServer,
         }),
       );
     },

@@ -1,6 +1,7 @@
 /**
  * The OpenID provider (identity's HTTP listener, IDENTITY_OP_URL) behind the gateway, the only
- * public listener: discovery at /.well-known/openid-configuration and every provider endpoint and
+ * public listener: discovery at /.well-known/openid-configuration (and, RFC 8414, at
+ * /.well-known/oauth-authorization-server for OAuth-only clients) and every provider endpoint and
  * hosted page under /oidc/. The JWKS stays /.well-known/jwks.json (the same keys). The client's
  * address, scheme and host are passed as X-Forwarded-* (replacing whatever the client sent), so
  * the provider (proxy mode) sees the public URL and the real client. The hosted sign-in and the
@@ -19,6 +20,8 @@ export interface OidcRouteOptions {
 
 export const OIDC_PREFIX = '/oidc';
 export const OIDC_DISCOVERY = '/.well-known/openid-configuration';
+/** RFC 8414: the same metadata for OAuth-only clients (the provider serves both). */
+export const OAUTH_DISCOVERY = '/.well-known/oauth-authorization-server';
 
 export async function oidcRoutes(app: FastifyInstance, opts: OidcRouteOptions): Promise<void> {
   const { default: httpProxy } = await import('@fastify/http-proxy');
@@ -35,4 +38,5 @@ export async function oidcRoutes(app: FastifyInstance, opts: OidcRouteOptions): 
   await proxy(`${OIDC_PREFIX}/token`, `${OIDC_PREFIX}/token`, { rateLimit: limitOf('refresh', opts.rateLimits.refresh) });
   await proxy(OIDC_PREFIX, OIDC_PREFIX);
   await proxy(OIDC_DISCOVERY, OIDC_DISCOVERY);
+  await proxy(OAUTH_DISCOVERY, OAUTH_DISCOVERY);
 }

@@ -27,6 +27,19 @@ const ApiPermissions = Type.Array(Type.String({ minLength: 1, maxLength: 100 }),
     'Names of existing permissions the users of this third-party client may delegate to it: each is asked as a scope of the same name (e.g. `scope=openid users.manage`) and shown on the consent page; its users’ API tokens carry the granted ones they hold, and no roles. You must hold each (an Administrator any). Ignored for the first-party console',
 });
 
+/** The algorithms the provider signs ID tokens and userinfo in (its key ring keeps a key of each). */
+export const SIGNING_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
+const SigningAlg = Type.Union(SIGNING_ALGS.map((a) => Type.Literal(a)));
+const IdTokenAlg = Type.Union(SIGNING_ALGS.map((a) => Type.Literal(a)), {
+  description: 'id_token_signed_response_alg: the algorithm of its ID tokens. RS256 (the default) is verified by every relying party; ES256 and EdDSA are smaller',
+});
+const UserinfoAlg = Type.Union([...SIGNING_ALGS.map((a) => Type.Literal(a)), Type.Null()], {
+  description: 'userinfo_signed_response_alg: userinfo answers a JWT signed in it; null (the default) answers plain JSON',
+});
+const ResourceServer = Type.Boolean({
+  description: 'A resource server: it may introspect the access tokens the provider issued to any client (RFC 7662). Confidential clients only; only an Administrator sets it or changes such a client',
+});
+
 export const OAuthClient = Type.Object(
   {
     clientId: ClientId,
@@ -39,6 +52,9 @@ export const OAuthClient = Type.Object(
     requirePar: Type.Boolean(),
     dpopBound: Type.Boolean(),
     apiPermissions: Type.Array(Type.String(), { description: 'The API permissions its users may delegate to it (asked as scopes of the same names)' }),
+    idTokenSignedResponseAlg: SigningAlg,
+    userinfoSignedResponseAlg: Type.Union([SigningAlg, Type.Null()]),
+    resourceServer: Type.Boolean(),
     firstParty: Type.Boolean({ description: 'First-party clients skip consent and act with the user’s full rights' }),
     builtIn: Type.Boolean({ description: 'From the configuration (iam-console): cannot be changed, deleted or given a secret' }),
     createdAt: Timestamp,
@@ -68,6 +84,9 @@ export const CreateClientBody = Type.Object(
     requirePar: Type.Optional(Type.Boolean({ description: 'Pushed authorization requests required (RFC 9126)' })),
     dpopBound: Type.Optional(Type.Boolean({ description: 'Access tokens must be DPoP-bound (RFC 9449)' })),
     apiPermissions: Type.Optional(ApiPermissions),
+    idTokenSignedResponseAlg: Type.Optional(IdTokenAlg),
+    userinfoSignedResponseAlg: Type.Optional(UserinfoAlg),
+    resourceServer: Type.Optional(ResourceServer),
   },
   { additionalProperties: false },
 );
@@ -84,6 +103,9 @@ export const UpdateClientBody = Type.Object(
     requirePar: Type.Optional(Type.Boolean()),
     dpopBound: Type.Optional(Type.Boolean()),
     apiPermissions: Type.Optional(ApiPermissions),
+    idTokenSignedResponseAlg: Type.Optional(IdTokenAlg),
+    userinfoSignedResponseAlg: Type.Optional(UserinfoAlg),
+    resourceServer: Type.Optional(ResourceServer),
   },
   { additionalProperties: false },
 );

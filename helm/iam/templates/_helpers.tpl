@@ -206,6 +206,7 @@ Adding a secret = one entry here plus its values section.
 {{- $s = append $s (dict "env" "INTERNAL_CALL_KEY" "readers" $components "requiredBy" $components "podsOnly" true "value" $v.internalCall.key "existingSecret" $v.internalCall.existingSecret "key" $v.internalCall.existingSecretKey "path" "internalCall.key") -}}
 {{- $s = append $s (dict "env" "WEBHOOK_SECRET_KEY" "readers" (list "notification") "requiredBy" (list "notification") "value" $v.webhooks.secretKey "existingSecret" $v.webhooks.existingSecret "key" $v.webhooks.existingSecretKey "path" "webhooks.secretKey") -}}
 {{- $s = append $s (dict "env" "AUDIT_CHECKPOINT_SIGNING_KEY" "readers" (list "audit") "requiredBy" (list "audit") "value" $v.auditCheckpoint.signingKey "existingSecret" $v.auditCheckpoint.existingSecret "key" $v.auditCheckpoint.existingSecretKey "path" "auditCheckpoint.signingKey") -}}
+{{- $s = append $s (dict "env" "JWT_KEY_ENCRYPTION_KEY_PREVIOUS" "readers" (list "identity") "requiredBy" list "value" $v.jwt.previousKeyEncryptionKey "existingSecret" $v.jwt.previousKeyExistingSecret "key" $v.jwt.previousKeyExistingSecretKey "path" "jwt.previousKeyEncryptionKey") -}}
 {{- $s = append $s (dict "env" "OIDC_COOKIE_KEY" "readers" (list "identity") "requiredBy" list "value" $v.oidc.cookieKey "existingSecret" $v.oidc.existingSecret "key" $v.oidc.existingSecretKey "path" "oidc.cookieKey") -}}
 {{- $s = append $s (dict "env" "SMTP_URL" "readers" (list "notification") "requiredBy" list "value" $v.smtp.url "existingSecret" $v.smtp.existingSecret "key" $v.smtp.existingSecretKey "path" "smtp.url") -}}
 {{- $s = append $s (dict "env" "REDIS_URL" "readers" (list "gateway") "requiredBy" list "value" $v.redis.url "existingSecret" $v.redis.existingSecret "key" $v.redis.existingSecretKey "path" "redis.url") -}}
@@ -304,12 +305,6 @@ Stakater Reloader rolls the component when one changes (reloader.enabled).
 {{- $names | uniq | join "," -}}
 {{- end -}}
 
-{{/* The public path prefixes routed to the gateway (Ingress, HTTPRoute): never /metrics or /health (JSON list). */}}
-{{- define "iam.publicPaths" -}}
-{{- $v := .Values -}}
-{{- concat (list "/api" "/.well-known" "/console") (ternary (list "/docs") (list) $v.ingress.exposeDocs) $v.ingress.extraPaths | uniq | toJson -}}
-{{- end -}}
-
 {{/* An env value as a string; whole numbers stay whole (values arrive as float64). */}}
 {{- define "iam.envValue" -}}
 {{- if kindIs "float64" . -}}
@@ -341,7 +336,7 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- if eq $name "gateway" -}}
 {{- $_ := set $env "PORT" $c.port -}}
 {{- $_ := set $env "GATEWAY_OPS_PORT" $c.opsPort -}}
-{{- $_ := set $env "TRUST_PROXY" $v.ingress.enabled -}}
+{{- $_ := set $env "TRUST_PROXY" (include "iam.trustProxy" $ctx) -}}
 {{- else -}}
 {{- $_ := set $env (printf "%s_GRPC_PORT" (upper $name)) $c.port -}}
 {{- $_ := set $env (printf "%s_METRICS_PORT" (upper $name)) $c.opsPort -}}
@@ -351,20 +346,23 @@ the gRPC TLS files (not for the admin Job, called with "hook" true: it dials not
 {{- $_ := set $env (printf "%s_GRPC_TARGET" (upper $up)) (include "iam.grpcTarget" (dict "ctx" $ctx "component" $up)) -}}
 {{- end -}}
 {{- end -}}
+{{- $publicUrl := include "iam.publicUrl" $ctx -}}
 {{- if has $name (list "gateway" "identity") -}}
 {{- $_ := set $env "JWT_ALG" $v.jwt.alg -}}
-{{- with $v.jwt.issuer }}{{ $_ := set $env "JWT_ISSUER" . }}{{ end -}}
+{{- with $v.jwt.issuer | default $publicUrl }}{{ $_ := set $env "JWT_ISSUER" . }}{{ end -}}
 {{- with $v.jwt.audience }}{{ $_ := set $env "JWT_AUDIENCE" . }}{{ end -}}
-{{- with $v.publicUrl }}{{ $_ := set $env "PUBLIC_URL" . }}{{ end -}}
+{{- with $publicUrl }}{{ $_ := set $env "PUBLIC_URL" . }}{{ end -}}
 {{- end -}}
 {{- if eq $name "identity" -}}
 {{- $_ := set $env "IDENTITY_OP_PORT" $v.identity.opPort -}}
+{{- with $v.webauthn.rpId }}{{ $_ := set $env "WEBAUTHN_RP_ID" . }}{{ end -}}
+{{- with $v.webauthn.extraOrigins }}{{ $_ := set $env "WEBAUTHN_ORIGINS" (join "," .) }}{{ end -}}
 {{- end -}}
 {{- if and (eq $name "gateway") $v.identity.enabled -}}
 {{- $_ := set $env "IDENTITY_OP_URL" (printf "http://%s:%d" (include "iam.componentFullname" (dict "ctx" $ctx "component" "identity")) (int $v.identity.opPort)) -}}
 {{- end -}}
 {{- if eq $name "notification" -}}
-{{- with $v.email.actionBaseUrl }}{{ $_ := set $env "EMAIL_ACTION_BASE_URL" . }}{{ end -}}
+{{- with $v.email.actionBaseUrl | default $publicUrl }}{{ $_ := set $env "EMAIL_ACTION_BASE_URL" (trimSuffix "/" .) }}{{ end -}}
 {{- with $v.email.from }}{{ $_ := set $env "EMAIL_FROM" . }}{{ end -}}
 {{- end -}}
 {{- if and (include "iam.grpcTls" $ctx) (not .hook) -}}
@@ -539,12 +537,20 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- $msgs = append $msgs "iam: httpRoute.enabled needs httpRoute.parentRefs: the Gateway(s) to attach to, e.g. {name: public, namespace: gateway-system}." -}}
 {{- end -}}
 {{- end -}}
-{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) (list "internalCall.key" $v.internalCall.key $v.internalCall.existingSecret) (list "oidc.cookieKey" $v.oidc.cookieKey $v.oidc.existingSecret) -}}
+{{- range $pair := list (list "jwt.keyEncryptionKey" $v.jwt.keyEncryptionKey $v.jwt.existingSecret) (list "email.actionKey" $v.email.actionKey $v.email.existingSecret) (list "auditCheckpoint.signingKey" $v.auditCheckpoint.signingKey $v.auditCheckpoint.existingSecret) (list "internalCall.key" $v.internalCall.key $v.internalCall.existingSecret) -}}
 {{- $key := index $pair 1 -}}
 {{- if and $key (not (index $pair 2)) (not (regexMatch "^[A-Za-z0-9+/]{43}=$" $key)) -}}
 {{- $msgs = append $msgs (printf "iam: %s must be the base64 of exactly 32 bytes (openssl rand -base64 32)." (index $pair 0)) -}}
 {{- end -}}
 {{- end -}}
+{{- /* Key lists of a rotation: the first signs (or seals), every one verifies (or opens). */ -}}
+{{- range $pair := list (list "oidc.cookieKey" $v.oidc.cookieKey $v.oidc.existingSecret) (list "jwt.previousKeyEncryptionKey" $v.jwt.previousKeyEncryptionKey $v.jwt.previousKeyExistingSecret) -}}
+{{- $key := index $pair 1 -}}
+{{- if and $key (not (index $pair 2)) (not (regexMatch "^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$" $key)) -}}
+{{- $msgs = append $msgs (printf "iam: %s must be a comma list of base64 keys of exactly 32 bytes each (openssl rand -base64 32)." (index $pair 0)) -}}
+{{- end -}}
+{{- end -}}
+{{- $msgs = concat $msgs (include "iam.publicProblems" . | fromJsonArray) -}}
 {{- if and $v.adminBootstrap.enabled (not $v.adminBootstrap.email) -}}
 {{- $msgs = append $msgs "iam: adminBootstrap.email is required when adminBootstrap.enabled is true." -}}
 {{- end -}}

@@ -91,11 +91,15 @@ func run(args []string) error {
 		}
 		values = merge(values, over)
 	}
+	// As Helm: the --set values form a map of their own, merged over the files' (a list set
+	// by index or as {a,b} replaces the whole list).
+	setValues := map[string]interface{}{}
 	for _, s := range sets {
-		if err := applySet(values, s); err != nil {
+		if err := applySet(setValues, s); err != nil {
 			return err
 		}
 	}
+	values = merge(values, setValues)
 	values = jsonRoundTrip(values).(map[string]interface{})
 
 	name := filepath.Base(chartDir)
@@ -338,41 +342,117 @@ func merge(base, over map[string]interface{}) map[string]interface{} {
 	return out
 }
 
-// applySet handles `a.b.c=value` (with `\,` and `\.` escapes; several pairs split by commas).
+// applySet handles `a.b.c=value` (with `\,` and `\.` escapes; several pairs split by commas),
+// list elements by index (`a.hosts[0].host=x`) and whole lists (`a.cidrs={x,y}`), as Helm's strvals.
 func applySet(values map[string]interface{}, s setArg) error {
-	for _, pair := range splitUnescaped(s.expr, ',') {
+	for _, pair := range splitPairs(s.expr) {
 		eq := strings.Index(pair, "=")
 		if eq < 0 {
 			return fmt.Errorf("--set %q: no '='", pair)
 		}
-		keys := splitUnescaped(pair[:eq], '.')
-		raw := strings.ReplaceAll(pair[eq+1:], `\,`, ",")
-		var val interface{} = raw
-		if !s.string {
-			switch {
-			case raw == "true" || raw == "false":
-				val = raw == "true"
-			case raw == "null":
-				val = nil
-			default:
-				if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
-					val = n
+		raw := pair[eq+1:]
+		var val interface{}
+		if strings.HasPrefix(raw, "{") && strings.HasSuffix(raw, "}") {
+			items := []interface{}{}
+			if inner := raw[1 : len(raw)-1]; inner != "" {
+				for _, it := range splitUnescaped(inner, ',') {
+					items = append(items, scalar(strings.ReplaceAll(it, `\,`, ","), s.string))
 				}
 			}
+			val = items
+		} else {
+			val = scalar(strings.ReplaceAll(raw, `\,`, ","), s.string)
 		}
-		m := values
-		for _, k := range keys[:len(keys)-1] {
-			k = strings.ReplaceAll(k, `\.`, ".")
-			next, ok := m[k].(map[string]interface{})
-			if !ok {
-				next = map[string]interface{}{}
-				m[k] = next
-			}
-			m = next
+		if err := setPath(values, splitUnescaped(pair[:eq], '.'), val); err != nil {
+			return fmt.Errorf("--set %q: %w", pair, err)
 		}
-		m[strings.ReplaceAll(keys[len(keys)-1], `\.`, ".")] = val
 	}
 	return nil
+}
+
+// scalar types a --set value as Helm does (booleans, null, integers); --set-string keeps text.
+func scalar(raw string, asString bool) interface{} {
+	if asString {
+		return raw
+	}
+	switch {
+	case raw == "true" || raw == "false":
+		return raw == "true"
+	case raw == "null":
+		return nil
+	}
+	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
+		return n
+	}
+	return raw
+}
+
+var indexedKey = regexp.MustCompile(`^(.+)\[([0-9]+)\]$`)
+
+// setPath sets val at keys, each a map key or `name[i]`, a list element (the list grows as needed).
+func setPath(root map[string]interface{}, keys []string, val interface{}) error {
+	m := root
+	for i, raw := range keys {
+		k := strings.ReplaceAll(raw, `\.`, ".")
+		last := i == len(keys)-1
+		if g := indexedKey.FindStringSubmatch(k); g != nil {
+			idx, err := strconv.Atoi(g[2])
+			if err != nil || idx > 1000 {
+				return fmt.Errorf("bad index in %q", k)
+			}
+			list, _ := m[g[1]].([]interface{})
+			for len(list) <= idx {
+				list = append(list, nil)
+			}
+			m[g[1]] = list
+			if last {
+				list[idx] = val
+				return nil
+			}
+			next, ok := list[idx].(map[string]interface{})
+			if !ok {
+				next = map[string]interface{}{}
+				list[idx] = next
+			}
+			m = next
+			continue
+		}
+		if last {
+			m[k] = val
+			return nil
+		}
+		next, ok := m[k].(map[string]interface{})
+		if !ok {
+			next = map[string]interface{}{}
+			m[k] = next
+		}
+		m = next
+	}
+	return nil
+}
+
+// splitPairs splits a --set expression at the commas outside {...} lists (unescaped).
+func splitPairs(s string) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+			}
+		case ',':
+			if depth == 0 {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, s[start:])
 }
 
 func splitUnescaped(s string, sep byte) []string {

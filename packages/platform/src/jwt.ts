@@ -30,6 +30,8 @@ export interface AccessClaims {
   readonly authTime?: number;
   /** RFC 9449: the JWK SHA-256 thumbprint the token is bound to (`cnf.jkt`); a DPoP proof of that key must come with it. */
   readonly cnfJkt?: string;
+  /** RFC 9068: the OAuth scope the provider granted (its tokens only; REST login tokens have none). */
+  readonly scope?: string;
 }
 
 export interface VerifyOptions {
@@ -77,7 +79,8 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
       amr === null ||
       (authTime !== undefined && typeof authTime !== 'number') ||
       (payload.sid !== undefined && typeof payload.sid !== 'string') ||
-      (clientId !== undefined && typeof clientId !== 'string')
+      (clientId !== undefined && typeof clientId !== 'string') ||
+      (payload.scope !== undefined && typeof payload.scope !== 'string')
     )
       throw invalid();
     const cnf = payload.cnf;
@@ -104,6 +107,7 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
       ...(amr ? { amr } : {}),
       ...(typeof authTime === 'number' ? { authTime } : {}),
       ...(cnfJkt ? { cnfJkt } : {}),
+      ...(typeof payload.scope === 'string' ? { scope: payload.scope } : {}),
     };
   } catch (err) {
     if (err instanceof AppError) throw err;

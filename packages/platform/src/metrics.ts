@@ -24,6 +24,8 @@ export interface Metrics {
   readonly workDeadLettered: Counter<'work'>;
   /** Gateway: rate-limit checks that could not reach the shared store and let the request through. */
   readonly rateLimitStoreErrors: Counter;
+  /** Gateway: DPoP proofs refused (503) because the shared store could not record their id (fail closed). */
+  readonly dpopReplayStoreErrors: Counter;
   /** Events each durable consumer of the service has yet to finish (its lag), measured every few seconds. */
   readonly consumerBacklog: Gauge<'consumer'>;
   /** Gateway: single-resource reads answered by its read cache (`hit`) or by the directory (`miss`, `bypass` while it cannot be trusted). */
@@ -103,6 +105,11 @@ export function createMetrics(opts: { prefix?: string; defaultMetrics?: boolean 
     rateLimitStoreErrors: new Counter({
       name: `${p}rate_limit_store_errors_total`,
       help: 'Rate-limit checks that could not reach the shared store (Redis) and let the request through (fail open).',
+      registers: [registry],
+    }),
+    dpopReplayStoreErrors: new Counter({
+      name: `${p}dpop_replay_store_errors_total`,
+      help: 'DPoP proofs refused (503) because the shared store (Redis) could not record their id (fail closed: a replay could not be told apart).',
       registers: [registry],
     }),
     readCacheRequests: new Counter({

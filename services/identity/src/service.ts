@@ -8,21 +8,29 @@ import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform'
 import { identityConsumers } from './api/consumers';
 import { clientsGrpc } from './api/clients-grpc';
 import { identityGrpc } from './api/grpc';
+import { createAccountAccess } from './app/account-access';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
+import { createAccessTokenUseCases } from './app/access-tokens';
 import { createClientUseCases } from './app/clients';
 import { createEmailActionUseCases } from './app/email-actions';
 import { createOpAudit } from './app/op-audit';
+import { createMyFactorUseCases } from './app/my-factors';
 import { createPasskeyUseCases } from './app/passkeys';
+import { rekeyLegacyRecoveryCodes } from './app/recovery-codes';
 import { createSecondFactorUseCases } from './app/second-factor';
 import { createSessionUseCases } from './app/sessions';
-import { type IdentityConfig, derivedKey } from './config';
+import { createTotpSecrets } from './app/totp-secrets';
+import { type IdentityConfig, identityKey, totpSealingKeys } from './config';
 import { builtInClients } from './domain/clients';
+import { SealingKeys } from './domain/sealing';
 import { grpcDirectory } from './infra/directory-client';
 import { cachedDirectory } from './infra/principal-cache';
 import { cachedClients, invalidatingClientUseCases } from './infra/client-cache';
 import { KeyRing } from './infra/key-ring';
+import { sealedSecret } from './infra/sealed-secrets';
 import { registerSigningKeyAge } from './infra/key-metrics';
 import { entities, migrations } from './infra/schema';
+import { createSecurityMetrics, grantLabel, meteredUnitOfWork } from './infra/security-metrics';
 import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 import { JwtTokenService } from './infra/token-service';
 import { opPages, opRequestHandler, startOpServer } from './api/op/http';
@@ -30,7 +38,8 @@ import type { ClientLookup } from './domain/clients';
 import type { Principal } from './domain/model';
 import { OpHost } from './infra/oidc/op-host';
 import { purgeExpiredOidc, revokeOidcSubject } from './infra/oidc/pg-adapter';
-import { createProvider } from './infra/oidc/provider';
+import { ID_TOKEN_SECONDS, createProvider } from './infra/oidc/provider';
+import { opaqueAccessTokens, opaqueTokenJti } from './infra/oidc/opaque-tokens';
 import { OpSessionIds } from './infra/oidc/session-ids';
 import { RefreshRetry } from './infra/oidc/refresh-retry';
 import { TokenRequestWrites } from './infra/oidc/token-writes';
@@ -55,13 +64,16 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
     migrations,
     streams: [STREAMS.identity, STREAMS.directory, STREAMS.deadLetter],
     build: async ({ dataSource, logger }) => {
-      // The key ring keeps, rotates and publishes the signing keys; tokens are made over it.
+      // The key ring keeps, rotates and publishes the signing keys (one per algorithm: RS256 for ID
+      // tokens, JWT_ALG for access tokens, ...); tokens are made over it. A retired key stays
+      // published until the last access or ID token it signed has expired.
       const keys = new KeyRing({
         dataSource,
         alg: config.jwt.alg,
         keyEncryptionKey: config.jwt.keyEncryptionKey,
+        previousKeyEncryptionKeys: config.jwt.previousKeyEncryptionKeys,
         rotationHours: config.jwt.keyRotationHours,
-        tokenLifetimeSeconds: config.jwt.expirySeconds,
+        tokenLifetimeSeconds: Math.max(config.jwt.expirySeconds, ID_TOKEN_SECONDS),
         logger,
       });
       await keys.start();
@@ -78,24 +90,32 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const directory = directoryClient;
       // The configuration's clients (the console) stand in front of the stored ones.
       const clients = builtInClients(config.publicUrl);
-      const uow = pgUnitOfWork(dataSource, clients);
+      // Sign-ins, lockouts, factors and refresh reuse counted from what each transaction commits.
+      const security = createSecurityMetrics(rt.metrics.registry);
+      const uow = meteredUnitOfWork(pgUnitOfWork(dataSource, clients), security);
       // Statements outside any transaction, each committed on its own.
       const stores = pgIdentityStores(dataSource.manager, clients);
-      const publicUrl = new URL(config.op.publicUrl);
       const passkeys = createPasskeyUseCases({
-        settings: { rpId: publicUrl.hostname, origin: publicUrl.origin, rpName: 'IAM', challengeKey: identityKey(config.jwt.keyEncryptionKey, 'webauthn-sign-in-challenge') },
+        settings: { rpId: config.webauthn.rpId, origins: config.webauthn.origins, rpName: 'IAM', challengeKey: identityKey(config.jwt.keyEncryptionKey, 'webauthn-sign-in-challenge') },
         uow,
         stores,
         directory,
         logger,
       });
+      const totpKeys = totpSealingKeys(config.jwt);
+      // Random, sealed in the database under the key-encryption key: it outlives a rotation of that key.
+      const recoveryKey = await sealedSecret(dataSource, 'recovery-code-key', new SealingKeys(config.jwt.keyEncryptionKey, config.jwt.previousKeyEncryptionKeys));
+      // Recovery codes stored as plain SHA-256 (before keyed digests) are re-keyed once, here.
+      const rekeyed = await rekeyLegacyRecoveryCodes(uow, recoveryKey);
+      if (rekeyed > 0) logger.info({ rekeyed }, 'legacy recovery-code digests re-keyed (HMAC under the recovery-code key)');
       const secondFactor = createSecondFactorUseCases({
         settings: {
-          totpKey: identityKey(config.jwt.keyEncryptionKey, 'totp-secret'),
+          totpKeys,
           issuer: config.jwt.issuer,
           requiredRoles: config.mfa.requiredRoles,
           maxFailedAttempts: config.auth.maxFailedAttempts,
           lockoutMinutes: config.auth.lockoutMinutes,
+          recoveryKey,
         },
         uow,
         stores,
@@ -121,6 +141,15 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         secondFactor,
         passkeys,
       });
+      // Every access token identity answers for: JWTs, and the provider's opaque ones (its records).
+      const accessTokens = createAccessTokenUseCases({
+        auth,
+        tokens,
+        stores,
+        uow,
+        opaque: opaqueAccessTokens(() => opHost.provider(), config.op.publicUrl),
+        opaqueJti: opaqueTokenJti,
+      });
       const sessions = createSessionUseCases({ uow, stores, directory, secondFactor, endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at) });
       const emailActions = createEmailActionUseCases({
         settings: {
@@ -128,6 +157,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           tokenLifetimeSeconds: 3_600,
           perEmailLimit: config.emailActions.perEmailPerHour,
           perEmailWindowSeconds: 3_600,
+          resetRemovesFactorsHours: config.auth.resetRemovesFactorsHours,
         },
         uow,
         stores,
@@ -152,9 +182,24 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       opAudit.start();
       // The registry's clients (the console's built-in one first), or a test's own.
       const opClients = opts.clients ?? clientCache?.lookup ?? stores.clients;
+      // The account's security is managed with first-party tokens (the registry says which clients are).
+      const access = createAccountAccess({ clients: opClients });
+      const myFactors = createMyFactorUseCases({
+        access,
+        totp: createTotpSecrets({ totpKeys, issuer: config.jwt.issuer, stores, directory }),
+        recoveryKey,
+        passkeys,
+        uow,
+        stores,
+        directory,
+      });
       // The token endpoint's writes (one statement per request), and the sessions its tokens name.
-      const opWrites = new TokenRequestWrites(dataSource, faults?.afterOpRefreshCommit);
-      const refreshRetry = new RefreshRetry(identityKey(config.jwt.keyEncryptionKey, 'oidc-refresh-answer'), op.refreshRetrySeconds, opWrites);
+      const opWrites = new TokenRequestWrites(dataSource, faults?.afterOpRefreshCommit ? () => faults.afterOpRefreshCommit?.() : undefined);
+      const refreshRetry = new RefreshRetry(
+        new SealingKeys(config.jwt.keyEncryptionKey, config.jwt.previousKeyEncryptionKeys).map((k) => identityKey(k, 'oidc-refresh-answer')),
+        op.refreshRetrySeconds,
+        opWrites,
+      );
       const opSessionIds = new OpSessionIds((uid) => stores.sessions.opSessionId(uid));
       const opHost = new OpHost(
         () => keys.privateJwks(),
@@ -163,9 +208,10 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
             {
               issuer: op.publicUrl,
               prefix: op.prefix,
-              cookieKeys: [op.cookieKey.toString('base64url')],
+              cookieKeys: op.cookieKeys.map((k) => k.toString('base64url')),
               audience: config.jwt.audience,
               alg: config.jwt.alg,
+              signingAlgs: keys.algorithms,
               accessTokenSeconds: config.jwt.expirySeconds,
               refreshTokenSeconds: config.jwt.refreshExpirySeconds,
               sessionSeconds: op.sessionSeconds,
@@ -180,7 +226,10 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               // Without MFA_REQUIRED_ROLES nothing is asked of a session (no principal read per authorization).
               ...(config.mfa.requiredRoles.length > 0 ? { mfaRequired: (p: Principal) => secondFactor.policyRequires(p) } : {}),
               rolePermissions: async (roles) => [...new Set((await tokenDirectory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
-              tokensIssued: (clientId, grantType) => opAudit.tokensIssued(clientId, grantType),
+              tokensIssued: (clientId, grantType) => {
+                security.tokenGrants.inc({ grant_type: grantLabel(grantType) });
+                opAudit.tokensIssued(clientId, grantType);
+              },
               sessions: {
                 signedIn: async (x) => {
                   await faults?.beforeOpSessionWrite?.();
@@ -193,6 +242,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
                   await (clientId === undefined ? sessions.endOp(uid, userId) : sessions.endOpClient(uid, userId, clientId));
                 },
               },
+              tokenChecks: accessTokens,
               refreshReused: (accountId, clientId, grantId) =>
                 void opAudit.refreshReused(accountId, clientId, grantId).catch((err: unknown) => logger.error({ err, clientId }, 'refresh-token reuse could not be written to the audit outbox')),
               logger,
@@ -217,7 +267,10 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       opts.onOpListening?.(opServer.port);
       return {
         grpc: [
-          ...identityGrpc({ auth, emailActions, keys, secondFactor, sessions, passkeys }, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...identityGrpc(
+            { auth, accessTokens, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys, granted: (g) => security.tokenGrants.inc({ grant_type: g }) },
+            { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames },
+          ),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
         broadcasts: [...(cached ? [cached.broadcast] : []), ...(clientCache ? [clientCache.broadcast] : [])],
@@ -240,15 +293,4 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       };
     },
   };
-}
-
-/**
- * A key of identity's own for one use (`totp-secret` seals TOTP secrets,
- * `webauthn-sign-in-challenge` signs the passwordless sign-in's challenges,
- * `oidc-refresh-answer` seals the answers a refresh retry may get again), derived from the
- * key-encryption key (config.ts derivedKey): held by identity alone, unlike EMAIL_ACTION_KEY,
- * shared with notification.
- */
-function identityKey(keyEncryptionKey: Buffer, use: 'totp-secret' | 'webauthn-sign-in-challenge' | 'oidc-refresh-answer'): Buffer {
-  return derivedKey(keyEncryptionKey, `iam/identity/${use}/v1`);
 }

@@ -102,6 +102,7 @@ function qualify(req: FastifyRequest, err: AppError): AppError {
  */
 const REASON_TYPES: Readonly<Record<string, string>> = {
   'identity.reauthentication_required': 'urn:iam:problem:reauthentication-required',
+  'identity.first_party_required': 'urn:iam:problem:first-party-required',
 };
 
 /** A problem's own type and extension members (RFC 9457 §3.2), e.g. `mfaToken`. */
@@ -110,14 +111,32 @@ export interface ProblemExtension {
   readonly members: Readonly<Record<string, unknown>>;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The API's protected-resource metadata URL (RFC 9728), named in every 401's challenge; undefined without one. */
+    resourceMetadata: string | undefined;
+  }
+}
+
+/**
+ * The WWW-Authenticate challenge of a 401: RFC 9449 §7.1's DPoP challenge for a DPoP refusal (or
+ * any refusal of DPoP credentials), else Bearer (RFC 6750 §3, `error="invalid_token"` when a token
+ * was sent), each naming the protected-resource metadata (RFC 9728 §5.1) when there is one.
+ */
+export function authenticateChallenge(reason: string | undefined, authorization: string | undefined, resourceMetadata: string | undefined): string {
+  const dpop = dpopChallenge(reason) ?? (/^dpop /i.test(authorization ?? '') ? dpopChallenge('dpop.invalid_token') : undefined);
+  const metadata = resourceMetadata ? `resource_metadata="${resourceMetadata}"` : undefined;
+  if (dpop) return metadata ? `${dpop}, ${metadata}` : dpop;
+  const params = [...(authorization ? ['error="invalid_token"'] : []), ...(metadata ? [metadata] : [])];
+  return params.length > 0 ? `Bearer ${params.join(', ')}` : 'Bearer';
+}
+
 export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: AppError, extension?: ProblemExtension): FastifyReply {
   const err = qualify(req, error);
   const traceId = req.trace?.traceId ?? newTraceId();
   if (!reply.hasHeader('x-trace-id')) reply.header('x-trace-id', traceId);
   if (err.code === 'UNAUTHENTICATED') {
-    // RFC 9449 §7.1: a DPoP refusal (or any refusal of DPoP credentials) challenges with the DPoP scheme.
-    const dpop = dpopChallenge(err.reason) ?? (/^dpop /i.test(req.headers.authorization ?? '') ? dpopChallenge('dpop.invalid_token') : undefined);
-    reply.header('www-authenticate', dpop ?? (req.headers.authorization ? 'Bearer error="invalid_token"' : 'Bearer'));
+    reply.header('www-authenticate', authenticateChallenge(err.reason, req.headers.authorization, req.server.resourceMetadata));
   }
   if (err.retryAfter !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(err.retryAfter))));
   const instance = (req.url ?? '/').split('?')[0] ?? '/';
@@ -135,10 +154,12 @@ function problemOf(err: AppError, ctx: { instance: string; traceId: string }, ex
 }
 
 export const errorsPlugin = fp(
-  async (app: FastifyInstance, opts: { logger: Logger }) => {
+  async (app: FastifyInstance, opts: { logger: Logger; /** The protected-resource metadata URL every 401 names (RFC 9728 §5.1). */ resourceMetadata?: string }) => {
     const routes = new RouteMethods();
     app.addHook('onRoute', routes.onRoute);
     app.decorate('knownRoutes', () => routes.list());
+    app.decorate('routePaths', () => routes.allPaths());
+    app.decorate('resourceMetadata', opts.resourceMetadata);
     app.setErrorHandler((err, req, reply) => {
       const appErr = toAppError(err);
       if (appErr.code === 'INTERNAL' || appErr.httpStatus >= 500) {

@@ -1,6 +1,7 @@
 /**
  * Third-party plugins, registered in one place and in this order: security headers (helmet, API
- * settings: no CSP on JSON, the docs page sets its own), CORS by allow-list, load shedding
+ * settings: no CSP on JSON, the docs page sets its own; no HSTS, which ../app/hsts.ts sends over
+ * https only), CORS by allow-list, load shedding
  * (under-pressure: a stalled event loop answers 503 + Retry-After instead of queueing), and the
  * rate limiter (routes opt in), and @fastify/swagger, which documents every route registered after
  * it (the UI is mounted with the docs routes). Our own plugins are in ../app.
@@ -16,7 +17,8 @@ import { swaggerOptions } from '../../docs/openapi';
 import { rateLimitPlugin } from './rate-limit';
 
 export async function externalPlugins(app: FastifyInstance, opts: { config: GatewayConfig; logger: Logger; metrics: Metrics }): Promise<void> {
-  await app.register(helmet, { global: true, contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
+  // HSTS is ours (plugins/app/hsts.ts): only over https, which helmet does not tell apart.
+  await app.register(helmet, { global: true, contentSecurityPolicy: false, crossOriginEmbedderPolicy: false, strictTransportSecurity: false });
   if (opts.config.corsOrigins.length > 0) {
     const allowed = new Set(opts.config.corsOrigins);
     await app.register(cors, {

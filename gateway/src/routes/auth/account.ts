@@ -5,7 +5,9 @@
  * themselves, and the bodies here carry no role, flag or id. A password or email change first
  * asks identity for the current password (the login's check and lockout), and ends every session
  * of the account (DESIGN §3): the page signs in again. A new email is unverified; the
- * verification mail goes to it.
+ * verification mail goes to it. The password, the email and signing out everywhere need a
+ * first-party token (identity answers 403 urn:iam:problem:first-party-required to a token a
+ * third-party OAuth client holds); the names (PUT /api/v1/me) do not.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError, type Logger, isTransientFailure } from '@iam/platform/core';
@@ -56,7 +58,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountDeps> = async (app,
         tags,
         summary: 'Change your password (the current one is asked again; every session of the account ends, this one too)',
         body: ChangePasswordBody,
-        response: { 204: { type: 'null' }, ...problems(400, 413, 415, 429) },
+        response: { 204: { type: 'null' }, ...problems(400, 403, 413, 415, 429) },
       },
     },
     async (req, reply) => {
@@ -77,7 +79,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountDeps> = async (app,
         tags: ['sessions'],
         summary:
           'Sign out everywhere: end every session of your account, this one included, and its sign-ins at the OpenID provider (every access token issued until now stops working at every gateway within a second)',
-        response: { 204: { type: 'null' } },
+        response: { 204: { type: 'null' }, ...problems(403) },
       },
     },
     async (req, reply) => {
@@ -95,7 +97,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountDeps> = async (app,
         summary:
           'Change your email (the current password is asked again): the new address is unverified and a verification mail goes to it; every session of the account ends, this one too',
         body: ChangeEmailBody,
-        response: { 200: EmailChanged, ...problems(400, 409, 413, 415, 429) },
+        response: { 200: EmailChanged, ...problems(400, 403, 409, 413, 415, 429) },
       },
     },
     async (req) => {

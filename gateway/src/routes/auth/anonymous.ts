@@ -144,7 +144,7 @@ export const anonymousAuthRoutes: FastifyPluginAsyncTypebox<AnonymousAuthDeps> =
 
   app.get(
     '/.well-known/jwks.json',
-    { schema: { tags: ['auth'], summary: 'Public keys that verify access tokens', response: { 200: Jwks } } },
+    { schema: { tags: ['auth'], summary: 'Public keys that verify access tokens and ID tokens (each with its alg and use)', response: { 200: Jwks } } },
     async (_req, reply) => {
       const { keys } = await upstreams.identity.getJwks({});
       return reply.header('cache-control', 'public, max-age=300').send({ keys: keys.map(jwkJson) });

@@ -152,14 +152,29 @@ async function describeOrder(subject: typeof SUBJECTS.orderPlaced | typeof SUBJE
   };
 }
 
-const CLIENT_FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'grantTypes', 'roles', 'requirePar', 'dpopBound', 'apiPermissions'] as const;
+const CLIENT_FIELDS = [
+  'name',
+  'type',
+  'redirectUris',
+  'postLogoutRedirectUris',
+  'grantTypes',
+  'roles',
+  'requirePar',
+  'dpopBound',
+  'apiPermissions',
+  'idTokenSignedResponseAlg',
+  'userinfoSignedResponseAlg',
+  'resourceServer',
+] as const;
 const CLIENT_ACTIONS: Partial<Record<EventSubject, string>> = {
   [SUBJECTS.clientCreated]: 'client.created',
   [SUBJECTS.clientUpdated]: 'client.updated',
   [SUBJECTS.clientDeleted]: 'client.deleted',
   [SUBJECTS.clientSecretRotated]: 'client.secret.rotated',
 };
-const clientView = (c: eventsV1.ClientState | undefined): View | undefined => (c ? { ...c, roles: [...c.roles].sort() } : undefined);
+// A userinfo answer that is not signed is "" on the wire: null in the trail, as the clients API shows it.
+const clientView = (c: eventsV1.ClientState | undefined): View | undefined =>
+  c ? { ...c, roles: [...c.roles].sort(), userinfoSignedResponseAlg: c.userinfoSignedResponseAlg || null } : undefined;
 
 /** An OAuth client's change: its settings, never its secret (a secret change is a redacted field). */
 function describeClient(subject: typeof SUBJECTS.clientCreated, data: Uint8Array): Described {
@@ -289,6 +304,13 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
       if (subject === SUBJECTS.recoveryCodeUsed || (subject === SUBJECTS.mfaEnrolled && e.factor === 'recovery_codes')) view.recoveryCodesLeft = e.recoveryCodesLeft;
       const fields = Object.keys(view).filter((k) => view[k] !== undefined && view[k] !== '');
       return { action: MFA_ACTIONS[subject], target: { type: 'user', id: e.userId }, changes: changesOf(fields, undefined, view) };
+    }
+    case SUBJECTS.factorAdded: {
+      // The notice of a sign-in method added (mailed to the user): its kind and name, never the address.
+      const e = decodeEvent(subject, data);
+      const view: View = { kind: e.method?.kind, name: e.method?.name || undefined };
+      const fields = Object.keys(view).filter((k) => view[k] !== undefined && view[k] !== '');
+      return { action: 'factor.added', target: { type: 'user', id: e.userId }, changes: changesOf(fields, undefined, view) };
     }
     case SUBJECTS.sessionEnded: {
       const e = decodeEvent(subject, data);

@@ -2,7 +2,7 @@
 import { identityClientsV1 } from '@iam/contracts';
 import { AppError, type CallContext, type FieldError, type HandlerDeps, type ServiceBinding, actorOf, bindService } from '@iam/platform';
 import type { ClientActor, ClientUseCases, ClientWithSecret } from '../app/clients';
-import type { ClientListQuery, ClientRecord } from '../domain/clients';
+import { type ClientListQuery, type ClientRecord, DEFAULT_ID_TOKEN_ALG } from '../domain/clients';
 
 /** As the directory's collections: pages up to this number, search text up to this length. */
 const PAGE_MAX = 2_147_483_647;
@@ -19,6 +19,9 @@ const toClient = (c: ClientRecord): identityClientsV1.OAuthClient => ({
   requirePar: c.requirePar,
   dpopBound: c.dpopBound,
   apiPermissions: [...c.apiPermissions],
+  idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
+  userinfoSignedResponseAlg: c.userinfoSignedResponseAlg ?? '',
+  resourceServer: c.resourceServer,
   firstParty: c.firstParty,
   builtIn: c.builtIn,
   createdAt: c.createdAt,
@@ -55,7 +58,8 @@ export function clientsGrpc(uc: ClientUseCases, h: HandlerDeps): ServiceBinding[
           return { items: page.items.map(toClient), totalCount: page.totalCount };
         },
         getClient: async (r) => toClient(await uc.get(r.clientId, { includeDeleted: r.includeDeleted })),
-        createClient: async (r, ctx) => withSecret(await uc.create(actor(ctx), r)),
+        createClient: async (r, ctx) =>
+          withSecret(await uc.create(actor(ctx), { ...r, idTokenSignedResponseAlg: r.idTokenSignedResponseAlg || DEFAULT_ID_TOKEN_ALG, userinfoSignedResponseAlg: r.userinfoSignedResponseAlg || null })),
         updateClient: async (r, ctx) =>
           withSecret(
             await uc.update(actor(ctx), r.clientId, {
@@ -68,6 +72,10 @@ export function clientsGrpc(uc: ClientUseCases, h: HandlerDeps): ServiceBinding[
               requirePar: r.requirePar,
               dpopBound: r.dpopBound,
               apiPermissions: r.apiPermissions?.values,
+              idTokenSignedResponseAlg: r.idTokenSignedResponseAlg,
+              // "" takes the signing away (plain JSON).
+              userinfoSignedResponseAlg: r.userinfoSignedResponseAlg === undefined ? undefined : r.userinfoSignedResponseAlg || null,
+              resourceServer: r.resourceServer,
             }),
           ),
         deleteClient: async (r, ctx) => (await uc.remove(actor(ctx), r.clientId), {}),

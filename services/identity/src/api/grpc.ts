@@ -1,15 +1,35 @@
 /** gRPC handlers of IdentityService: proto in, use cases, proto out. */
 import { identityV1 } from '@iam/contracts';
 import { ANY_CALLER, type AccessClaims, AppError, type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
+import type { AccessTokenUseCases } from '../app/access-tokens';
+import type { AccountAccess } from '../app/account-access';
 import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
+import type { MyFactorUseCases } from '../app/my-factors';
 import type { PasskeyUseCases, PasskeyView } from '../app/passkeys';
 import type { Factor, SecondFactorUseCases } from '../app/second-factor';
 import type { SessionUseCases, SessionView } from '../app/sessions';
 import type { Principal, TokenPair } from '../domain/model';
 import type { PublishedKeys } from '../domain/ports';
 
-const toClaims = (c: AccessClaims): identityV1.Claims => ({ ...c, aud: [...c.aud], roles: [...c.roles], permissions: [...c.permissions] });
+const toClaims = (c: AccessClaims): identityV1.Claims => ({
+  sub: c.sub,
+  jti: c.jti,
+  iss: c.iss,
+  aud: [...c.aud],
+  iat: c.iat,
+  nbf: c.nbf,
+  exp: c.exp,
+  email: c.email,
+  roles: [...c.roles],
+  permissions: [...c.permissions],
+  sid: c.sid ?? '',
+  clientId: c.clientId ?? '',
+  amr: [...(c.amr ?? [])],
+  authTime: c.authTime ?? 0,
+  cnfJkt: c.cnfJkt ?? '',
+  scope: c.scope ?? '',
+});
 
 const userSummary = (p: Principal): identityV1.UserSummary => ({ id: p.userId, firstName: p.firstName, lastName: p.lastName, email: p.email, roles: [...p.roles] });
 const signedIn = (r: { tokens: TokenPair; principal: Principal }): identityV1.LoginResponse => ({ tokens: r.tokens, user: userSummary(r.principal), mfa: undefined });
@@ -46,12 +66,31 @@ const passkeyOut = (p: PasskeyView): identityV1.Passkey => ({
 });
 
 export function identityGrpc(
-  deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; keys: PublishedKeys; secondFactor: SecondFactorUseCases; sessions: SessionUseCases; passkeys: PasskeyUseCases },
+  deps: {
+    auth: AuthUseCases;
+    accessTokens: AccessTokenUseCases;
+    emailActions: EmailActionUseCases;
+    keys: PublishedKeys;
+    secondFactor: SecondFactorUseCases;
+    myFactors: MyFactorUseCases;
+    access: AccountAccess;
+    sessions: SessionUseCases;
+    passkeys: PasskeyUseCases;
+    /** Tokens handed out over REST (the token-grant counter): rest_sign_in, rest_refresh. */
+    granted?: (grantType: 'rest_sign_in' | 'rest_refresh') => void;
+  },
   h: HandlerDeps,
 ): ServiceBinding[] {
-  const { auth, emailActions, keys, secondFactor, sessions, passkeys } = deps;
-  /** The signed-in caller of a "me" call: its token verified here (signature, expiry, denylist). */
-  const me = (accessToken: string) => auth.validate(accessToken);
+  const { auth, accessTokens, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys } = deps;
+  const granted = <T>(grantType: 'rest_sign_in' | 'rest_refresh', answer: T): T => (deps.granted?.(grantType), answer);
+  /** The signed-in caller of a "me" call: its token verified here (a JWT's signature, an opaque one's record; expiry, denylist). */
+  const me = (accessToken: string) => accessTokens.validate(accessToken);
+  /** The caller of a call on the account's security (sessions, password, email): a first-party token (account-access.ts). */
+  const firstParty = async (accessToken: string) => {
+    const c = await me(accessToken);
+    await access.firstParty(c);
+    return c;
+  };
   return [
     bindService(
       identityV1.IdentityServiceService,
@@ -59,13 +98,13 @@ export function identityGrpc(
         login: async (r) => {
           const res = await auth.login(r.email, r.password);
           if (res.mfa) return { tokens: undefined, user: undefined, mfa: { ...res.mfa, methods: [...res.mfa.methods] } };
-          return signedIn(res);
+          return granted('rest_sign_in', signedIn(res));
         },
-        refresh: async (r) => auth.refresh(r.refreshToken),
+        refresh: async (r) => granted('rest_refresh', await auth.refresh(r.refreshToken)),
         revoke: async (r) => (await auth.revoke(r.accessToken), {}),
-        validateToken: async (r) => ({ claims: toClaims(await auth.validate(r.accessToken)) }),
+        validateToken: async (r) => ({ claims: toClaims(await accessTokens.validate(r.accessToken)) }),
         introspect: async (r) => {
-          const c = await auth.introspect(r.token);
+          const c = await accessTokens.introspect(r.token);
           return c ? { active: true, claims: toClaims(c) } : { active: false, claims: undefined };
         },
         getJwks: async () => ({
@@ -76,35 +115,33 @@ export function identityGrpc(
         confirmPasswordReset: async (r) => (await emailActions.confirmPasswordReset(r.token, r.newPassword), {}),
         requestEmailVerification: async (r) => (await emailActions.requestEmailVerification(r.userId), {}),
         confirmEmailVerification: async (r) => (await emailActions.confirmEmailVerification(r.token), {}),
-        completeMfa: async (r) => signedIn(await auth.completeMfa(r.mfaToken, factorOf(r))),
+        completeMfa: async (r) => granted('rest_sign_in', signedIn(await auth.completeMfa(r.mfaToken, factorOf(r)))),
         enrolWithMfaToken: async (r) => secondFactor.enrolWithToken(r.mfaToken),
-        getMfaStatus: async (r) => secondFactor.status((await me(r.accessToken)).sub),
-        startTotp: async (r) => secondFactor.startTotp((await me(r.accessToken)).sub),
-        activateTotp: async (r) => (await secondFactor.activateTotp((await me(r.accessToken)).sub, r.code), {}),
-        removeTotp: async (r) => (await secondFactor.removeTotp(await me(r.accessToken)), {}),
-        newRecoveryCodes: async (r) => ({ codes: await secondFactor.newRecoveryCodes(await me(r.accessToken)) }),
-        passkeyRegistrationOptions: async (r) => ({ json: JSON.stringify(await passkeys.registrationOptions((await me(r.accessToken)).sub)) }),
-        registerPasskey: async (r) => {
-          const c = await me(r.accessToken);
-          return passkeyOut(await passkeys.register(c.sub, r.name, webauthnJson(r.responseJson, 'response')));
-        },
-        listPasskeys: async (r) => ({ passkeys: (await passkeys.list((await me(r.accessToken)).sub)).map(passkeyOut) }),
-        renamePasskey: async (r) => passkeyOut(await passkeys.rename((await me(r.accessToken)).sub, r.passkeyId, r.name)),
-        removePasskey: async (r) => (await passkeys.remove(await me(r.accessToken), r.passkeyId), {}),
+        getMfaStatus: async (r) => myFactors.status(await me(r.accessToken)),
+        startTotp: async (r) => myFactors.startTotp(await me(r.accessToken)),
+        activateTotp: async (r) => (await myFactors.activateTotp(await me(r.accessToken), r.code), {}),
+        removeTotp: async (r) => (await myFactors.removeTotp(await me(r.accessToken)), {}),
+        newRecoveryCodes: async (r) => ({ codes: await myFactors.newRecoveryCodes(await me(r.accessToken)) }),
+        passkeyRegistrationOptions: async (r) => ({ json: JSON.stringify(await myFactors.passkeyOptions(await me(r.accessToken))) }),
+        registerPasskey: async (r) => passkeyOut(await myFactors.registerPasskey(await me(r.accessToken), r.name, webauthnJson(r.responseJson, 'response'))),
+        listPasskeys: async (r) => ({ passkeys: (await myFactors.listPasskeys(await me(r.accessToken))).map(passkeyOut) }),
+        renamePasskey: async (r) => passkeyOut(await myFactors.renamePasskey(await me(r.accessToken), r.passkeyId, r.name)),
+        removePasskey: async (r) => (await myFactors.removePasskey(await me(r.accessToken), r.passkeyId), {}),
         passkeySignInOptions: async () => ({ json: JSON.stringify(await passkeys.signInOptions()) }),
-        passkeySignIn: async (r) => signedIn(await auth.passkeyLogin(webauthnJson(r.responseJson, 'response'))),
+        passkeySignIn: async (r) => granted('rest_sign_in', signedIn(await auth.passkeyLogin(webauthnJson(r.responseJson, 'response')))),
         mfaWebauthnOptions: async (r) => ({ json: JSON.stringify(await secondFactor.webauthnOptions(r.mfaToken)) }),
         mfaPasskeyEnrolmentOptions: async (r) => ({ json: JSON.stringify(await secondFactor.passkeyEnrolmentOptions(r.mfaToken)) }),
         endUserSession: async (r) => (await sessions.endOneOf(r.userId, r.sessionId), { ended: 1 }),
         listMySessions: async (r) => {
-          const c = await me(r.accessToken);
+          const c = await firstParty(r.accessToken);
           return { sessions: (await sessions.list(c.sub, c.sid)).map(sessionOut) };
         },
-        verifyMyPassword: async (r) => (await auth.verifyPassword((await me(r.accessToken)).sub, r.password), {}),
-        endMySession: async (r) => (await sessions.end((await me(r.accessToken)).sub, r.sessionId), { ended: 1 }),
-        endAllMySessions: async (r) => ({ ended: await sessions.endAllMine((await me(r.accessToken)).sub) }),
+        // The account page's password and email changes ask this first: a third party's token stops here.
+        verifyMyPassword: async (r) => (await auth.verifyPassword((await firstParty(r.accessToken)).sub, r.password), {}),
+        endMySession: async (r) => (await sessions.end((await firstParty(r.accessToken)).sub, r.sessionId), { ended: 1 }),
+        endAllMySessions: async (r) => ({ ended: await sessions.endAllMine((await firstParty(r.accessToken)).sub) }),
         endMyOtherSessions: async (r) => {
-          const c = await me(r.accessToken);
+          const c = await firstParty(r.accessToken);
           return { ended: await sessions.endOthers(c.sub, c.sid) };
         },
         listUserSessions: async (r) => ({ sessions: (await sessions.listOf(r.userId)).map(sessionOut) }),

@@ -48,10 +48,21 @@ describe('clientRights: who may give a client API permissions', () => {
     expect(await code(() => rights.assertMayList(manager, ['users.manage'], 'give API permissions to'))).toBe('ok');
     expect(await code(() => rights.assertMayList(manager, ['users.manage', 'audit.read'], 'give API permissions to'))).toBe('FORBIDDEN');
     expect(await code(() => rights.assertMayList(admin, ['users.manage', 'audit.read'], 'give API permissions to'))).toBe('ok');
-    expect(await code(rights.assertMayActOn(manager, { roles: ['Support'], apiPermissions: ['users.manage'] }, 'change'))).toBe('ok');
-    expect(await code(rights.assertMayActOn(manager, { roles: [], apiPermissions: ['audit.read'] }, 'change'))).toBe('FORBIDDEN');
+    expect(await code(rights.assertMayActOn(manager, { roles: ['Support'], apiPermissions: ['users.manage'], resourceServer: false }, 'change'))).toBe('ok');
+    expect(await code(rights.assertMayActOn(manager, { roles: [], apiPermissions: ['audit.read'], resourceServer: false }, 'change'))).toBe('FORBIDDEN');
     // A permission deleted since carries nothing.
-    expect(await code(rights.assertMayActOn(manager, { roles: [], apiPermissions: ['deleted.since'] }, 'change'))).toBe('ok');
-    expect(await code(rights.assertMayActOn(admin, { roles: ['Support'], apiPermissions: ['audit.read'] }, 'delete'))).toBe('ok');
+    expect(await code(rights.assertMayActOn(manager, { roles: [], apiPermissions: ['deleted.since'], resourceServer: false }, 'change'))).toBe('ok');
+    expect(await code(rights.assertMayActOn(admin, { roles: ['Support'], apiPermissions: ['audit.read'], resourceServer: false }, 'delete'))).toBe('ok');
+  });
+
+  it('only an Administrator makes a client a resource server, or acts on one', async () => {
+    const manager = await rights.of({ userId: 'manager' });
+    const admin = await rights.of({ userId: 'admin' });
+    expect(await code(() => rights.assertMayMakeResourceServer(manager))).toBe('FORBIDDEN');
+    expect(await code(() => rights.assertMayMakeResourceServer(admin))).toBe('ok');
+    for (const what of ['change', 'delete', 'rotate the secret of']) {
+      expect(await code(rights.assertMayActOn(manager, { roles: [], apiPermissions: [], resourceServer: true }, what))).toBe('FORBIDDEN');
+      expect(await code(rights.assertMayActOn(admin, { roles: [], apiPermissions: [], resourceServer: true }, what))).toBe('ok');
+    }
   });
 });

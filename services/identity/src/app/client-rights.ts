@@ -5,7 +5,9 @@
  * - a non-Administrator gives a service account only roles whose every permission it holds, never
  *   `Administrator`, and lists as a client's `apiPermissions` only permissions it holds;
  * - acting on a client (change, delete, rotate its secret) is acting with its powers: the actor
- *   must be able to give each of its live roles and list each of its live API permissions.
+ *   must be able to give each of its live roles and list each of its live API permissions;
+ * - only an Administrator makes a client a resource server, or acts on one: a resource server
+ *   introspects every client's access tokens.
  * Unknown role or permission names are a 400 naming the field.
  */
 import { ADMINISTRATOR_ROLE, AppError, isAdministrator } from '@iam/platform';
@@ -37,8 +39,10 @@ export interface ClientRights {
   assertMayGive(rights: Rights, roles: readonly LiveRole[], what: string): void;
   /** FORBIDDEN unless the actor holds every one of these permissions (to list them as a client's API permissions). */
   assertMayList(rights: Rights, permissions: readonly string[], what: string): void;
-  /** FORBIDDEN unless the actor may act with the client's powers: its live roles and live API permissions (deleted ones carry none). */
-  assertMayActOn(rights: Rights, client: Pick<ClientSettings, 'roles' | 'apiPermissions'>, what: string): Promise<void>;
+  /** FORBIDDEN unless the actor is an Administrator: only one makes a client a resource server. */
+  assertMayMakeResourceServer(rights: Rights): void;
+  /** FORBIDDEN unless the actor may act with the client's powers: its live roles and live API permissions (deleted ones carry none), and a resource server's introspection. */
+  assertMayActOn(rights: Rights, client: Pick<ClientSettings, 'roles' | 'apiPermissions' | 'resourceServer'>, what: string): Promise<void>;
 }
 
 export function clientRights(directory: Pick<Directory, 'principal' | 'resolveRoles' | 'resolvePermissions'>): ClientRights {
@@ -82,8 +86,13 @@ export function clientRights(directory: Pick<Directory, 'principal' | 'resolveRo
       if (missing.length > 0) throw AppError.forbidden(`Only a caller holding every API permission of the client may ${what} it (missing: ${missing.join(', ')}).`);
     },
 
+    assertMayMakeResourceServer(rights) {
+      if (!rights.administrator) throw AppError.forbidden('Only an Administrator may make a client a resource server: it can introspect the tokens of every client.');
+    },
+
     async assertMayActOn(rights, client, what) {
       if (rights.administrator) return;
+      if (client.resourceServer) throw AppError.forbidden(`Only an Administrator may ${what} a resource server: it can introspect the tokens of every client.`);
       if (client.roles.length > 0) r.assertMayGive(rights, await directory.resolveRoles(client.roles), what);
       if (client.apiPermissions.length > 0) r.assertMayList(rights, (await directory.resolvePermissions(client.apiPermissions)).map((p) => p.name), what);
     },

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS, type eventsV1 } from '@iam/contracts';
 import { AppError, type InTransaction, clientTokensSubject, event, randomToken, sha256 } from '@iam/platform';
-import { checkClientSettings, newReceivers } from '../domain/client-rules';
+import { type GivenClientSettings, checkClientSettings, newReceivers } from '../domain/client-rules';
 import type { ClientListQuery, ClientPage, ClientRecord, ClientSettings, ClientStore } from '../domain/clients';
 import type { Directory, IdentityStores, UnitOfWork } from '../domain/ports';
 import type { SessionStores } from './auth';
@@ -28,7 +28,7 @@ import { type ClientActor, clientRights } from './client-rights';
 export { CLIENTS_MANAGE, type ClientActor } from './client-rights';
 
 /** A settings change: fields given replace, fields absent stay. */
-export type ClientPatch = Partial<Omit<ClientSettings, 'type' | 'grantTypes'> & { type: string; grantTypes: readonly string[] }>;
+export type ClientPatch = Partial<GivenClientSettings>;
 
 export interface ClientWithSecret {
   readonly client: ClientRecord;
@@ -40,7 +40,7 @@ export interface ClientUseCases {
   list(query: ClientListQuery): Promise<ClientPage>;
   /** NOT_FOUND for an unknown id, and a deleted one unless `includeDeleted`. */
   get(clientId: string, opts?: { includeDeleted?: boolean }): Promise<ClientRecord>;
-  create(actor: ClientActor, input: Omit<ClientSettings, 'type' | 'grantTypes'> & { type: string; grantTypes: readonly string[] }): Promise<ClientWithSecret>;
+  create(actor: ClientActor, input: GivenClientSettings): Promise<ClientWithSecret>;
   update(actor: ClientActor, clientId: string, patch: ClientPatch): Promise<ClientWithSecret>;
   /** Soft delete; its grants (identity.client.deleted) and its access tokens (subject revocation) end. */
   remove(actor: ClientActor, clientId: string): Promise<void>;
@@ -62,10 +62,26 @@ function clientState(c: ClientSettings): eventsV1.ClientState {
     requirePar: c.requirePar,
     dpopBound: c.dpopBound,
     apiPermissions: [...c.apiPermissions],
+    idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
+    userinfoSignedResponseAlg: c.userinfoSignedResponseAlg ?? '',
+    resourceServer: c.resourceServer,
   };
 }
 
-const SETTINGS_FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'grantTypes', 'roles', 'requirePar', 'dpopBound', 'apiPermissions'] as const;
+const SETTINGS_FIELDS = [
+  'name',
+  'type',
+  'redirectUris',
+  'postLogoutRedirectUris',
+  'grantTypes',
+  'roles',
+  'requirePar',
+  'dpopBound',
+  'apiPermissions',
+  'idTokenSignedResponseAlg',
+  'userinfoSignedResponseAlg',
+  'resourceServer',
+] as const;
 
 const settingsOf = (c: ClientSettings): ClientSettings => ({
   name: c.name,
@@ -77,6 +93,9 @@ const settingsOf = (c: ClientSettings): ClientSettings => ({
   requirePar: c.requirePar,
   dpopBound: c.dpopBound,
   apiPermissions: c.apiPermissions,
+  idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
+  userinfoSignedResponseAlg: c.userinfoSignedResponseAlg,
+  resourceServer: c.resourceServer,
 });
 
 const lowerSet = (xs: readonly string[]) => new Set(xs.map((x) => x.toLowerCase()));
@@ -124,6 +143,7 @@ export function createClientUseCases(deps: {
     async create(actor, input) {
       const held = await rights.of(actor);
       const s = checkClientSettings(input);
+      if (s.resourceServer) rights.assertMayMakeResourceServer(held);
       const roles = await rights.roles(s.roles);
       rights.assertMayGive(held, roles, 'give roles to');
       const apiPermissions = await rights.permissions(s.apiPermissions);
@@ -148,6 +168,7 @@ export function createClientUseCases(deps: {
       const roles = await rights.roles(s.roles);
       // Acting on a client is acting with its powers; giving roles or API permissions, granting them.
       await rights.assertMayActOn(held, current, 'change');
+      if (s.resourceServer) rights.assertMayMakeResourceServer(held);
       rights.assertMayGive(held, roles, 'give roles to');
       // The API permissions it keeps stay as they are (one deleted since carries nothing); added ones must exist and be held.
       const kept = lowerSet(current.apiPermissions);

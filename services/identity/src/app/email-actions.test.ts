@@ -46,7 +46,7 @@ describe('email-action requests (recorded before the 202, processed from the tab
   /** A fresh instance: what a restarted process would build. */
   const useCases = (perEmailLimit = 100) =>
     createEmailActionUseCases({
-      settings: { sealKey, tokenLifetimeSeconds: 3_600, perEmailLimit, perEmailWindowSeconds: 3_600 },
+      settings: { sealKey, tokenLifetimeSeconds: 3_600, perEmailLimit, perEmailWindowSeconds: 3_600, resetRemovesFactorsHours: 24 },
       uow: pgUnitOfWork(ds),
       stores: pgIdentityStores(ds.manager),
       directory,

@@ -13,6 +13,7 @@ import { AppError, type InTransaction, type Logger, type Metrics, event, isTrans
 import type { Principal } from '../domain/model';
 import type { Directory, EmailActionRequest, EmailPurpose, IdentityStores, UnitOfWork } from '../domain/ports';
 import { type SessionStores, emailKey } from './auth';
+import { type ReviewStores, reviewFactorsIn } from './reset-factor-review';
 
 export interface EmailActionSettings {
   /** AES-256 key shared with the notification service. */
@@ -21,6 +22,11 @@ export interface EmailActionSettings {
   /** Requests per email and purpose per window. */
   readonly perEmailLimit: number;
   readonly perEmailWindowSeconds: number;
+  /**
+   * AUTH_RESET_REMOVES_FACTORS_HOURS: a completed reset removes the second factors and passkeys
+   * added this many hours before it (reset-factor-review.ts); 0 keeps all.
+   */
+  readonly resetRemovesFactorsHours: number;
 }
 
 export interface EmailActionUseCases {
@@ -39,7 +45,9 @@ export interface EmailActionUseCases {
    * Identity's part of a reset the directory applied, from its answer or from its
    * `directory.user.updated` event (whichever comes first; the other finds it done): in one
    * transaction the token is consumed, every session ended (one `identity.subject.revoked`), the
-   * lockout cleared and `identity.password.changed` written. True when this call did it.
+   * lockout cleared, the factors added shortly before removed (reset-factor-review.ts) and
+   * `identity.password.changed` written (with what was removed and what remains). True when this
+   * call did it.
    */
   completePasswordReset(r: { resetId: string; userId: string; email: string; firstName: string; at: Date }): Promise<boolean>;
   /** Records the request; UNAUTHENTICATED when the account is gone, RATE_LIMITED as above. */
@@ -69,7 +77,7 @@ type EmailActionStores = Pick<IdentityStores, 'emailActions' | 'emailRequests' |
 export function createEmailActionUseCases(deps: {
   settings: EmailActionSettings;
   /** Transactions (with the outbox); a completed reset also ends sessions and clears the lockout in one. */
-  uow: UnitOfWork<EmailActionStores & SessionStores & Pick<IdentityStores, 'lockouts'>>;
+  uow: UnitOfWork<EmailActionStores & SessionStores & ReviewStores & Pick<IdentityStores, 'lockouts'>>;
   /** Single statements outside any transaction, each committed on its own (a request recorded, a token claimed). */
   stores: EmailActionStores;
   directory: Directory;
@@ -128,7 +136,11 @@ export function createEmailActionUseCases(deps: {
       if (token.outcome === 'consumed') {
         await deps.endSessionsIn(tx, r.userId, r.at);
         await tx.lockouts.clear(token.emailHash);
-        await tx.publish([event(SUBJECTS.passwordChanged, { userId: r.userId, email: r.email, firstName: r.firstName })]);
+        const review = await reviewFactorsIn(tx, r.userId, r.at, s.resetRemovesFactorsHours);
+        await tx.publish([
+          ...review.events,
+          event(SUBJECTS.passwordChanged, { userId: r.userId, email: r.email, firstName: r.firstName, removed: review.removed, kept: review.kept, reviewWindowHours: review.windowHours }),
+        ]);
         return true;
       }
       if (token.outcome === 'missing') {

@@ -16,10 +16,14 @@ import { KeyRing } from '../infra/key-ring';
 import { entities, migrations } from '../infra/schema';
 import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
 import { JwtTokenService } from '../infra/token-service';
+import { SealingKeys } from '../domain/sealing';
 import { SoftAuthenticator } from '../testing/soft-authenticator';
 import { type AuthUseCases, createAuthUseCases, emailKey } from './auth';
 import { type PasskeyUseCases, credentialTag, createPasskeyUseCases } from './passkeys';
+import { createAccountAccess } from './account-access';
+import { type MyFactorUseCases, createMyFactorUseCases } from './my-factors';
 import { type SecondFactorUseCases, createSecondFactorUseCases } from './second-factor';
+import { createTotpSecrets } from './totp-secrets';
 
 const ORIGIN = 'http://localhost:27399';
 
@@ -29,6 +33,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
   let keys: KeyRing;
   let passkeys: PasskeyUseCases;
   let secondFactor: SecondFactorUseCases;
+  let myFactors: MyFactorUseCases;
   let auth: AuthUseCases;
   const logger = testLogger();
   const users = new Map<string, Principal>();
@@ -68,14 +73,23 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     await keys.start();
     const uow = pgUnitOfWork(ds);
     const stores = pgIdentityStores(ds.manager);
-    passkeys = createPasskeyUseCases({ settings: { rpId: 'localhost', origin: ORIGIN, rpName: 'IAM', challengeKey: randomBytes(32) }, uow, stores, directory, logger });
+    passkeys = createPasskeyUseCases({ settings: { rpId: 'localhost', origins: [ORIGIN], rpName: 'IAM', challengeKey: randomBytes(32) }, uow, stores, directory, logger });
     secondFactor = createSecondFactorUseCases({
-      settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 5, lockoutMinutes: 15 },
+      settings: { totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 5, lockoutMinutes: 15, recoveryKey: randomBytes(32) },
       uow,
       stores,
       directory,
       passkeys,
       logger,
+    });
+    myFactors = createMyFactorUseCases({
+      access: createAccountAccess({ clients: { find: async () => null } }),
+      totp: createTotpSecrets({ totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', stores, directory }),
+      recoveryKey: randomBytes(32),
+      passkeys,
+      uow,
+      stores,
+      directory,
     });
     auth = createAuthUseCases({
       settings: { maxFailedAttempts: 5, lockoutMinutes: 15, refreshExpirySeconds: 3_600, refreshReuseGraceSeconds: 0, accessExpirySeconds: 300 },
@@ -125,6 +139,16 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     expect(await passkeys.list(other.userId)).toEqual([]);
   });
 
+  it('WEBAUTHN_ORIGINS: a ceremony from an extra origin on the RP ID verifies; from any other origin it does not', async () => {
+    const extra = 'http://localhost:27400';
+    const wide = createPasskeyUseCases({ settings: { rpId: 'localhost', origins: [ORIGIN, extra], rpName: 'IAM', challengeKey: randomBytes(32) }, uow: pgUnitOfWork(ds), stores: pgIdentityStores(ds.manager), directory, logger });
+    const u = user();
+    await expect(wide.register(u.userId, 'Other host', new SoftAuthenticator(extra).create(await wide.registrationOptions(u.userId)))).resolves.toMatchObject({ name: 'Other host' });
+    await expect(wide.register(u.userId, 'Elsewhere', new SoftAuthenticator('http://localhost:27401').create(await wide.registrationOptions(u.userId)))).rejects.toMatchObject({ code: 'VALIDATION' });
+    // The default settings (PUBLIC_URL's origin only) refuse the extra origin.
+    await expect(passkeys.register(u.userId, 'Not listed', new SoftAuthenticator(extra).create(await passkeys.registrationOptions(u.userId)))).rejects.toMatchObject({ code: 'VALIDATION' });
+  });
+
   it('passwordless sign-in: the options name no credential and have one shape for everyone; the assertion signs in with amr hwk+mfa; a replay and a cloned counter are refused', async () => {
     const a = new SoftAuthenticator(ORIGIN);
     const { u } = await registered(a);
@@ -165,7 +189,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     const wrong = await auth.passkeyLogin(elsewhere.get(await passkeys.signInOptions())).catch((e: unknown) => e);
     expect(wrong).toEqual(unknown);
     // A challenge of another key (another deployment's, or made up) is refused like the rest.
-    const foreign = createPasskeyUseCases({ settings: { rpId: 'localhost', origin: ORIGIN, rpName: 'IAM', challengeKey: randomBytes(32) }, uow: pgUnitOfWork(ds), stores: pgIdentityStores(ds.manager), directory: { principal: async () => null }, logger });
+    const foreign = createPasskeyUseCases({ settings: { rpId: 'localhost', origins: [ORIGIN], rpName: 'IAM', challengeKey: randomBytes(32) }, uow: pgUnitOfWork(ds), stores: pgIdentityStores(ds.manager), directory: { principal: async () => null }, logger });
     expect(await auth.passkeyLogin(a.get(await foreign.signInOptions())).catch((e: unknown) => e)).toEqual(unknown);
     const [row] = await ds.query<Array<{ failed_count: number }>>('SELECT failed_count FROM login_failures WHERE email_hash = $1', [emailKey(u.email)]);
     expect(Number(row!.failed_count)).toBe(2);
@@ -227,7 +251,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     const uow = pgUnitOfWork(ds);
     const stores = pgIdentityStores(ds.manager);
     const strict = createSecondFactorUseCases({
-      settings: { totpKey: randomBytes(32), issuer: 'IAM', requiredRoles: ['Operator'], maxFailedAttempts: 5, lockoutMinutes: 15 },
+      settings: { totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', requiredRoles: ['Operator'], maxFailedAttempts: 5, lockoutMinutes: 15, recoveryKey: randomBytes(32) },
       uow,
       stores,
       directory,
@@ -268,13 +292,13 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     await expect(passkeys.rename(user().userId, view.id, 'Theirs')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await passkeys.rename(u.userId, view.id, 'Desk key')).toMatchObject({ id: view.id, name: 'Desk key' });
     await expect(passkeys.rename(u.userId, view.id, ' ')).rejects.toMatchObject({ code: 'VALIDATION' });
-    expect(await secondFactor.newRecoveryCodes(claims(u.userId))).toHaveLength(10);
-    await expect(passkeys.remove(claims(u.userId, Math.floor(Date.now() / 1000) - 600), view.id)).rejects.toMatchObject({
+    expect(await myFactors.newRecoveryCodes(claims(u.userId))).toHaveLength(10);
+    await expect(myFactors.removePasskey(claims(u.userId, Math.floor(Date.now() / 1000) - 600), view.id)).rejects.toMatchObject({
       code: 'FORBIDDEN',
       reason: 'identity.reauthentication_required',
     });
-    await expect(passkeys.remove(claims(user().userId), view.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await passkeys.remove(claims(u.userId), view.id);
+    await expect(myFactors.removePasskey(claims(user().userId), view.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await myFactors.removePasskey(claims(u.userId), view.id);
     expect(await secondFactor.status(u.userId)).toEqual({ totp: false, passkeys: 0, recoveryCodesLeft: 0 });
     expect(await auth.login(u.email, 'right')).toMatchObject({ tokens: expect.anything() });
   });

@@ -3,7 +3,8 @@
  * verification required, discoverable credentials), naming, listing and removal by their owner,
  * and the assertions of a sign-in, as a first factor (passwordless: the options name no
  * credential, so they are the same for everyone) or as the second factor of an mfa token. The RP
- * ID and origin are PUBLIC_URL's. Every ceremony's challenge is single use and good for five
+ * ID is PUBLIC_URL's host unless WEBAUTHN_RP_ID names a parent domain; the origins PUBLIC_URL's
+ * and WEBAUTHN_ORIGINS'. Every ceremony's challenge is single use and good for five
  * minutes. A registration's or a second factor's is stored and found again by the challenge the
  * authenticator signed (only its SHA-256 is stored); a passwordless sign-in's, asked for
  * anonymously, is stored by nobody until an assertion of it verifies (sign-in-challenge.ts).
@@ -11,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { type AccessClaims, AppError, type Logger, event, sha256 } from '@iam/platform';
+import { AppError, type Logger, event, sha256 } from '@iam/platform';
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransportFuture,
@@ -21,14 +22,14 @@ import type {
 } from '@simplewebauthn/server';
 import type { Principal } from '../domain/model';
 import type { Directory, IdentityStores, PasskeyRecord, UnitOfWork, WebauthnPurpose } from '../domain/ports';
-import { requireRecentSignIn } from './reauth';
+import { factorAddedEvent, noticeAccount } from './factor-notice';
 import { checkSignInChallenge, issueSignInChallenge } from './sign-in-challenge';
 
 export interface PasskeySettings {
   /** PUBLIC_URL's host name. */
   readonly rpId: string;
-  /** PUBLIC_URL's origin. */
-  readonly origin: string;
+  /** The origins a ceremony may come from: PUBLIC_URL's, then WEBAUTHN_ORIGINS (config.ts). */
+  readonly origins: readonly string[];
   readonly rpName: string;
   /** The key of the passwordless sign-in's challenges (sign-in-challenge.ts). */
   readonly challengeKey: Buffer;
@@ -58,14 +59,17 @@ export interface PasskeyAssertion {
 
 export interface PasskeyUseCases {
   registrationOptions(userId: string): Promise<PublicKeyCredentialCreationOptionsJSON>;
-  /** VALIDATION for a response that does not verify (or a challenge not the user's); CONFLICT for a credential registered already. */
+  /**
+   * VALIDATION for a response that does not verify (or a challenge not the user's); CONFLICT for a
+   * credential registered already. The user is mailed about the new passkey (identity.factor.added).
+   */
   register(userId: string, name: string, response: unknown): Promise<PasskeyView>;
   list(userId: string): Promise<PasskeyView[]>;
   count(userId: string): Promise<number>;
   /** NOT_FOUND for another user's or an unknown passkey. */
   rename(userId: string, id: string, name: string): Promise<PasskeyView>;
-  /** FORBIDDEN (identity.reauthentication_required) without a recent sign-in; NOT_FOUND as rename. The last factor takes the recovery codes with it. */
-  remove(claims: AccessClaims, id: string): Promise<void>;
+  /** NOT_FOUND as rename. The last factor takes the recovery codes with it. (Who may: my-factors.ts.) */
+  remove(userId: string, id: string): Promise<void>;
   /** Options for a sign-in with a passkey alone: the same for everyone (no credential named). */
   signInOptions(): Promise<PublicKeyCredentialRequestOptionsJSON>;
   /** Options for the second factor of an mfa challenge: the user's passkeys. */
@@ -191,7 +195,7 @@ export function createPasskeyUseCases(deps: {
         const r = await verifyRegistrationResponse({
           response: response as RegistrationResponseJSON,
           expectedChallenge: challenge,
-          expectedOrigin: s.origin,
+          expectedOrigin: [...s.origins],
           expectedRPID: s.rpId,
           requireUserVerification: true,
         });
@@ -203,6 +207,7 @@ export function createPasskeyUseCases(deps: {
       }
       const credentialId = Buffer.from(info.credential.id, 'base64url');
       const id = randomUUID();
+      const account = await noticeAccount(deps.directory, userId);
       await uow.run(async (tx) => {
         const added = await tx.passkeys.add({
           id,
@@ -219,6 +224,7 @@ export function createPasskeyUseCases(deps: {
         if (!added) throw AppError.conflict('This passkey is registered already.');
         await tx.publish([
           event(SUBJECTS.mfaEnrolled, { userId, factor: 'webauthn', failures: 0, reason: '', recoveryCodesLeft: 0, credential: credentialTag(credentialId), name: n }),
+          factorAddedEvent(account, 'passkey', n),
         ]);
       });
       return view(await owned(userId, id));
@@ -240,15 +246,14 @@ export function createPasskeyUseCases(deps: {
       return view(await owned(userId, id));
     },
 
-    async remove(claims, id) {
-      requireRecentSignIn(claims);
-      const p = await owned(claims.sub, id);
+    async remove(userId, id) {
+      const p = await owned(userId, id);
       await uow.run(async (tx) => {
-        if (!(await tx.passkeys.remove(id, claims.sub))) throw AppError.notFound('No such passkey.');
+        if (!(await tx.passkeys.remove(id, userId))) throw AppError.notFound('No such passkey.');
         // Recovery codes back a factor up; with none left they go too.
-        if ((await tx.passkeys.count(claims.sub)) === 0 && !(await tx.totp.get(claims.sub))?.active) await tx.recoveryCodes.removeAll(claims.sub);
+        if ((await tx.passkeys.count(userId)) === 0 && !(await tx.totp.get(userId))?.active) await tx.recoveryCodes.removeAll(userId);
         await tx.publish([
-          event(SUBJECTS.mfaRemoved, { userId: claims.sub, factor: 'webauthn', failures: 0, reason: '', recoveryCodesLeft: 0, credential: credentialTag(p.credentialId), name: p.name }),
+          event(SUBJECTS.mfaRemoved, { userId, factor: 'webauthn', failures: 0, reason: '', recoveryCodesLeft: 0, credential: credentialTag(p.credentialId), name: p.name }),
         ]);
       });
     },
@@ -288,7 +293,7 @@ export function createPasskeyUseCases(deps: {
         const r = await verifyAuthenticationResponse({
           response: response as AuthenticationResponseJSON,
           expectedChallenge: challenge,
-          expectedOrigin: s.origin,
+          expectedOrigin: [...s.origins],
           expectedRPID: s.rpId,
           credential: { id: b64url(p.credentialId), publicKey: new Uint8Array(p.publicKey), counter: p.counter, transports: p.transports as AuthenticatorTransportFuture[] },
           requireUserVerification: true,

@@ -1,7 +1,7 @@
-/** The reauthentication window (DESIGN §5): removing a factor or making new recovery codes needs a recent sign-in. */
+/** The reauthentication window (DESIGN §5): adding or removing a factor, and new recovery codes, need a recent sign-in. */
 import { type AccessClaims, AppError } from '@iam/platform';
 
-/** Removing a factor or making new recovery codes needs a sign-in this recent. */
+/** Adding or removing a factor, or making new recovery codes, needs a sign-in this recent. */
 export const REAUTH_SECONDS = 300;
 
 /** FORBIDDEN with reason identity.reauthentication_required unless `auth_time` is within REAUTH_SECONDS. */

@@ -1,35 +1,40 @@
 /**
- * Second factors (DESIGN §5): TOTP (secret sealed with a key outside the database, activated by
- * a first right code, each code accepted once), single-use recovery codes (hashed), and the
- * single-use mfa token that stands between a right password and its second factor. Sign-in (the
- * REST login here; the OP's hosted sign-in later) asks `challenge` after the password and
- * `redeem` with the factor; failed factors count toward the login lockout of the account's email.
+ * Second factors at sign-in (DESIGN §5): the single-use mfa token that stands between a right
+ * password and its second factor, and the factor's check (a TOTP code, each accepted once; a
+ * recovery code, single use; a passkey's assertion), or the enrolment an MFA_REQUIRED_ROLES member
+ * (or a step-up) makes with an enrolment-only token. Sign-in (the REST login, the provider's hosted
+ * sign-in) asks `challenge` after the password and `redeem` with the factor; failed factors count
+ * toward the login lockout of the account's email. The account's own management of its factors is
+ * my-factors.ts; an administrator's reset is `reset` here.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { type AccessClaims, AppError, type Logger, event, open, randomToken, seal, sha256 } from '@iam/platform';
+import { AppError, type Logger, event, randomToken, sha256 } from '@iam/platform';
+import type { SealingKeys } from '../domain/sealing';
 import type { Principal } from '../domain/model';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Directory, IdentityStores, MfaChallengeRecord, MfaPurpose, UnitOfWork } from '../domain/ports';
+import { factorAddedEvent } from './factor-notice';
 import type { PasskeyUseCases } from './passkeys';
-import { matchTotp, newTotpSecret, otpauthUri, base32Encode } from '../domain/totp';
-import { requireRecentSignIn } from './reauth';
+import { presentedDigests } from './recovery-codes';
+import { type TotpEnrolment, createTotpSecrets } from './totp-secrets';
 
-export { REAUTH_SECONDS, requireRecentSignIn } from './reauth';
+export type { TotpEnrolment } from './totp-secrets';
 
 export interface SecondFactorSettings {
-  /** AES-256 key sealing TOTP secrets (derived from JWT_KEY_ENCRYPTION_KEY, never in the database). */
-  readonly totpKey: Buffer;
+  /** Keys sealing TOTP secrets (derived from JWT_KEY_ENCRYPTION_KEY and its previous ones, never in the database). */
+  readonly totpKeys: SealingKeys;
   /** The issuer authenticator apps show. */
   readonly issuer: string;
   /** MFA_REQUIRED_ROLES: members get no token without a second factor. */
   readonly requiredRoles: readonly string[];
   readonly maxFailedAttempts: number;
   readonly lockoutMinutes: number;
+  /** HMAC-SHA-256 key of recovery codes' digests (derived from JWT_KEY_ENCRYPTION_KEY, never in the database). */
+  readonly recoveryKey: Buffer;
 }
 
 export const MFA_TOKEN_SECONDS = 300;
-export const RECOVERY_CODE_COUNT = 10;
 
 export type MfaMethod = 'totp' | 'recovery_code' | 'webauthn';
 
@@ -52,11 +57,6 @@ export interface MfaStatus {
   readonly totp: boolean;
   readonly passkeys: number;
   readonly recoveryCodesLeft: number;
-}
-
-export interface TotpEnrolment {
-  readonly secret: string;
-  readonly otpauthUri: string;
 }
 
 export interface SecondFactorUseCases {
@@ -82,13 +82,6 @@ export interface SecondFactorUseCases {
   /** An enrolment-only mfa token: a pending TOTP secret, activated by `redeem` with its code. */
   enrolWithToken(mfaToken: string): Promise<TotpEnrolment>;
   status(userId: string): Promise<MfaStatus>;
-  startTotp(userId: string): Promise<TotpEnrolment>;
-  /** VALIDATION (field code) for a wrong code; CONFLICT when no enrolment is pending. */
-  activateTotp(userId: string, code: string): Promise<void>;
-  /** FORBIDDEN (identity.reauthentication_required) without a recent sign-in; NOT_FOUND without TOTP. */
-  removeTotp(claims: AccessClaims): Promise<void>;
-  /** The new set, shown once (the old one is gone). FORBIDDEN like removeTotp; CONFLICT with no factor to back up. */
-  newRecoveryCodes(claims: AccessClaims): Promise<string[]>;
   /** An administrator's reset: every factor of the user removed, with the reason recorded. */
   reset(userId: string, reason: string): Promise<void>;
 }
@@ -97,19 +90,6 @@ export interface SecondFactorUseCases {
 export const MFA_TOKEN_INVALID = 'The mfa token is invalid, used or expired.';
 const INVALID_FACTOR = 'The second factor is incorrect.';
 const MFA_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
-const RECOVERY_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-
-
-/** 10 characters of an unambiguous alphabet (50 bits), shown as XXXXX-XXXXX. */
-function newRecoveryCode(): string {
-  const bytes = randomBytes(10);
-  let s = '';
-  for (const b of bytes) s += RECOVERY_ALPHABET[b & 31];
-  return `${s.slice(0, 5)}-${s.slice(5)}`;
-}
-
-const normaliseRecoveryCode = (c: string): string => c.toUpperCase().replace(/[\s-]/g, '');
-const recoveryHash = (userId: string, code: string): Buffer => sha256(`${userId}:${normaliseRecoveryCode(code)}`);
 
 type Stores = Pick<IdentityStores, 'totp' | 'mfaStatus' | 'recoveryCodes' | 'mfaChallenges' | 'lockouts' | 'passkeys'>;
 
@@ -125,29 +105,10 @@ export function createSecondFactorUseCases(deps: {
   const { settings: s, uow, stores, directory } = deps;
   const required = new Set(s.requiredRoles);
 
-  const sealSecret = (userId: string, secret: Buffer) => seal(s.totpKey, secret, `totp:${userId}`);
-  const openSecret = (userId: string, sealed: Buffer) => open(s.totpKey, sealed, `totp:${userId}`);
+  const totp = createTotpSecrets({ totpKeys: s.totpKeys, issuer: s.issuer, stores, directory });
 
   function status(userId: string): Promise<MfaStatus> {
     return stores.mfaStatus.get(userId);
-  }
-
-  async function pending(userId: string): Promise<TotpEnrolment> {
-    const principal = await directory.principal(userId);
-    if (!principal) throw AppError.notFound('No such user.');
-    const secret = newTotpSecret();
-    if (!(await stores.totp.putPending(userId, sealSecret(userId, secret)))) throw AppError.conflict('TOTP is already active; remove it first.');
-    return {
-      secret: base32Encode(secret),
-      otpauthUri: otpauthUri(secret, s.issuer, principal.email),
-    };
-  }
-
-  /** The step a right, unused code of the user's TOTP is (active or pending per `active`); null otherwise. */
-  async function totpStep(userId: string, code: string, active: boolean): Promise<number | null> {
-    const t = await stores.totp.get(userId);
-    if (!t || t.active !== active) return null;
-    return matchTotp(openSecret(userId, t.sealedSecret), code, Date.now(), t.lastStep);
   }
 
   async function findChallenge(mfaToken: string) {
@@ -177,14 +138,14 @@ export function createSecondFactorUseCases(deps: {
     }
     if ('code' in factor) {
       if (purpose === 'enrol') {
-        const step = await totpStep(userId, factor.code, false);
+        const step = await totp.step(userId, factor.code, false);
         return step !== null && (await stores.totp.activate(userId, step)) ? 'totp' : null;
       }
-      const step = await totpStep(userId, factor.code, true);
+      const step = await totp.step(userId, factor.code, true);
       return step !== null && (await stores.totp.useStep(userId, step)) ? 'totp' : null;
     }
     if (purpose === 'enrol') return null;
-    return (await stores.recoveryCodes.use(userId, recoveryHash(userId, factor.recoveryCode))) ? 'recovery_code' : null;
+    return (await stores.recoveryCodes.use(userId, presentedDigests(s.recoveryKey, userId, factor.recoveryCode))) ? 'recovery_code' : null;
   }
 
   return {
@@ -224,6 +185,9 @@ export function createSecondFactorUseCases(deps: {
 
     async redeem(mfaToken, factor) {
       const c = await findChallenge(mfaToken);
+      // An authenticator app this enrolment activates is mailed to the user (a passkey's
+      // registration mails its own): the address is asked for before anything is activated.
+      const mailTo = c.purpose === 'enrol' && 'code' in factor ? await directory.principal(c.userId) : null;
       // As a login: the attempt is reserved before the factor is checked, so at most the limit
       // of guesses is checked per lockout window, however many arrive at once.
       const slot = await stores.lockouts.reserve(c.emailHash, s.maxFailedAttempts, s.lockoutMinutes);
@@ -265,6 +229,7 @@ export function createSecondFactorUseCases(deps: {
         throw AppError.unauthenticated(INVALID_FACTOR);
       }
       const left = await stores.recoveryCodes.countLeft(c.userId);
+      const added = used === 'totp' ? mailTo : null;
       const consumed = await uow.run(async (tx) => {
         if (!(await tx.mfaChallenges.consume(c.id))) return false;
         const e = {
@@ -279,6 +244,7 @@ export function createSecondFactorUseCases(deps: {
         await tx.publish([
           // A new passkey's registration published its own enrolment.
           ...(c.purpose === 'enrol' && !('newPasskey' in factor) ? [event(SUBJECTS.mfaEnrolled, e)] : []),
+          ...(added ? [factorAddedEvent(added, 'totp', '')] : []),
           event(used === 'recovery_code' ? SUBJECTS.recoveryCodeUsed : SUBJECTS.mfaVerified, e),
         ]);
         return true;
@@ -308,84 +274,10 @@ export function createSecondFactorUseCases(deps: {
       const c = await findChallenge(mfaToken);
       if (c.purpose !== 'enrol') throw AppError.conflict('This account has a second factor already: answer with it.');
       // Asked again (a page shown again after a wrong code): the same pending secret, already in the app.
-      const t = await stores.totp.get(c.userId);
-      const principal = t && !t.active ? await directory.principal(c.userId) : null;
-      if (t && !t.active && principal) {
-        const secret = openSecret(c.userId, t.sealedSecret);
-        return { secret: base32Encode(secret), otpauthUri: otpauthUri(secret, s.issuer, principal.email) };
-      }
-      return pending(c.userId);
+      return totp.pendingAgain(c.userId);
     },
 
     status,
-
-    startTotp: (userId) => pending(userId),
-
-    async activateTotp(userId, code) {
-      const t = await stores.totp.get(userId);
-      if (!t || t.active) throw AppError.conflict('No TOTP enrolment is pending: start one first.');
-      const step = matchTotp(openSecret(userId, t.sealedSecret), code, Date.now(), t.lastStep);
-      if (step === null) throw AppError.validation('The code is incorrect.', [{ field: 'code', message: 'is incorrect' }]);
-      await uow.run(async (tx) => {
-        if (!(await tx.totp.activate(userId, step))) throw AppError.conflict('No TOTP enrolment is pending: start one first.');
-        await tx.publish([
-          event(SUBJECTS.mfaEnrolled, {
-            userId,
-            factor: 'totp',
-            failures: 0,
-            reason: '',
-            recoveryCodesLeft: 0,
-            credential: '',
-            name: '',
-          }),
-        ]);
-      });
-    },
-
-    async removeTotp(claims) {
-      requireRecentSignIn(claims);
-      await uow.run(async (tx) => {
-        if (!(await tx.totp.remove(claims.sub))) throw AppError.notFound('No TOTP is enrolled.');
-        // Recovery codes back a factor up; with none left they go too.
-        if ((await tx.passkeys.count(claims.sub)) === 0) await tx.recoveryCodes.removeAll(claims.sub);
-        await tx.publish([
-          event(SUBJECTS.mfaRemoved, {
-            userId: claims.sub,
-            factor: 'totp',
-            failures: 0,
-            reason: '',
-            recoveryCodesLeft: 0,
-            credential: '',
-            name: '',
-          }),
-        ]);
-      });
-    },
-
-    async newRecoveryCodes(claims) {
-      requireRecentSignIn(claims);
-      const st = await status(claims.sub);
-      if (!st.totp && st.passkeys === 0) throw AppError.conflict('Enrol a second factor before making recovery codes.');
-      const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-      await uow.run(async (tx) => {
-        await tx.recoveryCodes.replace(
-          claims.sub,
-          codes.map((c) => recoveryHash(claims.sub, c)),
-        );
-        await tx.publish([
-          event(SUBJECTS.mfaEnrolled, {
-            userId: claims.sub,
-            factor: 'recovery_codes',
-            failures: 0,
-            reason: '',
-            recoveryCodesLeft: codes.length,
-            credential: '',
-            name: '',
-          }),
-        ]);
-      });
-      return codes;
-    },
 
     async reset(userId, reason) {
       await uow.run(async (tx) => {

@@ -48,12 +48,13 @@ export interface SessionUseCases {
    * and grants of the account); how many recorded sessions ended.
    */
   endAllMine(userId: string): Promise<number>;
-  /** An administrator: the user's sessions (NOT_FOUND for an unknown user). */
+  /** An administrator: the user's sessions (NOT_FOUND for an unknown user; FORBIDDEN for an Administrator's, unless the caller is one). */
   listOf(userId: string): Promise<SessionView[]>;
   /** An administrator: one session of the user ended (Administrator rule of §3); NOT_FOUND when there is no such live session. */
   endOneOf(userId: string, sessionId: string): Promise<void>;
   /** An administrator: every session and access token of the user ended (Administrator rule of §3). */
   endAllOf(userId: string): Promise<number>;
+  /** An administrator: the user's lock and factors (Administrator rule of §3, as listOf). */
   security(userId: string): Promise<AccountSecurity>;
   unlock(userId: string): Promise<void>;
   resetFactors(userId: string, reason: string): Promise<void>;
@@ -83,8 +84,12 @@ export function createSessionUseCases(deps: {
     return p;
   }
 
-  /** The Administrator rule of §3: only an Administrator acts on an Administrator's account. */
-  async function changeable(userId: string): Promise<Principal> {
+  /**
+   * The Administrator rule of §3: only an Administrator acts on an Administrator's account, and
+   * only an Administrator reads its sessions (IPs, devices, session ids) and security state (lock,
+   * factors): a users.manage holder is refused both alike (issue #34 item 7).
+   */
+  async function administered(userId: string): Promise<Principal> {
     const p = await target(userId);
     if (isAdministrator(p)) {
       const actor = requestContext()?.actor;
@@ -137,19 +142,19 @@ export function createSessionUseCases(deps: {
     },
 
     async listOf(userId) {
-      await target(userId);
+      await administered(userId);
       return (await stores.sessions.listLive(userId)).map(view());
     },
 
     async endOneOf(userId, sessionId) {
-      await changeable(userId);
+      await administered(userId);
       if (!isUuid(sessionId)) throw AppError.notFound('No such session.');
       const ended = await uow.run((tx) => endSessionIn(tx, userId, sessionId));
       if (!ended) throw AppError.notFound('No such session.');
     },
 
     async endAllOf(userId) {
-      await changeable(userId);
+      await administered(userId);
       const live = await stores.sessions.listLive(userId);
       return uow.run(async (tx) => {
         for (const s of live) await endSessionIn(tx, userId, s.id);
@@ -160,7 +165,7 @@ export function createSessionUseCases(deps: {
     },
 
     async security(userId) {
-      const p = await target(userId);
+      const p = await administered(userId);
       const [lock, mfa] = await Promise.all([stores.lockouts.state(emailKey(p.email)), deps.secondFactor.status(userId)]);
       return {
         locked: lock?.lockedUntil != null,
@@ -171,7 +176,7 @@ export function createSessionUseCases(deps: {
     },
 
     async unlock(userId) {
-      const p = await changeable(userId);
+      const p = await administered(userId);
       await uow.run(async (tx) => {
         await tx.lockouts.clear(emailKey(p.email));
         await tx.publish([event(SUBJECTS.accountUnlocked, { userId })]);
@@ -182,7 +187,7 @@ export function createSessionUseCases(deps: {
       const r = reason.trim();
       if (r.length === 0 || r.length > 500)
         throw AppError.validation('A reason (1 to 500 characters) is required.', [{ field: 'reason', message: 'is required (1 to 500 characters)' }]);
-      await changeable(userId);
+      await administered(userId);
       await deps.secondFactor.reset(userId, r);
     },
   };

@@ -1,6 +1,6 @@
 import { AppError } from '@iam/platform';
 import type { ClientSettings } from './clients';
-import { checkClientSettings, newReceivers } from './client-rules';
+import { type GivenClientSettings, checkClientSettings, newReceivers } from './client-rules';
 
 const app: ClientSettings = {
   name: 'Reports',
@@ -12,6 +12,9 @@ const app: ClientSettings = {
   requirePar: false,
   dpopBound: false,
   apiPermissions: [],
+  idTokenSignedResponseAlg: 'RS256',
+  userinfoSignedResponseAlg: null,
+  resourceServer: false,
 };
 
 describe('newReceivers: what in a change could let a new party receive the client’s codes or tokens', () => {
@@ -73,5 +76,31 @@ describe('checkClientSettings: apiPermissions', () => {
 
   it('only for clients users sign in to: a service account has roles, not delegated permissions', () => {
     expect(fieldsOf(given(['users.manage'], { redirectUris: [], grantTypes: ['client_credentials'] }))).toEqual(['apiPermissions']);
+  });
+});
+
+describe('checkClientSettings: token algorithms and the resource server flag', () => {
+  const fieldsOf = (over: Partial<GivenClientSettings>): string[] => {
+    try {
+      checkClientSettings({ ...app, ...over });
+      return [];
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+      return ((err as AppError).errors ?? []).map((e) => e.field);
+    }
+  };
+
+  it('RS256, ES256 or EdDSA for ID tokens; the same or null (plain JSON) for userinfo', () => {
+    expect(checkClientSettings({ ...app, idTokenSignedResponseAlg: 'EdDSA', userinfoSignedResponseAlg: 'ES256' })).toMatchObject({ idTokenSignedResponseAlg: 'EdDSA', userinfoSignedResponseAlg: 'ES256' });
+    expect(checkClientSettings(app)).toMatchObject({ idTokenSignedResponseAlg: 'RS256', userinfoSignedResponseAlg: null });
+    for (const bad of ['none', 'HS256', 'rs256', '']) {
+      expect(fieldsOf({ idTokenSignedResponseAlg: bad })).toEqual(['idTokenSignedResponseAlg']);
+      expect(fieldsOf({ userinfoSignedResponseAlg: bad })).toEqual(['userinfoSignedResponseAlg']);
+    }
+  });
+
+  it('a resource server is confidential', () => {
+    expect(checkClientSettings({ ...app, resourceServer: true }).resourceServer).toBe(true);
+    expect(fieldsOf({ type: 'public', resourceServer: true })).toEqual(['resourceServer']);
   });
 });

@@ -3,7 +3,7 @@
  * bad request is one 400 that lists them all and writes nothing.
  */
 import { AppError, type FieldError } from '@iam/platform';
-import { type ClientSettings, GRANT_TYPES, type GrantType, OIDC_SCOPES } from './clients';
+import { type ClientSettings, GRANT_TYPES, type GrantType, OIDC_SCOPES, SIGNING_ALGS, type SigningAlg } from './clients';
 
 export const CLIENT_NAME_MAX = 100;
 export const CLIENT_URIS_MAX = 20;
@@ -50,8 +50,18 @@ function checkUris(errors: FieldError[], field: string, uris: readonly string[])
   if (new Set(uris).size !== uris.length) errors.push({ field, message: 'must not repeat an entry' });
 }
 
+/** Settings as given: the enumerations as strings, checked by checkClientSettings. */
+export type GivenClientSettings = Omit<ClientSettings, 'type' | 'grantTypes' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg'> & {
+  type: string;
+  grantTypes: readonly string[];
+  idTokenSignedResponseAlg: string;
+  userinfoSignedResponseAlg: string | null;
+};
+
+const isSigningAlg = (a: string): a is SigningAlg => (SIGNING_ALGS as readonly string[]).includes(a);
+
 /** Settings as given (types unchecked beyond strings): VALIDATION naming each bad field, else the settings typed. */
-export function checkClientSettings(s: Omit<ClientSettings, 'type' | 'grantTypes'> & { type: string; grantTypes: readonly string[] }): ClientSettings {
+export function checkClientSettings(s: GivenClientSettings): ClientSettings {
   const errors: FieldError[] = [];
   const name = s.name.trim();
   if (name.length === 0 || name.length > CLIENT_NAME_MAX) errors.push({ field: 'name', message: `must be 1..${CLIENT_NAME_MAX} characters` });
@@ -77,8 +87,16 @@ export function checkClientSettings(s: Omit<ClientSettings, 'type' | 'grantTypes
   if (new Set(roles.map((r) => r.toLowerCase())).size !== roles.length) errors.push({ field: 'roles', message: 'must not repeat a role' });
   if (roles.length > 0 && !grants.includes('client_credentials')) errors.push({ field: 'roles', message: 'roles are for clients with the client_credentials grant only' });
   const apiPermissions = checkApiPermissions(errors, s.apiPermissions, grants);
-  if (errors.length > 0 || !type) throw AppError.validation('The client is not valid.', errors);
-  return { ...s, name, type, grantTypes: grants, roles, apiPermissions };
+  const algs = `must be one of ${SIGNING_ALGS.join(', ')}`;
+  const idTokenAlg = isSigningAlg(s.idTokenSignedResponseAlg) ? s.idTokenSignedResponseAlg : undefined;
+  if (!idTokenAlg) errors.push({ field: 'idTokenSignedResponseAlg', message: algs });
+  const given = s.userinfoSignedResponseAlg;
+  const userinfoAlg = given === null ? null : isSigningAlg(given) ? given : undefined;
+  if (userinfoAlg === undefined) errors.push({ field: 'userinfoSignedResponseAlg', message: `${algs}, or null (plain JSON)` });
+  // A resource server introspects: it must authenticate, so it has a secret.
+  if (s.resourceServer && type === 'public') errors.push({ field: 'resourceServer', message: 'a resource server must be a confidential client (it authenticates to introspect)' });
+  if (errors.length > 0 || !type || !idTokenAlg || userinfoAlg === undefined) throw AppError.validation('The client is not valid.', errors);
+  return { ...s, name, type, grantTypes: grants, roles, apiPermissions, idTokenSignedResponseAlg: idTokenAlg, userinfoSignedResponseAlg: userinfoAlg };
 }
 
 /**

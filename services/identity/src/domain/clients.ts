@@ -14,6 +14,15 @@ export const GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh
 /** The OpenID scopes of the provider (DESIGN §5); an API permission is asked as a scope of its own name, never one of these. */
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
 
+/**
+ * The algorithms a client's ID tokens and signed userinfo may use: RS256 (the default, which every
+ * relying party verifies: OpenID Connect Core §15.1), ES256 and EdDSA. The key ring keeps a key of
+ * each.
+ */
+export const SIGNING_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
+export const DEFAULT_ID_TOKEN_ALG: SigningAlg = 'RS256';
+
 /** A client's own settings (what the clients API writes). */
 export interface ClientSettings {
   readonly name: string;
@@ -35,6 +44,16 @@ export interface ClientSettings {
    * third-party clients"). Ignored for the first-party console, which acts with the user's rights.
    */
   readonly apiPermissions: readonly string[];
+  /** `id_token_signed_response_alg`: RS256 unless the client asks for another. */
+  readonly idTokenSignedResponseAlg: SigningAlg;
+  /** `userinfo_signed_response_alg`: userinfo answers a JWT signed so; null: plain JSON (the default). */
+  readonly userinfoSignedResponseAlg: SigningAlg | null;
+  /**
+   * A resource server: it may introspect the access tokens the provider issued to any client
+   * (README "Introspection and revocation"). Only an Administrator sets it, or changes a client
+   * that has it: it reveals other clients' tokens. Confidential clients only.
+   */
+  readonly resourceServer: boolean;
 }
 
 /** A client as the provider reads it: its settings and what the registry says of it. */
@@ -126,6 +145,9 @@ export function builtInClients(publicUrl: string): readonly ClientRecord[] {
       requirePar: false,
       dpopBound: false,
       apiPermissions: [],
+      idTokenSignedResponseAlg: DEFAULT_ID_TOKEN_ALG,
+      userinfoSignedResponseAlg: null,
+      resourceServer: false,
       firstParty: true,
       builtIn: true,
       createdAt: epoch,

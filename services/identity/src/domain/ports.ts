@@ -193,7 +193,8 @@ export interface MfaStatusStore {
 }
 
 export interface TotpStore {
-  get(userId: string): Promise<{ sealedSecret: Buffer; active: boolean; lastStep: number } | null>;
+  /** `activatedAt`: when a first right code activated it (null while pending). */
+  get(userId: string): Promise<{ sealedSecret: Buffer; active: boolean; activatedAt: Date | null; lastStep: number } | null>;
   /** Stores a pending secret, replacing a pending one; false (nothing changed) when one is active. */
   putPending(userId: string, sealedSecret: Buffer): Promise<boolean>;
   /** Activates the pending secret with its first accepted step; false when there is none pending. */
@@ -204,14 +205,27 @@ export interface TotpStore {
   remove(userId: string): Promise<boolean>;
 }
 
-/** Single-use recovery codes; only hashes are stored. */
+/**
+ * How a recovery code's digest was made (app/recovery-codes.ts): 'hmac' (new codes), 'hmac-legacy'
+ * (an older code's SHA-256, re-keyed), 'sha256' (an older code not re-keyed yet).
+ */
+export type RecoveryCodeScheme = 'sha256' | 'hmac-legacy' | 'hmac';
+
+/** Single-use recovery codes; only digests are stored, each with its scheme. */
 export interface RecoveryCodeStore {
-  /** Replaces the user's codes with these. */
-  replace(userId: string, hashes: readonly Buffer[]): Promise<void>;
-  /** Marks an unused code used (atomic); false when there is none. */
-  use(userId: string, hash: Buffer): Promise<boolean>;
+  /** Replaces the user's codes with these digests (scheme 'hmac'). */
+  replace(userId: string, digests: readonly Buffer[]): Promise<void>;
+  /** Marks an unused code used (atomic): a row whose digest is the one of its own scheme; false when there is none. */
+  use(userId: string, digests: Readonly<Record<RecoveryCodeScheme, Buffer>>): Promise<boolean>;
   countLeft(userId: string): Promise<number>;
+  /** The unused codes: how many, and when the set was made; null when none is left. */
+  unused(userId: string): Promise<{ left: number; madeAt: Date } | null>;
   removeAll(userId: string): Promise<number>;
+  /**
+   * Re-keys up to `limit` rows still of scheme 'sha256' (locked, others skipped) to 'hmac-legacy'
+   * with `rekey` (the old digest in, the new out); how many. Run until it answers 0.
+   */
+  rekeyLegacy(limit: number, rekey: (digest: Buffer) => Buffer): Promise<number>;
 }
 
 export type MfaPurpose = 'verify' | 'enrol';

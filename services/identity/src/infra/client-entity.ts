@@ -42,6 +42,15 @@ export class OAuthClientRow {
   @Column('text', { name: 'api_permissions', array: true, default: () => "'{}'" })
   apiPermissions!: string[];
 
+  @Column('text', { name: 'id_token_signed_response_alg', default: 'RS256' })
+  idTokenSignedResponseAlg!: string;
+
+  @Column('text', { name: 'userinfo_signed_response_alg', nullable: true })
+  userinfoSignedResponseAlg!: string | null;
+
+  @Column('boolean', { name: 'resource_server', default: false })
+  resourceServer!: boolean;
+
   @Column('boolean', { name: 'first_party', default: false })
   firstParty!: boolean;
 

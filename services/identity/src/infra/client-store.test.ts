@@ -22,6 +22,9 @@ const settings = (over: Partial<ClientSettings> = {}): ClientSettings => ({
   requirePar: true,
   dpopBound: false,
   apiPermissions: [],
+  idTokenSignedResponseAlg: 'RS256',
+  userinfoSignedResponseAlg: null,
+  resourceServer: false,
   ...over,
 });
 
@@ -99,8 +102,20 @@ function describeClientStoreContract(name: string, make: () => Promise<ClientSto
 
     it('update: replaces the settings at the expected version only', async () => {
       const { clientId, secret } = await create();
-      const updated = await store.update(clientId, 1, settings({ name: 'Billing 2', redirectUris: ['https://b.example/cb', 'http://127.0.0.1:9/cb'], apiPermissions: ['audit.read'] }));
-      expect(updated).toMatchObject({ name: 'Billing 2', redirectUris: ['https://b.example/cb', 'http://127.0.0.1:9/cb'], apiPermissions: ['audit.read'], version: 2 });
+      const updated = await store.update(
+        clientId,
+        1,
+        settings({ name: 'Billing 2', redirectUris: ['https://b.example/cb', 'http://127.0.0.1:9/cb'], apiPermissions: ['audit.read'], idTokenSignedResponseAlg: 'EdDSA', userinfoSignedResponseAlg: 'ES256', resourceServer: true }),
+      );
+      expect(updated).toMatchObject({
+        name: 'Billing 2',
+        redirectUris: ['https://b.example/cb', 'http://127.0.0.1:9/cb'],
+        apiPermissions: ['audit.read'],
+        idTokenSignedResponseAlg: 'EdDSA',
+        userinfoSignedResponseAlg: 'ES256',
+        resourceServer: true,
+        version: 2,
+      });
       expect(updated!.updatedAt.getTime()).toBeGreaterThanOrEqual(updated!.createdAt.getTime());
       expect(await store.update(clientId, 1, settings({ name: 'stale' }))).toBeNull();
       expect((await store.get(clientId))!.name).toBe('Billing 2');

@@ -5,7 +5,20 @@
 import { timingSafeEqual } from 'node:crypto';
 import { escapeLike, sha256 } from '@iam/platform';
 import type { EntityManager } from 'typeorm';
-import { type ClientListQuery, type ClientPage, type ClientRecord, type ClientSecrets, type ClientSettings, type ClientStore, type ClientType, GRANT_TYPES, type GrantType } from '../domain/clients';
+import {
+  type ClientListQuery,
+  type ClientPage,
+  type ClientRecord,
+  type ClientSecrets,
+  type ClientSettings,
+  type ClientStore,
+  type ClientType,
+  DEFAULT_ID_TOKEN_ALG,
+  GRANT_TYPES,
+  type GrantType,
+  SIGNING_ALGS,
+  type SigningAlg,
+} from '../domain/clients';
 
 interface ClientRowSql {
   client_id: string;
@@ -18,6 +31,9 @@ interface ClientRowSql {
   require_par: boolean;
   dpop_bound: boolean;
   api_permissions: string[];
+  id_token_signed_response_alg: string;
+  userinfo_signed_response_alg: string | null;
+  resource_server: boolean;
   first_party: boolean;
   created_at: Date;
   updated_at: Date;
@@ -26,9 +42,10 @@ interface ClientRowSql {
 }
 
 const COLUMNS = `client_id, name, type, redirect_uris, post_logout_redirect_uris, grant_types, roles, require_par, dpop_bound, api_permissions,
-  first_party, created_at, updated_at, deleted_at, version`;
+  id_token_signed_response_alg, userinfo_signed_response_alg, resource_server, first_party, created_at, updated_at, deleted_at, version`;
 
 const isGrant = (g: string): g is GrantType => (GRANT_TYPES as readonly string[]).includes(g);
+const signingAlg = (a: string | null): SigningAlg | null => (a !== null && (SIGNING_ALGS as readonly string[]).includes(a) ? (a as SigningAlg) : null);
 
 function toRecord(r: ClientRowSql): ClientRecord {
   return {
@@ -42,6 +59,9 @@ function toRecord(r: ClientRowSql): ClientRecord {
     requirePar: r.require_par,
     dpopBound: r.dpop_bound,
     apiPermissions: r.api_permissions,
+    idTokenSignedResponseAlg: signingAlg(r.id_token_signed_response_alg) ?? DEFAULT_ID_TOKEN_ALG,
+    userinfoSignedResponseAlg: signingAlg(r.userinfo_signed_response_alg),
+    resourceServer: r.resource_server,
     firstParty: r.first_party,
     builtIn: false,
     createdAt: r.created_at,
@@ -132,9 +152,26 @@ export class PgClientStore implements ClientStore, ClientSecrets {
 
   async insert(c: ClientSettings & { clientId: string; firstParty: boolean; secretHash: Buffer | null }): Promise<ClientRecord> {
     const [row] = await this.m.query<ClientRowSql[]>(
-      `INSERT INTO oauth_clients (client_id, name, type, secret_hash, redirect_uris, post_logout_redirect_uris, grant_types, roles, require_par, dpop_bound, first_party, api_permissions)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
-      [c.clientId, c.name, c.type, c.secretHash, c.redirectUris, c.postLogoutRedirectUris, c.grantTypes, c.roles, c.requirePar, c.dpopBound, c.firstParty, c.apiPermissions],
+      `INSERT INTO oauth_clients (client_id, name, type, secret_hash, redirect_uris, post_logout_redirect_uris, grant_types, roles, require_par, dpop_bound, first_party, api_permissions,
+                                  id_token_signed_response_alg, userinfo_signed_response_alg, resource_server)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ${COLUMNS}`,
+      [
+        c.clientId,
+        c.name,
+        c.type,
+        c.secretHash,
+        c.redirectUris,
+        c.postLogoutRedirectUris,
+        c.grantTypes,
+        c.roles,
+        c.requirePar,
+        c.dpopBound,
+        c.firstParty,
+        c.apiPermissions,
+        c.idTokenSignedResponseAlg,
+        c.userinfoSignedResponseAlg,
+        c.resourceServer,
+      ],
     );
     return toRecord(row!);
   }
@@ -144,9 +181,27 @@ export class PgClientStore implements ClientStore, ClientSecrets {
     const [rows] = await this.m.query<[ClientRowSql[], number]>(
       `UPDATE oauth_clients SET name = $3, type = $4, redirect_uris = $5, post_logout_redirect_uris = $6, grant_types = $7, roles = $8,
               require_par = $9, dpop_bound = $10, secret_hash = CASE WHEN $11 THEN secret_hash ELSE $12::bytea END,
-              api_permissions = $13, updated_at = now(), version = version + 1
+              api_permissions = $13, id_token_signed_response_alg = $14, userinfo_signed_response_alg = $15, resource_server = $16,
+              updated_at = now(), version = version + 1
         WHERE client_id = $1 AND version = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
-      [clientId, version, s.name, s.type, s.redirectUris, s.postLogoutRedirectUris, s.grantTypes, s.roles, s.requirePar, s.dpopBound, keepSecret, s.secretHash ?? null, s.apiPermissions],
+      [
+        clientId,
+        version,
+        s.name,
+        s.type,
+        s.redirectUris,
+        s.postLogoutRedirectUris,
+        s.grantTypes,
+        s.roles,
+        s.requirePar,
+        s.dpopBound,
+        keepSecret,
+        s.secretHash ?? null,
+        s.apiPermissions,
+        s.idTokenSignedResponseAlg,
+        s.userinfoSignedResponseAlg,
+        s.resourceServer,
+      ],
     );
     const row = rows[0];
     return row ? toRecord(row) : null;

@@ -36,15 +36,17 @@ describe('identity persistence', () => {
     expect(log.upQueries.map((q) => q.query)).toEqual([]);
   });
 
-  it('signing keys: created once, private half sealed at rest, tokens verify, JWKS public only', async () => {
+  it('signing keys: created once per algorithm, private half sealed at rest, tokens verify, JWKS public only', async () => {
     const a = keys();
     const b = keys();
     await Promise.all([a.ring.rotateIfDue(), b.ring.rotateIfDue()]);
-    const rows = await ds.query<Array<{ kid: string; private_key: Buffer; public_jwk: Record<string, unknown> }>>('SELECT kid, private_key, public_jwk FROM signing_keys');
-    expect(rows).toHaveLength(1);
-    expect(rows[0]!.private_key.toString('latin1')).not.toContain('"d"');
-    expect(JSON.parse(open(kek, rows[0]!.private_key, rows[0]!.kid).toString()).d).toEqual(expect.any(String));
-    expect(rows[0]!.public_jwk.d).toBeUndefined();
+    const rows = await ds.query<Array<{ kid: string; alg: string; private_key: Buffer; public_jwk: Record<string, unknown> }>>('SELECT kid, alg, private_key, public_jwk FROM signing_keys');
+    expect(rows.map((r) => r.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
+    for (const row of rows) {
+      expect(row.private_key.toString('latin1')).not.toContain('"d"');
+      expect(JSON.parse(open(kek, row.private_key, row.kid).toString()).d).toEqual(expect.any(String));
+      expect(row.public_jwk.d).toBeUndefined();
+    }
     const { token } = await a.tokens.issue({ userId: '7c2b5d1e-0000-4000-8000-000000000001', firstName: 'A', lastName: 'B', email: 'a@b.cd', roles: ['r'], permissions: ['p'], emailVerified: false });
     await expect(b.tokens.verify(token)).resolves.toMatchObject({ sub: '7c2b5d1e-0000-4000-8000-000000000001', roles: ['r'], permissions: ['p'], aud: ['iam-api'] });
     expect((await b.ring.jwks()).every((k) => !('d' in k))).toBe(true);
@@ -54,7 +56,7 @@ describe('identity persistence', () => {
     await ds.query('DELETE FROM signing_keys');
     const { ring: m } = keys(2);
     await m.rotateIfDue();
-    const [first] = await ds.query<Array<{ kid: string; retires_at: Date; expires_at: Date }>>('SELECT kid, retires_at, expires_at FROM signing_keys');
+    const [first] = await ds.query<Array<{ kid: string; retires_at: Date; expires_at: Date }>>("SELECT kid, retires_at, expires_at FROM signing_keys WHERE alg = 'EdDSA'");
     const later = new Date(first!.retires_at.getTime() - 30 * 60_000);
     await m.rotateIfDue(later);
     const all = await ds.query<Array<{
@@ -62,18 +64,18 @@ describe('identity persistence', () => {
       activates_at: Date;
       retires_at: Date;
       expires_at: Date;
-    }>>('SELECT kid, activates_at, retires_at, expires_at FROM signing_keys ORDER BY activates_at');
+    }>>("SELECT kid, activates_at, retires_at, expires_at FROM signing_keys WHERE alg = 'EdDSA' ORDER BY activates_at");
     expect(all).toHaveLength(2);
     expect(all[1]!.activates_at.getTime()).toBe(first!.retires_at.getTime());
     expect(first!.expires_at.getTime()).toBeGreaterThan(first!.retires_at.getTime() + 300_000);
-    expect((await m.jwks()).map((k) => k.kid).sort()).toEqual(all.map((k) => k.kid).sort());
+    expect((await m.jwks()).filter((k) => k.alg === 'EdDSA').map((k) => k.kid).sort()).toEqual(all.map((k) => k.kid).sort());
   });
 
   it('a key sealed with another key-encryption key is kept for verification only and a new one is made', async () => {
     await ds.query('DELETE FROM signing_keys');
     await keys().ring.rotateIfDue();
     await keys(720, 'EdDSA', randomBytes(32)).ring.rotateIfDue();
-    expect(await ds.query<unknown[]>('SELECT kid FROM signing_keys')).toHaveLength(2);
+    expect(await ds.query<unknown[]>('SELECT kid FROM signing_keys')).toHaveLength(6);
   });
 
   it.each(['ES256', 'RS256'] as const)('JWT_ALG=%s: keys of that type, tokens signed and verified with it', async (alg) => {
@@ -83,8 +85,8 @@ describe('identity persistence', () => {
     const { token } = await m.tokens.issue({ userId: '7c2b5d1e-0000-4000-8000-000000000002', firstName: 'A', lastName: 'B', email: 'a@b.cd', roles: [], permissions: [], emailVerified: true });
     expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).alg).toBe(alg);
     await expect(m.tokens.verify(token)).resolves.toMatchObject({ sub: '7c2b5d1e-0000-4000-8000-000000000002' });
-    const [jwk] = await m.ring.jwks();
-    expect(jwk).toMatchObject({ alg, kty: alg === 'ES256' ? 'EC' : 'RSA', use: 'sig' });
+    const { kid } = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid: string };
+    expect((await m.ring.jwks()).find((k) => k.kid === kid)).toMatchObject({ alg, kty: alg === 'ES256' ? 'EC' : 'RSA', use: 'sig' });
     const other = keys(720, alg === 'ES256' ? 'RS256' : 'ES256');
     await expect(other.tokens.verify(token)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });

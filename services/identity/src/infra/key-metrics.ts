@@ -1,5 +1,6 @@
 /**
- * Identity's own series on its registry: the age of the signing key in use, so an alert can tell
+ * Identity's own series on its registry: the age of the signing key in use, one series per
+ * algorithm of the ring (RS256 for ID tokens, JWT_ALG for access tokens, ...), so an alert can tell
  * a rotation that stopped happening (JWT_KEY_ROTATION_HOURS passed and the same key still signs)
  * from one that works (the age drops to 0 at each rotation).
  */
@@ -8,8 +9,8 @@ import { Gauge } from 'prom-client';
 
 export const SIGNING_KEY_AGE = 'jwt_signing_key_age_seconds';
 
-/** Read at each scrape; no series while no key can sign (identity is then not ready either). */
-export function registerSigningKeyAge(m: Metrics, keys: { signingKeyAge(): { alg: JwtAlg; seconds: number } | undefined }): void {
+/** Read at each scrape; no series for an algorithm while no key of it can sign (identity is then not ready either). */
+export function registerSigningKeyAge(m: Metrics, keys: { signingKeyAges(): Array<{ alg: JwtAlg; seconds: number }> }): void {
   m.registry.removeSingleMetric(SIGNING_KEY_AGE);
   new Gauge({
     name: SIGNING_KEY_AGE,
@@ -18,8 +19,7 @@ export function registerSigningKeyAge(m: Metrics, keys: { signingKeyAge(): { alg
     registers: [m.registry],
     collect() {
       this.reset();
-      const age = keys.signingKeyAge();
-      if (age) this.set({ alg: age.alg }, age.seconds);
+      for (const age of keys.signingKeyAges()) this.set({ alg: age.alg }, age.seconds);
     },
   });
 }

@@ -4,20 +4,15 @@ import {
   EmailActionThrottleRow,
   EmailActionTokenRow,
   LoginFailureRow,
-  MfaChallengeRow,
-  MfaRecoveryCodeRow,
-  MfaTotpRow,
   OAuthClientRow,
   OidcPayloadRow,
-  PasskeyRow,
   RefreshTokenRow,
   RevokedAccessTokenRow,
   RevokedSubjectRow,
-  SessionAccessTokenRow,
-  SessionRow,
+  SealedSecretRow,
   SigningKeyRow,
-  WebauthnChallengeRow,
 } from './entities';
+import { MfaChallengeRow, MfaRecoveryCodeRow, MfaTotpRow, PasskeyRow, SessionAccessTokenRow, SessionRow, WebauthnChallengeRow } from './factor-entities';
 import { IdentitySchema1763800000200 } from './migrations/1763800000200-identity-schema';
 import { EmailActions1763800000300 } from './migrations/1763800000300-email-actions';
 import { RevokedSubjects1763900000400 } from './migrations/1763900000400-revoked-subjects';
@@ -33,6 +28,9 @@ import { OidcPayloadLookups1765100000100 } from './migrations/1765100000100-oidc
 import { SessionTokenClients1765200000100 } from './migrations/1765200000100-session-token-clients';
 import { OidcRefreshRetry1765300000100 } from './migrations/1765300000100-oidc-refresh-retry';
 import { ClientApiPermissions1765300000700 } from './migrations/1765300000700-client-api-permissions';
+import { RecoveryCodeSchemes1765400000300 } from './migrations/1765400000300-recovery-code-schemes';
+import { SealedSecrets1765400000500 } from './migrations/1765400000500-sealed-secrets';
+import { ClientTokenAlgorithms1765400000800 } from './migrations/1765400000800-client-token-algorithms';
 
 export const entities = [
   SigningKeyRow,
@@ -52,6 +50,7 @@ export const entities = [
   OidcPayloadRow,
   PasskeyRow,
   WebauthnChallengeRow,
+  SealedSecretRow,
   OutboxEventRow,
 ];
 
@@ -75,4 +74,7 @@ export const migrations = [
   SessionTokenClients1765200000100,
   OidcRefreshRetry1765300000100,
   ClientApiPermissions1765300000700,
+  RecoveryCodeSchemes1765400000300,
+  SealedSecrets1765400000500,
+  ClientTokenAlgorithms1765400000800,
 ];

@@ -1,13 +1,15 @@
 /** PostgreSQL stores of the identity service (parameterised SQL over an EntityManager). */
-import { type RequestContext, captureOrigin, isUuid, outboxUnitOfWork, queryNamed } from '@iam/platform';
+import { isUuid, outboxUnitOfWork, queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ClientRecord } from '../domain/clients';
-import { PgMfaChallenges, PgPasskeys, PgRecoveryCodes, PgSessions, PgTotp, PgWebauthnChallenges } from './mfa-stores';
+import { PgEmailActionRequests, PgThrottle } from './email-request-stores';
+import { PgPasskeys, PgRecoveryCodes, PgTotp } from './factor-stores';
+import { PgMfaChallenges, PgSessions, PgWebauthnChallenges } from './mfa-stores';
 import type { RefreshRecord } from '../domain/model';
 import { PgClientStore } from './client-store';
 import { PgMfaStatus } from './mfa-status';
 import { PgProviderGrants } from './oidc/pg-adapter';
-import type { DenylistStore, EmailActionRequest, EmailActionRequestStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, ThrottleStore, TokenSession, UnitOfWork } from '../domain/ports';
+import type { DenylistStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, TokenSession, UnitOfWork } from '../domain/ports';
 
 /**
  * One statement: concurrent attempts serialise on the row. A locked row is left as it is (no row
@@ -289,76 +291,6 @@ class PgEmailActions implements EmailActionStore {
       [userId, keep ?? null],
     );
     return n;
-  }
-}
-
-class PgThrottle implements ThrottleStore {
-  constructor(private readonly m: EntityManager) {}
-
-  async hit(keyHash: Buffer, purpose: string, limit: number, windowSeconds: number): Promise<number> {
-    const [row] = await this.m.query<Array<{ count: number; retry_after: number }>>(
-      `INSERT INTO email_action_throttle AS t (key_hash, purpose, window_start, count) VALUES ($1, $2, now(), 1)
-       ON CONFLICT (key_hash, purpose) DO UPDATE SET
-         window_start = CASE WHEN t.window_start <= now() - make_interval(secs => $3) THEN now() ELSE t.window_start END,
-         count = CASE WHEN t.window_start <= now() - make_interval(secs => $3) THEN 1 ELSE t.count + 1 END
-       RETURNING count, ceil(extract(epoch FROM (t.window_start + make_interval(secs => $3) - now())))::int AS retry_after`,
-      [keyHash, purpose, windowSeconds],
-    );
-    return row!.count > limit ? Math.max(1, row!.retry_after) : 0;
-  }
-}
-
-class PgEmailActionRequests implements EmailActionRequestStore {
-  constructor(private readonly m: EntityManager) {}
-
-  async enqueue(r: { id: string; purpose: EmailPurpose; emailHash: Buffer; sealedEmail?: Buffer; userId?: string }): Promise<void> {
-    // The request's trace and context go with it (captureOrigin): its event, issued later by the
-    // worker, continues the trace and names the client.
-    const origin = captureOrigin();
-    await this.m.query(
-      'INSERT INTO email_action_requests (id, purpose, email_hash, sealed_email, user_id, traceparent, context) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [r.id, r.purpose, r.emailHash, r.sealedEmail ?? null, r.userId ?? null, origin.traceparent ?? null, origin.context ? JSON.stringify(origin.context) : null],
-    );
-  }
-
-  async claimDue(limit: number): Promise<EmailActionRequest[]> {
-    const rows = await this.m.query<Array<{
-      id: string;
-      purpose: EmailPurpose;
-      email_hash: Buffer;
-      sealed_email: Buffer | null;
-      user_id: string | null;
-      created_at: Date;
-      attempts: number;
-      traceparent: string | null;
-      context: RequestContext | null;
-    }>>(
-      `SELECT id, purpose, email_hash, sealed_email, user_id, created_at, attempts, traceparent, context FROM email_action_requests
-        WHERE next_attempt_at <= now() ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [limit],
-    );
-    return rows.map((r) => ({
-      id: r.id,
-      purpose: r.purpose,
-      emailHash: r.email_hash,
-      sealedEmail: r.sealed_email,
-      userId: r.user_id,
-      createdAt: r.created_at,
-      attempts: r.attempts,
-      origin: { traceparent: r.traceparent ?? undefined, context: r.context ?? undefined },
-    }));
-  }
-
-  async complete(id: string): Promise<void> {
-    await this.m.query('DELETE FROM email_action_requests WHERE id = $1', [id]);
-  }
-
-  async retryLater(id: string, delayMs: number, error: string): Promise<void> {
-    await this.m.query(
-      `UPDATE email_action_requests SET attempts = attempts + 1, last_error = $3,
-              next_attempt_at = now() + ($2::bigint * interval '1 millisecond') WHERE id = $1`,
-      [id, delayMs, error.slice(0, 500)],
-    );
   }
 }
 

@@ -2,7 +2,8 @@
  * Mail delivery against a real SMTP server in-process and the real PostgreSQL: the mails and
  * their links; one mail per event id, at least once: a redelivery of a sent mail sends nothing, one
  * that finds another attempt 'sending' waits for it, one that finds a dead attempt sends again
- * with the same Message-ID; retries, dead letters, and the log-only sender.
+ * with the same Message-ID; retries, dead letters, and the log-only sender. The notices: a sign-in
+ * method added, a password changed by a reset (what it removed and what remains).
  */
 import { SUBJECTS, encodeEvent } from '@iam/contracts';
 import { type IncomingEvent, PermanentEventError, RetryLaterError, createDataSource, migrate, seal } from '@iam/platform';
@@ -233,6 +234,46 @@ describe('mail delivery', () => {
     await deliver()(e);
     expect(smtp.mails).toHaveLength(before);
     expect(await pgDeliveries(ds).get(e.id)).toBeNull();
+  });
+
+  it('a sign-in method added: one mail, however often the event comes, naming it, with the account page to review', async () => {
+    const email = `factor-${randomUUID()}@example.com`;
+    const id = randomUUID();
+    const data = encodeEvent(SUBJECTS.factorAdded, { userId: randomUUID(), email, firstName: 'Ada', method: { kind: 'passkey', name: 'Laptop <b>', addedAt: new Date('2030-01-02T03:04:05Z') } });
+    const e: IncomingEvent = { id, subject: SUBJECTS.factorAdded, data, occurredAt: new Date(), deliveryCount: 1 };
+    await deliver()(e);
+    await deliver()({ ...e, deliveryCount: 2 });
+    const mail = await smtp.waitFor((m) => m.to.includes(email));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(mailsTo(email)).toHaveLength(1);
+    expect(mail.subject).toBe('A sign-in method was added to your account');
+    expect(mail.messageId).toBe(`<${id}@iam.notification>`);
+    expect(mail.text).toContain('A passkey "Laptop <b>" (added 2030-01-02 03:04 UTC) was added to your account.');
+    expect(mail.text).toContain('<p>A passkey &#34;Laptop &#60;b&#62;&#34;'); // escaped in the HTML part
+    expect(mail.text).toContain('If it was not you, reset your password and review your sign-in methods at http://app.test/account.');
+    expect(mail.text).toContain('href="http://app.test/account"');
+    expect(await pgDeliveries(ds).get(id)).toMatchObject({ status: 'sent', attempts: 1, kind: 'factor_added', recipient: email });
+  });
+
+  it('a password changed by a reset: the mail lists the sign-in methods it removed and those that remain, with the account page', async () => {
+    const email = `changed-${randomUUID()}@example.com`;
+    const id = randomUUID();
+    const at = new Date('2030-01-02T03:04:05Z');
+    const data = encodeEvent(SUBJECTS.passwordChanged, {
+      userId: randomUUID(),
+      email,
+      firstName: 'Ada',
+      removed: [{ kind: 'passkey', name: 'Strange', addedAt: at }],
+      kept: [{ kind: 'totp', name: '', addedAt: at }, { kind: 'recovery_codes', name: '', addedAt: at }],
+      reviewWindowHours: 24,
+    });
+    await deliver()({ id, subject: SUBJECTS.passwordChanged, data, occurredAt: new Date(), deliveryCount: 1 });
+    const mail = await smtp.waitFor((m) => m.to.includes(email));
+    expect(mail.subject).toBe('Your password was changed');
+    expect(mail.text).toContain('the reset removed the sign-in methods added in the 24 hours before it: a passkey "Strange" (added 2030-01-02 03:04 UTC). If they were yours, add them again.');
+    expect(mail.text).toContain('Your account still has: an authenticator app (added 2030-01-02 03:04 UTC); recovery codes (added 2030-01-02 03:04 UTC).');
+    expect(mail.text).toContain('href="http://app.test/account"');
+    expect(await pgDeliveries(ds).get(id)).toMatchObject({ status: 'sent', kind: 'password_changed' });
   });
 
   it('amounts use their currency decimals', () => {

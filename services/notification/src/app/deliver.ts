@@ -1,5 +1,6 @@
 /**
- * Turns an identity event (email actions) or a placed order (its confirmation) into one mail per
+ * Turns an identity event (email actions, a password changed, a sign-in method added) or a placed
+ * order (its confirmation) into one mail per
  * event id (a placed order's event id is the order id), delivered AT LEAST ONCE: the record is
  * set to 'sending' before the SMTP transaction and to 'sent' after it. A redelivered event whose
  * record says 'sent' is acknowledged without a mail. One found in 'sending' is decided by age:
@@ -14,7 +15,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
 import { type IncomingEvent, type Logger, PermanentEventError, RetryLaterError, open } from '@iam/platform';
-import { type MailKind, composeMail, composeOrderConfirmation } from '../domain/mails';
+import { type MailKind, composeFactorAdded, composeMail, composeOrderConfirmation, composePasswordChanged } from '../domain/mails';
 import type { DeliveryStore, EmailSender, OutgoingMail } from '../domain/ports';
 import type { NotificationMetrics } from '../infra/metrics';
 
@@ -22,11 +23,17 @@ const KINDS: Record<string, MailKind> = {
   [SUBJECTS.passwordResetRequested]: 'password_reset',
   [SUBJECTS.emailVerificationRequested]: 'email_verification',
   [SUBJECTS.passwordChanged]: 'password_changed',
+  [SUBJECTS.factorAdded]: 'factor_added',
   [SUBJECTS.orderPlaced]: 'order_confirmation',
 };
 
 /** identity's mail events: consumer `notification-mail` on the IDENTITY stream. */
 export const MAIL_SUBJECTS: readonly string[] = [SUBJECTS.passwordResetRequested, SUBJECTS.emailVerificationRequested, SUBJECTS.passwordChanged];
+/**
+ * Sign-in methods added: consumer `notification-factor-mail` on the IDENTITY stream (a consumer of
+ * its own: an existing durable consumer keeps the filter it was created with).
+ */
+export const FACTOR_MAIL_SUBJECTS: readonly string[] = [SUBJECTS.factorAdded];
 /** Orders to confirm: consumer `notification-orders` on the COMMERCE stream. */
 export const ORDER_MAIL_SUBJECTS: readonly string[] = [SUBJECTS.orderPlaced];
 
@@ -60,7 +67,17 @@ function decode(e: IncomingEvent, sealKey: Buffer, needToken: boolean, actionBas
     }
     if (kind === 'password_changed') {
       const p = decodeEvent(SUBJECTS.passwordChanged, e.data);
-      return { kind, to: p.email, compose: (eventId) => composeMail(kind, { to: p.email, firstName: p.firstName, eventId }) };
+      return {
+        kind,
+        to: p.email,
+        compose: (eventId) => composePasswordChanged({ to: p.email, firstName: p.firstName, eventId, actionBaseUrl, removed: p.removed, kept: p.kept, reviewWindowHours: p.reviewWindowHours }),
+      };
+    }
+    if (kind === 'factor_added') {
+      const p = decodeEvent(SUBJECTS.factorAdded, e.data);
+      if (!p.method) throw new Error('no method');
+      const method = p.method;
+      return { kind, to: p.email, compose: (eventId) => composeFactorAdded({ to: p.email, firstName: p.firstName, eventId, actionBaseUrl, method }) };
     }
     const p = decodeEvent(SUBJECTS.passwordResetRequested, e.data);
     const token = needToken ? open(sealKey, Buffer.from(p.sealedToken, 'base64url'), e.id).toString('utf8') : undefined;

@@ -9,12 +9,12 @@ import type { OAuthClient } from '../../domain/clients';
 /** Never a client's secret: only there because the provider requires one for secret-based authentication. */
 const PLACEHOLDER_SECRET = randomBytes(32).toString('base64url');
 
-export interface ClientMetadataOptions {
-  /** JWT_ALG: ID tokens and userinfo are signed with it. */
-  readonly alg: string;
-}
-
-export function clientMetadata(c: OAuthClient, o: ClientMetadataOptions): Record<string, unknown> {
+/**
+ * The client's metadata: its ID tokens signed in its `id_token_signed_response_alg` (RS256 unless
+ * it asked for another), userinfo as a JWT only when it asked for one, and our own settings as
+ * `urn:iam:*` properties (provider.ts `extraClientMetadata`).
+ */
+export function clientMetadata(c: OAuthClient): Record<string, unknown> {
   const confidential = c.type === 'confidential';
   const code = c.grantTypes.includes('authorization_code');
   return {
@@ -27,8 +27,10 @@ export function clientMetadata(c: OAuthClient, o: ClientMetadataOptions): Record
     response_types: code ? ['code'] : [],
     require_pushed_authorization_requests: c.requirePar,
     dpop_bound_access_tokens: c.dpopBound,
-    id_token_signed_response_alg: o.alg,
+    id_token_signed_response_alg: c.idTokenSignedResponseAlg,
+    ...(c.userinfoSignedResponseAlg ? { userinfo_signed_response_alg: c.userinfoSignedResponseAlg } : {}),
     'urn:iam:first_party': c.firstParty,
+    'urn:iam:resource_server': c.resourceServer,
     'urn:iam:roles': [...c.roles],
     'urn:iam:api_permissions': [...c.apiPermissions],
   };

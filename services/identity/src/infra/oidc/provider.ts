@@ -1,7 +1,8 @@
 /**
  * The OpenID provider: oidc-provider (panva, certified) configured to DESIGN §5. Code + PKCE
  * (S256 only), refresh rotation (a consumed refresh token revokes its grant), client credentials,
- * device flow, PAR, DPoP, revocation, introspection (confidential clients), userinfo,
+ * device flow, PAR, DPoP, revocation and introspection of every token it issues (JWT access tokens
+ * through provider-token-endpoints.ts; confidential clients, resource servers), userinfo,
  * RP-initiated logout, `iss` in authorization responses. Access tokens for the API are RFC 9068
  * JWTs for the resource JWT_AUDIENCE, with roles and permissions as REST tokens carry them: the
  * user's for the first party, only the consented API scopes for a third party (token-claims.ts). Records
@@ -19,6 +20,7 @@ import { clientMetadata } from './client-metadata';
 import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
 import type { RefreshRetry } from './refresh-retry';
 import { sessionEvents } from './session-events';
+import { type ProviderTokenChecks, providerTokenEndpoints } from './provider-token-endpoints';
 import { tokenClaims } from './token-claims';
 import { ConsumedMeanwhile, type TokenRequestWrites } from './token-writes';
 
@@ -33,7 +35,10 @@ export interface OpSettings {
   readonly cookieKeys: readonly string[];
   /** JWT_AUDIENCE: the `aud` of the API's access tokens. */
   readonly audience: string;
+  /** JWT_ALG: the API's access tokens are signed in it (the gateway accepts no other). */
   readonly alg: string;
+  /** The key ring's algorithms (RS256 first): offered for ID tokens and signed userinfo, per client. */
+  readonly signingAlgs: readonly string[];
   readonly accessTokenSeconds: number;
   readonly refreshTokenSeconds: number;
   readonly sessionSeconds: number;
@@ -58,6 +63,8 @@ export interface OpDeps {
   readonly sessions?: OpSessionHooks;
   /** A consumed refresh token presented again: the library revoked its grant (for the audit). */
   readonly refreshReused?: (accountId: string, clientId: string, grantId: string) => void;
+  /** Introspection and revocation of the JWT access tokens the library refuses (absent: the library's answers only). */
+  readonly tokenChecks?: ProviderTokenChecks;
   readonly logger: Logger;
 }
 
@@ -97,6 +104,10 @@ export const FIRST_PARTY = 'urn:iam:first_party';
 export const ROLES = 'urn:iam:roles';
 /** A client's ceiling of API permissions (client metadata): the API resource's scopes for it. */
 export const API_PERMISSIONS = 'urn:iam:api_permissions';
+/** A client registered as a resource server (client metadata): it introspects every client's access tokens. */
+export const RESOURCE_SERVER = 'urn:iam:resource_server';
+/** How long an ID token is valid (s): the key ring keeps a retired key published at least this long. */
+export const ID_TOKEN_SECONDS = 3_600;
 /** The acr of a sign-in with a password alone, and of one with a second factor (or a passkey). */
 export const ACR_PWD = 'urn:iam:acr:pwd';
 export const ACR_MFA = 'urn:iam:acr:mfa';
@@ -154,6 +165,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     }),
   );
   const api = apiResource(s.issuer);
+  const signingAlgs = s.signingAlgs as Array<'RS256' | 'ES256' | 'EdDSA'>;
   // The API's scopes for a client: the OpenID ones, and for a third-party client the API
   // permissions of its ceiling (each asked as a scope of its name, so a scope outside the ceiling
   // is never granted); the first party acts with the user's rights (token-claims.ts).
@@ -170,7 +182,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   const clientAdapter = {
     async find(id: string) {
       const c = await deps.clients.find(id);
-      return c ? clientMetadata(c, { alg: s.alg }) : undefined;
+      return c ? clientMetadata(c) : undefined;
     },
     upsert: async () => {},
     findByUid: async () => undefined,
@@ -191,12 +203,14 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     responseTypes: ['code'],
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
-    extraClientMetadata: { properties: [FIRST_PARTY, ROLES, API_PERMISSIONS] },
+    extraClientMetadata: { properties: [FIRST_PARTY, ROLES, API_PERMISSIONS, RESOURCE_SERVER] },
+    // ID tokens and signed userinfo in any algorithm of the ring (RS256 first: discovery lists it,
+    // and clients get it unless they ask for another); the API's access tokens in JWT_ALG only.
     enabledJWA: {
-      idTokenSigningAlgValues: [s.alg as 'EdDSA'],
-      userinfoSigningAlgValues: [s.alg as 'EdDSA'],
-      authorizationSigningAlgValues: [s.alg as 'EdDSA'],
-      introspectionSigningAlgValues: [s.alg as 'EdDSA'],
+      idTokenSigningAlgValues: [...signingAlgs],
+      userinfoSigningAlgValues: [...signingAlgs],
+      authorizationSigningAlgValues: [...signingAlgs],
+      introspectionSigningAlgValues: [...signingAlgs],
       dPoPSigningAlgValues: ['ES256', 'EdDSA', 'RS256', 'PS256'],
     },
     acrValues: [ACR_PWD, ACR_MFA],
@@ -213,7 +227,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       ClientCredentials: s.accessTokenSeconds,
       AuthorizationCode: 60,
       DeviceCode: 600,
-      IdToken: 3_600,
+      IdToken: ID_TOKEN_SECONDS,
       Interaction: 3_600,
       Session: s.sessionSeconds,
       Grant: s.refreshTokenSeconds,
@@ -233,16 +247,23 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
         claims: () => ({ sub: p.userId, email: p.email, email_verified: p.emailVerified, given_name: p.firstName, family_name: p.lastName }),
       };
     },
-    extraTokenClaims: tokenClaims({ ...deps, accessTokenSeconds: s.accessTokenSeconds }),
+    extraTokenClaims: tokenClaims({ ...deps, accessTokenSeconds: s.accessTokenSeconds, apiResource: api }),
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      // Confidential clients, about their own tokens only: no resource server is registered (the
-      // gateway verifies API tokens itself), so no client may learn of another client's tokens.
-      introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => client.clientAuthMethod !== 'none' && token.clientId === client.clientId },
+      // Confidential clients, about their own tokens; a client registered as a resource server
+      // (Administrator only) about any client's access tokens, never its refresh tokens. JWT
+      // access tokens: provider-token-endpoints.ts, by the same rule.
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) =>
+          client.clientAuthMethod !== 'none' && (token.clientId === client.clientId || (client[RESOURCE_SERVER] === true && token.kind !== 'RefreshToken')),
+      },
       // A client revokes its own tokens only (the library's default rule, stated).
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       userinfo: { enabled: true },
+      // Userinfo as a signed JWT for a client that asks (userinfo_signed_response_alg); plain JSON otherwise.
+      jwtUserinfo: { enabled: true },
       dPoP: { enabled: true },
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
       deviceFlow: {
@@ -275,13 +296,15 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     return deps.clients.verifySecret(this.clientId, actual);
   };
   provider.on('server_error', (_ctx, err) => deps.logger.error({ err }, 'OpenID provider error'));
+  // JWT access tokens at introspection and revocation (the library refuses structured tokens).
+  if (deps.tokenChecks) provider.use(providerTokenEndpoints(provider, { prefix: s.prefix, checks: deps.tokenChecks, resourceServer: RESOURCE_SERVER }));
   // Identity's session of a sign-in is written before its code leaves; a logout's end before its redirect.
   const sessionWrites = sessionEvents(provider, deps.sessions, s, deps.logger);
-  const unavailable = (ctx: KoaContextWithOIDC) => async (err: unknown) => {
+  const unavailable = (ctx: KoaContextWithOIDC) => (err: unknown): void => {
     ctx.remove('Location');
     ctx.status = 503;
     ctx.set('Retry-After', '5');
-    await pages.renderError(ctx, { error: 'temporarily_unavailable', error_description: 'The sign-in could not be completed. Try again in a moment.' }, err instanceof Error ? err : new Error(String(err)));
+    pages.renderError(ctx, { error: 'temporarily_unavailable', error_description: 'The sign-in could not be completed. Try again in a moment.' }, err instanceof Error ? err : new Error(String(err)));
   };
   // The token endpoint's writes go out together, after the library has answered and before the
   // answer leaves; when they cannot be written the answer is an error, and nothing was written.

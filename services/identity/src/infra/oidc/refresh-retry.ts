@@ -15,7 +15,7 @@
  * grant is revoked and `identity.refresh.reuse_detected` recorded. Housekeeping drops the stored
  * answers past the window.
  */
-import { open, seal } from '@iam/platform';
+import type { SealingKeys } from '../../domain/sealing';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import type { TokenRequestWrites } from './token-writes';
@@ -44,8 +44,8 @@ function isAnswer(body: unknown): body is Record<string, unknown> & { refresh_to
 
 export class RefreshRetry {
   constructor(
-    /** AES-256 key sealing the stored answers (derived from the key-encryption key). */
-    private readonly key: Buffer,
+    /** Keys sealing the stored answers (derived from the key-encryption key and its previous ones). */
+    private readonly keys: SealingKeys,
     /** OIDC_REFRESH_RETRY_SECONDS; 0 keeps nothing (every reuse revokes). */
     readonly windowSeconds: number,
     private readonly writes: TokenRequestWrites,
@@ -62,7 +62,7 @@ export class RefreshRetry {
     if (retry) {
       // Refused again (the client, the account or the proof no longer pass): that answer stands.
       if (ctx.status !== 200) return;
-      const stored = JSON.parse(open(this.key, retry.answer, aad(retry.tokenId)).toString('utf8')) as StoredAnswer;
+      const stored = JSON.parse(this.keys.open(retry.answer, aad(retry.tokenId)).toString('utf8')) as StoredAnswer;
       if (stored.jkt !== boundKey(oidc)) {
         ctx.status = 400;
         ctx.body = { error: 'invalid_grant', error_description: 'grant request is invalid' };
@@ -76,7 +76,7 @@ export class RefreshRetry {
     const body: unknown = ctx.body;
     if (!rotated || !isAnswer(body)) return;
     const answer: StoredAnswer = { body, jkt: boundKey(oidc) };
-    this.writes.keepRotation('RefreshToken', rotated.jti, seal(this.key, JSON.stringify(answer), aad(rotated.jti)), body.refresh_token);
+    this.writes.keepRotation('RefreshToken', rotated.jti, this.keys.seal(JSON.stringify(answer), aad(rotated.jti)), body.refresh_token);
   }
 
   /** Housekeeping: the answers of rotations older than the window (never read again). */

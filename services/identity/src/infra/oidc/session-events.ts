@@ -34,7 +34,7 @@ export interface SessionEvents {
    * Waits for the session writes the request started; when a sign-in's could not be written, the
    * answer becomes `unavailable`'s (no code leaves without its session).
    */
-  settle(ctx: object, unavailable: (err: unknown) => Promise<void>): Promise<void>;
+  settle(ctx: object, unavailable: (err: unknown) => void): Promise<void>;
 }
 
 /** Listens to the provider's sign-in, authorization and logout events (nothing when `hooks` is absent). */
@@ -90,7 +90,7 @@ export function sessionEvents(provider: Provider, hooks: OpSessionHooks | undefi
         logger.error({ err }, 'OpenID provider session record failed: the sign-in answers 503');
         const session = 'oidc' in ctx ? (ctx as KoaContextWithOIDC).oidc.session : undefined;
         await session?.destroy().catch(() => undefined);
-        await unavailable(err);
+        unavailable(err);
       }
     },
   };

@@ -11,11 +11,18 @@
  *   ceiling) ∩ the permissions the user holds now (an Administrator holds all) ∩ the client's
  *   `apiPermissions` now; `roles: []`, so the Administrator role never travels through a
  *   third-party app. Made again at every refresh and for the device flow.
+ *
+ * The opaque token of a code exchange without `resource` (a userinfo token, which the gateway
+ * accepts too: README "A token from a standard code exchange") carries what an API JWT of the
+ * same grant would: its rights come from the API scopes the grant holds among those asked (the
+ * library gives the token itself only the OpenID scopes). It is recorded under its session like a
+ * JWT, by the SHA-256 of its value (opaque-tokens.ts), so ending the session denylists it.
  */
 import { isAdministrator } from '@iam/platform';
 import type { Configuration, KoaContextWithOIDC, UnknownObject } from 'oidc-provider';
 import type { ClientLookup, OAuthClient } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
+import { opaqueTokenJti } from './opaque-tokens';
 
 type ExtraTokenClaims = NonNullable<Configuration['extraTokenClaims']>;
 type Token = Parameters<ExtraTokenClaims>[1];
@@ -33,6 +40,8 @@ export interface TokenClaimsDeps {
   };
   /** The access tokens' lifetime (their expiry when the library has not set it yet). */
   readonly accessTokenSeconds: number;
+  /** The API's resource indicator (`{PUBLIC_URL}/api`): an opaque token's rights are the grant's scopes for it. */
+  readonly apiResource: string;
 }
 
 /**
@@ -49,6 +58,17 @@ export function delegatedPermissions(scope: string | undefined, ceiling: readonl
 export function userRights(token: { scope?: string | undefined }, client: OAuthClient | null, user: Principal): { roles: string[]; permissions: string[] } {
   if (client?.firstParty) return { roles: [...user.roles], permissions: [...user.permissions] };
   return { roles: [], permissions: client ? delegatedPermissions(token.scope, client.apiPermissions, user) : [] };
+}
+
+/**
+ * The scope an API JWT of this token request would hold (the library's own rule for a resource):
+ * the scopes the grant holds for the API among those asked (the request's `scope`, else the code's,
+ * refresh token's or device code's).
+ */
+function apiScopeOf(ctx: KoaContextWithOIDC, asked: Set<string> | undefined, api: string): string {
+  const grant = ctx.oidc.entities.Grant;
+  const requested = typeof ctx.oidc.params?.scope === 'string' ? new Set(ctx.oidc.params.scope.split(' ')) : asked;
+  return grant && requested ? grant.getResourceScopeFiltered(api, requested) : '';
 }
 
 export function tokenClaims(deps: TokenClaimsDeps): ExtraTokenClaims {
@@ -70,16 +90,20 @@ export function tokenClaims(deps: TokenClaimsDeps): ExtraTokenClaims {
     const opUid = 'sessionUid' in token && typeof token.sessionUid === 'string' ? token.sessionUid : from && 'sessionUid' in from ? from.sessionUid : undefined;
     const sessions = deps.sessions;
     const sid = opUid && sessions ? ((await sessions.sessionId(opUid)) ?? undefined) : undefined;
+    // A JWT is verified by the gateway on its own, an opaque one cached there for seconds: both are
+    // recorded under their session (the opaque one by its value's SHA-256), so ending the session
+    // denylists them.
+    const jwt = 'resourceServer' in token && token.resourceServer?.accessTokenFormat === 'jwt';
     if (opUid && sessions && sid) {
-      // A JWT is verified by the gateway on its own: recorded under its session, so ending the
-      // session denylists it. An opaque one (userinfo) lives in the grant's rows and ends with them.
-      const jwt = 'resourceServer' in token && token.resourceServer?.accessTokenFormat === 'jwt';
       const exp = token.exp ?? now() + (token.expiration || deps.accessTokenSeconds);
-      await sessions.tokenIssued(opUid, jwt && token.clientId ? { jti: token.jti, expiresAt: new Date(exp * 1000), clientId: token.clientId } : undefined);
+      const jti = jwt ? token.jti : token.kind === 'AccessToken' && token.jti ? opaqueTokenJti(token.jti) : undefined;
+      await sessions.tokenIssued(opUid, jti && token.clientId ? { jti, expiresAt: new Date(exp * 1000), clientId: token.clientId } : undefined);
     }
     if (!p) return undefined;
     const signIn = from ? { ...(from.amr ? { amr: from.amr } : {}), ...(from.acr ? { acr: from.acr } : {}), ...(from.authTime ? { auth_time: from.authTime } : {}), ...(sid ? { sid } : {}) } : {};
     const client = token.clientId ? await deps.clients.find(token.clientId) : null;
-    return { nbf: now(), email: p.email, ...userRights(token, client, p), ...signIn };
+    // An opaque token's rights: the grant's API scopes among those asked, as an API JWT of this grant gets them.
+    const rightsOf = jwt ? token : { scope: apiScopeOf(ctx, from?.scopes, deps.apiResource) };
+    return { nbf: now(), email: p.email, ...userRights(rightsOf, client, p), ...signIn };
   };
 }

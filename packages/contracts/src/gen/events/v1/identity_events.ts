@@ -44,11 +44,45 @@ export interface EmailActionRequested {
   expiresAt: Date | undefined;
 }
 
-/** identity.password.changed: the "your password was changed" notice. */
+/**
+ * identity.password.changed: the "your password was changed" notice (a completed password
+ * reset). The reset removed the sign-in methods added shortly before it
+ * (AUTH_RESET_REMOVES_FACTORS_HOURS); the mail lists what it removed and what remains, so the user
+ * reviews them.
+ */
 export interface PasswordChanged {
   userId: string;
   email: string;
   firstName: string;
+  /** The second factors and passkeys the reset removed (added within review_window_hours before it). */
+  removed: SignInMethod[];
+  /** Those that remain on the account. */
+  kept: SignInMethod[];
+  /** AUTH_RESET_REMOVES_FACTORS_HOURS when the reset completed (0: none are removed). */
+  reviewWindowHours: number;
+}
+
+/** A second factor or passkey as a notice names it (never a secret, a code or a credential id). */
+export interface SignInMethod {
+  /** "totp" (an authenticator app), "passkey" or "recovery_codes" (the current set). */
+  kind: string;
+  /** Passkeys: the name its owner gave it; empty otherwise. */
+  name: string;
+  /** When it was added (a TOTP's activation, a passkey's registration, the codes' making). */
+  addedAt: Date | undefined;
+}
+
+/**
+ * identity.factor.added: a sign-in method was added to the account (an authenticator app
+ * activated, a passkey registered, from the account or at an enrolment during sign-in). The
+ * notification service mails the user about it (DESIGN §5 "Every factor added is mailed to the
+ * user"); identity.mfa.enrolled records the change itself.
+ */
+export interface FactorAdded {
+  userId: string;
+  email: string;
+  firstName: string;
+  method: SignInMethod | undefined;
 }
 
 /**
@@ -107,6 +141,10 @@ export interface ClientState {
   dpopBound: boolean;
   /** The ceiling of the permissions its users may delegate to it (asked as scopes). */
   apiPermissions: string[];
+  /** The ID tokens' algorithm; userinfo's ("" = plain JSON); whether it is a resource server (introspects every client's tokens). */
+  idTokenSignedResponseAlg: string;
+  userinfoSignedResponseAlg: string;
+  resourceServer: boolean;
 }
 
 /**
@@ -466,7 +504,7 @@ export const EmailActionRequested: MessageFns<EmailActionRequested> = {
 };
 
 function createBasePasswordChanged(): PasswordChanged {
-  return { userId: "", email: "", firstName: "" };
+  return { userId: "", email: "", firstName: "", removed: [], kept: [], reviewWindowHours: 0 };
 }
 
 export const PasswordChanged: MessageFns<PasswordChanged> = {
@@ -479,6 +517,15 @@ export const PasswordChanged: MessageFns<PasswordChanged> = {
     }
     if (message.firstName !== "") {
       writer.uint32(26).string(message.firstName);
+    }
+    for (const v of message.removed) {
+      SignInMethod.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.kept) {
+      SignInMethod.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.reviewWindowHours !== 0) {
+      writer.uint32(48).int32(message.reviewWindowHours);
     }
     return writer;
   },
@@ -520,6 +567,30 @@ export const PasswordChanged: MessageFns<PasswordChanged> = {
             message.firstName = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.removed.push(SignInMethod.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.kept.push(SignInMethod.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.reviewWindowHours = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -540,6 +611,181 @@ export const PasswordChanged: MessageFns<PasswordChanged> = {
     message.userId = object.userId ?? "";
     message.email = object.email ?? "";
     message.firstName = object.firstName ?? "";
+    message.removed = object.removed?.map((e) => SignInMethod.fromPartial(e)) || [];
+    message.kept = object.kept?.map((e) => SignInMethod.fromPartial(e)) || [];
+    message.reviewWindowHours = object.reviewWindowHours ?? 0;
+    return message;
+  },
+};
+
+function createBaseSignInMethod(): SignInMethod {
+  return { kind: "", name: "", addedAt: undefined };
+}
+
+export const SignInMethod: MessageFns<SignInMethod> = {
+  encode(message: SignInMethod, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.addedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.addedAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInMethod {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInMethod();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.addedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SignInMethod>): SignInMethod {
+    return SignInMethod.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignInMethod>): SignInMethod {
+    const message = createBaseSignInMethod();
+    message.kind = object.kind ?? "";
+    message.name = object.name ?? "";
+    message.addedAt = object.addedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseFactorAdded(): FactorAdded {
+  return { userId: "", email: "", firstName: "", method: undefined };
+}
+
+export const FactorAdded: MessageFns<FactorAdded> = {
+  encode(message: FactorAdded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.firstName !== "") {
+      writer.uint32(26).string(message.firstName);
+    }
+    if (message.method !== undefined) {
+      SignInMethod.encode(message.method, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FactorAdded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFactorAdded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.firstName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.method = SignInMethod.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<FactorAdded>): FactorAdded {
+    return FactorAdded.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<FactorAdded>): FactorAdded {
+    const message = createBaseFactorAdded();
+    message.userId = object.userId ?? "";
+    message.email = object.email ?? "";
+    message.firstName = object.firstName ?? "";
+    message.method = (object.method !== undefined && object.method !== null)
+      ? SignInMethod.fromPartial(object.method)
+      : undefined;
     return message;
   },
 };
@@ -816,6 +1062,9 @@ function createBaseClientState(): ClientState {
     requirePar: false,
     dpopBound: false,
     apiPermissions: [],
+    idTokenSignedResponseAlg: "",
+    userinfoSignedResponseAlg: "",
+    resourceServer: false,
   };
 }
 
@@ -847,6 +1096,15 @@ export const ClientState: MessageFns<ClientState> = {
     }
     for (const v of message.apiPermissions) {
       writer.uint32(74).string(v!);
+    }
+    if (message.idTokenSignedResponseAlg !== "") {
+      writer.uint32(82).string(message.idTokenSignedResponseAlg);
+    }
+    if (message.userinfoSignedResponseAlg !== "") {
+      writer.uint32(90).string(message.userinfoSignedResponseAlg);
+    }
+    if (message.resourceServer !== false) {
+      writer.uint32(96).bool(message.resourceServer);
     }
     return writer;
   },
@@ -936,6 +1194,30 @@ export const ClientState: MessageFns<ClientState> = {
             message.apiPermissions.push(reader.string());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.idTokenSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.userinfoSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.resourceServer = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -962,6 +1244,9 @@ export const ClientState: MessageFns<ClientState> = {
     message.requirePar = object.requirePar ?? false;
     message.dpopBound = object.dpopBound ?? false;
     message.apiPermissions = object.apiPermissions?.map((e) => e) || [];
+    message.idTokenSignedResponseAlg = object.idTokenSignedResponseAlg ?? "";
+    message.userinfoSignedResponseAlg = object.userinfoSignedResponseAlg ?? "";
+    message.resourceServer = object.resourceServer ?? false;
     return message;
   },
 };

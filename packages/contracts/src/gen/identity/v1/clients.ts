@@ -48,6 +48,12 @@ export interface OAuthClient {
    * the same name: the ceiling of its users' API tokens.
    */
   apiPermissions: string[];
+  /** "RS256" | "ES256" | "EdDSA": the algorithm of its ID tokens (RS256 by default). */
+  idTokenSignedResponseAlg: string;
+  /** "RS256" | "ES256" | "EdDSA": userinfo answers a JWT signed so; "" = plain JSON (the default). */
+  userinfoSignedResponseAlg: string;
+  /** A resource server may introspect the access tokens issued to any client (Administrator only). */
+  resourceServer: boolean;
 }
 
 export interface ListClientsRequest {
@@ -81,6 +87,11 @@ export interface CreateClientRequest {
   requirePar: boolean;
   dpopBound: boolean;
   apiPermissions: string[];
+  /** "" = RS256. */
+  idTokenSignedResponseAlg: string;
+  /** "" = plain JSON. */
+  userinfoSignedResponseAlg: string;
+  resourceServer: boolean;
 }
 
 /** A client and, for a confidential client just created or rotated, its secret (empty otherwise). */
@@ -106,6 +117,12 @@ export interface UpdateClientRequest {
   requirePar?: boolean | undefined;
   dpopBound?: boolean | undefined;
   apiPermissions: StringList | undefined;
+  idTokenSignedResponseAlg?:
+    | string
+    | undefined;
+  /** "" = plain JSON. */
+  userinfoSignedResponseAlg?: string | undefined;
+  resourceServer?: boolean | undefined;
 }
 
 export interface ClientIdRequest {
@@ -132,6 +149,9 @@ function createBaseOAuthClient(): OAuthClient {
     updatedAt: undefined,
     deletedAt: undefined,
     apiPermissions: [],
+    idTokenSignedResponseAlg: "",
+    userinfoSignedResponseAlg: "",
+    resourceServer: false,
   };
 }
 
@@ -181,6 +201,15 @@ export const OAuthClient: MessageFns<OAuthClient> = {
     }
     for (const v of message.apiPermissions) {
       writer.uint32(122).string(v!);
+    }
+    if (message.idTokenSignedResponseAlg !== "") {
+      writer.uint32(130).string(message.idTokenSignedResponseAlg);
+    }
+    if (message.userinfoSignedResponseAlg !== "") {
+      writer.uint32(138).string(message.userinfoSignedResponseAlg);
+    }
+    if (message.resourceServer !== false) {
+      writer.uint32(144).bool(message.resourceServer);
     }
     return writer;
   },
@@ -318,6 +347,30 @@ export const OAuthClient: MessageFns<OAuthClient> = {
             message.apiPermissions.push(reader.string());
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.idTokenSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.userinfoSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.resourceServer = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -350,6 +403,9 @@ export const OAuthClient: MessageFns<OAuthClient> = {
     message.updatedAt = object.updatedAt ?? undefined;
     message.deletedAt = object.deletedAt ?? undefined;
     message.apiPermissions = object.apiPermissions?.map((e) => e) || [];
+    message.idTokenSignedResponseAlg = object.idTokenSignedResponseAlg ?? "";
+    message.userinfoSignedResponseAlg = object.userinfoSignedResponseAlg ?? "";
+    message.resourceServer = object.resourceServer ?? false;
     return message;
   },
 };
@@ -590,6 +646,9 @@ function createBaseCreateClientRequest(): CreateClientRequest {
     requirePar: false,
     dpopBound: false,
     apiPermissions: [],
+    idTokenSignedResponseAlg: "",
+    userinfoSignedResponseAlg: "",
+    resourceServer: false,
   };
 }
 
@@ -621,6 +680,15 @@ export const CreateClientRequest: MessageFns<CreateClientRequest> = {
     }
     for (const v of message.apiPermissions) {
       writer.uint32(74).string(v!);
+    }
+    if (message.idTokenSignedResponseAlg !== "") {
+      writer.uint32(82).string(message.idTokenSignedResponseAlg);
+    }
+    if (message.userinfoSignedResponseAlg !== "") {
+      writer.uint32(90).string(message.userinfoSignedResponseAlg);
+    }
+    if (message.resourceServer !== false) {
+      writer.uint32(96).bool(message.resourceServer);
     }
     return writer;
   },
@@ -710,6 +778,30 @@ export const CreateClientRequest: MessageFns<CreateClientRequest> = {
             message.apiPermissions.push(reader.string());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.idTokenSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.userinfoSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.resourceServer = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -736,6 +828,9 @@ export const CreateClientRequest: MessageFns<CreateClientRequest> = {
     message.requirePar = object.requirePar ?? false;
     message.dpopBound = object.dpopBound ?? false;
     message.apiPermissions = object.apiPermissions?.map((e) => e) || [];
+    message.idTokenSignedResponseAlg = object.idTokenSignedResponseAlg ?? "";
+    message.userinfoSignedResponseAlg = object.userinfoSignedResponseAlg ?? "";
+    message.resourceServer = object.resourceServer ?? false;
     return message;
   },
 };
@@ -876,6 +971,9 @@ function createBaseUpdateClientRequest(): UpdateClientRequest {
     requirePar: undefined,
     dpopBound: undefined,
     apiPermissions: undefined,
+    idTokenSignedResponseAlg: undefined,
+    userinfoSignedResponseAlg: undefined,
+    resourceServer: undefined,
   };
 }
 
@@ -910,6 +1008,15 @@ export const UpdateClientRequest: MessageFns<UpdateClientRequest> = {
     }
     if (message.apiPermissions !== undefined) {
       StringList.encode(message.apiPermissions, writer.uint32(82).fork()).join();
+    }
+    if (message.idTokenSignedResponseAlg !== undefined) {
+      writer.uint32(90).string(message.idTokenSignedResponseAlg);
+    }
+    if (message.userinfoSignedResponseAlg !== undefined) {
+      writer.uint32(98).string(message.userinfoSignedResponseAlg);
+    }
+    if (message.resourceServer !== undefined) {
+      writer.uint32(104).bool(message.resourceServer);
     }
     return writer;
   },
@@ -1007,6 +1114,30 @@ export const UpdateClientRequest: MessageFns<UpdateClientRequest> = {
             message.apiPermissions = StringList.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.idTokenSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.userinfoSignedResponseAlg = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.resourceServer = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1045,6 +1176,9 @@ export const UpdateClientRequest: MessageFns<UpdateClientRequest> = {
     message.apiPermissions = (object.apiPermissions !== undefined && object.apiPermissions !== null)
       ? StringList.fromPartial(object.apiPermissions)
       : undefined;
+    message.idTokenSignedResponseAlg = object.idTokenSignedResponseAlg ?? undefined;
+    message.userinfoSignedResponseAlg = object.userinfoSignedResponseAlg ?? undefined;
+    message.resourceServer = object.resourceServer ?? undefined;
     return message;
   },
 };

@@ -255,8 +255,23 @@ export interface Claims {
   email: string;
   roles: string[];
   permissions: string[];
+  /** The sign-in (identity's session id) the token comes from; "" when none. */
+  sid: string;
+  /** The OAuth client it was issued to; "" for a REST login's token. */
+  clientId: string;
+  /** How the user signed in (RFC 8176) and when (seconds; 0 = not known). */
+  amr: string[];
+  authTime: number;
+  /** RFC 9449: the thumbprint of the key the token is bound to (cnf.jkt); "" when not bound. */
+  cnfJkt: string;
+  /** The OAuth scope it was granted ("" for a REST login's token). */
+  scope: string;
 }
 
+/**
+ * An access token: a JWT (REST logins, the provider's API tokens) or one of the provider's
+ * opaque access tokens (a code exchange without `resource`: its id counts as its jti).
+ */
 export interface ValidateTokenRequest {
   accessToken: string;
 }
@@ -2674,7 +2689,24 @@ export const RevokeResponse: MessageFns<RevokeResponse> = {
 };
 
 function createBaseClaims(): Claims {
-  return { sub: "", jti: "", iss: "", aud: [], iat: 0, nbf: 0, exp: 0, email: "", roles: [], permissions: [] };
+  return {
+    sub: "",
+    jti: "",
+    iss: "",
+    aud: [],
+    iat: 0,
+    nbf: 0,
+    exp: 0,
+    email: "",
+    roles: [],
+    permissions: [],
+    sid: "",
+    clientId: "",
+    amr: [],
+    authTime: 0,
+    cnfJkt: "",
+    scope: "",
+  };
 }
 
 export const Claims: MessageFns<Claims> = {
@@ -2708,6 +2740,24 @@ export const Claims: MessageFns<Claims> = {
     }
     for (const v of message.permissions) {
       writer.uint32(82).string(v!);
+    }
+    if (message.sid !== "") {
+      writer.uint32(90).string(message.sid);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(98).string(message.clientId);
+    }
+    for (const v of message.amr) {
+      writer.uint32(106).string(v!);
+    }
+    if (message.authTime !== 0) {
+      writer.uint32(112).int64(message.authTime);
+    }
+    if (message.cnfJkt !== "") {
+      writer.uint32(122).string(message.cnfJkt);
+    }
+    if (message.scope !== "") {
+      writer.uint32(130).string(message.scope);
     }
     return writer;
   },
@@ -2805,6 +2855,54 @@ export const Claims: MessageFns<Claims> = {
             message.permissions.push(reader.string());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.sid = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.amr.push(reader.string());
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.authTime = longToNumber(reader.int64());
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.cnfJkt = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.scope = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2832,6 +2930,12 @@ export const Claims: MessageFns<Claims> = {
     message.email = object.email ?? "";
     message.roles = object.roles?.map((e) => e) || [];
     message.permissions = object.permissions?.map((e) => e) || [];
+    message.sid = object.sid ?? "";
+    message.clientId = object.clientId ?? "";
+    message.amr = object.amr?.map((e) => e) || [];
+    message.authTime = object.authTime ?? 0;
+    message.cnfJkt = object.cnfJkt ?? "";
+    message.scope = object.scope ?? "";
     return message;
   },
 };
