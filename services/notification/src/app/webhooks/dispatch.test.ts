@@ -167,6 +167,24 @@ describe('webhook delivery', () => {
     }
   });
 
+  it("a slow receiver: the lane records (and so keeps its lease) before the lease could run out; nothing is sent twice", async () => {
+    const w = await webhookWorld('webhook_slow');
+    const r = await startWebhookReceiver(() => ({ status: 204, delayMs: 150 }));
+    try {
+      await w.uc.create({ url: `${r.origin}/slow`, description: '', eventTypes: [], enabled: true, ed25519: false });
+      for (let i = 0; i < 12; i++) await w.fanOut(userCreated(i));
+      // A 1.5 s lease: one batch of 12 answers of 150 ms would outlast it without the cut.
+      w.dispatcher({ leaseMs: 1_500 });
+      w.dispatcher({ leaseMs: 1_500 });
+      await eventually(() => r.received.length >= 12, 20_000);
+      await new Promise((res) => setTimeout(res, 2_000));
+      expect(r.received.map((x) => emailOf(x.body))).toEqual([...Array(12).keys()].map((k) => `user${k}@example.com`));
+    } finally {
+      await r.close();
+      await w.close();
+    }
+  });
+
   it('two dispatchers on one database send every message once and never one message twice at once', async () => {
     const w = await webhookWorld('webhook_replicas');
     const r = await startWebhookReceiver(() => ({ status: 200, delayMs: 2 }));

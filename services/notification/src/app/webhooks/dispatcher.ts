@@ -135,9 +135,16 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         const events: NewEvent[] = [];
         let outcome: EndpointOutcome | undefined;
         let stop = false;
+        // A slow receiver: record (which extends the lease) well before the lease could run out.
+        let cut = false;
+        const batchStarted = Date.now();
         for (const m of messages) {
           if (stopping) {
             stop = true;
+            break;
+          }
+          if (Date.now() - batchStarted > o.leaseMs / 3) {
+            cut = true;
             break;
           }
           if (!m.due) {
@@ -173,7 +180,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         }
         sent += records.length;
         if (records.length > 0 || outcome || events.length > 0) record(records, outcome, events);
-        if (stop || messages.length < batch) break lane;
+        if (stop || (!cut && messages.length < batch)) break lane;
         // Keep the lease: wait for the records when the batch found nothing to send.
         if (records.length === 0) await recording;
       }
