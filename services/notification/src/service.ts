@@ -23,9 +23,13 @@ import { createWebhookHttp } from './infra/webhooks/http';
 import { pgMessages } from './infra/webhooks/messages-store';
 import { webhookMetrics } from './infra/webhooks/metrics';
 
-/** The durable consumers that queue webhook messages: one per stream the catalog publishes from. */
-const WEBHOOK_STREAMS = [STREAMS.directory, STREAMS.identity, STREAMS.commerce] as const;
-const webhookSubjects = (prefix: string) => WEBHOOK_SOURCE_SUBJECTS.filter((s) => s.startsWith(`${prefix}.`));
+/**
+ * The durable consumers that queue webhook messages: one per stream the catalog publishes from,
+ * reading the whole stream (the fan-out skips what the catalog does not publish). Not a filter of
+ * the catalog's subjects: an existing consumer keeps the filter it was created with, so a type
+ * added to the catalog later would never reach it.
+ */
+const WEBHOOK_STREAMS = [STREAMS.directory, STREAMS.identity, STREAMS.commerce].filter((st) => WEBHOOK_SOURCE_SUBJECTS.some((s) => s.startsWith(st.subjects[0]!.slice(0, -1))));
 
 export interface NotificationOptions {
   /**
@@ -116,7 +120,7 @@ export function notificationService(config: NotificationConfig, rt: ServiceRunti
           ...WEBHOOK_STREAMS.map((stream) => ({
             name: `notification-webhooks-${stream.name.toLowerCase()}`,
             stream,
-            subjects: webhookSubjects(stream.name.toLowerCase()),
+            subjects: stream.subjects,
             handler: fanOut,
             // Nothing may be lost: many deliveries, a long backoff (as the audit trail's consumers).
             maxDeliver: 50,
