@@ -29,7 +29,7 @@ import { webhookMetrics } from './infra/webhooks/metrics';
  * the catalog's subjects: an existing consumer keeps the filter it was created with, so a type
  * added to the catalog later would never reach it.
  */
-const WEBHOOK_STREAMS = [STREAMS.directory, STREAMS.identity, STREAMS.commerce].filter((st) => WEBHOOK_SOURCE_SUBJECTS.some((s) => s.startsWith(st.subjects[0]!.slice(0, -1))));
+const WEBHOOK_STREAMS = [STREAMS.directory, STREAMS.identity, STREAMS.commerce].filter((st) => WEBHOOK_SOURCE_SUBJECTS.some((s) => s.startsWith(st.subjects[0].slice(0, -1))));
 
 export interface NotificationOptions {
   /**
