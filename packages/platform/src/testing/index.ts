@@ -146,3 +146,4 @@ export { describeSchemaContract, migratedTestDatabase, type MigratedDatabase } f
 export { TestAccess, startAccessServer } from './access';
 
 export { TEST_CALL_KEY, actingAs, testSigner } from './calls';
+export { type ReceivedWebhook, type ReceiverAnswer, type WebhookReceiver, startWebhookReceiver } from './webhook-receiver';
