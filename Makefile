@@ -16,7 +16,7 @@ export PATH := $(NODE_BIN_DIR):$(PATH)
 endif
 
 .DEFAULT_GOAL := help
-.PHONY: help install build typecheck run migrate test lint proto proto-check unicode bench figures node-version faults soak clean
+.PHONY: help install build typecheck run migrate test lint proto proto-check unicode bench figures node-version faults soak clean webhooks-docs webhooks-docs-check
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -98,6 +98,12 @@ api: build ## Regenerate console/src/api/schema.d.ts and limits.generated.ts fro
 api-check: api ## Fail when the console's generated API types or limits differ from what is committed
 	@test -z "$$(git status --porcelain -- $(API_GENERATED))" || \
 	  { git status --short -- $(API_GENERATED); echo "the console's generated API files are stale: run 'make api' and commit"; exit 1; }
+
+webhooks-docs: build ## Regenerate the README's webhook event catalog from packages/contracts/src/webhooks (the one source)
+	node tools/webhooks/docs.mjs
+
+webhooks-docs-check: build ## Fail when the README's webhook event catalog differs from the catalog
+	node tools/webhooks/docs.mjs --check
 
 figures: build ## The README's start-up and memory figures from a fresh clone of HEAD (not in CI; writes README.md)
 	node bench/dist/newcomer.js

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     ADMIN_PASSWORD: ADMIN.password,
     ...AUTH_LIMITS_LIFTED,
     EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     DATA_DIR: join(ROOT, '.data', 'bench-refresh'),
     EMBEDDED_PG_PORT: '54349',

@@ -13,6 +13,7 @@
  *   7. GET /api/v1/products req/s ÷ hello-world; 8. GraphQL checkout/s ÷ GET /api/v1/products req/s
  *   11. OpenID provider: client_credentials grants/s and refresh grants/s ÷ a bare oidc-provider
  *       (in-memory adapter, static client) in the same run (oidc.ts, oidc-floor.ts)
+ *   12. outgoing webhooks: deliveries/s ÷ a bare undici POST loop; commit → first attempt (webhooks.ts)
  */
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -32,6 +33,7 @@ import { auditRecordingScenario, auditScenario } from './audit-trail';
 import { type OwnPg, startOwnPg } from './own-pg';
 import { children, cpuByPart, cpuPerOp, cpuTotal, describeCpu, idleRates } from './cpu';
 import { readPathScenarios } from './read-path';
+import { webhookScenarios } from './webhooks';
 import { AUTH_LIMITS_LIFTED, type BenchSystem, ROOT, argon2BaselineCpu, grpcPortsEnv, startChild, startExtraGateway, startSystem } from './system';
 
 const cfg = readConfig(process.env, (e) => ({
@@ -115,6 +117,7 @@ async function bench(own: OwnPg | undefined): Promise<void> {
     EMAIL_ACTION_MAX_PER_HOUR: '10000',
     EMAIL_ACTION_BASE_URL: 'http://app.bench',
     EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     DATA_DIR: join(ROOT, '.data', 'bench'),
     EMBEDDED_PG_PORT: '54339',
     // The issuer is the address the bench calls; the provider's own listener beside the gateway's port.
@@ -451,6 +454,16 @@ async function bench(own: OwnPg | undefined): Promise<void> {
       rows.push(rates.sort((a, b) => a.ratio - b.ratio)[Math.floor(rates.length / 2)]!);
     } else {
       log('10. audit trail: needs the external PostgreSQL (skipped)');
+    }
+  }
+
+  // 12. outgoing webhooks (BENCH_ONLY=webhooks runs it alone; `node bench/dist/webhooks.js` too).
+  if (enabled('webhooks')) {
+    if (env.DIRECTORY_DATABASE_URL) {
+      log('\n12. outgoing webhooks');
+      rows.push(...(await webhookScenarios({ pgUrl, natsUrl: env.NATS_URL, runs: cfg.runs, events: 2_000, seconds: 20, concurrency: 16 })));
+    } else {
+      log('12. webhooks: needs the external PostgreSQL (skipped)');
     }
   }
 

@@ -14,6 +14,8 @@ import { ProductCreatePage, ProductPage, ProductsPage } from './pages/Products';
 import { RolePage, RolesPage } from './pages/Roles';
 import { SignIn } from './pages/SignIn';
 import { UserCreatePage, UserEditPage, UsersPage } from './pages/Users';
+import { WebhookPage } from './pages/Webhook';
+import { WebhooksPage } from './pages/Webhooks';
 
 /**
  * Every page: its section (the first part of the path), whether it takes the rest of the path
@@ -41,6 +43,8 @@ const ROUTES: readonly Route[] = [
   { section: 'products', title: 'Products', render: () => <ProductsPage /> },
   { section: 'clients', sub: 'id', title: 'Client', permission: 'clients.manage', render: (id) => <ClientPage id={id} /> },
   { section: 'clients', title: 'OAuth clients', permission: 'clients.manage', render: () => <ClientsPage /> },
+  { section: 'webhooks', sub: 'id', title: 'Webhook endpoint', permission: 'webhooks.manage', render: (id) => <WebhookPage id={id} /> },
+  { section: 'webhooks', title: 'Webhooks', permission: 'webhooks.manage', render: () => <WebhooksPage /> },
   { section: 'audit', title: 'Audit trail', permission: 'audit.read', render: (_id, path) => <AuditPage key={path} /> },
   { section: 'mailbox', sub: 'id', title: 'Mail', permission: ADMINISTRATOR, render: (id) => <MailPage id={id} /> },
   { section: 'mailbox', title: 'Mailbox (development)', permission: ADMINISTRATOR, render: () => <MailboxPage /> },
@@ -53,6 +57,7 @@ const NAV = [
   ['permissions', 'Permissions'],
   ['products', 'Products'],
   ['clients', 'Clients'],
+  ['webhooks', 'Webhooks'],
   ['audit', 'Audit'],
   ['mailbox', 'Mailbox (development)'],
   ['me', 'My account'],

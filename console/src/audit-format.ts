@@ -49,6 +49,14 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'client.secret.rotated': 'OAuth client secret rotated',
   'client.tokens_issued': 'Tokens issued to an OAuth client (per minute)',
   'consent.granted': 'Access granted to an app',
+  'webhook.created': 'Webhook endpoint registered',
+  'webhook.updated': 'Webhook endpoint changed',
+  'webhook.deleted': 'Webhook endpoint deleted',
+  'webhook.secret.rotated': 'Webhook secret rotated',
+  'webhook.disabled': 'Webhook endpoint disabled by the platform',
+  'webhook.url.refused': 'Webhook address refused (SSRF guard)',
+  'webhook.messages.replayed': 'Webhook messages replayed',
+  'webhook.tested': 'Webhook test sent',
 };
 
 /** The actions that have a label (the test holds them against the audit service's). */

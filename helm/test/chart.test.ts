@@ -510,16 +510,16 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     expect(value('GATEWAY_OPS_PORT')).toBe('9464');
   });
 
-  run('commerce and audit dial the directory (current rights): their DIRECTORY_GRPC_TARGET, and the directory admits them', () => {
+  run('commerce, audit and notification dial the directory (current rights): their DIRECTORY_GRPC_TARGET, and the directory admits them', () => {
     const docs = render('-f', join(fixturesDir, 'inline-secrets.yaml'));
     const target = 'dns:///r-iam-directory-headless.iam.svc.cluster.local:50052';
-    for (const svc of ['identity', 'commerce', 'audit']) {
+    for (const svc of ['identity', 'commerce', 'audit', 'notification']) {
       const env = (podSpec(named(docs, 'Deployment', `r-iam-${svc}`)).containers as JsonObject[])[0]!.env as JsonObject[];
       expect([svc, env.find((e) => e.name === 'DIRECTORY_GRPC_TARGET')?.value]).toEqual([svc, target]);
     }
     const grpcFrom = ((named(docs, 'NetworkPolicy', 'r-iam-directory').spec as JsonObject).ingress as JsonObject[]).find((r) => (r.ports as JsonObject[])[0]!.port === 'grpc')!;
     const components = (grpcFrom.from as JsonObject[]).map((f) => ((f.podSelector as JsonObject).matchLabels as JsonObject)['app.kubernetes.io/component']);
-    expect([...components].sort()).toEqual(['audit', 'commerce', 'gateway', 'identity']);
+    expect([...components].sort()).toEqual(['audit', 'commerce', 'gateway', 'identity', 'notification']);
     // Without the chart's directory, validateValues asks where it is.
     const without = helmRun('template', 'r', 'iam', '--namespace', 'iam', '-f', join(fixturesDir, 'inline-secrets.yaml'), '--set', 'directory.enabled=false');
     expect(without.stderr).toContain('commerce dials directory, which is disabled');
@@ -783,7 +783,11 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     expect(egress('gateway')).toEqual([dns, oidc, dials('identity', 'directory', 'notification', 'commerce', 'audit'), { ports: tcp(4222) }, { ports: tcp(4318) }, { ports: tcp(6379) }, extra]);
     expect(egress('identity')).toEqual([dns, dials('directory'), { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, extra]);
     expect(egress('directory')).toEqual([dns, { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, extra]);
-    expect(egress('notification')).toEqual([dns, { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, { ports: tcp(587, 465) }, extra]);
+    const publicOnly = [
+      { ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'] } },
+      { ipBlock: { cidr: '::/0', except: ['fc00::/7', 'fe80::/10', '::1/128'] } },
+    ];
+    expect(egress('notification')).toEqual([dns, dials('directory'), { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, { ports: tcp(587, 465) }, { ports: tcp(443), to: publicOnly }, extra]);
     expect(egress('audit')).toEqual([dns, dials('directory'), { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, extra]);
   });
 
@@ -847,7 +851,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     }
     expect(secretFiles['r-iam-gateway']).toEqual(['INTERNAL_CALL_KEY_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE', 'REDIS_URL_FILE']);
     expect(secretFiles['r-iam-identity']).toEqual(['EMAIL_ACTION_KEY_FILE', 'IDENTITY_DATABASE_URL_FILE', 'INTERNAL_CALL_KEY_FILE', 'JWT_KEY_ENCRYPTION_KEY_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE']);
-    expect(secretFiles['r-iam-notification']).toEqual(['EMAIL_ACTION_KEY_FILE', 'INTERNAL_CALL_KEY_FILE', 'NOTIFICATION_DATABASE_URL_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE', 'SMTP_URL_FILE']);
+    expect(secretFiles['r-iam-notification']).toEqual(['EMAIL_ACTION_KEY_FILE', 'INTERNAL_CALL_KEY_FILE', 'NOTIFICATION_DATABASE_URL_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE', 'SMTP_URL_FILE', 'WEBHOOK_SECRET_KEY_FILE']);
     expect(secretFiles['r-iam-create-admin']).toEqual(['ADMIN_PASSWORD_FILE', 'DIRECTORY_DATABASE_URL_FILE', 'OTEL_EXPORTER_OTLP_HEADERS_FILE']);
     expect(secretFiles['r-iam-audit-migrate']).toEqual(['AUDIT_DATABASE_URL_FILE']);
     // Turning it on rolls the pods (the mounts changed).
@@ -873,7 +877,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     const rule = named(docs, 'PrometheusRule', 'r-iam');
     const rules = (((rule.spec as JsonObject).groups as JsonObject[])[0]!.rules as JsonObject[]);
     const byName = Object.fromEntries(rules.map((r) => [str(r.alert), r]));
-    expect(Object.keys(byName)).toEqual(['IamOutboxBacklog', 'IamNatsDisconnected', 'IamAuditConsumerLag', 'IamGatewayErrors', 'IamRateLimitsFailOpen', 'IamDpopProofsRefused', 'IamGatewayLatency',
+    expect(Object.keys(byName)).toEqual(['IamOutboxBacklog', 'IamWebhookQueueBehind', 'IamNatsDisconnected', 'IamAuditConsumerLag', 'IamGatewayErrors', 'IamRateLimitsFailOpen', 'IamDpopProofsRefused', 'IamGatewayLatency',
       'IamCertificateExpiry', 'IamSigningKeyNotRotated', 'IamSignInFailures', 'IamRefreshTokenReuse', 'IamMailGivenUp', 'IamTestRule']);
     // identity's security counters and mail given up (issue #44 item 8).
     expect(str(byName.IamSignInFailures!.expr)).toBe('sum by (namespace) (rate(identity_sign_ins_total{namespace="iam",job="identity",outcome=~"failed|refused_locked"}[5m])) > 1');
@@ -884,7 +888,8 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     expect(str(byName.IamDpopProofsRefused!.expr)).toBe('sum by (namespace) (rate(dpop_replay_store_errors_total{namespace="iam",job="gateway"}[5m])) > 0');
     expect(str(byName.IamOutboxBacklog!.expr)).toBe('max by (namespace, job) (outbox_oldest_pending_age_seconds{namespace="iam",job=~"directory|identity|notification|commerce|audit"}) > 120');
     expect(str(byName.IamNatsDisconnected!.expr)).toContain('nats_connected{namespace="iam",job=~"gateway|identity|directory|notification|commerce|audit"}) == 0');
-    expect(str(byName.IamAuditConsumerLag!.expr)).toBe('max by (namespace, consumer) (events_consumer_backlog{namespace="iam",job="audit",consumer=~"audit-(directory|identity|commerce)"}) > 1000');
+    expect(str(byName.IamAuditConsumerLag!.expr)).toBe('max by (namespace, consumer) (events_consumer_backlog{namespace="iam",job="audit",consumer=~"audit-(directory|identity|commerce|notification)"}) > 1000');
+    expect(str(byName.IamWebhookQueueBehind!.expr)).toBe('max by (namespace) (webhook_queue_age_seconds{namespace="iam",job="notification"}) > 120');
     expect(str(byName.IamGatewayErrors!.expr)).toContain('http_server_request_duration_seconds_count{namespace="iam",job="gateway",status_code=~"5.."}');
     expect(str(byName.IamGatewayLatency!.expr)).toMatch(/^histogram_quantile\(0\.99, .*http_server_request_duration_seconds_bucket\{namespace="iam",job="gateway"\}.* > 1$/);
     expect(str(byName.IamCertificateExpiry!.expr)).toContain('certmanager_certificate_expiration_timestamp_seconds{namespace="iam"}');

@@ -180,7 +180,7 @@ describe('NetworkPolicy: a service\'s gRPC port admits exactly the components it
   };
 
   it('reads the callers from the services\' sources', () => {
-    expect(callersInCode('directory')).toEqual(['audit', 'commerce', 'gateway', 'identity']);
+    expect(callersInCode('directory')).toEqual(['audit', 'commerce', 'gateway', 'identity', 'notification']);
     expect(callersInCode('notification')).toEqual(['gateway']);
   });
 

@@ -151,6 +151,29 @@ export const bodyLimits = {
       resourceServer: { type: 'boolean' },
     },
   },
+  '/api/v1/webhooks': {
+    post: {
+      url: { required: true, type: 'string', minLength: 1, maxLength: 2000 },
+      description: { type: 'string', maxLength: 500 },
+      eventTypes: { type: 'array', maxItems: 100 },
+      enabled: { type: 'boolean' },
+      ed25519: { type: 'boolean' },
+    },
+  },
+  '/api/v1/webhooks/{id}': {
+    put: {
+      url: { type: 'string', minLength: 1, maxLength: 2000 },
+      description: { type: 'string', maxLength: 500 },
+      eventTypes: { type: 'array', maxItems: 100 },
+      enabled: { type: 'boolean' },
+    },
+  },
+  '/api/v1/webhooks/{id}/replay': {
+    post: {
+      since: { required: true, type: 'string', format: 'date-time' },
+      until: { required: true, type: 'string', format: 'date-time' },
+    },
+  },
 } as const satisfies Record<string, Record<string, Record<string, FieldLimits>>>;
 
 export type ProductStatus = 'ACTIVE' | 'ARCHIVED';

@@ -82,6 +82,7 @@ async function main(): Promise<void> {
         databaseUrl: urls.url('notification'),
         grpcPort: grpcPort.notification,
         emailActionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'email-action-key')),
+        webhookKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'webhook-secret-key')),
         actionBaseUrl: ownOrigin,
       }),
       // A newcomer's first `curl /api/v1/products` shows a small demo catalog (seeded once, when empty).

@@ -131,7 +131,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   );
   if (config.notification) {
     const notification = config.notification;
-    await start('notification', (rt) => notificationService(notification, rt, { mailbox: opts.mailbox }));
+    await start('notification', (rt) => notificationService({ ...notification, directoryTarget: targets.directory }, rt, { mailbox: opts.mailbox }));
   }
   // Identity, commerce and audit ask the directory (principals; who holds a permission now).
   await start('commerce', (rt) => commerceService({ ...config.commerce, directoryTarget: targets.directory }, rt));

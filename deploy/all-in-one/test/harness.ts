@@ -90,6 +90,7 @@ export async function startTestSystem(
     OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
     IDENTITY_OP_PORT: '0',
     EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     AUDIT_CHECKPOINT_SIGNING_KEY: randomBytes(32).toString('base64'),
     // The audit trail's head signed soon after it moves (the default waits a minute).
     AUDIT_CHECKPOINT_INTERVAL_MS: '300',

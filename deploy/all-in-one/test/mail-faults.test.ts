@@ -62,6 +62,7 @@ const runnable = natsBinary && existsSync(NOTIFICATION_MAIN);
         SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
         EMAIL_ACTION_BASE_URL: 'https://app.example',
         EMAIL_ACTION_KEY: sealKey,
+        WEBHOOK_SECRET_KEY: sealKey,
         INTERNAL_CALL_KEY: TEST_CALL_KEY.toString('base64'),
         // Redelivered 15 s after the kill (ack wait), a 'sending' attempt is still fresh: the event
         // is put off until the attempt is 20 s old, then sent again.
@@ -96,6 +97,7 @@ const runnable = natsBinary && existsSync(NOTIFICATION_MAIN);
       OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
       IDENTITY_OP_PORT: '0',
       EMAIL_ACTION_KEY: sealKey,
+      WEBHOOK_SECRET_KEY: sealKey,
       EMAIL_ACTION_MAX_PER_HOUR: '100',
       RATE_LIMIT_EMAIL_ACTIONS_PER_MINUTE: '1000000',
       RATE_LIMIT_EMAIL_ACTIONS_BURST: '1000000',

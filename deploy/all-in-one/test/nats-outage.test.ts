@@ -83,6 +83,7 @@ const WRITES = 300;
       OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
       IDENTITY_OP_PORT: '0',
       EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     };
     const [directory, identity, notification, commerce] = dbs as [TestDatabase, TestDatabase, TestDatabase, TestDatabase];
     const config = readConfig(env, (e) => ({

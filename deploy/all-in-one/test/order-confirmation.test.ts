@@ -44,6 +44,7 @@ describe('order confirmation: checkout → outbox → bus → notification → S
       SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
       EMAIL_ACTION_BASE_URL: 'https://shop.example',
       EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     };
     const config = readConfig(env, (e) => ({
       commerce: readCommerceConfig(e, { databaseUrl: dbs[0]!.url }),

@@ -52,6 +52,7 @@ describe('readiness follows the database and NATS, and recovers without a restar
       OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
       IDENTITY_OP_PORT: '0',
       EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
       GATEWAY_PROFILES: 'full', // the Full profile's /api/v1/health names the database (Minimal's does not)
       PORT: '0',
       HOST: '127.0.0.1',

@@ -15,6 +15,8 @@
  *                   without SMTP_URL)
  *     requiring(clients.manage)
  *                   the OAuth client registry (Full profile)
+ *     requiring(webhooks.manage)
+ *                   outgoing webhooks: endpoints, messages, attempts, replays (Full profile)
  *
  * The edge profile's routes are in ./edge (its own audiences: public products, GraphQL).
  * Health, metrics and the docs are mounted for every profile elsewhere (health.ts, ../docs).
@@ -41,6 +43,7 @@ import { permissions, rolePermissions, roles, users } from './collections/resour
 import { auditRoutes } from './audit';
 import { type DevMailbox, devMailboxRoutes } from './dev-mailbox';
 import { clientRoutes } from './clients';
+import { webhookRoutes } from './webhooks';
 
 export interface ProfileDeps {
   readonly upstreams: Upstreams;
@@ -59,6 +62,7 @@ export interface ProfileDeps {
 const AUDIT_READ = 'audit.read';
 const USERS_MANAGE = 'users.manage';
 const CLIENTS_MANAGE = 'clients.manage';
+const WEBHOOKS_MANAGE = 'webhooks.manage';
 
 /** The Full profile (spec §4.2). */
 export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
@@ -83,6 +87,7 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       // Administrator only: the mails hold live reset and verification links of any account.
       if (mailbox) await ctx.register(requiringAdministrator((r) => r.register(devMailboxRoutes, { mailbox })));
       await ctx.register(requiring(CLIENTS_MANAGE, (r) => r.register(clientRoutes, { upstreams: u })));
+      await ctx.register(requiring(WEBHOOKS_MANAGE, (r) => r.register(webhookRoutes, { upstreams: u })));
     }),
   );
 }

@@ -51,7 +51,7 @@ gateway's readiness waits only for identity and directory (full and compact prof
 others it reports.
 */}}
 {{- define "iam.upstreams" -}}
-{{- dict "gateway" (list "identity" "directory" "notification" "commerce" "audit") "identity" (list "directory") "commerce" (list "directory") "audit" (list "directory") | toJson -}}
+{{- dict "gateway" (list "identity" "directory" "notification" "commerce" "audit") "identity" (list "directory") "commerce" (list "directory") "audit" (list "directory") "notification" (list "directory") | toJson -}}
 {{- end -}}
 
 {{/* Name of a component's resources (Deployment, Service, ...): "<fullname>-<component>". */}}
@@ -204,6 +204,7 @@ Adding a secret = one entry here plus its values section.
 {{- /* Every component signs and verifies its gRPC calls' assertions with it. */ -}}
 {{- $components := include "iam.components" . | fromJsonArray -}}
 {{- $s = append $s (dict "env" "INTERNAL_CALL_KEY" "readers" $components "requiredBy" $components "podsOnly" true "value" $v.internalCall.key "existingSecret" $v.internalCall.existingSecret "key" $v.internalCall.existingSecretKey "path" "internalCall.key") -}}
+{{- $s = append $s (dict "env" "WEBHOOK_SECRET_KEY" "readers" (list "notification") "requiredBy" (list "notification") "value" $v.webhooks.secretKey "existingSecret" $v.webhooks.existingSecret "key" $v.webhooks.existingSecretKey "path" "webhooks.secretKey") -}}
 {{- $s = append $s (dict "env" "AUDIT_CHECKPOINT_SIGNING_KEY" "readers" (list "audit") "requiredBy" (list "audit") "value" $v.auditCheckpoint.signingKey "existingSecret" $v.auditCheckpoint.existingSecret "key" $v.auditCheckpoint.existingSecretKey "path" "auditCheckpoint.signingKey") -}}
 {{- $s = append $s (dict "env" "JWT_KEY_ENCRYPTION_KEY_PREVIOUS" "readers" (list "identity") "requiredBy" list "value" $v.jwt.previousKeyEncryptionKey "existingSecret" $v.jwt.previousKeyExistingSecret "key" $v.jwt.previousKeyExistingSecretKey "path" "jwt.previousKeyEncryptionKey") -}}
 {{- $s = append $s (dict "env" "OIDC_COOKIE_KEY" "readers" (list "identity") "requiredBy" list "value" $v.oidc.cookieKey "existingSecret" $v.oidc.existingSecret "key" $v.oidc.existingSecretKey "path" "oidc.cookieKey") -}}

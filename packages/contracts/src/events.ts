@@ -24,6 +24,7 @@ import {
   SubjectRevoked,
   TokenRevoked,
 } from './gen/events/v1/identity_events';
+import { WebhookEndpointChanged, WebhookEndpointState, WebhookMessagesReplayed, WebhookTested, WebhookUrlRefused } from './gen/events/v1/notification_events';
 
 export {
   AccountUnlocked,
@@ -54,6 +55,11 @@ export {
   TokenRevoked,
   UserChanged,
   UserState,
+  WebhookEndpointChanged,
+  WebhookEndpointState,
+  WebhookMessagesReplayed,
+  WebhookTested,
+  WebhookUrlRefused,
 };
 
 interface Codec<T> {
@@ -107,6 +113,14 @@ export const SUBJECTS = {
   productReactivated: 'commerce.product.reactivated',
   productStockAdjusted: 'commerce.product.stock_adjusted',
   auditCheckpointSigned: 'audit.checkpoint.signed',
+  webhookCreated: 'notification.webhook.created',
+  webhookUpdated: 'notification.webhook.updated',
+  webhookDeleted: 'notification.webhook.deleted',
+  webhookSecretRotated: 'notification.webhook.secret_rotated',
+  webhookDisabled: 'notification.webhook.disabled',
+  webhookUrlRefused: 'notification.webhook.url_refused',
+  webhookReplayed: 'notification.webhook.replayed',
+  webhookTested: 'notification.webhook.tested',
 } as const;
 
 const CATALOG = {
@@ -155,6 +169,14 @@ const CATALOG = {
   [SUBJECTS.productReactivated]: ProductChanged,
   [SUBJECTS.productStockAdjusted]: ProductChanged,
   [SUBJECTS.auditCheckpointSigned]: AuditCheckpoint,
+  [SUBJECTS.webhookCreated]: WebhookEndpointChanged,
+  [SUBJECTS.webhookUpdated]: WebhookEndpointChanged,
+  [SUBJECTS.webhookDeleted]: WebhookEndpointChanged,
+  [SUBJECTS.webhookSecretRotated]: WebhookEndpointChanged,
+  [SUBJECTS.webhookDisabled]: WebhookEndpointChanged,
+  [SUBJECTS.webhookUrlRefused]: WebhookUrlRefused,
+  [SUBJECTS.webhookReplayed]: WebhookMessagesReplayed,
+  [SUBJECTS.webhookTested]: WebhookTested,
 } as const satisfies Record<string, Codec<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each entry has its own message type
 
 export type EventSubject = keyof typeof CATALOG;
@@ -186,6 +208,8 @@ export const STREAMS = {
   directory: { name: 'DIRECTORY', subjects: ['directory.>'], maxAgeSeconds: 7 * 24 * 3600 },
   identity: { name: 'IDENTITY', subjects: ['identity.>'], maxAgeSeconds: 7 * 24 * 3600 },
   commerce: { name: 'COMMERCE', subjects: ['commerce.>'], maxAgeSeconds: 7 * 24 * 3600 },
+  /** Changes to outgoing webhook endpoints (for the audit trail). */
+  notification: { name: 'NOTIFICATION', subjects: ['notification.>'], maxAgeSeconds: 7 * 24 * 3600 },
   deadLetter: { name: 'DEAD_LETTER', subjects: ['dead.>'], maxAgeSeconds: 30 * 24 * 3600 },
   auditCheckpoints: { name: 'AUDIT_CHECKPOINTS', subjects: ['audit.checkpoint.>'], maxAgeSeconds: 400 * 24 * 3600 },
 } as const satisfies Record<string, StreamSpec>;

@@ -25,6 +25,7 @@ const CONSUMERS = [
   { name: 'audit-directory', stream: STREAMS.directory, subjects: [AUDITED_SUBJECTS[0]] },
   { name: 'audit-identity', stream: STREAMS.identity, subjects: [AUDITED_SUBJECTS[1]] },
   { name: 'audit-commerce', stream: STREAMS.commerce, subjects: [AUDITED_SUBJECTS[2]] },
+  { name: 'audit-notification', stream: STREAMS.notification, subjects: [AUDITED_SUBJECTS[3]] },
 ] as const;
 
 export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSpec {
@@ -34,7 +35,7 @@ export function auditService(config: AuditConfig, rt: ServiceRuntime): ServiceSp
     grpcPort: config.grpcPort,
     entities,
     migrations,
-    streams: [STREAMS.directory, STREAMS.identity, STREAMS.commerce, STREAMS.deadLetter, STREAMS.auditCheckpoints],
+    streams: [STREAMS.directory, STREAMS.identity, STREAMS.commerce, STREAMS.notification, STREAMS.deadLetter, STREAMS.auditCheckpoints],
     afterMigrate,
     build: async ({ dataSource, bus, logger }) => {
       const uow: AuditUnitOfWork = outboxUnitOfWork(dataSource, (m) => ({ log: new PgAuditLog(m), projection: new PgProjection(m) }));

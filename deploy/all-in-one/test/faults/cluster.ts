@@ -93,6 +93,7 @@ export class Cluster {
       OIDC_COOKIE_KEY: randomBytes(32).toString('base64'),
       IDENTITY_OP_PORT: '0',
       EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
       INTERNAL_CALL_KEY: randomBytes(32).toString('base64'),
       ARGON2_MEMORY_KIB: '8192',
       ARGON2_ITERATIONS: '1',

@@ -39,7 +39,7 @@ export class TestAccess implements AccessCheck {
 
 /**
  * `access` served as directory.v1.AccessService on 127.0.0.1 (an OS-chosen port), answering
- * calls asserted with `callKey` (the key the commerce or audit service under test is given).
+ * calls asserted with `callKey` (the key the commerce, audit or notification service under test is given).
  */
 export async function startAccessServer(access: AccessCheck, logger: Logger, callKey: Buffer): Promise<{ target: string; close(): Promise<void> }> {
   const health = new GrpcHealth();
@@ -49,7 +49,7 @@ export async function startAccessServer(access: AccessCheck, logger: Logger, cal
     port: 0,
     logger,
     health,
-    bindings: [bindService(directoryV1.AccessServiceService, { checkAccess: async (r) => ({ allowed: await access.holds(r.userId, r.permission) }) }, deps, ['commerce', 'audit'])],
+    bindings: [bindService(directoryV1.AccessServiceService, { checkAccess: async (r) => ({ allowed: await access.holds(r.userId, r.permission) }) }, deps, ['commerce', 'audit', 'notification'])],
   });
   return { target: `127.0.0.1:${server.port}`, close: () => server.shutdown(1_000) };
 }

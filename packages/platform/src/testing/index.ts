@@ -148,3 +148,4 @@ export { TestAccess, startAccessServer } from './access';
 export { TEST_CALL_KEY, actingAs, testSigner } from './calls';
 export { SKIPS_DIR_ENV, type Skip, recordSkip, skipSummary } from './skips';
 export { CHROMIUM, CHROMIUM_INSTALL, browserTestsRunnable, hasChromium } from './browser';
+export { type ReceivedWebhook, type ReceiverAnswer, type WebhookReceiver, startWebhookReceiver } from './webhook-receiver';

@@ -177,6 +177,52 @@ describe('audit trail: before and after of every change', () => {
     ]);
   });
 
+  it('outgoing webhooks: an endpoint created, changed, its secret rotated (redacted), disabled by the platform with its reason, a URL refused, messages replayed', async () => {
+    const id = randomUUID();
+    const state = { url: 'https://crm.example.com/hooks', description: 'CRM', eventTypes: ['user.deleted', 'user.created'], enabled: true, ed25519: false };
+    const changed = (subject: EventSubject, p: Partial<eventsV1.WebhookEndpointChanged>, headers?: Record<string, string>) =>
+      record(event(subject as typeof SUBJECTS.webhookCreated, eventsV1.WebhookEndpointChanged.create({ endpointId: id, ...p }), headers));
+    await changed(SUBJECTS.webhookCreated, { after: state });
+    await changed(SUBJECTS.webhookUpdated, { after: { ...state, description: 'CRM (EU)' }, before: state, changedFields: ['description'] });
+    const until = new Date('2026-01-02T00:00:00Z');
+    await changed(SUBJECTS.webhookSecretRotated, { after: state, previousSecretExpiresAt: until });
+    await changed(SUBJECTS.webhookDisabled, { after: { ...state, enabled: false }, before: state, changedFields: ['enabled'], reason: 'gone' }, {});
+    await record(event(SUBJECTS.webhookUrlRefused, { endpointId: id, url: state.url, stage: 'connect', reason: 'loopback', address: '127.0.0.1' }, {}));
+    await record(event(SUBJECTS.webhookReplayed, { endpointId: id, messageId: '', since: new Date('2026-01-01T00:00:00Z'), until, count: 3 }));
+    const entries = await trail(id);
+    expect(entries.map((e) => [e.action, e.actor.type, e.target])).toEqual([
+      ['webhook.created', 'user', { type: 'webhook', id }],
+      ['webhook.updated', 'user', { type: 'webhook', id }],
+      ['webhook.secret.rotated', 'user', { type: 'webhook', id }],
+      ['webhook.disabled', 'system', { type: 'webhook', id }],
+      ['webhook.url.refused', 'system', { type: 'webhook', id }],
+      ['webhook.messages.replayed', 'user', { type: 'webhook', id }],
+    ]);
+    expect(entries.map((e) => e.changes)).toEqual([
+      [
+        { field: 'url', after: state.url },
+        { field: 'description', after: 'CRM' },
+        { field: 'eventTypes', after: ['user.created', 'user.deleted'] },
+        { field: 'enabled', after: true },
+        { field: 'ed25519', after: false },
+      ],
+      [{ field: 'description', before: 'CRM', after: 'CRM (EU)' }],
+      [{ field: 'secret', redacted: true }, { field: 'previousSecretExpiresAt', after: until.toISOString() }],
+      [{ field: 'enabled', before: true, after: false }, { field: 'reason', after: 'gone' }],
+      [
+        { field: 'url', after: state.url },
+        { field: 'stage', after: 'connect' },
+        { field: 'reason', after: 'loopback' },
+        { field: 'address', after: '127.0.0.1' },
+      ],
+      [
+        { field: 'since', after: '2026-01-01T00:00:00.000Z' },
+        { field: 'until', after: until.toISOString() },
+        { field: 'count', after: 3 },
+      ],
+    ]);
+  });
+
   it('reading the trail needs audit.read now: a demoted reader, a non-holder and a call naming nobody are FORBIDDEN; no directory, UNAVAILABLE', async () => {
     const [reader, demoted] = [randomUUID(), randomUUID()];
     const access = new TestAccess().grant(reader, AUDIT_READ).grant(demoted, AUDIT_READ);

@@ -190,6 +190,47 @@ function describeClient(subject: typeof SUBJECTS.clientCreated, data: Uint8Array
   return { action, target, changes: [...changesOf(e.changedFields, clientView(e.before), after), ...revoked] };
 }
 
+const WEBHOOK_FIELDS = ['url', 'description', 'eventTypes', 'enabled', 'ed25519'] as const;
+const WEBHOOK_ACTIONS: Partial<Record<EventSubject, string>> = {
+  [SUBJECTS.webhookCreated]: 'webhook.created',
+  [SUBJECTS.webhookUpdated]: 'webhook.updated',
+  [SUBJECTS.webhookDeleted]: 'webhook.deleted',
+  [SUBJECTS.webhookSecretRotated]: 'webhook.secret.rotated',
+  [SUBJECTS.webhookDisabled]: 'webhook.disabled',
+};
+const webhookView = (w: eventsV1.WebhookEndpointState | undefined): View | undefined => (w ? { ...w, eventTypes: [...w.eventTypes].sort() } : undefined);
+
+/** An outgoing webhook endpoint's change (notification): its settings, never its secret. */
+function describeWebhook(subject: EventSubject, data: Uint8Array): Described {
+  const target = (id: string) => ({ type: 'webhook', id });
+  if (subject === SUBJECTS.webhookUrlRefused) {
+    // The SSRF guard refused an address: which, where, why (the request failed, or the attempt).
+    const e = decodeEvent(SUBJECTS.webhookUrlRefused, data);
+    return { action: 'webhook.url.refused', target: target(e.endpointId), changes: created(['url', 'stage', 'reason', 'address'], { url: e.url, stage: e.stage, reason: e.reason, address: e.address }) };
+  }
+  if (subject === SUBJECTS.webhookReplayed) {
+    const e = decodeEvent(SUBJECTS.webhookReplayed, data);
+    const view: View = { message: e.messageId, since: e.since?.toISOString(), until: e.until?.toISOString(), count: e.count };
+    return { action: 'webhook.messages.replayed', target: target(e.endpointId), changes: created(['message', 'since', 'until', 'count'], view) };
+  }
+  if (subject === SUBJECTS.webhookTested) {
+    const e = decodeEvent(SUBJECTS.webhookTested, data);
+    return { action: 'webhook.tested', target: target(e.endpointId), changes: changesOf(['message'], undefined, { message: e.messageId }) };
+  }
+  const e = decodeEvent(subject as typeof SUBJECTS.webhookCreated, data);
+  const action = WEBHOOK_ACTIONS[subject]!;
+  const after = webhookView(e.after) ?? {};
+  if (action === 'webhook.created') return { action, target: target(e.endpointId), changes: created(WEBHOOK_FIELDS, after) };
+  if (action === 'webhook.deleted') return { action, target: target(e.endpointId), changes: changesOf(['url'], after, undefined) };
+  if (action === 'webhook.secret.rotated') {
+    const until = e.previousSecretExpiresAt?.toISOString();
+    return { action, target: target(e.endpointId), changes: [{ field: 'secret', redacted: true }, ...(until ? [{ field: 'previousSecretExpiresAt', after: until }] : [])] };
+  }
+  // updated, or disabled by the platform (410 Gone, or failing for days): with the reason.
+  const changes = changesOf(e.changedFields, webhookView(e.before), after);
+  return { action, target: target(e.endpointId), changes: e.reason ? [...changes, { field: 'reason', after: e.reason }] : changes };
+}
+
 /** What an event of a subject this build knows says (the projection updated on the way). */
 export async function describe(subject: EventSubject, data: Uint8Array, p: Projection): Promise<Described> {
   switch (subject) {
@@ -310,6 +351,15 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
     case SUBJECTS.productReactivated:
     case SUBJECTS.productStockAdjusted:
       return describeProduct(subject, data);
+    case SUBJECTS.webhookCreated:
+    case SUBJECTS.webhookUpdated:
+    case SUBJECTS.webhookDeleted:
+    case SUBJECTS.webhookSecretRotated:
+    case SUBJECTS.webhookDisabled:
+    case SUBJECTS.webhookUrlRefused:
+    case SUBJECTS.webhookReplayed:
+    case SUBJECTS.webhookTested:
+      return describeWebhook(subject, data);
     default:
       return { action: subject, target: { type: 'unknown', id: '' }, changes: [] };
   }

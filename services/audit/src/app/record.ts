@@ -15,7 +15,7 @@ import type { AuditUnitOfWork, Projection } from '../domain/ports';
 import { type Described, describe } from './describe';
 
 /** Every subject the other contexts publish. */
-export const AUDITED_SUBJECTS = ['directory.>', 'identity.>', 'commerce.>'] as const;
+export const AUDITED_SUBJECTS = ['directory.>', 'identity.>', 'commerce.>', 'notification.>'] as const;
 
 const KNOWN = new Set<string>(Object.values(SUBJECTS));
 

@@ -129,7 +129,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
       deps,
       GATEWAY,
     ),
-    bindService(directoryV1.AccessServiceService, { checkAccess: async (r) => ({ allowed: await uc.access.holds(r.userId, r.permission) }) }, deps, ['commerce', 'audit']),
+    bindService(directoryV1.AccessServiceService, { checkAccess: async (r) => ({ allowed: await uc.access.holds(r.userId, r.permission) }) }, deps, ['commerce', 'audit', 'notification']),
     bindService(
       directoryV1.CredentialServiceService,
       {
