@@ -61,27 +61,38 @@ describe('email actions (end to end)', () => {
   });
 
   it('202 with an identical body, and about the same time, for existing, unknown and deleted accounts', async () => {
-    const u = await newUser();
-    const gone = await newUser();
-    expect((await call('DELETE', `/api/v1/users/${gone.id}`, { token: admin })).status).toBe(204);
+    // Three of each kind, each asked three times (this suite's per-address budget): nine samples a kind.
+    const live = [await newUser(), await newUser(), await newUser()];
+    const gone = [await newUser(), await newUser(), await newUser()];
+    for (const g of gone) expect((await call('DELETE', `/api/v1/users/${g.id}`, { token: admin })).status).toBe(204);
+    const u = live[0]!;
     const timings: Record<string, number[]> = { existing: [], unknown: [], deleted: [] };
     const bodies = new Set<string>();
-    for (let i = 0; i < 3; i++) {
-      for (const [k, email] of [['existing', u.email], ['unknown', uniqueEmail('nobody')], ['deleted', gone.email]] as const) {
-        const t = performance.now();
-        const r = await requestReset(k === 'unknown' ? email : email);
-        timings[k]!.push(performance.now() - t);
-        expect(r.status).toBe(202);
-        bodies.add(r.text);
-      }
+    // Interleaved in a shuffled order, so a burst of load on this shared machine falls on every kind.
+    const asks = [0, 1, 2].flatMap(() => [0, 1, 2].flatMap((i) => [
+      { k: 'existing' as const, email: live[i]!.email },
+      { k: 'deleted' as const, email: gone[i]!.email },
+      { k: 'unknown' as const, email: uniqueEmail('nobody') },
+    ])).map((a) => ({ ...a, r: Math.random() }));
+    asks.sort((a, b) => a.r - b.r);
+    for (const { k, email } of asks) {
+      const t = performance.now();
+      const r = await requestReset(email);
+      timings[k]!.push(performance.now() - t);
+      expect(r.status).toBe(202);
+      bodies.add(r.text);
     }
     expect(bodies.size).toBe(1);
-    const median = (a: number[]) => [...a].sort((x, y) => x - y)[1]!;
-    expect(Math.abs(median(timings.existing!) - median(timings.unknown!))).toBeLessThan(50);
-    expect(Math.abs(median(timings.existing!) - median(timings.deleted!))).toBeLessThan(50);
+    // The same work for every kind: the medians differ by no more than the noise of this run (three
+    // median absolute deviations of the samples, at least 50 ms), not by a fixed wall-clock figure.
+    const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
+    const mad = (a: number[]) => median(a.map((x) => Math.abs(x - median(a))));
+    const noise = Math.max(50, 3 * Math.max(...Object.values(timings).map(mad)));
+    expect(Math.abs(median(timings.existing!) - median(timings.unknown!))).toBeLessThanOrEqual(noise);
+    expect(Math.abs(median(timings.existing!) - median(timings.deleted!))).toBeLessThanOrEqual(noise);
     await tokenFor(u.email, 'reset-password');
     await new Promise((r) => setTimeout(r, 300));
-    expect(smtp.mails.some((m) => m.to.includes(gone.email))).toBe(false);
+    expect(smtp.mails.some((m) => gone.some((g) => m.to.includes(g.email)))).toBe(false);
   });
 
   it('a new request invalidates the earlier unused token', async () => {
