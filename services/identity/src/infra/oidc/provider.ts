@@ -14,7 +14,7 @@ import type Koa from 'koa';
 import type { Account, Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider';
 import type ProviderType from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import { type Logger, isPlainText } from '@iam/platform';
+import { type Logger, UNAVAILABLE_RETRY_AFTER_SECONDS, isPlainText } from '@iam/platform';
 import { type ClientLookup, OIDC_SCOPES } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
 import { clientMetadata } from './client-metadata';
@@ -319,7 +319,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   const unavailable = (ctx: KoaContextWithOIDC) => (err: unknown): void => {
     ctx.remove('Location');
     ctx.status = 503;
-    ctx.set('Retry-After', '5');
+    ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
     pages.renderError(ctx, { error: 'temporarily_unavailable', error_description: 'The sign-in could not be completed. Try again in a moment.' }, err instanceof Error ? err : new Error(String(err)));
   };
   // The token endpoint's writes go out together, after the library has answered and before the
