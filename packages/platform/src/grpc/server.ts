@@ -16,6 +16,7 @@ import type { HealthMonitor } from '../health';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { extractContext, startSpan, withDeadline } from '../trace';
+import { withQueryDeadline } from '../db/query-deadline';
 import { CLIENT_IP_KEY, USER_AGENT_KEY, withRequestContext } from '../request-context';
 import { type CallAssertion, CALL_ASSERTION_KEY, verifyCallAssertion } from './assertion';
 import { peerIs } from './tls';
@@ -164,7 +165,11 @@ function wrapUnary(grpcService: string, method: string, handler: UnaryFn | undef
       };
       // The actor only from the verified assertion: metadata anyone can set decides nothing.
       const rc = { actor: caller?.actor, clientIp: md(CLIENT_IP_KEY), userAgent: md(USER_AGENT_KEY) };
-      withRequestContext(rc, () => handler(call.request, callCtx)).then(
+      // The handler's queries are bounded by the caller's deadline (db/query-deadline.ts): once the
+      // caller has given up, a query still waiting (a blackholed database) fails and its
+      // connection is reset, so nothing the caller was told failed commits later.
+      const run = () => handler(call.request, callCtx);
+      withRequestContext(rc, () => (deadline !== undefined && Number.isFinite(deadline) ? withQueryDeadline(deadline, run) : run())).then(
         (res) => reply(null, res),
         (err: unknown) => reply(toStatus(err, deps.logger, `${grpcService}/${method}`)),
       );
