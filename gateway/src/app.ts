@@ -83,6 +83,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: typeof deps.config.trustProxy === 'boolean' ? deps.config.trustProxy : [...deps.config.trustProxy],
     return503OnClosing: true,
     requestTimeout: 30_000,
+    // A guard against a plugin that never resolves, not a performance budget: building the OpenAPI
+    // documents and the GraphQL schema took over Fastify's 10 s default on a loaded 2-core machine
+    // (make test beside other work), and the gateway then failed to start at all.
+    pluginTimeout: 60_000,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // A URL the router refuses (bad percent-encoding, an over-long path parameter) never reaches
     // the error handler: answer it as problem+json with a trace id here (was Fastify's own JSON).
