@@ -8,6 +8,8 @@ import { directoryGrpc } from './api/grpc';
 import { createAccessUseCases } from './app/access';
 import { createCredentialUseCases } from './app/credentials';
 import { createLinkUseCases } from './app/links';
+import { createOrganizationRoleUseCases } from './app/organization-roles';
+import { createOrganizationUseCases } from './app/organizations';
 import { createPermissionUseCases, createRoleUseCases } from './app/roles';
 import type { DirectoryUseCases } from './app/use-cases';
 import { createUserUseCases } from './app/users';
@@ -15,6 +17,7 @@ import type { DirectoryConfig } from './config';
 import { Argon2Hasher, BoundedQueue } from './infra/argon2-hasher';
 import { entities, migrations } from './infra/schema';
 import { purgeExpired } from './infra/credential-store';
+import { pgOrganizationStores, pgOrganizationUnitOfWork } from './infra/organization-stores';
 import { pgPrivilegedStores, pgStores } from './infra/stores';
 import { pgPrivilegedUnitOfWork, pgUnitOfWork } from './infra/unit-of-work';
 import { UserSearch } from './infra/user-search';
@@ -34,7 +37,14 @@ export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig)
     // Only the credential use cases see the password hashes.
     credentials: createCredentialUseCases({ uow: pgPrivilegedUnitOfWork(ds, options), stores: pgPrivilegedStores(ds.manager, options), hasher }),
     access: createAccessUseCases({ stores }),
+    ...organizationUseCases(ds, options),
   };
+}
+
+/** Organizations (issue #41): their own stores and unit of work over the directory's database. */
+function organizationUseCases(ds: DataSource, options: { search: UserSearch }): Pick<DirectoryUseCases, 'organizations' | 'organizationRoles'> {
+  const deps = { uow: pgOrganizationUnitOfWork(ds, options), stores: pgOrganizationStores(ds.manager, options) };
+  return { organizations: createOrganizationUseCases(deps), organizationRoles: createOrganizationRoleUseCases(deps) };
 }
 
 export function directoryService(config: DirectoryConfig, rt: ServiceRuntime): ServiceSpec {

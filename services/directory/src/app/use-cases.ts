@@ -3,6 +3,8 @@ import type { Permission, Role } from '../domain/model';
 import type { AccessUseCases } from './access';
 import type { CredentialUseCases } from './credentials';
 import type { LinkUseCases } from './links';
+import type { OrganizationRoleUseCases } from './organization-roles';
+import type { OrganizationUseCases } from './organizations';
 import type { NamedUseCases } from './roles';
 import type { UserUseCases } from './users';
 
@@ -13,4 +15,6 @@ export interface DirectoryUseCases {
   readonly links: LinkUseCases;
   readonly credentials: CredentialUseCases;
   readonly access: AccessUseCases;
+  readonly organizations: OrganizationUseCases;
+  readonly organizationRoles: OrganizationRoleUseCases;
 }

@@ -93,6 +93,61 @@ export interface RolePermissionChanged {
   before: LinkEnds | undefined;
 }
 
+/** An organization's fields at one moment. */
+export interface OrganizationState {
+  name: string;
+  slug: string;
+  jitEnabled: boolean;
+  jitRoles: string[];
+}
+
+/** directory.organization.created | directory.organization.updated | directory.organization.deleted */
+export interface OrganizationChanged {
+  organizationId: string;
+  name: string;
+  slug: string;
+  jitEnabled: boolean;
+  /** Organization role names a member joining just in time gets, sorted. */
+  jitRoles: string[];
+  /** Fields an update changed (name, slug, jitEnabled, jitRoles); empty for created and deleted. */
+  changedFields: string[];
+  /** directory.organization.updated: the organization before the update. */
+  before: OrganizationState | undefined;
+}
+
+/** directory.organization.membership.updated: a member added, removed, or their organization roles changed. */
+export interface OrganizationMembershipChanged {
+  organizationId: string;
+  organizationSlug: string;
+  userId: string;
+  /** Whether the user was a member before the change and is one after it. */
+  memberBefore: boolean;
+  memberAfter: boolean;
+  /** The member's organization role names before and after, sorted (empty when not a member). */
+  rolesBefore: string[];
+  roles: string[];
+  /** How the user joined: "added" (by an administrator), "invitation", "jit"; empty for other changes. */
+  via: string;
+}
+
+/** An organization role's fields at one moment. */
+export interface OrganizationRoleState {
+  name: string;
+  description: string;
+  permissions: string[];
+}
+
+/** directory.organization_role.created | directory.organization_role.updated | directory.organization_role.deleted */
+export interface OrganizationRoleChanged {
+  organizationRoleId: string;
+  name: string;
+  description: string;
+  /** The permission names the role grants, sorted. */
+  permissions: string[];
+  changedFields: string[];
+  before: OrganizationRoleState | undefined;
+}
+
 function createBaseUserState(): UserState {
   return { email: "", firstName: "", lastName: "", roles: [], phone: undefined, emailVerified: false };
 }
@@ -864,6 +919,578 @@ export const RolePermissionChanged: MessageFns<RolePermissionChanged> = {
     message.permissionName = object.permissionName ?? "";
     message.before = (object.before !== undefined && object.before !== null)
       ? LinkEnds.fromPartial(object.before)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseOrganizationState(): OrganizationState {
+  return { name: "", slug: "", jitEnabled: false, jitRoles: [] };
+}
+
+export const OrganizationState: MessageFns<OrganizationState> = {
+  encode(message: OrganizationState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.slug !== "") {
+      writer.uint32(18).string(message.slug);
+    }
+    if (message.jitEnabled !== false) {
+      writer.uint32(24).bool(message.jitEnabled);
+    }
+    for (const v of message.jitRoles) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.jitEnabled = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.jitRoles.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<OrganizationState>): OrganizationState {
+    return OrganizationState.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrganizationState>): OrganizationState {
+    const message = createBaseOrganizationState();
+    message.name = object.name ?? "";
+    message.slug = object.slug ?? "";
+    message.jitEnabled = object.jitEnabled ?? false;
+    message.jitRoles = object.jitRoles?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseOrganizationChanged(): OrganizationChanged {
+  return {
+    organizationId: "",
+    name: "",
+    slug: "",
+    jitEnabled: false,
+    jitRoles: [],
+    changedFields: [],
+    before: undefined,
+  };
+}
+
+export const OrganizationChanged: MessageFns<OrganizationChanged> = {
+  encode(message: OrganizationChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.slug !== "") {
+      writer.uint32(26).string(message.slug);
+    }
+    if (message.jitEnabled !== false) {
+      writer.uint32(32).bool(message.jitEnabled);
+    }
+    for (const v of message.jitRoles) {
+      writer.uint32(42).string(v!);
+    }
+    for (const v of message.changedFields) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.before !== undefined) {
+      OrganizationState.encode(message.before, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.jitEnabled = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.jitRoles.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.changedFields.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.before = OrganizationState.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<OrganizationChanged>): OrganizationChanged {
+    return OrganizationChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrganizationChanged>): OrganizationChanged {
+    const message = createBaseOrganizationChanged();
+    message.organizationId = object.organizationId ?? "";
+    message.name = object.name ?? "";
+    message.slug = object.slug ?? "";
+    message.jitEnabled = object.jitEnabled ?? false;
+    message.jitRoles = object.jitRoles?.map((e) => e) || [];
+    message.changedFields = object.changedFields?.map((e) => e) || [];
+    message.before = (object.before !== undefined && object.before !== null)
+      ? OrganizationState.fromPartial(object.before)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseOrganizationMembershipChanged(): OrganizationMembershipChanged {
+  return {
+    organizationId: "",
+    organizationSlug: "",
+    userId: "",
+    memberBefore: false,
+    memberAfter: false,
+    rolesBefore: [],
+    roles: [],
+    via: "",
+  };
+}
+
+export const OrganizationMembershipChanged: MessageFns<OrganizationMembershipChanged> = {
+  encode(message: OrganizationMembershipChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.organizationSlug !== "") {
+      writer.uint32(18).string(message.organizationSlug);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.memberBefore !== false) {
+      writer.uint32(32).bool(message.memberBefore);
+    }
+    if (message.memberAfter !== false) {
+      writer.uint32(40).bool(message.memberAfter);
+    }
+    for (const v of message.rolesBefore) {
+      writer.uint32(50).string(v!);
+    }
+    for (const v of message.roles) {
+      writer.uint32(58).string(v!);
+    }
+    if (message.via !== "") {
+      writer.uint32(66).string(message.via);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationMembershipChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationMembershipChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationSlug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.memberBefore = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.memberAfter = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.rolesBefore.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.via = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<OrganizationMembershipChanged>): OrganizationMembershipChanged {
+    return OrganizationMembershipChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrganizationMembershipChanged>): OrganizationMembershipChanged {
+    const message = createBaseOrganizationMembershipChanged();
+    message.organizationId = object.organizationId ?? "";
+    message.organizationSlug = object.organizationSlug ?? "";
+    message.userId = object.userId ?? "";
+    message.memberBefore = object.memberBefore ?? false;
+    message.memberAfter = object.memberAfter ?? false;
+    message.rolesBefore = object.rolesBefore?.map((e) => e) || [];
+    message.roles = object.roles?.map((e) => e) || [];
+    message.via = object.via ?? "";
+    return message;
+  },
+};
+
+function createBaseOrganizationRoleState(): OrganizationRoleState {
+  return { name: "", description: "", permissions: [] };
+}
+
+export const OrganizationRoleState: MessageFns<OrganizationRoleState> = {
+  encode(message: OrganizationRoleState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    for (const v of message.permissions) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationRoleState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationRoleState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.permissions.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<OrganizationRoleState>): OrganizationRoleState {
+    return OrganizationRoleState.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrganizationRoleState>): OrganizationRoleState {
+    const message = createBaseOrganizationRoleState();
+    message.name = object.name ?? "";
+    message.description = object.description ?? "";
+    message.permissions = object.permissions?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseOrganizationRoleChanged(): OrganizationRoleChanged {
+  return { organizationRoleId: "", name: "", description: "", permissions: [], changedFields: [], before: undefined };
+}
+
+export const OrganizationRoleChanged: MessageFns<OrganizationRoleChanged> = {
+  encode(message: OrganizationRoleChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationRoleId !== "") {
+      writer.uint32(10).string(message.organizationRoleId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    for (const v of message.permissions) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.changedFields) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.before !== undefined) {
+      OrganizationRoleState.encode(message.before, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationRoleChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationRoleChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationRoleId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.permissions.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.changedFields.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.before = OrganizationRoleState.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<OrganizationRoleChanged>): OrganizationRoleChanged {
+    return OrganizationRoleChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrganizationRoleChanged>): OrganizationRoleChanged {
+    const message = createBaseOrganizationRoleChanged();
+    message.organizationRoleId = object.organizationRoleId ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? "";
+    message.permissions = object.permissions?.map((e) => e) || [];
+    message.changedFields = object.changedFields?.map((e) => e) || [];
+    message.before = (object.before !== undefined && object.before !== null)
+      ? OrganizationRoleState.fromPartial(object.before)
       : undefined;
     return message;
   },
