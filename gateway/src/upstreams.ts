@@ -9,7 +9,7 @@
  * clients and checks exist then.
  */
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { auditV1, commerceV1, directoryV1, healthV1, identityClientsV1, identityV1, webhooksV1 } from '@iam/contracts';
+import { auditV1, commerceV1, directoryV1, healthV1, identityClientsV1, identityV1, organizationsV1, webhooksV1 } from '@iam/contracts';
 import { type EventBus, busCheck } from '@iam/platform/bus';
 import { AppError, type HealthCheck, type HealthSnapshot, type Metrics, TimeoutError } from '@iam/platform/core';
 import { type AsyncClient, type CallSigner, createGrpcClient } from '@iam/platform/grpc';
@@ -33,6 +33,8 @@ export interface Upstreams {
   readonly roles: AsyncClient<typeof directoryV1.RoleServiceService>;
   readonly permissions: AsyncClient<typeof directoryV1.PermissionServiceService>;
   readonly links: AsyncClient<typeof directoryV1.RolePermissionServiceService>;
+  /** Organizations, their members and the organization role template (directory). */
+  readonly organizations: AsyncClient<typeof organizationsV1.OrganizationServiceService>;
   /** Outgoing webhooks (notification): their routes answer 503 while it is down; never part of readiness. */
   readonly webhooks: AsyncClient<typeof webhooksV1.WebhookServiceService>;
   /** The audit trail: its routes answer 503 while it is down; never part of readiness. */
@@ -92,6 +94,7 @@ export function createUpstreams(
     roles: client('directory', directoryV1.RoleServiceService, dirTarget, ['getRole', 'listRoles']),
     permissions: client('directory', directoryV1.PermissionServiceService, dirTarget, ['getPermission', 'listPermissions']),
     links: client('directory', directoryV1.RolePermissionServiceService, dirTarget, ['getRolePermission', 'listRolePermissions']),
+    organizations: client('directory', organizationsV1.OrganizationServiceService, dirTarget, ['getOrganization', 'listOrganizations', 'listMembers', 'getMember', 'getOrganizationRole', 'listOrganizationRoles']),
     audit: client('audit', auditV1.AuditServiceService, config.upstreams.audit, ['listAuditEvents', 'verifyAuditChain']),
     webhooks: client('notification', webhooksV1.WebhookServiceService, config.upstreams.notification, ['listEndpoints', 'getEndpoint', 'listMessages', 'listAttempts']),
     commerce: commerceTarget

@@ -174,6 +174,41 @@ export const bodyLimits = {
       until: { required: true, type: 'string', format: 'date-time' },
     },
   },
+  '/api/v1/organizations': {
+    post: {
+      name: { required: true, type: 'string', minLength: 1, maxLength: 100 },
+      slug: { required: true, type: 'string', minLength: 2, maxLength: 63 },
+    },
+  },
+  '/api/v1/organizations/{id}': {
+    put: {
+      name: { type: 'string', minLength: 1, maxLength: 100 },
+      slug: { type: 'string', minLength: 2, maxLength: 63 },
+      jitEnabled: { type: 'boolean' },
+      jitRoles: { type: 'array', maxItems: 50 },
+    },
+  },
+  '/api/v1/organizations/{id}/members': {
+    post: {
+      userId: { required: true, type: 'string', format: 'uuid' },
+      roles: { type: 'array', maxItems: 50 },
+    },
+  },
+  '/api/v1/organizations/{id}/members/{userId}/roles': { put: { roles: { required: true, type: 'array', maxItems: 50 } } },
+  '/api/v1/organization-roles': {
+    post: {
+      name: { required: true, type: 'string', minLength: 1, maxLength: 100 },
+      description: { type: 'string', maxLength: 500 },
+      permissions: { type: 'array', maxItems: 100 },
+    },
+  },
+  '/api/v1/organization-roles/{id}': {
+    put: {
+      name: { type: 'string', minLength: 1, maxLength: 100 },
+      description: { type: 'string', maxLength: 500 },
+      permissions: { type: 'array', maxItems: 100 },
+    },
+  },
 } as const satisfies Record<string, Record<string, Record<string, FieldLimits>>>;
 
 export type ProductStatus = 'ACTIVE' | 'ARCHIVED';

@@ -17,6 +17,8 @@
  *                   the OAuth client registry (Full profile)
  *     requiring(webhooks.manage)
  *                   outgoing webhooks: endpoints, messages, attempts, replays (Full profile)
+ *     (the directory decides: organizations.manage, or the organization's org.admin)
+ *                   organizations, members, the organization role template (Full profile)
  *
  * The edge profile's routes are in ./edge (its own audiences: public products, GraphQL).
  * Health, metrics and the docs are mounted for every profile elsewhere (health.ts, ../docs).
@@ -44,6 +46,7 @@ import { auditRoutes } from './audit';
 import { type DevMailbox, devMailboxRoutes } from './dev-mailbox';
 import { clientRoutes } from './clients';
 import { webhookRoutes } from './webhooks';
+import { organizationRoutes } from './organizations';
 
 export interface ProfileDeps {
   readonly upstreams: Upstreams;
@@ -88,6 +91,8 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       if (mailbox) await ctx.register(requiringAdministrator((r) => r.register(devMailboxRoutes, { mailbox })));
       await ctx.register(requiring(CLIENTS_MANAGE, (r) => r.register(clientRoutes, { upstreams: u })));
       await ctx.register(requiring(WEBHOOKS_MANAGE, (r) => r.register(webhookRoutes, { upstreams: u })));
+      // Authenticated only: an organization's own org.admin holders manage its members (the directory decides).
+      await ctx.register(organizationRoutes, { upstreams: u });
     }),
   );
 }

@@ -2,6 +2,7 @@
 // edited by hand) and the hand-written event catalog that maps subjects to payload types.
 export * as commerceV1 from './gen/commerce/v1/commerce';
 export * as directoryV1 from './gen/directory/v1/directory';
+export * as organizationsV1 from './gen/directory/v1/organizations';
 export * as identityV1 from './gen/identity/v1/identity';
 export * as identityClientsV1 from './gen/identity/v1/clients';
 export * as notificationV1 from './gen/notification/v1/notification';

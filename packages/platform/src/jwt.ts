@@ -32,6 +32,12 @@ export interface AccessClaims {
   readonly cnfJkt?: string;
   /** RFC 9068: the OAuth scope the provider granted (its tokens only; REST login tokens have none). */
   readonly scope?: string;
+  /**
+   * An organization token (issue #41): the organization it was issued for. Its `permissions` are
+   * the member's there, so they count on that organization's routes only: hasPermission and
+   * isAdministrator, the platform's policies, are false for it.
+   */
+  readonly org?: { readonly id: string; readonly slug: string };
 }
 
 export interface VerifyOptions {
@@ -83,6 +89,8 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
       (payload.scope !== undefined && typeof payload.scope !== 'string')
     )
       throw invalid();
+    const org = payload.org === undefined ? undefined : orgClaim(payload.org);
+    if (org === null) throw invalid();
     const cnf = payload.cnf;
     let cnfJkt: string | undefined;
     if (cnf !== undefined) {
@@ -108,11 +116,22 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
       ...(typeof authTime === 'number' ? { authTime } : {}),
       ...(cnfJkt ? { cnfJkt } : {}),
       ...(typeof payload.scope === 'string' ? { scope: payload.scope } : {}),
+      ...(org ? { org } : {}),
     };
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw invalid();
   }
+}
+
+const ORG_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The `org` claim `{id, slug}`, or null when it is anything else (the token is then refused). */
+function orgClaim(v: unknown): { id: string; slug: string } | null {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  if (Object.keys(o).length !== 2 || typeof o.id !== 'string' || !ORG_ID_RE.test(o.id) || typeof o.slug !== 'string' || o.slug.length === 0 || o.slug.length > 63) return null;
+  return { id: o.id, slug: o.slug };
 }
 
 /** Imports a public JWK for the configured algorithm (a key of another type is refused). */
@@ -135,11 +154,13 @@ export function firstAcceptedIat(notBefore: Date): number {
 export const ADMINISTRATOR_ROLE = 'Administrator';
 
 /** Whether the principal holds the Administrator role. */
-export function isAdministrator(claims: { readonly roles: readonly string[] }): boolean {
-  return claims.roles.includes(ADMINISTRATOR_ROLE);
+export function isAdministrator(claims: { readonly roles: readonly string[]; readonly org?: unknown }): boolean {
+  return claims.org === undefined && claims.roles.includes(ADMINISTRATOR_ROLE);
 }
 
 /** Whether the principal passes a policy: the permission itself, or the Administrator role. */
-export function hasPermission(claims: Pick<AccessClaims, 'roles' | 'permissions'>, permission: string): boolean {
+export function hasPermission(claims: Pick<AccessClaims, 'roles' | 'permissions' | 'org'>, permission: string): boolean {
+  // An organization token's permissions are the member's in that organization, never the platform's.
+  if (claims.org !== undefined) return false;
   return isAdministrator(claims) || claims.permissions.includes(permission);
 }

@@ -5,6 +5,7 @@ import { STREAMS } from '@iam/contracts';
 import type { ServiceRuntime, ServiceSpec } from '@iam/platform';
 import type { DataSource } from 'typeorm';
 import { directoryGrpc } from './api/grpc';
+import { organizationsGrpc } from './api/organizations-grpc';
 import { createAccessUseCases } from './app/access';
 import { createCredentialUseCases } from './app/credentials';
 import { createLinkUseCases } from './app/links';
@@ -55,9 +56,13 @@ export function directoryService(config: DirectoryConfig, rt: ServiceRuntime): S
     entities,
     migrations,
     streams: [STREAMS.directory, STREAMS.deadLetter],
-    build: ({ dataSource }) => ({
-      grpc: directoryGrpc(createDirectoryUseCases(dataSource, config), { logger: rt.logger, metrics: rt.metrics, service: 'directory', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
-      housekeeping: () => purgeExpired(dataSource),
-    }),
+    build: ({ dataSource }) => {
+      const uc = createDirectoryUseCases(dataSource, config);
+      const deps = { logger: rt.logger, metrics: rt.metrics, service: 'directory', callKey: rt.callKey, peerNames: rt.grpcPeerNames };
+      return {
+        grpc: [...directoryGrpc(uc, deps), ...organizationsGrpc(uc, deps)],
+        housekeeping: () => purgeExpired(dataSource),
+      };
+    },
   };
 }

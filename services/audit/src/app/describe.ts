@@ -9,6 +9,7 @@ import { type EventSubject, SUBJECTS, decodeEvent, type eventsV1 } from '@iam/co
 import type { Actor, FieldChange, Target } from '../domain/entry';
 import { SECRET_FIELDS } from '../domain/entry';
 import type { KnownUser, Projection } from '../domain/ports';
+import { describeOrganization } from './describe-organizations';
 
 export interface Described {
   action: string;
@@ -23,7 +24,7 @@ type View = Record<string, unknown>;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** before/after of the named fields; secret ones redacted; unchanged known values left out. */
-function changesOf(fields: readonly string[], before: View | undefined, after: View | undefined): FieldChange[] {
+export function changesOf(fields: readonly string[], before: View | undefined, after: View | undefined): FieldChange[] {
   const out: FieldChange[] = [];
   for (const field of fields) {
     if (SECRET_FIELDS.has(field)) {
@@ -39,7 +40,7 @@ function changesOf(fields: readonly string[], before: View | undefined, after: V
 }
 
 /** A new record: each field that has a value (no empty description, no absent phone). */
-const created = (fields: readonly string[], after: View): FieldChange[] =>
+export const created = (fields: readonly string[], after: View): FieldChange[] =>
   changesOf(
     fields.filter((f) => after[f] !== undefined && after[f] !== null && after[f] !== ''),
     undefined,
@@ -361,6 +362,6 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
     case SUBJECTS.webhookTested:
       return describeWebhook(subject, data);
     default:
-      return { action: subject, target: { type: 'unknown', id: '' }, changes: [] };
+      return describeOrganization(subject, data) ?? { action: subject, target: { type: 'unknown', id: '' }, changes: [] };
   }
 }

@@ -47,14 +47,14 @@ const toLink = (l: RolePermission): directoryV1.RolePermission => ({ ...l });
 const toPrincipal = (p: Principal): directoryV1.Principal => ({ ...p, roles: [...p.roles], permissions: [...p.permissions] });
 
 /** The end user a write acts for; a write that names none is refused (never treated as privileged). */
-function actor(ctx: CallContext): Actor {
+export function actor(ctx: CallContext): Actor {
   const userId = actorOf(ctx);
   if (!userId) throw AppError.forbidden('The call does not name the user it acts for.');
   return { userId };
 }
 
-/** A list call: its paging, search, sort and cursor checked (400s name the field), the page listed, the next cursor made. */
-async function listed<T, J>(
+/** A list call (also the organizations' lists, organizations-grpc.ts): its paging, search, sort and cursor checked (400s name the field), the page listed, the next cursor made. */
+export async function listed<T, J>(
   collection: Collection,
   q: directoryV1.ListQuery,
   list: (query: ListQuery) => Promise<Page<T>>,

@@ -66,6 +66,9 @@ export const LIST_SORTS = {
   roles: ['createdAt', 'name'],
   permissions: ['createdAt', 'name'],
   'role-permissions': ['createdAt'],
+  organizations: ['createdAt', 'name'],
+  'organization-roles': ['createdAt', 'name'],
+  'organization-members': ['createdAt'],
 } as const satisfies Record<string, readonly SortKey[]>;
 export type Collection = keyof typeof LIST_SORTS;
 

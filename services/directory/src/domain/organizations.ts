@@ -82,13 +82,8 @@ export interface OrganizationRoleStore {
   setPermissions(roleId: string, permissionIds: readonly string[]): Promise<void>;
 }
 
-export interface MemberQuery {
-  readonly pageSize: number;
-  /** The member after which the page starts (keyset on joined-at and user id). */
-  readonly after?: ListPosition;
-  /** Case-insensitive substring of the email or names. */
-  readonly q?: string;
-}
+/** A member list: `after` a member (keyset on joined-at and user id), else the `page`; `q` a case-insensitive substring of the email or names. */
+export type MemberQuery = Pick<ListQuery, 'pageSize' | 'after' | 'q'> & { readonly page?: number };
 
 export interface MemberStore {
   /** False when the user is a member already. */

@@ -98,8 +98,11 @@ export class PgMemberStore implements MemberStore {
       params.push(query.after.values[0], query.after.id);
       conds.push(`(m.created_at, m.user_id) > (timestamptz 'epoch' + $${params.length - 1}::int8 * interval '1 microsecond', $${params.length}::uuid)`);
     }
-    params.push(query.pageSize + 1);
-    const rows = await this.m.query<MemberSql[]>(`${SELECT} WHERE ${conds.join(' AND ')} ORDER BY m.created_at, m.user_id LIMIT $${params.length}`, params);
+    params.push(query.pageSize + 1, query.after ? 0 : ((query.page ?? 1) - 1) * query.pageSize);
+    const rows = await this.m.query<MemberSql[]>(
+      `${SELECT} WHERE ${conds.join(' AND ')} ORDER BY m.created_at, m.user_id LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    );
     const page = rows.slice(0, query.pageSize);
     const last = page[page.length - 1];
     const next = rows.length > query.pageSize && last ? { values: [last.created_us], id: last.user_id } : undefined;

@@ -1,0 +1,42 @@
+/** What the directory's organization events (issue #41) say in the trail: the organization, the membership, the role template. */
+import { type EventSubject, SUBJECTS, decodeEvent } from '@iam/contracts';
+import { type Described, changesOf, created } from './describe';
+
+const ORG_FIELDS = ['name', 'slug', 'jitEnabled', 'jitRoles'] as const;
+const ROLE_FIELDS = ['name', 'description', 'permissions'] as const;
+
+/** The entry of an organization event; null for any other subject. */
+export function describeOrganization(subject: EventSubject, data: Uint8Array): Described | null {
+  switch (subject) {
+    case SUBJECTS.organizationCreated:
+    case SUBJECTS.organizationUpdated:
+    case SUBJECTS.organizationDeleted: {
+      const e = decodeEvent(subject, data);
+      const target = { type: 'organization', id: e.organizationId };
+      const after = { name: e.name, slug: e.slug, jitEnabled: e.jitEnabled, jitRoles: [...e.jitRoles] };
+      if (subject === SUBJECTS.organizationCreated) return { action: 'organization.created', target, changes: created(ORG_FIELDS, after) };
+      if (subject === SUBJECTS.organizationDeleted) return { action: 'organization.deleted', target, changes: changesOf(['slug'], after, undefined) };
+      return { action: 'organization.updated', target, changes: changesOf(e.changedFields, e.before && { ...e.before, jitRoles: [...e.before.jitRoles] }, after) };
+    }
+    case SUBJECTS.organizationMembershipUpdated: {
+      // Target: the organization; the member and what they hold there before and after.
+      const e = decodeEvent(subject, data);
+      const before = { member: e.memberBefore, roles: [...e.rolesBefore] };
+      const after = { member: e.memberAfter, roles: [...e.roles] };
+      const via = e.via ? [{ field: 'via', after: e.via }] : [];
+      return { action: 'organization.membership.updated', target: { type: 'organization', id: e.organizationId }, changes: [{ field: 'user', after: e.userId }, ...changesOf(['member', 'roles'], before, after), ...via] };
+    }
+    case SUBJECTS.organizationRoleCreated:
+    case SUBJECTS.organizationRoleUpdated:
+    case SUBJECTS.organizationRoleDeleted: {
+      const e = decodeEvent(subject, data);
+      const target = { type: 'organization_role', id: e.organizationRoleId };
+      const after = { name: e.name, description: e.description, permissions: [...e.permissions] };
+      if (subject === SUBJECTS.organizationRoleCreated) return { action: 'organization_role.created', target, changes: created(ROLE_FIELDS, after) };
+      if (subject === SUBJECTS.organizationRoleDeleted) return { action: 'organization_role.deleted', target, changes: changesOf(['name'], after, undefined) };
+      return { action: 'organization_role.updated', target, changes: changesOf(e.changedFields, e.before && { ...e.before, permissions: [...e.before.permissions] }, after) };
+    }
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,65 @@
+/** The OrganizationService's gRPC handlers: proto messages in, use cases, proto messages out. */
+import { organizationsV1 } from '@iam/contracts';
+import { type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
+import type { DirectoryUseCases } from '../app/use-cases';
+import type { Member, Organization, OrganizationRole } from '../domain/organizations';
+import { actor, listed } from './grpc';
+
+const toOrganization = (o: Organization): organizationsV1.Organization => ({
+  id: o.id,
+  name: o.name,
+  slug: o.slug,
+  jitEnabled: o.jitEnabled,
+  jitRoles: [...o.jitRoles],
+  createdAt: o.createdAt,
+  updatedAt: o.updatedAt,
+  deletedAt: o.deletedAt ?? undefined,
+});
+
+const toMember = (m: Member): organizationsV1.Member => ({ ...m, roles: [...m.roles] });
+
+const toRole = (r: OrganizationRole): organizationsV1.OrganizationRole => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  permissions: [...r.permissions],
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+  deletedAt: r.deletedAt ?? undefined,
+});
+
+const EMPTY_QUERY = { page: 1, pageSize: 25, q: '', includeDeleted: false, cursor: '', sort: '' };
+
+export function organizationsGrpc(uc: Pick<DirectoryUseCases, 'organizations' | 'organizationRoles'>, deps: HandlerDeps): ServiceBinding[] {
+  const o = uc.organizations;
+  const r = uc.organizationRoles;
+  return [
+    bindService(
+      organizationsV1.OrganizationServiceService,
+      {
+        createOrganization: async (req, ctx) => toOrganization(await o.create(actor(ctx), req)),
+        getOrganization: async (req, ctx) => toOrganization(await o.get(actor(ctx), req.id)),
+        updateOrganization: async (req, ctx) =>
+          toOrganization(await o.update(actor(ctx), req.id, { name: req.name, slug: req.slug, jitEnabled: req.jitEnabled, jitRoles: req.jitRoles?.names })),
+        deleteOrganization: async (req, ctx) => (await o.remove(actor(ctx), req.id), {}),
+        listOrganizations: (q, ctx) => listed('organizations', q, (query) => o.list(actor(ctx), query), toOrganization),
+        listMembers: (req, ctx) => {
+          const q = req.query ?? EMPTY_QUERY;
+          // A cursor is bound to its organization: one of A's is a 400 in B's list.
+          return listed('organization-members', q, (query) => o.listMembers(actor(ctx), req.organizationId, query), toMember, { organizationId: req.organizationId });
+        },
+        getMember: async (req, ctx) => toMember(await o.getMember(actor(ctx), req.organizationId, req.userId)),
+        addMember: async (req, ctx) => toMember(await o.addMember(actor(ctx), req.organizationId, { userId: req.userId, roles: req.roles })),
+        removeMember: async (req, ctx) => (await o.removeMember(actor(ctx), req.organizationId, req.userId), {}),
+        setMemberRoles: async (req, ctx) => toMember(await o.setMemberRoles(actor(ctx), req.organizationId, req.userId, req.roles)),
+        createOrganizationRole: async (req, ctx) => toRole(await r.create(actor(ctx), req)),
+        getOrganizationRole: async (req) => toRole(await r.get(req.id)),
+        updateOrganizationRole: async (req, ctx) => toRole(await r.update(actor(ctx), req.id, { name: req.name, description: req.description, permissions: req.permissions?.names })),
+        deleteOrganizationRole: async (req, ctx) => (await r.remove(actor(ctx), req.id), {}),
+        listOrganizationRoles: (q) => listed('organization-roles', q, (query) => r.list(query), toRole),
+      },
+      deps,
+      ['gateway'],
+    ),
+  ];
+}
