@@ -125,7 +125,7 @@ describe('organization isolation matrix (end to end)', () => {
         for (const target of [w, { ...w, orgB: w.unknownOrg }]) {
           let code = 'OK';
           try {
-            await actingAs(orgAdminOfA.id, () => run!(client.call, target));
+            await actingAs(orgAdminOfA.id, () => run(client.call, target));
           } catch (err) {
             code = err instanceof AppError ? err.code : String(err);
           }
