@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     const config = readConfig(process.env, (e) => ({
       runtime: readRuntimeConfig(e, { grpcMaxConnectionAgeMs: 0, bindHost: '127.0.0.1' }),
       gateway: readGatewayConfig(e, { host: '127.0.0.1', requestLogLevel: local.logFormat === 'pretty' ? 'debug' : 'info' }),
-      directory: readDirectoryConfig(e, { databaseUrl: urls.url('directory'), grpcPort: grpcPort.directory }),
+      directory: readDirectoryConfig(e, { databaseUrl: urls.url('directory'), grpcPort: grpcPort.directory, emailActionKey: () => loadOrCreateSecret(join(embedded.dataDir, 'secrets', 'email-action-key')) }),
       identity: readIdentityConfig(e, {
         databaseUrl: urls.url('identity'),
         grpcPort: grpcPort.identity,

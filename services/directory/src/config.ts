@@ -20,10 +20,18 @@ export interface DirectoryConfig {
   readonly hashConcurrency: number;
   /** Hashing/verification jobs allowed to wait; beyond it the caller gets RATE_LIMITED at once. */
   readonly hashQueueLimit: number;
+  /**
+   * EMAIL_ACTION_KEY (shared with identity and notification only): seals an organization
+   * invitation's token in its event, for notification to mail it. Absent: invitations are made but
+   * no mail can carry their token.
+   */
+  readonly invitationSealKey?: Buffer;
+  /** Days an organization invitation stays valid (ORG_INVITATION_DAYS, default 7). */
+  readonly invitationDays: number;
 }
 
 /** `defaults.databaseUrl` is the embedded database of the all-in-one mode; standalone has none. */
-export function readDirectoryConfig(e: EnvReader, defaults: { databaseUrl?: string; grpcPort?: number } = {}): DirectoryConfig {
+export function readDirectoryConfig(e: EnvReader, defaults: { databaseUrl?: string; grpcPort?: number; emailActionKey?: () => Buffer } = {}): DirectoryConfig {
   return {
     databaseUrl: e.url('DIRECTORY_DATABASE_URL', ['postgres', 'postgresql'], { default: defaults.databaseUrl }),
     grpcPort: e.port('DIRECTORY_GRPC_PORT', { default: defaults.grpcPort ?? 50052, allowZero: true }),
@@ -34,5 +42,7 @@ export function readDirectoryConfig(e: EnvReader, defaults: { databaseUrl?: stri
     },
     hashConcurrency: e.int('ARGON2_CONCURRENCY', { default: defaultHashConcurrency(), min: 1, max: 64 }),
     hashQueueLimit: e.int('ARGON2_QUEUE_LIMIT', { default: 64, min: 1, max: 10_000 }),
+    invitationSealKey: e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: false }),
+    invitationDays: e.int('ORG_INVITATION_DAYS', { default: 7, min: 1, max: 90 }),
   };
 }

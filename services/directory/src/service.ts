@@ -9,6 +9,8 @@ import { organizationsGrpc } from './api/organizations-grpc';
 import { createAccessUseCases } from './app/access';
 import { createCredentialUseCases } from './app/credentials';
 import { createLinkUseCases } from './app/links';
+import { createDomainUseCases } from './app/domains';
+import { createInvitationUseCases } from './app/invitations';
 import { createOrganizationRoleUseCases } from './app/organization-roles';
 import { createOrganizationUseCases } from './app/organizations';
 import { createPermissionUseCases, createRoleUseCases } from './app/roles';
@@ -18,12 +20,15 @@ import type { DirectoryConfig } from './config';
 import { Argon2Hasher, BoundedQueue } from './infra/argon2-hasher';
 import { entities, migrations } from './infra/schema';
 import { purgeExpired } from './infra/credential-store';
+import type { TxtResolver } from './domain/organizations';
+import { NodeTxtResolver } from './infra/dns-resolver';
 import { pgOrganizationStores, pgOrganizationUnitOfWork } from './infra/organization-stores';
 import { pgPrivilegedStores, pgStores } from './infra/stores';
 import { pgPrivilegedUnitOfWork, pgUnitOfWork } from './infra/unit-of-work';
 import { UserSearch } from './infra/user-search';
 
-export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig): DirectoryUseCases {
+/** `resolver`: DNS TXT lookups of domain verification (a stub in tests). */
+export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig, resolver: TxtResolver = new NodeTxtResolver()): DirectoryUseCases {
   // One user search per data source: its reading of the table's size is shared by every store.
   const options = { search: new UserSearch() };
   const uow = pgUnitOfWork(ds, options);
@@ -38,14 +43,24 @@ export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig)
     // Only the credential use cases see the password hashes.
     credentials: createCredentialUseCases({ uow: pgPrivilegedUnitOfWork(ds, options), stores: pgPrivilegedStores(ds.manager, options), hasher }),
     access: createAccessUseCases({ stores }),
-    ...organizationUseCases(ds, options),
+    ...organizationUseCases(ds, options, config, resolver),
   };
 }
 
 /** Organizations (issue #41): their own stores and unit of work over the directory's database. */
-function organizationUseCases(ds: DataSource, options: { search: UserSearch }): Pick<DirectoryUseCases, 'organizations' | 'organizationRoles'> {
+function organizationUseCases(
+  ds: DataSource,
+  options: { search: UserSearch },
+  config: DirectoryConfig,
+  resolver: TxtResolver,
+): Pick<DirectoryUseCases, 'organizations' | 'organizationRoles' | 'invitations' | 'domains'> {
   const deps = { uow: pgOrganizationUnitOfWork(ds, options), stores: pgOrganizationStores(ds.manager, options) };
-  return { organizations: createOrganizationUseCases(deps), organizationRoles: createOrganizationRoleUseCases(deps) };
+  return {
+    organizations: createOrganizationUseCases(deps),
+    organizationRoles: createOrganizationRoleUseCases(deps),
+    invitations: createInvitationUseCases({ ...deps, sealKey: config.invitationSealKey, days: config.invitationDays }),
+    domains: createDomainUseCases({ ...deps, resolver }),
+  };
 }
 
 export function directoryService(config: DirectoryConfig, rt: ServiceRuntime): ServiceSpec {
@@ -61,7 +76,10 @@ export function directoryService(config: DirectoryConfig, rt: ServiceRuntime): S
       const deps = { logger: rt.logger, metrics: rt.metrics, service: 'directory', callKey: rt.callKey, peerNames: rt.grpcPeerNames };
       return {
         grpc: [...directoryGrpc(uc, deps), ...organizationsGrpc(uc, deps)],
-        housekeeping: () => purgeExpired(dataSource),
+        housekeeping: async () => {
+          await purgeExpired(dataSource);
+          await uc.domains.recheck();
+        },
       };
     },
   };

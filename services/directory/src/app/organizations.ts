@@ -68,7 +68,7 @@ export function membershipEvent(o: Organization, userId: string, before: Member 
 const memberNotFound = () => AppError.notFound('The user is not a member of this organization.');
 
 /** The live organization roles named, or 400 naming the unknown ones. */
-async function rolesNamed(s: OrgUseCaseStores, field: string, names: readonly string[]): Promise<OrganizationRole[]> {
+export async function rolesNamed(s: OrgUseCaseStores, field: string, names: readonly string[]): Promise<OrganizationRole[]> {
   const v = new Violations();
   const checked = checkRoleNames(v, field, names);
   v.throwIfAny();

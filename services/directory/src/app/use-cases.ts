@@ -3,6 +3,8 @@ import type { Permission, Role } from '../domain/model';
 import type { AccessUseCases } from './access';
 import type { CredentialUseCases } from './credentials';
 import type { LinkUseCases } from './links';
+import type { DomainUseCases } from './domains';
+import type { InvitationUseCases } from './invitations';
 import type { OrganizationRoleUseCases } from './organization-roles';
 import type { OrganizationUseCases } from './organizations';
 import type { NamedUseCases } from './roles';
@@ -17,4 +19,6 @@ export interface DirectoryUseCases {
   readonly access: AccessUseCases;
   readonly organizations: OrganizationUseCases;
   readonly organizationRoles: OrganizationRoleUseCases;
+  readonly invitations: InvitationUseCases;
+  readonly domains: DomainUseCases;
 }

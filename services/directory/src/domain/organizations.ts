@@ -91,6 +91,8 @@ export interface MemberStore {
   remove(organizationId: string, userId: string): Promise<boolean>;
   /** The live user's membership of this organization (null: not a member, or the user is deleted). */
   find(organizationId: string, userId: string, opts?: { forUpdate?: boolean }): Promise<Member | null>;
+  /** The live member with this (normalised) email. */
+  findByEmail(organizationId: string, email: string): Promise<Member | null>;
   /** A keyset page of the organization's live members (never counted past the first page). */
   list(organizationId: string, query: MemberQuery): Promise<{ items: Member[]; next?: ListPosition; totalCount: number; totalCountExact: boolean }>;
   /** Replaces the member's organization roles in this organization. */
@@ -108,7 +110,74 @@ export interface OrganizationStores {
   readonly organizations: OrganizationStore;
   readonly organizationRoles: OrganizationRoleStore;
   readonly members: MemberStore;
+  readonly invitations: InvitationStore;
+  readonly domains: DomainStore;
 }
 
 /** What the organization use cases are given: the organization stores and the directory's users, principals and permissions. */
 export type OrgUseCaseStores = OrganizationStores & Pick<Stores, 'users' | 'principals' | 'permissions'>;
+
+export type InvitationStatus = 'pending' | 'accepted' | 'revoked' | 'expired';
+
+export interface Invitation {
+  readonly id: string;
+  readonly organizationId: string;
+  /** Lower-cased: the only address that may accept it. */
+  readonly email: string;
+  /** Organization role names the invitee gets, sorted. */
+  readonly roles: readonly string[];
+  /** `expired`: pending past its expiry (never stored so). */
+  readonly status: InvitationStatus;
+  readonly invitedBy: string | null;
+  readonly expiresAt: Date;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export interface InvitationStore {
+  insert(i: { id: string; organizationId: string; email: string; roleIds: readonly string[]; tokenHash: Buffer; invitedBy: string; expiresAt: Date }): Promise<void>;
+  /** The organization's stored-pending invitation of this email (expired or not), locked. */
+  findPending(organizationId: string, email: string): Promise<Invitation | null>;
+  find(organizationId: string, id: string): Promise<Invitation | null>;
+  /** A re-send: a new token and expiry, the roles replaced, the same invitation. */
+  renew(organizationId: string, id: string, r: { roleIds: readonly string[]; tokenHash: Buffer; expiresAt: Date }): Promise<void>;
+  revoke(organizationId: string, id: string): Promise<boolean>;
+  list(organizationId: string, query: MemberQuery): Promise<Page<Invitation>>;
+  /** The invitation a token names (any organization: the token is the capability), locked; null for an unknown token. */
+  findByToken(tokenHash: Buffer): Promise<(Invitation & { roleIds: string[] }) | null>;
+  markAccepted(organizationId: string, id: string, userId: string): Promise<boolean>;
+}
+
+export type DomainStatus = 'pending' | 'verified' | 'failed';
+
+export interface OrganizationDomain {
+  readonly id: string;
+  readonly organizationId: string;
+  /** Lower-case, IDNA A-labels. */
+  readonly domain: string;
+  readonly status: DomainStatus;
+  /** The TXT value `_iam-challenge.<domain>` must hold. */
+  readonly challenge: string;
+  readonly checkedAt: Date | null;
+  readonly verifiedAt: Date | null;
+  readonly createdAt: Date;
+}
+
+export interface DomainStore {
+  insert(d: { id: string; organizationId: string; domain: string; challenge: string }): Promise<void>;
+  find(organizationId: string, id: string, opts?: { forUpdate?: boolean }): Promise<OrganizationDomain | null>;
+  list(organizationId: string, query: MemberQuery): Promise<Page<OrganizationDomain>>;
+  /** Records a check's outcome; CONFLICT (domain) when another organization verified it first. */
+  setStatus(organizationId: string, id: string, status: DomainStatus): Promise<void>;
+  remove(organizationId: string, id: string): Promise<boolean>;
+  /** Domains due a re-check (pending, or verified), oldest check first. */
+  due(limit: number, checkedBefore: Date): Promise<OrganizationDomain[]>;
+  /** Live organizations allowing just-in-time membership that verified this domain. */
+  jitOrganizations(domain: string): Promise<Array<{ organizationId: string; roleIds: string[] }>>;
+}
+
+/** DNS TXT lookups (node:dns/promises in production, a stub in tests). */
+export interface TxtResolver {
+  /** The TXT records of a name (each its chunks joined); [] when the name or the record does not exist. Throws on a failed lookup. */
+  txt(name: string): Promise<string[]>;
+}

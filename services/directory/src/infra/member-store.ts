@@ -80,6 +80,11 @@ export class PgMemberStore implements MemberStore {
     return rows[0] ? toMember(rows[0]) : null;
   }
 
+  async findByEmail(organizationId: string, email: string): Promise<Member | null> {
+    const rows = await this.m.query<MemberSql[]>(`${SELECT} WHERE m.organization_id = $1 AND u.email = $2`, [organizationId, email]);
+    return rows[0] ? toMember(rows[0]) : null;
+  }
+
   async list(organizationId: string, query: MemberQuery): Promise<{ items: Member[]; next?: ListPosition; totalCount: number; totalCountExact: boolean }> {
     const params: unknown[] = [organizationId];
     const conds = ['m.organization_id = $1'];

@@ -16,9 +16,13 @@ import type { Actor } from '../domain/authorization';
 import { ADMINISTRATOR_ROLE, type Role } from '../domain/model';
 import { entities, migrations } from '../infra/schema';
 import { createDirectoryUseCases } from '../service';
+import { StubTxtResolver } from './stub-resolver';
 
 /** A password the policy accepts. */
 export const PASSWORD = 'Correct-Horse-9';
+
+/** The EMAIL_ACTION_KEY of the fixture's directory: tests open invitation tokens from the events with it. */
+export const INVITATION_SEAL_KEY = randomBytes(32);
 
 /** argon2id at the lowest parameters the configuration allows: these tests are about rules, not cost. */
 const CONFIG: DirectoryConfig = {
@@ -27,6 +31,8 @@ const CONFIG: DirectoryConfig = {
   argon2: { memoryKiB: 8_192, iterations: 1, parallelism: 1 },
   hashConcurrency: 2,
   hashQueueLimit: 64,
+  invitationSealKey: INVITATION_SEAL_KEY,
+  invitationDays: 7,
 };
 
 /** A short random suffix for names and emails, so tests sharing a database do not collide. */
@@ -52,11 +58,14 @@ export class DirectoryFixture {
   private readonly seen = new Set<string>();
   private started: { db: MigratedDatabase; uc: DirectoryUseCases; admin: Actor & { email: string } } | undefined;
 
+  /** The DNS TXT records domain verification sees. */
+  readonly resolver = new StubTxtResolver();
+
   constructor(private readonly name: string) {}
 
   async start(): Promise<void> {
     const db = await migratedTestDatabase(this.name, { entities, migrations });
-    const uc = createDirectoryUseCases(db.ds, CONFIG);
+    const uc = createDirectoryUseCases(db.ds, CONFIG, this.resolver);
     const email = `admin-${unique()}@example.com`;
     const { user } = await uc.credentials.ensureAdministrator({ email, password: PASSWORD });
     this.started = { db, uc, admin: { userId: user.id, email } };

@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { Timestamp } from "../../google/protobuf/timestamp";
 
 export const protobufPackage = "events.v1";
 
@@ -146,6 +147,38 @@ export interface OrganizationRoleChanged {
   permissions: string[];
   changedFields: string[];
   before: OrganizationRoleState | undefined;
+}
+
+/**
+ * directory.organization.invitation.sent (a new invitation, or a pending one sent again) |
+ * directory.organization.invitation.revoked. The notification service mails a sent one.
+ */
+export interface OrganizationInvitationChanged {
+  invitationId: string;
+  organizationId: string;
+  organizationName: string;
+  email: string;
+  roles: string[];
+  /**
+   * base64url(iv || ciphertext || tag) of the raw token under EMAIL_ACTION_KEY, AAD = the event id;
+   * empty on revoked (and when the directory has no key: then no mail can carry it).
+   */
+  sealedToken: string;
+  expiresAt:
+    | Date
+    | undefined;
+  /** A pending invitation sent again (the same invitation, a new token and expiry), not a new one. */
+  resent: boolean;
+}
+
+/** directory.organization.domain.added | .updated (its verification state changed) | .removed */
+export interface OrganizationDomainChanged {
+  domainId: string;
+  organizationId: string;
+  domain: string;
+  /** pending | verified | failed */
+  status: string;
+  statusBefore: string;
 }
 
 function createBaseUserState(): UserState {
@@ -1496,6 +1529,257 @@ export const OrganizationRoleChanged: MessageFns<OrganizationRoleChanged> = {
   },
 };
 
+function createBaseOrganizationInvitationChanged(): OrganizationInvitationChanged {
+  return {
+    invitationId: "",
+    organizationId: "",
+    organizationName: "",
+    email: "",
+    roles: [],
+    sealedToken: "",
+    expiresAt: undefined,
+    resent: false,
+  };
+}
+
+export const OrganizationInvitationChanged: MessageFns<OrganizationInvitationChanged> = {
+  encode(message: OrganizationInvitationChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.invitationId !== "") {
+      writer.uint32(10).string(message.invitationId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.organizationName !== "") {
+      writer.uint32(26).string(message.organizationName);
+    }
+    if (message.email !== "") {
+      writer.uint32(34).string(message.email);
+    }
+    for (const v of message.roles) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.sealedToken !== "") {
+      writer.uint32(50).string(message.sealedToken);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(58).fork()).join();
+    }
+    if (message.resent !== false) {
+      writer.uint32(64).bool(message.resent);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationInvitationChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationInvitationChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.invitationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organizationName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.sealedToken = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.resent = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<OrganizationInvitationChanged>): OrganizationInvitationChanged {
+    return OrganizationInvitationChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrganizationInvitationChanged>): OrganizationInvitationChanged {
+    const message = createBaseOrganizationInvitationChanged();
+    message.invitationId = object.invitationId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.organizationName = object.organizationName ?? "";
+    message.email = object.email ?? "";
+    message.roles = object.roles?.map((e) => e) || [];
+    message.sealedToken = object.sealedToken ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    message.resent = object.resent ?? false;
+    return message;
+  },
+};
+
+function createBaseOrganizationDomainChanged(): OrganizationDomainChanged {
+  return { domainId: "", organizationId: "", domain: "", status: "", statusBefore: "" };
+}
+
+export const OrganizationDomainChanged: MessageFns<OrganizationDomainChanged> = {
+  encode(message: OrganizationDomainChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.domainId !== "") {
+      writer.uint32(10).string(message.domainId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.domain !== "") {
+      writer.uint32(26).string(message.domain);
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    if (message.statusBefore !== "") {
+      writer.uint32(42).string(message.statusBefore);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationDomainChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationDomainChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.domainId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.statusBefore = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<OrganizationDomainChanged>): OrganizationDomainChanged {
+    return OrganizationDomainChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrganizationDomainChanged>): OrganizationDomainChanged {
+    const message = createBaseOrganizationDomainChanged();
+    message.domainId = object.domainId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.domain = object.domain ?? "";
+    message.status = object.status ?? "";
+    message.statusBefore = object.statusBefore ?? "";
+    return message;
+  },
+};
+
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
 export type DeepPartial<T> = T extends Builtin ? T
@@ -1503,6 +1787,18 @@ export type DeepPartial<T> = T extends Builtin ? T
   : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());
