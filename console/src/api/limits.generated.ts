@@ -174,6 +174,14 @@ export const bodyLimits = {
       until: { required: true, type: 'string', format: 'date-time' },
     },
   },
+  '/api/v1/organizations/{id}/invitations': {
+    post: {
+      email: { required: true, type: 'string', minLength: 3, maxLength: 254 },
+      roles: { type: 'array', maxItems: 50 },
+    },
+  },
+  '/api/v1/invitations/accept': { post: { token: { required: true, type: 'string', minLength: 1, maxLength: 200 } } },
+  '/api/v1/organizations/{id}/domains': { post: { domain: { required: true, type: 'string', minLength: 1, maxLength: 253 } } },
   '/api/v1/organizations': {
     post: {
       name: { required: true, type: 'string', minLength: 1, maxLength: 100 },

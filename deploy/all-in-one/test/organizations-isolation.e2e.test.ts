@@ -19,6 +19,8 @@ interface World {
   orgA: string;
   orgB: string;
   memberOfB: string;
+  invitationOfB: string;
+  domainOfB: string;
   unknownOrg: string;
 }
 
@@ -35,6 +37,15 @@ const REST_CASES: Record<string, RestCase> = {
   'DELETE /api/v1/organizations/{id}/members/{userId}': (w) => ({ path: `/api/v1/organizations/${w.orgB}/members/${w.memberOfB}` }),
   'GET /api/v1/organizations/{id}/members/{userId}/roles': (w) => ({ path: `/api/v1/organizations/${w.orgB}/members/${w.memberOfB}/roles` }),
   'PUT /api/v1/organizations/{id}/members/{userId}/roles': (w) => ({ path: `/api/v1/organizations/${w.orgB}/members/${w.memberOfB}/roles`, body: { roles: ['org.admin'] } }),
+  'GET /api/v1/organizations/{id}/invitations': (w) => ({ path: `/api/v1/organizations/${w.orgB}/invitations` }),
+  'POST /api/v1/organizations/{id}/invitations': (w) => ({ path: `/api/v1/organizations/${w.orgB}/invitations`, body: { email: 'someone@example.com', roles: [] } }),
+  'GET /api/v1/organizations/{id}/invitations/{invitationId}': (w) => ({ path: `/api/v1/organizations/${w.orgB}/invitations/${w.invitationOfB}` }),
+  'DELETE /api/v1/organizations/{id}/invitations/{invitationId}': (w) => ({ path: `/api/v1/organizations/${w.orgB}/invitations/${w.invitationOfB}` }),
+  'GET /api/v1/organizations/{id}/domains': (w) => ({ path: `/api/v1/organizations/${w.orgB}/domains` }),
+  'POST /api/v1/organizations/{id}/domains': (w) => ({ path: `/api/v1/organizations/${w.orgB}/domains`, body: { domain: 'taken-over.example' } }),
+  'GET /api/v1/organizations/{id}/domains/{domainId}': (w) => ({ path: `/api/v1/organizations/${w.orgB}/domains/${w.domainOfB}` }),
+  'POST /api/v1/organizations/{id}/domains/{domainId}/verify': (w) => ({ path: `/api/v1/organizations/${w.orgB}/domains/${w.domainOfB}/verify` }),
+  'DELETE /api/v1/organizations/{id}/domains/{domainId}': (w) => ({ path: `/api/v1/organizations/${w.orgB}/domains/${w.domainOfB}` }),
 };
 
 type Org = typeof organizationsV1.OrganizationServiceService;
@@ -51,9 +62,18 @@ const GRPC_CASES: Partial<Record<keyof Org, GrpcCase>> = {
   addMember: (c, w) => c.addMember({ organizationId: w.orgB, userId: w.memberOfB, roles: [] }),
   removeMember: (c, w) => c.removeMember({ organizationId: w.orgB, userId: w.memberOfB }),
   setMemberRoles: (c, w) => c.setMemberRoles({ organizationId: w.orgB, userId: w.memberOfB, roles: ['org.admin'] }),
+  invite: (c, w) => c.invite({ organizationId: w.orgB, email: 'someone@example.com', roles: [] }),
+  listInvitations: (c, w) => c.listInvitations({ organizationId: w.orgB, query: { page: 1, pageSize: 10, q: '', includeDeleted: false, cursor: '', sort: '' } }),
+  getInvitation: (c, w) => c.getInvitation({ organizationId: w.orgB, id: w.invitationOfB }),
+  revokeInvitation: (c, w) => c.revokeInvitation({ organizationId: w.orgB, id: w.invitationOfB }),
+  claimDomain: (c, w) => c.claimDomain({ organizationId: w.orgB, domain: 'taken-over.example' }),
+  listDomains: (c, w) => c.listDomains({ organizationId: w.orgB, query: { page: 1, pageSize: 10, q: '', includeDeleted: false, cursor: '', sort: '' } }),
+  getDomain: (c, w) => c.getDomain({ organizationId: w.orgB, id: w.domainOfB }),
+  verifyDomain: (c, w) => c.verifyDomain({ organizationId: w.orgB, id: w.domainOfB }),
+  deleteDomain: (c, w) => c.deleteDomain({ organizationId: w.orgB, id: w.domainOfB }),
 };
-/** The methods that take no organization-scoped id (the platform's own: listing is filtered to the caller's organizations; the role template is platform-wide). */
-const NOT_ORGANIZATION_SCOPED = new Set<string>(['createOrganization', 'listOrganizations', 'createOrganizationRole', 'getOrganizationRole', 'updateOrganizationRole', 'deleteOrganizationRole', 'listOrganizationRoles']);
+/** The methods that take no organization-scoped id (the platform's own: listing is filtered to the caller's organizations; the role template is platform-wide; an invitation is accepted by its token, bound to the invitee's email). */
+const NOT_ORGANIZATION_SCOPED = new Set<string>(['createOrganization', 'listOrganizations', 'createOrganizationRole', 'getOrganizationRole', 'updateOrganizationRole', 'deleteOrganizationRole', 'listOrganizationRoles', 'acceptInvitation']);
 
 describe('organization isolation matrix (end to end)', () => {
   let sys: TestSystem;
@@ -84,7 +104,10 @@ describe('organization isolation matrix (end to end)', () => {
     expect((await call('POST', `/api/v1/organizations/${orgA}/members`, { token: admin, body: { userId: a.id, roles: ['org.admin'] } })).status).toBe(201);
     expect((await call('POST', `/api/v1/organizations/${orgB}/members`, { token: admin, body: { userId: b.id, roles: ['org.admin'] } })).status).toBe(201);
     orgAdminOfA = { id: a.id, token: (await signedIn(sys.url(), a.email, a.password)).token };
-    w = { orgA, orgB, memberOfB: b.id, unknownOrg: randomUUID() };
+    const invitation = await call('POST', `/api/v1/organizations/${orgB}/invitations`, { token: admin, body: { email: uniqueEmail('inv'), roles: [] } });
+    const domain = await call('POST', `/api/v1/organizations/${orgB}/domains`, { token: admin, body: { domain: `b-${randomUUID().slice(0, 8)}.example` } });
+    expect([invitation.status, domain.status]).toEqual([201, 201]);
+    w = { orgA, orgB, memberOfB: b.id, invitationOfB: invitation.json.id, domainOfB: domain.json.id, unknownOrg: randomUUID() };
   });
 
   afterAll(async () => {
@@ -110,6 +133,8 @@ describe('organization isolation matrix (end to end)', () => {
     expect((await call('GET', `/api/v1/organizations/${w.orgA}/members`, { token: orgAdminOfA.token })).status).toBe(200);
     const b = await call('GET', `/api/v1/organizations/${w.orgB}/members/${w.memberOfB}`, { token: admin });
     expect(b.json.roles).toEqual(['org.admin']);
+    expect((await call('GET', `/api/v1/organizations/${w.orgB}/invitations/${w.invitationOfB}`, { token: admin })).json.status).toBe('pending');
+    expect((await call('GET', `/api/v1/organizations/${w.orgB}/domains`, { token: admin })).json.totalCount).toBe(1);
     expect((await call('GET', `/api/v1/organizations/${w.orgB}`, { token: admin })).json.name).toBe('Org');
     // Listing shows A's admin its own organization only.
     const listed = await call('GET', '/api/v1/organizations', { token: orgAdminOfA.token });

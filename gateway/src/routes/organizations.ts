@@ -10,8 +10,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { organizationsV1 } from '@iam/contracts';
-import { AppError } from '@iam/platform/core';
-import { Envelope, PAGE_DEFAULT, PAGE_SIZE_DEFAULT, envelope, problems } from '../schemas/common';
+import { Envelope, problems } from '../schemas/common';
 import {
   AddMemberBody,
   CreateOrganizationBody,
@@ -31,6 +30,8 @@ import {
 } from '../schemas/organizations';
 import type { Upstreams } from '../upstreams';
 import { orgTokenGuard } from './organization-guard';
+import { organizationSubRoutes } from './organization-invitations';
+import { listQuery, paged } from './organization-paging';
 
 const PATH = '/api/v1/organizations';
 const ROLES_PATH = '/api/v1/organization-roles';
@@ -38,27 +39,6 @@ const ROLES_PATH = '/api/v1/organization-roles';
 const orgJson = (o: organizationsV1.Organization) => ({ ...o, createdAt: o.createdAt!, updatedAt: o.updatedAt!, deletedAt: o.deletedAt ?? null });
 const memberJson = (m: organizationsV1.Member) => ({ ...m, joinedAt: m.joinedAt! });
 const roleJson = (r: organizationsV1.OrganizationRole) => ({ ...r, createdAt: r.createdAt!, updatedAt: r.updatedAt!, deletedAt: r.deletedAt ?? null });
-
-interface ListParams {
-  page?: number;
-  pageSize?: number;
-  q?: string;
-  cursor?: string;
-  sort?: string;
-  includeDeleted?: boolean;
-}
-
-/** The directory's ListQuery of a request; a page beside a cursor is a 400 (DESIGN §2, §4). */
-function listQuery(q: ListParams) {
-  if (q.cursor !== undefined && q.page !== undefined) {
-    throw AppError.validation('A cursor names its own page.', [{ field: 'query.cursor', message: 'cannot be combined with page: send one or the other' }]);
-  }
-  return { page: q.page ?? PAGE_DEFAULT, pageSize: q.pageSize ?? PAGE_SIZE_DEFAULT, q: q.q ?? '', includeDeleted: q.includeDeleted ?? false, cursor: q.cursor ?? '', sort: q.sort ?? '' };
-}
-
-function paged<T, J>(r: { items: T[]; totalCount: number; totalCountEstimated: boolean; nextCursor: string; page: number }, pageSize: number, toJson: (x: T) => J) {
-  return { ...envelope([], r.page, pageSize, r.totalCount), items: r.items.map(toJson), totalCountExact: !r.totalCountEstimated, nextCursor: r.nextCursor || null };
-}
 
 export interface OrganizationRoutesOptions {
   readonly upstreams: Pick<Upstreams, 'organizations'>;
@@ -68,6 +48,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<OrganizationRoutesOpt
   const u = upstreams.organizations;
   const tags = ['organizations'];
   app.addHook('onRequest', orgTokenGuard(PATH));
+  await app.register(organizationSubRoutes, { upstreams });
 
   app.get(
     PATH,

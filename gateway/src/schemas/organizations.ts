@@ -85,3 +85,42 @@ export const OrganizationQuery = Type.Object(
 );
 export const MemberQuery = Type.Object(listFields(['createdAt']), { additionalProperties: false });
 export const OrganizationRoleQuery = Type.Object({ ...listFields(['createdAt', 'name']), id: Type.Optional(Uuid) }, { additionalProperties: false });
+
+export const InvitationParams = Type.Object({ id: Uuid, invitationId: Uuid }, { additionalProperties: false });
+export const DomainParams = Type.Object({ id: Uuid, domainId: Uuid }, { additionalProperties: false });
+
+export const Invitation = Type.Object(
+  {
+    id: Uuid,
+    organizationId: Uuid,
+    email: Type.String(),
+    roles: Type.Array(Type.String()),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('revoked'), Type.Literal('expired')]),
+    expiresAt: Timestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: false },
+);
+export const InviteBody = Type.Object(
+  { email: Type.String({ minLength: 3, maxLength: 254 }), roles: Type.Optional(RoleNames) },
+  { additionalProperties: false, description: 'A pending invitation of the same address is sent again (a new link), not duplicated' },
+);
+export const AcceptInvitationBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+export const AcceptedInvitation = Type.Object({ organizationId: Uuid, roles: Type.Array(Type.String()) }, { additionalProperties: false });
+
+export const Domain = Type.Object(
+  {
+    id: Uuid,
+    organizationId: Uuid,
+    domain: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')]),
+    challenge: Type.String({ description: 'The TXT value _iam-challenge.<domain> must hold' }),
+    checkedAt: NullableTimestamp,
+    verifiedAt: NullableTimestamp,
+    createdAt: Timestamp,
+  },
+  { additionalProperties: false },
+);
+export const ClaimDomainBody = Type.Object({ domain: Type.String({ minLength: 1, maxLength: 253 }) }, { additionalProperties: false });
+export const SubListQuery = MemberQuery;

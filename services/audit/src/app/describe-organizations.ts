@@ -36,6 +36,21 @@ export function describeOrganization(subject: EventSubject, data: Uint8Array): D
       if (subject === SUBJECTS.organizationRoleDeleted) return { action: 'organization_role.deleted', target, changes: changesOf(['name'], after, undefined) };
       return { action: 'organization_role.updated', target, changes: changesOf(e.changedFields, e.before && { ...e.before, permissions: [...e.before.permissions] }, after) };
     }
+    case SUBJECTS.organizationInvitationSent:
+    case SUBJECTS.organizationInvitationRevoked: {
+      // Never the sealed token: who was invited, with which roles, until when.
+      const e = decodeEvent(subject, data);
+      const action = subject === SUBJECTS.organizationInvitationRevoked ? 'organization.invitation.revoked' : e.resent ? 'organization.invitation.resent' : 'organization.invitation.sent';
+      const view = { invitation: e.invitationId, email: e.email, roles: [...e.roles], expiresAt: e.expiresAt?.toISOString() };
+      return { action, target: { type: 'organization', id: e.organizationId }, changes: created(['invitation', 'email', 'roles', 'expiresAt'], view) };
+    }
+    case SUBJECTS.organizationDomainAdded:
+    case SUBJECTS.organizationDomainUpdated:
+    case SUBJECTS.organizationDomainRemoved: {
+      const e = decodeEvent(subject, data);
+      const action = { [SUBJECTS.organizationDomainAdded]: 'organization.domain.added', [SUBJECTS.organizationDomainUpdated]: 'organization.domain.updated', [SUBJECTS.organizationDomainRemoved]: 'organization.domain.removed' }[subject];
+      return { action, target: { type: 'organization', id: e.organizationId }, changes: [{ field: 'domain', after: e.domain }, ...changesOf(['status'], e.statusBefore ? { status: e.statusBefore } : undefined, subject === SUBJECTS.organizationDomainRemoved ? undefined : { status: e.status })] };
+    }
     default:
       return null;
   }

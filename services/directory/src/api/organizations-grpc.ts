@@ -2,7 +2,7 @@
 import { organizationsV1 } from '@iam/contracts';
 import { type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
 import type { DirectoryUseCases } from '../app/use-cases';
-import type { Member, Organization, OrganizationRole } from '../domain/organizations';
+import type { Invitation, Member, Organization, OrganizationDomain, OrganizationRole } from '../domain/organizations';
 import { actor, listed } from './grpc';
 
 const toOrganization = (o: Organization): organizationsV1.Organization => ({
@@ -28,9 +28,12 @@ const toRole = (r: OrganizationRole): organizationsV1.OrganizationRole => ({
   deletedAt: r.deletedAt ?? undefined,
 });
 
+const toInvitation = (i: Invitation): organizationsV1.Invitation => ({ ...i, roles: [...i.roles] });
+const toDomain = (d: OrganizationDomain): organizationsV1.Domain => ({ ...d, checkedAt: d.checkedAt ?? undefined, verifiedAt: d.verifiedAt ?? undefined });
+
 const EMPTY_QUERY = { page: 1, pageSize: 25, q: '', includeDeleted: false, cursor: '', sort: '' };
 
-export function organizationsGrpc(uc: Pick<DirectoryUseCases, 'organizations' | 'organizationRoles'>, deps: HandlerDeps): ServiceBinding[] {
+export function organizationsGrpc(uc: Pick<DirectoryUseCases, 'organizations' | 'organizationRoles' | 'invitations' | 'domains'>, deps: HandlerDeps): ServiceBinding[] {
   const o = uc.organizations;
   const r = uc.organizationRoles;
   return [
@@ -57,6 +60,21 @@ export function organizationsGrpc(uc: Pick<DirectoryUseCases, 'organizations' | 
         updateOrganizationRole: async (req, ctx) => toRole(await r.update(actor(ctx), req.id, { name: req.name, description: req.description, permissions: req.permissions?.names })),
         deleteOrganizationRole: async (req, ctx) => (await r.remove(actor(ctx), req.id), {}),
         listOrganizationRoles: (q) => listed('organization-roles', q, (query) => r.list(query), toRole),
+        invite: async (req, ctx) => toInvitation(await uc.invitations.invite(actor(ctx), req.organizationId, { email: req.email, roles: req.roles })),
+        listInvitations: (req, ctx) =>
+          listed('organization-invitations', req.query ?? EMPTY_QUERY, (query) => uc.invitations.list(actor(ctx), req.organizationId, query), toInvitation, { organizationId: req.organizationId }),
+        getInvitation: async (req, ctx) => toInvitation(await uc.invitations.get(actor(ctx), req.organizationId, req.id)),
+        revokeInvitation: async (req, ctx) => (await uc.invitations.revoke(actor(ctx), req.organizationId, req.id), {}),
+        acceptInvitation: async (req, ctx) => {
+          const a = await uc.invitations.accept(actor(ctx), req.token);
+          return { organizationId: a.organizationId, roles: [...a.roles] };
+        },
+        claimDomain: async (req, ctx) => toDomain(await uc.domains.claim(actor(ctx), req.organizationId, req.domain)),
+        listDomains: (req, ctx) =>
+          listed('organization-domains', req.query ?? EMPTY_QUERY, (query) => uc.domains.list(actor(ctx), req.organizationId, query), toDomain, { organizationId: req.organizationId }),
+        getDomain: async (req, ctx) => toDomain(await uc.domains.get(actor(ctx), req.organizationId, req.id)),
+        verifyDomain: async (req, ctx) => toDomain(await uc.domains.verify(actor(ctx), req.organizationId, req.id)),
+        deleteDomain: async (req, ctx) => (await uc.domains.remove(actor(ctx), req.organizationId, req.id), {}),
       },
       deps,
       ['gateway'],

@@ -161,7 +161,7 @@ export function createDomainUseCases(deps: DomainDeps): DomainUseCases {
           if (!o || !(await tx.members.add(organizationId, userId))) continue;
           const live = (await tx.organizationRoles.findLiveByNames(o.jitRoles)).map((r) => r.id).filter((id) => roleIds.includes(id));
           await tx.members.setRoles(organizationId, userId, live);
-          await tx.publish([membershipEvent(o, userId, null, (await tx.members.find(organizationId, userId))!, 'jit')]);
+          await tx.publish([membershipEvent(o, userId, null, await tx.members.find(organizationId, userId), 'jit')]);
           joined.push(organizationId);
         }
         return joined;

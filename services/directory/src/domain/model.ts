@@ -69,6 +69,8 @@ export const LIST_SORTS = {
   organizations: ['createdAt', 'name'],
   'organization-roles': ['createdAt', 'name'],
   'organization-members': ['createdAt'],
+  'organization-invitations': ['createdAt'],
+  'organization-domains': ['createdAt'],
 } as const satisfies Record<string, readonly SortKey[]>;
 export type Collection = keyof typeof LIST_SORTS;
 

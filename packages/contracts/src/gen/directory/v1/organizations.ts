@@ -130,6 +130,77 @@ export interface ListOrganizationRolesResponse {
   page: number;
 }
 
+export interface Invitation {
+  id: string;
+  organizationId: string;
+  email: string;
+  roles: string[];
+  /** pending | accepted | revoked | expired */
+  status: string;
+  expiresAt: Date | undefined;
+  createdAt: Date | undefined;
+  updatedAt: Date | undefined;
+}
+
+export interface InviteRequest {
+  organizationId: string;
+  email: string;
+  roles: string[];
+}
+
+export interface InvitationRef {
+  organizationId: string;
+  id: string;
+}
+
+export interface ListInvitationsResponse {
+  items: Invitation[];
+  totalCount: number;
+  totalCountEstimated: boolean;
+  nextCursor: string;
+  page: number;
+}
+
+export interface AcceptInvitationRequest {
+  token: string;
+}
+
+export interface AcceptInvitationResponse {
+  organizationId: string;
+  roles: string[];
+}
+
+export interface Domain {
+  id: string;
+  organizationId: string;
+  domain: string;
+  /** pending | verified | failed */
+  status: string;
+  /** The TXT value _iam-challenge.<domain> must hold. */
+  challenge: string;
+  checkedAt?: Date | undefined;
+  verifiedAt?: Date | undefined;
+  createdAt: Date | undefined;
+}
+
+export interface ClaimDomainRequest {
+  organizationId: string;
+  domain: string;
+}
+
+export interface DomainRef {
+  organizationId: string;
+  id: string;
+}
+
+export interface ListDomainsResponse {
+  items: Domain[];
+  totalCount: number;
+  totalCountEstimated: boolean;
+  nextCursor: string;
+  page: number;
+}
+
 function createBaseOrganization(): Organization {
   return {
     id: "",
@@ -1508,6 +1579,910 @@ export const ListOrganizationRolesResponse: MessageFns<ListOrganizationRolesResp
   },
 };
 
+function createBaseInvitation(): Invitation {
+  return {
+    id: "",
+    organizationId: "",
+    email: "",
+    roles: [],
+    status: "",
+    expiresAt: undefined,
+    createdAt: undefined,
+    updatedAt: undefined,
+  };
+}
+
+export const Invitation: MessageFns<Invitation> = {
+  encode(message: Invitation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.email !== "") {
+      writer.uint32(26).string(message.email);
+    }
+    for (const v of message.roles) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(50).fork()).join();
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Invitation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInvitation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<Invitation>): Invitation {
+    return Invitation.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Invitation>): Invitation {
+    const message = createBaseInvitation();
+    message.id = object.id ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.email = object.email ?? "";
+    message.roles = object.roles?.map((e) => e) || [];
+    message.status = object.status ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseInviteRequest(): InviteRequest {
+  return { organizationId: "", email: "", roles: [] };
+}
+
+export const InviteRequest: MessageFns<InviteRequest> = {
+  encode(message: InviteRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    for (const v of message.roles) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InviteRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInviteRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<InviteRequest>): InviteRequest {
+    return InviteRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<InviteRequest>): InviteRequest {
+    const message = createBaseInviteRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.email = object.email ?? "";
+    message.roles = object.roles?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseInvitationRef(): InvitationRef {
+  return { organizationId: "", id: "" };
+}
+
+export const InvitationRef: MessageFns<InvitationRef> = {
+  encode(message: InvitationRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InvitationRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInvitationRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<InvitationRef>): InvitationRef {
+    return InvitationRef.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<InvitationRef>): InvitationRef {
+    const message = createBaseInvitationRef();
+    message.organizationId = object.organizationId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseListInvitationsResponse(): ListInvitationsResponse {
+  return { items: [], totalCount: 0, totalCountEstimated: false, nextCursor: "", page: 0 };
+}
+
+export const ListInvitationsResponse: MessageFns<ListInvitationsResponse> = {
+  encode(message: ListInvitationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      Invitation.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.totalCount !== 0) {
+      writer.uint32(16).int64(message.totalCount);
+    }
+    if (message.totalCountEstimated !== false) {
+      writer.uint32(24).bool(message.totalCountEstimated);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    if (message.page !== 0) {
+      writer.uint32(40).int32(message.page);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListInvitationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListInvitationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(Invitation.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.totalCount = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.totalCountEstimated = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListInvitationsResponse>): ListInvitationsResponse {
+    return ListInvitationsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListInvitationsResponse>): ListInvitationsResponse {
+    const message = createBaseListInvitationsResponse();
+    message.items = object.items?.map((e) => Invitation.fromPartial(e)) || [];
+    message.totalCount = object.totalCount ?? 0;
+    message.totalCountEstimated = object.totalCountEstimated ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    message.page = object.page ?? 0;
+    return message;
+  },
+};
+
+function createBaseAcceptInvitationRequest(): AcceptInvitationRequest {
+  return { token: "" };
+}
+
+export const AcceptInvitationRequest: MessageFns<AcceptInvitationRequest> = {
+  encode(message: AcceptInvitationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcceptInvitationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcceptInvitationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<AcceptInvitationRequest>): AcceptInvitationRequest {
+    return AcceptInvitationRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AcceptInvitationRequest>): AcceptInvitationRequest {
+    const message = createBaseAcceptInvitationRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseAcceptInvitationResponse(): AcceptInvitationResponse {
+  return { organizationId: "", roles: [] };
+}
+
+export const AcceptInvitationResponse: MessageFns<AcceptInvitationResponse> = {
+  encode(message: AcceptInvitationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    for (const v of message.roles) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcceptInvitationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcceptInvitationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<AcceptInvitationResponse>): AcceptInvitationResponse {
+    return AcceptInvitationResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AcceptInvitationResponse>): AcceptInvitationResponse {
+    const message = createBaseAcceptInvitationResponse();
+    message.organizationId = object.organizationId ?? "";
+    message.roles = object.roles?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseDomain(): Domain {
+  return {
+    id: "",
+    organizationId: "",
+    domain: "",
+    status: "",
+    challenge: "",
+    checkedAt: undefined,
+    verifiedAt: undefined,
+    createdAt: undefined,
+  };
+}
+
+export const Domain: MessageFns<Domain> = {
+  encode(message: Domain, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.domain !== "") {
+      writer.uint32(26).string(message.domain);
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    if (message.challenge !== "") {
+      writer.uint32(42).string(message.challenge);
+    }
+    if (message.checkedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.checkedAt), writer.uint32(50).fork()).join();
+    }
+    if (message.verifiedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.verifiedAt), writer.uint32(58).fork()).join();
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Domain {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDomain();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.challenge = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.checkedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.verifiedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<Domain>): Domain {
+    return Domain.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Domain>): Domain {
+    const message = createBaseDomain();
+    message.id = object.id ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.domain = object.domain ?? "";
+    message.status = object.status ?? "";
+    message.challenge = object.challenge ?? "";
+    message.checkedAt = object.checkedAt ?? undefined;
+    message.verifiedAt = object.verifiedAt ?? undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseClaimDomainRequest(): ClaimDomainRequest {
+  return { organizationId: "", domain: "" };
+}
+
+export const ClaimDomainRequest: MessageFns<ClaimDomainRequest> = {
+  encode(message: ClaimDomainRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.domain !== "") {
+      writer.uint32(18).string(message.domain);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClaimDomainRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClaimDomainRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ClaimDomainRequest>): ClaimDomainRequest {
+    return ClaimDomainRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClaimDomainRequest>): ClaimDomainRequest {
+    const message = createBaseClaimDomainRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.domain = object.domain ?? "";
+    return message;
+  },
+};
+
+function createBaseDomainRef(): DomainRef {
+  return { organizationId: "", id: "" };
+}
+
+export const DomainRef: MessageFns<DomainRef> = {
+  encode(message: DomainRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DomainRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDomainRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<DomainRef>): DomainRef {
+    return DomainRef.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DomainRef>): DomainRef {
+    const message = createBaseDomainRef();
+    message.organizationId = object.organizationId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseListDomainsResponse(): ListDomainsResponse {
+  return { items: [], totalCount: 0, totalCountEstimated: false, nextCursor: "", page: 0 };
+}
+
+export const ListDomainsResponse: MessageFns<ListDomainsResponse> = {
+  encode(message: ListDomainsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      Domain.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.totalCount !== 0) {
+      writer.uint32(16).int64(message.totalCount);
+    }
+    if (message.totalCountEstimated !== false) {
+      writer.uint32(24).bool(message.totalCountEstimated);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    if (message.page !== 0) {
+      writer.uint32(40).int32(message.page);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDomainsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDomainsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(Domain.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.totalCount = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.totalCountEstimated = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListDomainsResponse>): ListDomainsResponse {
+    return ListDomainsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListDomainsResponse>): ListDomainsResponse {
+    const message = createBaseListDomainsResponse();
+    message.items = object.items?.map((e) => Domain.fromPartial(e)) || [];
+    message.totalCount = object.totalCount ?? 0;
+    message.totalCountEstimated = object.totalCountEstimated ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    message.page = object.page ?? 0;
+    return message;
+  },
+};
+
 export type OrganizationServiceService = typeof OrganizationServiceService;
 export const OrganizationServiceService = {
   createOrganization: {
@@ -1652,6 +2627,101 @@ export const OrganizationServiceService = {
       Buffer.from(ListOrganizationRolesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListOrganizationRolesResponse => ListOrganizationRolesResponse.decode(value),
   },
+  invite: {
+    path: "/directory.v1.OrganizationService/Invite" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: InviteRequest): Buffer => Buffer.from(InviteRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): InviteRequest => InviteRequest.decode(value),
+    responseSerialize: (value: Invitation): Buffer => Buffer.from(Invitation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Invitation => Invitation.decode(value),
+  },
+  listInvitations: {
+    path: "/directory.v1.OrganizationService/ListInvitations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListMembersRequest): Buffer => Buffer.from(ListMembersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListMembersRequest => ListMembersRequest.decode(value),
+    responseSerialize: (value: ListInvitationsResponse): Buffer =>
+      Buffer.from(ListInvitationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListInvitationsResponse => ListInvitationsResponse.decode(value),
+  },
+  getInvitation: {
+    path: "/directory.v1.OrganizationService/GetInvitation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: InvitationRef): Buffer => Buffer.from(InvitationRef.encode(value).finish()),
+    requestDeserialize: (value: Buffer): InvitationRef => InvitationRef.decode(value),
+    responseSerialize: (value: Invitation): Buffer => Buffer.from(Invitation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Invitation => Invitation.decode(value),
+  },
+  revokeInvitation: {
+    path: "/directory.v1.OrganizationService/RevokeInvitation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: InvitationRef): Buffer => Buffer.from(InvitationRef.encode(value).finish()),
+    requestDeserialize: (value: Buffer): InvitationRef => InvitationRef.decode(value),
+    responseSerialize: (value: Deleted): Buffer => Buffer.from(Deleted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Deleted => Deleted.decode(value),
+  },
+  /** The calling user accepts (its email must be the invited one). */
+  acceptInvitation: {
+    path: "/directory.v1.OrganizationService/AcceptInvitation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AcceptInvitationRequest): Buffer =>
+      Buffer.from(AcceptInvitationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AcceptInvitationRequest => AcceptInvitationRequest.decode(value),
+    responseSerialize: (value: AcceptInvitationResponse): Buffer =>
+      Buffer.from(AcceptInvitationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AcceptInvitationResponse => AcceptInvitationResponse.decode(value),
+  },
+  claimDomain: {
+    path: "/directory.v1.OrganizationService/ClaimDomain" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ClaimDomainRequest): Buffer => Buffer.from(ClaimDomainRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ClaimDomainRequest => ClaimDomainRequest.decode(value),
+    responseSerialize: (value: Domain): Buffer => Buffer.from(Domain.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Domain => Domain.decode(value),
+  },
+  listDomains: {
+    path: "/directory.v1.OrganizationService/ListDomains" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListMembersRequest): Buffer => Buffer.from(ListMembersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListMembersRequest => ListMembersRequest.decode(value),
+    responseSerialize: (value: ListDomainsResponse): Buffer => Buffer.from(ListDomainsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDomainsResponse => ListDomainsResponse.decode(value),
+  },
+  getDomain: {
+    path: "/directory.v1.OrganizationService/GetDomain" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DomainRef): Buffer => Buffer.from(DomainRef.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DomainRef => DomainRef.decode(value),
+    responseSerialize: (value: Domain): Buffer => Buffer.from(Domain.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Domain => Domain.decode(value),
+  },
+  /** Checks DNS now and records the outcome. */
+  verifyDomain: {
+    path: "/directory.v1.OrganizationService/VerifyDomain" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DomainRef): Buffer => Buffer.from(DomainRef.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DomainRef => DomainRef.decode(value),
+    responseSerialize: (value: Domain): Buffer => Buffer.from(Domain.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Domain => Domain.decode(value),
+  },
+  deleteDomain: {
+    path: "/directory.v1.OrganizationService/DeleteDomain" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DomainRef): Buffer => Buffer.from(DomainRef.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DomainRef => DomainRef.decode(value),
+    responseSerialize: (value: Deleted): Buffer => Buffer.from(Deleted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Deleted => Deleted.decode(value),
+  },
 } as const;
 
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
@@ -1670,6 +2740,18 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
   updateOrganizationRole: handleUnaryCall<UpdateOrganizationRoleRequest, OrganizationRole>;
   deleteOrganizationRole: handleUnaryCall<ById, Deleted>;
   listOrganizationRoles: handleUnaryCall<ListQuery, ListOrganizationRolesResponse>;
+  invite: handleUnaryCall<InviteRequest, Invitation>;
+  listInvitations: handleUnaryCall<ListMembersRequest, ListInvitationsResponse>;
+  getInvitation: handleUnaryCall<InvitationRef, Invitation>;
+  revokeInvitation: handleUnaryCall<InvitationRef, Deleted>;
+  /** The calling user accepts (its email must be the invited one). */
+  acceptInvitation: handleUnaryCall<AcceptInvitationRequest, AcceptInvitationResponse>;
+  claimDomain: handleUnaryCall<ClaimDomainRequest, Domain>;
+  listDomains: handleUnaryCall<ListMembersRequest, ListDomainsResponse>;
+  getDomain: handleUnaryCall<DomainRef, Domain>;
+  /** Checks DNS now and records the outcome. */
+  verifyDomain: handleUnaryCall<DomainRef, Domain>;
+  deleteDomain: handleUnaryCall<DomainRef, Deleted>;
 }
 
 export interface OrganizationServiceClient extends Client {
@@ -1888,6 +2970,146 @@ export interface OrganizationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListOrganizationRolesResponse) => void,
+  ): ClientUnaryCall;
+  invite(request: InviteRequest, callback: (error: ServiceError | null, response: Invitation) => void): ClientUnaryCall;
+  invite(
+    request: InviteRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Invitation) => void,
+  ): ClientUnaryCall;
+  invite(
+    request: InviteRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Invitation) => void,
+  ): ClientUnaryCall;
+  listInvitations(
+    request: ListMembersRequest,
+    callback: (error: ServiceError | null, response: ListInvitationsResponse) => void,
+  ): ClientUnaryCall;
+  listInvitations(
+    request: ListMembersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListInvitationsResponse) => void,
+  ): ClientUnaryCall;
+  listInvitations(
+    request: ListMembersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListInvitationsResponse) => void,
+  ): ClientUnaryCall;
+  getInvitation(
+    request: InvitationRef,
+    callback: (error: ServiceError | null, response: Invitation) => void,
+  ): ClientUnaryCall;
+  getInvitation(
+    request: InvitationRef,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Invitation) => void,
+  ): ClientUnaryCall;
+  getInvitation(
+    request: InvitationRef,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Invitation) => void,
+  ): ClientUnaryCall;
+  revokeInvitation(
+    request: InvitationRef,
+    callback: (error: ServiceError | null, response: Deleted) => void,
+  ): ClientUnaryCall;
+  revokeInvitation(
+    request: InvitationRef,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Deleted) => void,
+  ): ClientUnaryCall;
+  revokeInvitation(
+    request: InvitationRef,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Deleted) => void,
+  ): ClientUnaryCall;
+  /** The calling user accepts (its email must be the invited one). */
+  acceptInvitation(
+    request: AcceptInvitationRequest,
+    callback: (error: ServiceError | null, response: AcceptInvitationResponse) => void,
+  ): ClientUnaryCall;
+  acceptInvitation(
+    request: AcceptInvitationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AcceptInvitationResponse) => void,
+  ): ClientUnaryCall;
+  acceptInvitation(
+    request: AcceptInvitationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AcceptInvitationResponse) => void,
+  ): ClientUnaryCall;
+  claimDomain(
+    request: ClaimDomainRequest,
+    callback: (error: ServiceError | null, response: Domain) => void,
+  ): ClientUnaryCall;
+  claimDomain(
+    request: ClaimDomainRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Domain) => void,
+  ): ClientUnaryCall;
+  claimDomain(
+    request: ClaimDomainRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Domain) => void,
+  ): ClientUnaryCall;
+  listDomains(
+    request: ListMembersRequest,
+    callback: (error: ServiceError | null, response: ListDomainsResponse) => void,
+  ): ClientUnaryCall;
+  listDomains(
+    request: ListMembersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDomainsResponse) => void,
+  ): ClientUnaryCall;
+  listDomains(
+    request: ListMembersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDomainsResponse) => void,
+  ): ClientUnaryCall;
+  getDomain(request: DomainRef, callback: (error: ServiceError | null, response: Domain) => void): ClientUnaryCall;
+  getDomain(
+    request: DomainRef,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Domain) => void,
+  ): ClientUnaryCall;
+  getDomain(
+    request: DomainRef,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Domain) => void,
+  ): ClientUnaryCall;
+  /** Checks DNS now and records the outcome. */
+  verifyDomain(request: DomainRef, callback: (error: ServiceError | null, response: Domain) => void): ClientUnaryCall;
+  verifyDomain(
+    request: DomainRef,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Domain) => void,
+  ): ClientUnaryCall;
+  verifyDomain(
+    request: DomainRef,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Domain) => void,
+  ): ClientUnaryCall;
+  deleteDomain(request: DomainRef, callback: (error: ServiceError | null, response: Deleted) => void): ClientUnaryCall;
+  deleteDomain(
+    request: DomainRef,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Deleted) => void,
+  ): ClientUnaryCall;
+  deleteDomain(
+    request: DomainRef,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Deleted) => void,
   ): ClientUnaryCall;
 }
 
