@@ -9,7 +9,7 @@ import { webhooksGrpc } from './api/webhooks-grpc';
 import { createDispatcher } from './app/webhooks/dispatcher';
 import { type WebhookStores, endpointUseCases } from './app/webhooks/endpoints';
 import { FAN_OUT_BATCH_MAX, createFanOut } from './app/webhooks/fan-out';
-import { FACTOR_MAIL_SUBJECTS, MAIL_SUBJECTS, ORDER_MAIL_SUBJECTS, createDeliver } from './app/deliver';
+import { FACTOR_MAIL_SUBJECTS, INVITATION_MAIL_SUBJECTS, MAIL_SUBJECTS, ORDER_MAIL_SUBJECTS, createDeliver } from './app/deliver';
 import type { NotificationConfig } from './config';
 import type { EmailSender } from './domain/ports';
 import { pgDeliveries } from './infra/deliveries';
@@ -141,6 +141,15 @@ export function notificationService(config: NotificationConfig, rt: ServiceRunti
             name: 'notification-factor-mail',
             stream: STREAMS.identity,
             subjects: FACTOR_MAIL_SUBJECTS,
+            handler: deliver,
+            maxDeliver: config.maxAttempts,
+            backoffMs: [1_000, 5_000, 30_000, 120_000, 600_000],
+            concurrency: config.concurrency,
+          },
+          {
+            name: 'notification-invitations',
+            stream: STREAMS.directory,
+            subjects: INVITATION_MAIL_SUBJECTS,
             handler: deliver,
             maxDeliver: config.maxAttempts,
             backoffMs: [1_000, 5_000, 30_000, 120_000, 600_000],

@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SUBJECTS, decodeEvent } from '@iam/contracts';
 import { type IncomingEvent, type Logger, PermanentEventError, RetryLaterError, open } from '@iam/platform';
 import { type MailKind, composeFactorAdded, composeMail, composeOrderConfirmation, composePasswordChanged } from '../domain/mails';
+import { composeInvitation } from '../domain/invitation-mail';
 import type { DeliveryStore, EmailSender, OutgoingMail } from '../domain/ports';
 import type { NotificationMetrics } from '../infra/metrics';
 
@@ -25,6 +26,7 @@ const KINDS: Record<string, MailKind> = {
   [SUBJECTS.passwordChanged]: 'password_changed',
   [SUBJECTS.factorAdded]: 'factor_added',
   [SUBJECTS.orderPlaced]: 'order_confirmation',
+  [SUBJECTS.organizationInvitationSent]: 'organization_invitation',
 };
 
 /** identity's mail events: consumer `notification-mail` on the IDENTITY stream. */
@@ -36,6 +38,8 @@ export const MAIL_SUBJECTS: readonly string[] = [SUBJECTS.passwordResetRequested
 export const FACTOR_MAIL_SUBJECTS: readonly string[] = [SUBJECTS.factorAdded];
 /** Orders to confirm: consumer `notification-orders` on the COMMERCE stream. */
 export const ORDER_MAIL_SUBJECTS: readonly string[] = [SUBJECTS.orderPlaced];
+/** Organization invitations (the directory's, sealed under the same key): consumer `notification-invitations` on the DIRECTORY stream. */
+export const INVITATION_MAIL_SUBJECTS: readonly string[] = [SUBJECTS.organizationInvitationSent];
 
 export interface DeliverDeps {
   readonly deliveries: DeliveryStore;
@@ -78,6 +82,11 @@ function decode(e: IncomingEvent, sealKey: Buffer, needToken: boolean, actionBas
       if (!p.method) throw new Error('no method');
       const method = p.method;
       return { kind, to: p.email, compose: (eventId) => composeFactorAdded({ to: p.email, firstName: p.firstName, eventId, actionBaseUrl, method }) };
+    }
+    if (kind === 'organization_invitation') {
+      const p = decodeEvent(SUBJECTS.organizationInvitationSent, e.data);
+      const token = needToken ? open(sealKey, Buffer.from(p.sealedToken, 'base64url'), e.id).toString('utf8') : undefined;
+      return { kind, to: p.email, compose: (eventId) => composeInvitation({ to: p.email, organizationName: p.organizationName, eventId, actionBaseUrl, token, expiresAt: p.expiresAt }) };
     }
     const p = decodeEvent(SUBJECTS.passwordResetRequested, e.data);
     const token = needToken ? open(sealKey, Buffer.from(p.sealedToken, 'base64url'), e.id).toString('utf8') : undefined;

@@ -1,7 +1,7 @@
 /** The mails the platform sends: a plain-text and an HTML part each. Links carry the token only in the URL. */
 import type { OutgoingMail } from './ports';
 
-export type MailKind = 'password_reset' | 'email_verification' | 'password_changed' | 'factor_added' | 'order_confirmation';
+export type MailKind = 'password_reset' | 'email_verification' | 'password_changed' | 'factor_added' | 'order_confirmation' | 'organization_invitation';
 
 /** A sign-in method as a notice names it (identity's SignInMethod). */
 export interface MethodNamed {
@@ -34,7 +34,7 @@ function layout(title: string, paragraphs: string[], action?: { label: string; u
 }
 
 export function composeMail(
-  kind: Exclude<MailKind, 'order_confirmation' | 'factor_added' | 'password_changed'>,
+  kind: Exclude<MailKind, 'order_confirmation' | 'factor_added' | 'password_changed' | 'organization_invitation'>,
   input: { to: string; firstName: string; eventId: string; actionBaseUrl?: string; token?: string },
 ): OutgoingMail {
   const hello = `Hello ${input.firstName || 'there'},`;
