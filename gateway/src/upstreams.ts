@@ -9,7 +9,7 @@
  * clients and checks exist then.
  */
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { auditV1, commerceV1, directoryV1, healthV1, identityClientsV1, identityV1, organizationsV1, webhooksV1 } from '@iam/contracts';
+import { auditV1, commerceV1, directoryV1, healthV1, identityClientsV1, identityV1, organizationTokensV1, organizationsV1, webhooksV1 } from '@iam/contracts';
 import { type EventBus, busCheck } from '@iam/platform/bus';
 import { AppError, type HealthCheck, type HealthSnapshot, type Metrics, TimeoutError } from '@iam/platform/core';
 import { type AsyncClient, type CallSigner, createGrpcClient } from '@iam/platform/grpc';
@@ -35,6 +35,8 @@ export interface Upstreams {
   readonly links: AsyncClient<typeof directoryV1.RolePermissionServiceService>;
   /** Organizations, their members and the organization role template (directory). */
   readonly organizations: AsyncClient<typeof organizationsV1.OrganizationServiceService>;
+  /** Organization tokens (identity). */
+  readonly organizationTokens: AsyncClient<typeof organizationTokensV1.OrganizationTokenServiceService>;
   /** Outgoing webhooks (notification): their routes answer 503 while it is down; never part of readiness. */
   readonly webhooks: AsyncClient<typeof webhooksV1.WebhookServiceService>;
   /** The audit trail: its routes answer 503 while it is down; never part of readiness. */
@@ -95,6 +97,7 @@ export function createUpstreams(
     permissions: client('directory', directoryV1.PermissionServiceService, dirTarget, ['getPermission', 'listPermissions']),
     links: client('directory', directoryV1.RolePermissionServiceService, dirTarget, ['getRolePermission', 'listRolePermissions']),
     organizations: client('directory', organizationsV1.OrganizationServiceService, dirTarget, ['getOrganization', 'listOrganizations', 'listMembers', 'getMember', 'getOrganizationRole', 'listOrganizationRoles']),
+    organizationTokens: client('identity', organizationTokensV1.OrganizationTokenServiceService, idTarget, ['exchangeOrganizationToken']),
     audit: client('audit', auditV1.AuditServiceService, config.upstreams.audit, ['listAuditEvents', 'verifyAuditChain']),
     webhooks: client('notification', webhooksV1.WebhookServiceService, config.upstreams.notification, ['listEndpoints', 'getEndpoint', 'listMessages', 'listAttempts']),
     commerce: commerceTarget

@@ -31,6 +31,13 @@ export const bodyLimits = {
   '/api/v1/auth/mfa/passkey/options': { post: { mfaToken: { required: true, type: 'string', minLength: 1, maxLength: 200 } } },
   '/api/v1/auth/passkey': { post: { response: { required: true, type: 'object' } } },
   '/api/v1/auth/mfa/enrol': { post: { mfaToken: { required: true, type: 'string', minLength: 1, maxLength: 200 } } },
+  '/api/v1/auth/organization-token': {
+    post: {
+      refreshToken: { required: true, type: 'string', minLength: 1, maxLength: 200 },
+      organizationId: { required: true, type: 'string', format: 'uuid' },
+      scope: { type: 'string', maxLength: 2000 },
+    },
+  },
   '/api/v1/me/mfa/totp/activate': { post: { code: { required: true, type: 'string' } } },
   '/api/v1/me/passkeys': {
     post: {

@@ -47,6 +47,7 @@ import { type DevMailbox, devMailboxRoutes } from './dev-mailbox';
 import { clientRoutes } from './clients';
 import { webhookRoutes } from './webhooks';
 import { organizationRoutes } from './organizations';
+import { organizationTokenRoute } from './auth/organization-token';
 
 export interface ProfileDeps {
   readonly upstreams: Upstreams;
@@ -75,6 +76,7 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
   dropUsersAfter(app, c);
   await app.register(anonymousAuthRoutes, deps);
   await app.register(anonymousMfaRoutes, deps);
+  await app.register(organizationTokenRoute, deps);
   await app.register(
     authenticated(deps.authenticator, async (ctx) => {
       await ctx.register(sessionRoutes, deps);

@@ -90,7 +90,8 @@ export async function verifyAccessToken(token: string, lookup: KeyLookup, opts: 
     )
       throw invalid();
     const org = payload.org === undefined ? undefined : orgClaim(payload.org);
-    if (org === null) throw invalid();
+    // An organization token names its organization twice: the claim and an audience of it.
+    if (org === null || (org && !(Array.isArray(payload.aud) && payload.aud.includes(organizationAudience(org.id))))) throw invalid();
     const cnf = payload.cnf;
     let cnfJkt: string | undefined;
     if (cnf !== undefined) {
@@ -163,4 +164,9 @@ export function hasPermission(claims: Pick<AccessClaims, 'roles' | 'permissions'
   // An organization token's permissions are the member's in that organization, never the platform's.
   if (claims.org !== undefined) return false;
   return isAdministrator(claims) || claims.permissions.includes(permission);
+}
+
+/** The audience an organization token carries beside the API's (issue #41): `urn:iam:organization:<id>`. */
+export function organizationAudience(organizationId: string): string {
+  return `urn:iam:organization:${organizationId}`;
 }

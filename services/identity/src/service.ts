@@ -24,6 +24,7 @@ import { type IdentityConfig, identityKey, totpSealingKeys } from './config';
 import { builtInClients } from './domain/clients';
 import { SealingKeys } from './domain/sealing';
 import { grpcDirectory } from './infra/directory-client';
+import { organizationTokens } from './organization-tokens-wiring';
 import { cachedDirectory } from './infra/principal-cache';
 import { cachedClients, invalidatingClientUseCases } from './infra/client-cache';
 import { KeyRing } from './infra/key-ring';
@@ -274,6 +275,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
             { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames },
           ),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...organizationTokens({ config, rt, stores, principals: tokenDirectory, tokens }),
         ],
         broadcasts: [...(cached ? [cached.broadcast] : []), ...(clientCache ? [clientCache.broadcast] : [])],
         consumers: identityConsumers({ auth, emailActions, endOidcSubject: (userId) => revokeOidcSubject(dataSource, userId) }, logger),

@@ -79,5 +79,20 @@ export function organizationsGrpc(uc: Pick<DirectoryUseCases, 'organizations' | 
       deps,
       ['gateway'],
     ),
+    bindService(
+      organizationsV1.OrganizationAccessServiceService,
+      {
+        getOrganizationGrant: async (req) => {
+          const which = req.organizationId ? { id: req.organizationId } : { slug: req.organizationSlug };
+          const g = await o.grantForToken(req.userId, which, (userId) => uc.domains.joinByDomain(userId));
+          return g
+            ? { member: true, organizationId: g.organization.id, organizationSlug: g.organization.slug, roles: [...g.roles], permissions: [...g.permissions] }
+            : { member: false, organizationId: '', organizationSlug: '', roles: [], permissions: [] };
+        },
+      },
+      deps,
+      // Organization tokens: identity alone.
+      ['identity'],
+    ),
   ];
 }

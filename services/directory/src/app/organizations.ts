@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { AppError, event, type NewEvent } from '@iam/platform';
+import { AppError, event, isUuid, type NewEvent } from '@iam/platform';
 import type { Actor } from '../domain/authorization';
 import type { ListPosition, ListQuery, Page } from '../domain/model';
 import { type Member, type MemberQuery, type MembershipGrant, ORG_ADMIN_ROLE, type Organization, type OrganizationRole, type OrgUseCaseStores } from '../domain/organizations';
@@ -42,6 +42,8 @@ export interface OrganizationUseCases {
   setMemberRoles(actor: Actor, organizationId: string, userId: string, roles: readonly string[]): Promise<Member>;
   /** What the user holds in the organization, by id or slug; null for a non-member and an unknown organization alike. */
   grant(userId: string, organization: { id?: string; slug?: string }): Promise<MembershipGrant | null>;
+  /** `grant` for an organization token: a user not yet a member joins first when just-in-time membership lets it (`join`). */
+  grantForToken(userId: string, organization: { id?: string; slug?: string }, join: (userId: string) => Promise<string[]>): Promise<MembershipGrant | null>;
   grantsOf(userId: string): Promise<MembershipGrant[]>;
 }
 
@@ -208,6 +210,13 @@ export function createOrganizationUseCases(deps: OrganizationDeps): Organization
     async grant(userId, organization) {
       const o = organization.id ? await deps.stores.organizations.findById(organization.id) : organization.slug ? await deps.stores.organizations.findBySlug(organization.slug) : null;
       return o ? deps.stores.members.grant(o.id, userId) : null;
+    },
+
+    async grantForToken(userId, organization, join) {
+      if (!isUuid(userId) || (organization.id !== undefined && !isUuid(organization.id))) return null;
+      const found = await this.grant(userId, organization);
+      if (found) return found;
+      return (await join(userId)).length > 0 ? this.grant(userId, organization) : null;
     },
 
     grantsOf: (userId) => deps.stores.members.grantsOf(userId),

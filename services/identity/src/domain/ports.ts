@@ -103,9 +103,19 @@ export interface TokenSession {
 }
 
 /** Signs and verifies access tokens with identity's own keys (over the key ring). */
+/**
+ * An organization token's organization (issue #41): the token then carries `org`, an `aud` of
+ * that organization beside the API's, no platform roles, and the principal's permissions as given
+ * (the member's there).
+ */
+export interface OrganizationClaim {
+  readonly id: string;
+  readonly slug: string;
+}
+
 export interface TokenService {
   /** With `notBefore` (the subject's revocation time), the token's iat is not earlier than it; `jti` when the caller recorded it already. */
-  issue(principal: Principal, opts?: { notBefore?: Date | null; session?: TokenSession; jti?: string }): Promise<{ token: string; jti: string; expiresAt: Date }>;
+  issue(principal: Principal, opts?: { notBefore?: Date | null; session?: TokenSession; jti?: string; org?: OrganizationClaim }): Promise<{ token: string; jti: string; expiresAt: Date }>;
   /** Signature, algorithm, kid, issuer, audience, exp/nbf; not the denylist. Throws UNAUTHENTICATED. */
   verify(token: string): Promise<AccessClaims>;
 }

@@ -3,11 +3,11 @@
  * their kid names. The ring (key-ring.ts) keeps, rotates and publishes the keys; this file only
  * makes and checks tokens.
  */
-import { type AccessClaims, type JwtAlg, firstAcceptedIat, verifyAccessToken } from '@iam/platform';
+import { type AccessClaims, type JwtAlg, firstAcceptedIat, organizationAudience, verifyAccessToken } from '@iam/platform';
 import type { CryptoKey } from 'jose';
 import { type KeyObject, randomUUID, sign } from 'node:crypto';
 import type { Principal } from '../domain/model';
-import type { TokenService, TokenSession } from '../domain/ports';
+import type { OrganizationClaim, TokenService, TokenSession } from '../domain/ports';
 
 /** A key that signs now, with the JWS protected header `{alg, kid, typ}` it signs every token with (base64url). */
 export interface SigningKey {
@@ -54,7 +54,7 @@ export class JwtTokenService implements TokenService {
     private readonly settings: TokenSettings,
   ) {}
 
-  async issue(p: Principal, opts: { notBefore?: Date | null; session?: TokenSession; jti?: string } = {}): Promise<{ token: string; jti: string; expiresAt: Date }> {
+  async issue(p: Principal, opts: { notBefore?: Date | null; session?: TokenSession; jti?: string; org?: OrganizationClaim } = {}): Promise<{ token: string; jti: string; expiresAt: Date }> {
     const now = new Date();
     const key = await this.keys.signingKey(now);
     const jti = opts.jti ?? randomUUID();
@@ -64,7 +64,11 @@ export class JwtTokenService implements TokenService {
     const exp = iat + this.settings.tokenLifetimeSeconds;
     // sid, amr (RFC 8176) and auth_time: the sign-in the token comes from (its session).
     const session = opts.session ? { sid: opts.session.sid, amr: [...opts.session.amr], auth_time: Math.floor(opts.session.authTime.getTime() / 1000) } : {};
-    const payload = { email: p.email, roles: [...p.roles], permissions: [...p.permissions], iss: this.settings.issuer, aud: this.settings.audience, sub: p.userId, jti, iat, nbf: iat, exp, ...session };
+    // An organization token: its organization, an audience of it beside the API's, no platform roles.
+    const org = opts.org ? { org: { id: opts.org.id, slug: opts.org.slug } } : {};
+    const aud = opts.org ? [this.settings.audience, organizationAudience(opts.org.id)] : this.settings.audience;
+    const roles = opts.org ? [] : [...p.roles];
+    const payload = { email: p.email, roles, permissions: [...p.permissions], iss: this.settings.issuer, aud, sub: p.userId, jti, iat, nbf: iat, exp, ...session, ...org };
     const token = signJws(key.alg, key.privateKey, key.header, payload);
     return { token, jti, expiresAt: new Date(exp * 1000) };
   }

@@ -201,6 +201,26 @@ export interface ListDomainsResponse {
   page: number;
 }
 
+/**
+ * What a user holds in one organization, for organization tokens (identity only). A non-member
+ * and an unknown organization get the same answer (member = false), so membership is not probed.
+ */
+export interface OrganizationGrantRequest {
+  userId: string;
+  /** One of the two: the organization's id, or its slug. */
+  organizationId: string;
+  organizationSlug: string;
+}
+
+export interface OrganizationGrant {
+  member: boolean;
+  organizationId: string;
+  organizationSlug: string;
+  roles: string[];
+  /** The live permissions of those roles, sorted. */
+  permissions: string[];
+}
+
 function createBaseOrganization(): Organization {
   return {
     id: "",
@@ -2483,6 +2503,188 @@ export const ListDomainsResponse: MessageFns<ListDomainsResponse> = {
   },
 };
 
+function createBaseOrganizationGrantRequest(): OrganizationGrantRequest {
+  return { userId: "", organizationId: "", organizationSlug: "" };
+}
+
+export const OrganizationGrantRequest: MessageFns<OrganizationGrantRequest> = {
+  encode(message: OrganizationGrantRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.organizationSlug !== "") {
+      writer.uint32(26).string(message.organizationSlug);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationGrantRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationGrantRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organizationSlug = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<OrganizationGrantRequest>): OrganizationGrantRequest {
+    return OrganizationGrantRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrganizationGrantRequest>): OrganizationGrantRequest {
+    const message = createBaseOrganizationGrantRequest();
+    message.userId = object.userId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.organizationSlug = object.organizationSlug ?? "";
+    return message;
+  },
+};
+
+function createBaseOrganizationGrant(): OrganizationGrant {
+  return { member: false, organizationId: "", organizationSlug: "", roles: [], permissions: [] };
+}
+
+export const OrganizationGrant: MessageFns<OrganizationGrant> = {
+  encode(message: OrganizationGrant, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.member !== false) {
+      writer.uint32(8).bool(message.member);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.organizationSlug !== "") {
+      writer.uint32(26).string(message.organizationSlug);
+    }
+    for (const v of message.roles) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.permissions) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationGrant {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationGrant();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.member = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.organizationSlug = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.permissions.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<OrganizationGrant>): OrganizationGrant {
+    return OrganizationGrant.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrganizationGrant>): OrganizationGrant {
+    const message = createBaseOrganizationGrant();
+    message.member = object.member ?? false;
+    message.organizationId = object.organizationId ?? "";
+    message.organizationSlug = object.organizationSlug ?? "";
+    message.roles = object.roles?.map((e) => e) || [];
+    message.permissions = object.permissions?.map((e) => e) || [];
+    return message;
+  },
+};
+
 export type OrganizationServiceService = typeof OrganizationServiceService;
 export const OrganizationServiceService = {
   createOrganization: {
@@ -3119,6 +3321,67 @@ export const OrganizationServiceClient = makeGenericClientConstructor(
 ) as unknown as {
   new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): OrganizationServiceClient;
   service: typeof OrganizationServiceService;
+  serviceName: string;
+};
+
+export type OrganizationAccessServiceService = typeof OrganizationAccessServiceService;
+export const OrganizationAccessServiceService = {
+  /**
+   * Read now, so a removed member or role is gone at the next exchange; a user whose verified
+   * email is on a verified domain of an organization allowing it joins first (just in time).
+   */
+  getOrganizationGrant: {
+    path: "/directory.v1.OrganizationAccessService/GetOrganizationGrant" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: OrganizationGrantRequest): Buffer =>
+      Buffer.from(OrganizationGrantRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): OrganizationGrantRequest => OrganizationGrantRequest.decode(value),
+    responseSerialize: (value: OrganizationGrant): Buffer => Buffer.from(OrganizationGrant.encode(value).finish()),
+    responseDeserialize: (value: Buffer): OrganizationGrant => OrganizationGrant.decode(value),
+  },
+} as const;
+
+export interface OrganizationAccessServiceServer extends UntypedServiceImplementation {
+  /**
+   * Read now, so a removed member or role is gone at the next exchange; a user whose verified
+   * email is on a verified domain of an organization allowing it joins first (just in time).
+   */
+  getOrganizationGrant: handleUnaryCall<OrganizationGrantRequest, OrganizationGrant>;
+}
+
+export interface OrganizationAccessServiceClient extends Client {
+  /**
+   * Read now, so a removed member or role is gone at the next exchange; a user whose verified
+   * email is on a verified domain of an organization allowing it joins first (just in time).
+   */
+  getOrganizationGrant(
+    request: OrganizationGrantRequest,
+    callback: (error: ServiceError | null, response: OrganizationGrant) => void,
+  ): ClientUnaryCall;
+  getOrganizationGrant(
+    request: OrganizationGrantRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: OrganizationGrant) => void,
+  ): ClientUnaryCall;
+  getOrganizationGrant(
+    request: OrganizationGrantRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: OrganizationGrant) => void,
+  ): ClientUnaryCall;
+}
+
+export const OrganizationAccessServiceClient = makeGenericClientConstructor(
+  OrganizationAccessServiceService,
+  "directory.v1.OrganizationAccessService",
+) as unknown as {
+  new (
+    address: string,
+    credentials: ChannelCredentials,
+    options?: Partial<ClientOptions>,
+  ): OrganizationAccessServiceClient;
+  service: typeof OrganizationAccessServiceService;
   serviceName: string;
 };
 
