@@ -124,7 +124,7 @@ async function main(): Promise<void> {
         query: async (sql: string, params: unknown[]) => {
           const plan = await ds.query<Array<{ 'QUERY PLAN': string }>>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
           process.stdout.write(`${plan.map((r) => r['QUERY PLAN']).join('\n')}\n`);
-          return ds.query(sql, params);
+          return ds.query<unknown>(sql, params);
         },
       };
       const l = listing.openListing('organization-members', { query: { page: 1, pageSize: PAGE_SIZE, includeDeleted: false }, sort: '', cursor: starts[0]!, filters: { organizationId: org } });
