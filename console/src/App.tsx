@@ -9,6 +9,7 @@ import { AuditPage } from './pages/Audit';
 import { ClientPage, ClientsPage } from './pages/Clients';
 import { MailPage, MailboxPage } from './pages/Mailbox';
 import { MePage } from './pages/Me';
+import { OrganizationPage, OrganizationsPage } from './pages/Organizations';
 import { PermissionsPage } from './pages/Permissions';
 import { ProductCreatePage, ProductPage, ProductsPage } from './pages/Products';
 import { RolePage, RolesPage } from './pages/Roles';
@@ -45,6 +46,9 @@ const ROUTES: readonly Route[] = [
   { section: 'clients', title: 'OAuth clients', permission: 'clients.manage', render: () => <ClientsPage /> },
   { section: 'webhooks', sub: 'id', title: 'Webhook endpoint', permission: 'webhooks.manage', render: (id) => <WebhookPage id={id} /> },
   { section: 'webhooks', title: 'Webhooks', permission: 'webhooks.manage', render: () => <WebhooksPage /> },
+  // Anyone signed in: the API shows the platform every organization, an organization's admins theirs.
+  { section: 'organizations', sub: 'id', title: 'Organization', render: (id) => <OrganizationPage id={id} /> },
+  { section: 'organizations', title: 'Organizations', render: () => <OrganizationsPage /> },
   { section: 'audit', title: 'Audit trail', permission: 'audit.read', render: (_id, path) => <AuditPage key={path} /> },
   { section: 'mailbox', sub: 'id', title: 'Mail', permission: ADMINISTRATOR, render: (id) => <MailPage id={id} /> },
   { section: 'mailbox', title: 'Mailbox (development)', permission: ADMINISTRATOR, render: () => <MailboxPage /> },
@@ -58,6 +62,7 @@ const NAV = [
   ['products', 'Products'],
   ['clients', 'Clients'],
   ['webhooks', 'Webhooks'],
+  ['organizations', 'Organizations'],
   ['audit', 'Audit'],
   ['mailbox', 'Mailbox (development)'],
   ['me', 'My account'],

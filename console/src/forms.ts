@@ -42,3 +42,8 @@ export const STOCK_FIELDS = inputFields('AdjustStockInput', { delta: { label: 'C
 
 /** The names of a field list's fields (what its form's values hold). */
 export type NamesOf<F extends ReadonlyArray<{ name: string }>> = F[number]['name'];
+
+/** Organizations (issue #41): a new organization, an invitation, a domain claim. */
+export const ORGANIZATION_FIELDS = bodyFields('/api/v1/organizations', 'post', { name: { label: 'Name' }, slug: { label: 'Slug (lower case, e.g. acme-corp)' } }, ['name', 'slug']);
+export const INVITE_FIELDS = bodyFields('/api/v1/organizations/{id}/invitations', 'post', { email: { label: 'Email to invite', type: 'email', autoComplete: 'off' } }, ['email']);
+export const DOMAIN_FIELDS = bodyFields('/api/v1/organizations/{id}/domains', 'post', { domain: { label: 'Domain (e.g. acme.example)' } }, ['domain']);

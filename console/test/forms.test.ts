@@ -53,6 +53,9 @@ const REST: Array<[keyof typeof forms, string, string]> = [
   ['NAME_FIELDS', '/api/v1/me', 'put'],
   ['PASSWORD_FIELDS', '/api/v1/me/password', 'post'],
   ['EMAIL_FIELDS', '/api/v1/me/email', 'post'],
+  ['ORGANIZATION_FIELDS', '/api/v1/organizations', 'post'],
+  ['INVITE_FIELDS', '/api/v1/organizations/{id}/invitations', 'post'],
+  ['DOMAIN_FIELDS', '/api/v1/organizations/{id}/domains', 'post'],
 ];
 const GRAPHQL: Array<[keyof typeof forms, string]> = [
   ['PRODUCT_CREATE_FIELDS', 'CreateProductInput'],
