@@ -25,6 +25,7 @@ const ANONYMOUS = [
   'POST /api/v1/auth/generate-jwt',
   'POST /api/v1/generate-jwt',
   'POST /api/v1/auth/refresh',
+  'POST /api/v1/auth/organization-token',
   'POST /api/v1/auth/password-reset/request',
   'POST /api/v1/auth/password-reset/confirm',
   'POST /api/v1/auth/email-verification/confirm',

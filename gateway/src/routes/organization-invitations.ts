@@ -61,7 +61,7 @@ export const organizationSubRoutes: FastifyPluginAsyncTypebox<{ readonly upstrea
   });
   app.post(
     '/api/v1/invitations/accept',
-    { schema: { tags, summary: "Accept an invitation as the signed-in user (its email must be the invited one); the token then works no more", body: AcceptInvitationBody, response: { 200: AcceptedInvitation, ...problems(400, 413, 415) } } },
+    { schema: { tags, summary: "Accept an invitation as the signed-in user (its email must be the invited one); the token then works no more", body: AcceptInvitationBody, response: { 200: AcceptedInvitation, ...problems(400, 403, 413, 415) } } },
     async (req) => {
       const a = await u.acceptInvitation({ token: req.body.token });
       return { organizationId: a.organizationId, roles: a.roles };

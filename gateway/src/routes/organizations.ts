@@ -57,7 +57,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<OrganizationRoutesOpt
         tags,
         summary: 'List organizations (organizations.manage: all; anyone else: those they are a member of), or fetch one with ?id=',
         querystring: OrganizationQuery,
-        response: { 200: { anyOf: [Envelope(Organization, { exactFlag: true }), Organization] }, ...problems(400, 404) },
+        response: { 200: { anyOf: [Envelope(Organization, { exactFlag: true }), Organization] }, ...problems(400, 403, 404) },
       },
     },
     async (req, reply) => {
@@ -154,7 +154,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<OrganizationRoutesOpt
   // The organization role template (organizations.manage; the directory checks).
   app.get(
     ROLES_PATH,
-    { schema: { tags, summary: 'List the organization role template, or fetch one with ?id=', querystring: OrganizationRoleQuery, response: { 200: { anyOf: [Envelope(OrganizationRole, { exactFlag: true }), OrganizationRole] }, ...problems(400, 404) } } },
+    { schema: { tags, summary: 'List the organization role template, or fetch one with ?id=', querystring: OrganizationRoleQuery, response: { 200: { anyOf: [Envelope(OrganizationRole, { exactFlag: true }), OrganizationRole] }, ...problems(400, 403, 404) } } },
     async (req, reply) => {
       const { id, ...rest } = req.query;
       if (id !== undefined) {
@@ -169,7 +169,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<OrganizationRoutesOpt
     const r = roleJson(await u.createOrganizationRole({ name: req.body.name, description: req.body.description ?? '', permissions: [...(req.body.permissions ?? [])] }));
     return reply.code(201).header('location', `${ROLES_PATH}/${r.id}`).send(r);
   });
-  app.get(`${ROLES_PATH}/:id`, { schema: { tags, summary: 'Get an organization role', params: OrgIdParams, response: { 200: OrganizationRole, ...problems(400, 404) } } }, async (req) =>
+  app.get(`${ROLES_PATH}/:id`, { schema: { tags, summary: 'Get an organization role', params: OrgIdParams, response: { 200: OrganizationRole, ...problems(400, 403, 404) } } }, async (req) =>
     roleJson(await u.getOrganizationRole({ id: req.params.id })),
   );
   app.put(
