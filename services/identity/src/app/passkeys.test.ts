@@ -42,7 +42,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
   let flow: SignInFlow;
   let rest: RestSignIn;
   /** A passwordless REST sign-in with the assertion `response`. */
-  const passkeyLogin = async (response: object) => {
+  const passwordless = async (response: object) => {
     const r = await rest.start({ method: 'webauthn', response });
     if (!r.tokens) throw new Error('a passkey alone asked for a factor');
     return r;
@@ -166,37 +166,37 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     expect(o1.challenge).not.toBe(o2.challenge);
 
     const assertion = a.get(o1);
-    const r = await passkeyLogin(assertion);
+    const r = await passwordless(assertion);
     expect(r.principal.userId).toBe(u.userId);
     expect(await auth.validate(r.tokens.accessToken)).toMatchObject({ sub: u.userId, amr: ['hwk', 'mfa'], authTime: expect.any(Number) });
     // Replayed: its challenge is gone.
-    await expect(passkeyLogin(assertion)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(passwordless(assertion)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     // A clone: a counter not above the stored one.
     a.credentials[0]!.counter = 0;
-    await expect(passkeyLogin(a.get(await passkeys.signInOptions()))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(passwordless(a.get(await passkeys.signInOptions()))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     // Without user verification.
     const noUv = new SoftAuthenticator(ORIGIN, { uv: false });
     noUv.credentials.push(a.credentials[0]!);
     a.credentials[0]!.counter = 100;
-    await expect(passkeyLogin(noUv.get(await passkeys.signInOptions()))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(passwordless(noUv.get(await passkeys.signInOptions()))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect((await passkeys.list(u.userId))[0]!.lastUsedAt).toBeInstanceOf(Date);
   });
 
   it('passwordless sign-in: an unknown credential gets the same answer; failed assertions count toward the owner\'s lockout', async () => {
     const stranger = new SoftAuthenticator(ORIGIN);
     stranger.create({ challenge: 'x', rp: { id: 'localhost' }, user: { id: 'eA' } });
-    const unknown = await passkeyLogin(stranger.get(await passkeys.signInOptions())).catch((e: unknown) => e);
+    const unknown = await passwordless(stranger.get(await passkeys.signInOptions())).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(AppError);
 
     const a = new SoftAuthenticator(ORIGIN);
     const { u } = await registered(a);
     const elsewhere = new SoftAuthenticator('https://evil.example');
     elsewhere.credentials.push(a.credentials[0]!);
-    const wrong = await passkeyLogin(elsewhere.get(await passkeys.signInOptions())).catch((e: unknown) => e);
+    const wrong = await passwordless(elsewhere.get(await passkeys.signInOptions())).catch((e: unknown) => e);
     expect(wrong).toEqual(unknown);
     // A challenge of another key (another deployment's, or made up) is refused like the rest.
     const foreign = createPasskeyUseCases({ settings: { rpId: 'localhost', origins: [ORIGIN], rpName: 'IAM', challengeKey: randomBytes(32) }, uow: pgUnitOfWork(ds), stores: pgIdentityStores(ds.manager), directory: { principal: async () => null }, logger });
-    expect(await passkeyLogin(a.get(await foreign.signInOptions())).catch((e: unknown) => e)).toEqual(unknown);
+    expect(await passwordless(a.get(await foreign.signInOptions())).catch((e: unknown) => e)).toEqual(unknown);
     const [row] = await ds.query<Array<{ failed_count: number }>>('SELECT failed_count FROM login_failures WHERE email_hash = $1', [emailKey(u.email)]);
     expect(Number(row!.failed_count)).toBe(2);
   });
@@ -232,17 +232,17 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     // Refused assertions (another origin) write nothing either.
     const elsewhere = new SoftAuthenticator('https://evil.example', { counter: false });
     elsewhere.credentials.push(a.credentials[0]!);
-    await expect(passkeyLogin(elsewhere.get(options[0]!))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(passwordless(elsewhere.get(options[0]!))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(await rows()).toBe(before);
     // The same assertion sent twice at once signs in once.
     const assertion = a.get(options[1]!);
-    const both = await Promise.allSettled([passkeyLogin(assertion), passkeyLogin(assertion)]);
+    const both = await Promise.allSettled([passwordless(assertion), passwordless(assertion)]);
     expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(await rows()).toBe(before + 1);
     // One after the other: the second finds its challenge spent.
     const once = a.get(options[2]!);
-    await expect(passkeyLogin(once)).resolves.toBeDefined();
-    await expect(passkeyLogin(once)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(passwordless(once)).resolves.toBeDefined();
+    await expect(passwordless(once)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(await rows()).toBe(before + 2);
   });
 
