@@ -143,8 +143,15 @@ describe('the sign-in flow', () => {
     const done = await flow.secondFactor(r.challenge!.mfaToken, { method: 'totp', code: code(secret) });
     expect(done).toMatchObject({ state: { step: 'done', clientId: 'console' }, principal: { userId: u.userId }, amr: ['pwd', 'otp', 'mfa'] });
     expect(await count(SUBJECTS.mfaVerified)).toBe(before + 1);
+    // A row whose state the schema refuses (tampered) completes nothing; one of before (none) was a password's.
+    const tampered = await flow.firstFactor(newFlowState(), pwd(u.email));
+    await db.ds.query(`UPDATE mfa_challenges SET flow = jsonb_set(flow, '{step}', '"done"') || '{"admin": true}' WHERE token_hash = $1`, [sha256(tampered.challenge!.mfaToken)]);
+    await expect(flow.secondFactor(tampered.challenge!.mfaToken, { method: 'totp', code: code(secret, 1) })).rejects.toMatchObject({ reason: 'identity.mfa_token_invalid' });
+    const legacy = await flow.firstFactor(newFlowState(), pwd(u.email));
+    await db.ds.query('UPDATE mfa_challenges SET flow = NULL WHERE token_hash = $1', [sha256(legacy.challenge!.mfaToken)]);
+    await expect(flow.secondFactor(legacy.challenge!.mfaToken, { method: 'totp', code: code(secret, 1) })).resolves.toMatchObject({ amr: ['pwd', 'otp', 'mfa'] });
     // Used up: told apart by its reason, not its text.
-    await expect(flow.secondFactor(r.challenge!.mfaToken, { method: 'totp', code: code(secret, 1) })).rejects.toMatchObject({ code: 'UNAUTHENTICATED', reason: 'identity.mfa_token_invalid' });
+    await expect(flow.secondFactor(r.challenge!.mfaToken, { method: 'totp', code: code(secret, 2) })).rejects.toMatchObject({ code: 'UNAUTHENTICATED', reason: 'identity.mfa_token_invalid' });
   });
 
   it('a wrong or replayed factor, or one of another kind, is one refusal counted toward the lockout; the fifth locks, then even the right code is refused', async () => {

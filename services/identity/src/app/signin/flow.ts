@@ -162,9 +162,10 @@ export function createSignInFlow(deps: {
 
     async secondFactor(mfaToken, input) {
       const c = await findChallenge(mfaToken);
-      // A row made before the flow's state was kept: its first factor was the password.
-      const state = readFlowState(c.flow) ?? { ...newFlowState(), userId: c.userId, factors: [{ method: 'password', amr: ['pwd'] }] };
-      if (state.userId !== c.userId) throw mfaTokenInvalid();
+      // A row made before the flow's state was kept (none): its first factor was the password. A
+      // state its schema refuses is no sign-in to complete.
+      const state = c.flow == null ? { ...newFlowState(), userId: c.userId, factors: [{ method: 'password', amr: ['pwd'] }] } : readFlowState(c.flow);
+      if (!state || state.userId !== c.userId) throw mfaTokenInvalid();
       const strategy = strategyOf(input.method);
       const stage = c.purpose === 'enrol' ? strategy?.enrol : strategy?.second;
       const audit = strategy?.audit ?? input.method.slice(0, 32);
