@@ -248,7 +248,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               },
               sessions: {
                 signedIn: async (x) => void (await sessions.startOp(x)),
-                touch: (uid) => stores.sessions.touchOp(uid),
+                touch: (uid) => sessions.touchOp(uid),
                 sessionId: (uid) => opSessionIds.get(uid),
                 tokenIssued: (uid, record) => sessions.opTokenIssued(uid, record),
                 signedOut: async (uid, userId, clientId) => {

@@ -78,6 +78,8 @@ export interface SessionUseCases {
    * leaves (infra/oidc/session-events.ts); its id.
    */
   startOp(s: { opSessionUid: string; userId: string; amr: readonly string[]; authTime: Date; userAgent: string; ip: string; expiresAt: Date }): Promise<string>;
+  /** An authorization of a provider session already signed in: the session marked used; its id, or null when none is live. */
+  touchOp(opSessionUid: string): Promise<string | null>;
   /** An authorization or token of a provider session: the session marked used, and the access token recorded under it (with the token request's writes). */
   opTokenIssued(opSessionUid: string, token?: { jti: string; expiresAt: Date; clientId: string }): Promise<void>;
 }
@@ -247,6 +249,8 @@ export function createSessionUseCases(deps: {
       await deps.beforeOpSessionWrite?.();
       return stores.sessions.startOp({ id: randomUUID(), ...s });
     },
+
+    touchOp: (opSessionUid) => stores.sessions.touchOp(opSessionUid),
 
     async opTokenIssued(opSessionUid, token) {
       if (!deps.opTokens) throw new Error('no provider token records wired');
