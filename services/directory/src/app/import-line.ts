@@ -28,7 +28,7 @@ export type ParsedLine = { ok: true; user: ImportCandidate } | { ok: false; reas
 
 const FIELDS = new Set(['id', 'externalId', 'firstName', 'lastName', 'email', 'phone', 'emailVerified', 'roles', 'passwordChangeRequired', 'passwordHash', 'passwordMigration']);
 const HASH_FIELDS = new Set(['algorithm', 'hash', 'salt', 'params']);
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL = /\p{Cc}/u;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
