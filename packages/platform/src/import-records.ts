@@ -62,8 +62,9 @@ async function* ndjson(stream: AsyncIterable<Buffer | string>, maxBytes: number)
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 async function* jsonArray(stream: AsyncIterable<Buffer | string>, maxBytes: number): AsyncGenerator<ImportFileRecord> {
-  // before: nothing read yet; between: after '[' or a ','; in: inside an element; after: after an element; done: after ']'.
-  let state: 'before' | 'between' | 'in' | 'after' | 'done' = 'before';
+  // before: nothing read yet; between: after '[' or a ','; in: inside an element (up to the ',' or
+  // ']' that ends it, whitespace after it included); done: after ']'.
+  let state = 'before' as 'before' | 'between' | 'in' | 'done';
   let index = 0;
   let depth = 0;
   let inString = false;
@@ -77,7 +78,6 @@ async function* jsonArray(stream: AsyncIterable<Buffer | string>, maxBytes: numb
     parts = [];
     size = 0;
     tooLong = false;
-    state = 'after';
     return r;
   };
   const keep = (buf: Buffer, from: number, to: number) => {
@@ -125,11 +125,10 @@ async function* jsonArray(stream: AsyncIterable<Buffer | string>, maxBytes: numb
           return;
         }
         state = 'between';
-      } else if (state === 'between' || state === 'after') {
-        if (state === 'after' && c === 0x2c) state = 'between';
-        else if (c === 0x5d) state = 'done';
-        else if (state === 'after') {
-          yield { line: index + 1, error: 'expected "," or "]" between the array\'s elements' };
+      } else if (state === 'between') {
+        if (c === 0x5d && index === 0) state = 'done';
+        else if (c === 0x2c || c === 0x5d) {
+          yield { line: index + 1, error: 'an empty element' };
           return;
         } else {
           index++;
@@ -154,9 +153,9 @@ async function* jsonArray(stream: AsyncIterable<Buffer | string>, maxBytes: numb
     }
     if (state === 'in') keep(buf, elementStart, buf.length);
   }
-  if (state === 'in' && depth === 0 && !inString && size > 0) yield { line: index, error: 'the array is not closed' };
-  else if (state === 'in') yield { line: index, error: 'the array ends inside this element' };
-  else if (state !== 'done') yield { line: index + 1, error: state === 'before' ? 'the body is empty' : 'the array is not closed' };
+  const last = state as string;
+  if (last === 'in') yield { line: index, error: 'the array ends inside this element' };
+  else if (last !== 'done') yield { line: index + 1, error: last === 'before' ? 'the body is empty' : 'the array is not closed' };
 }
 
 /** The records of an import stream. */
