@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { AppError, event } from '@iam/platform';
-import { type Actor, assertMayAssignRoles } from '../domain/authorization';
+import { type Actor, type Rights, assertMayAssignRoles } from '../domain/authorization';
 import type { ImportedHashes, ImportedUserRow, PrivilegedStores, UnitOfWork } from '../domain/ports';
 import { checkId } from '../domain/rules';
 import { type ImportCandidate, parseImportLine } from './import-line';
@@ -32,8 +32,11 @@ export interface ImportCounts {
 }
 
 export interface ImportUseCases {
-  /** One batch of job `jobId` (a UUID the caller chose); a result per record, in order. */
-  importBatch(actor: Actor, jobId: string, records: readonly ImportRecord[]): Promise<ImportLineResult[]>;
+  /**
+   * One batch of job `jobId` (a UUID the caller chose); a result per record, in order. `actor`
+   * null is the operator's `--import` CLI, which holds the database already: every role may be given.
+   */
+  importBatch(actor: Actor | null, jobId: string, records: readonly ImportRecord[]): Promise<ImportLineResult[]>;
   /** The job's one audit record (`directory.users.imported` with its counts). */
   finish(jobId: string, counts: ImportCounts, source: 'api' | 'cli'): Promise<void>;
 }
@@ -42,6 +45,8 @@ export interface ImportDeps {
   readonly uow: UnitOfWork<Pick<PrivilegedStores, 'imports' | 'roles' | 'principals'>>;
   readonly hashes: ImportedHashes;
 }
+
+const OPERATOR: Rights = { administrator: true, permissions: new Set() };
 
 type Ready = { line: number; user: ImportCandidate; stored: string; family?: string };
 
@@ -74,7 +79,7 @@ export function createImportUseCases(deps: ImportDeps): ImportUseCases {
       }
 
       await deps.uow.run(async (tx) => {
-        const rights = await rightsIn(tx, actor);
+        const rights = actor === null ? OPERATOR : await rightsIn(tx, actor);
         const names = [...new Set(ready.flatMap((r) => r.user.roles.map((n) => n.trim())))];
         const roles = new Map((names.length > 0 ? await tx.roles.findLiveByNames(names) : []).map((role) => [role.name.toLowerCase(), role]));
         const existing = await tx.imports.existing({
