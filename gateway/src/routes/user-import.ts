@@ -49,9 +49,10 @@ async function spool(body: Readable, file: string): Promise<void> {
 }
 
 export const userImportRoutes: FastifyPluginAsyncTypebox<{ upstreams: Upstreams }> = async (app, { upstreams }) => {
-  // This context reads its bodies itself (streamed, beyond the 64 KiB of the JSON routes).
+  // This context reads its bodies itself from the request stream (beyond the 64 KiB of the JSON
+  // routes): the parsers accept the media types and leave the stream unread.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(Object.keys(FORMATS), (_req, payload, done) => done(null, payload));
+  app.addContentTypeParser(Object.keys(FORMATS), (_req, _payload, done) => done(null));
 
   app.post(
     USER_IMPORT_PATH,
@@ -71,7 +72,7 @@ export const userImportRoutes: FastifyPluginAsyncTypebox<{ upstreams: Upstreams 
       const dir = await mkdtemp(join(tmpdir(), 'iam-import-'));
       const file = join(dir, 'body');
       try {
-        await spool(req.body as Readable, file);
+        await spool(req.raw, file);
         const jobId = randomUUID();
         const out = new PassThrough();
         // The stream's lines are the 200 schema's (written below); Fastify sends a stream as it is.

@@ -54,7 +54,7 @@ export function* fromCsv(text: string): Generator<Converted> {
       yield { skip: `row ${n + 2} has no email` };
       continue;
     }
-    const params = Object.fromEntries(header.flatMap((h, i) => (h.startsWith('param.') && cells[i] ? [[h.slice(6), /^\d+$/.test(cells[i]!) ? Number(cells[i]) : cells[i]!]] : [])));
+    const params = Object.fromEntries(header.flatMap((h, i) => (h.startsWith('param.') && cells[i] ? [[h.slice(6), /^\d+$/.test(cells[i]) ? Number(cells[i]) : cells[i]]] : [])));
     const hash = get('passwordHash');
     const algorithm = get('hashAlgorithm');
     const salt = get('salt');

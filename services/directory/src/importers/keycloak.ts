@@ -30,9 +30,11 @@ interface KeycloakUser {
 /** Keycloak's built-in roles every user has; never carried. */
 const BUILTIN_ROLES = /^(default-roles-.*|offline_access|uma_authorization)$/;
 
+/** Keycloak keeps each additional parameter as a list of strings (`{"memory": ["7168"]}`). */
 const param = (p: Record<string, unknown> | undefined, key: string): string | undefined => {
-  const v = p?.[key];
-  return Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
+  const raw: unknown = p?.[key];
+  const v: unknown = Array.isArray(raw) ? raw[0] : raw;
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
 };
 
 /** The Kratos-form string of a Keycloak password credential, or why it cannot be carried. */
