@@ -8,7 +8,7 @@
 import { createCipheriv, createHash, createHmac, pbkdf2, scrypt } from 'node:crypto';
 import { promisify } from 'node:util';
 import * as argon2 from 'argon2';
-import bcrypt from 'bcryptjs';
+import { verify as bcryptVerify } from '@node-rs/bcrypt';
 import { HashRefused, ab64, b64, ct, int, refuse } from './codec';
 import { md5Crypt, phpassCrypt, phpassLog2, shaCrypt } from './crypt';
 import { hmacMd4 } from './md4';
@@ -81,11 +81,10 @@ const argon2Family: Parser = (m, s) => {
 
 const bcryptFamily: Parser = (m, s) => {
   const [, variant, cost] = m;
-  if (variant === '2x') refuse('bcrypt $2x$ (the 2011 sign-extension bug) is not supported');
+  if (variant === '2x' || variant === '2') refuse(`bcrypt $${variant}$ is not supported (only $2a$, $2b$ and $2y$)`);
   int(cost, 'bcrypt cost', 4, COST_LIMITS.bcryptCost);
-  // $2y$ (PHP) and $2b$ are the same algorithm; bcryptjs reads $2a$/$2b$.
-  const normalised = s.replace(/^\$2[by]?\$/, '$2b$').replace(/^\$2\$/, '$2a$');
-  return { family: 'bcrypt', weak: false, verify: async (pw) => bcrypt.compare(pw.toString('utf8'), normalised).catch(() => false) };
+  // Rust's bcrypt in libuv's thread pool (not the event loop); it reads $2a$, $2b$ and $2y$.
+  return { family: 'bcrypt', weak: false, verify: (pw) => bcryptVerify(pw, s).catch(() => false) };
 };
 
 function pbkdf2Of(digest: string, iterations: number, salt: Buffer, hash: Buffer, family = `pbkdf2-${digest}`): ParsedHash {
