@@ -6,6 +6,8 @@
  * line (never a 5xx); the route is for users.manage holders, NDJSON or a JSON array only.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { VECTORS } from '../../../services/directory/src/infra/hashes/vectors';
 import { ADMIN, type TestSystem, http, startTestSystem, uniqueEmail, userHolding } from './harness';
 import { freePort, signInOverHttp } from './support/oidc-rp';
@@ -23,11 +25,28 @@ describe('bulk import with legacy hashes (end to end)', () => {
   let issuer: string;
   let admin: string;
   let clientId: string;
+  /** The legacy system's migration hook: knows one password per email. */
+  let hook: Server;
+  const legacyPasswords = new Map<string, string>();
+  const hookCalls: string[] = [];
+  const HOOK_SECRET = randomBytes(24).toString('hex');
 
   beforeAll(async () => {
+    hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const { email, password } = JSON.parse(body) as { email: string; password: string };
+        hookCalls.push(email);
+        const valid = req.headers.authorization === `Bearer ${HOOK_SECRET}` && legacyPasswords.get(email) === password;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ valid }));
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
     const port = await freePort();
     issuer = `http://localhost:${port}`;
-    sys = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: issuer } });
+    const hookEnv = { PASSWORD_MIGRATION_HOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/verify`, PASSWORD_MIGRATION_HOOK_SECRET: HOOK_SECRET };
+    sys = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: issuer, ...hookEnv } });
     admin = (await http(issuer, 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN })).json.token as string;
     const c = await http(issuer, 'POST', '/api/v1/clients', { token: admin, body: { name: `Import ${randomUUID().slice(0, 8)}`, type: 'public', redirectUris: [REDIRECT], grantTypes: ['authorization_code'] } });
     expect(c.status).toBe(201);
@@ -36,6 +55,7 @@ describe('bulk import with legacy hashes (end to end)', () => {
 
   afterAll(async () => {
     await sys?.stop();
+    await new Promise((resolve) => hook?.close(resolve));
   });
 
   async function importBody(body: string, contentType = 'application/x-ndjson', token = admin): Promise<{ status: number; lines: Line[]; text: string }> {
@@ -107,6 +127,57 @@ describe('bulk import with legacy hashes (end to end)', () => {
     expect((await restLogin(ok.email, FAMILIES[0]!.password)).status).toBe(200);
     const notArray = await importBody('{"a":1}', 'application/json');
     expect(notArray.lines[0]).toMatchObject({ line: 1, status: 'refused', reason: expect.stringMatching(/JSON array/) });
+  });
+
+  it('lazy migration: the hook answers once per user, through REST login and the hosted page; a wrong password fails closed', async () => {
+    const rest = { email: uniqueEmail('imp-hook-rest'), password: 'Legacy-Secret-1' };
+    const hosted = { email: uniqueEmail('imp-hook-hosted'), password: 'Legacy-Secret-2' };
+    for (const u of [rest, hosted]) legacyPasswords.set(u.email, u.password);
+    const r = await importBody([rest, hosted].map((u) => JSON.stringify({ firstName: 'Hook', lastName: 'User', email: u.email, passwordMigration: 'hook' })).join('\n'));
+    expect(r.lines.at(-1)).toMatchObject({ summary: { created: 2, complete: true } });
+    hookCalls.length = 0;
+    expect((await restLogin(rest.email, 'Not-The-Password-1')).status).toBe(401);
+    expect(await hashOf(rest.email)).toBe('');
+    expect((await restLogin(rest.email, rest.password)).status).toBe(200);
+    expect(await hashOf(rest.email)).toMatch(/^\$argon2id\$/);
+    expect(await hostedSignIn(hosted.email, hosted.password)).toBe(true);
+    expect(await hashOf(hosted.email)).toMatch(/^\$argon2id\$/);
+    expect(hookCalls).toEqual([rest.email, rest.email, hosted.email]);
+    // Migrated: the hook is never asked again.
+    legacyPasswords.clear();
+    expect((await restLogin(rest.email, rest.password)).status).toBe(200);
+    expect(await hostedSignIn(hosted.email, hosted.password)).toBe(true);
+    expect(hookCalls).toHaveLength(3);
+  });
+
+  it('a 100 MB file: every line answered (too long, not JSON, created), no 5xx', async () => {
+    const LONG = 1_300;
+    const SHORT = 50_000;
+    const valid = Array.from({ length: 3 }, () => ({ firstName: 'Big', lastName: 'File', email: uniqueEmail('imp-big'), passwordHash: FAMILIES[0]!.hash }));
+    const long = `${JSON.stringify({ firstName: 'x'.repeat(72_000), lastName: 'Long', email: 'long@example.com' })}\n`;
+    async function* body(): AsyncGenerator<Uint8Array> {
+      for (let i = 0; i < LONG; i++) yield Buffer.from(long);
+      yield Buffer.from('{"firstName": "Broken\n'.repeat(SHORT));
+      yield Buffer.from(`${valid.map((v) => JSON.stringify(v)).join('\n')}\n`);
+    }
+    const res = await fetch(`${issuer}/api/v1/users/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/x-ndjson' },
+      body: ReadableStream.from(body()),
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(200);
+    const counts = { tooLong: 0, notJson: 0, created: 0, other: 0 };
+    let summary: unknown;
+    for (const l of (await res.text()).trim().split('\n').map((x) => JSON.parse(x) as Line)) {
+      if ('summary' in l) summary = l.summary;
+      else if (l.status === 'refused' && /longer than/.test(l.reason ?? '')) counts.tooLong++;
+      else if (l.status === 'refused' && l.reason === 'not valid JSON') counts.notJson++;
+      else if (l.status === 'created') counts.created++;
+      else counts.other++;
+    }
+    expect(counts).toEqual({ tooLong: LONG, notJson: SHORT, created: 3, other: 0 });
+    expect(summary).toMatchObject({ created: 3, refused: LONG + SHORT, complete: true });
   });
 
   it('is for users.manage holders only, NDJSON or JSON only', async () => {
