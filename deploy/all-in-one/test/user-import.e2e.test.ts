@@ -178,7 +178,7 @@ describe('bulk import with legacy hashes (end to end)', () => {
       headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/x-ndjson' },
       body: ReadableStream.from(body()),
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(res.status).toBe(200);
     const counts = { tooLong: 0, notJson: 0, created: 0, other: 0 };
     let summary: unknown;
