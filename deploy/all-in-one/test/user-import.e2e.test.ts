@@ -194,6 +194,8 @@ describe('bulk import with legacy hashes (end to end)', () => {
   });
 
   it('is for users.manage holders only, NDJSON or JSON only', async () => {
+    // A fresh token: the tests before may have outlived the first one (JWT_EXPIRY, 5 minutes).
+    admin = (await http(issuer, 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN })).json.token as string;
     const reader = await userHolding(issuer, admin, ['roles.manage']);
     expect((await importBody('{}\n', 'application/x-ndjson', reader.token)).status).toBe(403);
     const anonymous = await fetch(`${issuer}/api/v1/users/import`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: '{}\n' });

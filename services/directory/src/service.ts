@@ -30,8 +30,12 @@ export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig,
   // Statements outside any transaction, each committed on its own.
   const stores = pgStores(ds.manager, options);
   const queue = new BoundedQueue(config.hashConcurrency, config.hashQueueLimit);
-  // argon2id for new hashes; every family an import accepts verifies through the same queue.
-  const hasher = new PlatformPasswordHasher(new Argon2Hasher(config.argon2, queue), queue);
+  // argon2id for new hashes. Imported families verify through a queue of their own, bounded the
+  // same way but not by predicted waits: a slow legacy check (bcrypt at cost 12 takes a second on
+  // a loaded machine) must not teach argon2's queue a wait that refuses every login, nor be
+  // refused forever by its own slowness; each user's legacy hash is checked once, then rehashed.
+  const legacyQueue = new BoundedQueue(config.hashConcurrency, config.hashQueueLimit, () => undefined);
+  const hasher = new PlatformPasswordHasher(new Argon2Hasher(config.argon2, queue), legacyQueue);
   const migrationHook = config.migrationHook && httpMigrationHook(config.migrationHook);
   const privilegedUow = pgPrivilegedUnitOfWork(ds, options);
   return {

@@ -1,7 +1,7 @@
 /**
  * The directory's one password port (PasswordHasher): new hashes are the platform's argon2id;
  * a stored hash of any family an import accepted verifies here (so identity's password check stays
- * one call with no branch per family), through the same bounded queue as argon2; every hash that
+ * one call with no branch per family), through a bounded queue of its own; every hash that
  * is not argon2id with the current parameters needs a rehash after a successful sign-in.
  * Also the import's check of a hash (ImportedHashes).
  */
