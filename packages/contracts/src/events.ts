@@ -20,6 +20,7 @@ import {
   RolePermissionChanged,
   UserChanged,
   UserState,
+  UsersImported,
 } from './gen/events/v1/directory_events';
 import {
   AccountUnlocked,
@@ -77,6 +78,7 @@ export {
   TokenRevoked,
   UserChanged,
   UserState,
+  UsersImported,
   WebhookEndpointChanged,
   WebhookEndpointState,
   WebhookMessagesReplayed,
@@ -93,6 +95,7 @@ export const SUBJECTS = {
   userCreated: 'directory.user.created',
   userUpdated: 'directory.user.updated',
   userDeleted: 'directory.user.deleted',
+  usersImported: 'directory.users.imported',
   roleCreated: 'directory.role.created',
   roleUpdated: 'directory.role.updated',
   roleDeleted: 'directory.role.deleted',
@@ -161,6 +164,7 @@ const CATALOG = {
   [SUBJECTS.userCreated]: UserChanged,
   [SUBJECTS.userUpdated]: UserChanged,
   [SUBJECTS.userDeleted]: UserChanged,
+  [SUBJECTS.usersImported]: UsersImported,
   [SUBJECTS.roleCreated]: RoleChanged,
   [SUBJECTS.roleUpdated]: RoleChanged,
   [SUBJECTS.roleDeleted]: RoleChanged,

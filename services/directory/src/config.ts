@@ -28,6 +28,28 @@ export interface DirectoryConfig {
   readonly invitationSealKey?: Buffer;
   /** Days an organization invitation stays valid (ORG_INVITATION_DAYS, default 7). */
   readonly invitationDays: number;
+  /**
+   * The legacy system's endpoint that checks the password of a user imported with
+   * `passwordMigration: "hook"` at its first sign-in (PASSWORD_MIGRATION_HOOK_URL, https; http
+   * only on loopback), and the shared secret sent with it (PASSWORD_MIGRATION_HOOK_SECRET, at
+   * least 32 characters). Absent: such users cannot sign in until they reset their password.
+   */
+  readonly migrationHook?: { readonly url: string; readonly secret: string };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+function readMigrationHook(e: EnvReader): DirectoryConfig['migrationHook'] {
+  const url = e.optionalUrl('PASSWORD_MIGRATION_HOOK_URL', ['https', 'http']);
+  const secret = e.optionalString('PASSWORD_MIGRATION_HOOK_SECRET');
+  if (url === undefined) {
+    if (secret !== undefined) e.problem('PASSWORD_MIGRATION_HOOK_URL', 'is required when PASSWORD_MIGRATION_HOOK_SECRET is set');
+    return undefined;
+  }
+  const u = new URL(url);
+  if (u.protocol === 'http:' && !LOOPBACK.has(u.hostname)) e.problem('PASSWORD_MIGRATION_HOOK_URL', 'must use https (http only on loopback)');
+  if (secret === undefined || secret.length < 32) e.problem('PASSWORD_MIGRATION_HOOK_SECRET', 'is required with PASSWORD_MIGRATION_HOOK_URL, at least 32 characters');
+  return { url, secret: secret ?? '' };
 }
 
 /** `defaults.databaseUrl` is the embedded database of the all-in-one mode; standalone has none. */
@@ -44,5 +66,6 @@ export function readDirectoryConfig(e: EnvReader, defaults: { databaseUrl?: stri
     hashQueueLimit: e.int('ARGON2_QUEUE_LIMIT', { default: 64, min: 1, max: 10_000 }),
     invitationSealKey: e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: false }),
     invitationDays: e.int('ORG_INVITATION_DAYS', { default: 7, min: 1, max: 90 }),
+    migrationHook: readMigrationHook(e),
   };
 }

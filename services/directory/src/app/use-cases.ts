@@ -2,6 +2,7 @@
 import type { Permission, Role } from '../domain/model';
 import type { AccessUseCases } from './access';
 import type { CredentialUseCases } from './credentials';
+import type { ImportUseCases } from './import-users';
 import type { LinkUseCases } from './links';
 import type { DomainUseCases } from './domains';
 import type { InvitationUseCases } from './invitations';
@@ -21,4 +22,5 @@ export interface DirectoryUseCases {
   readonly organizationRoles: OrganizationRoleUseCases;
   readonly invitations: InvitationUseCases;
   readonly domains: DomainUseCases;
+  readonly imports: ImportUseCases;
 }
