@@ -13,7 +13,8 @@ export interface BatchLoopOptions {
   /** Processes one batch of at most `batchSize`; returns how many items it claimed. */
   readonly work: (batchSize: number) => Promise<number>;
   readonly batchSize: number;
-  readonly pollMs: number;
+  /** The sleep when a batch found less than batchSize; a function is asked before every sleep. */
+  readonly pollMs: number | (() => number);
   readonly logger: Logger;
   /** After every batch, failed or not (measurements); its failures are ignored. */
   readonly after?: () => Promise<void>;
@@ -64,7 +65,7 @@ export class BatchLoop {
       await this.o.after?.().catch(() => undefined);
       // Stopped while the batch ran: no sleep (a stop() would wait for all of it).
       if (!this.running || (claimed >= this.o.batchSize && this.backoffMs === 0)) continue;
-      await this.sleep(this.backoffMs || this.o.pollMs);
+      await this.sleep(this.backoffMs || (typeof this.o.pollMs === 'function' ? this.o.pollMs() : this.o.pollMs));
     }
   }
 

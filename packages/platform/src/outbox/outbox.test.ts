@@ -112,6 +112,29 @@ describe('transactional outbox', () => {
     await r.stop();
   });
 
+  it('by default sleeps long at rest while LISTEN is up, and a new event still goes at once (NOTIFY)', async () => {
+    const r = relay({ pollMs: undefined });
+    let batches = 0;
+    const query = ds.query.bind(ds);
+    const spy = jest.spyOn(ds, 'query').mockImplementation(((sql: string, params?: unknown[]) => {
+      if (/FROM outbox_events/.test(sql) && /lease_until/.test(sql) && /SELECT/.test(sql)) batches++;
+      return query(sql, params);
+    }) as typeof ds.query);
+    try {
+      r.start();
+      await appendApart('wakes-it');
+      await eventually(() => received.length === 1);
+      const before = batches;
+      await new Promise((res) => setTimeout(res, 3_000));
+      // At rest: no claim in 3 s (the fallback poll is LISTENING_POLL_MS, 10 s, while listening).
+      expect(batches - before).toBe(0);
+      await appendApart('at-once');
+      await eventually(() => received.length === 2, 2_000);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('publishes nothing for a transaction that rolled back', async () => {
     const r = relay();
     r.start();

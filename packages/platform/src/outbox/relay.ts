@@ -19,7 +19,11 @@ export interface OutboxRelayOptions {
   readonly metrics: Metrics;
   readonly service: string;
   readonly batchSize?: number;
-  /** Fallback poll interval when no NOTIFY arrives (ms, default 1000). */
+  /**
+   * Fallback poll interval when no NOTIFY arrives (ms): by default 1000 while the LISTEN connection
+   * is down and LISTENING_POLL_MS while it is up (a NOTIFY wakes the relay for every new event;
+   * the poll only finds rows another relay's lapsed lease left). A value given is used for both.
+   */
   readonly pollMs?: number;
   /** Published rows older than this are deleted (ms, default 7 days). */
   readonly retentionMs?: number;
@@ -31,6 +35,12 @@ export interface OutboxRelayOptions {
 
 /** How long a claimed row is a relay's (ms): past it, another relay may claim it. */
 export const OUTBOX_LEASE_MS = 15_000;
+
+/**
+ * The fallback poll while LISTEN is up (ms): at rest a relay then wakes every 10 s, not every
+ * second (issue #43: idle CPU), and rows a dead relay held wait at most its lease plus this.
+ */
+export const LISTENING_POLL_MS = 10_000;
 
 interface OutboxRow {
   id: string;
@@ -70,7 +80,7 @@ export class OutboxRelay {
         return published;
       },
       batchSize: opts.batchSize ?? 100,
-      pollMs: opts.pollMs ?? 1_000,
+      pollMs: opts.pollMs ?? (() => (this.listener ? LISTENING_POLL_MS : 1_000)),
       logger: opts.logger,
       after: () => this.measureBacklog(),
       // A NOTIFY (a new event) or the bus's reconnect tries again at once, even while publishing
@@ -206,8 +216,11 @@ export class OutboxRelay {
       } catch {
         // retried below; polling covers the gap
       } finally {
+        const wasListening = this.listener !== undefined;
         this.listener = undefined;
         await client.end().catch(() => undefined);
+        // Back to the short poll now, not after the long sleep the relay may be in.
+        if (wasListening && this.running) this.nudge();
       }
       for (let i = 0; i < 10 && this.running; i++) await new Promise((r) => setTimeout(r, 100));
     }
