@@ -13,6 +13,7 @@ import {
   SigningKeyRow,
 } from './entities';
 import { MfaChallengeRow, MfaRecoveryCodeRow, MfaTotpRow, PasskeyRow, SessionAccessTokenRow, SessionRow, WebauthnChallengeRow } from './factor-entities';
+import { FederatedIdentityRow, IdentityProviderRow, UpstreamSignInRow } from './federation/entities';
 import { IdentitySchema1763800000200 } from './migrations/1763800000200-identity-schema';
 import { EmailActions1763800000300 } from './migrations/1763800000300-email-actions';
 import { RevokedSubjects1763900000400 } from './migrations/1763900000400-revoked-subjects';
@@ -32,6 +33,7 @@ import { RecoveryCodeSchemes1765400000300 } from './migrations/1765400000300-rec
 import { SealedSecrets1765400000500 } from './migrations/1765400000500-sealed-secrets';
 import { WebauthnChallengeOwners1765400000750 } from './migrations/1765400000750-webauthn-challenge-owners';
 import { ClientTokenAlgorithms1765400000800 } from './migrations/1765400000800-client-token-algorithms';
+import { IdentityProviders1765500000100 } from './migrations/1765500000100-identity-providers';
 
 export const entities = [
   SigningKeyRow,
@@ -52,6 +54,9 @@ export const entities = [
   PasskeyRow,
   WebauthnChallengeRow,
   SealedSecretRow,
+  IdentityProviderRow,
+  FederatedIdentityRow,
+  UpstreamSignInRow,
   OutboxEventRow,
 ];
 
@@ -79,4 +84,5 @@ export const migrations = [
   SealedSecrets1765400000500,
   WebauthnChallengeOwners1765400000750,
   ClientTokenAlgorithms1765400000800,
+  IdentityProviders1765500000100,
 ];
