@@ -7,11 +7,13 @@ import { STREAMS } from '@iam/contracts';
 import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
 import { identityConsumers } from './api/consumers';
 import { clientsGrpc } from './api/clients-grpc';
+import { identityProvidersGrpc } from './api/identity-providers-grpc';
 import { identityGrpc } from './api/grpc';
 import { createAccountAccess } from './app/account-access';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
 import { createAccessTokenUseCases } from './app/access-tokens';
 import { createClientUseCases } from './app/clients';
+import { createIdentityProviderUseCases } from './app/identity-providers';
 import { createEmailActionUseCases } from './app/email-actions';
 import { createOpAudit } from './app/op-audit';
 import { createMyFactorUseCases } from './app/my-factors';
@@ -172,6 +174,9 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const clientCache = config.cache.enabled && !opts.clients ? cachedClients(stores.clients, { ...config.cache, metrics: rt.metrics }) : undefined;
       const clientWrites = createClientUseCases({ uow, clients: stores.clients, directory, endSessionsIn: (tx, subject, at) => auth.endSessionsIn(tx, subject, at) });
       const clientUseCases = clientCache ? invalidatingClientUseCases(clientWrites, clientCache) : clientWrites;
+      // Upstream identity providers (issue #40): their secrets sealed under the key-encryption key.
+      const kek = new SealingKeys(config.jwt.keyEncryptionKey, config.jwt.previousKeyEncryptionKeys);
+      const identityProviders = createIdentityProviderUseCases({ uow, providers: stores.identityProviders, directory, kek });
       // Accepted email-action requests become tokens and events here (also those a crashed
       // process or another replica left behind).
       const requests = new BatchLoop({ name: 'email-action requests', work: (n) => emailActions.processRequests(n), batchSize: 50, pollMs: 1_000, logger });
@@ -274,6 +279,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
             { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames },
           ),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...identityProvidersGrpc(identityProviders, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
         ],
         broadcasts: [...(cached ? [cached.broadcast] : []), ...(clientCache ? [clientCache.broadcast] : [])],
         consumers: identityConsumers({ auth, emailActions, endOidcSubject: (userId) => revokeOidcSubject(dataSource, userId) }, logger),

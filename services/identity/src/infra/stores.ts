@@ -7,6 +7,8 @@ import { PgPasskeys, PgRecoveryCodes, PgTotp } from './factor-stores';
 import { PgMfaChallenges, PgSessions, PgWebauthnChallenges } from './mfa-stores';
 import type { RefreshRecord } from '../domain/model';
 import { PgClientStore } from './client-store';
+import { PgFederatedIdentities, PgUpstreamAttempts } from './federation/federated-identity-store';
+import { PgIdentityProviders } from './federation/identity-provider-store';
 import { PgMfaStatus } from './mfa-status';
 import { PgProviderGrants } from './oidc/pg-adapter';
 import type { DenylistStore, EmailActionStore, EmailPurpose, IdentityStores, LockoutStore, RefreshTokenStore, SubjectRevocationStore, TokenSession, UnitOfWork } from '../domain/ports';
@@ -313,6 +315,9 @@ export function pgIdentityStores(m: EntityManager, builtInClients: readonly Clie
     providerGrants: new PgProviderGrants(m),
     passkeys: new PgPasskeys(m),
     webauthnChallenges: new PgWebauthnChallenges(m),
+    identityProviders: new PgIdentityProviders(m),
+    federatedIdentities: new PgFederatedIdentities(m),
+    upstreamAttempts: new PgUpstreamAttempts(m),
   };
 }
 
