@@ -15,6 +15,8 @@
  *                   without SMTP_URL)
  *     requiring(clients.manage)
  *                   the OAuth client registry (Full profile)
+ *     requiring(identity-providers.manage)
+ *                   upstream identity providers users may sign in with (Full profile)
  *     requiring(webhooks.manage)
  *                   outgoing webhooks: endpoints, messages, attempts, replays (Full profile)
  *
@@ -43,6 +45,7 @@ import { permissions, rolePermissions, roles, users } from './collections/resour
 import { auditRoutes } from './audit';
 import { type DevMailbox, devMailboxRoutes } from './dev-mailbox';
 import { clientRoutes } from './clients';
+import { identityProviderRoutes } from './identity-providers';
 import { webhookRoutes } from './webhooks';
 
 export interface ProfileDeps {
@@ -63,6 +66,7 @@ const AUDIT_READ = 'audit.read';
 const USERS_MANAGE = 'users.manage';
 const CLIENTS_MANAGE = 'clients.manage';
 const WEBHOOKS_MANAGE = 'webhooks.manage';
+const IDENTITY_PROVIDERS_MANAGE = 'identity-providers.manage';
 
 /** The Full profile (spec §4.2). */
 export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
@@ -88,6 +92,7 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       if (mailbox) await ctx.register(requiringAdministrator((r) => r.register(devMailboxRoutes, { mailbox })));
       await ctx.register(requiring(CLIENTS_MANAGE, (r) => r.register(clientRoutes, { upstreams: u })));
       await ctx.register(requiring(WEBHOOKS_MANAGE, (r) => r.register(webhookRoutes, { upstreams: u })));
+      await ctx.register(requiring(IDENTITY_PROVIDERS_MANAGE, (r) => r.register(identityProviderRoutes, { upstreams: u })));
     }),
   );
 }
