@@ -11141,7 +11141,7 @@ export interface operations {
                     url: string;
                     description?: string;
                     /** @description Public event types to receive (GET /api/v1/webhooks/event-types); empty: every type */
-                    eventTypes?: ("user.created" | "user.updated" | "user.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "role.permission.granted" | "role.permission.changed" | "role.permission.revoked" | "user.locked" | "user.unlocked" | "session.started" | "session.ended" | "mfa.enrolled" | "mfa.removed" | "mfa.reset" | "client.created" | "client.updated" | "client.deleted" | "client.secret_rotated" | "consent.granted" | "order.placed" | "order.cancelled" | "product.created" | "product.updated" | "product.archived" | "product.reactivated" | "product.stock_adjusted")[];
+                    eventTypes?: ("user.created" | "user.updated" | "user.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "role.permission.granted" | "role.permission.changed" | "role.permission.revoked" | "user.locked" | "user.unlocked" | "session.started" | "session.ended" | "mfa.enrolled" | "mfa.removed" | "mfa.reset" | "client.created" | "client.updated" | "client.deleted" | "client.secret_rotated" | "consent.granted" | "identity.linked" | "identity.unlinked" | "order.placed" | "order.cancelled" | "product.created" | "product.updated" | "product.archived" | "product.reactivated" | "product.stock_adjusted")[];
                     /** @default true */
                     enabled?: boolean;
                     /**
@@ -11530,7 +11530,7 @@ export interface operations {
                     url?: string;
                     description?: string;
                     /** @description Public event types to receive (GET /api/v1/webhooks/event-types); empty: every type */
-                    eventTypes?: ("user.created" | "user.updated" | "user.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "role.permission.granted" | "role.permission.changed" | "role.permission.revoked" | "user.locked" | "user.unlocked" | "session.started" | "session.ended" | "mfa.enrolled" | "mfa.removed" | "mfa.reset" | "client.created" | "client.updated" | "client.deleted" | "client.secret_rotated" | "consent.granted" | "order.placed" | "order.cancelled" | "product.created" | "product.updated" | "product.archived" | "product.reactivated" | "product.stock_adjusted")[];
+                    eventTypes?: ("user.created" | "user.updated" | "user.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "role.permission.granted" | "role.permission.changed" | "role.permission.revoked" | "user.locked" | "user.unlocked" | "session.started" | "session.ended" | "mfa.enrolled" | "mfa.removed" | "mfa.reset" | "client.created" | "client.updated" | "client.deleted" | "client.secret_rotated" | "consent.granted" | "identity.linked" | "identity.unlinked" | "order.placed" | "order.cancelled" | "product.created" | "product.updated" | "product.archived" | "product.reactivated" | "product.stock_adjusted")[];
                     enabled?: boolean;
                 };
             };

@@ -4,6 +4,7 @@
  * them (DESIGN §3); every change is audited with its actor, the secret only as a redacted field.
  */
 import { randomUUID } from 'node:crypto';
+import { eventually } from '@iam/platform/testing';
 import { ADMIN, type TestSystem, http, startTestSystem, userHolding } from './harness';
 
 jest.setTimeout(120_000);
@@ -95,5 +96,20 @@ describe('identity providers API (end to end)', () => {
     problem(await call('DELETE', `/api/v1/identity-providers/${p.id}`, { token: admin }), 404);
     problem(await call('GET', `/api/v1/identity-providers/${p.id}`, { token: admin }), 404);
     expect((await call('GET', `/api/v1/identity-providers?id=${p.id}&includeDeleted=true`, { token: admin })).json.deletedAt).not.toBeNull();
+  });
+
+  it('audit: created, changed (before/after; the secret only redacted) and deleted, with the actor', async () => {
+    const { json: p } = await call('POST', '/api/v1/identity-providers', { token: admin, body: oidc() });
+    await call('PUT', `/api/v1/identity-providers/${p.id}`, { token: admin, body: { displayName: 'Audited', clientSecret: 'next-upstream-secret' } });
+    await call('DELETE', `/api/v1/identity-providers/${p.id}`, { token: admin });
+    const trail = await eventually(async () => {
+      const r = await call('GET', `/api/v1/audit-events?targetId=${p.id}`, { token: admin });
+      return r.json.items.length >= 3 ? r : undefined;
+    }, 10_000, 100);
+    const items = trail.json.items as Array<{ action: string; actor: { type: string; id: string | null }; changes: Array<{ field: string; before?: unknown; after?: unknown; redacted?: boolean }> }>;
+    expect(items.map((i) => i.action).sort()).toEqual(['identity_provider.created', 'identity_provider.deleted', 'identity_provider.updated']);
+    expect(items.every((i) => i.actor.type === 'user' && i.actor.id)).toBe(true);
+    expect(items.find((i) => i.action === 'identity_provider.updated')!.changes).toEqual([{ field: 'displayName', before: 'Corporate SSO', after: 'Audited' }, { field: 'clientSecret', redacted: true }]);
+    expect(trail.text).not.toContain('upstream-secret');
   });
 });

@@ -9,6 +9,7 @@ import { type EventSubject, SUBJECTS, decodeEvent, type eventsV1 } from '@iam/co
 import type { Actor, FieldChange, Target } from '../domain/entry';
 import { SECRET_FIELDS } from '../domain/entry';
 import type { KnownUser, Projection } from '../domain/ports';
+import { describeFederation } from './describe-federation';
 
 export interface Described {
   action: string;
@@ -360,6 +361,13 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
     case SUBJECTS.webhookReplayed:
     case SUBJECTS.webhookTested:
       return describeWebhook(subject, data);
+    case SUBJECTS.identityProviderCreated:
+    case SUBJECTS.identityProviderUpdated:
+    case SUBJECTS.identityProviderDeleted:
+    case SUBJECTS.federatedIdentityLinked:
+    case SUBJECTS.federatedIdentityUnlinked:
+    case SUBJECTS.upstreamSignInRefused:
+      return describeFederation(subject, data);
     default:
       return { action: subject, target: { type: 'unknown', id: '' }, changes: [] };
   }
