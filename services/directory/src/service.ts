@@ -7,6 +7,7 @@ import type { DataSource } from 'typeorm';
 import { directoryGrpc } from './api/grpc';
 import { createAccessUseCases } from './app/access';
 import { createCredentialUseCases } from './app/credentials';
+import { createProvisioningUseCases } from './app/provisioning';
 import { createLinkUseCases } from './app/links';
 import { createPermissionUseCases, createRoleUseCases } from './app/roles';
 import type { DirectoryUseCases } from './app/use-cases';
@@ -33,6 +34,7 @@ export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig)
     links: createLinkUseCases({ uow, stores }),
     // Only the credential use cases see the password hashes.
     credentials: createCredentialUseCases({ uow: pgPrivilegedUnitOfWork(ds, options), stores: pgPrivilegedStores(ds.manager, options), hasher }),
+    provisioning: createProvisioningUseCases({ uow: pgPrivilegedUnitOfWork(ds, options), stores: pgPrivilegedStores(ds.manager, options) }),
     access: createAccessUseCases({ stores }),
   };
 }

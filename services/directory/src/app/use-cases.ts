@@ -3,6 +3,7 @@ import type { Permission, Role } from '../domain/model';
 import type { AccessUseCases } from './access';
 import type { CredentialUseCases } from './credentials';
 import type { LinkUseCases } from './links';
+import type { ProvisioningUseCases } from './provisioning';
 import type { NamedUseCases } from './roles';
 import type { UserUseCases } from './users';
 
@@ -12,5 +13,7 @@ export interface DirectoryUseCases {
   readonly permissions: NamedUseCases<Permission>;
   readonly links: LinkUseCases;
   readonly credentials: CredentialUseCases;
+  /** Accounts made by a sign-in through another identity provider (identity only). */
+  readonly provisioning: ProvisioningUseCases;
   readonly access: AccessUseCases;
 }

@@ -48,3 +48,10 @@ export interface UpstreamAttemptStore {
   /** Deletes and returns the unexpired attempt; null when unknown, used or expired (a replayed or forged state). */
   take(stateHash: Buffer): Promise<UpstreamAttempt | null>;
 }
+
+/** The directory, as just-in-time sign-up and unlinking need it (over gRPC: infra/federation/directory-provisioning.ts). */
+export interface AccountProvisioning {
+  /** A password-less account; CONFLICT when the email is taken. */
+  provisionUser(input: { email: string; firstName: string; lastName: string; emailVerified: boolean; roles: readonly string[] }): Promise<{ userId: string }>;
+  hasPassword(userId: string): Promise<boolean>;
+}
