@@ -104,6 +104,8 @@ export class InMemoryEventBus implements EventBus {
       this.durables.set(spec.name, d);
     }
     const durable = d;
+    // As JetStream's update: the newest start decides what the shared consumer reads.
+    durable.subjects = spec.subjects;
     if (spec.maxAckPending) durable.gate ??= new Semaphore(spec.maxAckPending);
     const member: Member = { spec, running: true, sem: new Semaphore(spec.concurrency ?? 8) };
     durable.members.push(member);

@@ -135,6 +135,31 @@ export function runEventBusContract(name: string, makeFactory: () => BusFactory 
       await sub2.stop();
     });
 
+    it('a durable consumer restarted with other subjects gets exactly the new ones', async () => {
+      const b = bus();
+      await b.declareStreams([w.stream, w.dead]);
+      const name = consumerName();
+      const first = collector();
+      const sub1 = b.consume({ name, stream: w.stream, subjects: [subj('created')], handler: first.handler });
+      await b.publish(ev(subj('created'), 'one'));
+      await first.waitFor(1);
+      await sub1.stop();
+      // A release changes what the consumer reads: one other subject, then several.
+      const second = collector();
+      const sub2 = b.consume({ name, stream: w.stream, subjects: [subj('deleted')], handler: second.handler });
+      await b.publish(ev(subj('created'), 'skip'));
+      await b.publish(ev(subj('deleted'), 'two'));
+      await second.waitFor(1);
+      await sub2.stop();
+      const third = collector();
+      const sub3 = b.consume({ name, stream: w.stream, subjects: [subj('deleted'), subj('updated')], handler: third.handler });
+      await b.publish(ev(subj('updated'), 'three'));
+      await third.waitFor(1);
+      await new Promise((r) => setTimeout(r, 200));
+      expect([...second.got, ...third.got].map((g) => dec(g.data))).toEqual(['two', 'three']);
+      await sub3.stop();
+    });
+
     it('events published before the consumer first started are delivered', async () => {
       const b = bus();
       await b.declareStreams([w.stream, w.dead]);

@@ -96,12 +96,21 @@ export class JetStreamConsumers {
       ...serverFilter(conn, filter),
     };
     try {
-      await conn.jsm.consumers.info(stream, spec.name);
+      const existing = await conn.jsm.consumers.info(stream, spec.name);
+      const { filter_subject, filter_subjects } = existing.config;
+      const wanted = serverFilter(conn, filter);
+      // A release that changes the subjects changes the durable consumer too (its position kept):
+      // the filter is part of the update, both fields set so the one not wanted is cleared.
       await conn.jsm.consumers.update(stream, spec.name, {
         max_deliver: config.max_deliver,
         ack_wait: config.ack_wait,
         max_ack_pending: config.max_ack_pending,
+        filter_subject: wanted.filter_subject,
+        filter_subjects: wanted.filter_subjects,
       });
+      if (filter_subject !== wanted.filter_subject || String(filter_subjects ?? '') !== String(wanted.filter_subjects ?? '')) {
+        this.opts.logger.info({ stream, consumer: spec.name, subjects: filter }, 'durable consumer subjects changed');
+      }
     } catch (err) {
       if (!isNotFound(err)) throw err;
       await conn.jsm.consumers.add(stream, config);
