@@ -32,7 +32,7 @@ export interface VerifiedUpstream {
 
 /** The relying party of one provider (infra/federation/upstream-client.ts); its errors carry a `reason`. */
 export interface UpstreamRp {
-  start(redirectUri: string): Promise<{ url: URL; state: string; nonce: string; codeVerifier: string }>;
+  start(redirectUri: string, statePrefix?: string): Promise<{ url: URL; state: string; nonce: string; codeVerifier: string }>;
   finish(callbackUrl: URL, checks: { state: string; nonce: string; codeVerifier: string }, redirectUri: string): Promise<VerifiedUpstream>;
 }
 
@@ -72,7 +72,7 @@ export interface FederationUseCases {
   /** The enabled providers, for the sign-in page's buttons. */
   buttons(): Promise<ProviderButton[]>;
   /** The upstream URL to send the browser to; NOT_FOUND for an unknown or disabled provider, UNAVAILABLE (audited) when it cannot be reached. */
-  begin(providerName: string, a: { purpose: UpstreamPurpose; binding: string; userId?: string }): Promise<URL>;
+  begin(providerName: string, a: { purpose: UpstreamPurpose; binding: string; userId?: string; statePrefix?: string }): Promise<URL>;
   /** The callback: `binding` is what the browser presents now (it must be the one `begin` stored). */
   complete(providerName: string, callbackUrl: URL, binding: string, ctx?: { ip?: string }): Promise<UpstreamOutcome>;
   /** Completes a pending link once the user proved `provedUserId` (the link's own user, else FORBIDDEN). */
@@ -182,7 +182,7 @@ export function createFederationUseCases(deps: {
       if (!provider) throw AppError.notFound('The identity provider does not exist.');
       let s: Awaited<ReturnType<UpstreamRp['start']>>;
       try {
-        s = await (await deps.rps.clientFor(provider)).start(deps.callbackUrl(provider.name));
+        s = await (await deps.rps.clientFor(provider)).start(deps.callbackUrl(provider.name), a.statePrefix);
       } catch (err) {
         await refuse(provider, reasonOf(err), { ...(a.userId ? { userId: a.userId } : {}) });
         throw AppError.unavailable(`${provider.displayName} cannot be reached; try again shortly.`, err);

@@ -50,9 +50,9 @@ export function githubUpstream(oc: OpenIdClient, config: Configuration, provider
   }
 
   return {
-    async start(redirectUri) {
+    async start(redirectUri, statePrefix = '') {
       const codeVerifier = oc.randomPKCECodeVerifier();
-      const state = oc.randomState();
+      const state = `${statePrefix}${oc.randomState()}`;
       const url = oc.buildAuthorizationUrl(config, {
         redirect_uri: redirectUri,
         scope: scopes.join(' '),

@@ -30,7 +30,8 @@ export interface UpstreamChecks {
 
 /** One upstream provider, as a relying party: start a sign-in, finish it from the callback URL. */
 export interface UpstreamClient {
-  start(redirectUri: string): Promise<UpstreamStart>;
+  /** `statePrefix` goes in front of the random state (what the callback routes by; never what makes it unguessable). */
+  start(redirectUri: string, statePrefix?: string): Promise<UpstreamStart>;
   /** The identity the upstream vouched for; throws UpstreamRefusal. */
   finish(callbackUrl: URL, checks: UpstreamChecks, redirectUri: string): Promise<UpstreamIdentity>;
 }
@@ -109,9 +110,9 @@ export function refusalOf(err: unknown): UpstreamRefusalReason {
 export function oidcUpstream(oc: OpenIdClient, config: Configuration, provider: IdentityProviderRecord): UpstreamClient {
   const scopes = provider.scopes.length > 0 ? provider.scopes : DEFAULT_SCOPES[provider.kind];
   return {
-    async start(redirectUri) {
+    async start(redirectUri, statePrefix = '') {
       const codeVerifier = oc.randomPKCECodeVerifier();
-      const state = oc.randomState();
+      const state = `${statePrefix}${oc.randomState()}`;
       const nonce = oc.randomNonce();
       const url = oc.buildAuthorizationUrl(config, {
         redirect_uri: redirectUri,
