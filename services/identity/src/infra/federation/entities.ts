@@ -1,4 +1,4 @@
-/** Entities of migration 1765500000100-identity-providers (the schema test compares them with it). */
+/** Entities of migration 1765500000300-identity-providers (the schema test compares them with it). */
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'identity_providers' })

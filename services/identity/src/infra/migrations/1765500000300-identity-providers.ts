@@ -8,8 +8,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * subject, never on email), and the upstream sign-ins under way (single use: looked up by the
  * SHA-256 of their `state`, deleted when taken).
  */
-export class IdentityProviders1765500000100 implements MigrationInterface {
-  name = 'IdentityProviders1765500000100';
+export class IdentityProviders1765500000300 implements MigrationInterface {
+  name = 'IdentityProviders1765500000300';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
