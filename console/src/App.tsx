@@ -7,6 +7,7 @@ import { BASE, Link, useFocusHeading, usePath } from './router';
 import { NoPermission } from './components/ui';
 import { AuditPage } from './pages/Audit';
 import { ClientPage, ClientsPage } from './pages/Clients';
+import { IdentityProviderPage, IdentityProvidersPage } from './pages/IdentityProviders';
 import { MailPage, MailboxPage } from './pages/Mailbox';
 import { MePage } from './pages/Me';
 import { PermissionsPage } from './pages/Permissions';
@@ -43,6 +44,8 @@ const ROUTES: readonly Route[] = [
   { section: 'products', title: 'Products', render: () => <ProductsPage /> },
   { section: 'clients', sub: 'id', title: 'Client', permission: 'clients.manage', render: (id) => <ClientPage id={id} /> },
   { section: 'clients', title: 'OAuth clients', permission: 'clients.manage', render: () => <ClientsPage /> },
+  { section: 'identity-providers', sub: 'id', title: 'Identity provider', permission: 'identity-providers.manage', render: (id) => <IdentityProviderPage id={id} /> },
+  { section: 'identity-providers', title: 'Identity providers', permission: 'identity-providers.manage', render: () => <IdentityProvidersPage /> },
   { section: 'webhooks', sub: 'id', title: 'Webhook endpoint', permission: 'webhooks.manage', render: (id) => <WebhookPage id={id} /> },
   { section: 'webhooks', title: 'Webhooks', permission: 'webhooks.manage', render: () => <WebhooksPage /> },
   { section: 'audit', title: 'Audit trail', permission: 'audit.read', render: (_id, path) => <AuditPage key={path} /> },
@@ -57,6 +60,7 @@ const NAV = [
   ['permissions', 'Permissions'],
   ['products', 'Products'],
   ['clients', 'Clients'],
+  ['identity-providers', 'Identity providers'],
   ['webhooks', 'Webhooks'],
   ['audit', 'Audit'],
   ['mailbox', 'Mailbox (development)'],
