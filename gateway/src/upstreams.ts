@@ -31,6 +31,8 @@ export interface Upstreams {
   readonly clients: AsyncClient<typeof identityClientsV1.ClientServiceService>;
   /** Upstream identity providers (identity), for their API. */
   readonly identityProviders: AsyncClient<typeof identityProvidersV1.IdentityProviderServiceService>;
+  /** Sign-ins with other providers linked to accounts (identity), for the account page and the user page. */
+  readonly linkedIdentities: AsyncClient<typeof identityProvidersV1.LinkedIdentityServiceService>;
   readonly users: AsyncClient<typeof directoryV1.UserServiceService>;
   readonly roles: AsyncClient<typeof directoryV1.RoleServiceService>;
   readonly permissions: AsyncClient<typeof directoryV1.PermissionServiceService>;
@@ -91,6 +93,7 @@ export function createUpstreams(
     identity: client('identity', identityV1.IdentityServiceService, idTarget, ['validateToken', 'introspect', 'getJwks', 'listRevokedTokens']),
     clients: client('identity', identityClientsV1.ClientServiceService, idTarget, ['listClients', 'getClient']),
     identityProviders: client('identity', identityProvidersV1.IdentityProviderServiceService, idTarget, ['listIdentityProviders', 'getIdentityProvider']),
+    linkedIdentities: client('identity', identityProvidersV1.LinkedIdentityServiceService, idTarget, ['listMyIdentities', 'listUserIdentities']),
     users: client('directory', directoryV1.UserServiceService, dirTarget, ['getUser', 'listUsers']),
     roles: client('directory', directoryV1.RoleServiceService, dirTarget, ['getRole', 'listRoles']),
     permissions: client('directory', directoryV1.PermissionServiceService, dirTarget, ['getPermission', 'listPermissions']),

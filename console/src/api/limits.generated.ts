@@ -58,6 +58,13 @@ export const bodyLimits = {
     },
   },
   '/api/v1/users/{id}/mfa/reset': { post: { reason: { required: true, type: 'string', minLength: 1, maxLength: 500 } } },
+  '/api/v1/me/identities/{provider}/link': { post: { binding: { required: true, type: 'string', minLength: 16, maxLength: 200 } } },
+  '/api/v1/me/identities/{provider}/complete': {
+    post: {
+      binding: { required: true, type: 'string', minLength: 16, maxLength: 200 },
+      callbackQuery: { required: true, type: 'string', minLength: 1, maxLength: 4000 },
+    },
+  },
   '/api/v1/users': {
     post: {
       firstName: { required: true, type: 'string', minLength: 1, maxLength: 100 },

@@ -46,6 +46,7 @@ import { auditRoutes } from './audit';
 import { type DevMailbox, devMailboxRoutes } from './dev-mailbox';
 import { clientRoutes } from './clients';
 import { identityProviderRoutes } from './identity-providers';
+import { myLinkedIdentityRoutes, userLinkedIdentityRoutes } from './auth/linked-identities';
 import { webhookRoutes } from './webhooks';
 
 export interface ProfileDeps {
@@ -82,6 +83,8 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       await ctx.register(meRoutes, deps);
       await ctx.register(accountRoutes, deps);
       await ctx.register(requiring(USERS_MANAGE, (r) => r.register(adminSecurityRoutes, deps)));
+      await ctx.register(myLinkedIdentityRoutes, { upstreams: u });
+      await ctx.register(requiring(USERS_MANAGE, (r) => r.register(userLinkedIdentityRoutes, { upstreams: u })));
       await mountCollection(ctx, cachedSpec(users(u), c, 'user'), fullDialect('/api/v1/users'));
       await mountCollection(ctx, cachedSpec(roles(u), c, 'role'), fullDialect('/api/v1/roles'));
       await mountCollection(ctx, cachedSpec(permissions(u), c, 'permission'), fullDialect('/api/v1/permissions'));

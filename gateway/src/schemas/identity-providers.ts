@@ -121,3 +121,32 @@ export const ProviderQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** An upstream identity linked to a user (keyed on provider, issuer and subject). */
+export const LinkedIdentity = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    providerId: Type.String({ format: 'uuid' }),
+    provider: Type.String({ description: "The provider's short name (empty once it was deleted)" }),
+    providerDisplayName: Type.String(),
+    issuer: Type.String(),
+    subject: Type.String(),
+    email: Type.String({ description: 'The email it last showed (informational)' }),
+    createdAt: Timestamp,
+    lastUsedAt: NullableTimestamp,
+  },
+  { additionalProperties: false },
+);
+export const ProviderButton = Type.Object({ name: Type.String(), displayName: Type.String(), kind: Type.String(), iconUrl: Type.String() }, { additionalProperties: false });
+export const MyIdentities = Type.Object({ items: Type.Array(LinkedIdentity), providers: Type.Array(ProviderButton, { description: 'The enabled providers (what can be linked)' }) }, { additionalProperties: false });
+export const UserIdentities = Type.Object({ items: Type.Array(LinkedIdentity) }, { additionalProperties: false });
+export const ProviderNameParams = Type.Object({ provider: Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$' }) }, { additionalProperties: false });
+export const IdentityIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
+export const UserIdentityParams = Type.Object({ id: Type.String({ format: 'uuid' }), identityId: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
+const Binding = Type.String({ minLength: 16, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'A random value the page keeps (e.g. in sessionStorage) and sends again to complete the link' });
+export const StartLinkBody = Type.Object({ binding: Binding }, { additionalProperties: false });
+export const StartLinkAnswer = Type.Object({ url: Type.String({ description: 'Send the browser here (the provider’s sign-in)' }) }, { additionalProperties: false });
+export const CompleteLinkBody = Type.Object(
+  { binding: Binding, callbackQuery: Type.String({ minLength: 1, maxLength: 4000, description: 'The query the provider sent the browser back with (code, state, iss)' }) },
+  { additionalProperties: false },
+);

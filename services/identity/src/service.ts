@@ -8,6 +8,9 @@ import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform'
 import { identityConsumers } from './api/consumers';
 import { clientsGrpc } from './api/clients-grpc';
 import { identityProvidersGrpc } from './api/identity-providers-grpc';
+import { linkedIdentitiesGrpc } from './api/linked-identities-grpc';
+import type { PresetEndpoints } from './infra/federation/upstream-client';
+import { wireFederation } from './infra/federation/wiring';
 import { identityGrpc } from './api/grpc';
 import { createAccountAccess } from './app/account-access';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
@@ -55,6 +58,8 @@ export interface IdentityOptions {
   readonly clients?: ClientLookup;
   /** Called with the provider's HTTP port once it listens (the all-in-one points the gateway at it). */
   readonly onOpListening?: (port: number) => void;
+  /** Where the GitHub and Google presets live (tests: local stand-ins). */
+  readonly federationPresets?: PresetEndpoints;
 }
 
 export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts: IdentityOptions = {}): ServiceSpec {
@@ -177,6 +182,19 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       // Upstream identity providers (issue #40): their secrets sealed under the key-encryption key.
       const kek = new SealingKeys(config.jwt.keyEncryptionKey, config.jwt.previousKeyEncryptionKeys);
       const identityProviders = createIdentityProviderUseCases({ uow, providers: stores.identityProviders, directory, kek });
+      const fed = wireFederation({
+        publicUrl: config.op.publicUrl,
+        prefix: config.op.prefix,
+        directoryTarget: config.directoryTarget,
+        metrics: rt.metrics,
+        signer: { key: rt.callKey, from: 'identity' },
+        credentials: rt.grpcClientCredentials,
+        uow,
+        stores,
+        directory,
+        kek,
+        ...(opts.federationPresets ? { presets: opts.federationPresets } : {}),
+      });
       // Accepted email-action requests become tokens and events here (also those a crashed
       // process or another replica left behind).
       const requests = new BatchLoop({ name: 'email-action requests', work: (n) => emailActions.processRequests(n), batchSize: 50, pollMs: 1_000, logger });
@@ -280,6 +298,10 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           ),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...identityProvidersGrpc(identityProviders, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...linkedIdentitiesGrpc(
+            { federation: fed.federation, access, validate: (t) => accessTokens.validate(t) },
+            { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames },
+          ),
         ],
         broadcasts: [...(cached ? [cached.broadcast] : []), ...(clientCache ? [clientCache.broadcast] : [])],
         consumers: identityConsumers({ auth, emailActions, endOidcSubject: (userId) => revokeOidcSubject(dataSource, userId) }, logger),
@@ -297,6 +319,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           await requests.stop();
           keys.stop();
           directoryClient.close();
+          fed.close();
         },
       };
     },

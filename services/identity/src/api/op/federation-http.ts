@@ -5,6 +5,7 @@
  *                                                             interaction, then 303 to the upstream
  *   GET {prefix}/federation/{name}/callback                   the upstream's redirect URI (one per
  *                                                             provider, registered there): 303 to …
+ *                                                             (a link from the account page: 303 to it)
  *   GET {prefix}/interaction/{uid}/federation/{name}/return   … under the interaction's own path,
  *                                                             where its cookie comes along: the
  *                                                             callback is checked there
@@ -27,6 +28,8 @@ export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails
 
 export interface FederationHttpDeps {
   readonly prefix: string;
+  /** The account page (links started there come back to it). */
+  readonly accountPath: string;
   readonly federation: Pick<FederationUseCases, 'begin' | 'complete'>;
   /** Answers a page (the sign-in's headers and CSP). */
   readonly send: (res: ServerResponse, status: number, body: string) => void;
@@ -98,6 +101,13 @@ export function federationRoutes(d: FederationHttpDeps): { handles(path: string)
       m = callback.exec(path);
       if (m) {
         const state = url.searchParams.get('state') ?? '';
+        // A link started on the account page goes back there; the page completes it with its binding.
+        if (state.startsWith('link.')) {
+          const back = new URLSearchParams(url.searchParams);
+          back.set('federation', m[1]!);
+          res.writeHead(303, { location: `${d.accountPath}?${back.toString()}`, 'cache-control': 'no-store' });
+          return void res.end();
+        }
         const uid = /^([A-Za-z0-9_-]{1,64})\./.exec(state)?.[1];
         // No interaction named: nothing to send the browser on to (a forged callback). Audited as such.
         if (!uid) {

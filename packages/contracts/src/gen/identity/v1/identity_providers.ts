@@ -126,6 +126,81 @@ export interface IdentityProviderIdRequest {
 export interface IdentityProviderDeleted {
 }
 
+/** An upstream identity linked to a user (keyed on provider, issuer and subject). */
+export interface LinkedIdentity {
+  id: string;
+  providerId: string;
+  /** Empty when the provider was deleted. */
+  providerName: string;
+  providerDisplayName: string;
+  issuer: string;
+  subject: string;
+  /** The email it last showed (informational; never used to find anyone). */
+  email: string;
+  createdAt: Date | undefined;
+  lastUsedAt: Date | undefined;
+}
+
+export interface ProviderButton {
+  name: string;
+  displayName: string;
+  kind: string;
+  iconUrl: string;
+}
+
+export interface MyIdentitiesRequest {
+  accessToken: string;
+}
+
+export interface MyIdentitiesResponse {
+  identities: LinkedIdentity[];
+  /** The enabled providers (what else can be linked). */
+  providers: ProviderButton[];
+}
+
+/**
+ * Starts linking: a first-party token with a sign-in within 5 minutes; `binding` is a random value
+ * the account page keeps and shows again at CompleteLink (it ties the upstream's callback to it).
+ */
+export interface StartLinkRequest {
+  accessToken: string;
+  providerName: string;
+  binding: string;
+}
+
+export interface StartLinkResponse {
+  url: string;
+}
+
+/** The upstream's callback query (code, state, iss) as the account page received it. */
+export interface CompleteLinkRequest {
+  accessToken: string;
+  providerName: string;
+  callbackQuery: string;
+  binding: string;
+}
+
+export interface UnlinkMyIdentityRequest {
+  accessToken: string;
+  identityId: string;
+}
+
+export interface UserIdentitiesRequest {
+  userId: string;
+}
+
+export interface UserIdentitiesResponse {
+  identities: LinkedIdentity[];
+}
+
+export interface UnlinkUserIdentityRequest {
+  userId: string;
+  identityId: string;
+}
+
+export interface IdentityUnlinked {
+}
+
 function createBaseClaimMapping(): ClaimMapping {
   return { subject: [], email: "", emailVerified: "", givenName: "", familyName: "" };
 }
@@ -1399,6 +1474,892 @@ export const IdentityProviderDeleted: MessageFns<IdentityProviderDeleted> = {
   },
 };
 
+function createBaseLinkedIdentity(): LinkedIdentity {
+  return {
+    id: "",
+    providerId: "",
+    providerName: "",
+    providerDisplayName: "",
+    issuer: "",
+    subject: "",
+    email: "",
+    createdAt: undefined,
+    lastUsedAt: undefined,
+  };
+}
+
+export const LinkedIdentity: MessageFns<LinkedIdentity> = {
+  encode(message: LinkedIdentity, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.providerId !== "") {
+      writer.uint32(18).string(message.providerId);
+    }
+    if (message.providerName !== "") {
+      writer.uint32(26).string(message.providerName);
+    }
+    if (message.providerDisplayName !== "") {
+      writer.uint32(34).string(message.providerDisplayName);
+    }
+    if (message.issuer !== "") {
+      writer.uint32(42).string(message.issuer);
+    }
+    if (message.subject !== "") {
+      writer.uint32(50).string(message.subject);
+    }
+    if (message.email !== "") {
+      writer.uint32(58).string(message.email);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
+    }
+    if (message.lastUsedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastUsedAt), writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LinkedIdentity {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLinkedIdentity();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.providerDisplayName = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.issuer = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.subject = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.lastUsedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<LinkedIdentity>): LinkedIdentity {
+    return LinkedIdentity.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<LinkedIdentity>): LinkedIdentity {
+    const message = createBaseLinkedIdentity();
+    message.id = object.id ?? "";
+    message.providerId = object.providerId ?? "";
+    message.providerName = object.providerName ?? "";
+    message.providerDisplayName = object.providerDisplayName ?? "";
+    message.issuer = object.issuer ?? "";
+    message.subject = object.subject ?? "";
+    message.email = object.email ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.lastUsedAt = object.lastUsedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseProviderButton(): ProviderButton {
+  return { name: "", displayName: "", kind: "", iconUrl: "" };
+}
+
+export const ProviderButton: MessageFns<ProviderButton> = {
+  encode(message: ProviderButton, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.displayName !== "") {
+      writer.uint32(18).string(message.displayName);
+    }
+    if (message.kind !== "") {
+      writer.uint32(26).string(message.kind);
+    }
+    if (message.iconUrl !== "") {
+      writer.uint32(34).string(message.iconUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProviderButton {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProviderButton();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.displayName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.iconUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ProviderButton>): ProviderButton {
+    return ProviderButton.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ProviderButton>): ProviderButton {
+    const message = createBaseProviderButton();
+    message.name = object.name ?? "";
+    message.displayName = object.displayName ?? "";
+    message.kind = object.kind ?? "";
+    message.iconUrl = object.iconUrl ?? "";
+    return message;
+  },
+};
+
+function createBaseMyIdentitiesRequest(): MyIdentitiesRequest {
+  return { accessToken: "" };
+}
+
+export const MyIdentitiesRequest: MessageFns<MyIdentitiesRequest> = {
+  encode(message: MyIdentitiesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MyIdentitiesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMyIdentitiesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<MyIdentitiesRequest>): MyIdentitiesRequest {
+    return MyIdentitiesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MyIdentitiesRequest>): MyIdentitiesRequest {
+    const message = createBaseMyIdentitiesRequest();
+    message.accessToken = object.accessToken ?? "";
+    return message;
+  },
+};
+
+function createBaseMyIdentitiesResponse(): MyIdentitiesResponse {
+  return { identities: [], providers: [] };
+}
+
+export const MyIdentitiesResponse: MessageFns<MyIdentitiesResponse> = {
+  encode(message: MyIdentitiesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.identities) {
+      LinkedIdentity.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.providers) {
+      ProviderButton.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MyIdentitiesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMyIdentitiesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.identities.push(LinkedIdentity.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providers.push(ProviderButton.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<MyIdentitiesResponse>): MyIdentitiesResponse {
+    return MyIdentitiesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MyIdentitiesResponse>): MyIdentitiesResponse {
+    const message = createBaseMyIdentitiesResponse();
+    message.identities = object.identities?.map((e) => LinkedIdentity.fromPartial(e)) || [];
+    message.providers = object.providers?.map((e) => ProviderButton.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseStartLinkRequest(): StartLinkRequest {
+  return { accessToken: "", providerName: "", binding: "" };
+}
+
+export const StartLinkRequest: MessageFns<StartLinkRequest> = {
+  encode(message: StartLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.providerName !== "") {
+      writer.uint32(18).string(message.providerName);
+    }
+    if (message.binding !== "") {
+      writer.uint32(26).string(message.binding);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providerName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.binding = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<StartLinkRequest>): StartLinkRequest {
+    return StartLinkRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StartLinkRequest>): StartLinkRequest {
+    const message = createBaseStartLinkRequest();
+    message.accessToken = object.accessToken ?? "";
+    message.providerName = object.providerName ?? "";
+    message.binding = object.binding ?? "";
+    return message;
+  },
+};
+
+function createBaseStartLinkResponse(): StartLinkResponse {
+  return { url: "" };
+}
+
+export const StartLinkResponse: MessageFns<StartLinkResponse> = {
+  encode(message: StartLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<StartLinkResponse>): StartLinkResponse {
+    return StartLinkResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StartLinkResponse>): StartLinkResponse {
+    const message = createBaseStartLinkResponse();
+    message.url = object.url ?? "";
+    return message;
+  },
+};
+
+function createBaseCompleteLinkRequest(): CompleteLinkRequest {
+  return { accessToken: "", providerName: "", callbackQuery: "", binding: "" };
+}
+
+export const CompleteLinkRequest: MessageFns<CompleteLinkRequest> = {
+  encode(message: CompleteLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.providerName !== "") {
+      writer.uint32(18).string(message.providerName);
+    }
+    if (message.callbackQuery !== "") {
+      writer.uint32(26).string(message.callbackQuery);
+    }
+    if (message.binding !== "") {
+      writer.uint32(34).string(message.binding);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providerName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.callbackQuery = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.binding = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CompleteLinkRequest>): CompleteLinkRequest {
+    return CompleteLinkRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CompleteLinkRequest>): CompleteLinkRequest {
+    const message = createBaseCompleteLinkRequest();
+    message.accessToken = object.accessToken ?? "";
+    message.providerName = object.providerName ?? "";
+    message.callbackQuery = object.callbackQuery ?? "";
+    message.binding = object.binding ?? "";
+    return message;
+  },
+};
+
+function createBaseUnlinkMyIdentityRequest(): UnlinkMyIdentityRequest {
+  return { accessToken: "", identityId: "" };
+}
+
+export const UnlinkMyIdentityRequest: MessageFns<UnlinkMyIdentityRequest> = {
+  encode(message: UnlinkMyIdentityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.identityId !== "") {
+      writer.uint32(18).string(message.identityId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnlinkMyIdentityRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnlinkMyIdentityRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.identityId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UnlinkMyIdentityRequest>): UnlinkMyIdentityRequest {
+    return UnlinkMyIdentityRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UnlinkMyIdentityRequest>): UnlinkMyIdentityRequest {
+    const message = createBaseUnlinkMyIdentityRequest();
+    message.accessToken = object.accessToken ?? "";
+    message.identityId = object.identityId ?? "";
+    return message;
+  },
+};
+
+function createBaseUserIdentitiesRequest(): UserIdentitiesRequest {
+  return { userId: "" };
+}
+
+export const UserIdentitiesRequest: MessageFns<UserIdentitiesRequest> = {
+  encode(message: UserIdentitiesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserIdentitiesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserIdentitiesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UserIdentitiesRequest>): UserIdentitiesRequest {
+    return UserIdentitiesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserIdentitiesRequest>): UserIdentitiesRequest {
+    const message = createBaseUserIdentitiesRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseUserIdentitiesResponse(): UserIdentitiesResponse {
+  return { identities: [] };
+}
+
+export const UserIdentitiesResponse: MessageFns<UserIdentitiesResponse> = {
+  encode(message: UserIdentitiesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.identities) {
+      LinkedIdentity.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserIdentitiesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserIdentitiesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.identities.push(LinkedIdentity.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UserIdentitiesResponse>): UserIdentitiesResponse {
+    return UserIdentitiesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserIdentitiesResponse>): UserIdentitiesResponse {
+    const message = createBaseUserIdentitiesResponse();
+    message.identities = object.identities?.map((e) => LinkedIdentity.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUnlinkUserIdentityRequest(): UnlinkUserIdentityRequest {
+  return { userId: "", identityId: "" };
+}
+
+export const UnlinkUserIdentityRequest: MessageFns<UnlinkUserIdentityRequest> = {
+  encode(message: UnlinkUserIdentityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.identityId !== "") {
+      writer.uint32(18).string(message.identityId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnlinkUserIdentityRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnlinkUserIdentityRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.identityId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UnlinkUserIdentityRequest>): UnlinkUserIdentityRequest {
+    return UnlinkUserIdentityRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UnlinkUserIdentityRequest>): UnlinkUserIdentityRequest {
+    const message = createBaseUnlinkUserIdentityRequest();
+    message.userId = object.userId ?? "";
+    message.identityId = object.identityId ?? "";
+    return message;
+  },
+};
+
+function createBaseIdentityUnlinked(): IdentityUnlinked {
+  return {};
+}
+
+export const IdentityUnlinked: MessageFns<IdentityUnlinked> = {
+  encode(_: IdentityUnlinked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IdentityUnlinked {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIdentityUnlinked();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<IdentityUnlinked>): IdentityUnlinked {
+    return IdentityUnlinked.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<IdentityUnlinked>): IdentityUnlinked {
+    const message = createBaseIdentityUnlinked();
+    return message;
+  },
+};
+
 export type IdentityProviderServiceService = typeof IdentityProviderServiceService;
 export const IdentityProviderServiceService = {
   listIdentityProviders: {
@@ -1563,6 +2524,186 @@ export const IdentityProviderServiceClient = makeGenericClientConstructor(
     options?: Partial<ClientOptions>,
   ): IdentityProviderServiceClient;
   service: typeof IdentityProviderServiceService;
+  serviceName: string;
+};
+
+export type LinkedIdentityServiceService = typeof LinkedIdentityServiceService;
+export const LinkedIdentityServiceService = {
+  listMyIdentities: {
+    path: "/identity.v1.LinkedIdentityService/ListMyIdentities" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MyIdentitiesRequest): Buffer => Buffer.from(MyIdentitiesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MyIdentitiesRequest => MyIdentitiesRequest.decode(value),
+    responseSerialize: (value: MyIdentitiesResponse): Buffer =>
+      Buffer.from(MyIdentitiesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MyIdentitiesResponse => MyIdentitiesResponse.decode(value),
+  },
+  startLink: {
+    path: "/identity.v1.LinkedIdentityService/StartLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StartLinkRequest): Buffer => Buffer.from(StartLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StartLinkRequest => StartLinkRequest.decode(value),
+    responseSerialize: (value: StartLinkResponse): Buffer => Buffer.from(StartLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StartLinkResponse => StartLinkResponse.decode(value),
+  },
+  completeLink: {
+    path: "/identity.v1.LinkedIdentityService/CompleteLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CompleteLinkRequest): Buffer => Buffer.from(CompleteLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CompleteLinkRequest => CompleteLinkRequest.decode(value),
+    responseSerialize: (value: LinkedIdentity): Buffer => Buffer.from(LinkedIdentity.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LinkedIdentity => LinkedIdentity.decode(value),
+  },
+  /** CONFLICT when it is the account's last way in. */
+  unlinkMyIdentity: {
+    path: "/identity.v1.LinkedIdentityService/UnlinkMyIdentity" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnlinkMyIdentityRequest): Buffer =>
+      Buffer.from(UnlinkMyIdentityRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnlinkMyIdentityRequest => UnlinkMyIdentityRequest.decode(value),
+    responseSerialize: (value: IdentityUnlinked): Buffer => Buffer.from(IdentityUnlinked.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IdentityUnlinked => IdentityUnlinked.decode(value),
+  },
+  /** An administrator's view (users.manage, checked by the gateway). */
+  listUserIdentities: {
+    path: "/identity.v1.LinkedIdentityService/ListUserIdentities" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UserIdentitiesRequest): Buffer =>
+      Buffer.from(UserIdentitiesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserIdentitiesRequest => UserIdentitiesRequest.decode(value),
+    responseSerialize: (value: UserIdentitiesResponse): Buffer =>
+      Buffer.from(UserIdentitiesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UserIdentitiesResponse => UserIdentitiesResponse.decode(value),
+  },
+  unlinkUserIdentity: {
+    path: "/identity.v1.LinkedIdentityService/UnlinkUserIdentity" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnlinkUserIdentityRequest): Buffer =>
+      Buffer.from(UnlinkUserIdentityRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnlinkUserIdentityRequest => UnlinkUserIdentityRequest.decode(value),
+    responseSerialize: (value: IdentityUnlinked): Buffer => Buffer.from(IdentityUnlinked.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IdentityUnlinked => IdentityUnlinked.decode(value),
+  },
+} as const;
+
+export interface LinkedIdentityServiceServer extends UntypedServiceImplementation {
+  listMyIdentities: handleUnaryCall<MyIdentitiesRequest, MyIdentitiesResponse>;
+  startLink: handleUnaryCall<StartLinkRequest, StartLinkResponse>;
+  completeLink: handleUnaryCall<CompleteLinkRequest, LinkedIdentity>;
+  /** CONFLICT when it is the account's last way in. */
+  unlinkMyIdentity: handleUnaryCall<UnlinkMyIdentityRequest, IdentityUnlinked>;
+  /** An administrator's view (users.manage, checked by the gateway). */
+  listUserIdentities: handleUnaryCall<UserIdentitiesRequest, UserIdentitiesResponse>;
+  unlinkUserIdentity: handleUnaryCall<UnlinkUserIdentityRequest, IdentityUnlinked>;
+}
+
+export interface LinkedIdentityServiceClient extends Client {
+  listMyIdentities(
+    request: MyIdentitiesRequest,
+    callback: (error: ServiceError | null, response: MyIdentitiesResponse) => void,
+  ): ClientUnaryCall;
+  listMyIdentities(
+    request: MyIdentitiesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MyIdentitiesResponse) => void,
+  ): ClientUnaryCall;
+  listMyIdentities(
+    request: MyIdentitiesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MyIdentitiesResponse) => void,
+  ): ClientUnaryCall;
+  startLink(
+    request: StartLinkRequest,
+    callback: (error: ServiceError | null, response: StartLinkResponse) => void,
+  ): ClientUnaryCall;
+  startLink(
+    request: StartLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StartLinkResponse) => void,
+  ): ClientUnaryCall;
+  startLink(
+    request: StartLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StartLinkResponse) => void,
+  ): ClientUnaryCall;
+  completeLink(
+    request: CompleteLinkRequest,
+    callback: (error: ServiceError | null, response: LinkedIdentity) => void,
+  ): ClientUnaryCall;
+  completeLink(
+    request: CompleteLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LinkedIdentity) => void,
+  ): ClientUnaryCall;
+  completeLink(
+    request: CompleteLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LinkedIdentity) => void,
+  ): ClientUnaryCall;
+  /** CONFLICT when it is the account's last way in. */
+  unlinkMyIdentity(
+    request: UnlinkMyIdentityRequest,
+    callback: (error: ServiceError | null, response: IdentityUnlinked) => void,
+  ): ClientUnaryCall;
+  unlinkMyIdentity(
+    request: UnlinkMyIdentityRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: IdentityUnlinked) => void,
+  ): ClientUnaryCall;
+  unlinkMyIdentity(
+    request: UnlinkMyIdentityRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: IdentityUnlinked) => void,
+  ): ClientUnaryCall;
+  /** An administrator's view (users.manage, checked by the gateway). */
+  listUserIdentities(
+    request: UserIdentitiesRequest,
+    callback: (error: ServiceError | null, response: UserIdentitiesResponse) => void,
+  ): ClientUnaryCall;
+  listUserIdentities(
+    request: UserIdentitiesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UserIdentitiesResponse) => void,
+  ): ClientUnaryCall;
+  listUserIdentities(
+    request: UserIdentitiesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UserIdentitiesResponse) => void,
+  ): ClientUnaryCall;
+  unlinkUserIdentity(
+    request: UnlinkUserIdentityRequest,
+    callback: (error: ServiceError | null, response: IdentityUnlinked) => void,
+  ): ClientUnaryCall;
+  unlinkUserIdentity(
+    request: UnlinkUserIdentityRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: IdentityUnlinked) => void,
+  ): ClientUnaryCall;
+  unlinkUserIdentity(
+    request: UnlinkUserIdentityRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: IdentityUnlinked) => void,
+  ): ClientUnaryCall;
+}
+
+export const LinkedIdentityServiceClient = makeGenericClientConstructor(
+  LinkedIdentityServiceService,
+  "identity.v1.LinkedIdentityService",
+) as unknown as {
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): LinkedIdentityServiceClient;
+  service: typeof LinkedIdentityServiceService;
   serviceName: string;
 };
 
