@@ -39,6 +39,8 @@ import { createSecurityMetrics, grantLabel, meteredUnitOfWork } from './infra/se
 import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 import { JwtTokenService } from './infra/token-service';
 import { opRequestHandler, startOpServer } from './api/op/http';
+import { federationRoutes } from './api/op/federation-http';
+import { pendingFederationOutcome } from './api/op/federation-signin';
 import { opPages } from './api/op/library-pages';
 import type { ClientLookup } from './domain/clients';
 import type { Principal } from './domain/model';
@@ -287,6 +289,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           audit: opAudit,
           permissions: (names) => directory.resolvePermissions(names),
           logger,
+          federation: federationRoutes({ prefix: op.prefix, accountPath: '/account', federation: fed.federation, onOutcome: pendingFederationOutcome(op.prefix) }),
         }), rt.bindHost, op.port);
       logger.info({ port: opServer.port, issuer: op.publicUrl }, 'OpenID provider listening');
       opts.onOpListening?.(opServer.port);

@@ -207,7 +207,15 @@ export function createFederationUseCases(deps: {
       let id: VerifiedUpstream;
       try {
         const rp = await deps.rps.clientFor(provider);
-        id = await rp.finish(callbackUrl, { state, nonce: attempt.nonce, codeVerifier: attempt.codeVerifier }, deps.callbackUrl(provider.name));
+        // The upstream's answer as it reached its redirect URI (the browser may have carried it on
+        // to the interaction or the account page): the token request names that URI.
+        const redirectUri = deps.callbackUrl(provider.name);
+        const answered = new URL(redirectUri);
+        for (const k of ['code', 'state', 'iss', 'error', 'error_description']) {
+          const v = callbackUrl.searchParams.get(k);
+          if (v !== null) answered.searchParams.set(k, v);
+        }
+        id = await rp.finish(answered, { state, nonce: attempt.nonce, codeVerifier: attempt.codeVerifier }, redirectUri);
       } catch (err) {
         return refuse(provider, reasonOf(err), { ...(attempt.userId ? { userId: attempt.userId } : {}), ip: ctx.ip });
       }

@@ -22,7 +22,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '@iam/platform';
 import type { FederationUseCases, UpstreamOutcome } from '../../app/federation';
 import type { Provider } from '../../infra/oidc/provider';
-import { messagePage } from './pages';
+import { messagePage, pageHeaders } from './pages';
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -31,8 +31,6 @@ export interface FederationHttpDeps {
   /** The account page (links started there come back to it). */
   readonly accountPath: string;
   readonly federation: Pick<FederationUseCases, 'begin' | 'complete'>;
-  /** Answers a page (the sign-in's headers and CSP). */
-  readonly send: (res: ServerResponse, status: number, body: string) => void;
   /** What a verified upstream sign-in does in this interaction (signed in, or the local account to prove). */
   readonly onOutcome: (req: IncomingMessage, res: ServerResponse, provider: Provider, details: InteractionDetails, outcome: Exclude<UpstreamOutcome, { kind: 'refused' } | { kind: 'linked' }>) => Promise<void>;
 }
@@ -65,23 +63,30 @@ export function refusalMessage(reason: string, providerName: string): { status: 
   }
 }
 
+export type FederationRoutes = ReturnType<typeof federationRoutes>;
+
 export function federationRoutes(d: FederationHttpDeps): { handles(path: string): boolean; handle(req: IncomingMessage, res: ServerResponse, provider: Provider): Promise<void> } {
   const start = new RegExp(`^${d.prefix}/interaction/(${UID})/federation/(${NAME})$`);
   const callback = new RegExp(`^${d.prefix}/federation/(${NAME})/callback$`);
   const back = new RegExp(`^${d.prefix}/interaction/(${UID})/federation/(${NAME})/return$`);
   const pathOf = (req: IncomingMessage) => (req.url ?? '/').split('?')[0]!;
+  /** A page with the sign-in pages' headers and CSP (no form of it posts anywhere else). */
+  const send = (res: ServerResponse, status: number, body: string) => {
+    res.writeHead(status, pageHeaders(d.prefix, []));
+    res.end(body);
+  };
 
   const refused = (res: ServerResponse, reason: string, providerName: string, uid?: string) => {
     const m = refusalMessage(reason, providerName);
     const again = uid ? ` Back to the sign-in page: ${d.prefix}/interaction/${uid}` : '';
-    d.send(res, m.status, messagePage(d.prefix, m.title, `${m.text}${again}`));
+    send(res, m.status, messagePage(d.prefix, m.title, `${m.text}${again}`));
   };
 
   return {
     handles: (path) => start.test(path) || callback.test(path) || back.test(path),
 
     async handle(req, res, provider) {
-      if (req.method !== 'GET') return d.send(res, 405, messagePage(d.prefix, 'Sign-in failed', 'This address is for links only.'));
+      if (req.method !== 'GET') return send(res, 405, messagePage(d.prefix, 'Sign-in failed', 'This address is for links only.'));
       const path = pathOf(req);
       const url = new URL(req.url ?? '/', 'http://op.invalid');
       let m = start.exec(path);
@@ -118,7 +123,7 @@ export function federationRoutes(d: FederationHttpDeps): { handles(path: string)
         return void res.end();
       }
       m = back.exec(path);
-      if (!m) return d.send(res, 404, messagePage(d.prefix, 'Not found', 'There is nothing here.'));
+      if (!m) return send(res, 404, messagePage(d.prefix, 'Not found', 'There is nothing here.'));
       const details = await provider.interactionDetails(req, res);
       // The browser holds this interaction (its cookie): the attempt must be bound to it (complete checks).
       const binding = details.uid === m[1] && details.prompt.name === 'login' ? details.uid : '';

@@ -20,6 +20,7 @@ import type { Provider } from '../../infra/oidc/provider';
 import { ACR_MFA, ACR_PWD, FIRST_PARTY, OP_SCOPES, wantsMfa } from '../../infra/oidc/provider';
 import { isUnavailable } from '../../infra/oidc/unavailable';
 import { answerUnavailable, refusedAsNotPlain } from './answers';
+import type { FederationRoutes } from './federation-http';
 import { SIGN_IN_EXPIRED, stringParam } from './library-pages';
 import { isPlainForm } from './plain-text';
 import { requestDeadline } from './request-deadline';
@@ -94,6 +95,8 @@ export interface OpHttpDeps {
   /** The live permissions among `names` with their descriptions (the consent page names what it delegates). */
   readonly permissions: (names: readonly string[]) => Promise<ReadonlyArray<{ name: string; description: string }>>;
   readonly logger: Logger;
+  /** Sign-ins through other identity providers (federation-http.ts): their routes come first. */
+  readonly federation?: FederationRoutes;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -294,6 +297,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       // A control character in the path or the query: invalid_request, before anything looks it up.
       if (refusedAsNotPlain(req, res, prefix)) return;
       const provider = await d.provider();
+      if (d.federation?.handles(path)) return d.federation.handle(req, res, provider);
       const m = interaction.exec(path);
       if (m) return page(req, res, provider, m[2]);
       await provider.callback()(req, res);

@@ -1,0 +1,95 @@
+/**
+ * Signing in with another identity provider end to end (issue #40), the platform on a known port
+ * (its issuer), a real upstream OP on another loopback port (a bare oidc-provider), through the
+ * gateway: linking from the account API (a fresh sign-in, the upstream's callback back to the
+ * account page, completed with the page's binding), the list, the administrator's view, and
+ * unlinking; refusals audited.
+ */
+import { randomBytes } from 'node:crypto';
+import { eventually } from '@iam/platform/testing';
+import { followToCallback } from '../../../services/identity/src/testing/follow-upstream';
+import { type UpstreamOp, startUpstreamOp } from '../../../services/identity/src/testing/upstream-op';
+import { oidcSuite } from './support/oidc-suite';
+
+jest.setTimeout(120_000);
+
+describe('federation: linked identities through the account API', () => {
+  const s = oidcSuite({ portEnv: 'FEDERATION_E2E_PORT' });
+  let op: UpstreamOp;
+  const NAME = 'corp';
+  const callback = () => `${s.issuer}/oidc/federation/${NAME}/callback`;
+
+  const login = async (email: string, password: string) => {
+    const r = await fetch(`${s.issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+    return ((await r.json()) as { token: string }).token;
+  };
+  const call = async (token: string, method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${s.issuer}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const text = await r.text();
+    return { status: r.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, text };
+  };
+
+  beforeAll(async () => {
+    op = await startUpstreamOp({ redirectUris: [callback()] });
+    const made = await s.asAdmin('POST', '/api/v1/identity-providers', {
+      kind: 'oidc',
+      name: NAME,
+      displayName: 'Corp SSO',
+      discoveryUrl: op.discoveryUrl,
+      clientId: op.clientId,
+      clientSecret: op.clientSecret,
+      trustEmailVerified: true,
+      allowSignUp: true,
+    });
+    expect(made.status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await op?.close();
+  });
+
+  it('link from the account (fresh sign-in), listed for the user and the administrator, unlinked; audited', async () => {
+    const u = await s.newUser();
+    const token = await login(u.email, u.password);
+    const mine = await call(token, 'GET', '/api/v1/me/identities');
+    expect(mine.json).toEqual({ items: [], providers: [{ name: NAME, displayName: 'Corp SSO', kind: 'oidc', iconUrl: '' }] });
+
+    const binding = randomBytes(24).toString('base64url');
+    const started = await call(token, 'POST', `/api/v1/me/identities/${NAME}/link`, { binding });
+    expect(started.status).toBe(200);
+    op.signInAs({ sub: `corp-${randomBytes(4).toString('hex')}`, email: `elsewhere-${randomBytes(3).toString('hex')}@corp.example`, emailVerified: true });
+    const upstreamBack = await followToCallback(new URL(started.json.url as string), callback());
+    // The provider's callback sends the browser back to the account page with the query.
+    const hop = await fetch(upstreamBack, { redirect: 'manual' });
+    expect(hop.status).toBe(303);
+    const accountUrl = new URL(hop.headers.get('location')!, s.issuer);
+    expect(accountUrl.pathname).toBe('/account');
+    expect(accountUrl.searchParams.get('federation')).toBe(NAME);
+    // Another binding (another browser tab or a forged completion) is refused; the attempt is spent.
+    const done = await call(token, 'POST', `/api/v1/me/identities/${NAME}/complete`, { binding, callbackQuery: accountUrl.search });
+    expect(`${done.status} ${done.text}`).toMatch(/^201/);
+    expect(done.json).toMatchObject({ provider: NAME, providerDisplayName: 'Corp SSO', issuer: op.issuer });
+    const again = await call(token, 'POST', `/api/v1/me/identities/${NAME}/complete`, { binding, callbackQuery: accountUrl.search });
+    expect(again.status).toBe(400);
+
+    expect(((await call(token, 'GET', '/api/v1/me/identities')).json.items as unknown[]).length).toBe(1);
+    const admin = await s.asAdmin('GET', `/api/v1/users/${u.userId}/identities`);
+    expect(((await admin.json()) as { items: Array<{ id: string }> }).items).toHaveLength(1);
+
+    const id = done.json.id as string;
+    expect((await call(token, 'DELETE', `/api/v1/me/identities/${id}`)).status).toBe(204);
+    expect(((await call(token, 'GET', '/api/v1/me/identities')).json.items as unknown[]).length).toBe(0);
+
+    const trail = await eventually(async () => {
+      const r = await s.asAdmin('GET', `/api/v1/audit-events?targetId=${u.userId}`);
+      const items = ((await r.json()) as { items: Array<{ action: string }> }).items;
+      return items.some((i) => i.action === 'identity.unlinked') ? items : undefined;
+    }, 10_000, 100);
+    expect(trail.map((i) => i.action)).toEqual(expect.arrayContaining(['identity.linked', 'identity.unlinked']));
+  });
+
+  it('no token: 401', async () => {
+    const started = await call('not-a-token', 'GET', '/api/v1/me/identities');
+    expect(started.status).toBe(401);
+  });
+});
