@@ -32,6 +32,8 @@ export interface FederationHttpDeps {
   readonly accountPath: string;
   readonly federation: Pick<FederationUseCases, 'begin' | 'complete'>;
   /** What a verified upstream sign-in does in this interaction (signed in, or the local account to prove). */
+  /** The password form of "prove the local account" (POST …/interaction/{uid}/federation-link). */
+  readonly proveLocal?: (req: IncomingMessage, res: ServerResponse, provider: Provider, details: InteractionDetails) => Promise<void>;
   readonly onOutcome: (req: IncomingMessage, res: ServerResponse, provider: Provider, details: InteractionDetails, outcome: Exclude<UpstreamOutcome, { kind: 'refused' } | { kind: 'linked' }>) => Promise<void>;
 }
 
@@ -69,6 +71,7 @@ export function federationRoutes(d: FederationHttpDeps): { handles(path: string)
   const start = new RegExp(`^${d.prefix}/interaction/(${UID})/federation/(${NAME})$`);
   const callback = new RegExp(`^${d.prefix}/federation/(${NAME})/callback$`);
   const back = new RegExp(`^${d.prefix}/interaction/(${UID})/federation/(${NAME})/return$`);
+  const prove = new RegExp(`^${d.prefix}/interaction/(${UID})/federation-link$`);
   const pathOf = (req: IncomingMessage) => (req.url ?? '/').split('?')[0]!;
   /** A page with the sign-in pages' headers and CSP (no form of it posts anywhere else). */
   const send = (res: ServerResponse, status: number, body: string) => {
@@ -83,9 +86,15 @@ export function federationRoutes(d: FederationHttpDeps): { handles(path: string)
   };
 
   return {
-    handles: (path) => start.test(path) || callback.test(path) || back.test(path),
+    handles: (path) => start.test(path) || callback.test(path) || back.test(path) || prove.test(path),
 
     async handle(req, res, provider) {
+      const proving = prove.exec(pathOf(req));
+      if (proving && req.method === 'POST' && d.proveLocal) {
+        const details = await provider.interactionDetails(req, res);
+        if (details.uid !== proving[1] || details.prompt.name !== 'login') return refused(res, 'state', 'the provider');
+        return d.proveLocal(req, res, provider, details);
+      }
       if (req.method !== 'GET') return send(res, 405, messagePage(d.prefix, 'Sign-in failed', 'This address is for links only.'));
       const path = pathOf(req);
       const url = new URL(req.url ?? '/', 'http://op.invalid');
