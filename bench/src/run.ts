@@ -23,8 +23,9 @@ import { join } from 'node:path';
 import { readConfig } from '@iam/platform';
 import { startSmtpSink } from '@iam/platform/testing';
 import { Client } from 'pg';
-import { type LoadResult, type ScenarioRow, cannon, closedLoop, jsonClient, median, r1, r2 } from './load';
-import { searchTerms, seedMailUsers, seedUsers } from './seed';
+import { type ApiBench, loginScenarios, readByIdScenarios, refreshScenarios, searchScenarios } from './api-scenarios';
+import { type LoadResult, type ScenarioRow, cannon, median, r1 } from './load';
+import { seedMailUsers } from './seed';
 import { edgeScenarios } from './edge';
 import { oidcScenarios } from './oidc';
 import { mailScenarios } from './mail';
@@ -34,7 +35,7 @@ import { type OwnPg, startOwnPg } from './own-pg';
 import { children, cpuByPart, cpuPerOp, cpuTotal, describeCpu, idleRates } from './cpu';
 import { readPathScenarios } from './read-path';
 import { webhookScenarios } from './webhooks';
-import { AUTH_LIMITS_LIFTED, type BenchSystem, ROOT, argon2BaselineCpu, grpcPortsEnv, startChild, startExtraGateway, startSystem } from './system';
+import { AUTH_LIMITS_LIFTED, type BenchSystem, ROOT, grpcPortsEnv, startChild, startExtraGateway, startSystem } from './system';
 
 const cfg = readConfig(process.env, (e) => ({
   seconds: e.int('BENCH_SECONDS', { default: 10, min: 1 }),
@@ -186,9 +187,6 @@ async function bench(own: OwnPg | undefined): Promise<void> {
     const benchUser = { firstName: 'Bench', lastName: 'User', email: `bench-${Date.now()}@example.com`, password: 'Bench-Passw0rd!' };
     const created = await post('/api/v1/users', benchUser, admin);
     const userId = created.json.id as string;
-
-    const conc = availableParallelism();
-    let token = await loginAdmin();
     // CPU per successful request of the system's processes and their backends (external PostgreSQL only).
     const pids = children();
     // The system's background CPU at rest (health checks, relay polls), taken out of each window.
@@ -202,44 +200,28 @@ async function bench(own: OwnPg | undefined): Promise<void> {
       const per = cpuPerOp(before, await cpuByPart(cpuPg, pids, cfg.dbPrefix), r.ok * cfg.seconds, { rates: idle, seconds: (performance.now() - started) / 1000 });
       return { r, cpuMs: cpuTotal(per), cpu: describeCpu(per) };
     };
-    if (enabled('1')) {
-    // 1. login vs raw argon2; CPU per login beyond the hash (issue #25 item 5)
-    log('\n1. login/s vs raw argon2id verify/s; CPU per login beyond the hash');
-    const argons = Array.from({ length: cfg.runs }, () => argon2BaselineCpu(conc, cfg.seconds));
-    const argon = median(argons.map((a) => a.perSecond));
-    const hashCpu = median(argons.map((a) => a.cpuMsPerOp));
-    const loginBody = JSON.stringify({ email: benchUser.email, password: benchUser.password });
-    const loginCpu: number[] = [];
-    const login = await repeat(cfg.runs, async () => {
-      const m = await measuredCpu(() => cannon({ url: `${sys.base}/api/v1/auth/generate-jwt`, method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody, connections: 2 * conc, duration: cfg.seconds }));
-      loginCpu.push(m.cpuMs);
-      log(`   login ${r1(m.r.ok)}/s; ${m.cpu}`);
-      return m.r;
-    });
-    rows.push({ scenario: '1. login/s ÷ raw argon2id verify/s (m=19 MiB, t=2, p=1; information)', value: `${r1(login.ok)}/s (p99 ${r1(login.p99)} ms)`, baseline: `${r1(argon)}/s`, ratio: r2(login.ok / argon), target: '—', met: true });
-    const beyond = median(loginCpu) - hashCpu;
-    rows.push({
-      scenario: '1c. login: CPU per login beyond the argon2id hash (system processes and their PostgreSQL backends)',
-      value: `${r2(beyond)} ms (${r2(median(loginCpu))} ms per login)`,
-      baseline: `${r2(hashCpu)} ms per raw verification`,
-      ratio: r2(median(loginCpu) / hashCpu),
-      target: '≤ 8 ms beyond the hash',
-      met: beyond <= 8,
-    });
-    log(`   argon2 ${r1(argon)}/s (${r2(hashCpu)} ms CPU each), login ${r1(login.ok)}/s, ${r2(beyond)} ms CPU beyond the hash`);
-    const overload = await cannon({ url: `${sys.base}/api/v1/auth/generate-jwt`, method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody, connections: 300, duration: cfg.seconds, timeout: 10 });
-    rows.push({
-      scenario: '1b. login overload (300 connections): answered 429, not timed out',
-      value: `${overload.status429} × 429, ${overload.timeouts} timeouts, ${overload.errors} errors, p99 ${r1(overload.p99)} ms`,
-      baseline: '—',
-      ratio: r2(overload.timeouts === 0 && overload.errors === 0 ? 1 : 0),
-      target: '0 timeouts',
-      met: overload.timeouts === 0 && overload.errors === 0 && overload.status429 > 0,
-    });
-    log(`   overload: ${overload.status429} × 429, ${overload.timeouts} timeouts`);
-    }
+    const api: ApiBench = {
+      base: sys.base,
+      uncachedBase: uncached.base,
+      split,
+      seconds: cfg.seconds,
+      runs: cfg.runs,
+      conc: availableParallelism(),
+      user: benchUser,
+      userId,
+      directoryUrl,
+      users: cfg.users,
+      cursorPages: cfg.cursorPages,
+      baseline: { hello: NaN, bare: NaN, bareCpu: [], column: '' },
+      repeat: (fn) => repeat(cfg.runs, fn),
+      measuredCpu,
+      post,
+      loginAdmin,
+      log,
+    };
+    if (enabled('1')) rows.push(...(await loginScenarios(api)));
 
-    // 2. GET ?id= vs the bare pipeline and hello-world
+    // The baselines of 2, 3, 7 and 11: hello-world and the bare pipeline.
     const baselines = enabled('2') || enabled('3') || enabled('7') || enabled('11');
     const helloR = baselines ? await repeat(cfg.runs, () => cannon({ url: `http://127.0.0.1:${helloPort}/`, connections: 16, duration: cfg.seconds })) : { ok: NaN };
     const bareCpu: number[] = [];
@@ -251,136 +233,10 @@ async function bench(own: OwnPg | undefined): Promise<void> {
         })
       : { ok: NaN, p99: NaN };
     if (baselines) log(`   baselines: hello-world ${r1(helloR.ok)}/s, bare pipeline ${r1(bareR.ok)}/s (p99 ${r1(bareR.p99)} ms)`);
-    const bareCol = `bare ${r1(bareR.ok)}/s (p99 ${r1(bareR.p99)} ms); hello ${r1(helloR.ok)}/s`;
-    if (enabled('2')) {
-    log('\n2. GET /api/v1/users?id= vs the bare pipeline');
-    const byId = await repeat(cfg.runs, async () => {
-      token = await loginAdmin();
-      return cannon({ url: `${uncached.base}/api/v1/users?id=${userId}`, headers: { authorization: `Bearer ${token}` }, connections: 16, duration: cfg.seconds });
-    });
-    rows.push({
-      scenario: `2. GET /api/v1/users?id= (read cache off) req/s ÷ bare pipeline req/s, 16 connections (information${split ? ': a gateway and a directory process against one' : ''})`,
-      value: `${r1(byId.ok)}/s (p99 ${r1(byId.p99)} ms; ÷ hello-world ${r2(byId.ok / helloR.ok)})`,
-      baseline: bareCol,
-      ratio: r2(byId.ok / bareR.ok),
-      target: '—',
-      met: true,
-    });
-    log(`   by id ${r1(byId.ok)}/s p99 ${byId.p99} ms`);
-    if (split) {
-      const cached = await repeat(cfg.runs, async () => {
-        token = await loginAdmin();
-        return cannon({ url: `${sys.base}/api/v1/users?id=${userId}`, headers: { authorization: `Bearer ${token}` }, connections: 16, duration: cfg.seconds });
-      });
-      rows.push({
-        scenario: '2c. GET /api/v1/users?id= from the gateway read cache req/s ÷ bare pipeline req/s (information: split processes)',
-        value: `${r1(cached.ok)}/s (p99 ${r1(cached.p99)} ms; ÷ hello-world ${r2(cached.ok / helloR.ok)})`,
-        baseline: bareCol,
-        ratio: r2(cached.ok / bareR.ok),
-        target: '—',
-        met: true,
-      });
-      log(`   cached by id ${r1(cached.ok)}/s p99 ${cached.p99} ms`);
-    }
-    }
-
-    // 3. refresh rotations
-    if (enabled('3')) {
-    log('\n3. refresh rotations/s');
-    const refreshCpu: number[] = [];
-    const refresh = await repeat(cfg.runs, async () => {
-      const chains: string[] = [];
-      for (let i = 0; i < 16; i++) chains.push((await post('/api/v1/auth/generate-jwt', { email: benchUser.email, password: benchUser.password })).json.refreshToken as string);
-      // Each worker rotates its own token chain: one refresh token is never used twice. Over
-      // node:http, not fetch: the client shares the cores with the system (see jsonClient).
-      const http = jsonClient(sys.base, 16);
-      try {
-        const m = await measuredCpu(() =>
-          closedLoop(cfg.seconds, 16, async (worker) => {
-            const r = await http.call('POST', '/api/v1/auth/refresh', { refreshToken: chains[worker] });
-            if (r.status === 200) chains[worker] = r.json.refreshToken as string;
-            return r.status;
-          }),
-        );
-        refreshCpu.push(m.cpuMs);
-        log(`   refresh ${r1(m.r.ok)}/s; ${m.cpu}`);
-        return m.r;
-      } finally {
-        http.close();
-      }
-    });
-    rows.push({
-      scenario: '3. refresh rotations/s ÷ bare pipeline req/s (information)',
-      value: `${r1(refresh.ok)}/s (p99 ${r1(refresh.p99)} ms, ${refresh.non2xx} non-2xx; ÷ hello-world ${r2(refresh.ok / helloR.ok)})`,
-      baseline: bareCol,
-      ratio: r2(refresh.ok / bareR.ok),
-      target: '—',
-      met: true,
-    });
-    const cpuRatio = median(refreshCpu) / median(bareCpu);
-    rows.push({
-      scenario: '3c. refresh: CPU per rotation ÷ CPU per bare-pipeline request (system processes and their PostgreSQL backends)',
-      value: `${r2(median(refreshCpu))} ms`,
-      baseline: `${r2(median(bareCpu))} ms`,
-      ratio: r2(cpuRatio),
-      target: '≤ 3',
-      met: cpuRatio <= 3,
-    });
-    log(`   refresh ${r1(refresh.ok)}/s`);
-    }
-
-    // 4. search over N users
-    if (enabled('4')) {
-    log(`\n4. GET /api/v1/users?q= over ${cfg.users} users`);
-    await seedUsers(directoryUrl, cfg.users, (s) => log(`   ${s}`));
-    const terms = await searchTerms(directoryUrl, 500);
-    const reader = jsonClient(sys.base, 4);
-    const get = async (path: string) => (await reader.call('GET', path, undefined, token)).status;
-    token = await loginAdmin();
-    const idLat = await repeat(cfg.runs, () => closedLoop(cfg.seconds, 4, () => get(`/api/v1/users?id=${userId}`)));
-    let i = 0;
-    const search = await repeat(cfg.runs, async () => {
-      token = await loginAdmin();
-      return closedLoop(cfg.seconds, 4, () => get(`/api/v1/users?q=${encodeURIComponent(terms[i++ % terms.length]!)}&pageSize=25`));
-    });
-    rows.push({
-      scenario: `4. GET /api/v1/users?q=<3–6 chars> over ${cfg.users.toLocaleString('en')} users: p95 (÷ p95 of ?id=)`,
-      value: `p95 ${r1(search.p95)} ms (p50 ${r1(search.p50)}, p99 ${r1(search.p99)}; ${r1(search.ok)}/s)`,
-      baseline: `p95 ${r1(idLat.p95)} ms`,
-      ratio: r2(search.p95 / idLat.p95),
-      target: 'p95 ≤ 50 ms',
-      met: search.p95 <= 50,
-    });
-    log(`   search p95 ${r1(search.p95)} ms, id p95 ${r1(idLat.p95)} ms`);
-    // Pages reached by cursor (issue #25 item 6): each of 100 searches followed page by page
-    // (untimed), then those cursor pages asked again in the timed loop, 4 clients.
-    const cursorPaths: string[] = [];
-    token = await loginAdmin();
-    for (const term of terms.slice(0, 100)) {
-      const base = `/api/v1/users?q=${encodeURIComponent(term)}&pageSize=25`;
-      let next = (await reader.call('GET', base, undefined, token)).json.nextCursor;
-      for (let n = 0; typeof next === 'string' && n < cfg.cursorPages; n++) {
-        const path = `${base}&cursor=${encodeURIComponent(next)}`;
-        cursorPaths.push(path);
-        next = (await reader.call('GET', path, undefined, token)).json.nextCursor;
-      }
-    }
-    let k = 0;
-    const byCursor = await repeat(cfg.runs, async () => {
-      token = await loginAdmin();
-      return closedLoop(cfg.seconds, 4, () => get(cursorPaths[k++ % cursorPaths.length]!));
-    });
-    rows.push({
-      scenario: `4k. GET /api/v1/users?q=…&cursor= (pages 2–${cfg.cursorPages + 1} of 100 searches, ${cursorPaths.length} pages) over ${cfg.users.toLocaleString('en')} users: p95, 4 clients`,
-      value: `p95 ${r1(byCursor.p95)} ms (p50 ${r1(byCursor.p50)}, p99 ${r1(byCursor.p99)}; ${r1(byCursor.ok)}/s, ${byCursor.non2xx} non-2xx)`,
-      baseline: `p95 ${r1(idLat.p95)} ms`,
-      ratio: r2(byCursor.p95 / idLat.p95),
-      target: 'p95 ≤ 50 ms',
-      met: byCursor.p95 <= 50 && byCursor.non2xx === 0,
-    });
-    log(`   cursor pages p95 ${r1(byCursor.p95)} ms`);
-    reader.close();
-    }
+    api.baseline = { hello: helloR.ok, bare: bareR.ok, bareCpu, column: `bare ${r1(bareR.ok)}/s (p99 ${r1(bareR.p99)} ms); hello ${r1(helloR.ok)}/s` };
+    if (enabled('2')) rows.push(...(await readByIdScenarios(api)));
+    if (enabled('3')) rows.push(...(await refreshScenarios(api)));
+    if (enabled('4')) rows.push(...(await searchScenarios(api)));
 
     // 7–8. the edge BFF: catalog reads and checkouts
     if (enabled('7')) {

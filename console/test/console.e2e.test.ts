@@ -6,23 +6,21 @@
  * URL must be its PUBLIC_URL (the console signs in through the OpenID provider, whose built-in
  * client `iam-console` redirects only there). The
  * gateway serves the built console (console/dist, `make build`). Skipped, saying why, when
- * /usr/bin/chromium or the build is missing. Screenshots: console/test-output/ (gitignored).
- * Three walks: the console at desktop size; every page at 390 px (a phone: nothing wider than the
- * viewport); and GraphiQL (GRAPHQL_IDE=true) and the console under their real CSP with the network
- * to anything but the gateway cut.
+ * /usr/bin/chromium or the build is missing. Screenshots: console/test-output/console/ (gitignored).
+ * The walk of the console at desktop size; every page at 390 px and the console and GraphiQL under
+ * their real CSP: console-phone.e2e.test.ts.
  */
-import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type BrowserContext, type Page, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { ADMIN, type TestSystem, startTestSystem } from '../../deploy/all-in-one/test/harness';
 import { browserTestsRunnable } from '@iam/platform/testing';
-import { AuditTrailPage, CHROMIUM, CHROMIUM_ARGS, ConsoleApp, ProductsPage, RolesPage, SignInPage, UsersPage, launchProfile } from './pages';
+import { launchProfile } from './browser';
+import { freePort, isRefresh, totpCode } from './support';
+import { AuditTrailPage, ConsoleApp, ProductsPage, RolesPage, SignInPage, UsersPage } from './pages';
 
 const DIST = join(__dirname, '..', 'dist', 'index.html');
-const OUT = join(__dirname, '..', 'test-output');
+const OUT = join(__dirname, '..', 'test-output', 'console');
 const suite = browserTestsRunnable(__filename, { paths: [DIST], fix: 'make build' }) ? describe : describe.skip;
 const EXTERNAL = process.env.CONSOLE_TEST_BASE_URL;
 const admin = EXTERNAL ? { email: process.env.ADMIN_EMAIL ?? ADMIN.email, password: process.env.ADMIN_PASSWORD ?? ADMIN.password } : ADMIN;
@@ -30,48 +28,9 @@ const admin = EXTERNAL ? { email: process.env.ADMIN_EMAIL ?? ADMIN.email, passwo
 const run = Date.now().toString(36);
 const ROLE = `Support ${run}`;
 const ADA = `ada.${run}@example.com`;
-
-/** The authenticator app's code now (RFC 6238: SHA-1, 6 digits, 30 s) for a base32 secret. */
-function totpCode(secret: string): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const key: number[] = [];
-  for (const ch of secret) {
-    value = (value << 5) | alphabet.indexOf(ch);
-    bits += 5;
-    if (bits >= 8) {
-      key.push((value >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000)));
-  const mac = createHmac('sha1', Buffer.from(key)).update(counter).digest();
-  const o = mac[mac.length - 1]! & 15;
-  return String((mac.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
-/** A refresh of the console's tokens at the OpenID provider (grant_type=refresh_token). */
-function isRefresh(r: { url(): string; request(): { postData(): string | null } }): boolean {
-  return r.url().endsWith('/oidc/token') && (r.request().postData() ?? '').includes('grant_type=refresh_token');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
-
 const NOBODY = `nobody.${run}@example.com`;
 const NOBODY_PASSWORD = 'Nobody-Passw0rd!2026';
 const TEMP_ROLE = `Temp ${run}`;
-/** A phone's viewport (the issue's 390 px). */
-const PHONE = { width: 390, height: 844 };
 
 suite('admin console in Chromium', () => {
   let system: TestSystem | undefined;
@@ -82,12 +41,11 @@ suite('admin console in Chromium', () => {
 
   beforeAll(async () => {
     // 30 s tokens (the minimum): the console must refresh during the walk, unnoticed.
-    // GraphiQL on (GRAPHQL_IDE): its own walk below. (.ci/run starts its gateway so too.)
     // The console signs in through the OpenID provider: it is opened at PUBLIC_URL (the issuer,
     // under which the built-in client's redirect URI lives), so the port is chosen first.
     if (!EXTERNAL) {
       const port = await freePort();
-      system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, JWT_EXPIRY: '30', GATEWAY_PROFILES: 'full,edge', GRAPHQL_IDE: 'true' } });
+      system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, JWT_EXPIRY: '30', GATEWAY_PROFILES: 'full,edge' } });
     }
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(OUT, { recursive: true });
@@ -426,124 +384,4 @@ suite('admin console in Chromium', () => {
     await app.open('/users');
     await expect(app.heading().textContent()).resolves.toBe('Sign in to the IAM console');
   }, 240_000);
-
-  it('every page fits a 390 px phone: the header spans it, every section stays in the nav, wide tables scroll inside their region', async () => {
-    const page = app.page;
-    await page.setViewportSize(PHONE);
-    await app.open();
-    await page.getByRole('heading', { name: 'Sign in to the IAM console' }).waitFor();
-    const fits = async (name: string) => {
-      const width = await app.layoutWidth();
-      await expectAccessible(`phone-${name}`);
-      expect({ page: name, width, fits: width <= PHONE.width }).toEqual({ page: name, width, fits: true });
-      // The header (signed in) spans the viewport (less a scroll bar, if the browser shows one).
-      if ((await page.locator('header').count()) === 0) return;
-      const header = (await page.locator('header').boundingBox())!;
-      const inner = await page.evaluate(() => document.documentElement.clientWidth);
-      expect({ page: name, header: Math.round(header.width) }).toEqual({ page: name, header: inner });
-    };
-    await fits('sign-in');
-    await new SignInPage(app).signIn(admin.email, admin.password);
-    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
-    // Every section is in the nav and inside the viewport ("My account" included).
-    expect(await app.sections()).toEqual(['Users', 'Roles', 'Permissions', 'Products', 'Clients', 'Identity providers', 'Webhooks', 'Audit', 'My account']);
-    for (const link of await page.getByRole('navigation', { name: 'Main' }).getByRole('link').all()) {
-      const box = (await link.boundingBox())!;
-      expect({ link: await link.textContent(), inside: box.x >= 0 && box.x + box.width <= PHONE.width }).toEqual({ link: await link.textContent(), inside: true });
-    }
-    const users = new UsersPage(app);
-    await users.search(admin.email);
-    await users.row(admin.email).waitFor();
-    await fits('users');
-    await users.row(admin.email).getByRole('link').click();
-    await page.getByRole('heading', { name: 'Edit user', level: 1 }).waitFor();
-    await page.getByRole('checkbox', { name: 'Administrator', exact: true }).waitFor();
-    await fits('user-edit');
-    await app.goDirect('/users/new');
-    await page.getByRole('heading', { name: 'Create user', level: 1 }).waitFor();
-    await fits('user-create');
-    await app.go('Roles');
-    await page.getByLabel('Search roles').fill('Administrator');
-    await page.getByRole('link', { name: 'Administrator', exact: true }).click();
-    await page.getByRole('heading', { name: 'Role Administrator', level: 1 }).waitFor();
-    await page.getByLabel('Permission', { exact: true }).waitFor();
-    await fits('role');
-    for (const section of ['Roles', 'Permissions', 'Products', 'Clients', 'Identity providers', 'Webhooks', 'Audit'] as const) {
-      await app.go(section);
-      await page.getByRole('table').waitFor();
-      await fits(section.toLowerCase());
-    }
-    await app.go('My account');
-    await page.locator('dl.claims').filter({ hasText: 'Member since' }).waitFor();
-    await fits('me');
-    // A wide table scrolls inside its region, reachable by keyboard.
-    await app.go('Audit');
-    const region = page.getByRole('region', { name: 'Audit events' });
-    await region.waitFor();
-    expect(await region.evaluate((el) => ({ scrolls: el.scrollWidth > el.clientWidth, tabIndex: el.tabIndex }))).toEqual({ scrolls: true, tabIndex: 0 });
-    await region.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
-    expect(await app.layoutWidth()).toBeLessThanOrEqual(PHONE.width);
-    await app.screenshot('phone-audit-scrolled');
-    // The caller without permissions: the nav is short, My account is in it.
-    await app.signOut();
-    await new SignInPage(app).signIn(NOBODY, NOBODY_PASSWORD);
-    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
-    expect(await app.sections()).toEqual(['Products', 'My account']);
-    await app.goDirect('/users');
-    await app.alert().filter({ hasText: 'This page needs the users.manage permission' }).waitFor();
-    await fits('users-forbidden');
-    await app.signOut();
-    await page.setViewportSize({ width: 1200, height: 800 });
-  }, 120_000);
-
-  it('GraphiQL and the console work offline under their own CSP: nothing but the gateway is asked for, no CSP violation, the favicon served', async () => {
-    const base = EXTERNAL ?? system!.url();
-    const origin = new URL(base).origin;
-    // Its own browser, CSP enforced (the walks above bypass it for axe-core).
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-    try {
-      const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-      const elsewhere: string[] = [];
-      await ctx.route('**/*', (r) => (new URL(r.request().url()).origin === origin ? r.continue() : (elsewhere.push(r.request().url()), r.abort())));
-      const page = await ctx.newPage();
-      page.setDefaultTimeout(20_000);
-      const problems: string[] = [];
-      const failed: string[] = [];
-      page.on('console', (m) => {
-        if (/Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
-      });
-      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-      page.on('response', (r) => {
-        // Introspection without a token is refused by the API (GRAPHQL_INTROSPECTION=authenticated): not a page fault.
-        if (r.status() >= 400 && !r.url().endsWith('/api/v1/graphql')) failed.push(`${r.status()} ${r.url()}`);
-      });
-
-      // The console: its favicon, as an SVG, from the bundle.
-      const favicon = page.waitForResponse((r) => /\/console\/assets\/favicon-[\w-]+\.svg$/.test(r.url()));
-      await page.goto(`${base}/console`);
-      await page.getByRole('heading', { name: 'Sign in to the IAM console' }).waitFor();
-      const icon = await favicon;
-      expect({ status: icon.status(), type: icon.headers()['content-type'] }).toEqual({ status: 200, type: expect.stringMatching(/^image\/svg\+xml/) as string });
-
-      // GraphiQL, a query run.
-      const query = '{ products(pageSize: 2) { products { sku name } nextPageToken } }';
-      await page.goto(`${base}/graphiql?query=${encodeURIComponent(query)}`);
-      // The editor (Monaco, its workers bundled) holds the document before it is run.
-      await page.locator('.graphiql-query-editor').filter({ hasText: 'nextPageToken' }).waitFor();
-      await page.getByRole('button', { name: /Execute query/ }).click();
-      const answer = page.locator('.graphiql-response');
-      await answer.filter({ hasText: '"data"' }).waitFor();
-      expect(await answer.textContent()).toMatch(/"products":\s*\{\s*"products":/);
-      await shot(page, 'graphiql');
-      expect({ elsewhere, problems, failed }).toEqual({ elsewhere: [], problems: [], failed: [] });
-    } finally {
-      await browser.close();
-    }
-  }, 120_000);
-
-  async function shot(page: Page, name: string): Promise<void> {
-    const path = join(OUT, `${String(app.shots.length + 1).padStart(2, '0')}-${name}.png`);
-    await page.screenshot({ path });
-    app.shots.push(path);
-  }
 });

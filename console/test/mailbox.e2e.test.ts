@@ -1,8 +1,7 @@
 /**
  * Issue #23's walk in a real browser (Debian's Chromium driven by playwright-core), as a newcomer
- * meets it: the all-in-one process started as `make run` starts it (deploy/all-in-one/dist/main.js,
- * no SMTP_URL, no EMAIL_ACTION_BASE_URL; its databases on the test PostgreSQL instead of the
- * embedded one, for speed), then: sign in to the console, send a password reset for a user, read
+ * meets it: the all-in-one process started as `make run` starts it (make-run.ts: no SMTP_URL, no
+ * EMAIL_ACTION_BASE_URL; its databases on the test PostgreSQL), then: sign in to the console, send a password reset for a user, read
  * the mail in "Mailbox (development)", follow its link to the hosted reset page, see the policy
  * as you type, set a new password and sign in with it (REST login); the used link again (a clear
  * message naming nothing); an email verification the same way. axe-core on every page (nothing
@@ -12,47 +11,24 @@
  * (console/docs/mailbox.png, console/docs/reset-password.png, copied by hand).
  * Skipped, saying why, without /usr/bin/chromium or a built tree (make build).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type TestDatabase, browserTestsRunnable, createTestDatabase, eventually } from '@iam/platform/testing';
+import { browserTestsRunnable, eventually } from '@iam/platform/testing';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
-import { AccountPage, axeOf, CHROMIUM, CHROMIUM_ARGS, ConsoleApp, launchProfile, MailboxPage, ResetPasswordPage, SignInPage, VerifyEmailPage } from './pages';
+import { CHROMIUM, CHROMIUM_ARGS, axeOf, launchProfile } from './browser';
+import { AccountPage, ResetPasswordPage, VerifyEmailPage } from './hosted-pages';
+import { MAIN, type MakeRun, startMakeRun } from './make-run';
+import { ConsoleApp, MailboxPage, SignInPage } from './pages';
 
-const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'deploy', 'all-in-one', 'dist', 'main.js');
 const DIST = join(__dirname, '..', 'dist', 'reset-password.html');
 const OUT = join(__dirname, '..', 'test-output', 'mailbox');
 const suite = browserTestsRunnable(__filename, { paths: [DIST, MAIN], fix: 'make build' }) ? describe : describe.skip;
 const ADMIN = { email: 'admin@example.com', password: 'Admin-Passw0rd!' };
-const SERVICES = ['directory', 'identity', 'notification', 'commerce', 'audit'] as const;
 
 jest.setTimeout(240_000);
 
-/**
- * A free port above 23000 whose gRPC followers (PORT − 8080 + 50051…) fall out of range, so they
- * are chosen at start; IAM_TEST_PORTS (`27200-27299`) narrows the range for a shared machine.
- */
-async function freePort(): Promise<number> {
-  const [from, to] = (process.env.IAM_TEST_PORTS ?? '23000-23999').split('-').map(Number) as [number, number];
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = from + Math.floor(Math.random() * (to - from + 1));
-    const free = await new Promise<boolean>((resolve) => {
-      const srv = createServer().once('error', () => resolve(false));
-      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error(`no free port in ${from}..${to}`);
-}
-
 suite('make run: mail flows through the development mailbox and the hosted pages, in Chromium', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'iam-mailbox-walk-'));
-  const dbs: TestDatabase[] = [];
-  let child: ChildProcess;
-  let log = '';
+  let system: MakeRun | undefined;
   let base: string;
   let context: BrowserContext;
   let userDataDir: string;
@@ -116,32 +92,8 @@ suite('make run: mail flows through the development mailbox and the hosted pages
   beforeAll(async () => {
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(OUT, { recursive: true });
-    const port = await freePort();
-    base = `http://localhost:${port}`;
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    // As a newcomer's shell: nothing of mail configured, no external bus, default ports.
-    for (const k of Object.keys(env)) if (/^(SMTP_URL|EMAIL_ACTION_BASE_URL|NATS_URL|HOST|BIND_HOST|PUBLIC_URL)$|_(GRPC_PORT|GRPC_TARGET|DATABASE_URL)$/.test(k)) delete env[k];
-    for (const s of SERVICES) {
-      const db = await createTestDatabase(`mailbox_walk_${s}`);
-      dbs.push(db);
-      env[`${s.toUpperCase()}_DATABASE_URL`] = db.url;
-    }
-    Object.assign(env, {
-      PORT: String(port),
-      DATA_DIR: join(dataDir, 'data'),
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'debug',
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      ARGON2_MEMORY_KIB: '8192',
-      ARGON2_ITERATIONS: '1',
-    });
-    child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => (log += d));
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => (log += d));
-    await eventually(() => log.includes('iam is up at') || child.exitCode !== null, 180_000, 250);
-    if (child.exitCode !== null) throw new Error(`the all-in-one exited:\n${log.slice(-3000)}`);
-    await eventually(async () => (await fetch(`${base}/health/ready`).catch(() => undefined))?.ok === true, 60_000, 250);
+    system = await startMakeRun('mailbox_walk', ADMIN);
+    base = system.base;
 
     ({ context, userDataDir } = await launchProfile('mailbox-chromium-'));
     watchHosted(context);
@@ -152,24 +104,14 @@ suite('make run: mail flows through the development mailbox and the hosted pages
   }, 240_000);
 
   afterAll(async () => {
-    if (process.env.MAILBOX_WALK_LOG) require("node:fs").writeFileSync(process.env.MAILBOX_WALK_LOG, log);
     await userBrowser?.close();
     await context?.close();
-    child?.stdout?.destroy();
-    child?.stderr?.destroy();
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
-    for (const db of dbs) await db.drop().catch(() => undefined);
-    rmSync(dataDir, { recursive: true, force: true });
+    await system?.stop();
     if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
   });
 
   it('says at start that mail is kept in the development mailbox', () => {
-    expect(log).toContain('no SMTP_URL: mail is kept in the development mailbox');
+    expect(system!.log()).toContain('no SMTP_URL: mail is kept in the development mailbox');
   });
 
   it('the console signs in through the OpenID provider, stays signed in across a reload, and shows "Mailbox (development)"; a reset mail for a user lands in it', async () => {
@@ -411,6 +353,7 @@ suite('make run: mail flows through the development mailbox and the hosted pages
       await strict.close();
     }
     // The process logged every request (LOG_LEVEL=debug), by route: never a token.
+    const log = system!.log();
     expect(log).toContain('"route":"/reset-password"');
     for (const t of tokens) expect(log).not.toContain(t);
     for (const p of [ADMIN.password, user.password, user.next]) expect(log).not.toContain(p);

@@ -1,51 +1,7 @@
-/** Page objects of the console's browser test: what a user sees and does, not how the DOM is built. */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+/** Page objects of the console's browser tests: what a user sees and does, not how the DOM is built. */
 import { join } from 'node:path';
-import { CHROMIUM } from '@iam/platform/testing';
-import { type BrowserContext, type Page, chromium } from 'playwright-core';
-
-/** Debian's Chromium (the platform's CHROMIUM: IAM_TEST_CHROMIUM may name another path), launched as root needs it (the project's browser tests all use these). */
-export { CHROMIUM };
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-/**
- * Chromium on a fresh profile (a temporary directory named after `prefix`; the caller removes it),
- * at desktop size, CSP bypassed so that axe-core can be evaluated into the pages (their own CSP
- * allows only their own scripts).
- */
-export async function launchProfile(prefix: string): Promise<{ context: BrowserContext; userDataDir: string }> {
-  const userDataDir = mkdtempSync(join(tmpdir(), prefix));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1200, height: 800 },
-    bypassCSP: true,
-  });
-  return { context, userDataDir };
-}
-
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-export interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown }[];
-}
-
-/** axe-core on a page (any tab: the hosted pages too): the serious and critical violations. */
-export async function axeOf(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: AxeViolation[] }> } }).axe;
-    return (await axe.run(document)).violations;
-  });
-  return result
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
-}
+import type { Page } from 'playwright-core';
+import { type AxeViolation, axeOf } from './browser';
 
 export class ConsoleApp {
   readonly shots: string[] = [];
@@ -358,79 +314,5 @@ export class MailboxPage {
     tab.setDefaultTimeout(10_000);
     await tab.waitForLoadState();
     return tab;
-  }
-}
-
-/** The hosted reset page (/reset-password?token=…). */
-export class ResetPasswordPage {
-  constructor(readonly page: Page) {}
-  heading() {
-    return this.page.getByRole('heading', { level: 1 });
-  }
-  async type(password: string): Promise<void> {
-    await this.page.getByLabel('New password').fill(password);
-  }
-  /** The policy's checklist: each requirement's text with "(done)" or "(not yet)". */
-  async checklist(): Promise<string[]> {
-    return (await this.page.getByRole('list', { name: 'Your password needs:' }).getByRole('listitem').allTextContents()).map((t) => t.replace(/^[✓○]\s*/, ''));
-  }
-  async submit(): Promise<void> {
-    await this.page.getByRole('button', { name: 'Set the new password' }).click();
-  }
-}
-
-/** The hosted verification page (/verify-email?token=…). */
-export class VerifyEmailPage {
-  constructor(readonly page: Page) {}
-  heading() {
-    return this.page.getByRole('heading', { level: 1 });
-  }
-  async verify(): Promise<void> {
-    await this.page.getByRole('button', { name: 'Verify' }).click();
-  }
-}
-
-/**
- * The hosted account page (/account), in any tab: it signs in through the OpenID provider (its
- * "Sign in", then the OP's page) and shows one region per section.
- */
-export class AccountPage {
-  constructor(readonly page: Page) {}
-  heading() {
-    return this.page.getByRole('heading', { level: 1 });
-  }
-  /** From the signed-out page: the OP's sign-in, then back here. */
-  async signIn(email: string, password: string): Promise<void> {
-    await this.page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await this.page.getByRole('heading', { name: 'Sign in', exact: true, level: 1 }).waitFor();
-    await this.page.getByLabel('Email').fill(email);
-    await this.page.getByLabel('Password').fill(password);
-    await this.page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await this.section('Sessions').waitFor();
-  }
-  section(title: string) {
-    return this.page.getByRole('region', { name: title, exact: true });
-  }
-  async saveNames(first: string, last: string): Promise<void> {
-    const s = this.section('Profile');
-    await s.getByLabel('First name').fill(first);
-    await s.getByLabel('Last name').fill(last);
-    await s.getByRole('button', { name: 'Save names' }).click();
-  }
-  async changePassword(current: string, next: string): Promise<void> {
-    const s = this.section('Password');
-    await s.getByLabel('Current password').fill(current);
-    await s.getByLabel('New password').fill(next);
-    await s.getByRole('button', { name: 'Change password' }).click();
-  }
-  async changeEmail(email: string, current: string): Promise<void> {
-    const s = this.section('Email address');
-    await s.getByLabel('New email address').fill(email);
-    await s.getByLabel('Current password').fill(current);
-    await s.getByRole('button', { name: 'Change email address' }).click();
-  }
-  /** The rows of the sessions table (without its head). */
-  sessions() {
-    return this.section('Sessions').getByRole('row').filter({ has: this.page.getByRole('cell') });
   }
 }

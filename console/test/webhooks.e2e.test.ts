@@ -16,7 +16,8 @@ import type { BrowserContext } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { ADMIN, type TestSystem, startTestSystem } from '../../deploy/all-in-one/test/harness';
 import { browserTestsRunnable } from '@iam/platform/testing';
-import { ConsoleApp, SignInPage, launchProfile } from './pages';
+import { launchProfile } from './browser';
+import { ConsoleApp, SignInPage } from './pages';
 import { WebhooksPage } from './webhooks-page';
 
 const DIST = join(__dirname, '..', 'dist', 'index.html');

@@ -1,5 +1,5 @@
 /**
- * What the chart's render tests share (chart.test.ts, grpc-callers.test.ts): rendering the chart
+ * What the chart's render tests share (chart-rendered.test.ts, chart-operability.test.ts, grpc-callers.test.ts): rendering the chart
  * with helm or render/ (renderer.ts), reading the manifests, and checking them against the
  * Kubernetes API types of k8s/ (`cd helm/test/k8s && npm ci`).
  */

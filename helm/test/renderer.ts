@@ -2,7 +2,7 @@
  * How the chart's tests render it without a cluster: with a helm binary (HELM_BIN, or `helm` on
  * PATH), or else the Go-template renderer of render/ (Go's text/template and sprig from Debian's
  * packages: golang-go, golang-github-masterminds-sprig-dev, golang-gopkg-yaml.v3-dev). Used by
- * chart.test.ts and deploy/test/image.test.ts.
+ * the chart-*.test.ts files and deploy/test/image.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';

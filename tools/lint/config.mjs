@@ -33,13 +33,35 @@ function requestDataCasts() {
   ]);
 }
 
+/** Generated code (protobuf, OpenAPI types, Unicode tables, limits): never edited, never linted. */
+const generated = ['**/*.d.ts', '**/*.generated.ts'];
+
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', 'packages/contracts/src/gen/**', '.data/**', '.ci/**', 'tools/**', 'console/**', 'protos/**', '**/*.js', '**/*.mjs', '**/*.cjs'],
+    ignores: ['**/node_modules/**', '**/dist/**', 'packages/contracts/src/gen/**', '.data/**', '.ci/**', 'tools/**', 'protos/**', '**/*.js', '**/*.mjs', '**/*.cjs', ...generated],
   },
-  js.configs.recommended,
-  ...tseslint.configs.recommendedTypeChecked,
+  // The console (React, its own tsconfig and Vite build) gets only the size rule below; the
+  // type-aware rules read the root tsconfig.test.json, which does not include it.
+  ...[js.configs.recommended, ...tseslint.configs.recommendedTypeChecked].map((config) => ({ ...config, ignores: [...(config.ignores ?? []), 'console/**'] })),
   {
+    files: ['console/**/*.ts', 'console/**/*.tsx'],
+    languageOptions: { parser: tseslint.parser },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
+  {
+    // No hand-written file over 400 lines (STYLE.md, issue #37): every line counts, blank and
+    // comment lines too, so the number is the one `wc -l` shows. Generated files are ignored above.
+    files: ['**/*.ts', '**/*.tsx'],
+    rules: { 'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }] },
+  },
+  {
+    // Temporary allow-list: the sign-in use cases are being rewritten as one flow (issue #37
+    // items 1–4, branch signin-flow). Remove this entry when that lands.
+    files: ['services/identity/src/app/auth.ts'],
+    rules: { 'max-lines': 'off' },
+  },
+  {
+    ignores: ['console/**'],
     languageOptions: {
       parserOptions: { project: ['./tsconfig.test.json'], tsconfigRootDir: root },
     },
@@ -64,7 +86,9 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', ...requestDataCasts()],
     },
   },
-  ...workspaceBoundaries(),
+  // The console's tests start the system from @iam/platform/testing, which its package does not
+  // declare: they were never under this rule (the console was not linted before max-lines).
+  ...workspaceBoundaries().map((config) => ({ ...config, ignores: ['console/**'] })),
   {
     // Tests read loosely typed bodies and mocks.
     files: ['**/*.test.ts', '**/test/**/*.ts', '**/testing/**/*.ts'],

@@ -14,7 +14,8 @@
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { type OAuthClient, StaticClientLookup } from '@iam/identity';
+import type { OAuthClient } from '@iam/identity';
+import { StaticClientLookup } from '../../../services/identity/src/testing/static-client-lookup';
 import type * as openidClient from 'openid-client';
 import { type TestSystem, startTestSystem } from './harness';
 import { freePort } from './support/nats';

@@ -7,7 +7,8 @@
  * a recovery code, and step-up by max_age, with axe on the factor pages.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type OAuthClient, StaticClientLookup } from '@iam/identity';
+import type { OAuthClient } from '@iam/identity';
+import { StaticClientLookup } from '../../../services/identity/src/testing/static-client-lookup';
 import { SoftAuthenticator } from '../../../services/identity/src/testing/soft-authenticator';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';

@@ -6,7 +6,8 @@
  * every refresh token of the account) holds as before.
  */
 import { randomBytes } from 'node:crypto';
-import { type OAuthClient, StaticClientLookup } from '@iam/identity';
+import type { OAuthClient } from '@iam/identity';
+import { StaticClientLookup } from '../../../services/identity/src/testing/static-client-lookup';
 import { eventually } from '@iam/platform/testing';
 import type * as openidClient from 'openid-client';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';

@@ -3,4 +3,3 @@ export { identityService, type IdentityOptions } from './service';
 export type { AuthFaults } from './app/auth';
 export { PgClientStore } from './infra/client-store';
 export { builtInClients, type ClientLookup, type OAuthClient } from './domain/clients';
-export { StaticClientLookup } from './infra/oidc/static-clients';

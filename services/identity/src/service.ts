@@ -51,7 +51,7 @@ import { opaqueAccessTokens, opaqueTokenJti } from './infra/oidc/opaque-tokens';
 import { OpSessionIds } from './infra/oidc/session-ids';
 import { RefreshRetry } from './infra/oidc/refresh-retry';
 import { TokenRequestWrites } from './infra/oidc/token-writes';
-import { opTokenWrites } from './infra/mfa-stores';
+import { opTokenWrites } from './infra/session-store';
 
 export interface IdentityOptions {
   /** Only the fault suite's build (src/testing/fault-main.ts) passes any. */

@@ -1,7 +1,7 @@
 /**
  * What the browser tests here share: Debian's Chromium (the platform's CHROMIUM: IAM_TEST_CHROMIUM
  * may name another path) and the flags it needs as root (the console's tests have the same in
- * console/test/pages.ts), a context with the pages' CSP enforced, and axe-core's serious and
+ * console/test/browser.ts), a context with the pages' CSP enforced, and axe-core's serious and
  * critical violations on a page. A suite asks browserTestsRunnable, which records its skip for the
  * run's summary when it cannot run.
  */

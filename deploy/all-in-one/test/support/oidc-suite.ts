@@ -5,7 +5,8 @@
  * Chromium with the pages' CSP enforced.
  */
 import { randomBytes } from 'node:crypto';
-import { type OAuthClient, StaticClientLookup } from '@iam/identity';
+import type { OAuthClient } from '@iam/identity';
+import { StaticClientLookup } from '../../../../services/identity/src/testing/static-client-lookup';
 import type * as openidClient from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN, type TestSystem, startTestSystem } from '../harness';

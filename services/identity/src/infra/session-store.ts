@@ -1,51 +1,12 @@
 /**
- * PostgreSQL stores of sessions and the single-use challenges of sign-in (mfa tokens, WebAuthn
- * ceremonies); the factors themselves are factor-stores.ts. Parameterised SQL over an EntityManager.
+ * PostgreSQL store of sessions (a refresh family's or a provider session's row: device, IP, amr,
+ * auth_time) and the access tokens recorded under them.
  */
 import { queryNamed } from '@iam/platform';
 import type { EntityManager } from 'typeorm';
 import { revokeOidcSubject } from './oidc/pg-adapter';
 import type { WritePart } from './oidc/token-writes';
-import type { MfaChallengeRecord, MfaChallengeStore, MfaPurpose, SessionRecord, SessionStore, WebauthnChallengeStore, WebauthnPurpose } from '../domain/ports';
-
-export class PgMfaChallenges implements MfaChallengeStore {
-  constructor(private readonly m: EntityManager) {}
-
-  async create(c: MfaChallengeRecord & { tokenHash: Buffer; expiresAt: Date }): Promise<void> {
-    await this.m.query('INSERT INTO mfa_challenges (id, user_id, email_hash, token_hash, purpose, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-      c.id,
-      c.userId,
-      c.emailHash,
-      c.tokenHash,
-      c.purpose,
-      c.expiresAt,
-    ]);
-  }
-
-  async find(tokenHash: Buffer): Promise<MfaChallengeRecord | null> {
-    const [r] = await this.m.query<
-      Array<{
-        id: string;
-        user_id: string;
-        email_hash: Buffer;
-        purpose: MfaPurpose;
-      }>
-    >('SELECT id, user_id, email_hash, purpose FROM mfa_challenges WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()', [tokenHash]);
-    return r
-      ? {
-          id: r.id,
-          userId: r.user_id,
-          emailHash: r.email_hash,
-          purpose: r.purpose,
-        }
-      : null;
-  }
-
-  async consume(id: string): Promise<boolean> {
-    const [, n] = await this.m.query<[unknown, number]>('UPDATE mfa_challenges SET used_at = now() WHERE id = $1 AND used_at IS NULL AND expires_at > now()', [id]);
-    return n > 0;
-  }
-}
+import type { SessionRecord, SessionStore } from '../domain/ports';
 
 interface SessionSql {
   id: string;
@@ -167,49 +128,6 @@ export class PgSessions implements SessionStore {
   }
 }
 
-export class PgWebauthnChallenges implements WebauthnChallengeStore {
-  constructor(private readonly m: EntityManager) {}
-
-  async create(c: { challengeHash: Buffer; purpose: WebauthnPurpose; userId: string | null; mfaChallengeId: string | null; expiresAt: Date }, opts: { keep?: number } = {}): Promise<void> {
-    const values = [c.challengeHash, c.purpose, c.userId, c.mfaChallengeId, c.expiresAt];
-    const insert = 'INSERT INTO webauthn_challenges (challenge_hash, purpose, user_id, mfa_challenge_id, expires_at) VALUES ($1, $2, $3, $4, $5)';
-    if (opts.keep === undefined || c.userId === null) {
-      await this.m.query(insert, values);
-      return;
-    }
-    // The DELETE reads the table as it was before the statement (without the new row): the newest
-    // keep - 1 of the others stay beside the new one.
-    await this.m.query(
-      `WITH added AS (${insert} RETURNING 1)
-       DELETE FROM webauthn_challenges WHERE challenge_hash IN (
-         SELECT challenge_hash FROM webauthn_challenges WHERE user_id = $3 AND purpose = $2 ORDER BY created_at DESC, challenge_hash OFFSET $6)`,
-      [...values, Math.max(0, opts.keep - 1)],
-    );
-  }
-
-  async take(challengeHash: Buffer, purpose: WebauthnPurpose): Promise<{ userId: string | null; mfaChallengeId: string | null } | null> {
-    const rows = await this.m.query<[Array<{ user_id: string | null; mfa_challenge_id: string | null }>, number]>(
-      'DELETE FROM webauthn_challenges WHERE challenge_hash = $1 AND purpose = $2 AND expires_at > now() RETURNING user_id, mfa_challenge_id',
-      [challengeHash, purpose],
-    );
-    const r = rows[0]?.[0];
-    return r ? { userId: r.user_id, mfaChallengeId: r.mfa_challenge_id } : null;
-  }
-
-  /**
-   * A spent sign-in challenge is a row of purpose 'spent' (never taken; purged once expired). It is
-   * kept 5 minutes past the challenge's expiry: that expiry was checked on a replica's clock, the
-   * purge reads the database's, and a replica running behind must still find the row.
-   */
-  async spend(challengeHash: Buffer, expiresAt: Date): Promise<boolean> {
-    const rows = await this.m.query<unknown[]>(
-      "INSERT INTO webauthn_challenges (challenge_hash, purpose, expires_at) VALUES ($1, 'spent', $2::timestamptz + interval '5 minutes') ON CONFLICT (challenge_hash) DO NOTHING RETURNING 1",
-      [challengeHash, expiresAt],
-    );
-    return rows.length === 1;
-  }
-}
-
 /**
  * An access token the provider issues under a provider session: the session marked used (to the
  * minute) and, for a token the gateway verifies on its own, the token recorded under it (ending
@@ -234,4 +152,3 @@ export function opTokenWrites(opSessionUid: string, record?: { jti: string; expi
     },
   ];
 }
-

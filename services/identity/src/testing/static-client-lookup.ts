@@ -1,9 +1,10 @@
 /**
- * A ClientLookup over a fixed list (tests, and the provider's registry until the PostgreSQL
- * store of the clients API is wired). Secrets are kept as SHA-256 and compared in constant time.
+ * A test double of the provider's client registry: a ClientLookup over a fixed list, which the
+ * e2e suites hand the provider (startTestSystem's identityClients). Secrets are kept as SHA-256
+ * and compared in constant time. Production reads PgClientStore.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ClientLookup, OAuthClient } from '../../domain/clients';
+import type { ClientLookup, OAuthClient } from '../domain/clients';
 
 export class StaticClientLookup implements ClientLookup {
   private readonly clients = new Map<string, { client: OAuthClient; secretHash?: Buffer }>();
