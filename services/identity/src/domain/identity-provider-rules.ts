@@ -102,6 +102,6 @@ export function checkProviderSettings(g: GivenProviderSettings): IdentityProvide
 
 /** A client secret as given: at most 1000 characters, printable. */
 export function checkClientSecret(secret: string): string {
-  if (secret.length > 1000 || /[\u0000-\u001f\u007f]/.test(secret)) throw AppError.validation('The client secret is not valid.', [{ field: 'clientSecret', message: 'must be at most 1000 printable characters' }]);
+  if (secret.length > 1000 || [...secret].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) throw AppError.validation('The client secret is not valid.', [{ field: 'clientSecret', message: 'must be at most 1000 printable characters' }]);
   return secret;
 }
