@@ -9,7 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { eventually } from '@iam/platform/testing';
 import { followToCallback } from '../../../services/identity/src/testing/follow-upstream';
 import { type UpstreamOp, startUpstreamOp } from '../../../services/identity/src/testing/upstream-op';
-import { oidcSuite } from './support/oidc-suite';
+import { axe, cspContext } from './support/browser';
+import { browserTest, oidcSuite } from './support/oidc-suite';
+
+const browserIt = browserTest(__filename);
 
 jest.setTimeout(120_000);
 
@@ -91,5 +94,47 @@ describe('federation: linked identities through the account API', () => {
   it('no token: 401', async () => {
     const started = await call('not-a-token', 'GET', '/api/v1/me/identities');
     expect(started.status).toBe(401);
+  });
+
+  browserIt('Chromium, CSP enforced, the app on another origin: a button per enabled provider; the upstream signs in, an account is made, back at the app with amr fed', async () => {
+    const config = await s.discover(s.c.spa);
+    const { url, verifier, state } = await s.authorization(config, { prompt: 'login', scope: 'openid email' });
+    const email = `jit-${randomBytes(4).toString('hex')}@corp.example`;
+    op.signInAs({ sub: `corp-${randomBytes(4).toString('hex')}`, email, emailVerified: true, givenName: 'Jit', familyName: 'User' });
+    const { context, page, violations } = await cspContext(s.browser);
+    try {
+      await page.goto(url.href);
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      expect(await axe(page)).toEqual([]);
+      await page.getByRole('link', { name: 'Sign in with Corp SSO' }).click();
+      await page.getByRole('heading', { name: 'Back at the app' }).waitFor();
+      expect(violations).toEqual([]);
+    } finally {
+      await context.close();
+    }
+    const callbackUrl = await s.rp.next('/callback');
+    const tokens = await s.oc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+    expect(tokens.claims()).toEqual(expect.objectContaining({ email, amr: ['fed'] }));
+    const users = (await (await s.asAdmin('GET', `/api/v1/users?q=${encodeURIComponent(email)}`)).json()) as { items: Array<{ email: string; emailVerified: boolean; firstName: string }> };
+    expect(users.items).toEqual([expect.objectContaining({ email, emailVerified: true, firstName: 'Jit' })]);
+  });
+
+  browserIt('the upstream down: a clear page, nothing written', async () => {
+    const config = await s.discover(s.c.spa);
+    const { url } = await s.authorization(config, { prompt: 'login', scope: 'openid email' });
+    // A provider never reached before (none of its discovery is kept), its upstream down.
+    const made = await s.asAdmin('POST', '/api/v1/identity-providers', { kind: 'oidc', name: 'corp-backup', displayName: 'Corp backup', discoveryUrl: op.discoveryUrl, clientId: op.clientId, clientSecret: op.clientSecret });
+    expect(made.status).toBe(201);
+    const { context, page, violations } = await cspContext(s.browser);
+    op.setUp(false);
+    try {
+      await page.goto(url.href);
+      await page.getByRole('link', { name: 'Sign in with Corp backup' }).click();
+      await page.getByRole('heading', { name: 'Try again shortly' }).waitFor();
+      expect(violations).toEqual([]);
+    } finally {
+      op.setUp(true);
+      await context.close();
+    }
   });
 });
