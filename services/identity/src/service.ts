@@ -27,6 +27,7 @@ import { createRestSignIn } from './app/signin/rest';
 import { createStrategyRegistry } from './app/signin/strategy';
 import { passkeyStrategy } from './app/signin/strategies/passkey';
 import { passwordStrategy } from './app/signin/strategies/password';
+import { createUpstreamTickets, upstreamStrategy } from './app/signin/strategies/upstream';
 import { recoveryCodeStrategy } from './app/signin/strategies/recovery-code';
 import { totpStrategy } from './app/signin/strategies/totp';
 import { createSessionUseCases } from './app/sessions';
@@ -46,7 +47,7 @@ import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 import { JwtTokenService } from './infra/token-service';
 import { opRequestHandler, startOpServer } from './api/op/http';
 import { federationRoutes } from './api/op/federation-http';
-import { pendingFederationOutcome } from './api/op/federation-signin';
+import { federationSignIn } from './api/op/federation-signin';
 import { opPages } from './api/op/library-pages';
 import type { ClientLookup } from './domain/clients';
 import { OpHost } from './infra/oidc/op-host';
@@ -124,12 +125,15 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const rekeyed = await rekeyLegacyRecoveryCodes(uow, recoveryKey);
       if (rekeyed > 0) logger.info({ rekeyed }, 'legacy recovery-code digests re-keyed (HMAC under the recovery-code key)');
       const secondFactor = createSecondFactorUseCases({ uow, stores });
+      const upstreamTickets = createUpstreamTickets();
       // The sign-in flow and its strategies: a new factor is one more module in this list.
       const strategies = createStrategyRegistry([
         passwordStrategy({ directory }),
         totpStrategy({ totp: createTotpSecrets({ totpKeys, issuer: config.jwt.issuer, stores, directory }), stores, directory }),
         passkeyStrategy({ passkeys, principals: tokenDirectory }),
         recoveryCodeStrategy({ recoveryKey, stores }),
+        // A sign-in through another identity provider, checked before the flow (app/federation.ts): a ticket.
+        upstreamStrategy({ tickets: upstreamTickets, principals: tokenDirectory }),
       ]);
       const flow = createSignInFlow({
         settings: { maxFailedAttempts: config.auth.maxFailedAttempts, lockoutMinutes: config.auth.lockoutMinutes, requiredRoles: config.mfa.requiredRoles },
@@ -300,7 +304,13 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           audit: opAudit,
           permissions: (names) => directory.resolvePermissions(names),
           logger,
-          federation: federationRoutes({ prefix: op.prefix, accountPath: '/account', federation: fed.federation, onOutcome: pendingFederationOutcome(op.prefix) }),
+          providerLinks: async (base) => (await fed.federation.buttons()).map((b) => ({ displayName: b.displayName, href: `${base}/federation/${b.name}` })),
+          federation: federationRoutes({
+            prefix: op.prefix,
+            accountPath: '/account',
+            federation: fed.federation,
+            ...federationSignIn({ prefix: op.prefix, flow, sessions, tickets: upstreamTickets, federation: fed.federation }),
+          }),
         }), rt.bindHost, op.port);
       logger.info({ port: opServer.port, issuer: op.publicUrl }, 'OpenID provider listening');
       opts.onOpListening?.(opServer.port);
