@@ -20,7 +20,8 @@ describe('federation: linked identities through the account API', () => {
   const s = oidcSuite({ portEnv: 'FEDERATION_E2E_PORT' });
   let op: UpstreamOp;
   const NAME = 'corp';
-  const callback = () => `${s.issuer}/oidc/federation/${NAME}/callback`;
+  const PROVE = 'corp-prove';
+  const callback = (name = NAME) => `${s.issuer}/oidc/federation/${name}/callback`;
 
   const login = async (email: string, password: string) => {
     const r = await fetch(`${s.issuer}/api/v1/auth/generate-jwt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
@@ -33,7 +34,7 @@ describe('federation: linked identities through the account API', () => {
   };
 
   beforeAll(async () => {
-    op = await startUpstreamOp({ redirectUris: [callback()] });
+    op = await startUpstreamOp({ redirectUris: [callback(), callback(PROVE)] });
     const made = await s.asAdmin('POST', '/api/v1/identity-providers', {
       kind: 'oidc',
       name: NAME,
@@ -45,6 +46,9 @@ describe('federation: linked identities through the account API', () => {
       allowSignUp: true,
     });
     expect(made.status).toBe(201);
+    // Not trusted about emails: a match asks the user to sign in to the account first.
+    const prove = await s.asAdmin('POST', '/api/v1/identity-providers', { kind: 'oidc', name: PROVE, displayName: 'Corp partners', discoveryUrl: op.discoveryUrl, clientId: op.clientId, clientSecret: op.clientSecret });
+    expect(prove.status).toBe(201);
   });
 
   afterAll(async () => {
@@ -136,5 +140,59 @@ describe('federation: linked identities through the account API', () => {
       op.setUp(true);
       await context.close();
     }
+  });
+
+  /** Drives one sign-in at the hosted page through a provider's button; answers the page for `then`. */
+  async function throughButton(button: string, then: (page: import('playwright-core').Page) => Promise<void>) {
+    const config = await s.discover(s.c.spa);
+    const { url } = await s.authorization(config, { prompt: 'login', scope: 'openid email' });
+    const { context, page, violations } = await cspContext(s.browser);
+    try {
+      await page.goto(url.href);
+      await page.getByRole('link', { name: `Sign in with ${button}` }).click();
+      await then(page);
+      expect(violations).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }
+  const verifyEmail = (userId: string) => s.system.directory.dataSource.query('UPDATE users SET email_verified = true WHERE id = $1', [userId]);
+  const linksOf = async (userId: string) => ((await (await s.asAdmin('GET', `/api/v1/users/${userId}/identities`)).json()) as { items: unknown[] }).items;
+
+  browserIt('re-authentication before linking: an untrusted provider matching a verified account asks its password, then links (another account\'s password links nothing)', async () => {
+    const u = await s.newUser();
+    await verifyEmail(u.userId);
+    const other = await s.newUser();
+    const sub = `partner-${randomBytes(4).toString('hex')}`;
+    op.signInAs({ sub, email: u.email, emailVerified: true });
+    await throughButton('Corp partners', async (page) => {
+      await page.getByRole('heading', { name: 'Connect your account' }).waitFor();
+      expect(await axe(page)).toEqual([]);
+      await page.getByLabel('Email').fill(other.email);
+      await page.getByLabel('Password').fill(other.password);
+      await page.getByRole('button', { name: 'Sign in and connect' }).click();
+      await page.getByRole('heading', { name: 'Not connected' }).waitFor();
+    });
+    expect(await linksOf(other.userId)).toHaveLength(0);
+    expect(await linksOf(u.userId)).toHaveLength(0);
+    await throughButton('Corp partners', async (page) => {
+      await page.getByRole('heading', { name: 'Connect your account' }).waitFor();
+      await page.getByLabel('Email').fill(u.email);
+      await page.getByLabel('Password').fill(u.password);
+      await page.getByRole('button', { name: 'Sign in and connect' }).click();
+      await page.getByRole('heading', { name: 'Back at the app' }).waitFor();
+    });
+    expect(await linksOf(u.userId)).toHaveLength(1);
+    await s.rp.next('/callback');
+    // The next sign-in with it goes straight through.
+    await throughButton('Corp partners', (page) => page.getByRole('heading', { name: 'Back at the app' }).waitFor());
+    await s.rp.next('/callback');
+  });
+
+  browserIt('pre-hijack: an unverified account with the same email is refused (a page says to verify it first), nothing linked', async () => {
+    const squatter = await s.newUser();
+    op.signInAs({ sub: `victim-${randomBytes(4).toString('hex')}`, email: squatter.email, emailVerified: true });
+    await throughButton('Corp SSO', (page) => page.getByRole('heading', { name: 'Verify your email first' }).waitFor());
+    expect(await linksOf(squatter.userId)).toHaveLength(0);
   });
 });

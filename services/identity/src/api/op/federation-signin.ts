@@ -22,6 +22,7 @@ import type { UpstreamTickets } from '../../app/signin/strategies/upstream';
 import type { Provider } from '../../infra/oidc/provider';
 import type { FederationHttpDeps, InteractionDetails } from './federation-http';
 import { FLOW } from './interaction';
+import { stringParam } from './library-pages';
 import { esc, layout, messagePage, pageHeaders } from './pages';
 
 const PENDING = 'iamFederationLink';
@@ -70,9 +71,15 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 export function federationSignIn(d: FederationSignInDeps): { onOutcome: FederationHttpDeps['onOutcome']; proveLocal: NonNullable<FederationHttpDeps['proveLocal']> } {
-  const show = (res: ServerResponse, status: number, body: string) => {
-    res.writeHead(status, pageHeaders(d.prefix, []));
+  const show = (res: ServerResponse, status: number, body: string, formTargets: readonly string[] = []) => {
+    res.writeHead(status, pageHeaders(d.prefix, formTargets));
     res.end(body);
+  };
+  /** Where the prove form's post may end up after the provider's redirects (as the interaction's own pages allow). */
+  const backOf = async (provider: Provider, details: InteractionDetails): Promise<readonly string[]> => {
+    const asked = stringParam(details.params.redirect_uri);
+    if (asked.length) return asked;
+    return (await provider.Client.find(String(details.params.client_id)))?.redirectUris ?? [];
   };
 
   /** After the flow's first factor: finish, or keep its state and let the interaction's page ask the factor. */
@@ -93,7 +100,7 @@ export function federationSignIn(d: FederationSignInDeps): { onOutcome: Federati
       if (outcome.kind === 'prove-local') {
         details.result = { [PENDING]: { ...outcome.pending, providerName: outcome.providerName } };
         await details.save(remaining(details));
-        return show(res, 200, provePage(d.prefix, `${d.prefix}/interaction/${details.uid}/federation-link`, outcome.providerName));
+        return show(res, 200, provePage(d.prefix, `${d.prefix}/interaction/${details.uid}/federation-link`, outcome.providerName), await backOf(provider, details));
       }
       const ticket = d.tickets.issue(outcome.userId, outcome.amr);
       let r: StepResult;
@@ -114,12 +121,13 @@ export function federationSignIn(d: FederationSignInDeps): { onOutcome: Federati
       const email = (form.get('email') ?? '').slice(0, 320);
       const password = (form.get('password') ?? '').slice(0, 1_024);
       const action = `${d.prefix}/interaction/${details.uid}/federation-link`;
-      if (!email || !password) return show(res, 400, provePage(d.prefix, action, pending.providerName, 'Enter your email and password.'));
+      const back = await backOf(provider, details);
+      if (!email || !password) return show(res, 400, provePage(d.prefix, action, pending.providerName, 'Enter your email and password.'), back);
       let r: StepResult;
       try {
         r = await d.flow.firstFactor(startOf(details), { method: 'password', email, password });
       } catch (err) {
-        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return show(res, 401, provePage(d.prefix, action, pending.providerName, err.message));
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return show(res, 401, provePage(d.prefix, action, pending.providerName, err.message), back);
         throw err;
       }
       // Only the account the upstream identity matched gets it; another account's password links nothing.
