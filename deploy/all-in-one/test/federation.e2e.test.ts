@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { eventually } from '@iam/platform/testing';
+import type { Page } from 'playwright-core';
 import { followToCallback } from '../../../services/identity/src/testing/follow-upstream';
 import { type UpstreamOp, startUpstreamOp } from '../../../services/identity/src/testing/upstream-op';
 import { axe, cspContext } from './support/browser';
@@ -143,7 +144,7 @@ describe('federation: linked identities through the account API', () => {
   });
 
   /** Drives one sign-in at the hosted page through a provider's button; answers the page for `then`. */
-  async function throughButton(button: string, then: (page: import('playwright-core').Page) => Promise<void>) {
+  async function throughButton(button: string, then: (page: Page) => Promise<void>) {
     const config = await s.discover(s.c.spa);
     const { url } = await s.authorization(config, { prompt: 'login', scope: 'openid email' });
     const { context, page, violations } = await cspContext(s.browser);

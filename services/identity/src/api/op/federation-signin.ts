@@ -114,7 +114,7 @@ export function federationSignIn(d: FederationSignInDeps): { onOutcome: Federati
     },
 
     async proveLocal(req, res, provider, details) {
-      const raw: unknown = (details.result as Record<string, unknown> | undefined)?.[PENDING];
+      const raw: unknown = details.result?.[PENDING];
       if (!Value.Check(PendingSchema, raw)) return show(res, 400, messagePage(d.prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
       const pending: PendingLink & { providerName: string } = raw;
       const form = await readForm(req);
