@@ -2,6 +2,7 @@
 import type { Permission, Role } from '../domain/model';
 import type { AccessUseCases } from './access';
 import type { CredentialUseCases } from './credentials';
+import type { ImportUseCases } from './import-users';
 import type { LinkUseCases } from './links';
 import type { ProvisioningUseCases } from './provisioning';
 import type { NamedUseCases } from './roles';
@@ -16,4 +17,5 @@ export interface DirectoryUseCases {
   /** Accounts made by a sign-in through another identity provider (identity only). */
   readonly provisioning: ProvisioningUseCases;
   readonly access: AccessUseCases;
+  readonly imports: ImportUseCases;
 }

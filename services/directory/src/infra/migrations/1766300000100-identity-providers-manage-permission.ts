@@ -7,8 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * that name made earlier becomes the built-in one. The steps of 1764200000100 (audit.read), with the name's lookalike key
  * (1764600000100) set as every write of a name sets it.
  */
-export class IdentityProvidersManagePermission1766000000300 implements MigrationInterface {
-  name = 'IdentityProvidersManagePermission1766000000300';
+export class IdentityProvidersManagePermission1766300000100 implements MigrationInterface {
+  name = 'IdentityProvidersManagePermission1766300000100';
 
   async up(q: QueryRunner): Promise<void> {
     const name = 'identity-providers.manage';
