@@ -60,7 +60,7 @@ describe('federation: linked identities through the account API', () => {
     const u = await s.newUser();
     const token = await login(u.email, u.password);
     const mine = await call(token, 'GET', '/api/v1/me/identities');
-    expect(mine.json).toEqual({ items: [], providers: [{ name: NAME, displayName: 'Corp SSO', kind: 'oidc', iconUrl: '' }] });
+    expect(mine.json).toEqual({ items: [], providers: [{ name: NAME, displayName: 'Corp SSO', kind: 'oidc', iconUrl: '' }, { name: PROVE, displayName: 'Corp partners', kind: 'oidc', iconUrl: '' }] });
 
     const binding = randomBytes(24).toString('base64url');
     const started = await call(token, 'POST', `/api/v1/me/identities/${NAME}/link`, { binding });
