@@ -1,4 +1,7 @@
-/** PostgreSQL store of mfa tokens: the single-use challenge a right password gets when a factor is needed. */
+/**
+ * PostgreSQL store of mfa tokens: the single-use challenge a right first factor gets when a factor
+ * is needed, with the sign-in flow's state (column `flow`, read back through its schema by the flow).
+ */
 import type { EntityManager } from 'typeorm';
 import type { MfaChallengeRecord, MfaChallengeStore, MfaPurpose } from '../domain/ports';
 

@@ -115,7 +115,6 @@ export const API_PERMISSIONS = 'urn:iam:api_permissions';
 export const RESOURCE_SERVER = 'urn:iam:resource_server';
 /** How long an ID token is valid (s): the key ring keeps a retired key published at least this long. */
 export const ID_TOKEN_SECONDS = 3_600;
-export { ACR_MFA, ACR_PWD, wantsMfa } from '../../app/signin/policy';
 
 /** What a session, code, device code or refresh token says was verified, for the policy: its amr, `mfa` when its acr says so. */
 function verifiedAmr(x: { amr?: unknown; acr?: unknown }): string[] {
