@@ -7,6 +7,7 @@ import { BASE, Link, useFocusHeading, usePath } from './router';
 import { NoPermission } from './components/ui';
 import { AuditPage } from './pages/Audit';
 import { ClientPage, ClientsPage } from './pages/Clients';
+import { IdentityProviderPage, IdentityProvidersPage } from './pages/IdentityProviders';
 import { MailPage, MailboxPage } from './pages/Mailbox';
 import { MePage } from './pages/Me';
 import { OrganizationPage, OrganizationsPage } from './pages/Organizations';
@@ -44,6 +45,8 @@ const ROUTES: readonly Route[] = [
   { section: 'products', title: 'Products', render: () => <ProductsPage /> },
   { section: 'clients', sub: 'id', title: 'Client', permission: 'clients.manage', render: (id) => <ClientPage id={id} /> },
   { section: 'clients', title: 'OAuth clients', permission: 'clients.manage', render: () => <ClientsPage /> },
+  { section: 'identity-providers', sub: 'id', title: 'Identity provider', permission: 'identity-providers.manage', render: (id) => <IdentityProviderPage id={id} /> },
+  { section: 'identity-providers', title: 'Identity providers', permission: 'identity-providers.manage', render: () => <IdentityProvidersPage /> },
   { section: 'webhooks', sub: 'id', title: 'Webhook endpoint', permission: 'webhooks.manage', render: (id) => <WebhookPage id={id} /> },
   { section: 'webhooks', title: 'Webhooks', permission: 'webhooks.manage', render: () => <WebhooksPage /> },
   // Anyone signed in: the API shows the platform every organization, an organization's admins theirs.
@@ -61,6 +64,7 @@ const NAV = [
   ['permissions', 'Permissions'],
   ['products', 'Products'],
   ['clients', 'Clients'],
+  ['identity-providers', 'Identity providers'],
   ['webhooks', 'Webhooks'],
   ['organizations', 'Organizations'],
   ['audit', 'Audit'],

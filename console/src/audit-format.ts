@@ -57,6 +57,13 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'webhook.url.refused': 'Webhook address refused (SSRF guard)',
   'webhook.messages.replayed': 'Webhook messages replayed',
   'webhook.tested': 'Webhook test sent',
+  'users.imported': 'Users imported',
+  'identity_provider.created': 'Identity provider configured',
+  'identity_provider.updated': 'Identity provider changed',
+  'identity_provider.deleted': 'Identity provider deleted',
+  'identity.linked': 'Sign-in with another provider linked',
+  'identity.unlinked': 'Sign-in with another provider unlinked',
+  'federation.refused': 'Sign-in through another provider refused',
 };
 
 /** The actions that have a label (the test holds them against the audit service's). */

@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import { LABELLED_ACTIONS, actionLabel, userAgentSummary } from '../src/audit-format';
 
 const DESCRIBE = join(__dirname, '..', '..', 'services', 'audit', 'src', 'app', 'describe.ts');
+/** Its helper for identity's federation events. */
+const DESCRIBE_FEDERATION = join(__dirname, '..', '..', 'services', 'audit', 'src', 'app', 'describe-federation.ts');
 
 /** The action codes describe.ts writes: its dotted string literals, and `${kind}.verb` for each kind it names. */
 function recordedActions(): string[] {
-  const text = readFileSync(DESCRIBE, 'utf8');
+  const text = readFileSync(DESCRIBE, 'utf8') + readFileSync(DESCRIBE_FEDERATION, 'utf8');
   const literals = [...text.matchAll(/'([a-z_]+(?:\.[a-z_]+)+)'/g)].map((m) => m[1]!);
   const kinds = [...text.matchAll(/describeNamed\('([a-z]+)'/g)].map((m) => m[1]!);
   const verbs = [...text.matchAll(/`\$\{kind\}\.([a-z_.]+)`/g)].map((m) => m[1]!);

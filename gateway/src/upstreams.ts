@@ -9,7 +9,7 @@
  * clients and checks exist then.
  */
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { auditV1, commerceV1, directoryV1, healthV1, identityClientsV1, identityV1, organizationTokensV1, organizationsV1, webhooksV1 } from '@iam/contracts';
+import { auditV1, commerceV1, directoryV1, healthV1, identityClientsV1, identityProvidersV1, identityV1, organizationTokensV1, organizationsV1, webhooksV1 } from '@iam/contracts';
 import { type EventBus, busCheck } from '@iam/platform/bus';
 import { AppError, type HealthCheck, type HealthSnapshot, type Metrics, TimeoutError } from '@iam/platform/core';
 import { type AsyncClient, type CallSigner, createGrpcClient } from '@iam/platform/grpc';
@@ -29,6 +29,10 @@ export interface Upstreams {
   readonly identity: AsyncClient<typeof identityV1.IdentityServiceService>;
   /** The OAuth client registry (identity), for the clients API. */
   readonly clients: AsyncClient<typeof identityClientsV1.ClientServiceService>;
+  /** Upstream identity providers (identity), for their API. */
+  readonly identityProviders: AsyncClient<typeof identityProvidersV1.IdentityProviderServiceService>;
+  /** Sign-ins with other providers linked to accounts (identity), for the account page and the user page. */
+  readonly linkedIdentities: AsyncClient<typeof identityProvidersV1.LinkedIdentityServiceService>;
   readonly users: AsyncClient<typeof directoryV1.UserServiceService>;
   readonly roles: AsyncClient<typeof directoryV1.RoleServiceService>;
   readonly permissions: AsyncClient<typeof directoryV1.PermissionServiceService>;
@@ -92,6 +96,8 @@ export function createUpstreams(
   return {
     identity: client('identity', identityV1.IdentityServiceService, idTarget, ['validateToken', 'introspect', 'getJwks', 'listRevokedTokens']),
     clients: client('identity', identityClientsV1.ClientServiceService, idTarget, ['listClients', 'getClient']),
+    identityProviders: client('identity', identityProvidersV1.IdentityProviderServiceService, idTarget, ['listIdentityProviders', 'getIdentityProvider']),
+    linkedIdentities: client('identity', identityProvidersV1.LinkedIdentityServiceService, idTarget, ['listMyIdentities', 'listUserIdentities']),
     users: client('directory', directoryV1.UserServiceService, dirTarget, ['getUser', 'listUsers']),
     roles: client('directory', directoryV1.RoleServiceService, dirTarget, ['getRole', 'listRoles']),
     permissions: client('directory', directoryV1.PermissionServiceService, dirTarget, ['getPermission', 'listPermissions']),

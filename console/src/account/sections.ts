@@ -8,6 +8,7 @@ import type { ComponentType } from 'react';
 import type { Me } from './api';
 import { EmailSection } from './EmailSection';
 import { FactorsSection } from './FactorsSection';
+import { IdentitiesSection } from './IdentitiesSection';
 import { PasskeysSection } from './PasskeysSection';
 import { PasswordSection } from './PasswordSection';
 import { ProfileSection } from './ProfileSection';
@@ -31,5 +32,6 @@ export const SECTIONS: readonly AccountSection[] = [
   { id: 'password', title: 'Password', Component: PasswordSection },
   { id: 'second-factors', title: 'Second factors', Component: FactorsSection },
   { id: 'passkeys', title: 'Passkeys', Component: PasskeysSection },
+  { id: 'other-sign-ins', title: 'Other sign-ins', Component: IdentitiesSection },
   { id: 'sessions', title: 'Sessions', Component: SessionsSection },
 ];

@@ -65,6 +65,13 @@ export const bodyLimits = {
     },
   },
   '/api/v1/users/{id}/mfa/reset': { post: { reason: { required: true, type: 'string', minLength: 1, maxLength: 500 } } },
+  '/api/v1/me/identities/{provider}/link': { post: { binding: { required: true, type: 'string', minLength: 16, maxLength: 200 } } },
+  '/api/v1/me/identities/{provider}/complete': {
+    post: {
+      binding: { required: true, type: 'string', minLength: 16, maxLength: 200 },
+      callbackQuery: { required: true, type: 'string', minLength: 1, maxLength: 4000 },
+    },
+  },
   '/api/v1/users': {
     post: {
       firstName: { required: true, type: 'string', minLength: 1, maxLength: 100 },
@@ -222,6 +229,44 @@ export const bodyLimits = {
       name: { type: 'string', minLength: 1, maxLength: 100 },
       description: { type: 'string', maxLength: 500 },
       permissions: { type: 'array', maxItems: 100 },
+    },
+  },
+  '/api/v1/identity-providers': {
+    post: {
+      kind: { required: true },
+      name: { required: true, type: 'string' },
+      displayName: { required: true, type: 'string', minLength: 1, maxLength: 100 },
+      discoveryUrl: { nullable: true, type: 'string', minLength: 1, maxLength: 2000 },
+      clientId: { required: true, type: 'string', minLength: 1, maxLength: 500 },
+      clientSecret: { type: 'string', maxLength: 1000 },
+      scopes: { type: 'array', maxItems: 20 },
+      claimMapping: { type: 'object' },
+      trustEmailVerified: { type: 'boolean' },
+      trustUpstreamMfa: { type: 'boolean' },
+      allowSignUp: { type: 'boolean' },
+      linking: {  },
+      defaultRoles: { type: 'array', maxItems: 20 },
+      iconUrl: { type: 'string', maxLength: 2000 },
+      enabled: { type: 'boolean' },
+    },
+  },
+  '/api/v1/identity-providers/{id}': {
+    put: {
+      kind: {  },
+      name: { type: 'string' },
+      displayName: { type: 'string', minLength: 1, maxLength: 100 },
+      discoveryUrl: { nullable: true, type: 'string', minLength: 1, maxLength: 2000 },
+      clientId: { type: 'string', minLength: 1, maxLength: 500 },
+      clientSecret: { type: 'string', maxLength: 1000 },
+      scopes: { type: 'array', maxItems: 20 },
+      claimMapping: { type: 'object' },
+      trustEmailVerified: { type: 'boolean' },
+      trustUpstreamMfa: { type: 'boolean' },
+      allowSignUp: { type: 'boolean' },
+      linking: {  },
+      defaultRoles: { type: 'array', maxItems: 20 },
+      iconUrl: { type: 'string', maxLength: 2000 },
+      enabled: { type: 'boolean' },
     },
   },
 } as const satisfies Record<string, Record<string, Record<string, FieldLimits>>>;

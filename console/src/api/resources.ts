@@ -135,6 +135,22 @@ export type ClientUpdate = NonNullable<paths['/api/v1/clients/{id}']['put']['req
 /** A client with the secret just made (create, rotate, made confidential): shown once. */
 export type ClientWithSecret = OAuthClient & { clientSecret?: string };
 
+export type ProviderPage = Page<Ok<'/api/v1/identity-providers', 'get'>>;
+export type IdentityProvider = One<Ok<'/api/v1/identity-providers', 'get'>>;
+export type ProviderBody = NonNullable<paths['/api/v1/identity-providers']['post']['requestBody']>['content']['application/json'];
+export type ProviderUpdate = NonNullable<paths['/api/v1/identity-providers/{id}']['put']['requestBody']>['content']['application/json'];
+
+export const providerKeys = ['identity-providers'] as const;
+
+/** Upstream identity providers (identity-providers.manage): their client secret goes in, never out. */
+export const identityProviders = {
+  list: (l: ListQuery) => call(() => api.GET('/api/v1/identity-providers', { params: { query: query(l) } })) as Promise<ProviderPage>,
+  get: (id: string) => call(() => api.GET('/api/v1/identity-providers/{id}', { params: { path: { id } } })) as Promise<IdentityProvider>,
+  create: (body: ProviderBody) => call(() => api.POST('/api/v1/identity-providers', { body })) as Promise<IdentityProvider>,
+  update: (id: string, body: ProviderUpdate) => call(() => api.PUT('/api/v1/identity-providers/{id}', { params: { path: { id } }, body })) as Promise<IdentityProvider>,
+  remove: (id: string) => call(() => api.DELETE('/api/v1/identity-providers/{id}', { params: { path: { id } } })),
+};
+
 export const clientKeys = ['clients'] as const;
 
 export const clients = {

@@ -648,6 +648,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your sign-ins with other identity providers, and the providers you can link */
+        get: operations["getApiV1MeIdentities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/identities/{provider}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start linking a sign-in with this provider: send the browser to the answered url. Needs a sign-in within the last 5 minutes (403 urn:iam:problem:reauthentication-required) */
+        post: operations["postApiV1MeIdentitiesProviderLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/identities/{provider}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete a link with the provider's callback query and the same binding */
+        post: operations["postApiV1MeIdentitiesProviderComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/identities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unlink one (never your last way to sign in: 409). Needs a sign-in within the last 5 minutes (403 urn:iam:problem:reauthentication-required) */
+        delete: operations["deleteApiV1MeIdentitiesId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's sign-ins with other identity providers */
+        get: operations["getApiV1UsersIdIdentities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/identities/{identityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unlink one of a user's (never the user's last way to sign in: 409) */
+        delete: operations["deleteApiV1UsersIdIdentitiesIdentityId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/import": {
         parameters: {
             query?: never;
@@ -1319,6 +1421,43 @@ export interface paths {
         post?: never;
         /** Delete an organization role (org.admin is built in: 409) */
         delete: operations["deleteApiV1OrganizationRolesId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/identity-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the upstream identity providers users may sign in with (paged, searchable), or fetch one with ?id= */
+        get: operations["getApiV1IdentityProviders"];
+        put?: never;
+        /** Configure an upstream identity provider (its client secret is sealed and never shown again) */
+        post: operations["postApiV1IdentityProviders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/identity-providers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one identity provider */
+        get: operations["getApiV1IdentityProvidersId"];
+        /** Update an identity provider: fields given replace, fields absent stay ("clientSecret": "" removes it) */
+        put: operations["putApiV1IdentityProvidersId"];
+        post?: never;
+        /** Delete an identity provider (soft): its button goes; its linked identities stop signing in */
+        delete: operations["deleteApiV1IdentityProvidersId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -6695,6 +6834,837 @@ export interface operations {
             };
         };
     };
+    getApiV1MeIdentities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            providerId: string;
+                            /** @description The provider's short name (empty once it was deleted) */
+                            provider: string;
+                            providerDisplayName: string;
+                            issuer: string;
+                            subject: string;
+                            /** @description The email it last showed (informational) */
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            lastUsedAt: string | null;
+                        }[];
+                        /** @description The enabled providers (what can be linked) */
+                        providers: {
+                            name: string;
+                            displayName: string;
+                            kind: string;
+                            iconUrl: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postApiV1MeIdentitiesProviderLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A random value the page keeps (e.g. in sessionStorage) and sends again to complete the link */
+                    binding: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Send the browser here (the provider’s sign-in) */
+                        url: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postApiV1MeIdentitiesProviderComplete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A random value the page keeps (e.g. in sessionStorage) and sends again to complete the link */
+                    binding: string;
+                    /** @description The query the provider sent the browser back with (code, state, iss) */
+                    callbackQuery: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        providerId: string;
+                        /** @description The provider's short name (empty once it was deleted) */
+                        provider: string;
+                        providerDisplayName: string;
+                        issuer: string;
+                        subject: string;
+                        /** @description The email it last showed (informational) */
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        lastUsedAt: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteApiV1MeIdentitiesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1UsersIdIdentities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            providerId: string;
+                            /** @description The provider's short name (empty once it was deleted) */
+                            provider: string;
+                            providerDisplayName: string;
+                            issuer: string;
+                            subject: string;
+                            /** @description The email it last showed (informational) */
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            lastUsedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteApiV1UsersIdIdentitiesIdentityId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                identityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
     postApiV1UsersImport: {
         parameters: {
             query?: never;
@@ -11730,7 +12700,7 @@ export interface operations {
                     url: string;
                     description?: string;
                     /** @description Public event types to receive (GET /api/v1/webhooks/event-types); empty: every type */
-                    eventTypes?: ("user.created" | "user.updated" | "user.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "role.permission.granted" | "role.permission.changed" | "role.permission.revoked" | "organization.created" | "organization.updated" | "organization.deleted" | "organization.membership.updated" | "user.locked" | "user.unlocked" | "session.started" | "session.ended" | "mfa.enrolled" | "mfa.removed" | "mfa.reset" | "client.created" | "client.updated" | "client.deleted" | "client.secret_rotated" | "consent.granted" | "order.placed" | "order.cancelled" | "product.created" | "product.updated" | "product.archived" | "product.reactivated" | "product.stock_adjusted")[];
+                    eventTypes?: ("user.created" | "user.updated" | "user.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "role.permission.granted" | "role.permission.changed" | "role.permission.revoked" | "organization.created" | "organization.updated" | "organization.deleted" | "organization.membership.updated" | "user.locked" | "user.unlocked" | "session.started" | "session.ended" | "mfa.enrolled" | "mfa.removed" | "mfa.reset" | "client.created" | "client.updated" | "client.deleted" | "client.secret_rotated" | "consent.granted" | "identity.linked" | "identity.unlinked" | "order.placed" | "order.cancelled" | "product.created" | "product.updated" | "product.archived" | "product.reactivated" | "product.stock_adjusted")[];
                     /** @default true */
                     enabled?: boolean;
                     /**
@@ -12119,7 +13089,7 @@ export interface operations {
                     url?: string;
                     description?: string;
                     /** @description Public event types to receive (GET /api/v1/webhooks/event-types); empty: every type */
-                    eventTypes?: ("user.created" | "user.updated" | "user.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "role.permission.granted" | "role.permission.changed" | "role.permission.revoked" | "organization.created" | "organization.updated" | "organization.deleted" | "organization.membership.updated" | "user.locked" | "user.unlocked" | "session.started" | "session.ended" | "mfa.enrolled" | "mfa.removed" | "mfa.reset" | "client.created" | "client.updated" | "client.deleted" | "client.secret_rotated" | "consent.granted" | "order.placed" | "order.cancelled" | "product.created" | "product.updated" | "product.archived" | "product.reactivated" | "product.stock_adjusted")[];
+                    eventTypes?: ("user.created" | "user.updated" | "user.deleted" | "role.created" | "role.updated" | "role.deleted" | "permission.created" | "permission.updated" | "permission.deleted" | "role.permission.granted" | "role.permission.changed" | "role.permission.revoked" | "organization.created" | "organization.updated" | "organization.deleted" | "organization.membership.updated" | "user.locked" | "user.unlocked" | "session.started" | "session.ended" | "mfa.enrolled" | "mfa.removed" | "mfa.reset" | "client.created" | "client.updated" | "client.deleted" | "client.secret_rotated" | "consent.granted" | "identity.linked" | "identity.unlinked" | "order.placed" | "order.cancelled" | "product.created" | "product.updated" | "product.archived" | "product.reactivated" | "product.stock_adjusted")[];
                     enabled?: boolean;
                 };
             };
@@ -17827,6 +18797,1002 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1IdentityProviders: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number */
+                page?: number;
+                pageSize?: number;
+                /** @description Case-insensitive substring of the name or display name */
+                q?: string;
+                /** @description Include deleted providers */
+                includeDeleted?: boolean;
+                id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description oidc: any OpenID Connect provider by its discovery URL (Okta, Entra ID, Keycloak, …); github and google: presets */
+                            kind: "oidc" | "github" | "google";
+                            name: string;
+                            displayName: string;
+                            discoveryUrl: string | null;
+                            clientId: string;
+                            /** @description Whether a client secret is set (it is never shown) */
+                            hasClientSecret: boolean;
+                            scopes: string[];
+                            claimMapping: {
+                                subject: string[];
+                                email: string;
+                                emailVerified: string;
+                                givenName: string;
+                                familyName: string;
+                            };
+                            trustEmailVerified: boolean;
+                            trustUpstreamMfa: boolean;
+                            allowSignUp: boolean;
+                            /** @description How an upstream identity may join an existing account with its email: verified-email (automatically only when both emails are verified and trustEmailVerified; else the user signs in to that account first), re-authenticate (always signs in first), never */
+                            linking: "verified-email" | "re-authenticate" | "never";
+                            defaultRoles: string[];
+                            iconUrl: string;
+                            enabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            deletedAt: string | null;
+                        }[];
+                        page: number;
+                        pageSize: number;
+                        /** @description Exact up to 1,000 matches; beyond, an estimate (see totalCountExact) */
+                        totalCount: number;
+                        /** @description ceil(totalCount / pageSize), so an estimate too when totalCount is */
+                        totalPages: number;
+                        /** @description false when more than 1,000 records match and totalCount (and totalPages) are the database's estimate; every page stays correct */
+                        totalCountExact: boolean;
+                    } | {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description oidc: any OpenID Connect provider by its discovery URL (Okta, Entra ID, Keycloak, …); github and google: presets */
+                        kind: "oidc" | "github" | "google";
+                        name: string;
+                        displayName: string;
+                        discoveryUrl: string | null;
+                        clientId: string;
+                        /** @description Whether a client secret is set (it is never shown) */
+                        hasClientSecret: boolean;
+                        scopes: string[];
+                        claimMapping: {
+                            subject: string[];
+                            email: string;
+                            emailVerified: string;
+                            givenName: string;
+                            familyName: string;
+                        };
+                        trustEmailVerified: boolean;
+                        trustUpstreamMfa: boolean;
+                        allowSignUp: boolean;
+                        /** @description How an upstream identity may join an existing account with its email: verified-email (automatically only when both emails are verified and trustEmailVerified; else the user signs in to that account first), re-authenticate (always signs in first), never */
+                        linking: "verified-email" | "re-authenticate" | "never";
+                        defaultRoles: string[];
+                        iconUrl: string;
+                        enabled: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postApiV1IdentityProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description oidc: any OpenID Connect provider by its discovery URL (Okta, Entra ID, Keycloak, …); github and google: presets */
+                    kind: "oidc" | "github" | "google";
+                    /** @description Unique short name (lower-case letters, digits, dashes): the path segment of its callback */
+                    name: string;
+                    /** @description The sign-in button says "Sign in with {displayName}" */
+                    displayName: string;
+                    /** @description kind oidc: the OpenID Provider's discovery document (https; http only on loopback); null for the presets */
+                    discoveryUrl?: string | null;
+                    /** @description The client id registered at the upstream */
+                    clientId: string;
+                    /** @description The client secret registered at the upstream: sealed at rest, never shown again ("" for none) */
+                    clientSecret?: string;
+                    /** @description Scopes to ask (default: openid email profile; GitHub read:user user:email) */
+                    scopes?: string[];
+                    /** @description Which upstream claims become what (defaults: sub, email, email_verified, given_name, family_name) */
+                    claimMapping?: {
+                        /** @description Claims whose values, joined by ":", are the identity's subject (default ["sub"]; Microsoft Entra ID: ["tid", "oid"]) */
+                        subject?: string[];
+                        email?: string;
+                        emailVerified?: string;
+                        givenName?: string;
+                        familyName?: string;
+                    };
+                    /** @description Believe the upstream's email_verified (default false): only then can it auto-link or sign up a verified email */
+                    trustEmailVerified?: boolean;
+                    /** @description Let the upstream's amr/acr count for the second-factor policy (default false: a second factor is still asked here) */
+                    trustUpstreamMfa?: boolean;
+                    /** @description Create an account for an upstream identity that matches none (default false) */
+                    allowSignUp?: boolean;
+                    /** @description How an upstream identity may join an existing account with its email: verified-email (automatically only when both emails are verified and trustEmailVerified; else the user signs in to that account first), re-authenticate (always signs in first), never */
+                    linking?: "verified-email" | "re-authenticate" | "never";
+                    /** @description Roles an account it signs up gets; you must hold every permission of each (only an Administrator gives Administrator) */
+                    defaultRoles?: string[];
+                    /** @description An https URL of the button's icon ("" for none) */
+                    iconUrl?: string;
+                    /** @description Shown on the sign-in page (default true) */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description oidc: any OpenID Connect provider by its discovery URL (Okta, Entra ID, Keycloak, …); github and google: presets */
+                        kind: "oidc" | "github" | "google";
+                        name: string;
+                        displayName: string;
+                        discoveryUrl: string | null;
+                        clientId: string;
+                        /** @description Whether a client secret is set (it is never shown) */
+                        hasClientSecret: boolean;
+                        scopes: string[];
+                        claimMapping: {
+                            subject: string[];
+                            email: string;
+                            emailVerified: string;
+                            givenName: string;
+                            familyName: string;
+                        };
+                        trustEmailVerified: boolean;
+                        trustUpstreamMfa: boolean;
+                        allowSignUp: boolean;
+                        /** @description How an upstream identity may join an existing account with its email: verified-email (automatically only when both emails are verified and trustEmailVerified; else the user signs in to that account first), re-authenticate (always signs in first), never */
+                        linking: "verified-email" | "re-authenticate" | "never";
+                        defaultRoles: string[];
+                        iconUrl: string;
+                        enabled: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiV1IdentityProvidersId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description oidc: any OpenID Connect provider by its discovery URL (Okta, Entra ID, Keycloak, …); github and google: presets */
+                        kind: "oidc" | "github" | "google";
+                        name: string;
+                        displayName: string;
+                        discoveryUrl: string | null;
+                        clientId: string;
+                        /** @description Whether a client secret is set (it is never shown) */
+                        hasClientSecret: boolean;
+                        scopes: string[];
+                        claimMapping: {
+                            subject: string[];
+                            email: string;
+                            emailVerified: string;
+                            givenName: string;
+                            familyName: string;
+                        };
+                        trustEmailVerified: boolean;
+                        trustUpstreamMfa: boolean;
+                        allowSignUp: boolean;
+                        /** @description How an upstream identity may join an existing account with its email: verified-email (automatically only when both emails are verified and trustEmailVerified; else the user signs in to that account first), re-authenticate (always signs in first), never */
+                        linking: "verified-email" | "re-authenticate" | "never";
+                        defaultRoles: string[];
+                        iconUrl: string;
+                        enabled: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    putApiV1IdentityProvidersId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description oidc: any OpenID Connect provider by its discovery URL (Okta, Entra ID, Keycloak, …); github and google: presets */
+                    kind?: "oidc" | "github" | "google";
+                    /** @description Unique short name (lower-case letters, digits, dashes): the path segment of its callback */
+                    name?: string;
+                    /** @description The sign-in button says "Sign in with {displayName}" */
+                    displayName?: string;
+                    /** @description kind oidc: the OpenID Provider's discovery document (https; http only on loopback); null for the presets */
+                    discoveryUrl?: string | null;
+                    /** @description The client id registered at the upstream */
+                    clientId?: string;
+                    /** @description The client secret registered at the upstream: sealed at rest, never shown again ("" for none) */
+                    clientSecret?: string;
+                    /** @description Scopes to ask (default: openid email profile; GitHub read:user user:email) */
+                    scopes?: string[];
+                    /** @description Which upstream claims become what (defaults: sub, email, email_verified, given_name, family_name) */
+                    claimMapping?: {
+                        /** @description Claims whose values, joined by ":", are the identity's subject (default ["sub"]; Microsoft Entra ID: ["tid", "oid"]) */
+                        subject?: string[];
+                        email?: string;
+                        emailVerified?: string;
+                        givenName?: string;
+                        familyName?: string;
+                    };
+                    /** @description Believe the upstream's email_verified (default false): only then can it auto-link or sign up a verified email */
+                    trustEmailVerified?: boolean;
+                    /** @description Let the upstream's amr/acr count for the second-factor policy (default false: a second factor is still asked here) */
+                    trustUpstreamMfa?: boolean;
+                    /** @description Create an account for an upstream identity that matches none (default false) */
+                    allowSignUp?: boolean;
+                    /** @description How an upstream identity may join an existing account with its email: verified-email (automatically only when both emails are verified and trustEmailVerified; else the user signs in to that account first), re-authenticate (always signs in first), never */
+                    linking?: "verified-email" | "re-authenticate" | "never";
+                    /** @description Roles an account it signs up gets; you must hold every permission of each (only an Administrator gives Administrator) */
+                    defaultRoles?: string[];
+                    /** @description An https URL of the button's icon ("" for none) */
+                    iconUrl?: string;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description oidc: any OpenID Connect provider by its discovery URL (Okta, Entra ID, Keycloak, …); github and google: presets */
+                        kind: "oidc" | "github" | "google";
+                        name: string;
+                        displayName: string;
+                        discoveryUrl: string | null;
+                        clientId: string;
+                        /** @description Whether a client secret is set (it is never shown) */
+                        hasClientSecret: boolean;
+                        scopes: string[];
+                        claimMapping: {
+                            subject: string[];
+                            email: string;
+                            emailVerified: string;
+                            givenName: string;
+                            familyName: string;
+                        };
+                        trustEmailVerified: boolean;
+                        trustUpstreamMfa: boolean;
+                        allowSignUp: boolean;
+                        /** @description How an upstream identity may join an existing account with its email: verified-email (automatically only when both emails are verified and trustEmailVerified; else the user signs in to that account first), re-authenticate (always signs in first), never */
+                        linking: "verified-email" | "re-authenticate" | "never";
+                        defaultRoles: string[];
+                        iconUrl: string;
+                        enabled: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        deletedAt: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error (RFC 9457 problem details) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteApiV1IdentityProvidersId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        instance: string;
+                        traceId: string;
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

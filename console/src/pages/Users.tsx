@@ -7,6 +7,7 @@ import { Link, arrivalNotice, navigate } from '../router';
 import { PagedTable, Scroll, SearchBox, type SortableColumn, useListState } from '../components/list';
 import { ConfirmButton, Form, type FormValues, Notice, ProblemAlert } from '../components/ui';
 import { type NamesOf, RESET_FACTORS_FIELDS, USER_CREATE_FIELDS, USER_EDIT_FIELDS } from '../forms';
+import { UserIdentities } from './user-identities';
 
 const day = (iso: string) => new Date(iso).toLocaleDateString();
 
@@ -221,6 +222,7 @@ export function UserEditPage({ id }: { id: string }) {
         </Form>
       ) : null}
       {u && !u.deletedAt ? <UserSecurity id={id} /> : null}
+      {u && !u.deletedAt ? <UserIdentities id={id} /> : null}
       <p><Link to="/users">Back to users</Link></p>
     </>
   );

@@ -12,7 +12,7 @@ import { ADMIN, type HttpResult, type TestSystem, http, startTestSystem, strongP
 
 jest.setTimeout(90_000);
 
-const BUILTINS = ['users.manage', 'roles.manage', 'permissions.manage', 'role-permissions.manage', 'products.manage', 'audit.read', 'clients.manage', 'webhooks.manage', 'organizations.manage'];
+const BUILTINS = ['users.manage', 'roles.manage', 'permissions.manage', 'role-permissions.manage', 'products.manage', 'audit.read', 'clients.manage', 'webhooks.manage', 'organizations.manage', 'identity-providers.manage'];
 
 describe('authorization integrity and auth-core races (end to end)', () => {
   let sys: TestSystem;

@@ -88,7 +88,7 @@ describe('routes by audience', () => {
     // authenticates its clients and users (OAuth), never with the API's bearer tokens.
     const proxied = (url: string) => url === OIDC_DISCOVERY || url === OAUTH_DISCOVERY || url.startsWith(`${OIDC_PREFIX}`) || url.startsWith(`${OIDC_DISCOVERY}/`) || url.startsWith(`${OAUTH_DISCOVERY}/`);
     expect(app.knownRoutes().filter((r) => r.method === 'GET' && proxied(r.url)).map((r) => r.url).sort()).toEqual(
-      [OIDC_DISCOVERY, OAUTH_DISCOVERY, OIDC_PREFIX, `${OIDC_PREFIX}/auth`, `${OIDC_PREFIX}/device`, `${OIDC_PREFIX}/interaction`, `${OIDC_PREFIX}/par`, `${OIDC_PREFIX}/token`].sort(),
+      [OIDC_DISCOVERY, OAUTH_DISCOVERY, OIDC_PREFIX, `${OIDC_PREFIX}/auth`, `${OIDC_PREFIX}/device`, `${OIDC_PREFIX}/federation`, `${OIDC_PREFIX}/interaction`, `${OIDC_PREFIX}/par`, `${OIDC_PREFIX}/token`].sort(),
     );
     const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && !proxied(r.url));
     expect(routes.length).toBeGreaterThanOrEqual(40);

@@ -15,6 +15,8 @@
  *                   without SMTP_URL)
  *     requiring(clients.manage)
  *                   the OAuth client registry (Full profile)
+ *     requiring(identity-providers.manage)
+ *                   upstream identity providers users may sign in with (Full profile)
  *     requiring(webhooks.manage)
  *                   outgoing webhooks: endpoints, messages, attempts, replays (Full profile)
  *     (the directory decides: organizations.manage, or the organization's org.admin)
@@ -45,6 +47,8 @@ import { permissions, rolePermissions, roles, users } from './collections/resour
 import { auditRoutes } from './audit';
 import { type DevMailbox, devMailboxRoutes } from './dev-mailbox';
 import { clientRoutes } from './clients';
+import { identityProviderRoutes } from './identity-providers';
+import { myLinkedIdentityRoutes, userLinkedIdentityRoutes } from './auth/linked-identities';
 import { webhookRoutes } from './webhooks';
 import { organizationRoutes } from './organizations';
 import { organizationTokenRoute } from './auth/organization-token';
@@ -68,6 +72,7 @@ const AUDIT_READ = 'audit.read';
 const USERS_MANAGE = 'users.manage';
 const CLIENTS_MANAGE = 'clients.manage';
 const WEBHOOKS_MANAGE = 'webhooks.manage';
+const IDENTITY_PROVIDERS_MANAGE = 'identity-providers.manage';
 
 /** The Full profile (spec §4.2). */
 export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Promise<void> {
@@ -84,6 +89,8 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       await ctx.register(meRoutes, deps);
       await ctx.register(accountRoutes, deps);
       await ctx.register(requiring(USERS_MANAGE, (r) => r.register(adminSecurityRoutes, deps)));
+      await ctx.register(myLinkedIdentityRoutes, { upstreams: u });
+      await ctx.register(requiring(USERS_MANAGE, (r) => r.register(userLinkedIdentityRoutes, { upstreams: u })));
       await ctx.register(requiring(USERS_MANAGE, (r) => r.register(userImportRoutes, { upstreams: u })));
       await mountCollection(ctx, cachedSpec(users(u), c, 'user'), fullDialect('/api/v1/users'));
       await mountCollection(ctx, cachedSpec(roles(u), c, 'role'), fullDialect('/api/v1/roles'));
@@ -97,6 +104,7 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       await ctx.register(requiring(WEBHOOKS_MANAGE, (r) => r.register(webhookRoutes, { upstreams: u })));
       // Authenticated only: an organization's own org.admin holders manage its members (the directory decides).
       await ctx.register(organizationRoutes, { upstreams: u });
+      await ctx.register(requiring(IDENTITY_PROVIDERS_MANAGE, (r) => r.register(identityProviderRoutes, { upstreams: u })));
     }),
   );
 }

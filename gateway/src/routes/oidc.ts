@@ -55,6 +55,8 @@ export async function oidcRoutes(app: FastifyInstance, opts: OidcRouteOptions): 
   const limits = opts.rateLimits;
   // Sign-in pages: the login budget; the token endpoint (revocation, introspection): the refresh budget.
   await proxy(`${OIDC_PREFIX}/interaction`, { rateLimit: limitOf('login', limits.login) });
+  // Sign-ins through another identity provider come back here (issue #40): the login budget too.
+  await proxy(`${OIDC_PREFIX}/federation`, { rateLimit: limitOf('login', limits.login) });
   await proxy(`${OIDC_PREFIX}/token`, { rateLimit: limitOf('refresh', limits.refresh) });
   // Authorization requests (GET and POST, and their resumes): each stores an interaction.
   await proxy(`${OIDC_PREFIX}/auth`, { rateLimit: limitOf('oidc-authorize', limits.authorize) });

@@ -6,6 +6,7 @@ export * as organizationsV1 from './gen/directory/v1/organizations';
 export * as identityV1 from './gen/identity/v1/identity';
 export * as identityClientsV1 from './gen/identity/v1/clients';
 export * as organizationTokensV1 from './gen/identity/v1/organization_tokens';
+export * as identityProvidersV1 from './gen/identity/v1/identity_providers';
 export * as notificationV1 from './gen/notification/v1/notification';
 export * as webhooksV1 from './gen/notification/v1/webhooks';
 export * as auditV1 from './gen/audit/v1/audit';

@@ -9,6 +9,7 @@ import { organizationsGrpc } from './api/organizations-grpc';
 import { createAccessUseCases } from './app/access';
 import { type CredentialDeps, createCredentialUseCases } from './app/credentials';
 import { createImportUseCases } from './app/import-users';
+import { createProvisioningUseCases } from './app/provisioning';
 import { createLinkUseCases } from './app/links';
 import { createDomainUseCases } from './app/domains';
 import { createInvitationUseCases } from './app/invitations';
@@ -54,6 +55,7 @@ export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig,
     links: createLinkUseCases({ uow, stores }),
     // Only the credential use cases see the password hashes.
     credentials: createCredentialUseCases({ uow: privilegedUow, stores: pgPrivilegedStores(ds.manager, options), hasher, migrationHook, observe }),
+    provisioning: createProvisioningUseCases({ uow: privilegedUow, stores: pgPrivilegedStores(ds.manager, options) }),
     access: createAccessUseCases({ stores }),
     imports: createImportUseCases({ uow: privilegedUow, hashes: hasher }),
     ...organizationUseCases(ds, options, config, resolver),

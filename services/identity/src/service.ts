@@ -6,11 +6,16 @@ import { STREAMS } from '@iam/contracts';
 import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
 import { identityConsumers } from './api/consumers';
 import { clientsGrpc } from './api/clients-grpc';
+import { identityProvidersGrpc } from './api/identity-providers-grpc';
+import { linkedIdentitiesGrpc } from './api/linked-identities-grpc';
+import type { PresetEndpoints } from './infra/federation/upstream-client';
+import { wireFederation } from './infra/federation/wiring';
 import { identityGrpc } from './api/grpc';
 import { createAccountAccess } from './app/account-access';
 import { type AuthFaults, createAuthUseCases } from './app/auth';
 import { createAccessTokenUseCases } from './app/access-tokens';
 import { createClientUseCases } from './app/clients';
+import { createIdentityProviderUseCases } from './app/identity-providers';
 import { createEmailActionUseCases } from './app/email-actions';
 import { createOpAudit } from './app/op-audit';
 import { createMyFactorUseCases } from './app/my-factors';
@@ -22,6 +27,7 @@ import { createRestSignIn } from './app/signin/rest';
 import { createStrategyRegistry } from './app/signin/strategy';
 import { passkeyStrategy } from './app/signin/strategies/passkey';
 import { passwordStrategy } from './app/signin/strategies/password';
+import { createUpstreamTickets, upstreamStrategy } from './app/signin/strategies/upstream';
 import { recoveryCodeStrategy } from './app/signin/strategies/recovery-code';
 import { totpStrategy } from './app/signin/strategies/totp';
 import { createSessionUseCases } from './app/sessions';
@@ -41,6 +47,8 @@ import { createSecurityMetrics, grantLabel, meteredUnitOfWork } from './infra/se
 import { pgIdentityStores, pgUnitOfWork, purgeExpired } from './infra/stores';
 import { JwtTokenService } from './infra/token-service';
 import { opRequestHandler, startOpServer } from './api/op/http';
+import { federationRoutes } from './api/op/federation-http';
+import { federationSignIn } from './api/op/federation-signin';
 import { opPages } from './api/op/library-pages';
 import type { ClientLookup } from './domain/clients';
 import { OpHost } from './infra/oidc/op-host';
@@ -59,6 +67,8 @@ export interface IdentityOptions {
   readonly clients?: ClientLookup;
   /** Called with the provider's HTTP port once it listens (the all-in-one points the gateway at it). */
   readonly onOpListening?: (port: number) => void;
+  /** Where the GitHub and Google presets live (tests: local stand-ins). */
+  readonly federationPresets?: PresetEndpoints;
 }
 
 export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts: IdentityOptions = {}): ServiceSpec {
@@ -116,12 +126,15 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const rekeyed = await rekeyLegacyRecoveryCodes(uow, recoveryKey);
       if (rekeyed > 0) logger.info({ rekeyed }, 'legacy recovery-code digests re-keyed (HMAC under the recovery-code key)');
       const secondFactor = createSecondFactorUseCases({ uow, stores });
+      const upstreamTickets = createUpstreamTickets();
       // The sign-in flow and its strategies: a new factor is one more module in this list.
       const strategies = createStrategyRegistry([
         passwordStrategy({ directory }),
         totpStrategy({ totp: createTotpSecrets({ totpKeys, issuer: config.jwt.issuer, stores, directory }), stores, directory }),
         passkeyStrategy({ passkeys, principals: tokenDirectory }),
         recoveryCodeStrategy({ recoveryKey, stores }),
+        // A sign-in through another identity provider, checked before the flow (app/federation.ts): a ticket.
+        upstreamStrategy({ tickets: upstreamTickets, principals: tokenDirectory }),
       ]);
       const flow = createSignInFlow({
         settings: { maxFailedAttempts: config.auth.maxFailedAttempts, lockoutMinutes: config.auth.lockoutMinutes, requiredRoles: config.mfa.requiredRoles },
@@ -190,6 +203,22 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       const clientCache = config.cache.enabled && !opts.clients ? cachedClients(stores.clients, { ...config.cache, metrics: rt.metrics }) : undefined;
       const clientWrites = createClientUseCases({ uow, clients: stores.clients, directory, endSessionsIn: (tx, subject, at) => auth.endSessionsIn(tx, subject, at) });
       const clientUseCases = clientCache ? invalidatingClientUseCases(clientWrites, clientCache) : clientWrites;
+      // Upstream identity providers (issue #40): their secrets sealed under the key-encryption key.
+      const kek = new SealingKeys(config.jwt.keyEncryptionKey, config.jwt.previousKeyEncryptionKeys);
+      const identityProviders = createIdentityProviderUseCases({ uow, providers: stores.identityProviders, directory, kek });
+      const fed = wireFederation({
+        publicUrl: config.op.publicUrl,
+        prefix: config.op.prefix,
+        directoryTarget: config.directoryTarget,
+        metrics: rt.metrics,
+        signer: { key: rt.callKey, from: 'identity' },
+        credentials: rt.grpcClientCredentials,
+        uow,
+        stores,
+        directory,
+        kek,
+        ...(opts.federationPresets ? { presets: opts.federationPresets } : {}),
+      });
       // Accepted email-action requests become tokens and events here (also those a crashed
       // process or another replica left behind).
       const requests = new BatchLoop({ name: 'email-action requests', work: (n) => emailActions.processRequests(n), batchSize: 50, pollMs: 1_000, logger });
@@ -276,6 +305,13 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           audit: opAudit,
           permissions: (names) => directory.resolvePermissions(names),
           logger,
+          providerLinks: async (base) => (await fed.federation.buttons()).map((b) => ({ displayName: b.displayName, href: `${base}/federation/${b.name}` })),
+          federation: federationRoutes({
+            prefix: op.prefix,
+            accountPath: '/account',
+            federation: fed.federation,
+            ...federationSignIn({ prefix: op.prefix, flow, sessions, tickets: upstreamTickets, federation: fed.federation }),
+          }),
         }), rt.bindHost, op.port);
       logger.info({ port: opServer.port, issuer: op.publicUrl }, 'OpenID provider listening');
       opts.onOpListening?.(opServer.port);
@@ -287,6 +323,11 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           ),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...organizationTokens({ config, rt, stores, principals: tokenDirectory, tokens }),
+          ...identityProvidersGrpc(identityProviders, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+          ...linkedIdentitiesGrpc(
+            { federation: fed.federation, access, validate: (t) => accessTokens.validate(t) },
+            { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames },
+          ),
         ],
         broadcasts: [...(cached ? [cached.broadcast] : []), ...(clientCache ? [clientCache.broadcast] : [])],
         consumers: identityConsumers({ auth, emailActions, endOidcSubject: (userId) => revokeOidcSubject(dataSource, userId) }, logger),
@@ -304,6 +345,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           await requests.stop();
           keys.stop();
           directoryClient.close();
+          fed.close();
         },
       };
     },

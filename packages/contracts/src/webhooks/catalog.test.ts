@@ -67,6 +67,8 @@ const SAMPLES: Partial<Record<EventSubject, Uint8Array>> = {
   [SUBJECTS.clientDeleted]: encodeEvent(SUBJECTS.clientDeleted, { clientId: U(6), after: client, before: undefined, changedFields: [], grantsRevoked: false, grantsRevokedCount: 0 }),
   [SUBJECTS.clientSecretRotated]: encodeEvent(SUBJECTS.clientSecretRotated, { clientId: U(6), after: client, before: undefined, changedFields: [], grantsRevoked: true, grantsRevokedCount: 1 }),
   [SUBJECTS.consentGranted]: encodeEvent(SUBJECTS.consentGranted, { userId: U(1), clientId: U(6), scopes: ['openid', 'email'] }),
+  [SUBJECTS.federatedIdentityLinked]: encodeEvent(SUBJECTS.federatedIdentityLinked, { userId: U(1), providerId: U(6), providerName: 'google', issuer: 'https://accounts.google.com', subject: '1102', how: 'sign-up', actorId: U(1) }),
+  [SUBJECTS.federatedIdentityUnlinked]: encodeEvent(SUBJECTS.federatedIdentityUnlinked, { userId: U(1), providerId: U(6), providerName: 'google', issuer: 'https://accounts.google.com', subject: '1102', how: 'account', actorId: U(1) }),
   [SUBJECTS.orderPlaced]: encodeEvent(SUBJECTS.orderPlaced, order),
   [SUBJECTS.orderCancelled]: encodeEvent(SUBJECTS.orderCancelled, { ...order, customerEmail: 'ann@example.com' }),
   [SUBJECTS.productCreated]: encodeEvent(SUBJECTS.productCreated, { productId: U(8), after: product, before: undefined, changedFields: [] }),

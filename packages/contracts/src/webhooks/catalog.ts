@@ -12,6 +12,7 @@
 import type { EventSubject } from '../events';
 import { COMMERCE_TYPES } from './commerce';
 import { DIRECTORY_TYPES } from './directory';
+import { FEDERATION_TYPES } from './federation';
 import { IDENTITY_TYPES } from './identity';
 import { ORGANIZATION_TYPES } from './organizations';
 import { obj, str, uuid } from './schema';
@@ -28,7 +29,7 @@ const TEST: CatalogEntry = {
   example: { endpointId: '0e1d2c3b-4a59-4867-9a1b-2c3d4e5f6a7b', message: 'This is a test delivery from IAM.' },
 };
 
-const ENTRIES: readonly CatalogEntry[] = [...DIRECTORY_TYPES, ...ORGANIZATION_TYPES, ...IDENTITY_TYPES, ...COMMERCE_TYPES, TEST];
+const ENTRIES: readonly CatalogEntry[] = [...DIRECTORY_TYPES, ...ORGANIZATION_TYPES, ...IDENTITY_TYPES, ...FEDERATION_TYPES, ...COMMERCE_TYPES, TEST];
 
 /** Every public type, in the catalog's order (what the README lists). */
 export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = ENTRIES.map(({ toData: _, ...t }) => t);

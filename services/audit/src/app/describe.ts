@@ -10,6 +10,7 @@ import type { Actor, FieldChange, Target } from '../domain/entry';
 import { SECRET_FIELDS } from '../domain/entry';
 import type { KnownUser, Projection } from '../domain/ports';
 import { describeOrganization } from './describe-organizations';
+import { describeFederation } from './describe-federation';
 
 export interface Described {
   action: string;
@@ -366,6 +367,13 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
     case SUBJECTS.webhookReplayed:
     case SUBJECTS.webhookTested:
       return describeWebhook(subject, data);
+    case SUBJECTS.identityProviderCreated:
+    case SUBJECTS.identityProviderUpdated:
+    case SUBJECTS.identityProviderDeleted:
+    case SUBJECTS.federatedIdentityLinked:
+    case SUBJECTS.federatedIdentityUnlinked:
+    case SUBJECTS.upstreamSignInRefused:
+      return describeFederation(subject, data);
     case SUBJECTS.usersImported: {
       // A bulk import job, once, with its counts (its users' user.created are folded into it).
       const e = decodeEvent(subject, data);

@@ -173,6 +173,8 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
           });
           return { user: toUser(user), created };
         },
+        provisionUser: async (r) => toPrincipal(await uc.provisioning.provisionUser(r)),
+        hasPassword: async (r) => ({ hasPassword: await uc.provisioning.hasPassword(r.userId) }),
       },
       deps,
       // Password checks and resets: identity alone.

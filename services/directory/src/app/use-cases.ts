@@ -8,6 +8,7 @@ import type { DomainUseCases } from './domains';
 import type { InvitationUseCases } from './invitations';
 import type { OrganizationRoleUseCases } from './organization-roles';
 import type { OrganizationUseCases } from './organizations';
+import type { ProvisioningUseCases } from './provisioning';
 import type { NamedUseCases } from './roles';
 import type { UserUseCases } from './users';
 
@@ -17,6 +18,8 @@ export interface DirectoryUseCases {
   readonly permissions: NamedUseCases<Permission>;
   readonly links: LinkUseCases;
   readonly credentials: CredentialUseCases;
+  /** Accounts made by a sign-in through another identity provider (identity only). */
+  readonly provisioning: ProvisioningUseCases;
   readonly access: AccessUseCases;
   readonly organizations: OrganizationUseCases;
   readonly organizationRoles: OrganizationRoleUseCases;

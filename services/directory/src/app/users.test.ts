@@ -112,7 +112,7 @@ describe('user use cases', () => {
   });
 
   it('only an Administrator assigns Administrator or changes, deletes or demotes one', async () => {
-    const caller = await fx.actorHolding(...['users.manage', 'roles.manage', 'permissions.manage', 'role-permissions.manage', 'products.manage', 'audit.read', 'clients.manage', 'webhooks.manage', 'organizations.manage']);
+    const caller = await fx.actorHolding(...['users.manage', 'roles.manage', 'permissions.manage', 'role-permissions.manage', 'products.manage', 'audit.read', 'clients.manage', 'webhooks.manage', 'organizations.manage', 'identity-providers.manage']);
     expect(await refusal(fx.uc.users.create(caller, person({ roles: [ADMINISTRATOR_ROLE] })))).toEqual({ code: 'FORBIDDEN', fields: [] });
     const admin2 = await fx.uc.users.create(fx.admin, person({ roles: [ADMINISTRATOR_ROLE] }));
     await fx.newEvents();

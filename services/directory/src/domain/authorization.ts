@@ -9,7 +9,7 @@ import { AppError } from '@iam/platform';
 import { ADMINISTRATOR_ROLE, type Principal } from './model';
 
 /** Seeded by migrations; cannot be deleted or renamed, nor unlinked from Administrator. */
-export const BUILTIN_PERMISSIONS: readonly string[] = ['users.manage', 'roles.manage', 'permissions.manage', 'role-permissions.manage', 'products.manage', 'audit.read', 'clients.manage', 'webhooks.manage', 'organizations.manage'];
+export const BUILTIN_PERMISSIONS: readonly string[] = ['users.manage', 'roles.manage', 'permissions.manage', 'role-permissions.manage', 'products.manage', 'audit.read', 'clients.manage', 'webhooks.manage', 'organizations.manage', 'identity-providers.manage'];
 
 /** The end user a change is made for (the verified token's `sub`). */
 export interface Actor {

@@ -27,8 +27,8 @@ describe('directory stores: lookalike names', () => {
     const rows = await db.ds.query<Array<{ name: string; name_skeleton: string }>>(
       `SELECT name, name_skeleton FROM roles UNION ALL SELECT name, name_skeleton FROM permissions ORDER BY name`,
     );
-    // The Administrator role and the nine built-in permissions (organizations.manage the newest).
-    expect(rows.length).toBe(10);
+    // The Administrator role and the ten built-in permissions (organizations.manage and identity-providers.manage the newest).
+    expect(rows.length).toBe(11);
     for (const r of rows) expect(r.name_skeleton).toBe(lookalikeKey(r.name));
   });
 

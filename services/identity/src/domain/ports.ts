@@ -1,6 +1,8 @@
 /** Ports of the identity service's use cases. */
 import type { UnitOfWork as PlatformUnitOfWork } from '@iam/platform';
 import type { ClientStore } from './clients';
+import type { FederatedIdentityStore, UpstreamAttemptStore } from './federated-identities';
+import type { IdentityProviderStore } from './identity-providers';
 import type { AccessClaims, Principal, PublicJwk, RefreshRecord } from './model';
 import type { WorkOrigin } from '@iam/platform';
 
@@ -369,6 +371,10 @@ export interface IdentityStores {
   readonly providerGrants: ProviderGrantStore;
   readonly passkeys: PasskeyStore;
   readonly webauthnChallenges: WebauthnChallengeStore;
+  /** Upstream identity providers (issue #40), their linked identities and sign-ins under way. */
+  readonly identityProviders: IdentityProviderStore;
+  readonly federatedIdentities: FederatedIdentityStore;
+  readonly upstreamAttempts: UpstreamAttemptStore;
 }
 
 /**

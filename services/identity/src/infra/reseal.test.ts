@@ -13,6 +13,7 @@ import { SealingKeys, totpAad } from '../domain/sealing';
 import { KeyRing } from './key-ring';
 import { reseal } from './reseal';
 import { sealedSecret } from './sealed-secrets';
+import { DEFAULT_CLAIM_MAPPING, providerSecretAad } from '../domain/identity-providers';
 import { entities, migrations } from './schema';
 import { pgIdentityStores } from './stores';
 
@@ -49,6 +50,13 @@ describe('key-encryption key rotation: previous keys and reseal', () => {
     await pgIdentityStores(db.ds.manager).totp.putPending(user, totpSealingKeys({ keyEncryptionKey: oldKek, previousKeyEncryptionKeys: [] }).seal(secret, totpAad(user)));
     // The recovery codes' key: random, made once under the old key.
     const recoveryKey = await sealedSecret(db.ds, 'recovery-code-key', new SealingKeys(oldKek));
+    // An upstream identity provider's client secret (issue #40).
+    const providerId = randomUUID();
+    await pgIdentityStores(db.ds.manager).identityProviders.insert({
+      id: providerId, kind: 'oidc', name: `reseal-${providerId.slice(0, 8)}`, displayName: 'Reseal', discoveryUrl: 'https://op.example/.well-known/openid-configuration', clientId: 'c',
+      scopes: [], claimMapping: DEFAULT_CLAIM_MAPPING, trustEmailVerified: false, trustUpstreamMfa: false, allowSignUp: false, linking: 'never', defaultRoles: [], iconUrl: '', enabled: true,
+      sealedSecret: new SealingKeys(oldKek).seal('upstream-secret', providerSecretAad(providerId)),
+    });
 
     // The rotation window: the new key current, the old one previous. The old key's signing key
     // still signs (no new key is made for want of one), and the TOTP secret opens.
@@ -63,6 +71,7 @@ describe('key-encryption key rotation: previous keys and reseal', () => {
       signingKeys: { resealed: 1, current: 0, unreadable: 0 },
       totpSecrets: { resealed: 1, current: 0, unreadable: 0 },
       secrets: { resealed: 1, current: 0, unreadable: 0 },
+      providerSecrets: { resealed: 1, current: 0, unreadable: 0 },
     });
     // The same recovery-code key under the new key alone: codes digested before still verify.
     expect(await sealedSecret(db.ds, 'recovery-code-key', new SealingKeys(newKek))).toEqual(recoveryKey);
@@ -79,7 +88,9 @@ describe('key-encryption key rotation: previous keys and reseal', () => {
       signingKeys: { resealed: 0, current: 1, unreadable: 0 },
       totpSecrets: { resealed: 0, current: 1, unreadable: 0 },
       secrets: { resealed: 0, current: 1, unreadable: 0 },
+      providerSecrets: { resealed: 0, current: 1, unreadable: 0 },
     });
+    expect(new SealingKeys(newKek).open((await pgIdentityStores(db.ds.manager).identityProviders.sealedSecret(providerId))!, providerSecretAad(providerId)).toString()).toBe('upstream-secret');
   });
 
   it('what no configured key opens is counted unreadable and left as it is', async () => {

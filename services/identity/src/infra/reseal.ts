@@ -2,7 +2,8 @@
  * `node services/identity/dist/main.js reseal`: the end of a rotation of the key-encryption key
  * (SECURITY.md, "Key rotation"). With JWT_KEY_ENCRYPTION_KEY the new key and
  * JWT_KEY_ENCRYPTION_KEY_PREVIOUS the old one(s), every signing key's private half, every TOTP
- * secret and identity's sealed secrets (the recovery codes' key) still sealed under an old key is
+ * secret, identity's sealed secrets (the recovery codes' key) and the upstream identity providers'
+ * client secrets still sealed under an old key is
  * opened and sealed again under the new one (TOTP under its derived key), in one transaction, under the lock that serialises signing-key creation. It
  * can run while the service serves (which opens either); safe to run again (what is current is
  * left). Afterwards JWT_KEY_ENCRYPTION_KEY_PREVIOUS can go. What no configured key opens is
@@ -11,6 +12,7 @@
 import { type Logger, createLogger, openDatabase, readConfig } from '@iam/platform';
 import type { DataSource } from 'typeorm';
 import { type IdentityConfig, readIdentityConfig, totpSealingKeys } from '../config';
+import { providerSecretAad } from '../domain/identity-providers';
 import { SealingKeys, totpAad } from '../domain/sealing';
 import { entities, migrations } from './schema';
 import { sealedSecretAad } from './sealed-secrets';
@@ -27,6 +29,8 @@ export interface ResealReport {
   readonly totpSecrets: ResealTally;
   /** Identity's random secrets (the recovery codes' key: infra/sealed-secrets.ts). */
   readonly secrets: ResealTally;
+  /** Upstream identity providers' client secrets (issue #40; deleted providers' too). */
+  readonly providerSecrets: ResealTally;
 }
 
 type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
@@ -70,7 +74,14 @@ export async function reseal(ds: DataSource, jwt: Pick<IdentityConfig['jwt'], 'k
     );
     const stored = (await query('SELECT name, sealed FROM sealed_secrets ORDER BY name FOR UPDATE')) as Array<{ name: string; sealed: Buffer }>;
     const secrets = await resealRows(query, stored.map((r) => ({ id: r.name, sealed: r.sealed, aad: sealedSecretAad(r.name) })), kek, 'UPDATE sealed_secrets SET sealed = $2 WHERE name = $1');
-    return { signingKeys, totpSecrets, secrets };
+    const providers = (await query('SELECT id, sealed_client_secret FROM identity_providers WHERE sealed_client_secret IS NOT NULL ORDER BY id FOR UPDATE')) as Array<{ id: string; sealed_client_secret: Buffer }>;
+    const providerSecrets = await resealRows(
+      query,
+      providers.map((p) => ({ id: p.id, sealed: p.sealed_client_secret, aad: providerSecretAad(p.id) })),
+      kek,
+      'UPDATE identity_providers SET sealed_client_secret = $2 WHERE id = $1',
+    );
+    return { signingKeys, totpSecrets, secrets, providerSecrets };
   });
 }
 
@@ -87,7 +98,7 @@ export async function runReseal(env: NodeJS.ProcessEnv = process.env): Promise<n
   const ds = await openDatabase({ url: config.databaseUrl, name: 'identity', entities, migrations, logger, migrate: false, poolSize: 1 });
   try {
     const report = await reseal(ds, config.jwt);
-    const unreadable = report.signingKeys.unreadable + report.totpSecrets.unreadable + report.secrets.unreadable;
+    const unreadable = report.signingKeys.unreadable + report.totpSecrets.unreadable + report.secrets.unreadable + report.providerSecrets.unreadable;
     logger[unreadable > 0 ? 'error' : 'info'](
       { ...report, previousKeys: config.jwt.previousKeyEncryptionKeys.length },
       unreadable > 0 ? 'reseal: some sealed data opens with no configured key (left as it is)' : 'reseal: everything is sealed under the current key-encryption key',

@@ -13,6 +13,7 @@ import {
   SigningKeyRow,
 } from './entities';
 import { MfaChallengeRow, MfaRecoveryCodeRow, MfaTotpRow, PasskeyRow, SessionAccessTokenRow, SessionRow, WebauthnChallengeRow } from './factor-entities';
+import { FederatedIdentityRow, IdentityProviderRow, UpstreamSignInRow } from './federation/entities';
 import { IdentitySchema1763800000200 } from './migrations/1763800000200-identity-schema';
 import { EmailActions1763800000300 } from './migrations/1763800000300-email-actions';
 import { RevokedSubjects1763900000400 } from './migrations/1763900000400-revoked-subjects';
@@ -33,6 +34,7 @@ import { SealedSecrets1765400000500 } from './migrations/1765400000500-sealed-se
 import { WebauthnChallengeOwners1765400000750 } from './migrations/1765400000750-webauthn-challenge-owners';
 import { ClientTokenAlgorithms1765400000800 } from './migrations/1765400000800-client-token-algorithms';
 import { MfaChallengeFlow1765500000100 } from './migrations/1765500000100-mfa-challenge-flow';
+import { IdentityProviders1765500000300 } from './migrations/1765500000300-identity-providers';
 
 export const entities = [
   SigningKeyRow,
@@ -53,6 +55,9 @@ export const entities = [
   PasskeyRow,
   WebauthnChallengeRow,
   SealedSecretRow,
+  IdentityProviderRow,
+  FederatedIdentityRow,
+  UpstreamSignInRow,
   OutboxEventRow,
 ];
 
@@ -81,4 +86,5 @@ export const migrations = [
   WebauthnChallengeOwners1765400000750,
   ClientTokenAlgorithms1765400000800,
   MfaChallengeFlow1765500000100,
+  IdentityProviders1765500000300,
 ];

@@ -13,6 +13,8 @@ import { PgEmailActions } from './email-action-store';
 import { PgThrottle } from './email-throttle-store';
 import { PgLockouts } from './lockout-store';
 import { PgMfaChallenges } from './mfa-challenge-store';
+import { PgFederatedIdentities, PgUpstreamAttempts } from './federation/federated-identity-store';
+import { PgIdentityProviders } from './federation/identity-provider-store';
 import { PgMfaStatus } from './mfa-status';
 import { PgProviderGrants } from './oidc/pg-adapter';
 import { PgPasskeys } from './passkey-store';
@@ -42,6 +44,9 @@ export function pgIdentityStores(m: EntityManager, builtInClients: readonly Clie
     providerGrants: new PgProviderGrants(m),
     passkeys: new PgPasskeys(m),
     webauthnChallenges: new PgWebauthnChallenges(m),
+    identityProviders: new PgIdentityProviders(m),
+    federatedIdentities: new PgFederatedIdentities(m),
+    upstreamAttempts: new PgUpstreamAttempts(m),
   };
 }
 

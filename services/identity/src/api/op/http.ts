@@ -12,6 +12,7 @@ import { AppError, TIMEOUT_MS_HEADER, withQueryDeadline, withRequestContext } fr
 import type { Provider } from '../../infra/oidc/provider';
 import { isUnavailable } from '../../infra/oidc/unavailable';
 import { answerUnavailable, refusedAsNotPlain } from './answers';
+import type { FederationRoutes } from './federation-http';
 import { INTERACTION_STEPS, type InteractionDeps, interactionRoutes, runInteraction, sendJson } from './interaction';
 import { SIGN_IN_EXPIRED } from './library-pages';
 import { requestDeadline } from './request-deadline';
@@ -35,6 +36,8 @@ export interface OpHttpDeps extends InteractionDeps {
   /** PUBLIC_URL (the issuer): the only host and scheme the provider names its endpoints by. */
   readonly publicUrl: string;
   readonly provider: CurrentProvider;
+  /** Sign-ins through other identity providers (federation-http.ts): their routes come first. */
+  readonly federation?: FederationRoutes;
 }
 
 /** Routes one request: the interaction's steps (interaction.ts), or the provider. */
@@ -82,6 +85,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       // A control character in the path or the query: invalid_request, before anything looks it up.
       if (refusedAsNotPlain(req, res, prefix)) return;
       const provider = await d.provider();
+      if (d.federation?.handles(path)) return d.federation.handle(req, res, provider);
       const step = stepOf(path);
       if (step !== undefined) {
         if (!(await runInteraction(routes, prefix, req, res, provider, step))) cannotContinue(res);

@@ -19,11 +19,11 @@ import type { Provider } from '../../infra/oidc/provider';
 import { FIRST_PARTY, OP_SCOPES } from '../../infra/oidc/provider';
 import { stringParam } from './library-pages';
 import { isPlainForm } from './plain-text';
-import { consentPage, enrolPage, factorPage, messagePage, pageHeaders, signInPage } from './pages';
+import { type ProviderLink, consentPage, enrolPage, factorPage, messagePage, pageHeaders, signInPage } from './pages';
 
 const MAX_FORM_BYTES = 8_192;
 /** Where the flow's state is kept in the interaction's record. */
-const FLOW = 'iamFlow';
+export const FLOW = 'iamFlow';
 
 export interface InteractionDeps {
   readonly prefix: string;
@@ -35,6 +35,8 @@ export interface InteractionDeps {
   /** The live permissions among `names` with their descriptions (the consent page names what it delegates). */
   readonly permissions: (names: readonly string[]) => Promise<ReadonlyArray<{ name: string; description: string }>>;
   readonly logger: Logger;
+  /** The sign-in page's buttons of the enabled upstream identity providers (federation-http.ts), for an interaction's base path. */
+  readonly providerLinks?: (base: string) => Promise<ProviderLink[]>;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -119,8 +121,8 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
   const { prefix } = d;
   const remaining = (details: Details) => Math.max(1, details.exp - Math.floor(Date.now() / 1000));
 
-  const signIn = (c: Ctx, status: number, email?: string, error?: string) =>
-    c.show(status, signInPage({ prefix, action: `${c.base}/login`, passkeyAction: `${c.base}/passkey`, clientName: c.clientName, email, error }));
+  const signIn = async (c: Ctx, status: number, email?: string, error?: string) =>
+    c.show(status, signInPage({ prefix, action: `${c.base}/login`, passkeyAction: `${c.base}/passkey`, clientName: c.clientName, email, error, providers: d.providerLinks ? await d.providerLinks(c.base) : [] }));
 
   /** A used or expired mfa token cannot be answered again (it lives 5 minutes, the interaction 15): back to the first step. */
   async function restart(c: Ctx): Promise<void> {

@@ -139,7 +139,13 @@ function problem(id: string, message: string | undefined): string {
  * The sign-in page: email and password, and a passkey (the button, or the browser's autofill on
  * the email field: conditional UI), which posts to `passkeyAction`.
  */
-export function signInPage(p: { prefix: string; action: string; passkeyAction?: string; clientName: string; email?: string; error?: string }): string {
+/** An enabled upstream identity provider's button: a link to `href` (a navigation, not a form post). */
+export interface ProviderLink {
+  readonly displayName: string;
+  readonly href: string;
+}
+
+export function signInPage(p: { prefix: string; action: string; passkeyAction?: string; clientName: string; email?: string; error?: string; providers?: readonly ProviderLink[] }): string {
   const invalid = p.error ? ' aria-invalid="true" aria-describedby="signin-error"' : '';
   const passkey = p.passkeyAction
     ? `<form method="post" action="${esc(p.passkeyAction)}" data-webauthn-options="${esc(p.passkeyAction)}/options" data-autofill>
@@ -159,7 +165,11 @@ ${problem('signin-error', p.error)}
 <div class="field"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${invalid}${p.email ? ' autofocus' : ''}></div>
 <div class="actions"><button type="submit">Sign in</button></div>
 </form>
-${passkey}`,
+${passkey}${
+      p.providers?.length
+        ? `\n<nav aria-label="Other ways to sign in" class="providers">\n${p.providers.map((x) => `<p class="actions"><a class="button secondary" href="${esc(x.href)}">Sign in with ${esc(x.displayName)}</a></p>`).join('\n')}\n</nav>`
+        : ''
+    }`,
     { scripts: p.passkeyAction !== undefined },
   );
 }

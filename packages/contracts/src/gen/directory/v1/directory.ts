@@ -391,6 +391,27 @@ export interface EnsureAdministratorResponse {
 export interface CredentialAck {
 }
 
+/**
+ * A user made by a sign-in through another identity provider (issue #40): no password (none
+ * verifies), the email verified only when the provider is trusted for it, the provider's default
+ * roles. ALREADY_EXISTS (CONFLICT) when the email is taken.
+ */
+export interface ProvisionUserRequest {
+  email: string;
+  firstName: string;
+  lastName: string;
+  emailVerified: boolean;
+  roles: string[];
+}
+
+export interface HasPasswordRequest {
+  userId: string;
+}
+
+export interface HasPasswordResponse {
+  hasPassword: boolean;
+}
+
 export interface ResolveRolesRequest {
   /** Role names (matched case-insensitively). */
   names: string[];
@@ -4082,6 +4103,219 @@ export const CredentialAck: MessageFns<CredentialAck> = {
   },
 };
 
+function createBaseProvisionUserRequest(): ProvisionUserRequest {
+  return { email: "", firstName: "", lastName: "", emailVerified: false, roles: [] };
+}
+
+export const ProvisionUserRequest: MessageFns<ProvisionUserRequest> = {
+  encode(message: ProvisionUserRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.firstName !== "") {
+      writer.uint32(18).string(message.firstName);
+    }
+    if (message.lastName !== "") {
+      writer.uint32(26).string(message.lastName);
+    }
+    if (message.emailVerified !== false) {
+      writer.uint32(32).bool(message.emailVerified);
+    }
+    for (const v of message.roles) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProvisionUserRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProvisionUserRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.firstName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lastName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.emailVerified = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ProvisionUserRequest>): ProvisionUserRequest {
+    return ProvisionUserRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ProvisionUserRequest>): ProvisionUserRequest {
+    const message = createBaseProvisionUserRequest();
+    message.email = object.email ?? "";
+    message.firstName = object.firstName ?? "";
+    message.lastName = object.lastName ?? "";
+    message.emailVerified = object.emailVerified ?? false;
+    message.roles = object.roles?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseHasPasswordRequest(): HasPasswordRequest {
+  return { userId: "" };
+}
+
+export const HasPasswordRequest: MessageFns<HasPasswordRequest> = {
+  encode(message: HasPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HasPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHasPasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<HasPasswordRequest>): HasPasswordRequest {
+    return HasPasswordRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HasPasswordRequest>): HasPasswordRequest {
+    const message = createBaseHasPasswordRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseHasPasswordResponse(): HasPasswordResponse {
+  return { hasPassword: false };
+}
+
+export const HasPasswordResponse: MessageFns<HasPasswordResponse> = {
+  encode(message: HasPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hasPassword !== false) {
+      writer.uint32(8).bool(message.hasPassword);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HasPasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHasPasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.hasPassword = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<HasPasswordResponse>): HasPasswordResponse {
+    return HasPasswordResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HasPasswordResponse>): HasPasswordResponse {
+    const message = createBaseHasPasswordResponse();
+    message.hasPassword = object.hasPassword ?? false;
+    return message;
+  },
+};
+
 function createBaseResolveRolesRequest(): ResolveRolesRequest {
   return { names: [] };
 }
@@ -5234,6 +5468,26 @@ export const CredentialServiceService = {
       Buffer.from(ResolvePermissionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolvePermissionsResponse => ResolvePermissionsResponse.decode(value),
   },
+  /** Just-in-time sign-up through another identity provider. */
+  provisionUser: {
+    path: "/directory.v1.CredentialService/ProvisionUser" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ProvisionUserRequest): Buffer => Buffer.from(ProvisionUserRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ProvisionUserRequest => ProvisionUserRequest.decode(value),
+    responseSerialize: (value: Principal): Buffer => Buffer.from(Principal.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Principal => Principal.decode(value),
+  },
+  /** Whether the user can sign in with a password (one made by ProvisionUser cannot, until a reset). */
+  hasPassword: {
+    path: "/directory.v1.CredentialService/HasPassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: HasPasswordRequest): Buffer => Buffer.from(HasPasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): HasPasswordRequest => HasPasswordRequest.decode(value),
+    responseSerialize: (value: HasPasswordResponse): Buffer => Buffer.from(HasPasswordResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HasPasswordResponse => HasPasswordResponse.decode(value),
+  },
 } as const;
 
 export interface CredentialServiceServer extends UntypedServiceImplementation {
@@ -5255,6 +5509,10 @@ export interface CredentialServiceServer extends UntypedServiceImplementation {
    * client may be given (they exist; the writer holds them) and names them on the consent page.
    */
   resolvePermissions: handleUnaryCall<ResolvePermissionsRequest, ResolvePermissionsResponse>;
+  /** Just-in-time sign-up through another identity provider. */
+  provisionUser: handleUnaryCall<ProvisionUserRequest, Principal>;
+  /** Whether the user can sign in with a password (one made by ProvisionUser cannot, until a reset). */
+  hasPassword: handleUnaryCall<HasPasswordRequest, HasPasswordResponse>;
 }
 
 export interface CredentialServiceClient extends Client {
@@ -5387,6 +5645,38 @@ export interface CredentialServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolvePermissionsResponse) => void,
+  ): ClientUnaryCall;
+  /** Just-in-time sign-up through another identity provider. */
+  provisionUser(
+    request: ProvisionUserRequest,
+    callback: (error: ServiceError | null, response: Principal) => void,
+  ): ClientUnaryCall;
+  provisionUser(
+    request: ProvisionUserRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Principal) => void,
+  ): ClientUnaryCall;
+  provisionUser(
+    request: ProvisionUserRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Principal) => void,
+  ): ClientUnaryCall;
+  /** Whether the user can sign in with a password (one made by ProvisionUser cannot, until a reset). */
+  hasPassword(
+    request: HasPasswordRequest,
+    callback: (error: ServiceError | null, response: HasPasswordResponse) => void,
+  ): ClientUnaryCall;
+  hasPassword(
+    request: HasPasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: HasPasswordResponse) => void,
+  ): ClientUnaryCall;
+  hasPassword(
+    request: HasPasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: HasPasswordResponse) => void,
   ): ClientUnaryCall;
 }
 

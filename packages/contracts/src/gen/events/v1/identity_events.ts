@@ -242,6 +242,66 @@ export interface ClientTokensIssued_ByGrantTypeEntry {
   value: number;
 }
 
+/** An upstream identity provider's settings as events carry them (never the client secret). */
+export interface IdentityProviderState {
+  kind: string;
+  name: string;
+  displayName: string;
+  discoveryUrl: string;
+  clientId: string;
+  scopes: string[];
+  /** The claim mapping as JSON. */
+  claimMapping: string;
+  trustEmailVerified: boolean;
+  trustUpstreamMfa: boolean;
+  allowSignUp: boolean;
+  linking: string;
+  defaultRoles: string[];
+  iconUrl: string;
+  enabled: boolean;
+}
+
+/**
+ * identity.identity_provider.created | identity.identity_provider.updated |
+ * identity.identity_provider.deleted. A secret change is the field "clientSecret" in
+ * changed_fields, never its value.
+ */
+export interface IdentityProviderChanged {
+  providerId: string;
+  after: IdentityProviderState | undefined;
+  before: IdentityProviderState | undefined;
+  changedFields: string[];
+}
+
+/**
+ * identity.federated_identity.linked | identity.federated_identity.unlinked: an upstream identity
+ * (provider, issuer, subject) linked to or unlinked from a user.
+ */
+export interface FederatedIdentityChanged {
+  userId: string;
+  providerId: string;
+  providerName: string;
+  issuer: string;
+  subject: string;
+  /** linked: "auto-link" | "re-authenticated" | "sign-up" | "account"; unlinked: "account" | "administrator". */
+  how: string;
+  /** The user who acted (the user, or an administrator). */
+  actorId: string;
+}
+
+/**
+ * identity.federation.refused: an upstream sign-in refused (forged state, replayed code, a token
+ * for another audience, alg none, a wrong issuer, expired, no verified email, a linking refusal).
+ */
+export interface UpstreamSignInRefused {
+  providerId: string;
+  providerName: string;
+  reason: string;
+  /** The user concerned, when one is known (a link attempt, a matched account). */
+  userId: string;
+  ip: string;
+}
+
 function createBaseTokenRevoked(): TokenRevoked {
   return { jti: "", userId: "", expiresAt: undefined };
 }
@@ -1894,6 +1954,557 @@ export const ClientTokensIssued_ByGrantTypeEntry: MessageFns<ClientTokensIssued_
     const message = createBaseClientTokensIssued_ByGrantTypeEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBaseIdentityProviderState(): IdentityProviderState {
+  return {
+    kind: "",
+    name: "",
+    displayName: "",
+    discoveryUrl: "",
+    clientId: "",
+    scopes: [],
+    claimMapping: "",
+    trustEmailVerified: false,
+    trustUpstreamMfa: false,
+    allowSignUp: false,
+    linking: "",
+    defaultRoles: [],
+    iconUrl: "",
+    enabled: false,
+  };
+}
+
+export const IdentityProviderState: MessageFns<IdentityProviderState> = {
+  encode(message: IdentityProviderState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.displayName !== "") {
+      writer.uint32(26).string(message.displayName);
+    }
+    if (message.discoveryUrl !== "") {
+      writer.uint32(34).string(message.discoveryUrl);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(42).string(message.clientId);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.claimMapping !== "") {
+      writer.uint32(58).string(message.claimMapping);
+    }
+    if (message.trustEmailVerified !== false) {
+      writer.uint32(64).bool(message.trustEmailVerified);
+    }
+    if (message.trustUpstreamMfa !== false) {
+      writer.uint32(72).bool(message.trustUpstreamMfa);
+    }
+    if (message.allowSignUp !== false) {
+      writer.uint32(80).bool(message.allowSignUp);
+    }
+    if (message.linking !== "") {
+      writer.uint32(90).string(message.linking);
+    }
+    for (const v of message.defaultRoles) {
+      writer.uint32(98).string(v!);
+    }
+    if (message.iconUrl !== "") {
+      writer.uint32(106).string(message.iconUrl);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(112).bool(message.enabled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IdentityProviderState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIdentityProviderState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.displayName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.discoveryUrl = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.claimMapping = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.trustEmailVerified = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.trustUpstreamMfa = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.allowSignUp = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.linking = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.defaultRoles.push(reader.string());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.iconUrl = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<IdentityProviderState>): IdentityProviderState {
+    return IdentityProviderState.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IdentityProviderState>): IdentityProviderState {
+    const message = createBaseIdentityProviderState();
+    message.kind = object.kind ?? "";
+    message.name = object.name ?? "";
+    message.displayName = object.displayName ?? "";
+    message.discoveryUrl = object.discoveryUrl ?? "";
+    message.clientId = object.clientId ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.claimMapping = object.claimMapping ?? "";
+    message.trustEmailVerified = object.trustEmailVerified ?? false;
+    message.trustUpstreamMfa = object.trustUpstreamMfa ?? false;
+    message.allowSignUp = object.allowSignUp ?? false;
+    message.linking = object.linking ?? "";
+    message.defaultRoles = object.defaultRoles?.map((e) => e) || [];
+    message.iconUrl = object.iconUrl ?? "";
+    message.enabled = object.enabled ?? false;
+    return message;
+  },
+};
+
+function createBaseIdentityProviderChanged(): IdentityProviderChanged {
+  return { providerId: "", after: undefined, before: undefined, changedFields: [] };
+}
+
+export const IdentityProviderChanged: MessageFns<IdentityProviderChanged> = {
+  encode(message: IdentityProviderChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.providerId !== "") {
+      writer.uint32(10).string(message.providerId);
+    }
+    if (message.after !== undefined) {
+      IdentityProviderState.encode(message.after, writer.uint32(18).fork()).join();
+    }
+    if (message.before !== undefined) {
+      IdentityProviderState.encode(message.before, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.changedFields) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IdentityProviderChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIdentityProviderChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.after = IdentityProviderState.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.before = IdentityProviderState.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.changedFields.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<IdentityProviderChanged>): IdentityProviderChanged {
+    return IdentityProviderChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<IdentityProviderChanged>): IdentityProviderChanged {
+    const message = createBaseIdentityProviderChanged();
+    message.providerId = object.providerId ?? "";
+    message.after = (object.after !== undefined && object.after !== null)
+      ? IdentityProviderState.fromPartial(object.after)
+      : undefined;
+    message.before = (object.before !== undefined && object.before !== null)
+      ? IdentityProviderState.fromPartial(object.before)
+      : undefined;
+    message.changedFields = object.changedFields?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseFederatedIdentityChanged(): FederatedIdentityChanged {
+  return { userId: "", providerId: "", providerName: "", issuer: "", subject: "", how: "", actorId: "" };
+}
+
+export const FederatedIdentityChanged: MessageFns<FederatedIdentityChanged> = {
+  encode(message: FederatedIdentityChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.providerId !== "") {
+      writer.uint32(18).string(message.providerId);
+    }
+    if (message.providerName !== "") {
+      writer.uint32(26).string(message.providerName);
+    }
+    if (message.issuer !== "") {
+      writer.uint32(34).string(message.issuer);
+    }
+    if (message.subject !== "") {
+      writer.uint32(42).string(message.subject);
+    }
+    if (message.how !== "") {
+      writer.uint32(50).string(message.how);
+    }
+    if (message.actorId !== "") {
+      writer.uint32(58).string(message.actorId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FederatedIdentityChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFederatedIdentityChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.issuer = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.subject = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.how = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.actorId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<FederatedIdentityChanged>): FederatedIdentityChanged {
+    return FederatedIdentityChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<FederatedIdentityChanged>): FederatedIdentityChanged {
+    const message = createBaseFederatedIdentityChanged();
+    message.userId = object.userId ?? "";
+    message.providerId = object.providerId ?? "";
+    message.providerName = object.providerName ?? "";
+    message.issuer = object.issuer ?? "";
+    message.subject = object.subject ?? "";
+    message.how = object.how ?? "";
+    message.actorId = object.actorId ?? "";
+    return message;
+  },
+};
+
+function createBaseUpstreamSignInRefused(): UpstreamSignInRefused {
+  return { providerId: "", providerName: "", reason: "", userId: "", ip: "" };
+}
+
+export const UpstreamSignInRefused: MessageFns<UpstreamSignInRefused> = {
+  encode(message: UpstreamSignInRefused, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.providerId !== "") {
+      writer.uint32(10).string(message.providerId);
+    }
+    if (message.providerName !== "") {
+      writer.uint32(18).string(message.providerName);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    if (message.userId !== "") {
+      writer.uint32(34).string(message.userId);
+    }
+    if (message.ip !== "") {
+      writer.uint32(42).string(message.ip);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpstreamSignInRefused {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpstreamSignInRefused();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.providerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providerName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.ip = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UpstreamSignInRefused>): UpstreamSignInRefused {
+    return UpstreamSignInRefused.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpstreamSignInRefused>): UpstreamSignInRefused {
+    const message = createBaseUpstreamSignInRefused();
+    message.providerId = object.providerId ?? "";
+    message.providerName = object.providerName ?? "";
+    message.reason = object.reason ?? "";
+    message.userId = object.userId ?? "";
+    message.ip = object.ip ?? "";
     return message;
   },
 };

@@ -1,0 +1,139 @@
+/**
+ * What a verified upstream sign-in does in the provider's interaction (the `onOutcome` of
+ * federation-http.ts), through the one sign-in flow: the upstream strategy's first factor (a
+ * ticket; app/signin/strategies/upstream.ts), then whatever the flow's policy says: done (the
+ * success recorded, the result handed to the provider), or the second factor or enrolment, whose
+ * page the interaction's own route shows from the state kept here.
+ *
+ * "Prove the local account" keeps the link waiting in the interaction and asks the account's
+ * password (federation-link form); a sign-in as that very account links it, then goes on as any
+ * sign-in. A password of another account links nothing.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { AppError } from '@iam/platform';
+import type { FederationUseCases, PendingLink } from '../../app/federation';
+import type { SessionUseCases } from '../../app/sessions';
+import type { SignInFlow, StepResult } from '../../app/signin/flow';
+import { acrOf } from '../../app/signin/policy';
+import { newFlowState } from '../../app/signin/state';
+import type { UpstreamTickets } from '../../app/signin/strategies/upstream';
+import type { Provider } from '../../infra/oidc/provider';
+import type { FederationHttpDeps, InteractionDetails } from './federation-http';
+import { FLOW } from './interaction';
+import { stringParam } from './library-pages';
+import { esc, layout, messagePage, pageHeaders } from './pages';
+
+const PENDING = 'iamFederationLink';
+const MAX_FORM_BYTES = 8_192;
+
+const PendingSchema = Type.Object({ providerId: Type.String(), issuer: Type.String(), subject: Type.String(), email: Type.String(), userId: Type.String(), providerName: Type.String() });
+
+export interface FederationSignInDeps {
+  readonly prefix: string;
+  readonly flow: Pick<SignInFlow, 'firstFactor'>;
+  readonly sessions: Pick<SessionUseCases, 'signedInAtProvider'>;
+  readonly tickets: UpstreamTickets;
+  readonly federation: Pick<FederationUseCases, 'linkAfterProof'>;
+}
+
+const remaining = (details: InteractionDetails) => Math.max(1, details.exp - Math.floor(Date.now() / 1000));
+const startOf = (details: InteractionDetails) =>
+  newFlowState({ clientId: String(details.params.client_id), ...(typeof details.params.acr_values === 'string' ? { acrValues: details.params.acr_values } : {}) });
+
+/** The page asking for the local account's password before linking (no secret in it). */
+function provePage(prefix: string, action: string, providerName: string, error?: string): string {
+  const invalid = error ? ' aria-invalid="true" aria-describedby="prove-error"' : '';
+  return layout(
+    prefix,
+    'Connect your account',
+    `<h1>Connect your account</h1>
+<p>An account with your ${esc(providerName)} email address exists here. Sign in to it once to connect ${esc(providerName)}.</p>
+${error ? `<p id="prove-error" role="alert" class="error">${esc(error)}</p>` : ''}
+<form method="post" action="${esc(action)}" novalidate>
+<div class="field"><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required${invalid}></div>
+<div class="field"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${invalid}></div>
+<div class="actions"><button type="submit">Sign in and connect</button></div>
+</form>`,
+  );
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_FORM_BYTES) throw AppError.validation('The form is too large.');
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+export function federationSignIn(d: FederationSignInDeps): { onOutcome: FederationHttpDeps['onOutcome']; proveLocal: NonNullable<FederationHttpDeps['proveLocal']> } {
+  const show = (res: ServerResponse, status: number, body: string, formTargets: readonly string[] = []) => {
+    res.writeHead(status, pageHeaders(d.prefix, formTargets));
+    res.end(body);
+  };
+  /** Where the prove form's post may end up after the provider's redirects (as the interaction's own pages allow). */
+  const backOf = async (provider: Provider, details: InteractionDetails): Promise<readonly string[]> => {
+    const asked = stringParam(details.params.redirect_uri);
+    if (asked.length) return asked;
+    return (await provider.Client.find(String(details.params.client_id)))?.redirectUris ?? [];
+  };
+
+  /** After the flow's first factor: finish, or keep its state and let the interaction's page ask the factor. */
+  async function after(req: IncomingMessage, res: ServerResponse, provider: Provider, details: InteractionDetails, r: StepResult): Promise<void> {
+    if (r.state.step === 'done') {
+      await d.sessions.signedInAtProvider(r.principal.userId, r.emailHash);
+      await provider.interactionFinished(req, res, { login: { accountId: r.principal.userId, amr: [...r.amr], acr: acrOf(r.amr), remember: true } }, { mergeWithLastSubmission: false });
+      return;
+    }
+    details.result = { [FLOW]: r.state };
+    await details.save(remaining(details));
+    res.writeHead(303, { location: `${d.prefix}/interaction/${details.uid}`, 'cache-control': 'no-store' });
+    res.end();
+  }
+
+  return {
+    async onOutcome(req, res, provider, details, outcome) {
+      if (outcome.kind === 'prove-local') {
+        details.result = { [PENDING]: { ...outcome.pending, providerName: outcome.providerName } };
+        await details.save(remaining(details));
+        return show(res, 200, provePage(d.prefix, `${d.prefix}/interaction/${details.uid}/federation-link`, outcome.providerName), await backOf(provider, details));
+      }
+      const ticket = d.tickets.issue(outcome.userId, outcome.amr);
+      let r: StepResult;
+      try {
+        r = await d.flow.firstFactor(startOf(details), { method: 'upstream', ticket });
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return show(res, 401, messagePage(d.prefix, 'Sign-in failed', 'The sign-in could not be completed (the account may be locked). Try again later or sign in another way.'));
+        throw err;
+      }
+      return after(req, res, provider, details, r);
+    },
+
+    async proveLocal(req, res, provider, details) {
+      const raw: unknown = details.result?.[PENDING];
+      if (!Value.Check(PendingSchema, raw)) return show(res, 400, messagePage(d.prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
+      const pending: PendingLink & { providerName: string } = raw;
+      const form = await readForm(req);
+      const email = (form.get('email') ?? '').slice(0, 320);
+      const password = (form.get('password') ?? '').slice(0, 1_024);
+      const action = `${d.prefix}/interaction/${details.uid}/federation-link`;
+      const back = await backOf(provider, details);
+      if (!email || !password) return show(res, 400, provePage(d.prefix, action, pending.providerName, 'Enter your email and password.'), back);
+      let r: StepResult;
+      try {
+        r = await d.flow.firstFactor(startOf(details), { method: 'password', email, password });
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return show(res, 401, provePage(d.prefix, action, pending.providerName, err.message), back);
+        throw err;
+      }
+      // Only the account the upstream identity matched gets it; another account's password links nothing.
+      if (r.principal.userId !== pending.userId) return show(res, 403, messagePage(d.prefix, 'Not connected', `That is not the account with your ${pending.providerName} email address; nothing was connected.`));
+      await d.federation.linkAfterProof(pending, r.principal.userId);
+      return after(req, res, provider, details, r);
+    },
+  };
+}
