@@ -2,7 +2,6 @@
  * The identity service: composition of its stores, keys, directory client, use cases, gRPC
  * handlers and event consumers.
  */
-import { randomUUID } from 'node:crypto';
 import { STREAMS } from '@iam/contracts';
 import { BatchLoop, type ServiceRuntime, type ServiceSpec } from '@iam/platform';
 import { identityConsumers } from './api/consumers';
@@ -18,6 +17,13 @@ import { createMyFactorUseCases } from './app/my-factors';
 import { createPasskeyUseCases } from './app/passkeys';
 import { rekeyLegacyRecoveryCodes } from './app/recovery-codes';
 import { createSecondFactorUseCases } from './app/second-factor';
+import { createSignInFlow } from './app/signin/flow';
+import { createRestSignIn } from './app/signin/rest';
+import { createStrategyRegistry } from './app/signin/strategy';
+import { passkeyStrategy } from './app/signin/strategies/passkey';
+import { passwordStrategy } from './app/signin/strategies/password';
+import { recoveryCodeStrategy } from './app/signin/strategies/recovery-code';
+import { totpStrategy } from './app/signin/strategies/totp';
 import { createSessionUseCases } from './app/sessions';
 import { createTotpSecrets } from './app/totp-secrets';
 import { type IdentityConfig, identityKey, totpSealingKeys } from './config';
@@ -36,7 +42,6 @@ import { JwtTokenService } from './infra/token-service';
 import { opRequestHandler, startOpServer } from './api/op/http';
 import { opPages } from './api/op/library-pages';
 import type { ClientLookup } from './domain/clients';
-import type { Principal } from './domain/model';
 import { OpHost } from './infra/oidc/op-host';
 import { purgeExpiredOidc, revokeOidcSubject } from './infra/oidc/pg-adapter';
 import { ID_TOKEN_SECONDS, createProvider } from './infra/oidc/provider';
@@ -109,19 +114,20 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       // Recovery codes stored as plain SHA-256 (before keyed digests) are re-keyed once, here.
       const rekeyed = await rekeyLegacyRecoveryCodes(uow, recoveryKey);
       if (rekeyed > 0) logger.info({ rekeyed }, 'legacy recovery-code digests re-keyed (HMAC under the recovery-code key)');
-      const secondFactor = createSecondFactorUseCases({
-        settings: {
-          totpKeys,
-          issuer: config.jwt.issuer,
-          requiredRoles: config.mfa.requiredRoles,
-          maxFailedAttempts: config.auth.maxFailedAttempts,
-          lockoutMinutes: config.auth.lockoutMinutes,
-          recoveryKey,
-        },
+      const secondFactor = createSecondFactorUseCases({ uow, stores });
+      // The sign-in flow and its strategies: a new factor is one more module in this list.
+      const strategies = createStrategyRegistry([
+        passwordStrategy({ directory }),
+        totpStrategy({ totp: createTotpSecrets({ totpKeys, issuer: config.jwt.issuer, stores, directory }), stores, directory }),
+        passkeyStrategy({ passkeys, principals: tokenDirectory }),
+        recoveryCodeStrategy({ recoveryKey, stores }),
+      ]);
+      const flow = createSignInFlow({
+        settings: { maxFailedAttempts: config.auth.maxFailedAttempts, lockoutMinutes: config.auth.lockoutMinutes, requiredRoles: config.mfa.requiredRoles },
         uow,
         stores,
-        directory,
-        passkeys,
+        strategies,
+        principals: tokenDirectory,
         logger,
       });
       const auth = createAuthUseCases({
@@ -131,6 +137,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           refreshExpirySeconds: config.jwt.refreshExpirySeconds,
           refreshReuseGraceSeconds: config.auth.refreshReuseGraceSeconds,
           accessExpirySeconds: config.jwt.expirySeconds,
+          requiredRoles: config.mfa.requiredRoles,
         },
         uow,
         stores,
@@ -139,9 +146,9 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         tokens,
         logger,
         faults,
-        secondFactor,
-        passkeys,
+        flow,
       });
+      const restSignIn = createRestSignIn({ flow, auth });
       // Every access token identity answers for: JWTs, and the provider's opaque ones (its records).
       const accessTokens = createAccessTokenUseCases({
         auth,
@@ -151,7 +158,17 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         opaque: opaqueAccessTokens(() => opHost.provider(), config.op.publicUrl),
         opaqueJti: opaqueTokenJti,
       });
-      const sessions = createSessionUseCases({ uow, stores, directory, secondFactor, endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at) });
+      // The token endpoint's writes (one statement per request), and the sessions its tokens name.
+      const opWrites = new TokenRequestWrites(dataSource, faults?.afterOpRefreshCommit ? () => faults.afterOpRefreshCommit?.() : undefined);
+      const sessions = createSessionUseCases({
+        uow,
+        stores,
+        directory,
+        secondFactor,
+        endSessionsIn: (tx, userId, at) => auth.endSessionsIn(tx, userId, at),
+        opTokens: { record: (uid, token) => opWrites.add(...opTokenWrites(uid, token)) },
+        ...(faults?.beforeOpSessionWrite ? { beforeOpSessionWrite: () => faults.beforeOpSessionWrite!() } : {}),
+      });
       const emailActions = createEmailActionUseCases({
         settings: {
           sealKey: config.emailActions.sealKey,
@@ -194,8 +211,6 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         stores,
         directory,
       });
-      // The token endpoint's writes (one statement per request), and the sessions its tokens name.
-      const opWrites = new TokenRequestWrites(dataSource, faults?.afterOpRefreshCommit ? () => faults.afterOpRefreshCommit?.() : undefined);
       const refreshRetry = new RefreshRetry(
         new SealingKeys(config.jwt.keyEncryptionKey, config.jwt.previousKeyEncryptionKeys).map((k) => identityKey(k, 'oidc-refresh-answer')),
         op.refreshRetrySeconds,
@@ -225,20 +240,17 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               clients: opClients,
               principal: (id) => tokenDirectory.principal(id),
               // Without MFA_REQUIRED_ROLES nothing is asked of a session (no principal read per authorization).
-              ...(config.mfa.requiredRoles.length > 0 ? { mfaRequired: (p: Principal) => secondFactor.policyRequires(p) } : {}),
+              requiredRoles: config.mfa.requiredRoles,
               rolePermissions: async (roles) => [...new Set((await tokenDirectory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
               tokensIssued: (clientId, grantType) => {
                 security.tokenGrants.inc({ grant_type: grantLabel(grantType) });
                 opAudit.tokensIssued(clientId, grantType);
               },
               sessions: {
-                signedIn: async (x) => {
-                  await faults?.beforeOpSessionWrite?.();
-                  await stores.sessions.startOp({ id: randomUUID(), ...x });
-                },
-                touch: (uid) => stores.sessions.touchOp(uid),
+                signedIn: async (x) => void (await sessions.startOp(x)),
+                touch: (uid) => sessions.touchOp(uid),
                 sessionId: (uid) => opSessionIds.get(uid),
-                tokenIssued: (uid, record) => opWrites.add(...opTokenWrites(uid, record)),
+                tokenIssued: (uid, record) => sessions.opTokenIssued(uid, record),
                 signedOut: async (uid, userId, clientId) => {
                   await (clientId === undefined ? sessions.endOp(uid, userId) : sessions.endOpClient(uid, userId, clientId));
                 },
@@ -258,9 +270,8 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           prefix: op.prefix,
           publicUrl: op.publicUrl,
           provider: () => opHost.provider(),
-          auth,
-          secondFactor,
-          passkeys,
+          flow,
+          sessions,
           audit: opAudit,
           permissions: (names) => directory.resolvePermissions(names),
           logger,
@@ -270,7 +281,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       return {
         grpc: [
           ...identityGrpc(
-            { auth, accessTokens, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys, granted: (g) => security.tokenGrants.inc({ grant_type: g }) },
+            { auth, signIn: restSignIn, flow, accessTokens, emailActions, keys, myFactors, access, sessions, granted: (g) => security.tokenGrants.inc({ grant_type: g }) },
             { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames },
           ),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),

@@ -6,8 +6,12 @@ import type { AccountAccess } from '../app/account-access';
 import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
 import type { MyFactorUseCases } from '../app/my-factors';
-import type { PasskeyUseCases, PasskeyView } from '../app/passkeys';
-import type { Factor, SecondFactorUseCases } from '../app/second-factor';
+import type { PasskeyView } from '../app/passkeys';
+import { INVALID_PASSKEY } from '../app/signin/strategies/passkey';
+import type { SignInFlow } from '../app/signin/flow';
+import type { RestSignIn } from '../app/signin/rest';
+import type { FactorInput } from '../app/signin/strategy';
+import { totpEnrolmentOf } from '../app/signin/strategies/totp';
 import type { SessionUseCases, SessionView } from '../app/sessions';
 import type { Principal, TokenPair } from '../domain/model';
 import type { PublishedKeys } from '../domain/ports';
@@ -46,13 +50,13 @@ function webauthnJson(json: string, field: string): unknown {
   throw AppError.validation('A WebAuthn response (JSON object) is expected.', [{ field, message: 'must be a WebAuthn response' }]);
 }
 
-/** Exactly one of code, recovery_code, webauthn_json or new_passkey_json (proto3: absent is ''). */
-function factorOf(r: identityV1.CompleteMfaRequest): Factor {
+/** Exactly one of code, recovery_code, webauthn_json or new_passkey_json (proto3: absent is ''), as the strategy's input. */
+function factorOf(r: identityV1.CompleteMfaRequest): FactorInput {
   const given = [r.code, r.recoveryCode, r.webauthnJson, r.newPasskeyJson].filter((v) => v !== '').length;
   if (given !== 1) throw AppError.validation('Send exactly one of code, recoveryCode, webauthn or passkey.');
-  if (r.newPasskeyJson !== '') return { newPasskey: { name: r.newPasskeyName || 'Passkey', response: webauthnJson(r.newPasskeyJson, 'passkey.response') } };
-  if (r.webauthnJson !== '') return { webauthn: webauthnJson(r.webauthnJson, 'webauthn') };
-  return r.code !== '' ? { code: r.code } : { recoveryCode: r.recoveryCode };
+  if (r.newPasskeyJson !== '') return { method: 'webauthn', name: r.newPasskeyName || 'Passkey', registration: webauthnJson(r.newPasskeyJson, 'passkey.response') };
+  if (r.webauthnJson !== '') return { method: 'webauthn', response: webauthnJson(r.webauthnJson, 'webauthn') };
+  return r.code !== '' ? { method: 'totp', code: r.code } : { method: 'recovery_code', code: r.recoveryCode };
 }
 
 const passkeyOut = (p: PasskeyView): identityV1.Passkey => ({
@@ -68,20 +72,21 @@ const passkeyOut = (p: PasskeyView): identityV1.Passkey => ({
 export function identityGrpc(
   deps: {
     auth: AuthUseCases;
+    /** The REST sign-in (it drives the sign-in flow) and the flow's options. */
+    signIn: RestSignIn;
+    flow: Pick<SignInFlow, 'options'>;
     accessTokens: AccessTokenUseCases;
     emailActions: EmailActionUseCases;
     keys: PublishedKeys;
-    secondFactor: SecondFactorUseCases;
     myFactors: MyFactorUseCases;
     access: AccountAccess;
     sessions: SessionUseCases;
-    passkeys: PasskeyUseCases;
     /** Tokens handed out over REST (the token-grant counter): rest_sign_in, rest_refresh. */
     granted?: (grantType: 'rest_sign_in' | 'rest_refresh') => void;
   },
   h: HandlerDeps,
 ): ServiceBinding[] {
-  const { auth, accessTokens, emailActions, keys, secondFactor, myFactors, access, sessions, passkeys } = deps;
+  const { auth, signIn, flow, accessTokens, emailActions, keys, myFactors, access, sessions } = deps;
   const granted = <T>(grantType: 'rest_sign_in' | 'rest_refresh', answer: T): T => (deps.granted?.(grantType), answer);
   /** The signed-in caller of a "me" call: its token verified here (a JWT's signature, an opaque one's record; expiry, denylist). */
   const me = (accessToken: string) => accessTokens.validate(accessToken);
@@ -96,7 +101,7 @@ export function identityGrpc(
       identityV1.IdentityServiceService,
       {
         login: async (r) => {
-          const res = await auth.login(r.email, r.password);
+          const res = await signIn.start({ method: 'password', email: r.email, password: r.password });
           if (res.mfa) return { tokens: undefined, user: undefined, mfa: { ...res.mfa, methods: [...res.mfa.methods] } };
           return granted('rest_sign_in', signedIn(res));
         },
@@ -116,8 +121,8 @@ export function identityGrpc(
         confirmPasswordReset: async (r) => (await emailActions.confirmPasswordReset(r.token, r.newPassword), {}),
         requestEmailVerification: async (r) => (await emailActions.requestEmailVerification(r.userId), {}),
         confirmEmailVerification: async (r) => (await emailActions.confirmEmailVerification(r.token), {}),
-        completeMfa: async (r) => granted('rest_sign_in', signedIn(await auth.completeMfa(r.mfaToken, factorOf(r)))),
-        enrolWithMfaToken: async (r) => secondFactor.enrolWithToken(r.mfaToken),
+        completeMfa: async (r) => granted('rest_sign_in', signedIn(await signIn.answer(r.mfaToken, factorOf(r)))),
+        enrolWithMfaToken: async (r) => totpEnrolmentOf(await flow.options('totp', { mfaToken: r.mfaToken, stage: 'enrol' })),
         getMfaStatus: async (r) => myFactors.status(await me(r.accessToken)),
         startTotp: async (r) => myFactors.startTotp(await me(r.accessToken)),
         activateTotp: async (r) => (await myFactors.activateTotp(await me(r.accessToken), r.code), {}),
@@ -128,10 +133,15 @@ export function identityGrpc(
         listPasskeys: async (r) => ({ passkeys: (await myFactors.listPasskeys(await me(r.accessToken))).map(passkeyOut) }),
         renamePasskey: async (r) => passkeyOut(await myFactors.renamePasskey(await me(r.accessToken), r.passkeyId, r.name)),
         removePasskey: async (r) => (await myFactors.removePasskey(await me(r.accessToken), r.passkeyId), {}),
-        passkeySignInOptions: async () => ({ json: JSON.stringify(await passkeys.signInOptions()) }),
-        passkeySignIn: async (r) => granted('rest_sign_in', signedIn(await auth.passkeyLogin(webauthnJson(r.responseJson, 'response')))),
-        mfaWebauthnOptions: async (r) => ({ json: JSON.stringify(await secondFactor.webauthnOptions(r.mfaToken)) }),
-        mfaPasskeyEnrolmentOptions: async (r) => ({ json: JSON.stringify(await secondFactor.passkeyEnrolmentOptions(r.mfaToken)) }),
+        passkeySignInOptions: async () => ({ json: JSON.stringify(await flow.options('webauthn')) }),
+        passkeySignIn: async (r) => {
+          const res = await signIn.start({ method: 'webauthn', response: webauthnJson(r.responseJson, 'response') });
+          // A passkey alone is multi-factor: never a challenge.
+          if (!res.tokens) throw new AppError('UNAUTHENTICATED', INVALID_PASSKEY, { reason: 'identity.invalid_passkey' });
+          return granted('rest_sign_in', signedIn(res));
+        },
+        mfaWebauthnOptions: async (r) => ({ json: JSON.stringify(await flow.options('webauthn', { mfaToken: r.mfaToken, stage: 'second' })) }),
+        mfaPasskeyEnrolmentOptions: async (r) => ({ json: JSON.stringify(await flow.options('webauthn', { mfaToken: r.mfaToken, stage: 'enrol' })) }),
         endUserSession: async (r) => (await sessions.endOneOf(r.userId, r.sessionId), { ended: 1 }),
         listMySessions: async (r) => {
           const c = await firstParty(r.accessToken);

@@ -15,6 +15,7 @@ import { KeyRing } from '../infra/key-ring';
 import { entities, migrations } from '../infra/schema';
 import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
 import { JwtTokenService, signJws } from '../infra/token-service';
+import { password, testSignIn } from '../testing/sign-in';
 import { type AuthFaults, type AuthUseCases, INVALID_CREDENTIALS, createAuthUseCases, emailKey } from './auth';
 
 describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
@@ -54,9 +55,13 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
       faults,
     });
 
+  /** A REST login through the sign-in flow, its session started by `a`. */
+  const login = (a: AuthUseCases, email: string, pw: string, dir: Directory = directory) =>
+    testSignIn({ uow: pgUnitOfWork(ds), stores: pgIdentityStores(ds.manager), directory: dir, logger, auth: a }).rest.start(password(email, pw));
+
   /** A login of a user with no second factor: its token pair. */
   const signIn = async (a: AuthUseCases, email: string) => {
-    const r = await a.login(email, 'right');
+    const r = await login(a, email, 'right');
     if (!r.tokens) throw new Error('a second factor was asked for');
     return r;
   };
@@ -104,9 +109,9 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
   it('login: a wrong password and an unknown email answer the same; only the failure against an account counts toward its lockout', async () => {
     const u = user();
     const a = auth(0);
-    const wrong = await a.login(u.email, 'wrong').catch((e: unknown) => e);
+    const wrong = await login(a, u.email, 'wrong').catch((e: unknown) => e);
     const nobody = `nobody-${randomUUID()}@example.com`;
-    const unknown = await a.login(nobody, 'wrong').catch((e: unknown) => e);
+    const unknown = await login(a, nobody, 'wrong').catch((e: unknown) => e);
     expect(wrong).toEqual(unknown);
     expect(wrong).toMatchObject({ code: 'UNAUTHENTICATED', message: INVALID_CREDENTIALS });
     const counted = await ds.query<Array<{ failed_count: number }>>('SELECT failed_count FROM login_failures WHERE email_hash = $1', [emailKey(u.email)]);
@@ -119,41 +124,12 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
     const u = user();
     const a = auth(0);
     const [failedBefore, locksBefore] = [await failedLogins(), await locks()];
-    for (let i = 0; i < 5; i++) await expect(a.login(u.email, 'wrong')).rejects.toMatchObject({ message: INVALID_CREDENTIALS });
+    for (let i = 0; i < 5; i++) await expect(login(a, u.email, 'wrong')).rejects.toMatchObject({ message: INVALID_CREDENTIALS });
     expect(await locks()).toBe(locksBefore + 1);
-    await expect(a.login(u.email, 'right')).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: INVALID_CREDENTIALS });
+    await expect(login(a, u.email, 'right')).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: INVALID_CREDENTIALS });
     expect(await failedLogins()).toBe(failedBefore + 6);
     await a.clearLockout(u.email);
-    await expect(a.login(u.email, 'right')).resolves.toMatchObject({ principal: { userId: u.userId } });
-  });
-
-  it("the provider's sign-in: a right password signs in; an account with a factor gets its challenge (acr_values can force one); a wrong password is login's refusal", async () => {
-    const u = user();
-    const needing = new Set<string>();
-    const forced: boolean[] = [];
-    const a = createAuthUseCases({
-      settings: { maxFailedAttempts: 5, lockoutMinutes: 15, refreshExpirySeconds: 3_600, refreshReuseGraceSeconds: 0, accessExpirySeconds: 300 },
-      uow: pgUnitOfWork(ds),
-      stores: pgIdentityStores(ds.manager),
-      directory,
-      tokens: new JwtTokenService(keys, { tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api' }),
-      logger,
-      secondFactor: {
-        required: async (p) => needing.has(p.userId),
-        challenge: async (p, _k, opts) => {
-          forced.push(opts?.force === true);
-          return needing.has(p.userId) || opts?.force ? { mfaToken: 't', methods: ['totp'], enrolmentRequired: !needing.has(p.userId), expiresIn: 300 } : null;
-        },
-        redeem: () => Promise.reject(new Error('not used')),
-        policyRequires: () => false,
-      },
-    });
-    await expect(a.signIn(u.email, 'right')).resolves.toEqual({ principal: expect.objectContaining({ userId: u.userId }) });
-    await expect(a.signIn(u.email, 'wrong')).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: INVALID_CREDENTIALS });
-    await expect(a.signIn(u.email, 'right', { forceFactor: true })).resolves.toMatchObject({ mfa: { enrolmentRequired: true } });
-    needing.add(u.userId);
-    await expect(a.signIn(u.email, 'right')).resolves.toMatchObject({ principal: { userId: u.userId }, mfa: { mfaToken: 't', methods: ['totp'], enrolmentRequired: false } });
-    expect(forced).toEqual([false, true, false]);
+    await expect(login(a, u.email, 'right')).resolves.toMatchObject({ principal: { userId: u.userId } });
   });
 
   it('lockout: concurrent guesses are evaluated at most up to the limit', async () => {
@@ -174,7 +150,7 @@ describe('auth use cases: login, lockout, revocation, refresh rotation', () => {
       tokens: new JwtTokenService(keys, { tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api' }),
       logger,
     });
-    const results = await Promise.allSettled(Array.from({ length: 20 }, () => a.login(u.email, 'wrong')));
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => login(a, u.email, 'wrong', counting)));
     expect(results.every((r) => r.status === 'rejected')).toBe(true);
     expect(evaluated).toBeLessThanOrEqual(5);
   });

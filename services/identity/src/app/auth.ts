@@ -1,17 +1,21 @@
 /**
- * Login, refresh rotation with reuse detection, subject revocation, and token validation for
- * internal callers (`POST /auth/revoke` ends sessions: SessionUseCases.revoke). Every failed
- * login answers the same way (wrong password, unknown or deleted email, locked account) and costs
- * the same (one argon2 verification in the directory).
+ * REST sessions' tokens: the session a completed sign-in starts (the sign-in itself is
+ * signin/flow.ts), refresh rotation with reuse detection, subject revocation, and token
+ * validation for internal callers (`POST /auth/revoke` ends sessions: SessionUseCases.revoke).
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { type AccessClaims, AppError, type InTransaction, type Logger, clientTokensSubject, event, firstAcceptedIat, randomToken, requestContext, sha256 } from '@iam/platform';
 import type { Principal, RefreshRecord, TokenPair } from '../domain/model';
 import type { Directory, IdentityStores, TokenService, UnitOfWork } from '../domain/ports';
-import type { PasskeyUseCases } from './passkeys';
-import { type Factor, MFA_TOKEN_INVALID, type MfaChallenge, type SecondFactorUseCases } from './second-factor';
 import { endSessionIn } from './session-end';
+import type { SignInFlow } from './signin/flow';
+import { emailKey } from './signin/lockout';
+import { nextStep } from './signin/policy';
+import { INVALID_CREDENTIALS } from './signin/strategies/password';
+
+export { emailKey } from './signin/lockout';
+export { INVALID_CREDENTIALS } from './signin/strategies/password';
 
 
 export interface AuthSettings {
@@ -20,30 +24,17 @@ export interface AuthSettings {
   readonly refreshExpirySeconds: number;
   readonly refreshReuseGraceSeconds: number;
   readonly accessExpirySeconds: number;
+  /** MFA_REQUIRED_ROLES (absent: none): a refresh of a session without a second factor asks the policy. */
+  readonly requiredRoles?: readonly string[];
 }
 
-/** Tokens, or (a right password of an account with a second factor) the challenge to answer. */
-export type LoginResult = { tokens: TokenPair; principal: Principal; mfa?: undefined } | { mfa: MfaChallenge; tokens?: undefined; principal?: undefined };
-
 export interface AuthUseCases {
-  login(email: string, password: string): Promise<LoginResult>;
-  /** The second step of a login with a second factor (UNAUTHENTICATED as SecondFactorUseCases.redeem). */
-  completeMfa(mfaToken: string, factor: Factor): Promise<{ tokens: TokenPair; principal: Principal }>;
   /**
-   * The OpenID provider's sign-in: the same password check as login (lockout, constant-shape
-   * failure, the same audit events) without a token family; the provider's session follows.
-   * Throws UNAUTHENTICATED with INVALID_CREDENTIALS. An account with a second factor (or one its
-   * roles require) gets its mfa challenge instead (nothing signed in yet): the hosted page asks
-   * for the factor (or the enrolment) and finishes with `completeSignIn`. With `forceFactor`
-   * (acr_values asking for mfa) every account is asked for one, and one without any must enrol.
+   * A REST sign-in the flow (signin/flow.ts) completed: a new session (its refresh family's first
+   * token, the failed-login count cleared, the session row with device, IP, amr and auth_time, its
+   * first access token recorded, the success published), in one transaction.
    */
-  signIn(email: string, password: string, opts?: { forceFactor?: boolean }): Promise<{ principal: Principal; mfa?: MfaChallenge }>;
-  /** The provider's factor step (UNAUTHENTICATED as SecondFactorUseCases.redeem): who signed in and how. */
-  completeSignIn(mfaToken: string, factor: Factor): Promise<{ principal: Principal; amr: string[] }>;
-  /** Passwordless REST login with a passkey (UNAUTHENTICATED for anything wrong, one answer). */
-  passkeyLogin(response: unknown): Promise<{ tokens: TokenPair; principal: Principal }>;
-  /** The provider's passwordless sign-in with a passkey: who signed in and how. */
-  passkeySignIn(response: unknown): Promise<{ principal: Principal; amr: string[] }>;
+  startSession(principal: Principal, emailHash: Buffer, amr: readonly string[]): Promise<TokenPair>;
   /**
    * The signed-in user's own password, asked again before a change to the account: the login's
    * check (lockout, constant cost, the same failure event). VALIDATION on field currentPassword
@@ -89,14 +80,8 @@ const REFRESH_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 /** How many times a refresh tries to claim its target when concurrent refreshes of the same token win first. */
 const REFRESH_CLAIM_ROUNDS = 10;
 
-export const INVALID_CREDENTIALS = 'The email or password is incorrect.';
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked.';
 const MFA_NOW_REQUIRED = 'This account now needs a second factor: sign in again.';
-export const INVALID_PASSKEY = 'The passkey could not be verified.';
-
-export function emailKey(email: string): Buffer {
-  return sha256(email.trim().toLowerCase());
-}
 
 /** The stores the auth use cases use. */
 type AuthStores = Pick<IdentityStores, 'refreshTokens' | 'lockouts' | 'denylist' | 'subjects' | 'sessions'>;
@@ -120,10 +105,8 @@ export function createAuthUseCases(deps: {
   logger: Logger;
   /** Test builds only (src/testing): a hook between a refresh's commit and its answer. */
   faults?: AuthFaults;
-  /** Asked after a right password (absent: passwords alone, as in unit tests of this file). */
-  secondFactor?: Pick<SecondFactorUseCases, 'challenge' | 'required' | 'redeem' | 'policyRequires'>;
-  /** Passkeys as a first factor (absent: no passwordless sign-in). */
-  passkeys?: Pick<PasskeyUseCases, 'verify' | 'ownerOf'>;
+  /** The password asked again before a change to the account (its lockout and events). */
+  flow?: Pick<SignInFlow, 'reauthenticate'>;
 }): AuthUseCases {
   const { settings: s, uow, stores, directory, tokens } = deps;
   const principals = deps.principals ?? directory;
@@ -156,7 +139,8 @@ export function createAuthUseCases(deps: {
    * (device, IP, how and when the user authenticated) and its first access token recorded, and the
    * success published, in one transaction.
    */
-  async function startSession(principal: Principal, emailHash: Buffer, amr: string[]): Promise<TokenPair> {
+  async function startSession(principal: Principal, emailHash: Buffer, factors: readonly string[]): Promise<TokenPair> {
+    const amr = [...factors];
     const refreshToken = randomToken(32);
     const expiresAt = new Date(Date.now() + s.refreshExpirySeconds * 1000);
     const familyId = randomUUID();
@@ -175,152 +159,25 @@ export function createAuthUseCases(deps: {
     return pair(access, refreshToken, expiresAt);
   }
 
-  /** Records a refused login (one insert, the same for every kind of failure). */
-  async function recordFailure(userId: string, failures: number, reason: 'invalid_credentials' | 'locked', lockedNow: boolean): Promise<void> {
-    const attempt = { userId, failures, reason };
-    await uow.run((tx) =>
-      tx.publish([event(SUBJECTS.loginFailed, attempt), ...(lockedNow ? [event(SUBJECTS.accountLocked, { userId, failures, reason: '' })] : [])]),
-    );
-  }
-
-  /** The password step shared by login and the provider's sign-in: a principal, or the one failure. */
-  async function passwordVerified(email: string, password: string): Promise<{ principal: Principal; key: Buffer }> {
-    const key = emailKey(email);
-    // Reserve the evaluation first: of any number of concurrent guesses, at most the limit are
-    // checked. A locked email still pays one (dummy) verification, so it answers as slowly.
-    const slot = await stores.lockouts.reserve(key, s.maxFailedAttempts, s.lockoutMinutes);
-    let result;
-    try {
-      result = await directory.verifyCredentials(email, password, { skipEvaluation: !slot.allowed });
-    } catch (err) {
-      if (slot.allowed) await stores.lockouts.release(key, s.maxFailedAttempts);
-      throw err;
-    }
-    const principal = result.principal;
-    if (!principal || !slot.allowed) {
-      // Failures against no account are not counted: a later account with this email starts active.
-      const counted = result.accountExists || !slot.allowed;
-      if (slot.allowed && !result.accountExists) await stores.lockouts.release(key, s.maxFailedAttempts);
-      const lockedNow = slot.allowed && result.accountExists && slot.count >= s.maxFailedAttempts;
-      if (lockedNow) deps.logger.warn({ failures: slot.count }, 'account locked after repeated failed logins');
-      await recordFailure(result.accountId ?? '', counted ? slot.count : 0, slot.allowed ? 'invalid_credentials' : 'locked', lockedNow);
-      throw AppError.unauthenticated(INVALID_CREDENTIALS);
-    }
-    return { principal, key };
-  }
-
-  /** A sign-in that needs nothing more: the failed count cleared and the success recorded. */
-  async function signedIn(principal: Principal, key: Buffer): Promise<void> {
-    await uow.run(async (tx) => {
-      await tx.lockouts.clear(key);
-      await tx.publish([event(SUBJECTS.loginSucceeded, { userId: principal.userId, failures: 0, reason: '' })]);
-    });
-  }
-
-  /**
-   * A passkey as the only factor (user verification makes it multi-factor). The credential's owner
-   * is found first, for the lockout: an assertion counts as a login attempt of that account. An
-   * unknown credential is the same failure (and, like any assertion that does not verify, spends
-   * no challenge and writes nothing).
-   */
-  async function passkeyVerified(response: unknown): Promise<{ principal: Principal; key: Buffer; amr: string[] }> {
-    const pk = deps.passkeys;
-    if (!pk) throw AppError.unauthenticated(INVALID_PASSKEY);
-    const owner = await pk.ownerOf(response);
-    const principal = owner ? await principals.principal(owner) : null;
-    if (!principal) {
-      await pk.verify(response, 'signin');
-      await recordFailure('', 0, 'invalid_credentials', false);
-      throw AppError.unauthenticated(INVALID_PASSKEY);
-    }
-    const key = emailKey(principal.email);
-    const slot = await stores.lockouts.reserve(key, s.maxFailedAttempts, s.lockoutMinutes);
-    let a = null;
-    if (slot.allowed) {
-      try {
-        a = await pk.verify(response, 'signin');
-      } catch (err) {
-        await stores.lockouts.release(key, s.maxFailedAttempts);
-        throw err;
-      }
-    }
-    if (!a || !slot.allowed || a.userId !== principal.userId) {
-      const lockedNow = slot.allowed && slot.count >= s.maxFailedAttempts;
-      if (lockedNow) deps.logger.warn({ failures: slot.count }, 'account locked after repeated failed passkey sign-ins');
-      await recordFailure(principal.userId, slot.count, slot.allowed ? 'invalid_credentials' : 'locked', lockedNow);
-      throw AppError.unauthenticated(INVALID_PASSKEY);
-    }
-    return { principal, key, amr: [a.amr, 'mfa'] };
-  }
-
   return {
-    async login(email, password) {
-      const { principal, key } = await passwordVerified(email, password);
-      const challenge = await deps.secondFactor?.challenge(principal, key);
-      if (challenge) {
-        // The password was right: its reservation is given back, but the count is not cleared
-        // (that is for a complete sign-in), so wrong second factors add up to the lock.
-        await stores.lockouts.release(key, s.maxFailedAttempts);
-        return { mfa: challenge };
-      }
-      return { tokens: await startSession(principal, key, ['pwd']), principal };
-    },
-
-    async completeMfa(mfaToken, factor) {
-      if (!deps.secondFactor) throw AppError.unauthenticated(MFA_TOKEN_INVALID);
-      const r = await deps.secondFactor.redeem(mfaToken, factor);
-      const principal = await principals.principal(r.userId);
-      if (!principal) throw AppError.unauthenticated(MFA_TOKEN_INVALID);
-      return { tokens: await startSession(principal, r.emailHash, r.amr), principal };
-    },
-
-    async signIn(email, password, opts) {
-      const { principal, key } = await passwordVerified(email, password);
-      const challenge = await deps.secondFactor?.challenge(principal, key, { force: opts?.forceFactor === true });
-      if (challenge) {
-        // As login: the reservation is given back, the count kept until the factor is right.
-        await stores.lockouts.release(key, s.maxFailedAttempts);
-        return { principal, mfa: challenge };
-      }
-      await signedIn(principal, key);
-      return { principal };
-    },
-
-    async completeSignIn(mfaToken, factor) {
-      if (!deps.secondFactor) throw AppError.unauthenticated(MFA_TOKEN_INVALID);
-      const r = await deps.secondFactor.redeem(mfaToken, factor);
-      const principal = await principals.principal(r.userId);
-      if (!principal) throw AppError.unauthenticated(MFA_TOKEN_INVALID);
-      await signedIn(principal, r.emailHash);
-      return { principal, amr: r.amr };
-    },
-
-    async passkeyLogin(response) {
-      const { principal, key, amr } = await passkeyVerified(response);
-      return { tokens: await startSession(principal, key, amr), principal };
-    },
-
-    async passkeySignIn(response) {
-      const { principal, key, amr } = await passkeyVerified(response);
-      await signedIn(principal, key);
-      return { principal, amr };
-    },
+    startSession,
 
     async verifyPassword(userId, password) {
       const account = await directory.principal(userId);
       if (!account) throw AppError.unauthenticated('The account no longer exists.');
+      if (!deps.flow) throw AppError.unauthenticated(INVALID_CREDENTIALS);
       let verified;
       try {
-        verified = await passwordVerified(account.email, password);
+        // The flow's password check (lockout, constant cost, the failure event); the right
+        // password's reservation is given back there (a change to the account is not a sign-in).
+        verified = await deps.flow.reauthenticate({ method: 'password', email: account.email, password });
       } catch (err) {
         if (err instanceof AppError && err.code === 'UNAUTHENTICATED') {
           throw AppError.validation('The current password is not correct.', [{ field: 'currentPassword', message: 'is not correct' }]);
         }
         throw err;
       }
-      // The right password: its reservation is given back (a change to the account is not a sign-in).
-      await stores.lockouts.release(verified.key, s.maxFailedAttempts);
-      if (verified.principal.userId !== userId) throw AppError.unauthenticated('The account no longer exists.');
+      if (verified.userId !== userId) throw AppError.unauthenticated('The account no longer exists.');
     },
 
     /**
@@ -359,7 +216,7 @@ export function createAuthUseCases(deps: {
         if (!claimed) continue;
         // MFA_REQUIRED_ROLES holds for sessions already open: a role that requires a second factor,
         // given after a sign-in without one, ends that sign-in's refreshes (the user signs in again).
-        if (deps.secondFactor?.policyRequires(principal) && !claimed.session?.amr.includes('mfa')) {
+        if (nextStep({ roles: principal.roles, requiredRoles: s.requiredRoles ?? [], amr: claimed.session?.amr ?? [] }) !== 'done') {
           // Its session ends as from the sessions list (a family older than sessions: the family alone).
           await uow.run(async (tx) => {
             if (!(await endSessionIn(tx, claimed.userId, claimed.familyId))) await tx.refreshTokens.revokeFamily(claimed.familyId);

@@ -23,6 +23,10 @@ import { type PasskeyUseCases, credentialTag, createPasskeyUseCases } from './pa
 import { createAccountAccess } from './account-access';
 import { type MyFactorUseCases, createMyFactorUseCases } from './my-factors';
 import { type SecondFactorUseCases, createSecondFactorUseCases } from './second-factor';
+import type { SignInFlow } from './signin/flow';
+import type { RestSignIn } from './signin/rest';
+import { password, testSignIn } from '../testing/sign-in';
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { createTotpSecrets } from './totp-secrets';
 
 const ORIGIN = 'http://localhost:27399';
@@ -35,6 +39,16 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
   let secondFactor: SecondFactorUseCases;
   let myFactors: MyFactorUseCases;
   let auth: AuthUseCases;
+  let flow: SignInFlow;
+  let rest: RestSignIn;
+  /** A passwordless REST sign-in with the assertion `response`. */
+  const passwordless = async (response: object) => {
+    const r = await rest.start({ method: 'webauthn', response });
+    if (!r.tokens) throw new Error('a passkey alone asked for a factor');
+    return r;
+  };
+  const webauthnOptions = async (f: SignInFlow, mfaToken: string) => (await f.options('webauthn', { mfaToken, stage: 'second' })) as PublicKeyCredentialRequestOptionsJSON;
+  const enrolmentOptions = async (f: SignInFlow, mfaToken: string) => (await f.options('webauthn', { mfaToken, stage: 'enrol' })) as PublicKeyCredentialCreationOptionsJSON;
   const logger = testLogger();
   const users = new Map<string, Principal>();
 
@@ -74,14 +88,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     const uow = pgUnitOfWork(ds);
     const stores = pgIdentityStores(ds.manager);
     passkeys = createPasskeyUseCases({ settings: { rpId: 'localhost', origins: [ORIGIN], rpName: 'IAM', challengeKey: randomBytes(32) }, uow, stores, directory, logger });
-    secondFactor = createSecondFactorUseCases({
-      settings: { totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 5, lockoutMinutes: 15, recoveryKey: randomBytes(32) },
-      uow,
-      stores,
-      directory,
-      passkeys,
-      logger,
-    });
+    secondFactor = createSecondFactorUseCases({ uow, stores });
     myFactors = createMyFactorUseCases({
       access: createAccountAccess({ clients: { find: async () => null } }),
       totp: createTotpSecrets({ totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', stores, directory }),
@@ -98,9 +105,8 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
       directory,
       tokens: new JwtTokenService(keys, { tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api' }),
       logger,
-      secondFactor,
-      passkeys,
     });
+    ({ flow, rest } = testSignIn({ uow, stores, directory, logger, auth, passkeys }));
   });
 
   afterAll(async () => {
@@ -160,37 +166,37 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     expect(o1.challenge).not.toBe(o2.challenge);
 
     const assertion = a.get(o1);
-    const r = await auth.passkeyLogin(assertion);
+    const r = await passwordless(assertion);
     expect(r.principal.userId).toBe(u.userId);
     expect(await auth.validate(r.tokens.accessToken)).toMatchObject({ sub: u.userId, amr: ['hwk', 'mfa'], authTime: expect.any(Number) });
     // Replayed: its challenge is gone.
-    await expect(auth.passkeyLogin(assertion)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(passwordless(assertion)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     // A clone: a counter not above the stored one.
     a.credentials[0]!.counter = 0;
-    await expect(auth.passkeyLogin(a.get(await passkeys.signInOptions()))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(passwordless(a.get(await passkeys.signInOptions()))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     // Without user verification.
     const noUv = new SoftAuthenticator(ORIGIN, { uv: false });
     noUv.credentials.push(a.credentials[0]!);
     a.credentials[0]!.counter = 100;
-    await expect(auth.passkeyLogin(noUv.get(await passkeys.signInOptions()))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(passwordless(noUv.get(await passkeys.signInOptions()))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect((await passkeys.list(u.userId))[0]!.lastUsedAt).toBeInstanceOf(Date);
   });
 
   it('passwordless sign-in: an unknown credential gets the same answer; failed assertions count toward the owner\'s lockout', async () => {
     const stranger = new SoftAuthenticator(ORIGIN);
     stranger.create({ challenge: 'x', rp: { id: 'localhost' }, user: { id: 'eA' } });
-    const unknown = await auth.passkeyLogin(stranger.get(await passkeys.signInOptions())).catch((e: unknown) => e);
+    const unknown = await passwordless(stranger.get(await passkeys.signInOptions())).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(AppError);
 
     const a = new SoftAuthenticator(ORIGIN);
     const { u } = await registered(a);
     const elsewhere = new SoftAuthenticator('https://evil.example');
     elsewhere.credentials.push(a.credentials[0]!);
-    const wrong = await auth.passkeyLogin(elsewhere.get(await passkeys.signInOptions())).catch((e: unknown) => e);
+    const wrong = await passwordless(elsewhere.get(await passkeys.signInOptions())).catch((e: unknown) => e);
     expect(wrong).toEqual(unknown);
     // A challenge of another key (another deployment's, or made up) is refused like the rest.
     const foreign = createPasskeyUseCases({ settings: { rpId: 'localhost', origins: [ORIGIN], rpName: 'IAM', challengeKey: randomBytes(32) }, uow: pgUnitOfWork(ds), stores: pgIdentityStores(ds.manager), directory: { principal: async () => null }, logger });
-    expect(await auth.passkeyLogin(a.get(await foreign.signInOptions())).catch((e: unknown) => e)).toEqual(unknown);
+    expect(await passwordless(a.get(await foreign.signInOptions())).catch((e: unknown) => e)).toEqual(unknown);
     const [row] = await ds.query<Array<{ failed_count: number }>>('SELECT failed_count FROM login_failures WHERE email_hash = $1', [emailKey(u.email)]);
     expect(Number(row!.failed_count)).toBe(2);
   });
@@ -198,21 +204,21 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
   it('second factor: the right password of an account with a passkey asks for it (methods webauthn); its assertion completes the login with amr pwd+hwk+mfa; another user\'s passkey does not', async () => {
     const a = new SoftAuthenticator(ORIGIN);
     const { u } = await registered(a);
-    const login = await auth.login(u.email, 'right');
+    const login = await rest.start(password(u.email, 'right'));
     expect(login.mfa).toMatchObject({ methods: ['webauthn'], enrolmentRequired: false });
-    const options = await secondFactor.webauthnOptions(login.mfa!.mfaToken);
+    const options = await webauthnOptions(flow, login.mfa!.mfaToken);
     expect(options.allowCredentials).toEqual([expect.objectContaining({ id: a.credentials[0]!.id.toString('base64url') })]);
 
     // Another account's passkey answering these options: refused, counted.
     const b = new SoftAuthenticator(ORIGIN);
     await registered(b);
-    await expect(auth.completeMfa(login.mfa!.mfaToken, { webauthn: b.get(options) })).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(rest.answer(login.mfa!.mfaToken, { method: 'webauthn', response: b.get(options) })).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
 
-    const again = await secondFactor.webauthnOptions(login.mfa!.mfaToken);
-    const done = await auth.completeMfa(login.mfa!.mfaToken, { webauthn: a.get(again) });
+    const again = await webauthnOptions(flow, login.mfa!.mfaToken);
+    const done = await rest.answer(login.mfa!.mfaToken, { method: 'webauthn', response: a.get(again) });
     expect(await auth.validate(done.tokens.accessToken)).toMatchObject({ sub: u.userId, amr: ['pwd', 'hwk', 'mfa'] });
     // The mfa token is used up.
-    await expect(secondFactor.webauthnOptions(login.mfa!.mfaToken)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(webauthnOptions(flow, login.mfa!.mfaToken)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
   it('passwordless sign-in options are asked for anonymously and write nothing; only an assertion that verifies spends its challenge', async () => {
@@ -226,64 +232,47 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     // Refused assertions (another origin) write nothing either.
     const elsewhere = new SoftAuthenticator('https://evil.example', { counter: false });
     elsewhere.credentials.push(a.credentials[0]!);
-    await expect(auth.passkeyLogin(elsewhere.get(options[0]!))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(passwordless(elsewhere.get(options[0]!))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(await rows()).toBe(before);
     // The same assertion sent twice at once signs in once.
     const assertion = a.get(options[1]!);
-    const both = await Promise.allSettled([auth.passkeyLogin(assertion), auth.passkeyLogin(assertion)]);
+    const both = await Promise.allSettled([passwordless(assertion), passwordless(assertion)]);
     expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(await rows()).toBe(before + 1);
     // One after the other: the second finds its challenge spent.
     const once = a.get(options[2]!);
-    await expect(auth.passkeyLogin(once)).resolves.toBeDefined();
-    await expect(auth.passkeyLogin(once)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(passwordless(once)).resolves.toBeDefined();
+    await expect(passwordless(once)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(await rows()).toBe(before + 2);
   });
 
   it('an assertion made for the passwordless options does not answer an mfa token (purposes are apart)', async () => {
     const a = new SoftAuthenticator(ORIGIN);
     const { u } = await registered(a);
-    const login = await auth.login(u.email, 'right');
-    await expect(auth.completeMfa(login.mfa!.mfaToken, { webauthn: a.get(await passkeys.signInOptions()) })).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    const login = await rest.start(password(u.email, 'right'));
+    await expect(rest.answer(login.mfa!.mfaToken, { method: 'webauthn', response: a.get(await passkeys.signInOptions()) })).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
   it('MFA_REQUIRED_ROLES: an enrolment-only mfa token enrols a passkey (creation options, then its registration as the factor), and the login completes with amr pwd+hwk+mfa', async () => {
     const uow = pgUnitOfWork(ds);
     const stores = pgIdentityStores(ds.manager);
-    const strict = createSecondFactorUseCases({
-      settings: { totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', requiredRoles: ['Operator'], maxFailedAttempts: 5, lockoutMinutes: 15, recoveryKey: randomBytes(32) },
-      uow,
-      stores,
-      directory,
-      passkeys,
-      logger,
-    });
-    const strictAuth = createAuthUseCases({
-      settings: { maxFailedAttempts: 5, lockoutMinutes: 15, refreshExpirySeconds: 3_600, refreshReuseGraceSeconds: 0, accessExpirySeconds: 300 },
-      uow,
-      stores,
-      directory,
-      tokens: new JwtTokenService(keys, { tokenLifetimeSeconds: 300, issuer: 'iam', audience: 'iam-api' }),
-      logger,
-      secondFactor: strict,
-      passkeys,
-    });
+    const strict = testSignIn({ uow, stores, directory, logger, auth, passkeys, requiredRoles: ['Operator'] });
     const u = { ...user(), roles: ['Operator'] };
     users.set(u.userId, u);
-    const login = await strictAuth.login(u.email, 'right');
+    const login = await strict.rest.start(password(u.email, 'right'));
     expect(login.mfa).toMatchObject({ enrolmentRequired: true });
     const a = new SoftAuthenticator(ORIGIN);
-    const options = await strict.passkeyEnrolmentOptions(login.mfa!.mfaToken);
+    const options = await enrolmentOptions(strict.flow, login.mfa!.mfaToken);
     // Without user verification the registration is no factor (counted, the token still usable).
-    await expect(strictAuth.completeMfa(login.mfa!.mfaToken, { newPasskey: { name: 'Weak', response: new SoftAuthenticator(ORIGIN, { uv: false }).create(options) } })).rejects.toMatchObject({
+    await expect(strict.rest.answer(login.mfa!.mfaToken, { method: 'webauthn', name: 'Weak', registration: new SoftAuthenticator(ORIGIN, { uv: false }).create(options) })).rejects.toMatchObject({
       code: 'UNAUTHENTICATED',
     });
-    const done = await strictAuth.completeMfa(login.mfa!.mfaToken, { newPasskey: { name: 'Key', response: a.create(await strict.passkeyEnrolmentOptions(login.mfa!.mfaToken)) } });
-    expect(await strictAuth.validate(done.tokens.accessToken)).toMatchObject({ sub: u.userId, amr: ['pwd', 'hwk', 'mfa'] });
+    const done = await strict.rest.answer(login.mfa!.mfaToken, { method: 'webauthn', name: 'Key', registration: a.create(await enrolmentOptions(strict.flow, login.mfa!.mfaToken)) });
+    expect(await auth.validate(done.tokens.accessToken)).toMatchObject({ sub: u.userId, amr: ['pwd', 'hwk', 'mfa'] });
     expect((await passkeys.list(u.userId)).map((p) => p.name)).toEqual(['Key']);
     // A verify token (the account has a factor now) cannot enrol one.
-    const next = await strictAuth.login(u.email, 'right');
-    await expect(strict.passkeyEnrolmentOptions(next.mfa!.mfaToken)).rejects.toMatchObject({ code: 'CONFLICT' });
+    const next = await strict.rest.start(password(u.email, 'right'));
+    await expect(enrolmentOptions(strict.flow, next.mfa!.mfaToken)).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
   it('rename and removal: only the owner; removal needs a sign-in within 5 minutes; the last factor takes the recovery codes', async () => {
@@ -300,6 +289,6 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     await expect(myFactors.removePasskey(claims(user().userId), view.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await myFactors.removePasskey(claims(u.userId), view.id);
     expect(await secondFactor.status(u.userId)).toEqual({ totp: false, passkeys: 0, recoveryCodesLeft: 0 });
-    expect(await auth.login(u.email, 'right')).toMatchObject({ tokens: expect.anything() });
+    expect(await rest.start(password(u.email, 'right'))).toMatchObject({ tokens: expect.anything() });
   });
 });

@@ -15,10 +15,11 @@ import { entities, migrations } from '../infra/schema';
 import { RecoveryCodeSchemes1765400000300 } from '../infra/migrations/1765400000300-recovery-code-schemes';
 import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
 import { createAccountAccess } from './account-access';
-import { emailKey } from './auth';
 import { createMyFactorUseCases } from './my-factors';
 import { RECOVERY_ALPHABET, rekeyLegacyRecoveryCodes } from './recovery-codes';
 import { createSecondFactorUseCases } from './second-factor';
+import { newFlowState } from './signin/state';
+import { password, testSignIn } from '../testing/sign-in';
 import { SealingKeys } from '../domain/sealing';
 import { createTotpSecrets } from './totp-secrets';
 
@@ -31,7 +32,10 @@ describe('recovery codes: 112-bit codes, keyed digests, legacy rows re-keyed', (
   let ds: DataSource;
   const users = new Map<string, Principal>();
   const directory: Directory = {
-    verifyCredentials: () => Promise.reject(new Error('not used')),
+    verifyCredentials: async (email, pw) => {
+      const p = [...users.values()].find((u) => u.email === email);
+      return { principal: p && pw === 'right' ? p : null, accountExists: p !== undefined, accountId: p?.userId };
+    },
     principal: async (userId) => users.get(userId) ?? null,
     findAccount: () => Promise.reject(new Error('not used')),
     resetPassword: () => Promise.reject(new Error('not used')),
@@ -71,13 +75,8 @@ describe('recovery codes: 112-bit codes, keyed digests, legacy rows re-keyed', (
   const useCases = (recoveryKey = key) => {
     const uow = pgUnitOfWork(ds);
     const stores = pgIdentityStores(ds.manager);
-    const secondFactor = createSecondFactorUseCases({
-      settings: { totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', requiredRoles: [], maxFailedAttempts: 50, lockoutMinutes: 15, recoveryKey },
-      uow,
-      stores,
-      directory,
-      logger,
-    });
+    const secondFactor = createSecondFactorUseCases({ uow, stores });
+    const { flow } = testSignIn({ uow, stores, directory, logger, auth: { startSession: () => Promise.reject(new Error('not used')) }, recoveryKey, maxFailedAttempts: 50 });
     const myFactors = createMyFactorUseCases({
       access: createAccountAccess({ clients: { find: async () => null } }),
       totp: createTotpSecrets({ totpKeys: new SealingKeys(randomBytes(32)), issuer: 'IAM', stores, directory }),
@@ -87,14 +86,14 @@ describe('recovery codes: 112-bit codes, keyed digests, legacy rows re-keyed', (
       stores,
       directory,
     });
-    return { uow, secondFactor, myFactors };
+    return { uow, secondFactor, myFactors, flow };
   };
 
   /** Answers a fresh mfa token of `p` with `code`: whether it signed in. */
   const signsIn = async (p: Principal, code: string, recoveryKey = key): Promise<boolean> => {
-    const { secondFactor } = useCases(recoveryKey);
-    const c = await secondFactor.challenge(p, emailKey(p.email));
-    return secondFactor.redeem(c!.mfaToken, { recoveryCode: code }).then(
+    const { flow } = useCases(recoveryKey);
+    const c = await flow.firstFactor(newFlowState(), password(p.email, 'right'));
+    return flow.secondFactor(c.challenge!.mfaToken, { method: 'recovery_code', code }).then(
       () => true,
       () => false,
     );

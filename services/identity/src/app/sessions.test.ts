@@ -14,6 +14,7 @@ import { KeyRing } from '../infra/key-ring';
 import { entities, migrations } from '../infra/schema';
 import { pgIdentityStores, pgUnitOfWork } from '../infra/stores';
 import { JwtTokenService } from '../infra/token-service';
+import { password, testSignIn } from '../testing/sign-in';
 import { type AuthUseCases, createAuthUseCases } from './auth';
 import { type SessionUseCases, createSessionUseCases } from './sessions';
 
@@ -46,7 +47,7 @@ describe('sessions: revoke ends every session of the account', () => {
     return p;
   };
   const signIn = async (email: string) => {
-    const r = await auth.login(email, 'right');
+    const r = await testSignIn({ uow: pgUnitOfWork(ds), stores: pgIdentityStores(ds.manager), directory, logger, auth }).rest.start(password(email, 'right'));
     if (!r.tokens) throw new Error('a second factor was asked for');
     return r.tokens;
   };

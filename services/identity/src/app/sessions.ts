@@ -4,11 +4,12 @@
  * resets its second factors. Ending a session revokes its refresh family and denylists the
  * access tokens it issued (identity.token.revoked: every gateway refuses them within a second).
  */
+import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { type AccessClaims, AppError, type InTransaction, event, isAdministrator, isUuid, requestContext } from '@iam/platform';
 import { deviceOf } from '../domain/device';
 import type { Principal } from '../domain/model';
-import type { Directory, IdentityStores, SessionRecord, UnitOfWork } from '../domain/ports';
+import type { Directory, IdentityStores, OpTokenRecords, SessionRecord, UnitOfWork } from '../domain/ports';
 import { emailKey } from './auth';
 import type { SessionStores } from './auth';
 import type { MfaStatus, SecondFactorUseCases } from './second-factor';
@@ -65,6 +66,22 @@ export interface SessionUseCases {
   security(userId: string): Promise<AccountSecurity>;
   unlock(userId: string): Promise<void>;
   resetFactors(userId: string, reason: string): Promise<void>;
+  /**
+   * A browser sign-in the flow completed (app/signin/flow.ts): the failed-login count of the
+   * account's email cleared and the success recorded, in one transaction, before the provider
+   * gets the result.
+   */
+  signedInAtProvider(userId: string, emailHash: Buffer): Promise<void>;
+  /**
+   * The provider's session of that sign-in, in the sessions list (device, IP, amr, auth_time),
+   * written by the authorization that ends the sign-in before its redirect (and the code in it)
+   * leaves (infra/oidc/session-events.ts); its id.
+   */
+  startOp(s: { opSessionUid: string; userId: string; amr: readonly string[]; authTime: Date; userAgent: string; ip: string; expiresAt: Date }): Promise<string>;
+  /** An authorization of a provider session already signed in: the session marked used; its id, or null when none is live. */
+  touchOp(opSessionUid: string): Promise<string | null>;
+  /** An authorization or token of a provider session: the session marked used, and the access token recorded under it (with the token request's writes). */
+  opTokenIssued(opSessionUid: string, token?: { jti: string; expiresAt: Date; clientId: string }): Promise<void>;
 }
 
 type Stores = Pick<IdentityStores, 'refreshTokens' | 'denylist' | 'sessions' | 'subjects' | 'lockouts'>;
@@ -75,6 +92,10 @@ export function createSessionUseCases(deps: {
   directory: Directory;
   secondFactor: Pick<SecondFactorUseCases, 'status' | 'reset'>;
   endSessionsIn: (tx: InTransaction<SessionStores>, userId: string, at: Date) => Promise<number>;
+  /** Where the provider's token records go (absent: no provider, as in unit tests). */
+  opTokens?: OpTokenRecords;
+  /** Test builds only (src/testing): before a provider session is written. */
+  beforeOpSessionWrite?: () => Promise<void>;
 }): SessionUseCases {
   const { uow, stores, directory } = deps;
   const view =
@@ -215,6 +236,25 @@ export function createSessionUseCases(deps: {
         throw AppError.validation('A reason (1 to 500 characters) is required.', [{ field: 'reason', message: 'is required (1 to 500 characters)' }]);
       await administered(userId);
       await deps.secondFactor.reset(userId, r);
+    },
+
+    async signedInAtProvider(userId, emailHash) {
+      await uow.run(async (tx) => {
+        await tx.lockouts.clear(emailHash);
+        await tx.publish([event(SUBJECTS.loginSucceeded, { userId, failures: 0, reason: '' })]);
+      });
+    },
+
+    async startOp(s) {
+      await deps.beforeOpSessionWrite?.();
+      return stores.sessions.startOp({ id: randomUUID(), ...s });
+    },
+
+    touchOp: (opSessionUid) => stores.sessions.touchOp(opSessionUid),
+
+    async opTokenIssued(opSessionUid, token) {
+      if (!deps.opTokens) throw new Error('no provider token records wired');
+      await deps.opTokens.record(opSessionUid, token);
     },
   };
 }

@@ -235,6 +235,8 @@ export interface MfaChallengeRecord {
   readonly userId: string;
   readonly emailHash: Buffer;
   readonly purpose: MfaPurpose;
+  /** The sign-in's state as stored (app/signin/state.ts reads it through its schema); null in rows made before. */
+  readonly flow?: unknown;
 }
 
 /** The single-use tokens between a right password and its second factor; only hashes are stored. */
@@ -370,6 +372,15 @@ export interface ProviderGrantStore {
    * many records went and how many of them were grants.
    */
   endClient(clientId: string): Promise<{ records: number; grants: number }>;
+}
+
+/**
+ * The provider's token requests write as one statement (infra/oidc/token-writes.ts): a session
+ * marked used, and an access token recorded under it, go out with the token request's other
+ * writes (all of them or none).
+ */
+export interface OpTokenRecords {
+  record(opSessionUid: string, token?: { jti: string; expiresAt: Date; clientId: string }): Promise<void>;
 }
 
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */

@@ -76,6 +76,10 @@ export class MfaChallengeRow {
   @Column('text')
   purpose!: string;
 
+  /** The sign-in's state (app/signin/state.ts), read back through its schema; null in rows made before. */
+  @Column('jsonb', { nullable: true })
+  flow!: unknown;
+
   @Column('timestamptz', { name: 'expires_at' })
   expiresAt!: Date;
 

@@ -32,6 +32,7 @@ import { RecoveryCodeSchemes1765400000300 } from './migrations/1765400000300-rec
 import { SealedSecrets1765400000500 } from './migrations/1765400000500-sealed-secrets';
 import { WebauthnChallengeOwners1765400000750 } from './migrations/1765400000750-webauthn-challenge-owners';
 import { ClientTokenAlgorithms1765400000800 } from './migrations/1765400000800-client-token-algorithms';
+import { MfaChallengeFlow1765500000100 } from './migrations/1765500000100-mfa-challenge-flow';
 
 export const entities = [
   SigningKeyRow,
@@ -79,4 +80,5 @@ export const migrations = [
   SealedSecrets1765400000500,
   WebauthnChallengeOwners1765400000750,
   ClientTokenAlgorithms1765400000800,
+  MfaChallengeFlow1765500000100,
 ];

@@ -8,6 +8,7 @@ import { SUBJECTS } from '@iam/contracts';
 import { event } from '@iam/platform';
 import { type MigratedDatabase, migratedTestDatabase, testLogger } from '@iam/platform/testing';
 import { Registry } from 'prom-client';
+import { password, testSignIn } from '../testing/sign-in';
 import { type AuthUseCases, createAuthUseCases } from '../app/auth';
 import type { Principal } from '../domain/model';
 import type { Directory } from '../domain/ports';
@@ -34,6 +35,9 @@ describe('security metrics', () => {
     resolveRoles: () => Promise.reject(new Error('not used')),
     resolvePermissions: () => Promise.reject(new Error('not used')),
   };
+  /** A REST login through the sign-in flow (its transactions metered). */
+  const login = (email: string, pw: string) =>
+    testSignIn({ uow: meteredUnitOfWork(pgUnitOfWork(db.ds), metrics), stores: pgIdentityStores(db.ds.manager), directory, logger, auth, maxFailedAttempts: 3 }).rest.start(password(email, pw));
   const value = async (name: string, labels: Record<string, string> = {}) =>
     (await registry.getSingleMetric(name)!.get()).values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
 
@@ -59,15 +63,15 @@ describe('security metrics', () => {
   });
 
   it('counts sign-ins by outcome, the lockout, refusals of a locked account and refresh reuse, from what committed', async () => {
-    const first = await auth.login(user.email, 'right');
+    const first = await login(user.email, 'right');
     expect(await value('identity_sign_ins_total', { outcome: 'succeeded' })).toBe(1);
-    for (let i = 0; i < 3; i++) await auth.login(user.email, 'wrong').catch(() => undefined);
+    for (let i = 0; i < 3; i++) await login(user.email, 'wrong').catch(() => undefined);
     expect(await value('identity_sign_ins_total', { outcome: 'failed' })).toBe(3);
     expect(await value('identity_account_lockouts_total')).toBe(1);
-    await auth.login(user.email, 'right').catch(() => undefined);
+    await login(user.email, 'right').catch(() => undefined);
     expect(await value('identity_sign_ins_total', { outcome: 'refused_locked' })).toBe(1);
     // An unknown email fails the same way, and is counted as one failure (no account named).
-    await auth.login(`nobody-${randomUUID()}@example.com`, 'x').catch(() => undefined);
+    await login(`nobody-${randomUUID()}@example.com`, 'x').catch(() => undefined);
     expect(await value('identity_sign_ins_total', { outcome: 'failed' })).toBe(4);
     // Reuse of a rotated refresh token (no grace): the family is revoked, and counted once.
     const rotated = first.tokens!.refreshToken;

@@ -17,6 +17,7 @@ import type { DataSource } from 'typeorm';
 import { type Logger, UNAVAILABLE_RETRY_AFTER_SECONDS, isPlainText } from '@iam/platform';
 import { type ClientLookup, OIDC_SCOPES } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
+import { ACR_MFA, ACR_PWD, nextStep } from '../../app/signin/policy';
 import { clientMetadata } from './client-metadata';
 import { devicePageErrors } from './device-pages';
 import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
@@ -58,8 +59,8 @@ export interface OpDeps {
   readonly clients: ClientLookup;
   /** The user behind a subject now (roles and permissions as REST tokens carry them); null when gone. */
   readonly principal: (userId: string) => Promise<Principal | null>;
-  /** Whether a role of the principal is in MFA_REQUIRED_ROLES (absent: none is). */
-  readonly mfaRequired?: (p: Principal) => boolean;
+  /** MFA_REQUIRED_ROLES (absent or empty: no principal is read per authorization for it). */
+  readonly requiredRoles?: readonly string[];
   /** The permissions of a service account's roles (asked of the directory). */
   readonly rolePermissions: (roles: readonly string[]) => Promise<string[]>;
   /** Each token endpoint answer, by client and grant type (counted for the audit, never written one by one). */
@@ -114,19 +115,12 @@ export const API_PERMISSIONS = 'urn:iam:api_permissions';
 export const RESOURCE_SERVER = 'urn:iam:resource_server';
 /** How long an ID token is valid (s): the key ring keeps a retired key published at least this long. */
 export const ID_TOKEN_SECONDS = 3_600;
-/** The acr of a sign-in with a password alone, and of one with a second factor (or a passkey). */
-export const ACR_PWD = 'urn:iam:acr:pwd';
-export const ACR_MFA = 'urn:iam:acr:mfa';
+export { ACR_MFA, ACR_PWD, wantsMfa } from '../../app/signin/policy';
 
-/** Whether a code, device code or refresh token comes from a sign-in with a second factor (its amr, or its acr). */
-function signedInWithMfa(token: object): boolean {
-  const amr = 'amr' in token ? token.amr : undefined;
-  return (Array.isArray(amr) && amr.includes('mfa')) || ('acr' in token && token.acr === ACR_MFA);
-}
-
-/** Whether a request's acr_values ask for a second factor (step-up). */
-export function wantsMfa(acrValues: unknown): boolean {
-  return typeof acrValues === 'string' && acrValues.split(' ').includes(ACR_MFA);
+/** What a session, code, device code or refresh token says was verified, for the policy: its amr, `mfa` when its acr says so. */
+function verifiedAmr(x: { amr?: unknown; acr?: unknown }): string[] {
+  const amr = Array.isArray(x.amr) ? x.amr.filter((v): v is string => typeof v === 'string') : [];
+  return x.acr === ACR_MFA && !amr.includes('mfa') ? [...amr, 'mfa'] : amr;
 }
 
 /** The provider's routes under the prefix; the JWKS is the gateway's `/.well-known/jwks.json` (the same keys). */
@@ -152,12 +146,17 @@ export function apiResource(issuer: string): string {
 
 export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages, jwks: { keys: JWK[] }): Promise<Provider> {
   const { default: Provider, interactionPolicy } = await import('oidc-provider');
-  // Step-up: acr_values asking for mfa signs in again (with the factor) unless this session's
-  // sign-in had one; max_age is the provider's own check (a fresh sign-in when too old).
+  // The one MFA policy (app/signin/policy.ts) for a session already open. Step-up: acr_values
+  // asking for mfa signs in again (with the factor) unless this session's sign-in had one; max_age
+  // is the provider's own check (a fresh sign-in when too old).
+  const requiredRoles = deps.requiredRoles ?? [];
   const policy = interactionPolicy.base();
+  const sessionAmr = (session: { acr?: unknown } | undefined) => (session?.acr === ACR_MFA ? ['mfa'] : []);
   policy.get('login')!.checks.add(
     new interactionPolicy.Check('acr_mfa', 'A second factor is requested', 'login_required', (ctx) =>
-      wantsMfa(ctx.oidc.params?.acr_values) && ctx.oidc.session?.acr !== ACR_MFA && !ctx.oidc.result?.login ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT,
+      !ctx.oidc.result?.login && nextStep({ roles: [], requiredRoles, acrValues: ctx.oidc.params?.acr_values, amr: sessionAmr(ctx.oidc.session) }) !== 'done'
+        ? interactionPolicy.Check.REQUEST_PROMPT
+        : interactionPolicy.Check.NO_NEED_TO_PROMPT,
     ),
   );
   // MFA_REQUIRED_ROLES for a session already open: a member of such a role whose session's sign-in
@@ -165,9 +164,9 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
   policy.get('login')!.checks.add(
     new interactionPolicy.Check('mfa_policy', 'This account needs a second factor', 'login_required', async (ctx) => {
       const session = ctx.oidc.session;
-      if (!deps.mfaRequired || !session?.accountId || session.acr === ACR_MFA || ctx.oidc.result?.login) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      if (requiredRoles.length === 0 || !session?.accountId || session.acr === ACR_MFA || ctx.oidc.result?.login) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
       const p = await deps.principal(session.accountId);
-      return p && deps.mfaRequired(p) ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      return p && nextStep({ roles: p.roles, requiredRoles, amr: sessionAmr(session) }) !== 'done' ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
     }),
   );
   const api = apiResource(s.issuer);
@@ -252,7 +251,7 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       if (!p) return undefined;
       // A code, device code or refresh token of a sign-in without a second factor, for a member of
       // a role in MFA_REQUIRED_ROLES (given after that sign-in): invalid_grant, as for an unknown account.
-      if (token && (token.kind === 'AuthorizationCode' || token.kind === 'RefreshToken' || token.kind === 'DeviceCode') && deps.mfaRequired?.(p) && !signedInWithMfa(token)) return undefined;
+      if (token && (token.kind === 'AuthorizationCode' || token.kind === 'RefreshToken' || token.kind === 'DeviceCode') && nextStep({ roles: p.roles, requiredRoles, amr: verifiedAmr(token) }) !== 'done') return undefined;
       return {
         accountId: p.userId,
         claims: () => ({ sub: p.userId, email: p.email, email_verified: p.emailVerified, given_name: p.firstName, family_name: p.lastName }),

@@ -8,6 +8,11 @@
  * no session, and outlived the session's end. When the write fails, no code leaves: the answer is
  * a 503 page and the library's session is dropped, so the next attempt signs in (and writes) again.
  *
+ * The writes are app/sessions.ts's use cases (`startOp`, `touchOp`, `endOp`, `endOpClient`,
+ * wired as OpSessionHooks in service.ts); this listener only waits for them. An authorization of
+ * a session already signed in marks it used, also before its answer leaves (a failure there only
+ * loses "last used", so it is logged, not answered 503).
+ *
  * RP-initiated logout: when the user signs out of the provider's session, identity's session ends
  * with it, before the answer leaves, and the access tokens it issued stop at every gateway (as
  * when the session is ended from the sessions list). When the user signs only the asking client
@@ -41,12 +46,20 @@ export interface SessionEvents {
 export function sessionEvents(provider: Provider, hooks: OpSessionHooks | undefined, s: SessionEventSettings, logger: Logger): SessionEvents {
   const signingIn = new WeakMap<object, Promise<void>>();
   const signingOut = new WeakMap<object, Promise<void>>();
+  const touching = new WeakMap<object, Promise<void>>();
   if (hooks) {
     provider.on('authorization.success', (ctx: KoaContextWithOIDC) => {
       const session = ctx.oidc.session;
       if (!session?.uid || !session.accountId) return;
       if (!ctx.oidc.result?.login) {
-        hooks.touch(session.uid).catch((err: unknown) => logger.error({ err }, 'OpenID provider session record failed'));
+        // Waited for before the answer leaves (not fire-and-forget); a failure only loses "last used".
+        touching.set(
+          ctx,
+          hooks.touch(session.uid).then(
+            () => undefined,
+            (err: unknown) => logger.error({ err }, 'OpenID provider session record failed'),
+          ),
+        );
         return;
       }
       signingIn.set(
@@ -83,6 +96,7 @@ export function sessionEvents(provider: Provider, hooks: OpSessionHooks | undefi
   return {
     async settle(ctx, unavailable) {
       await signingOut.get(ctx);
+      await touching.get(ctx);
       const signIn = signingIn.get(ctx);
       if (!signIn) return;
       try {

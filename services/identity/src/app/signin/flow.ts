@@ -1,0 +1,230 @@
+/**
+ * The sign-in flow (issue #37 item 1): one object that drives a sign-in through its steps
+ * (identify and first factor, second factor or enrolment, done), for the REST login and the hosted
+ * pages alike. Each factor is a strategy (strategy.ts, strategies/*); the flow owns what they
+ * share: the lockout accounting, the audit events, the constant-shape failures (lockout.ts), the
+ * single-use mfa token that stands between a first factor and the second, and the one policy
+ * (policy.ts) that says what comes next. What "done" writes is the caller's: REST tokens and
+ * their session, or the provider's `interactionFinished` (app/sessions.ts writes both sessions).
+ */
+import { randomUUID } from 'node:crypto';
+import { SUBJECTS } from '@iam/contracts';
+import { AppError, type Logger, event, randomToken, sha256 } from '@iam/platform';
+import type { Principal } from '../../domain/model';
+import type { Directory, IdentityStores, MfaChallengeRecord, UnitOfWork } from '../../domain/ports';
+import { type Attempts, type LockoutSettings, createAttempts } from './lockout';
+import { nextStep } from './policy';
+import { type FlowState, amrOf, newFlowState, readFlowState } from './state';
+import type { FactorInput, FactorStrategy, StrategyRegistry } from './strategy';
+
+export const MFA_TOKEN_SECONDS = 300;
+
+/** The refusal of an unknown, used or expired mfa token (the hosted pages start the sign-in again on it). */
+export const MFA_TOKEN_INVALID = 'The mfa token is invalid, used or expired.';
+const MFA_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
+const ANSWER_WITH_IT = 'This account has a second factor already: answer with it.';
+const NO_SUCH_FACTOR = 'This account has no passkey: answer with another factor.';
+
+export const mfaTokenInvalid = (): AppError => new AppError('UNAUTHENTICATED', MFA_TOKEN_INVALID, { reason: 'identity.mfa_token_invalid' });
+
+/** The factor step a first factor leads to: its single-use token and what the account can answer with. */
+export interface MfaChallenge {
+  readonly mfaToken: string;
+  readonly methods: readonly string[];
+  readonly enrolmentRequired: boolean;
+  readonly expiresIn: number;
+}
+
+/** A step's result: the state after it, and who signed in (once the state is `done`, how: amr). */
+export interface StepResult {
+  readonly state: FlowState;
+  readonly principal: Principal;
+  /** The lockout key of the account's email (cleared when the sign-in completes). */
+  readonly emailHash: Buffer;
+  readonly amr: string[];
+  /** When the state's step is `second_factor` or `enrol`. */
+  readonly challenge?: MfaChallenge;
+}
+
+export interface SignInFlowSettings extends LockoutSettings {
+  /** MFA_REQUIRED_ROLES. */
+  readonly requiredRoles: readonly string[];
+}
+
+type Stores = Pick<IdentityStores, 'lockouts' | 'mfaChallenges' | 'mfaStatus' | 'recoveryCodes'>;
+
+export interface SignInFlow {
+  /**
+   * The first factor (a password, a passkey alone, any strategy with a first stage): UNAUTHENTICATED
+   * with the strategy's one refusal for anything wrong (counted toward the lockout). The state
+   * after it is `done`, or `second_factor`/`enrol` with the challenge to answer (nothing signed in yet).
+   */
+  firstFactor(state: FlowState, input: FactorInput): Promise<StepResult>;
+  /**
+   * The second factor (or the enrolment) of an mfa token, which it uses up. UNAUTHENTICATED
+   * (identity.mfa_token_invalid) for an unknown, used or expired token; (identity.invalid_factor)
+   * for a locked account or a wrong or replayed factor (counted toward the lockout).
+   */
+  secondFactor(mfaToken: string, input: FactorInput): Promise<StepResult>;
+  /**
+   * What a strategy offers before it is answered: its anonymous first-factor options (a passkey's
+   * sign-in), or with an mfa token its second factor's or enrolment's options (CONFLICT,
+   * identity.method_unavailable, when the token is of the other kind or the account cannot answer so).
+   */
+  options(method: string, at?: { mfaToken: string; stage: 'second' | 'enrol' }): Promise<unknown>;
+  /** A first factor checked again, not a sign-in (a change to the account): who, with the reservation given back. */
+  reauthenticate(input: FactorInput): Promise<Principal>;
+}
+
+export function createSignInFlow(deps: {
+  settings: SignInFlowSettings;
+  uow: UnitOfWork<Stores>;
+  stores: Stores;
+  strategies: StrategyRegistry;
+  /** The principal of a completed sign-in (the cache in production). */
+  principals: Pick<Directory, 'principal'>;
+  logger: Logger;
+}): SignInFlow {
+  const { settings: s, uow, stores, strategies } = deps;
+  const attempts: Attempts = createAttempts({ settings: s, stores, uow, logger: deps.logger });
+
+  const strategyOf = (method: string): FactorStrategy | undefined => strategies.get(method);
+
+  async function findChallenge(mfaToken: string): Promise<MfaChallengeRecord> {
+    if (!MFA_TOKEN_RE.test(mfaToken)) throw mfaTokenInvalid();
+    const c = await stores.mfaChallenges.find(sha256(mfaToken));
+    if (!c) throw mfaTokenInvalid();
+    return c;
+  }
+
+  /** The first factor's check with its lockout: who, or the strategy's one refusal. */
+  async function verifyFirst(input: FactorInput): Promise<{ principal: Principal; key: Buffer; amr: readonly string[]; method: string }> {
+    const strategy = strategyOf(input.method);
+    const first = strategy?.first;
+    if (!strategy || !first) throw new AppError('UNAUTHENTICATED', 'This sign-in method is not available.', { reason: 'identity.invalid_credentials' });
+    const subject = (await first.subject(input)) ?? { key: null, principal: null };
+    const slot = await attempts.reserve(subject.key);
+    let outcome;
+    try {
+      outcome = await first.verify({ ...subject, evaluate: slot.allowed }, input);
+    } catch (err) {
+      if (slot.allowed) await attempts.release(subject.key);
+      throw err;
+    }
+    if (!outcome.principal || !slot.allowed) {
+      const accountExists = outcome.principal ? true : outcome.accountExists;
+      const accountId = outcome.principal ? outcome.principal.userId : (outcome.accountId ?? subject.principal?.userId ?? '');
+      return attempts.refuseFirst({ key: subject.key, slot, accountExists, accountId, refusal: first.refusal });
+    }
+    return { principal: outcome.principal, key: outcome.key, amr: outcome.amr, method: strategy.method };
+  }
+
+  /** The methods an account answers with (in the registry's order), and whether it must enrol one instead. */
+  async function factorsOf(userId: string): Promise<{ enrolled: boolean; methods: string[] }> {
+    const status = await stores.mfaStatus.get(userId);
+    const enrolled = status.totp || status.passkeys > 0;
+    const all = strategies.all();
+    const methods = enrolled ? all.filter((x) => x.second?.offered(status)).map((x) => x.method) : all.filter((x) => x.enrol?.listed).map((x) => x.method);
+    return { enrolled, methods };
+  }
+
+  /** The single-use token of the factor step; its row keeps the sign-in's state (without the token). */
+  async function issueChallenge(state: FlowState, principal: Principal, emailHash: Buffer, enrol: boolean, methods: string[]): Promise<MfaChallenge> {
+    const mfaToken = randomToken(32);
+    await stores.mfaChallenges.create({
+      id: randomUUID(),
+      userId: principal.userId,
+      emailHash,
+      tokenHash: sha256(mfaToken),
+      purpose: enrol ? 'enrol' : 'verify',
+      expiresAt: new Date(Date.now() + MFA_TOKEN_SECONDS * 1000),
+      flow: state,
+    });
+    return { mfaToken, methods, enrolmentRequired: enrol, expiresIn: MFA_TOKEN_SECONDS };
+  }
+
+  return {
+    async firstFactor(state, input) {
+      const v = await verifyFirst(input);
+      const factors = [...state.factors, { method: v.method, amr: [...v.amr] }];
+      const amr = amrOf(factors);
+      const account = amr.includes('mfa') ? null : await factorsOf(v.principal.userId);
+      const next = nextStep({ roles: v.principal.roles, requiredRoles: s.requiredRoles, acrValues: state.acrValues, amr, enrolled: account?.enrolled });
+      const { challenge: _previous, ...rest } = state;
+      const base = { ...rest, userId: v.principal.userId, factors };
+      if (next === 'done' || !account) return { state: { ...base, step: 'done' }, principal: v.principal, emailHash: v.key, amr };
+      const challenge = await issueChallenge({ ...base, step: next }, v.principal, v.key, next === 'enrol', account.methods);
+      // The first factor was right: its reservation is given back, but the count is not cleared
+      // (that is for a complete sign-in), so wrong second factors add up to the lock.
+      await attempts.release(v.key);
+      return { state: { ...base, step: next, challenge: { mfaToken: challenge.mfaToken, methods: [...challenge.methods] } }, principal: v.principal, emailHash: v.key, amr, challenge };
+    },
+
+    async secondFactor(mfaToken, input) {
+      const c = await findChallenge(mfaToken);
+      // A row made before the flow's state was kept (none): its first factor was the password. A
+      // state its schema refuses is no sign-in to complete.
+      const state = c.flow == null ? { ...newFlowState(), userId: c.userId, factors: [{ method: 'password', amr: ['pwd'] }] } : readFlowState(c.flow);
+      if (!state || state.userId !== c.userId) throw mfaTokenInvalid();
+      const strategy = strategyOf(input.method);
+      const stage = c.purpose === 'enrol' ? strategy?.enrol : strategy?.second;
+      const audit = strategy?.audit ?? input.method.slice(0, 32);
+      const ctx = { userId: c.userId, challengeId: c.id };
+      const slot = await attempts.reserve(c.emailHash);
+      let verified = null;
+      if (slot.allowed && stage) {
+        try {
+          verified = await stage.verify(ctx, input);
+        } catch (err) {
+          await attempts.release(c.emailHash);
+          throw err;
+        }
+      }
+      if (!verified || !slot.allowed || !strategy) return attempts.refuseSecond({ userId: c.userId, slot, audit });
+      const left = await stores.recoveryCodes.countLeft(c.userId);
+      const consumed = await uow.run(async (tx) => {
+        if (!(await tx.mfaChallenges.consume(c.id))) return false;
+        const e = { userId: c.userId, factor: audit, failures: 0, reason: '', recoveryCodesLeft: left, credential: '', name: '' };
+        await tx.publish([
+          ...(c.purpose === 'enrol' && !verified.enrolmentPublished ? [event(SUBJECTS.mfaEnrolled, e)] : []),
+          ...(verified.events ?? []),
+          event(strategy.verifiedSubject, e),
+        ]);
+        return true;
+      });
+      if (!consumed) throw mfaTokenInvalid();
+      const principal = await deps.principals.principal(c.userId);
+      if (!principal) throw mfaTokenInvalid();
+      const factors = [...state.factors, { method: strategy.method, amr: [...verified.amr] }];
+      return { state: { ...state, factors, step: 'done' }, principal, emailHash: c.emailHash, amr: amrOf(factors) };
+    },
+
+    async options(method, at) {
+      const strategy = strategyOf(method);
+      if (at === undefined) {
+        const first = strategy?.first;
+        if (!first?.anonymousOptions) throw new AppError('CONFLICT', 'This sign-in method offers no options.', { reason: 'identity.method_unavailable' });
+        return first.anonymousOptions();
+      }
+      const c = await findChallenge(at.mfaToken);
+      const ctx = { userId: c.userId, challengeId: c.id };
+      if (at.stage === 'enrol') {
+        const enrol = strategy?.enrol;
+        if (c.purpose !== 'enrol' || !enrol?.options) throw new AppError('CONFLICT', ANSWER_WITH_IT, { reason: 'identity.method_unavailable' });
+        return enrol.options(ctx);
+      }
+      const second = strategy?.second;
+      if (c.purpose !== 'verify' || !second?.options || !second.offered(await stores.mfaStatus.get(c.userId))) {
+        throw new AppError('CONFLICT', NO_SUCH_FACTOR, { reason: 'identity.method_unavailable' });
+      }
+      return second.options(ctx);
+    },
+
+    async reauthenticate(input) {
+      const v = await verifyFirst(input);
+      // A change to the account is not a sign-in: the reservation is given back, the count kept.
+      await attempts.release(v.key);
+      return v.principal;
+    },
+  };
+}
