@@ -61,12 +61,6 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }] },
   },
   {
-    // Temporary allow-list: the sign-in use cases are being rewritten as one flow (issue #37
-    // items 1–4, branch signin-flow). Remove this entry when that lands.
-    files: ['services/identity/src/app/auth.ts'],
-    rules: { 'max-lines': 'off' },
-  },
-  {
     ignores: ['console/**'],
     languageOptions: {
       parserOptions: { project: ['./tsconfig.test.json'], tsconfigRootDir: root },
