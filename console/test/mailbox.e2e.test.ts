@@ -174,6 +174,8 @@ suite('make run: mail flows through the development mailbox and the hosted pages
     await reset.submit();
     await tab.getByRole('heading', { level: 1, name: 'Your password is changed' }).waitFor();
     await expectAccessible(tab, 'reset-password-done');
+    // A finished reset leads back to sign-in (the account page signs in through the provider).
+    await expect(tab.getByRole('link', { name: 'Sign in', exact: true }).getAttribute('href')).resolves.toBe('/account');
     await tab.close();
     expect((await login(user.email, user.password)).status).toBe(401);
     expect((await login(user.email, user.next)).status).toBe(200);
@@ -190,6 +192,19 @@ suite('make run: mail flows through the development mailbox and the hosted pages
     await userPage.goto(`${base}/account`);
     await userPage.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     await expectAccessible(userPage, 'account-signed-out');
+    await userPage.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await userPage.getByRole('heading', { name: 'Sign in', exact: true, level: 1 }).waitFor();
+    // Every page reachable from the others: the sign-in page's "Forgot your password?" asks for a
+    // reset link (answered alike for any address), whose page leads back to sign-in.
+    await userPage.getByRole('link', { name: 'Forgot your password?' }).click();
+    await userPage.getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor();
+    expect(userPage.url()).toBe(`${base}/reset-password`);
+    await expectAccessible(userPage, 'reset-request');
+    await userPage.getByLabel('Email').fill(`nobody.${run}@example.com`);
+    await userPage.getByRole('button', { name: 'Send the link' }).click();
+    await userPage.getByRole('heading', { level: 1, name: 'Check your email' }).waitFor();
+    await expectAccessible(userPage, 'reset-requested');
+    await userPage.getByRole('link', { name: 'Back to sign in' }).click();
     await userPage.getByRole('button', { name: 'Sign in', exact: true }).click();
     await userPage.getByRole('heading', { name: 'Sign in', exact: true, level: 1 }).waitFor();
     await userPage.getByLabel('Email').fill(user.email);
@@ -343,11 +358,17 @@ suite('make run: mail flows through the development mailbox and the hosted pages
         await page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 10_000 });
         expect(page.url()).toBe(`${base}${path}`);
       }
+      await page.goto(`${base}/reset-password`);
+      await page.getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor({ timeout: 10_000 });
       // The account page: its silent check at the OP (a top-level redirect there and back) and
       // its "Sign in", with no refusal either; the OP's answer leaves the address bar.
       await page.goto(`${base}/account`);
       await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor({ timeout: 10_000 });
       expect(page.url()).toBe(`${base}/account`);
+      // The provider's sign-in page under its CSP: its stylesheet and passkey scripts load.
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('link', { name: 'Forgot your password?' }).waitFor({ timeout: 10_000 });
+      expect(await page.evaluate(() => getComputedStyle(document.querySelector('main')!).maxWidth)).toBe('416px');
       expect(refusals).toEqual([]);
     } finally {
       await strict.close();
