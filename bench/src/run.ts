@@ -14,6 +14,7 @@
  *   11. OpenID provider: client_credentials grants/s and refresh grants/s ÷ a bare oidc-provider
  *       (in-memory adapter, static client) in the same run (oidc.ts, oidc-floor.ts)
  *   12. outgoing webhooks: deliveries/s ÷ a bare undici POST loop; commit → first attempt (webhooks.ts)
+ *   13. bulk import of 100,000 bcrypt users ÷ a bare batched pg INSERT of the same rows; RSS (user-import.ts)
  */
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -35,6 +36,7 @@ import { type OwnPg, startOwnPg } from './own-pg';
 import { children, cpuByPart, cpuPerOp, cpuTotal, describeCpu, idleRates } from './cpu';
 import { readPathScenarios } from './read-path';
 import { webhookScenarios } from './webhooks';
+import { importScenario } from './user-import';
 import { AUTH_LIMITS_LIFTED, type BenchSystem, ROOT, grpcPortsEnv, startChild, startExtraGateway, startSystem } from './system';
 
 const cfg = readConfig(process.env, (e) => ({
@@ -58,6 +60,7 @@ const cfg = readConfig(process.env, (e) => ({
   mailRequests: e.int('BENCH_MAIL_REQUESTS', { default: 1_000, min: 10 }),
   footprintSeconds: e.int('BENCH_FOOTPRINT_SECONDS', { default: 60, min: 5 }),
   auditRows: e.int('BENCH_AUDIT_ROWS', { default: 10_000_000, min: 1_000 }),
+  importUsers: e.int('BENCH_IMPORT_USERS', { default: 100_000, min: 1_000 }),
 }));
 const enabled = (n: string): boolean => !cfg.only || cfg.only.includes(n);
 
@@ -320,6 +323,16 @@ async function bench(own: OwnPg | undefined): Promise<void> {
       rows.push(...(await webhookScenarios({ pgUrl, natsUrl: env.NATS_URL, runs: cfg.runs, events: 2_000, seconds: 20, concurrency: 16 })));
     } else {
       log('12. webhooks: needs the external PostgreSQL (skipped)');
+    }
+  }
+
+  // 13. bulk import (BENCH_ONLY=import runs it alone; `node bench/dist/user-import.js` too).
+  if (enabled('import')) {
+    if (env.DIRECTORY_DATABASE_URL) {
+      log('\n13. bulk import of users with bcrypt hashes');
+      rows.push(...(await importScenario({ pgUrl, users: cfg.importUsers, runs: cfg.runs })));
+    } else {
+      log('13. bulk import: needs the external PostgreSQL (skipped)');
     }
   }
 

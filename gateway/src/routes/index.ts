@@ -5,7 +5,7 @@
  *   anonymous       + the second step of a login with a second factor (auth/mfa.ts)
  *   authenticated   revoke, email-verification request, the caller's second factors and sessions
  *     requiring(users.manage)
- *                   a user's sessions, lock state, unlock, second-factor reset
+ *                   a user's sessions, lock state, unlock, second-factor reset; the bulk import
  *     requiring(users.manage | roles.manage | permissions.manage | role-permissions.manage)
  *                   the collections, in the profile's dialect
  *     requiring(audit.read)
@@ -44,6 +44,7 @@ import { auditRoutes } from './audit';
 import { type DevMailbox, devMailboxRoutes } from './dev-mailbox';
 import { clientRoutes } from './clients';
 import { webhookRoutes } from './webhooks';
+import { userImportRoutes } from './user-import';
 
 export interface ProfileDeps {
   readonly upstreams: Upstreams;
@@ -78,6 +79,7 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       await ctx.register(meRoutes, deps);
       await ctx.register(accountRoutes, deps);
       await ctx.register(requiring(USERS_MANAGE, (r) => r.register(adminSecurityRoutes, deps)));
+      await ctx.register(requiring(USERS_MANAGE, (r) => r.register(userImportRoutes, { upstreams: u })));
       await mountCollection(ctx, cachedSpec(users(u), c, 'user'), fullDialect('/api/v1/users'));
       await mountCollection(ctx, cachedSpec(roles(u), c, 'role'), fullDialect('/api/v1/roles'));
       await mountCollection(ctx, cachedSpec(permissions(u), c, 'permission'), fullDialect('/api/v1/permissions'));

@@ -5,7 +5,7 @@
 import type { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { AuditCheckpoint } from './gen/events/v1/audit_events';
 import { OrderChanged, OrderLineSnapshot, ProductChanged, ProductState } from './gen/events/v1/commerce_events';
-import { LinkEnds, NamedState, PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged, UserState } from './gen/events/v1/directory_events';
+import { LinkEnds, NamedState, PermissionChanged, RoleChanged, RolePermissionChanged, UserChanged, UserState, UsersImported } from './gen/events/v1/directory_events';
 import {
   AccountUnlocked,
   ClientChanged,
@@ -55,6 +55,7 @@ export {
   TokenRevoked,
   UserChanged,
   UserState,
+  UsersImported,
   WebhookEndpointChanged,
   WebhookEndpointState,
   WebhookMessagesReplayed,
@@ -71,6 +72,7 @@ export const SUBJECTS = {
   userCreated: 'directory.user.created',
   userUpdated: 'directory.user.updated',
   userDeleted: 'directory.user.deleted',
+  usersImported: 'directory.users.imported',
   roleCreated: 'directory.role.created',
   roleUpdated: 'directory.role.updated',
   roleDeleted: 'directory.role.deleted',
@@ -127,6 +129,7 @@ const CATALOG = {
   [SUBJECTS.userCreated]: UserChanged,
   [SUBJECTS.userUpdated]: UserChanged,
   [SUBJECTS.userDeleted]: UserChanged,
+  [SUBJECTS.usersImported]: UsersImported,
   [SUBJECTS.roleCreated]: RoleChanged,
   [SUBJECTS.roleUpdated]: RoleChanged,
   [SUBJECTS.roleDeleted]: RoleChanged,

@@ -22,3 +22,4 @@ export * from './request-context';
 export * from './password-policy';
 export * from './retry';
 export * from './text';
+export * from './import-records';

@@ -20,6 +20,28 @@ export interface DirectoryConfig {
   readonly hashConcurrency: number;
   /** Hashing/verification jobs allowed to wait; beyond it the caller gets RATE_LIMITED at once. */
   readonly hashQueueLimit: number;
+  /**
+   * The legacy system's endpoint that checks the password of a user imported with
+   * `passwordMigration: "hook"` at its first sign-in (PASSWORD_MIGRATION_HOOK_URL, https; http
+   * only on loopback), and the shared secret sent with it (PASSWORD_MIGRATION_HOOK_SECRET, at
+   * least 32 characters). Absent: such users cannot sign in until they reset their password.
+   */
+  readonly migrationHook?: { readonly url: string; readonly secret: string };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+function readMigrationHook(e: EnvReader): DirectoryConfig['migrationHook'] {
+  const url = e.optionalUrl('PASSWORD_MIGRATION_HOOK_URL', ['https', 'http']);
+  const secret = e.optionalString('PASSWORD_MIGRATION_HOOK_SECRET');
+  if (url === undefined) {
+    if (secret !== undefined) e.problem('PASSWORD_MIGRATION_HOOK_URL', 'is required when PASSWORD_MIGRATION_HOOK_SECRET is set');
+    return undefined;
+  }
+  const u = new URL(url);
+  if (u.protocol === 'http:' && !LOOPBACK.has(u.hostname)) e.problem('PASSWORD_MIGRATION_HOOK_URL', 'must use https (http only on loopback)');
+  if (secret === undefined || secret.length < 32) e.problem('PASSWORD_MIGRATION_HOOK_SECRET', 'is required with PASSWORD_MIGRATION_HOOK_URL, at least 32 characters');
+  return { url, secret: secret ?? '' };
 }
 
 /** `defaults.databaseUrl` is the embedded database of the all-in-one mode; standalone has none. */
@@ -34,5 +56,6 @@ export function readDirectoryConfig(e: EnvReader, defaults: { databaseUrl?: stri
     },
     hashConcurrency: e.int('ARGON2_CONCURRENCY', { default: defaultHashConcurrency(), min: 1, max: 64 }),
     hashQueueLimit: e.int('ARGON2_QUEUE_LIMIT', { default: 64, min: 1, max: 10_000 }),
+    migrationHook: readMigrationHook(e),
   };
 }

@@ -1,3 +1,4 @@
 export { readDirectoryConfig, type DirectoryConfig } from './config';
 export { directoryService, createDirectoryUseCases } from './service';
 export { runCreateAdmin } from './cli/create-admin';
+export { runImport } from './cli/import-users';

@@ -6,7 +6,8 @@ import type { ServiceRuntime, ServiceSpec } from '@iam/platform';
 import type { DataSource } from 'typeorm';
 import { directoryGrpc } from './api/grpc';
 import { createAccessUseCases } from './app/access';
-import { createCredentialUseCases } from './app/credentials';
+import { type CredentialDeps, createCredentialUseCases } from './app/credentials';
+import { createImportUseCases } from './app/import-users';
 import { createLinkUseCases } from './app/links';
 import { createPermissionUseCases, createRoleUseCases } from './app/roles';
 import type { DirectoryUseCases } from './app/use-cases';
@@ -15,25 +16,37 @@ import type { DirectoryConfig } from './config';
 import { Argon2Hasher, BoundedQueue } from './infra/argon2-hasher';
 import { entities, migrations } from './infra/schema';
 import { purgeExpired } from './infra/credential-store';
+import { httpMigrationHook } from './infra/migration-hook';
+import { PlatformPasswordHasher } from './infra/password-hasher';
+import { passwordMetrics } from './infra/password-metrics';
 import { pgPrivilegedStores, pgStores } from './infra/stores';
 import { pgPrivilegedUnitOfWork, pgUnitOfWork } from './infra/unit-of-work';
 import { UserSearch } from './infra/user-search';
 
-export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig): DirectoryUseCases {
+export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig, observe?: CredentialDeps['observe']): DirectoryUseCases {
   // One user search per data source: its reading of the table's size is shared by every store.
   const options = { search: new UserSearch() };
   const uow = pgUnitOfWork(ds, options);
   // Statements outside any transaction, each committed on its own.
   const stores = pgStores(ds.manager, options);
-  const hasher = new Argon2Hasher(config.argon2, new BoundedQueue(config.hashConcurrency, config.hashQueueLimit));
+  const queue = new BoundedQueue(config.hashConcurrency, config.hashQueueLimit);
+  // argon2id for new hashes. Imported families verify through a queue of their own, bounded the
+  // same way but not by predicted waits: a slow legacy check (bcrypt at cost 12 takes a second on
+  // a loaded machine) must not teach argon2's queue a wait that refuses every login, nor be
+  // refused forever by its own slowness; each user's legacy hash is checked once, then rehashed.
+  const legacyQueue = new BoundedQueue(config.hashConcurrency, config.hashQueueLimit, () => undefined);
+  const hasher = new PlatformPasswordHasher(new Argon2Hasher(config.argon2, queue), legacyQueue);
+  const migrationHook = config.migrationHook && httpMigrationHook(config.migrationHook);
+  const privilegedUow = pgPrivilegedUnitOfWork(ds, options);
   return {
     users: createUserUseCases({ uow, stores, hasher }),
     roles: createRoleUseCases({ uow, stores }),
     permissions: createPermissionUseCases({ uow, stores }),
     links: createLinkUseCases({ uow, stores }),
     // Only the credential use cases see the password hashes.
-    credentials: createCredentialUseCases({ uow: pgPrivilegedUnitOfWork(ds, options), stores: pgPrivilegedStores(ds.manager, options), hasher }),
+    credentials: createCredentialUseCases({ uow: privilegedUow, stores: pgPrivilegedStores(ds.manager, options), hasher, migrationHook, observe }),
     access: createAccessUseCases({ stores }),
+    imports: createImportUseCases({ uow: privilegedUow, hashes: hasher }),
   };
 }
 
@@ -46,7 +59,7 @@ export function directoryService(config: DirectoryConfig, rt: ServiceRuntime): S
     migrations,
     streams: [STREAMS.directory, STREAMS.deadLetter],
     build: ({ dataSource }) => ({
-      grpc: directoryGrpc(createDirectoryUseCases(dataSource, config), { logger: rt.logger, metrics: rt.metrics, service: 'directory', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
+      grpc: directoryGrpc(createDirectoryUseCases(dataSource, config, passwordMetrics(rt.metrics.registry, dataSource)), { logger: rt.logger, metrics: rt.metrics, service: 'directory', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
       housekeeping: () => purgeExpired(dataSource),
     }),
   };

@@ -16,6 +16,11 @@ export interface Described {
   changes: FieldChange[];
   /** The actor when the event itself names it (an order's customer, a login's user). */
   actor?: Actor;
+  /**
+   * Part of a job recorded once as a whole (a user created by a bulk import: the job's
+   * directory.users.imported is its entry); the projection is updated, no entry is written.
+   */
+  folded?: true;
 }
 
 type View = Record<string, unknown>;
@@ -93,7 +98,7 @@ async function describeUser(subject: typeof SUBJECTS.userCreated | typeof SUBJEC
   const current: KnownUser = { id: e.userId, email: e.email, firstName: e.firstName, lastName: e.lastName, roles: e.roles };
   await p.saveUser(current);
   const target = { type: 'user', id: e.userId };
-  if (subject === SUBJECTS.userCreated) return { action: 'user.created', target, changes: created(USER_FIELDS, userView(e, true)!) };
+  if (subject === SUBJECTS.userCreated) return { action: 'user.created', target, changes: created(USER_FIELDS, userView(e, true)!), ...(e.importJobId ? { folded: true as const } : {}) };
   if (subject === SUBJECTS.userDeleted) return { action: 'user.deleted', target, changes: changesOf(['email'], userView(e, false), undefined) };
   const full = e.before !== undefined;
   const fields = e.changedFields.length > 0 ? e.changedFields : [...USER_FIELDS];
@@ -360,6 +365,11 @@ export async function describe(subject: EventSubject, data: Uint8Array, p: Proje
     case SUBJECTS.webhookReplayed:
     case SUBJECTS.webhookTested:
       return describeWebhook(subject, data);
+    case SUBJECTS.usersImported: {
+      // A bulk import job, once, with its counts (its users' user.created are folded into it).
+      const e = decodeEvent(subject, data);
+      return { action: 'users.imported', target: { type: 'import', id: e.jobId }, changes: changesOf(['created', 'skipped', 'refused', 'source'], undefined, { created: e.created, skipped: e.skipped, refused: e.refused, source: e.source }) };
+    }
     default:
       return { action: subject, target: { type: 'unknown', id: '' }, changes: [] };
   }

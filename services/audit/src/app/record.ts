@@ -30,12 +30,13 @@ function traceIdOf(traceparent: string | undefined): string | undefined {
   return m?.[1];
 }
 
-/** The entry an event stands for (the projection updated on the way). */
-export async function draftOf(e: IncomingEvent, p: Projection): Promise<EntryDraft> {
+/** The entry an event stands for (the projection updated on the way); null for an event folded into its job's entry. */
+export async function draftOf(e: IncomingEvent, p: Projection): Promise<EntryDraft | null> {
   const described: Described = KNOWN.has(e.subject)
     ? await describe(e.subject as EventSubject, e.data, p)
     : // A subject newer than this build: recorded by name, nothing read from it.
       { action: e.subject, target: { type: 'unknown', id: '' }, changes: [] };
+  if (described.folded) return null;
   const clientIp = header(e, EVENT_CONTEXT_HEADERS.clientIp);
   const userAgent = header(e, EVENT_CONTEXT_HEADERS.userAgent);
   const sub = header(e, EVENT_CONTEXT_HEADERS.actor);
@@ -85,7 +86,8 @@ export function createRecorder(uow: AuditUnitOfWork, opts: { maxBatch?: number }
       for (const e of events) {
         if (seen.has(e.id)) continue;
         seen.add(e.id);
-        drafts.push(await draftOf(e, projection));
+        const draft = await draftOf(e, projection);
+        if (draft) drafts.push(draft);
       }
       await log.appendAll(drafts);
     });

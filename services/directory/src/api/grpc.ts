@@ -86,6 +86,24 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
           ),
         deleteUser: async (r, ctx) => (await uc.users.remove(actor(ctx), r.id), {}),
         listUsers: (q) => listed('users', q, (query) => uc.users.list(query), toUser),
+        importUsers: async (r, ctx) => {
+          const records = r.records.map((x) => (x.error ? { line: x.line, error: x.error } : { line: x.line, text: x.text }));
+          const results = await uc.imports.importBatch(actor(ctx), r.jobId, records);
+          return {
+            results: results.map((x) => ({
+              line: x.line,
+              status: x.status,
+              userId: 'userId' in x ? (x.userId ?? '') : '',
+              reason: 'reason' in x ? x.reason : '',
+              hashFamily: 'hashFamily' in x ? (x.hashFamily ?? '') : '',
+            })),
+          };
+        },
+        finishUserImport: async (r, ctx) => {
+          actor(ctx);
+          await uc.imports.finish(r.jobId, { created: r.created, skipped: r.skipped, refused: r.refused }, r.source === 'cli' ? 'cli' : 'api');
+          return {};
+        },
       },
       deps,
       GATEWAY,

@@ -7,7 +7,7 @@ import { SUBJECTS } from '@iam/contracts';
 import { AppError, event, sha256 } from '@iam/platform';
 import type { Principal, User } from '../domain/model';
 import { ADMINISTRATOR_ROLE } from '../domain/model';
-import type { PasswordHasher, PrivilegedStores, Stores, UnitOfWork } from '../domain/ports';
+import type { LegacyPasswordHook, PasswordHasher, PrivilegedStores, StoredCredentials, Stores, UnitOfWork } from '../domain/ports';
 import { PASSWORD_MAX_LENGTH, Violations, checkEmail, checkId, checkName, checkPassword, normalizeEmail } from '../domain/rules';
 import { resolveRoles, userChanged } from './users';
 
@@ -53,10 +53,46 @@ export interface CredentialDeps {
   readonly uow: UnitOfWork<Pick<PrivilegedStores, 'credentials' | 'users' | 'roles' | 'permissions'>>;
   readonly stores: Pick<PrivilegedStores, 'credentials' | 'principals'>;
   readonly hasher: PasswordHasher;
+  /** The legacy system's check for users imported with `passwordMigration: "hook"`; absent: they fail until a reset. */
+  readonly migrationHook?: LegacyPasswordHook;
+  /** Counts sign-ins that rehashed a legacy hash and hook calls, by outcome. */
+  readonly observe?: (event: 'rehashed' | 'hook_valid' | 'hook_invalid' | 'hook_unavailable') => void;
 }
 
 export function createCredentialUseCases(deps: CredentialDeps): CredentialUseCases {
   const { stores, hasher } = deps;
+
+  /**
+   * The stored hash, of whatever family an import brought. After a success, a hash that is not
+   * the platform's argon2id with the current parameters is replaced (only if it is still the one
+   * verified: a password changed meanwhile wins); a failure never writes.
+   */
+  async function verifyStored(account: StoredCredentials, password: string): Promise<boolean> {
+    if (!(await hasher.verify(account.passwordHash, password))) return false;
+    if (hasher.needsRehash(account.passwordHash)) {
+      const rehashed = await hasher.hash(password);
+      if (await stores.credentials.replacePasswordHash(account.principal.userId, account.passwordHash, rehashed)) deps.observe?.('rehashed');
+    }
+    return true;
+  }
+
+  /**
+   * A user imported with `passwordMigration: "hook"`: the legacy system says whether the password
+   * is right (once: the hash stored on its yes clears the mark). No hook, a no, a timeout or a 5xx
+   * are all the one failure, which identity counts toward the lockout.
+   */
+  async function migrateThroughHook(account: StoredCredentials, password: string): Promise<boolean> {
+    if (!deps.migrationHook) {
+      await hasher.verifyDummy(password);
+      return false;
+    }
+    const answer = await deps.migrationHook.check({ email: account.principal.email, password, externalId: account.externalId });
+    deps.observe?.(`hook_${answer}`);
+    if (answer !== 'valid') return false;
+    await stores.credentials.completeMigration(account.principal.userId, await hasher.hash(password));
+    return true;
+  }
+
   return {
     async resolveRoles(names) {
       const v = new Violations();
@@ -76,18 +112,15 @@ export function createCredentialUseCases(deps: CredentialDeps): CredentialUseCas
       const account = await stores.credentials.credentialsByEmail(normalizeEmail(email));
       const accountExists = account !== null;
       const accountId = account?.principal.userId;
+      const refused = { principal: null, accountExists, accountId };
       // Longer than any valid password: refused without hashing (nothing about the account leaks).
-      if ([...password].length > PASSWORD_MAX_LENGTH) return { principal: null, accountExists, accountId };
+      if ([...password].length > PASSWORD_MAX_LENGTH) return refused;
       if (!account || opts.skipEvaluation) {
         await hasher.verifyDummy(password);
-        return { principal: null, accountExists, accountId };
+        return refused;
       }
-      if (!(await hasher.verify(account.passwordHash, password))) return { principal: null, accountExists, accountId };
-      if (hasher.needsRehash(account.passwordHash)) {
-        const rehashed = await hasher.hash(password);
-        await stores.credentials.setPasswordHash(account.principal.userId, rehashed);
-      }
-      return { principal: account.principal, accountExists, accountId };
+      const ok = account.passwordMigration === 'hook' ? await migrateThroughHook(account, password) : await verifyStored(account, password);
+      return ok ? { principal: account.principal, accountExists, accountId } : refused;
     },
 
     async principal(userId) {

@@ -2,6 +2,7 @@
 import type { Permission, Role } from '../domain/model';
 import type { AccessUseCases } from './access';
 import type { CredentialUseCases } from './credentials';
+import type { ImportUseCases } from './import-users';
 import type { LinkUseCases } from './links';
 import type { NamedUseCases } from './roles';
 import type { UserUseCases } from './users';
@@ -13,4 +14,5 @@ export interface DirectoryUseCases {
   readonly links: LinkUseCases;
   readonly credentials: CredentialUseCases;
   readonly access: AccessUseCases;
+  readonly imports: ImportUseCases;
 }

@@ -41,8 +41,23 @@ export interface CredentialStore {
    */
   recordPasswordReset(r: { resetId: string; userId: string; attemptId: string }): Promise<{ first: boolean; userId: string; attemptId: string; changedAt: Date }>;
   markEmailVerified(userId: string): Promise<boolean>;
-  /** The live user with this (normalised) email: its hash and principal, in one read. */
-  credentialsByEmail(email: string): Promise<{ passwordHash: string; principal: Principal } | null>;
+  /** The live user with this (normalised) email: its hash, migration mark and principal, in one read. */
+  credentialsByEmail(email: string): Promise<StoredCredentials | null>;
+  /**
+   * Replaces the hash only while it is still `expected` (a rehash after a sign-in: a concurrent
+   * password change wins) and clears the migration mark with it; false when nothing changed.
+   */
+  replacePasswordHash(userId: string, expected: string, hash: string): Promise<boolean>;
+  /** Stores the first hash of a user migrated through the hook, only while it is still marked. */
+  completeMigration(userId: string, hash: string): Promise<boolean>;
+}
+
+/** What a sign-in reads: the hash (empty while a hook migration is pending), the mark and the principal. */
+export interface StoredCredentials {
+  readonly passwordHash: string;
+  readonly passwordMigration: 'hook' | null;
+  readonly externalId: string | null;
+  readonly principal: Principal;
 }
 
 /** Row lock of a read in a transaction: FOR UPDATE (changing it) or FOR SHARE (depending on it). */
@@ -101,9 +116,33 @@ export interface Stores {
   readonly links: RolePermissionStore;
 }
 
+/** A user as the bulk import writes it: the hash in its stored form (empty while a hook migration is pending). */
+export interface ImportedUserRow {
+  readonly id: string;
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly email: string;
+  readonly phone: number | null;
+  readonly passwordHash: string;
+  readonly emailVerified: boolean;
+  readonly externalId: string | null;
+  readonly passwordMigration: 'hook' | null;
+  readonly passwordChangeRequired: boolean;
+  readonly roleIds: readonly string[];
+}
+
+/** Privileged: the bulk import's writes (hashes included). */
+export interface ImportStore {
+  /** Which of these keys a user holds already: emails and external ids of live users, ids of any (deleted ones too). */
+  existing(keys: { emails: readonly string[]; externalIds: readonly string[]; ids: readonly string[] }): Promise<{ emails: Set<string>; externalIds: Set<string>; ids: Set<string> }>;
+  /** Inserts the users and their role assignments; the ids actually inserted (a row another writer took meanwhile is left out). */
+  insertMany(users: readonly ImportedUserRow[]): Promise<Set<string>>;
+}
+
 /** The credential use cases' stores: the others and the password hashes. */
 export interface PrivilegedStores extends Stores {
   readonly credentials: CredentialStore;
+  readonly imports: ImportStore;
 }
 
 /** Runs `fn` in one database transaction; events it publishes go to the outbox in that transaction. */
@@ -119,4 +158,23 @@ export interface PasswordHasher {
   verifyDummy(password: string): Promise<void>;
   /** Whether the hash was made with other parameters than the current ones (re-hash after a login). */
   needsRehash(hash: string): boolean;
+}
+
+/** A password hash as an import gives it: a PHC/Modular Crypt string, or parts for formats without one. */
+export type HashInput = string | { readonly algorithm: string; readonly hash: string; readonly salt?: string; readonly params?: Readonly<Record<string, string | number>> };
+
+/** The stored form and family of an accepted hash, or why it is refused. */
+export type ImportedHash = { ok: true; stored: string; family: string; weak: boolean } | { ok: false; reason: string };
+
+/** Checks imported hashes: unknown formats, malformed values and absurd costs are refused here, never at sign-in. */
+export interface ImportedHashes {
+  accept(input: HashInput): ImportedHash;
+}
+
+/**
+ * The legacy system's password check for users imported with `passwordMigration: "hook"`:
+ * `unavailable` (timeout, 5xx, network) fails the sign-in closed, as `invalid` does.
+ */
+export interface LegacyPasswordHook {
+  check(request: { email: string; password: string; externalId: string | null }): Promise<'valid' | 'invalid' | 'unavailable'>;
 }

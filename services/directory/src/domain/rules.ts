@@ -56,6 +56,11 @@ export class Violations {
     this.list.push({ field, message });
   }
 
+  /** The problems found so far. */
+  get problems(): readonly FieldError[] {
+    return this.list;
+  }
+
   throwIfAny(detail = 'The request is not valid.'): void {
     if (this.list.length > 0) throw AppError.validation(detail, this.list);
   }

@@ -4,12 +4,11 @@
  */
 import { queryNamed } from '@iam/platform';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Principal } from '../domain/model';
-import type { CredentialStore } from '../domain/ports';
+import type { CredentialStore, StoredCredentials } from '../domain/ports';
 import { type PrincipalRowSql, principalSelect, toPrincipal } from './principal-store';
 
 /** The login read: the principal and the hash of the live user with the (normalised) email. */
-const BY_EMAIL = `${principalSelect(', u.password_hash')} WHERE u.email = $1 AND u.deleted_at IS NULL`;
+const BY_EMAIL = `${principalSelect(', u.password_hash, u.password_migration, u.external_id')} WHERE u.email = $1 AND u.deleted_at IS NULL`;
 
 export class PgCredentialStore implements CredentialStore {
   constructor(private readonly m: EntityManager) {}
@@ -23,7 +22,8 @@ export class PgCredentialStore implements CredentialStore {
   }
 
   async setPasswordHash(userId: string, hash: string): Promise<boolean> {
-    const [, n] = await this.m.query<[unknown, number]>('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [userId, hash]);
+    // A new password (a reset) ends a pending hook migration too.
+    const [, n] = await this.m.query<[unknown, number]>('UPDATE users SET password_hash = $2, password_migration = NULL, updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [userId, hash]);
     return n > 0;
   }
 
@@ -48,9 +48,27 @@ export class PgCredentialStore implements CredentialStore {
     return n > 0;
   }
 
-  async credentialsByEmail(email: string): Promise<{ passwordHash: string; principal: Principal } | null> {
-    const [row] = await queryNamed<PrincipalRowSql & { password_hash: string }>(this.m, 'directory.principal.byEmail', BY_EMAIL, [email]);
-    return row ? { passwordHash: row.password_hash, principal: toPrincipal(row) } : null;
+  async credentialsByEmail(email: string): Promise<StoredCredentials | null> {
+    type Row = PrincipalRowSql & { password_hash: string; password_migration: string | null; external_id: string | null };
+    const [row] = await queryNamed<Row>(this.m, 'directory.principal.byEmail', BY_EMAIL, [email]);
+    if (!row) return null;
+    return { passwordHash: row.password_hash, passwordMigration: row.password_migration === 'hook' ? 'hook' : null, externalId: row.external_id, principal: toPrincipal(row) };
+  }
+
+  async replacePasswordHash(userId: string, expected: string, hash: string): Promise<boolean> {
+    const [, n] = await this.m.query<[unknown, number]>(
+      'UPDATE users SET password_hash = $3, password_migration = NULL, updated_at = now() WHERE id = $1 AND password_hash = $2 AND deleted_at IS NULL',
+      [userId, expected, hash],
+    );
+    return n > 0;
+  }
+
+  async completeMigration(userId: string, hash: string): Promise<boolean> {
+    const [, n] = await this.m.query<[unknown, number]>(
+      `UPDATE users SET password_hash = $2, password_migration = NULL, updated_at = now() WHERE id = $1 AND password_migration = 'hook' AND deleted_at IS NULL`,
+      [userId, hash],
+    );
+    return n > 0;
   }
 }
 

@@ -11,6 +11,8 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typ
 @Index('ix_users_email_order', ['email', 'id'])
 @Index('ix_users_name_order', ['lastName', 'firstName', 'id'])
 @Index('ix_users_search_words', { synchronize: false })
+@Index('uq_users_external_id_live', ['externalId'], { unique: true, where: '"deleted_at" IS NULL AND "external_id" IS NOT NULL' })
+@Index('ix_users_legacy_hash', { synchronize: false })
 export class UserRow {
   @PrimaryColumn('uuid')
   id!: string;
@@ -33,6 +35,18 @@ export class UserRow {
 
   @Column('boolean', { name: 'email_verified', default: false })
   emailVerified!: boolean;
+
+  /** The user's id in the system it was imported from; unique among live users. */
+  @Column('text', { name: 'external_id', nullable: true })
+  externalId!: string | null;
+
+  /** 'hook': no hash yet; the legacy system's endpoint is asked once, at the first sign-in. */
+  @Column('text', { name: 'password_migration', nullable: true })
+  passwordMigration!: string | null;
+
+  /** Imported with `passwordChangeRequired`: the source system wanted a new password at the next sign-in. */
+  @Column('boolean', { name: 'password_change_required', default: false })
+  passwordChangeRequired!: boolean;
 
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;

@@ -11,8 +11,9 @@ import { NameSkeletons1764600000100 } from './migrations/1764600000100-name-skel
 import { ListSortIndexes1764700000300 } from './migrations/1764700000300-list-sort-indexes';
 import { ClientsManagePermission1764800000200 } from './migrations/1764800000200-clients-manage-permission';
 import { WebhooksManagePermission1766000000200 } from './migrations/1766000000200-webhooks-manage-permission';
+import { UserImport1766200000300 } from './migrations/1766200000300-user-import';
 
 export const entities = [UserRow, RoleRow, PermissionRow, RolePermissionRow, UserRoleRow, PasswordResetRow, OutboxEventRow];
 
 /** In order; never edit one that has landed, add a new one. */
-export const migrations = [CreateOutbox1763800000000, DirectorySchema1763800000100, ProductsManagePermission1764000000100, PasswordResets1764100000400, AuditReadPermission1764200000100, OutboxHeaders1764200000200, UsersSearchIndex1764300000100, UsersSearchWords1764400000100, PasswordResetsChangedIndex1764500000200, NameSkeletons1764600000100, ListSortIndexes1764700000300, ClientsManagePermission1764800000200, OutboxLease1764900000000, WebhooksManagePermission1766000000200];
+export const migrations = [CreateOutbox1763800000000, DirectorySchema1763800000100, ProductsManagePermission1764000000100, PasswordResets1764100000400, AuditReadPermission1764200000100, OutboxHeaders1764200000200, UsersSearchIndex1764300000100, UsersSearchWords1764400000100, PasswordResetsChangedIndex1764500000200, NameSkeletons1764600000100, ListSortIndexes1764700000300, ClientsManagePermission1764800000200, OutboxLease1764900000000, WebhooksManagePermission1766000000200, UserImport1766200000300];

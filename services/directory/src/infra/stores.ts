@@ -5,6 +5,7 @@
 import type { EntityManager } from 'typeorm';
 import type { PrivilegedStores, Stores } from '../domain/ports';
 import { PgCredentialStore } from './credential-store';
+import { PgImportStore } from './import-store';
 import { PgPermissionStore } from './permission-store';
 import { PgPrincipalStore } from './principal-store';
 import { PgRolePermissionStore } from './role-permission-store';
@@ -33,5 +34,5 @@ export function pgStores(m: EntityManager, options: StoreOptions = {}): Stores {
 
 /** The credential use cases' stores: the others and the password hashes (Kratos' PrivilegedPool). */
 export function pgPrivilegedStores(m: EntityManager, options: StoreOptions = {}): PrivilegedStores {
-  return { ...pgStores(m, options), credentials: new PgCredentialStore(m) };
+  return { ...pgStores(m, options), credentials: new PgCredentialStore(m), imports: new PgImportStore(m) };
 }

@@ -42,6 +42,8 @@ export class PgUserStore implements UserStore {
       sets.push(`${col} = $${params.length}`);
     }
     if (sets.length === 0) return;
+    // A password set here ends a pending hook migration (the legacy system is not asked again).
+    if (patch.passwordHash !== undefined) sets.push('password_migration = NULL');
     await mapConflicts(() => this.m.query(`UPDATE users SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, params));
   }
 

@@ -52,11 +52,14 @@ export class DirectoryFixture {
   private readonly seen = new Set<string>();
   private started: { db: MigratedDatabase; uc: DirectoryUseCases; admin: Actor & { email: string } } | undefined;
 
-  constructor(private readonly name: string) {}
+  constructor(
+    private readonly name: string,
+    private readonly config: Partial<DirectoryConfig> = {},
+  ) {}
 
   async start(): Promise<void> {
     const db = await migratedTestDatabase(this.name, { entities, migrations });
-    const uc = createDirectoryUseCases(db.ds, CONFIG);
+    const uc = createDirectoryUseCases(db.ds, { ...CONFIG, ...this.config });
     const email = `admin-${unique()}@example.com`;
     const { user } = await uc.credentials.ensureAdministrator({ email, password: PASSWORD });
     this.started = { db, uc, admin: { userId: user.id, email } };
@@ -120,8 +123,8 @@ export class DirectoryFixture {
  * A fixture for the test file: started before its tests, closed after them, and each test begins
  * with no unseen event (what an earlier test left is read and dropped).
  */
-export function directoryFixture(name: string): DirectoryFixture {
-  const fx = new DirectoryFixture(name);
+export function directoryFixture(name: string, config: Partial<DirectoryConfig> = {}): DirectoryFixture {
+  const fx = new DirectoryFixture(name, config);
   beforeAll(() => fx.start(), 60_000);
   afterAll(() => fx.close());
   beforeEach(async () => {

@@ -115,6 +115,49 @@ export interface GetUserRequest {
   includeDeleted?: boolean | undefined;
 }
 
+/** Bulk import (issue #39): one batch of a job's lines, as the gateway or the CLI read them. */
+export interface ImportRecord {
+  /** 1-based: the line of an NDJSON file, the element of a JSON array. */
+  line: number;
+  /** The line's JSON text; empty when `error` says why the line could not be read. */
+  text: string;
+  error: string;
+}
+
+export interface ImportUsersRequest {
+  jobId: string;
+  /** At most 1000. */
+  records: ImportRecord[];
+}
+
+export interface ImportLineResult {
+  line: number;
+  /** created | skipped | refused */
+  status: string;
+  /** created: the new user's id; skipped: the existing user's id when known. */
+  userId: string;
+  /** skipped and refused: why. */
+  reason: string;
+  /** created with a password hash: its family (bcrypt, pbkdf2-sha256, …). */
+  hashFamily: string;
+}
+
+export interface ImportUsersResponse {
+  results: ImportLineResult[];
+}
+
+export interface FinishUserImportRequest {
+  jobId: string;
+  created: number;
+  skipped: number;
+  refused: number;
+  /** "api" or "cli". */
+  source: string;
+}
+
+export interface UserImportFinished {
+}
+
 export interface Role {
   id: string;
   name: string;
@@ -1255,6 +1298,456 @@ export const GetUserRequest: MessageFns<GetUserRequest> = {
     const message = createBaseGetUserRequest();
     message.id = object.id ?? "";
     message.includeDeleted = object.includeDeleted ?? undefined;
+    return message;
+  },
+};
+
+function createBaseImportRecord(): ImportRecord {
+  return { line: 0, text: "", error: "" };
+}
+
+export const ImportRecord: MessageFns<ImportRecord> = {
+  encode(message: ImportRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.line !== 0) {
+      writer.uint32(8).uint32(message.line);
+    }
+    if (message.text !== "") {
+      writer.uint32(18).string(message.text);
+    }
+    if (message.error !== "") {
+      writer.uint32(26).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.line = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ImportRecord>): ImportRecord {
+    return ImportRecord.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ImportRecord>): ImportRecord {
+    const message = createBaseImportRecord();
+    message.line = object.line ?? 0;
+    message.text = object.text ?? "";
+    message.error = object.error ?? "";
+    return message;
+  },
+};
+
+function createBaseImportUsersRequest(): ImportUsersRequest {
+  return { jobId: "", records: [] };
+}
+
+export const ImportUsersRequest: MessageFns<ImportUsersRequest> = {
+  encode(message: ImportUsersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    for (const v of message.records) {
+      ImportRecord.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportUsersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportUsersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.records.push(ImportRecord.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ImportUsersRequest>): ImportUsersRequest {
+    return ImportUsersRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ImportUsersRequest>): ImportUsersRequest {
+    const message = createBaseImportUsersRequest();
+    message.jobId = object.jobId ?? "";
+    message.records = object.records?.map((e) => ImportRecord.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseImportLineResult(): ImportLineResult {
+  return { line: 0, status: "", userId: "", reason: "", hashFamily: "" };
+}
+
+export const ImportLineResult: MessageFns<ImportLineResult> = {
+  encode(message: ImportLineResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.line !== 0) {
+      writer.uint32(8).uint32(message.line);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    if (message.hashFamily !== "") {
+      writer.uint32(42).string(message.hashFamily);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportLineResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportLineResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.line = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.hashFamily = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ImportLineResult>): ImportLineResult {
+    return ImportLineResult.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ImportLineResult>): ImportLineResult {
+    const message = createBaseImportLineResult();
+    message.line = object.line ?? 0;
+    message.status = object.status ?? "";
+    message.userId = object.userId ?? "";
+    message.reason = object.reason ?? "";
+    message.hashFamily = object.hashFamily ?? "";
+    return message;
+  },
+};
+
+function createBaseImportUsersResponse(): ImportUsersResponse {
+  return { results: [] };
+}
+
+export const ImportUsersResponse: MessageFns<ImportUsersResponse> = {
+  encode(message: ImportUsersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      ImportLineResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportUsersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportUsersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(ImportLineResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ImportUsersResponse>): ImportUsersResponse {
+    return ImportUsersResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ImportUsersResponse>): ImportUsersResponse {
+    const message = createBaseImportUsersResponse();
+    message.results = object.results?.map((e) => ImportLineResult.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseFinishUserImportRequest(): FinishUserImportRequest {
+  return { jobId: "", created: 0, skipped: 0, refused: 0, source: "" };
+}
+
+export const FinishUserImportRequest: MessageFns<FinishUserImportRequest> = {
+  encode(message: FinishUserImportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    if (message.created !== 0) {
+      writer.uint32(16).uint32(message.created);
+    }
+    if (message.skipped !== 0) {
+      writer.uint32(24).uint32(message.skipped);
+    }
+    if (message.refused !== 0) {
+      writer.uint32(32).uint32(message.refused);
+    }
+    if (message.source !== "") {
+      writer.uint32(42).string(message.source);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinishUserImportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinishUserImportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.created = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.skipped = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.refused = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<FinishUserImportRequest>): FinishUserImportRequest {
+    return FinishUserImportRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<FinishUserImportRequest>): FinishUserImportRequest {
+    const message = createBaseFinishUserImportRequest();
+    message.jobId = object.jobId ?? "";
+    message.created = object.created ?? 0;
+    message.skipped = object.skipped ?? 0;
+    message.refused = object.refused ?? 0;
+    message.source = object.source ?? "";
+    return message;
+  },
+};
+
+function createBaseUserImportFinished(): UserImportFinished {
+  return {};
+}
+
+export const UserImportFinished: MessageFns<UserImportFinished> = {
+  encode(_: UserImportFinished, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserImportFinished {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserImportFinished();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UserImportFinished>): UserImportFinished {
+    return UserImportFinished.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<UserImportFinished>): UserImportFinished {
+    const message = createBaseUserImportFinished();
     return message;
   },
 };
@@ -3969,6 +4462,32 @@ export const ResolvePermissionsResponse: MessageFns<ResolvePermissionsResponse> 
 
 export type UserServiceService = typeof UserServiceService;
 export const UserServiceService = {
+  /**
+   * Each user of the batch is created (with its roles and directory.user.created) in one
+   * transaction with the batch, or skipped (already there, by email or external id), or refused
+   * with its reason; never half-written. Users holding permissions the caller lacks, and the
+   * Administrator role unless the caller is one, are refused (DESIGN §3).
+   */
+  importUsers: {
+    path: "/directory.v1.UserService/ImportUsers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ImportUsersRequest): Buffer => Buffer.from(ImportUsersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ImportUsersRequest => ImportUsersRequest.decode(value),
+    responseSerialize: (value: ImportUsersResponse): Buffer => Buffer.from(ImportUsersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ImportUsersResponse => ImportUsersResponse.decode(value),
+  },
+  /** The job's one audit record: directory.users.imported with its counts. */
+  finishUserImport: {
+    path: "/directory.v1.UserService/FinishUserImport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FinishUserImportRequest): Buffer =>
+      Buffer.from(FinishUserImportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FinishUserImportRequest => FinishUserImportRequest.decode(value),
+    responseSerialize: (value: UserImportFinished): Buffer => Buffer.from(UserImportFinished.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UserImportFinished => UserImportFinished.decode(value),
+  },
   createUser: {
     path: "/directory.v1.UserService/CreateUser" as const,
     requestStream: false as const,
@@ -4017,6 +4536,15 @@ export const UserServiceService = {
 } as const;
 
 export interface UserServiceServer extends UntypedServiceImplementation {
+  /**
+   * Each user of the batch is created (with its roles and directory.user.created) in one
+   * transaction with the batch, or skipped (already there, by email or external id), or refused
+   * with its reason; never half-written. Users holding permissions the caller lacks, and the
+   * Administrator role unless the caller is one, are refused (DESIGN §3).
+   */
+  importUsers: handleUnaryCall<ImportUsersRequest, ImportUsersResponse>;
+  /** The job's one audit record: directory.users.imported with its counts. */
+  finishUserImport: handleUnaryCall<FinishUserImportRequest, UserImportFinished>;
   createUser: handleUnaryCall<CreateUserRequest, User>;
   getUser: handleUnaryCall<GetUserRequest, User>;
   updateUser: handleUnaryCall<UpdateUserRequest, User>;
@@ -4025,6 +4553,43 @@ export interface UserServiceServer extends UntypedServiceImplementation {
 }
 
 export interface UserServiceClient extends Client {
+  /**
+   * Each user of the batch is created (with its roles and directory.user.created) in one
+   * transaction with the batch, or skipped (already there, by email or external id), or refused
+   * with its reason; never half-written. Users holding permissions the caller lacks, and the
+   * Administrator role unless the caller is one, are refused (DESIGN §3).
+   */
+  importUsers(
+    request: ImportUsersRequest,
+    callback: (error: ServiceError | null, response: ImportUsersResponse) => void,
+  ): ClientUnaryCall;
+  importUsers(
+    request: ImportUsersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ImportUsersResponse) => void,
+  ): ClientUnaryCall;
+  importUsers(
+    request: ImportUsersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ImportUsersResponse) => void,
+  ): ClientUnaryCall;
+  /** The job's one audit record: directory.users.imported with its counts. */
+  finishUserImport(
+    request: FinishUserImportRequest,
+    callback: (error: ServiceError | null, response: UserImportFinished) => void,
+  ): ClientUnaryCall;
+  finishUserImport(
+    request: FinishUserImportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UserImportFinished) => void,
+  ): ClientUnaryCall;
+  finishUserImport(
+    request: FinishUserImportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UserImportFinished) => void,
+  ): ClientUnaryCall;
   createUser(
     request: CreateUserRequest,
     callback: (error: ServiceError | null, response: User) => void,

@@ -45,7 +45,24 @@ export interface UserChanged {
   phone?: number | undefined;
   emailVerified: boolean;
   /** directory.user.updated: the user as it was before the update. Absent for created and deleted. */
-  before: UserState | undefined;
+  before:
+    | UserState
+    | undefined;
+  /**
+   * directory.user.created by a bulk import: the job's id. The audit trail records the job once
+   * (directory.users.imported), not each of its users.
+   */
+  importJobId?: string | undefined;
+}
+
+/** directory.users.imported: one per bulk import job, after its last batch, with its counts. */
+export interface UsersImported {
+  jobId: string;
+  created: number;
+  skipped: number;
+  refused: number;
+  /** Where the job came from: "api" or "cli". */
+  source: string;
 }
 
 /** A role's or permission's fields at one moment. */
@@ -220,6 +237,7 @@ function createBaseUserChanged(): UserChanged {
     phone: undefined,
     emailVerified: false,
     before: undefined,
+    importJobId: undefined,
   };
 }
 
@@ -254,6 +272,9 @@ export const UserChanged: MessageFns<UserChanged> = {
     }
     if (message.before !== undefined) {
       UserState.encode(message.before, writer.uint32(82).fork()).join();
+    }
+    if (message.importJobId !== undefined) {
+      writer.uint32(90).string(message.importJobId);
     }
     return writer;
   },
@@ -351,6 +372,14 @@ export const UserChanged: MessageFns<UserChanged> = {
             message.before = UserState.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.importJobId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -380,6 +409,110 @@ export const UserChanged: MessageFns<UserChanged> = {
     message.before = (object.before !== undefined && object.before !== null)
       ? UserState.fromPartial(object.before)
       : undefined;
+    message.importJobId = object.importJobId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUsersImported(): UsersImported {
+  return { jobId: "", created: 0, skipped: 0, refused: 0, source: "" };
+}
+
+export const UsersImported: MessageFns<UsersImported> = {
+  encode(message: UsersImported, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    if (message.created !== 0) {
+      writer.uint32(16).uint32(message.created);
+    }
+    if (message.skipped !== 0) {
+      writer.uint32(24).uint32(message.skipped);
+    }
+    if (message.refused !== 0) {
+      writer.uint32(32).uint32(message.refused);
+    }
+    if (message.source !== "") {
+      writer.uint32(42).string(message.source);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UsersImported {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsersImported();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.created = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.skipped = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.refused = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UsersImported>): UsersImported {
+    return UsersImported.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UsersImported>): UsersImported {
+    const message = createBaseUsersImported();
+    message.jobId = object.jobId ?? "";
+    message.created = object.created ?? 0;
+    message.skipped = object.skipped ?? 0;
+    message.refused = object.refused ?? 0;
+    message.source = object.source ?? "";
     return message;
   },
 };

@@ -1,0 +1,60 @@
+/**
+ * The importers' fixture exports (Keycloak realm, Auth0, Firebase, generic CSV) converted and
+ * imported against the real PostgreSQL: every user with a password signs in with it, no reset;
+ * what cannot be carried is said (a user without email, a Keycloak OTP credential).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { directoryFixture } from '../testing/app-fixture';
+import { type Converted, fromAuth0, fromCsv, fromFirebase, fromKeycloak } from './index';
+
+const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
+
+describe('importers: a fixture export of each kind signs its users in with no reset', () => {
+  const fx = directoryFixture('directory_importers');
+
+  async function importAndSignIn(converted: Iterable<Converted>, passwords: Record<string, string>) {
+    const all = [...converted];
+    const users = all.flatMap((c) => ('user' in c ? [c.user] : []));
+    const results = await fx.uc.imports.importBatch(fx.admin, randomUUID(), users.map((u, i) => ({ line: i + 1, text: JSON.stringify(u) })));
+    expect(results.map((r) => r.status)).toEqual(users.map(() => 'created'));
+    for (const [email, password] of Object.entries(passwords)) {
+      expect({ email, ok: (await fx.uc.credentials.verify(email, password)).principal?.email }).toEqual({ email, ok: email });
+      expect((await fx.uc.credentials.verify(email, password)).principal?.email).toBe(email);
+    }
+    return all;
+  }
+
+  it('Keycloak realm export: PBKDF2-SHA256 and Argon2 credentials; UPDATE_PASSWORD kept; OTP and users without email said', async () => {
+    const all = await importAndSignIn(fromKeycloak(JSON.parse(fixture('keycloak-realm.json'))), {
+      'kc.pbkdf2@acme.example': 'Keycloak-Pass-1',
+      'kc.argon@acme.example': 'Keycloak-Argon-2',
+    });
+    expect(all).toEqual([
+      { user: expect.objectContaining({ firstName: 'Kay', lastName: 'Pbkdf', externalId: '5b6e7c1a-2f1e-4a53-9d55-0c0a6f6f0a01', emailVerified: true }), warnings: [expect.stringMatching(/OTP credential was not carried/)] },
+      { user: expect.objectContaining({ firstName: 'kc.argon', lastName: '-', passwordChangeRequired: true }) },
+      { skip: 'user service-account-x has no email' },
+    ]);
+    expect(all[0]).not.toHaveProperty('user.roles');
+  });
+
+  it('Auth0 export: bcrypt hashes; a social-only user comes in without a password', async () => {
+    const all = await importAndSignIn(fixture('auth0-export.ndjson').trim().split('\n').map((l) => fromAuth0(JSON.parse(l))), {
+      'a0.one@acme.example': 'password',
+      'a0.two@acme.example': 'password',
+    });
+    expect(all[1]).toEqual({ user: expect.objectContaining({ firstName: 'Bob', lastName: 'Auth', externalId: 'auth0|60425da93519d90068f82967' }) });
+    expect(all[2]).toEqual({ user: { firstName: 'Social', lastName: 'Only', email: 'a0.social@acme.example', externalId: 'google-oauth2|1234', emailVerified: true } });
+  });
+
+  it("Firebase export with the project's hash parameters: the modified scrypt", async () => {
+    const all = await importAndSignIn(fromFirebase(JSON.parse(fixture('firebase-export.json')), JSON.parse(fixture('firebase-hash-config.json'))), { 'fb.user@acme.example': 'user1password' });
+    expect(all[1]).toEqual({ skip: 'user phoneOnly has no email' });
+  });
+
+  it('generic CSV: quoted fields, a crypt string, a salted SHA given in parts', async () => {
+    const all = await importAndSignIn(fromCsv(fixture('users.csv')), { 'csv.crypt@acme.example': 'Hello world!', 'csv.salted@acme.example': 'test' });
+    expect(all.map((c) => ('user' in c ? [c.user.firstName, c.user.lastName] : []))).toEqual([['Cee, Sv', 'Crypt'], ['Salt', 'Ed "Sha"']]);
+  });
+});

@@ -1,0 +1,2 @@
+export { COST_LIMITS, HashRefused, type ParsedHash, parseHash } from './families';
+export { type StructuredHash, toStoredForm } from './structured';
