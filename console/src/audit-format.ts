@@ -10,6 +10,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'user.updated': 'User updated',
   'user.roles.changed': 'User roles changed',
   'user.deleted': 'User deleted',
+  'users.imported': 'Users imported',
   'role.created': 'Role created',
   'role.updated': 'Role updated',
   'role.deleted': 'Role deleted',
