@@ -39,7 +39,7 @@ install: $(STAMP) ## Install dependencies (npm ci) when package-lock.json change
 # page, configs, or the installed packages): a second `make run` skips the 2–3 s Vite build.
 CONSOLE_STAMP := console/dist/.build-stamp
 CONSOLE_INPUTS := $(shell find console -path console/dist -prune -o -path console/node_modules -prune \
-  -o -path console/test -prune -o -path console/test-output -prune -o -path console/docs -prune -o -type f -print)
+  -o -path console/test -prune -o -path console/test-output -prune -o -path console/docs -prune -o -type f -print) $(shell find packages/hosted-pages/src packages/hosted-pages/styles.css -type f)
 $(CONSOLE_STAMP): $(STAMP) $(CONSOLE_INPUTS)
 	$(BIN)/tsc -p console/tsconfig.json
 	cd console && ../$(BIN)/vite build --logLevel warn

@@ -26,6 +26,8 @@ module.exports = {
     '^@iam/(platform|contracts)$': '<rootDir>/packages/$1/src',
     '^@iam/platform/(testing|core|grpc|bus|db|outbox|embedded-postgres)$': '<rootDir>/packages/platform/src/$1',
     '^@iam/identity-client$': '<rootDir>/packages/identity-client/src',
+    '^@iam/hosted-pages$': '<rootDir>/packages/hosted-pages/src',
+    '^@iam/hosted-pages/styles.css$': '<rootDir>/packages/hosted-pages/styles.css',
     '^@iam/(identity|directory|notification|commerce|audit)$': '<rootDir>/services/$1/src',
     '^@iam/gateway$': '<rootDir>/gateway/src',
   },

@@ -1,5 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+
+/** The hosted pages' one home (stylesheet, strings, helpers): bundled from its sources. */
+const hostedPages = fileURLToPath(new URL('../packages/hosted-pages/', import.meta.url));
 
 // Served by the gateway at /console (gateway/src/routes/console.ts); in development the gateway
 // proxies /console to this dev server (CONSOLE_DEV_URL), so the API is same-origin either way.
@@ -10,6 +14,12 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   base: '/console/',
   plugins: [react()],
+  resolve: {
+    alias: [
+      { find: '@iam/hosted-pages/styles.css', replacement: `${hostedPages}styles.css` },
+      { find: /^@iam\/hosted-pages$/, replacement: `${hostedPages}src/index.ts` },
+    ],
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

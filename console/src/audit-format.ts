@@ -3,11 +3,14 @@
  * describe.ts; test/audit-format.test.ts fails when one has no label here) as words, an unknown
  * one as its code; a user agent as "Chrome 156 on Linux".
  */
+import { deviceOf } from '@iam/hosted-pages';
+
 const ACTIONS: Readonly<Record<string, string>> = {
   'user.created': 'User created',
   'user.updated': 'User updated',
   'user.roles.changed': 'User roles changed',
   'user.deleted': 'User deleted',
+  'users.imported': 'Users imported',
   'role.created': 'Role created',
   'role.updated': 'Role updated',
   'role.deleted': 'Role deleted',
@@ -72,35 +75,5 @@ export const LABELLED_ACTIONS: readonly string[] = Object.keys(ACTIONS);
 /** An action in words; one this console does not know yet, as its code. */
 export const actionLabel = (action: string): string => ACTIONS[action] ?? action;
 
-/** The first pattern that matches names the client; its group is the version. Order matters (Edge and Opera also say Chrome, Chrome also says Safari). */
-const CLIENTS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\bEdg(?:e|A|iOS)?\/(\d+)/, 'Edge'],
-  [/\b(?:OPR|Opera)\/(\d+)/, 'Opera'],
-  [/\bSamsungBrowser\/(\d+)/, 'Samsung Internet'],
-  [/\b(?:Firefox|FxiOS)\/(\d+)/, 'Firefox'],
-  [/\bHeadlessChrome\/(\d+)/, 'Headless Chrome'],
-  [/\b(?:Chrome|CriOS)\/(\d+)/, 'Chrome'],
-  [/\bVersion\/(\d+)(?:\.\d+)*(?: Mobile\/\S+)? Safari\//, 'Safari'],
-];
-const SYSTEMS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/Windows NT/, 'Windows'],
-  [/iPhone|iPad|iPod/, 'iOS'],
-  [/Mac OS X|Macintosh/, 'macOS'],
-  [/Android/, 'Android'],
-  [/CrOS/, 'ChromeOS'],
-  [/Linux/, 'Linux'],
-];
-
-/** "Chrome 156 on Linux", "Firefox 140 on Windows", "curl 8", "node"; the start of anything else. */
-export function userAgentSummary(ua: string): string {
-  const system = SYSTEMS.find(([re]) => re.test(ua))?.[1];
-  const on = system ? ` on ${system}` : '';
-  for (const [re, name] of CLIENTS) {
-    const m = re.exec(ua);
-    if (m) return `${name} ${m[1]}${on}`;
-  }
-  // A program: its first product token (curl/8.5.0, python-requests/2.32.3, node).
-  const m = /^([A-Za-z][\w.-]*)(?:\/v?(\d+))?/.exec(ua);
-  if (m && !ua.startsWith('Mozilla/')) return `${m[1]}${m[2] ? ` ${m[2]}` : ''}${on}`;
-  return ua.length > 40 ? `${ua.slice(0, 40)}…` : ua;
-}
+/** "Chrome 156 on Linux", "Firefox 140 on Windows", "curl 8", "node"; the start of anything else; '' for none (the hosted pages' reader, @iam/hosted-pages). */
+export const userAgentSummary = (ua: string): string => (ua ? deviceOf(ua) : '');

@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ProblemError } from './api/problem';
 import { App } from './App';
+import '@iam/hosted-pages/styles.css';
 import './styles.css';
 
 const client = new QueryClient({

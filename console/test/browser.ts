@@ -11,19 +11,33 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--
 
 /**
  * Chromium on a fresh profile (a temporary directory named after `prefix`; the caller removes it),
- * at desktop size, CSP bypassed so that axe-core can be evaluated into the pages (their own CSP
- * allows only their own scripts).
+ * at desktop size, every page's CSP enforced (never bypassCSP: the pages' policy must hold as a
+ * user's browser runs them; axe-core is evaluated through the DevTools protocol, which a page's CSP
+ * does not govern). `cspViolations` collects what Chromium refused, on every tab, for the tests to
+ * check.
  */
-export async function launchProfile(prefix: string): Promise<{ context: BrowserContext; userDataDir: string }> {
+export async function launchProfile(prefix: string): Promise<{ context: BrowserContext; userDataDir: string; cspViolations: string[] }> {
   const userDataDir = mkdtempSync(join(tmpdir(), prefix));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1200, height: 800 },
-    bypassCSP: true,
+    bypassCSP: false,
   });
-  return { context, userDataDir };
+  const cspViolations: string[] = [];
+  watchCsp(context, cspViolations);
+  return { context, userDataDir, cspViolations };
+}
+
+/** Collects the CSP refusals Chromium reports on every tab of `context` into `into`. */
+export function watchCsp(context: BrowserContext, into: string[]): void {
+  const watch = (page: Page) =>
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) into.push(`${page.url()}: ${m.text()}`);
+    });
+  context.pages().forEach(watch);
+  context.on('page', watch);
 }
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');

@@ -61,7 +61,7 @@ suite('admin console on a phone and under its CSP, in Chromium', () => {
     await context?.close();
     await system?.stop();
     if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   async function expectAccessible(name: string): Promise<void> {
     await app.screenshot(name);
@@ -140,7 +140,7 @@ suite('admin console on a phone and under its CSP, in Chromium', () => {
   it('GraphiQL and the console work offline under their own CSP: nothing but the gateway is asked for, no CSP violation, the favicon served', async () => {
     const base = EXTERNAL ?? system!.url();
     const origin = new URL(base).origin;
-    // Its own browser, CSP enforced (the walks above bypass it for axe-core).
+    // Its own browser (CSP enforced, as in every walk), every request to another origin aborted.
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     try {
       const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 } });

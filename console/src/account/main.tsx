@@ -10,6 +10,7 @@ import { createRoot } from 'react-dom/client';
 import { ProblemError } from '../api/problem';
 import { type Start, redirectToSignIn, startFailure, startUp } from '../auth/oidc';
 import { type Session, onSession, session } from '../auth/session';
+import '@iam/hosted-pages/styles.css';
 import '../styles.css';
 import { ACCOUNT_URI, AccountPage } from './AccountPage';
 

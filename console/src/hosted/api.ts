@@ -19,6 +19,9 @@ async function unwrap(r: Promise<{ error?: unknown; response: Response }>): Prom
   throw new ProblemError(isProblem(res.error) ? res.error : { type: 'about:blank', title: 'Request failed', status: res.response.status });
 }
 
+/** 202 whether or not an account has the address (nothing says which). */
+export const requestPasswordReset = (email: string): Promise<void> => unwrap(api.POST('/api/v1/auth/password-reset/request', { body: { email } }));
+
 export const confirmPasswordReset = (token: string, newPassword: string): Promise<void> =>
   unwrap(api.POST('/api/v1/auth/password-reset/confirm', { body: { token, newPassword } }));
 

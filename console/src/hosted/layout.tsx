@@ -1,8 +1,9 @@
-/** The hosted pages' frame, in the console's design (styles.css): a brand bar and one narrow column. */
+/** The hosted pages' frame (their stylesheet and strings: @iam/hosted-pages): a brand bar and one narrow column. */
+import { messages as t } from '@iam/hosted-pages';
 import { type ReactNode, StrictMode, useEffect, useRef } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ProblemError } from '../api/problem';
-import '../styles.css';
+import '@iam/hosted-pages/styles.css';
 
 export function mount(page: ReactNode): void {
   createRoot(document.getElementById('root')!).render(<StrictMode>{page}</StrictMode>);
@@ -14,7 +15,7 @@ export function HostedPage({ title, children }: { title: string; children: React
   return (
     <>
       <header>
-        <span className="brand">IAM</span>
+        <span className="brand">{t.brand}</span>
       </header>
       <main id="main" className="signin">
         <h1 tabIndex={-1} ref={heading}>{title}</h1>
@@ -28,7 +29,7 @@ export function HostedPage({ title, children }: { title: string; children: React
  * The answer to a token the API refuses: used, expired, or never valid look alike, and nothing
  * names the account (the API answers them alike, 400).
  */
-export const LINK_NOT_VALID = 'This link is not valid any more: it was already used, it has expired, or it is incomplete. Ask for a new email and use the link in it.';
+export const LINK_NOT_VALID = t.links.notValid;
 
 /** A refusal that is about the token (not a field of the form). */
 export function isTokenRefusal(err: unknown): boolean {
@@ -39,17 +40,17 @@ export function isTokenRefusal(err: unknown): boolean {
 /** A problem in words for these pages: too many tries, the network, or the API's title. */
 export function problemText(err: unknown): string {
   if (err instanceof ProblemError) {
-    if (err.status === 429) return 'Too many attempts from here. Wait a minute, then try again.';
+    if (err.status === 429) return t.problems.tooMany;
     if (err.status === 0) return `${err.problem.title}. ${err.problem.detail ?? ''}`.trim();
     return `${err.problem.title}${err.problem.traceId ? ` (trace id ${err.problem.traceId})` : ''}`;
   }
-  return 'Something went wrong. Try again.';
+  return t.problems.generic;
 }
 
 export function NoToken({ what }: { what: string }) {
   return (
     <div role="alert" className="problem">
-      <p>This page opens from the link in {what}. The link is missing its token: open it from the email again, or ask for a new email.</p>
+      <p>{t.links.noToken(what)}</p>
     </div>
   );
 }

@@ -1,23 +1,10 @@
-/** The password policy as the API enforces it (limits.generated.ts, from the platform's one definition). */
+/** The password policy as the API enforces it (limits.generated.ts, from the platform's one definition), as the hosted pages' hints. */
+import { type PolicyCheck, messages, policyChecks as checksOf } from '@iam/hosted-pages';
 import { passwordPolicy } from '../api/limits.generated';
 
-export interface PolicyCheck {
-  readonly id: string;
-  readonly label: string;
-  readonly met: boolean;
-}
+export type { PolicyCheck };
 
 /** Each requirement of the policy and whether `password` meets it, in the policy's order. */
-export function policyChecks(password: string): PolicyCheck[] {
-  const length = [...password].length;
-  return [
-    { id: 'length', label: `At least ${passwordPolicy.minLength} characters`, met: length >= passwordPolicy.minLength && length <= passwordPolicy.maxLength },
-    ...passwordPolicy.rules.map((r) => ({
-      id: r.id,
-      label: r.label,
-      met: new RegExp(r.pattern, 'u').test(password) !== ('forbidden' in r && r.forbidden),
-    })),
-  ];
-}
+export const policyChecks = (password: string): PolicyCheck[] => checksOf(passwordPolicy, password, messages.resetPassword.atLeast);
 
 export const passwordMaxLength = passwordPolicy.maxLength;

@@ -1,16 +1,70 @@
 /**
  * /reset-password?token=…: choose a new password, the policy checked as you type, posted to
  * `POST /api/v1/auth/password-reset/confirm`. A used, expired or broken token gets one message
- * that says nothing of the account.
+ * that says nothing of the account. Without a token (the sign-in page's "Forgot your password?"),
+ * the request: an email address posted to `POST /api/v1/auth/password-reset/request`, answered
+ * alike whether or not an account has it. A finished reset, and the request, link to sign-in.
  */
+import { messages as t } from '@iam/hosted-pages';
 import { type FormEvent, useId, useState } from 'react';
 import { ProblemError, fieldErrors } from '../api/problem';
-import { confirmPasswordReset } from './api';
-import { HostedPage, LINK_NOT_VALID, NoToken, isTokenRefusal, mount, problemText } from './layout';
+import { confirmPasswordReset, requestPasswordReset } from './api';
+import { HostedPage, LINK_NOT_VALID, isTokenRefusal, mount, problemText } from './layout';
 import { passwordMaxLength, policyChecks } from './password-policy';
 import { takeToken } from './token';
 
 type State = { kind: 'form' } | { kind: 'done' } | { kind: 'link-not-valid' };
+
+/** Where "Sign in" leads: the account page, which signs in through the provider's page. */
+const SIGN_IN_PATH = '/account';
+
+function SignInLink({ after = '' }: { after?: string }) {
+  return <p><a href={SIGN_IN_PATH}>{t.resetPassword.signInAgain}</a>{after}</p>;
+}
+
+/** No token: ask for the link. The answer is the same whether or not an account has the address. */
+function RequestReset() {
+  const [email, setEmail] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [sent, setSent] = useState(false);
+  const [error, setError] = useState<string>();
+  const id = useId();
+  if (sent) {
+    return (
+      <HostedPage title={t.resetPassword.requestedTitle}>
+        <p role="status" className="notice">{t.resetPassword.requested}</p>
+        <p><a href={SIGN_IN_PATH}>{t.resetPassword.backToSignIn}</a></p>
+      </HostedPage>
+    );
+  }
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(undefined);
+    setBusy(true);
+    try {
+      await requestPasswordReset(email.trim());
+      setSent(true);
+    } catch (err) {
+      setError(problemText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <HostedPage title={t.resetPassword.requestTitle}>
+      <p>{t.resetPassword.requestIntro}</p>
+      <form onSubmit={(e) => void submit(e)}>
+        <div className="field">
+          <label htmlFor={`${id}-email`}>{t.resetPassword.email}</label>
+          <input id={`${id}-email`} name="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </div>
+        <div aria-live="assertive">{error ? <div role="alert" className="problem"><p>{error}</p></div> : null}</div>
+        <button type="submit" disabled={busy}>{busy ? t.resetPassword.sending : t.resetPassword.requestSubmit}</button>
+      </form>
+      <p><a href={SIGN_IN_PATH}>{t.resetPassword.backToSignIn}</a></p>
+    </HostedPage>
+  );
+}
 
 function ResetPassword() {
   const [token] = useState(takeToken);
@@ -24,19 +78,20 @@ function ResetPassword() {
   const checks = policyChecks(password);
   const unmet = checks.filter((c) => !c.met).length;
 
-  if (!token) return <HostedPage title="Choose a new password"><NoToken what="a password-reset email" /></HostedPage>;
+  if (!token) return <RequestReset />;
   if (state.kind === 'done') {
     return (
-      <HostedPage title="Your password is changed">
-        <p role="status" className="notice">Your new password is set, and every device that was signed in has been signed out.</p>
-        <p><a href="/console">Sign in</a> with your new password.</p>
+      <HostedPage title={t.resetPassword.doneTitle}>
+        <p role="status" className="notice">{t.resetPassword.done}</p>
+        <SignInLink after={t.resetPassword.signInAgainAfter} />
       </HostedPage>
     );
   }
   if (state.kind === 'link-not-valid') {
     return (
-      <HostedPage title="This link cannot be used">
+      <HostedPage title={t.links.notValidTitle}>
         <div role="alert" className="problem"><p>{LINK_NOT_VALID}</p></div>
+        <p><a href="/reset-password">{t.resetPassword.requestTitle}</a></p>
       </HostedPage>
     );
   }
@@ -64,10 +119,10 @@ function ResetPassword() {
   };
 
   return (
-    <HostedPage title="Choose a new password">
+    <HostedPage title={t.resetPassword.title}>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <div className="field">
-          <label htmlFor={`${id}-password`}>New password</label>
+          <label htmlFor={`${id}-password`}>{t.resetPassword.newPassword}</label>
           <input
             id={`${id}-password`}
             name="newPassword"
@@ -83,10 +138,10 @@ function ResetPassword() {
           <span id={`${id}-error`} className="field-error" aria-live="assertive">{fieldError ?? ''}</span>
         </div>
         <label className="check">
-          <input type="checkbox" checked={show} onChange={(e) => setShow(e.target.checked)} /> Show the password
+          <input type="checkbox" checked={show} onChange={(e) => setShow(e.target.checked)} /> {t.resetPassword.show}
         </label>
         <div id={`${id}-policy`} className="policy">
-          <p id={`${id}-policy-title`}>Your password needs:</p>
+          <p id={`${id}-policy-title`}>{t.resetPassword.policyTitle}</p>
           <ul aria-labelledby={`${id}-policy-title`}>
             {checks.map((c) => (
               <li key={c.id} className={c.met ? 'met' : 'unmet'}>
@@ -100,7 +155,7 @@ function ResetPassword() {
         {/* Announced when it changes: how many requirements are left, not every keystroke's detail. */}
         <p className="visually-hidden" aria-live="polite">{password ? (unmet === 0 ? 'Every requirement is met.' : `${unmet} of ${checks.length} requirements left.`) : ''}</p>
         <div aria-live="assertive">{error ? <div role="alert" className="problem"><p>{error}</p></div> : null}</div>
-        <button type="submit" disabled={busy}>{busy ? 'Saving…' : 'Set the new password'}</button>
+        <button type="submit" disabled={busy}>{busy ? t.resetPassword.saving : t.resetPassword.submit}</button>
       </form>
     </HostedPage>
   );

@@ -3,6 +3,7 @@
  * scanner or link prefetcher that opens the link changes nothing), through
  * `POST /api/v1/auth/email-verification/confirm`.
  */
+import { messages as t } from '@iam/hosted-pages';
 import { useState } from 'react';
 import { confirmEmailVerification } from './api';
 import { HostedPage, LINK_NOT_VALID, NoToken, isTokenRefusal, mount, problemText } from './layout';
@@ -15,17 +16,17 @@ function VerifyEmail() {
   const [state, setState] = useState<State>('ask');
   const [error, setError] = useState<string>();
 
-  if (!token) return <HostedPage title="Confirm your email address"><NoToken what="a verification email" /></HostedPage>;
+  if (!token) return <HostedPage title={t.verifyEmail.title}><NoToken what={t.links.verificationEmail} /></HostedPage>;
   if (state === 'done') {
     return (
-      <HostedPage title="Your email address is confirmed">
-        <p role="status" className="notice">Thank you: your email address is confirmed. You can close this page.</p>
+      <HostedPage title={t.verifyEmail.doneTitle}>
+        <p role="status" className="notice">{t.verifyEmail.done}</p>
       </HostedPage>
     );
   }
   if (state === 'link-not-valid') {
     return (
-      <HostedPage title="This link cannot be used">
+      <HostedPage title={t.links.notValidTitle}>
         <div role="alert" className="problem"><p>{LINK_NOT_VALID}</p></div>
       </HostedPage>
     );
@@ -46,10 +47,10 @@ function VerifyEmail() {
     }
   };
   return (
-    <HostedPage title="Confirm your email address">
-      <p>Press the button to confirm that this email address is yours.</p>
+    <HostedPage title={t.verifyEmail.title}>
+      <p>{t.verifyEmail.intro}</p>
       <div aria-live="assertive">{error ? <div role="alert" className="problem"><p>{error}</p></div> : null}</div>
-      <button type="button" disabled={state === 'busy'} onClick={() => void verify()}>{state === 'busy' ? 'Verifying…' : 'Verify'}</button>
+      <button type="button" disabled={state === 'busy'} onClick={() => void verify()}>{state === 'busy' ? t.verifyEmail.busy : t.verifyEmail.submit}</button>
     </HostedPage>
   );
 }

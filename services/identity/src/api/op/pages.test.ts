@@ -1,4 +1,5 @@
-import { formTarget, pageHeaders } from './pages';
+import { messages } from '@iam/hosted-pages';
+import { RESET_PASSWORD_PATH, STYLESHEET, consentPage, enrolPage, factorPage, formTarget, logoutPage, messagePage, pageHeaders, signInPage } from './pages';
 
 describe('hosted pages: form-action', () => {
   it('self alone when the interaction ends nowhere else (a device flow, an error page)', () => {
@@ -21,5 +22,32 @@ describe('hosted pages: form-action', () => {
     expect(csp.split(';').map((d) => d.trim().split(' ')[0])).toEqual(['default-src', 'style-src', 'script-src', 'connect-src', 'img-src', 'form-action', 'base-uri', 'frame-ancestors']);
     expect(csp).not.toContain('javascript');
     expect(csp).not.toContain('*');
+  });
+});
+
+describe('hosted pages: one home', () => {
+  const pages = [
+    signInPage({ prefix: '/oidc', action: '/oidc/interaction/u/login', passkeyAction: '/oidc/interaction/u/passkey', clientName: 'App <1>' }),
+    factorPage({ prefix: '/oidc', action: '/f', methods: ['totp', 'webauthn', 'recovery_code'] }),
+    enrolPage({ prefix: '/oidc', action: '/f', secret: 'JBSWY3DPEHPK3PXP', otpauthUri: 'otpauth://totp/IAM:a?secret=JBSWY3DPEHPK3PXP' }),
+    consentPage({ prefix: '/oidc', action: '/c', clientName: 'App', scopes: ['openid', 'email'], apiPermissions: [{ name: 'orders.read', description: 'Read orders' }] }),
+    logoutPage({ prefix: '/oidc', form: '<form id="op.logoutForm"></form>', clientName: 'App' }),
+    messagePage('/oidc', 'Sign-in failed', 'Start again.'),
+  ];
+
+  it('the sign-in page links to the reset request ("Forgot your password?")', () => {
+    expect(pages[0]).toContain(`<a href="${RESET_PASSWORD_PATH}">${messages.signIn.forgotPassword}</a>`);
+    expect(pages[0]).toContain('App &lt;1&gt;');
+  });
+
+  it('every page: the one stylesheet, no inline style or script, strings from the catalogue', () => {
+    for (const html of pages) {
+      expect(html).toContain('<link rel="stylesheet" href="/oidc/assets/op.css">');
+      expect(html).not.toMatch(/\sstyle=|<style|<script>/);
+      expect(html).toContain(`<span class="brand">${messages.brand}</span>`);
+    }
+    expect(pages[2]).toContain(`aria-label="${messages.enrol.qrLabel}"`);
+    expect(pages[3]).toContain(messages.consent.scopes.email);
+    expect(STYLESHEET).toContain('main.signin');
   });
 });

@@ -2,11 +2,12 @@
  * The provider's hosted pages (sign-in, second factor, enrolment, consent, sign-out, device code,
  * errors) as server-rendered HTML: no inline script (passkeys use two same-origin scripts:
  * @simplewebauthn/browser's bundle and SIGNIN_SCRIPT below; without them every form still works),
- * one same-origin stylesheet with the console's look (console/src/styles.css
- * tokens), labelled fields, errors in a role="alert" region tied to the fields by
+ * no inline style: the hosted pages' one stylesheet, strings and QR code come from their home,
+ * packages/hosted-pages. Labelled fields, errors in a role="alert" region tied to the fields by
  * aria-describedby. Every value is escaped. Served with a strict CSP, never framed, no referrer.
  */
-import qrcode from 'qrcode-generator';
+import { readFileSync } from 'node:fs';
+import { messages as t, qrSvg } from '@iam/hosted-pages';
 
 export const STYLESHEET_PATH = '/assets/op.css';
 export const WEBAUTHN_SCRIPT_PATH = '/assets/webauthn.js';
@@ -24,6 +25,7 @@ export const SIGNIN_SCRIPT = `(function () {
   var form = document.querySelector('form[data-webauthn-options]');
   if (!form || !W || !W.browserSupportsWebAuthn()) return;
   var status = document.getElementById('passkey-status');
+  var failed = status ? status.getAttribute('data-failed') : '';
   var button = form.querySelector('button[data-passkey]');
   var say = function (m) { if (status) status.textContent = m; };
   var register = form.hasAttribute('data-register');
@@ -37,7 +39,7 @@ export const SIGNIN_SCRIPT = `(function () {
     button.hidden = false;
     button.addEventListener('click', function () {
       say('');
-      run(false).catch(function (e) { if (e && e.name !== 'AbortError') say('The passkey was not used. Try again or use another way.'); });
+      run(false).catch(function (e) { if (e && e.name !== 'AbortError') say(failed); });
     });
   }
   if (form.hasAttribute('data-autofill') && W.browserSupportsWebAuthnAutofill) {
@@ -46,25 +48,11 @@ export const SIGNIN_SCRIPT = `(function () {
 })();
 `;
 
-export const STYLESHEET = `:root { font-family: system-ui, sans-serif; color: #1a1a1a; background: #fff; line-height: 1.5; }
-body { margin: 0; }
-header { display: flex; gap: .5rem 1rem; align-items: center; padding: .5rem 1rem; background: #1f3a5f; color: #fff; }
-.brand { font-weight: 700; }
-main { max-width: 26rem; margin: 4rem auto; padding: 0 1rem; }
-a { color: #0b4f9c; }
-:focus-visible { outline: 3px solid #d35400; outline-offset: 2px; }
-.field { display: flex; flex-direction: column; margin-bottom: .75rem; }
-label { font-weight: 600; }
-input, button { font: inherit; padding: .35rem .6rem; border: 1px solid #555; border-radius: 4px; max-width: 100%; box-sizing: border-box; }
-button { background: #1f3a5f; color: #fff; cursor: pointer; }
-button.secondary { background: #fff; color: #1f3a5f; }
-input[aria-invalid='true'] { border-color: #a61b1b; }
-.problem { border: 2px solid #a61b1b; background: #fdecea; padding: .5rem 1rem; margin: 1rem 0; }
-.problem p { margin: .25rem 0; }
-.actions { display: flex; gap: .5rem; flex-wrap: wrap; }
-code.user-code { font-size: 1.5rem; letter-spacing: .1em; }
-@media (max-width: 40rem) { main { margin: 1.5rem auto; } }
-`;
+/** The hosted pages' stylesheet (packages/hosted-pages/styles.css), served at STYLESHEET_PATH. */
+export const STYLESHEET = readFileSync(require.resolve('@iam/hosted-pages/styles.css'), 'utf8');
+
+/** Where the sign-in page's "Forgot your password?" leads: the hosted reset page (its request form without a token). */
+export const RESET_PASSWORD_PATH = '/reset-password';
 
 /**
  * The origin a form post's redirects may go on to, as a CSP source: `scheme://host[:port]` of an
@@ -117,13 +105,13 @@ export function layout(prefix: string, title: string, body: string, opts: { scri
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)} · IAM</title>
+<title>${esc(title)}${esc(t.titleSuffix)}</title>
 <link rel="stylesheet" href="${esc(prefix + STYLESHEET_PATH)}">
 ${opts.scripts ? `<script src="${esc(prefix + WEBAUTHN_SCRIPT_PATH)}" defer></script>\n<script src="${esc(prefix + SIGNIN_SCRIPT_PATH)}" defer></script>` : ''}
 </head>
 <body>
-<header><span class="brand">IAM</span></header>
-<main id="main">
+<header><span class="brand">${esc(t.brand)}</span></header>
+<main id="main" class="signin">
 ${body}
 </main>
 </body>
@@ -150,24 +138,25 @@ export function signInPage(p: { prefix: string; action: string; passkeyAction?: 
   const passkey = p.passkeyAction
     ? `<form method="post" action="${esc(p.passkeyAction)}" data-webauthn-options="${esc(p.passkeyAction)}/options" data-autofill>
 <input type="hidden" name="response" value="">
-<div class="actions"><button type="button" class="secondary" data-passkey hidden>Sign in with a passkey</button></div>
-<p id="passkey-status" role="status"></p>
+<div class="actions"><button type="button" class="secondary" data-passkey hidden>${esc(t.signIn.passkey)}</button></div>
+<p id="passkey-status" role="status" data-failed="${esc(t.signIn.passkeyFailed)}"></p>
 </form>`
     : '';
   return layout(
     p.prefix,
-    'Sign in',
-    `<h1>Sign in</h1>
-<p>to continue to <strong>${esc(p.clientName)}</strong></p>
+    t.signIn.title,
+    `<h1>${esc(t.signIn.title)}</h1>
+<p>${esc(t.signIn.continueTo)} <strong>${esc(p.clientName)}</strong></p>
 ${problem('signin-error', p.error)}
 <form method="post" action="${esc(p.action)}" novalidate>
-<div class="field"><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username webauthn" required value="${esc(p.email ?? '')}"${invalid}${p.email ? '' : ' autofocus'}></div>
-<div class="field"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${invalid}${p.email ? ' autofocus' : ''}></div>
-<div class="actions"><button type="submit">Sign in</button></div>
+<div class="field"><label for="email">${esc(t.signIn.email)}</label><input id="email" name="email" type="email" autocomplete="username webauthn" required value="${esc(p.email ?? '')}"${invalid}${p.email ? '' : ' autofocus'}></div>
+<div class="field"><label for="password">${esc(t.signIn.password)}</label><input id="password" name="password" type="password" autocomplete="current-password" required${invalid}${p.email ? ' autofocus' : ''}></div>
+<div class="actions"><button type="submit">${esc(t.signIn.submit)}</button></div>
 </form>
+<p><a href="${esc(RESET_PASSWORD_PATH)}">${esc(t.signIn.forgotPassword)}</a></p>
 ${passkey}${
       p.providers?.length
-        ? `\n<nav aria-label="Other ways to sign in" class="providers">\n${p.providers.map((x) => `<p class="actions"><a class="button secondary" href="${esc(x.href)}">Sign in with ${esc(x.displayName)}</a></p>`).join('\n')}\n</nav>`
+        ? `\n<nav aria-label="${esc(t.signIn.otherWays)}" class="providers">\n${p.providers.map((x) => `<p class="actions"><a class="button secondary" href="${esc(x.href)}">${esc(t.signIn.withProvider)} ${esc(x.displayName)}</a></p>`).join('\n')}\n</nav>`
         : ''
     }`,
     { scripts: p.passkeyAction !== undefined },
@@ -179,30 +168,30 @@ export function factorPage(p: { prefix: string; action: string; methods: readonl
   const invalid = p.error ? ' aria-invalid="true" aria-describedby="factor-error"' : '';
   const totp = p.methods.includes('totp')
     ? `<form method="post" action="${esc(p.action)}" novalidate>
-<div class="field"><label for="code">Code from your authenticator app</label><input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus${invalid}></div>
-<div class="actions"><button type="submit">Continue</button></div>
+<div class="field"><label for="code">${esc(t.factor.code)}</label><input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus${invalid}></div>
+<div class="actions"><button type="submit">${esc(t.factor.submit)}</button></div>
 </form>`
     : '';
   const passkey = p.methods.includes('webauthn')
     ? `<form method="post" action="${esc(p.action)}" data-webauthn-options="${esc(p.action)}/options">
 <input type="hidden" name="response" value="">
-<div class="actions"><button type="button" data-passkey hidden>Use a passkey</button></div>
-<p id="passkey-status" role="status"></p>
+<div class="actions"><button type="button" data-passkey hidden>${esc(t.factor.passkey)}</button></div>
+<p id="passkey-status" role="status" data-failed="${esc(t.signIn.passkeyFailed)}"></p>
 </form>`
     : '';
   const recovery = p.methods.includes('recovery_code')
     ? `<details>
-<summary>Use a recovery code</summary>
+<summary>${esc(t.factor.recoverySummary)}</summary>
 <form method="post" action="${esc(p.action)}" novalidate>
-<div class="field"><label for="recovery">Recovery code</label><input id="recovery" name="recoveryCode" autocomplete="off" spellcheck="false" required${invalid}></div>
-<div class="actions"><button type="submit" class="secondary">Use the recovery code</button></div>
+<div class="field"><label for="recovery">${esc(t.factor.recoveryCode)}</label><input id="recovery" name="recoveryCode" autocomplete="off" spellcheck="false" required${invalid}></div>
+<div class="actions"><button type="submit" class="secondary">${esc(t.factor.recoverySubmit)}</button></div>
 </form>
 </details>`
     : '';
   return layout(
     p.prefix,
-    'Second factor',
-    `<h1>Confirm it is you</h1>
+    t.factor.title,
+    `<h1>${esc(t.factor.heading)}</h1>
 ${problem('factor-error', p.error)}
 ${totp}
 ${passkey}
@@ -211,77 +200,60 @@ ${recovery}`,
   );
 }
 
-/** A QR code of `text` as inline SVG (no script, no image request), labelled for assistive technology. */
-export function qrSvg(text: string, label: string): string {
-  const qr = qrcode(0, 'M');
-  qr.addData(text);
-  qr.make();
-  const n = qr.getModuleCount();
-  let d = '';
-  for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) if (qr.isDark(r, c)) d += `M${c + 4},${r + 4}h1v1h-1z`;
-  const size = n + 8;
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="${size * 5}" height="${size * 5}" role="img" aria-label="${esc(label)}"><rect width="${size}" height="${size}" fill="#fff"/><path d="${d}" fill="#000"/></svg>`;
-}
+export { qrSvg };
 
 /** Enrolment a policy requires (MFA_REQUIRED_ROLES, or acr_values asking for mfa): an authenticator app, activated by its first code. */
 export function enrolPage(p: { prefix: string; action: string; secret: string; otpauthUri: string; error?: string }): string {
   const invalid = p.error ? ' aria-invalid="true" aria-describedby="factor-error"' : '';
   return layout(
     p.prefix,
-    'Set up a second factor',
-    `<h1>Set up a second factor</h1>
-<p>This account needs a second factor. Scan the code with an authenticator app, or enter the key by hand, then type the code the app shows.</p>
+    t.enrol.title,
+    `<h1>${esc(t.enrol.title)}</h1>
+<p>${esc(t.enrol.intro)}</p>
 ${problem('factor-error', p.error)}
-<figure>${qrSvg(p.otpauthUri, 'QR code of the authenticator app key')}<figcaption>Key: <code id="totp-secret">${esc(p.secret.replace(/(.{4})/g, '$1 ').trim())}</code></figcaption></figure>
+<figure>${qrSvg(p.otpauthUri, t.enrol.qrLabel)}<figcaption>${esc(t.enrol.key)} <code id="totp-secret">${esc(p.secret.replace(/(.{4})/g, '$1 ').trim())}</code></figcaption></figure>
 <form method="post" action="${esc(p.action)}" novalidate>
-<div class="field"><label for="code">Code from your authenticator app</label><input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus${invalid}></div>
-<div class="actions"><button type="submit">Turn on and continue</button></div>
+<div class="field"><label for="code">${esc(t.factor.code)}</label><input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus${invalid}></div>
+<div class="actions"><button type="submit">${esc(t.enrol.submit)}</button></div>
 </form>
 <form method="post" action="${esc(p.action)}" data-webauthn-options="${esc(p.action)}/register-options" data-register>
 <input type="hidden" name="registration" value="">
-<p>Or use a passkey: this device's screen lock or a security key.</p>
-<div class="actions"><button type="button" class="secondary" data-passkey hidden>Use a passkey instead</button></div>
-<p id="passkey-status" role="status"></p>
+<p>${esc(t.enrol.passkeyIntro)}</p>
+<div class="actions"><button type="button" class="secondary" data-passkey hidden>${esc(t.enrol.passkey)}</button></div>
+<p id="passkey-status" role="status" data-failed="${esc(t.signIn.passkeyFailed)}"></p>
 </form>`,
     { scripts: true },
   );
 }
-
-const SCOPE_TEXT: Record<string, string> = {
-  openid: 'Know who you are (your account id)',
-  profile: 'Your first and last name',
-  email: 'Your email address and whether it is verified',
-  offline_access: 'Stay signed in when you are away (a refresh token)',
-};
 
 /**
  * The consent page: the OpenID scopes asked, in words, and each API permission the app asks to
  * use on the user's behalf (its name and description), under its own heading.
  */
 export function consentPage(p: { prefix: string; action: string; clientName: string; scopes: readonly string[]; apiPermissions?: ReadonlyArray<{ name: string; description: string }> }): string {
-  const items = p.scopes.map((s) => `<li>${esc(SCOPE_TEXT[s] ?? s)}</li>`).join('\n');
+  const items = p.scopes.map((s) => `<li>${esc(t.consent.scopes[s] ?? s)}</li>`).join('\n');
   const api = p.apiPermissions ?? [];
   const apiItems = api.map((x) => `<li><strong>${esc(x.name)}</strong>${x.description ? `: ${esc(x.description)}` : ''}</li>`).join('\n');
   const apiSection = api.length
     ? `
-<h2 id="api-permissions">Act for you at the API</h2>
-<p>With these permissions, as you hold them:</p>
+<h2 id="api-permissions">${esc(t.consent.apiHeading)}</h2>
+<p>${esc(t.consent.apiIntro)}</p>
 <ul aria-labelledby="api-permissions">
 ${apiItems}
 </ul>`
     : '';
   return layout(
     p.prefix,
-    'Allow access',
-    `<h1>Allow access</h1>
-<p><strong>${esc(p.clientName)}</strong> asks to:</p>
+    t.consent.title,
+    `<h1>${esc(t.consent.title)}</h1>
+<p><strong>${esc(p.clientName)}</strong> ${esc(t.consent.asks)}</p>
 <ul>
 ${items}
 </ul>${apiSection}
 <form method="post" action="${esc(p.action)}">
 <div class="actions">
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+<button type="submit" name="decision" value="allow">${esc(t.consent.allow)}</button>
+<button type="submit" name="decision" value="deny" class="secondary">${esc(t.consent.deny)}</button>
 </div>
 </form>`,
   );
@@ -290,13 +262,13 @@ ${items}
 export function logoutPage(p: { prefix: string; form: string; clientName?: string }): string {
   return layout(
     p.prefix,
-    'Sign out',
-    `<h1>Sign out</h1>
-<p>Do you want to sign out${p.clientName ? ` of <strong>${esc(p.clientName)}</strong> and` : ''} of this identity provider?</p>
+    t.logout.title,
+    `<h1>${esc(t.logout.title)}</h1>
+<p>${esc(t.logout.ask)}${p.clientName ? ` ${esc(t.logout.ofClient)} <strong>${esc(p.clientName)}</strong> ${esc(t.logout.and)}` : ''} ${esc(t.logout.ofProvider)}</p>
 ${p.form}
 <div class="actions">
-<button type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button>
-<button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>
+<button type="submit" form="op.logoutForm" value="yes" name="logout">${esc(t.logout.confirm)}</button>
+<button type="submit" form="op.logoutForm" class="secondary">${esc(t.logout.stay)}</button>
 </div>`,
   );
 }
@@ -309,26 +281,26 @@ export function userCodeInputPage(p: { prefix: string; form: string; error?: str
   // The provider's form holds a hidden xsrf field and the `user_code` input we label here.
   return layout(
     p.prefix,
-    'Connect a device',
-    `<h1>Connect a device</h1>
-<p id="code-help">Enter the code your device shows.</p>
+    t.device.inputTitle,
+    `<h1>${esc(t.device.inputTitle)}</h1>
+<p id="code-help">${esc(t.device.inputHelp)}</p>
 ${problem('code-error', p.error)}
 ${p.form}
-<div class="actions"><button type="submit" form="op.deviceInputForm">Continue</button></div>`,
+<div class="actions"><button type="submit" form="op.deviceInputForm">${esc(t.device.continue)}</button></div>`,
   );
 }
 
 export function userCodeConfirmPage(p: { prefix: string; form: string; clientName: string; userCode: string }): string {
   return layout(
     p.prefix,
-    'Confirm the device',
-    `<h1>Confirm the device</h1>
-<p><strong>${esc(p.clientName)}</strong> asks to sign in. Continue only if your device shows this code:</p>
+    t.device.confirmTitle,
+    `<h1>${esc(t.device.confirmTitle)}</h1>
+<p><strong>${esc(p.clientName)}</strong> ${esc(t.device.confirmAsks)}</p>
 <p><code class="user-code">${esc(p.userCode)}</code></p>
 ${p.form}
 <div class="actions">
-<button type="submit" form="op.deviceConfirmForm">Continue</button>
-<button type="submit" form="op.deviceConfirmForm" value="yes" name="abort" class="secondary">Cancel</button>
+<button type="submit" form="op.deviceConfirmForm">${esc(t.device.continue)}</button>
+<button type="submit" form="op.deviceConfirmForm" value="yes" name="abort" class="secondary">${esc(t.device.cancel)}</button>
 </div>`,
   );
 }

@@ -1,4 +1,4 @@
-import { UNKNOWN_DEVICE, deviceOf } from './device';
+import { UNKNOWN_DEVICE, deviceOf } from './user-agent';
 
 describe('deviceOf', () => {
   it.each([
