@@ -189,8 +189,8 @@ describe('bulk import with legacy hashes (end to end)', () => {
       else if (l.status === 'created') counts.created++;
       else counts.other++;
     }
-    expect(counts).toEqual({ tooLong: LONG, notJson: SHORT, created: 3, other: 0 });
     expect(summary).toMatchObject({ created: 3, refused: LONG + SHORT, complete: true });
+    expect(counts).toEqual({ tooLong: LONG, notJson: SHORT, created: 3, other: 0 });
   });
 
   it('is for users.manage holders only, NDJSON or JSON only', async () => {
