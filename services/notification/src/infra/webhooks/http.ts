@@ -5,7 +5,7 @@
  * An IP-literal URL is checked before the request (the connector does no lookup for it).
  */
 import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { type AddressRefusedError, type GuardOptions, allowedAddresses, guardedLookup, hostOf, refusalIn } from './guard';
 
 /** How much of a response body is kept (the first bytes, for operators). */
@@ -22,6 +22,20 @@ export interface WebhookHttp {
   close(): Promise<void>;
 }
 
+type DispatchController = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** An attempt that got no answer: refused by the guard, timed out, or a network error. */
+function failure(err: unknown, timedOut: boolean, durationMs: number): AttemptResult {
+  const refusal = refusalIn(err);
+  if (refusal) return { kind: 'error', outcome: 'refused', error: refusal.message, durationMs, refusal };
+  const code = (err as { code?: unknown } | null)?.code;
+  const timeout = timedOut || (typeof code === 'string' && TIMEOUT_CODES.has(code));
+  const message = err instanceof Error ? `${typeof code === 'string' ? code : err.name}: ${err.message}` : String(err);
+  return { kind: 'error', outcome: timeout ? 'timeout' : 'network', error: message.slice(0, 500), durationMs };
+}
+
 export function createWebhookHttp(opts: GuardOptions & { readonly timeoutMs: number }): WebhookHttp {
   const agent = new Agent({
     connect: { lookup: guardedLookup(opts), timeout: Math.min(opts.timeoutMs, 10_000) },
@@ -33,37 +47,68 @@ export function createWebhookHttp(opts: GuardOptions & { readonly timeoutMs: num
     async post(url, headers, body) {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
-      const signal = AbortSignal.timeout(opts.timeoutMs);
+      let target: URL;
       try {
-        const target = new URL(url);
+        target = new URL(url);
         const host = hostOf(target);
         if (isIP(host)) await allowedAddresses(host, opts);
-        const res = await request(target, { dispatcher: agent, method: 'POST', headers, body, signal });
+      } catch (err) {
+        return failure(err, false, elapsed());
+      }
+      // undici's dispatch with a handler of its own, not request(): no response stream, no abort
+      // signal, no promise per step (for an answer of a few bytes that machinery cost the
+      // dispatcher about half its CPU per attempt; bench/README.md, scenario 12).
+      return new Promise<AttemptResult>((resolve) => {
         const kept: Buffer[] = [];
         let read = 0;
-        for await (const chunk of res.body as AsyncIterable<Buffer>) {
-          if (read < RESPONSE_KEPT_BYTES) kept.push(chunk.subarray(0, RESPONSE_KEPT_BYTES - read));
-          read += chunk.length;
-          if (read > RESPONSE_READ_LIMIT) {
-            res.body.destroy();
-            break;
-          }
-        }
-        const retryAfter = res.headers['retry-after'];
-        return {
-          kind: 'response',
-          status: res.statusCode,
-          ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
-          body: Buffer.concat(kept).toString('utf8'),
-          durationMs: elapsed(),
+        let status = 0;
+        let retryAfter: string | undefined;
+        let controller: DispatchController | undefined;
+        let timedOut = false;
+        let settled = false;
+        const settle = (r: AttemptResult) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve(r);
         };
-      } catch (err) {
-        const refusal = refusalIn(err);
-        if (refusal) return { kind: 'error', outcome: 'refused', error: refusal.message, durationMs: elapsed(), refusal };
-        const timedOut = signal.aborted || (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' || (err as { code?: string }).code === 'UND_ERR_BODY_TIMEOUT' || (err as { code?: string }).code === 'UND_ERR_CONNECT_TIMEOUT';
-        const message = err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err);
-        return { kind: 'error', outcome: timedOut ? 'timeout' : 'network', error: message.slice(0, 500), durationMs: elapsed() };
-      }
+        const answer = () => settle({ kind: 'response', status, ...(retryAfter !== undefined ? { retryAfter } : {}), body: Buffer.concat(kept).toString('utf8'), durationMs: elapsed() });
+        // The hard timeout over the whole exchange (undici's own bound each phase only).
+        const timer = setTimeout(() => {
+          timedOut = true;
+          controller?.abort(new Error(`no complete answer within ${opts.timeoutMs} ms`));
+          settle(failure(new Error(`no complete answer within ${opts.timeoutMs} ms`), true, elapsed()));
+        }, opts.timeoutMs);
+        agent.dispatch(
+          { origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', headers, body },
+          {
+            onRequestStart(c) {
+              controller = c;
+              if (timedOut) c.abort(new Error('timed out before it was sent'));
+            },
+            onResponseStart(_c, statusCode, responseHeaders) {
+              status = statusCode;
+              const ra = responseHeaders['retry-after'];
+              retryAfter = typeof ra === 'string' ? ra : undefined;
+            },
+            onResponseData(c, chunk) {
+              if (read < RESPONSE_KEPT_BYTES) kept.push(chunk.subarray(0, RESPONSE_KEPT_BYTES - read));
+              read += chunk.length;
+              if (read > RESPONSE_READ_LIMIT) {
+                // Enough of it: the answer is what was read; the connection is dropped.
+                answer();
+                c.abort(new Error('response too long'));
+              }
+            },
+            onResponseEnd() {
+              answer();
+            },
+            onResponseError(_c, err) {
+              settle(failure(err, timedOut, elapsed()));
+            },
+          },
+        );
+      });
     },
     close: () => agent.close(),
   };
