@@ -12,6 +12,8 @@ import { VECTORS } from '../infra/hashes/vectors';
 import { passwordMetrics } from '../infra/password-metrics';
 import { DirectoryFixture, directoryFixture, unique } from '../testing/app-fixture';
 
+jest.setTimeout(60_000);
+
 /** One cheap vector per family (the costly ones are verified in infra/hashes). */
 const ONE_PER_FAMILY = [...new Map(VECTORS.filter((v) => !/rounds=(5[0-9]{5}|6[0-9]{5})|\$2a\$15|ln=16\b|m=65536/.test(v.hash)).map((v) => [v.family, v])).values()];
 
