@@ -9,7 +9,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { VECTORS } from '../../../services/directory/src/infra/hashes/vectors';
-import { ADMIN, type TestSystem, http, persist, startTestSystem, uniqueEmail, userHolding } from './harness';
+import { ADMIN, type TestSystem, http, persist, signedIn, startTestSystem, uniqueEmail, userHolding } from './harness';
 import { freePort, signInOverHttp } from './support/oidc-rp';
 
 jest.setTimeout(300_000);
@@ -47,7 +47,7 @@ describe('bulk import with legacy hashes (end to end)', () => {
     issuer = `http://localhost:${port}`;
     const hookEnv = { PASSWORD_MIGRATION_HOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/verify`, PASSWORD_MIGRATION_HOOK_SECRET: HOOK_SECRET };
     sys = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: issuer, ...hookEnv } });
-    admin = (await http(issuer, 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN })).json.token as string;
+    admin = (await signedIn(issuer, ADMIN.email, ADMIN.password)).token;
     const c = await http(issuer, 'POST', '/api/v1/clients', { token: admin, body: { name: `Import ${randomUUID().slice(0, 8)}`, type: 'public', redirectUris: [REDIRECT], grantTypes: ['authorization_code'] } });
     expect(c.status).toBe(201);
     clientId = c.json.clientId as string;
@@ -189,13 +189,13 @@ describe('bulk import with legacy hashes (end to end)', () => {
       else if (l.status === 'created') counts.created++;
       else counts.other++;
     }
-    expect(counts).toEqual({ tooLong: LONG, notJson: SHORT, created: 3, other: 0 });
     expect(summary).toMatchObject({ created: 3, refused: LONG + SHORT, complete: true });
+    expect(counts).toEqual({ tooLong: LONG, notJson: SHORT, created: 3, other: 0 });
   });
 
   it('is for users.manage holders only, NDJSON or JSON only', async () => {
     // A fresh token: the tests before may have outlived the first one (JWT_EXPIRY, 5 minutes).
-    admin = (await http(issuer, 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN })).json.token as string;
+    admin = (await signedIn(issuer, ADMIN.email, ADMIN.password)).token;
     const reader = await userHolding(issuer, admin, ['roles.manage']);
     expect((await importBody('{}\n', 'application/x-ndjson', reader.token)).status).toBe(403);
     const anonymous = await fetch(`${issuer}/api/v1/users/import`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: '{}\n' });

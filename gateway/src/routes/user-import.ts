@@ -25,8 +25,9 @@ import type { Upstreams } from '../upstreams';
 export const USER_IMPORT_PATH = '/api/v1/users/import';
 /** Largest body accepted (413 beyond). */
 export const IMPORT_MAX_BYTES = 512 * 1024 * 1024;
-/** Lines per directory call. */
+/** Lines per directory call, and the time one may take (a batch is a transaction of a few multi-row statements). */
 const BATCH = 500;
+const BATCH_DEADLINE_MS = 30_000;
 
 const FORMATS: Record<string, ImportFormat> = {
   'application/x-ndjson': 'ndjson',
@@ -78,30 +79,38 @@ export const userImportRoutes: FastifyPluginAsyncTypebox<{ upstreams: Upstreams 
         // The stream's lines are the 200 schema's (written below); Fastify sends a stream as it is.
         void reply.type('application/x-ndjson').send(out as unknown as Static<typeof ImportAnswerLine>);
         const write = async (value: unknown) => {
-          if (!out.write(`${JSON.stringify(value)}\n`)) await once(out, 'drain');
+          // A client that went away ends the job (what it sent so far is written; a rerun is idempotent).
+          if (out.destroyed) throw new AppError('UNAVAILABLE', 'The client went away.');
+          if (!out.write(`${JSON.stringify(value)}\n`)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
         };
         const counts = { created: 0, skipped: 0, refused: 0 };
         let error: string | undefined;
         try {
           for await (const batch of inBatches(readImportRecords(createReadStream(file), format), BATCH)) {
-            const { results } = await upstreams.users.importUsers({
-              jobId,
-              records: batch.map((r) => ('text' in r ? { line: r.line, text: r.text, error: '' } : { line: r.line, text: '', error: r.error })),
-            });
+            const { results } = await upstreams.users.importUsers(
+              { jobId, records: batch.map((r) => ('text' in r ? { line: r.line, text: r.text, error: '' } : { line: r.line, text: '', error: r.error })) },
+              { deadlineMs: BATCH_DEADLINE_MS },
+            );
             for (const r of results) {
               const status = r.status as 'created' | 'skipped' | 'refused';
               counts[status]++;
               await write({ line: r.line, status, ...(r.userId ? { id: r.userId } : {}), ...(r.reason ? { reason: r.reason } : {}), ...(r.hashFamily ? { hashFamily: r.hashFamily } : {}) });
             }
           }
-          await upstreams.users.finishUserImport({ jobId, ...counts, source: 'api' });
         } catch (err) {
           // The answer has begun: the failure is its last line (nothing of the failed batch was written).
           error = err instanceof AppError ? err.message : 'The import stopped early; run it again (it is idempotent).';
           req.log.warn({ jobId, err }, 'user import stopped early');
         }
-        await write({ summary: { jobId, ...counts, complete: error === undefined, ...(error ? { error } : {}) } });
-        out.end();
+        // The job's one audit entry, also for a job that stopped early (its users are folded into it).
+        await upstreams.users.finishUserImport({ jobId, ...counts, source: 'api' }).catch((err: unknown) => {
+          error ??= 'The import was not recorded in the audit trail; run it again (it is idempotent).';
+          req.log.error({ jobId, err }, 'user import not recorded');
+        });
+        if (!out.destroyed) {
+          await write({ summary: { jobId, ...counts, complete: error === undefined, ...(error ? { error } : {}) } });
+          out.end();
+        }
         return reply;
       } finally {
         await rm(dir, { recursive: true, force: true });

@@ -48,6 +48,28 @@ describe('audit trail: before and after of every change', () => {
     await db?.close();
   });
 
+  it('a bulk import is one entry with its counts: its users\' user.created are folded into it (the projection still learns them)', async () => {
+    const job = randomUUID();
+    const imported = randomUUID();
+    await record(event(SUBJECTS.userCreated, eventsV1.UserChanged.create({ userId: imported, email: 'imported@example.com', firstName: 'Im', lastName: 'Ported', importJobId: job })));
+    await record(event(SUBJECTS.usersImported, { jobId: job, created: 1, skipped: 2, refused: 3, source: 'api' }));
+    expect(await changes(imported)).toEqual([]);
+    expect(await changes(job)).toEqual([
+      [
+        'users.imported',
+        [
+          { field: 'created', after: 1 },
+          { field: 'skipped', after: 2 },
+          { field: 'refused', after: 3 },
+          { field: 'source', after: 'api' },
+        ],
+      ],
+    ]);
+    // Acting as the imported user later names them (the projection learned the user).
+    await record(event(SUBJECTS.tokenRevoked, { userId: imported, jti: randomUUID(), expiresAt: new Date() }, { 'iam-actor-sub': imported }));
+    expect((await trail(imported))[0]?.actor).toEqual({ type: 'user', id: imported, email: 'imported@example.com' });
+  });
+
   it('a user: created with each field that has a value; updates name each changed field before and after (phone, email, emailVerified, roles); the password only as redacted', async () => {
     const id = randomUUID();
     const v1 = { userId: id, email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee', roles: ['Support'], phone: 5550100, emailVerified: false };

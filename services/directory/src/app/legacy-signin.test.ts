@@ -7,8 +7,12 @@
 import { type Server, createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
 import { VECTORS } from '../infra/hashes/vectors';
+import { passwordMetrics } from '../infra/password-metrics';
 import { DirectoryFixture, directoryFixture, unique } from '../testing/app-fixture';
+
+jest.setTimeout(60_000);
 
 /** One cheap vector per family (the costly ones are verified in infra/hashes). */
 const ONE_PER_FAMILY = [...new Map(VECTORS.filter((v) => !/rounds=(5[0-9]{5}|6[0-9]{5})|\$2a\$15|ln=16\b|m=65536/.test(v.hash)).map((v) => [v.family, v])).values()];
@@ -27,6 +31,20 @@ describe('sign-in with imported passwords', () => {
     expect(await hashOf(email)).toMatch(/^\$argon2id\$v=19\$m=8192,t=1,p=1\$/);
     expect((await fx.uc.credentials.verify(email, password)).principal).toMatchObject({ email });
     expect((await fx.uc.credentials.verify(email, `${password}-wrong`)).principal).toBeNull();
+  });
+
+  it('the metric counts the legacy hashes left, by family, and a rehash takes one away', async () => {
+    const registry = new Registry();
+    const observe = passwordMetrics(registry, fx.ds);
+    const count = async (family: string) => (await registry.getMetricsAsJSON()).find((m) => m.name === 'directory_legacy_password_hashes')?.values.find((v) => v.labels.family === family)?.value ?? 0;
+    const email = `metric-${unique()}@example.com`;
+    const before = await count('$P$');
+    await fx.uc.imports.importBatch(fx.admin, randomUUID(), [{ line: 1, text: JSON.stringify({ firstName: 'Metric', lastName: 'User', email, passwordHash: '$P$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0' }) }]);
+    expect(await count('$P$')).toBe(before + 1);
+    expect((await fx.uc.credentials.verify(email, 'test12345')).principal).toMatchObject({ email });
+    expect(await count('$P$')).toBe(before);
+    observe('rehashed');
+    expect((await registry.getMetricsAsJSON()).find((m) => m.name === 'directory_password_migrations_total')?.values).toEqual([{ labels: { event: 'rehashed' }, value: 1 }]);
   });
 
   it('a user imported with no password cannot sign in (until a reset), at the cost of a check', async () => {

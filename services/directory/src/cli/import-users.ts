@@ -40,14 +40,18 @@ export async function runImport(argv: readonly string[], env: Env, out: (line: s
     const imports = createDirectoryUseCases(ds, config).imports;
     const jobId = randomUUID();
     const counts = { created: 0, skipped: 0, refused: 0 };
-    for await (const batch of inBatches(readImportRecords(createReadStream(args.file), args.format), BATCH)) {
-      for (const r of await imports.importBatch(null, jobId, batch)) {
-        counts[r.status]++;
-        const line = r.status === 'created' ? { line: r.line, status: r.status, id: r.userId, ...(r.hashFamily ? { hashFamily: r.hashFamily } : {}) } : r;
-        out(`${JSON.stringify(line)}\n`);
+    try {
+      for await (const batch of inBatches(readImportRecords(createReadStream(args.file), args.format), BATCH)) {
+        for (const r of await imports.importBatch(null, jobId, batch)) {
+          counts[r.status]++;
+          const line = r.status === 'created' ? { line: r.line, status: r.status, id: r.userId, ...(r.hashFamily ? { hashFamily: r.hashFamily } : {}) } : r;
+          out(`${JSON.stringify(line)}\n`);
+        }
       }
+    } finally {
+      // The job's one audit entry, also for a job that stopped early.
+      await imports.finish(jobId, counts, 'cli');
     }
-    await imports.finish(jobId, counts, 'cli');
     out(`${JSON.stringify({ summary: { jobId, ...counts, complete: true } })}\n`);
     return counts.refused > 0 ? 3 : 0;
   } catch (err) {

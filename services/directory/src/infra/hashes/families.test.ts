@@ -3,6 +3,9 @@ import { MALFORMED, VECTORS } from './vectors';
 
 const pw = (s: string) => Buffer.from(s, 'utf8');
 
+// SHA-crypt at 656,000 rounds and bcrypt at cost 12 take seconds each on a loaded machine.
+jest.setTimeout(120_000);
+
 describe('legacy hash families (Kratos and passwap vectors)', () => {
   it.each(VECTORS.map((v) => [v.family, v.source, v.hash, v.password] as const))('%s (%s) %s verifies with the right password only', async (family, _source, hash, password) => {
     const parsed = parseHash(hash);
