@@ -60,7 +60,6 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'webhook.url.refused': 'Webhook address refused (SSRF guard)',
   'webhook.messages.replayed': 'Webhook messages replayed',
   'webhook.tested': 'Webhook test sent',
-  'users.imported': 'Users imported',
   'identity_provider.created': 'Identity provider configured',
   'identity_provider.updated': 'Identity provider changed',
   'identity_provider.deleted': 'Identity provider deleted',
