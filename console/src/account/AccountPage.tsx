@@ -8,6 +8,7 @@ import { useEffect, useRef } from 'react';
 import { signOut } from '../auth/oidc';
 import { ProblemAlert } from '../components/ui';
 import { account, accountKeys } from './api';
+import { InvitationNotice } from './invitation';
 import { SECTIONS } from './sections';
 
 export const ACCOUNT_URI = `${window.location.origin}/account`;
@@ -31,6 +32,7 @@ export function AccountPage() {
             <p>
               Signed in as {me.data.firstName} {me.data.lastName}.
             </p>
+            <InvitationNotice />
             <nav aria-label="Sections of this page">
               <ul className="links">
                 {SECTIONS.map((s) => <li key={s.id}><a href={`#${s.id}`}>{s.title}</a></li>)}

@@ -22,4 +22,5 @@ export const account = {
   endSession: (id: string) => call(() => api.DELETE('/api/v1/me/sessions/{id}', { params: { path: { id } } })),
   endOtherSessions: () => call(() => api.DELETE('/api/v1/me/sessions')),
   signOutEverywhere: () => call(() => api.POST('/api/v1/me/sign-out-everywhere')),
+  acceptInvitation: (token: string) => call(() => api.POST('/api/v1/invitations/accept', { body: { token } })),
 };

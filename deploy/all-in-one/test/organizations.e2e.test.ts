@@ -11,7 +11,7 @@ import { ADMIN, type TestSystem, http, signedIn, startTestSystem, strongPassword
 jest.setTimeout(180_000);
 
 const invitationToken = (text: string): string | undefined => {
-  const m = /\/accept-invitation\?token=([A-Za-z0-9_%.~-]+)/.exec(text);
+  const m = /\/account\?invitation=([A-Za-z0-9_%.~-]+)/.exec(text);
   return m ? decodeURIComponent(m[1]!) : undefined;
 };
 

@@ -4,7 +4,7 @@ import type { OutgoingMail } from './ports';
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function composeInvitation(input: { to: string; organizationName: string; eventId: string; actionBaseUrl?: string; token?: string; expiresAt?: Date }): OutgoingMail {
-  const url = `${input.actionBaseUrl}/accept-invitation?token=${encodeURIComponent(input.token ?? '')}`;
+  const url = `${input.actionBaseUrl}/account?invitation=${encodeURIComponent(input.token ?? '')}`;
   const until = input.expiresAt ? ` It works once, until ${input.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC.` : ' It works once.';
   const lines = [
     'Hello,',
