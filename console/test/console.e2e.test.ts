@@ -357,7 +357,8 @@ suite('admin console in Chromium', () => {
     await signIn.signIn(NOBODY, NOBODY_PASSWORD);
     // The start page is the first section they may open: the catalog (public to read), with nothing to administer.
     await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
-    expect(await app.sections()).toEqual(['Products', 'My account']);
+    // Organizations is everyone's: it lists the organizations the caller administers (none here).
+    expect(await app.sections()).toEqual(['Products', 'Organizations', 'My account']);
     await page.getByRole('table').waitFor();
     expect(await catalog.createButton().count()).toBe(0);
     await expectAccessible('products-no-permissions');

@@ -29,12 +29,15 @@ import {
   UpdateOrganizationRoleBody,
 } from '../schemas/organizations';
 import type { Upstreams } from '../upstreams';
+import { requirePermission } from '../plugins/app/auth';
 import { orgTokenGuard } from './organization-guard';
 import { organizationSubRoutes } from './organization-invitations';
 import { listQuery, paged } from './organization-paging';
 
 const PATH = '/api/v1/organizations';
 const ROLES_PATH = '/api/v1/organization-roles';
+/** Creating an organization and changing the role template are the platform's: refused before the body is read. */
+const platformOnly = requirePermission('organizations.manage');
 
 const orgJson = (o: organizationsV1.Organization) => ({ ...o, createdAt: o.createdAt!, updatedAt: o.updatedAt!, deletedAt: o.deletedAt ?? null });
 const memberJson = (m: organizationsV1.Member) => ({ ...m, joinedAt: m.joinedAt! });
@@ -73,7 +76,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<OrganizationRoutesOpt
 
   app.post(
     PATH,
-    { schema: { tags, summary: 'Create an organization (organizations.manage)', body: CreateOrganizationBody, response: { 201: Organization, ...problems(400, 403, 409, 413, 415) } } },
+    { onRequest: platformOnly, schema: { tags, summary: 'Create an organization (organizations.manage)', body: CreateOrganizationBody, response: { 201: Organization, ...problems(400, 403, 409, 413, 415) } } },
     async (req, reply) => {
       const o = orgJson(await u.createOrganization(req.body));
       return reply.code(201).header('location', `${PATH}/${o.id}`).send(o);
@@ -165,7 +168,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<OrganizationRoutesOpt
       return paged(await u.listOrganizationRoles(q), q.pageSize, roleJson);
     },
   );
-  app.post(ROLES_PATH, { schema: { tags, summary: 'Create an organization role from existing permissions', body: CreateOrganizationRoleBody, response: { 201: OrganizationRole, ...problems(400, 403, 409, 413, 415) } } }, async (req, reply) => {
+  app.post(ROLES_PATH, { onRequest: platformOnly, schema: { tags, summary: 'Create an organization role from existing permissions', body: CreateOrganizationRoleBody, response: { 201: OrganizationRole, ...problems(400, 403, 409, 413, 415) } } }, async (req, reply) => {
     const r = roleJson(await u.createOrganizationRole({ name: req.body.name, description: req.body.description ?? '', permissions: [...(req.body.permissions ?? [])] }));
     return reply.code(201).header('location', `${ROLES_PATH}/${r.id}`).send(r);
   });
@@ -174,13 +177,13 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<OrganizationRoutesOpt
   );
   app.put(
     `${ROLES_PATH}/:id`,
-    { schema: { tags, summary: 'Update an organization role', params: OrgIdParams, body: UpdateOrganizationRoleBody, response: { 200: OrganizationRole, ...problems(400, 403, 404, 409, 413, 415) } } },
+    { onRequest: platformOnly, schema: { tags, summary: 'Update an organization role', params: OrgIdParams, body: UpdateOrganizationRoleBody, response: { 200: OrganizationRole, ...problems(400, 403, 404, 409, 413, 415) } } },
     async (req) => {
       const b = req.body;
       return roleJson(await u.updateOrganizationRole({ id: req.params.id, name: b.name, description: b.description, permissions: b.permissions && { names: [...b.permissions] } }));
     },
   );
-  app.delete(`${ROLES_PATH}/:id`, { schema: { tags, summary: 'Delete an organization role (org.admin is built in: 409)', params: OrgIdParams, response: { 204: { type: 'null' }, ...problems(400, 403, 404, 409) } } }, async (req, reply) => {
+  app.delete(`${ROLES_PATH}/:id`, { onRequest: platformOnly, schema: { tags, summary: 'Delete an organization role (org.admin is built in: 409)', params: OrgIdParams, response: { 204: { type: 'null' }, ...problems(400, 403, 404, 409) } } }, async (req, reply) => {
     await u.deleteOrganizationRole({ id: req.params.id });
     return reply.code(204).send();
   });
