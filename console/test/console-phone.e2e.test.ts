@@ -87,7 +87,7 @@ suite('admin console on a phone and under its CSP, in Chromium', () => {
     await new SignInPage(app).signIn(admin.email, admin.password);
     await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     // Every section is in the nav and inside the viewport ("My account" included).
-    expect(await app.sections()).toEqual(['Users', 'Roles', 'Permissions', 'Products', 'Clients', 'Identity providers', 'Webhooks', 'Audit', 'My account']);
+    expect(await app.sections()).toEqual(['Users', 'Roles', 'Permissions', 'Products', 'Clients', 'Identity providers', 'Webhooks', 'Organizations', 'Audit', 'My account']);
     for (const link of await page.getByRole('navigation', { name: 'Main' }).getByRole('link').all()) {
       const box = (await link.boundingBox())!;
       expect({ link: await link.textContent(), inside: box.x >= 0 && box.x + box.width <= PHONE.width }).toEqual({ link: await link.textContent(), inside: true });
@@ -109,7 +109,7 @@ suite('admin console on a phone and under its CSP, in Chromium', () => {
     await page.getByRole('heading', { name: 'Role Administrator', level: 1 }).waitFor();
     await page.getByLabel('Permission', { exact: true }).waitFor();
     await fits('role');
-    for (const section of ['Roles', 'Permissions', 'Products', 'Clients', 'Identity providers', 'Webhooks', 'Audit'] as const) {
+    for (const section of ['Roles', 'Permissions', 'Products', 'Clients', 'Identity providers', 'Webhooks', 'Organizations', 'Audit'] as const) {
       await app.go(section);
       await page.getByRole('table').waitFor();
       await fits(section.toLowerCase());
@@ -129,7 +129,7 @@ suite('admin console on a phone and under its CSP, in Chromium', () => {
     await app.signOut();
     await new SignInPage(app).signIn(NOBODY, NOBODY_PASSWORD);
     await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
-    expect(await app.sections()).toEqual(['Products', 'My account']);
+    expect(await app.sections()).toEqual(['Products', 'Organizations', 'My account']);
     await app.goDirect('/users');
     await app.alert().filter({ hasText: 'This page needs the users.manage permission' }).waitFor();
     await fits('users-forbidden');

@@ -31,7 +31,7 @@ export class ConsoleApp {
     return path;
   }
 
-  async go(link: 'Users' | 'Roles' | 'Permissions' | 'Products' | 'Clients' | 'Identity providers' | 'Webhooks' | 'Audit' | 'My account'): Promise<void> {
+  async go(link: 'Users' | 'Roles' | 'Permissions' | 'Products' | 'Clients' | 'Identity providers' | 'Webhooks' | 'Organizations' | 'Audit' | 'My account'): Promise<void> {
     await this.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
   }
 
