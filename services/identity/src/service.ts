@@ -325,7 +325,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
           ...organizationTokens({ config, rt, stores, principals: tokenDirectory, tokens }),
           ...identityProvidersGrpc(identityProviders, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...linkedIdentitiesGrpc(
-            { federation: fed.federation, access, validate: (t) => accessTokens.validate(t) },
+            { federation: fed.federation, access, validate: (t) => accessTokens.validate(t), administers: (userId) => sessions.assertAdministers(userId) },
             { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames },
           ),
         ],

@@ -31,7 +31,7 @@ function linkRefused(reason: string): AppError {
 }
 
 export function linkedIdentitiesGrpc(
-  deps: { federation: FederationUseCases; access: AccountAccess; validate: (accessToken: string) => Promise<AccessClaims> },
+  deps: { federation: FederationUseCases; access: AccountAccess; validate: (accessToken: string) => Promise<AccessClaims>; administers: (userId: string) => Promise<void> },
   h: HandlerDeps,
 ): ServiceBinding[] {
   const { federation, access } = deps;
@@ -74,10 +74,14 @@ export function linkedIdentitiesGrpc(
           await federation.unlink(c.sub, r.identityId, { userId: c.sub, administrator: false });
           return {};
         },
-        listUserIdentities: async (r) => ({ identities: (await federation.listOf(r.userId)).map(identityOut) }),
+        listUserIdentities: async (r) => {
+          await deps.administers(r.userId);
+          return { identities: (await federation.listOf(r.userId)).map(identityOut) };
+        },
         unlinkUserIdentity: async (r, ctx) => {
           const actor = actorOf(ctx);
           if (!actor) throw AppError.forbidden('The call does not name the user it acts for.');
+          await deps.administers(r.userId);
           await federation.unlink(r.userId, r.identityId, { userId: actor, administrator: true });
           return {};
         },

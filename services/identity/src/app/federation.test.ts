@@ -233,6 +233,22 @@ describe('federation: signing in with another identity provider', () => {
     expect(Number(unlinked!.n)).toBeGreaterThanOrEqual(1);
   });
 
+  it('two unlinks at once never take the last way in: one goes, the other is refused', async () => {
+    const p = await provider({ allowSignUp: true });
+    op.signInAs({ sub: `s-${randomUUID()}`, email: email('racer'), emailVerified: true });
+    const racer = (await signIn(p.name)) as { userId: string };
+    const q = await provider();
+    op.signInAs({ sub: `s-${randomUUID()}`, email: email('racer2'), emailVerified: true });
+    const url = await fed.begin(q.name, { purpose: 'link', binding: 'race-session', userId: racer.userId });
+    expect(await fed.complete(q.name, await followToCallback(url, CALLBACK), 'race-session')).toEqual({ kind: 'linked', userId: racer.userId });
+    const links = await fed.listOf(racer.userId);
+    expect(links).toHaveLength(2);
+    const outcomes = await Promise.allSettled(links.map((l) => fed.unlink(racer.userId, l.id, { userId: racer.userId, administrator: false })));
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'CONFLICT' } });
+    expect(await fed.listOf(racer.userId)).toHaveLength(1);
+  });
+
   it('upstream amr satisfies the second-factor policy only for a provider trusted for it', () => {
     expect(upstreamAmr({ trustUpstreamMfa: false }, ['pwd', 'mfa', 'otp'])).toEqual({ amr: ['fed'], mfaSatisfied: false });
     expect(upstreamAmr({ trustUpstreamMfa: true }, ['pwd'])).toEqual({ amr: ['fed'], mfaSatisfied: false });

@@ -250,10 +250,13 @@ export function createFederationUseCases(deps: {
       const links = await stores.federatedIdentities.listOf(userId);
       const target = links.find((l) => l.id === identityId);
       if (!target) throw AppError.notFound('The linked identity does not exist.');
-      const otherWays = links.length - 1 + (await stores.passkeys.count(userId)) + ((await deps.provisioning.hasPassword(userId)) ? 1 : 0);
-      if (otherWays === 0) throw AppError.conflict('This is the only way to sign in to the account: set a password or add a passkey first.');
+      const lastWay = () => AppError.conflict('This is the only way to sign in to the account: set a password or add a passkey first.');
+      const otherKinds = (await stores.passkeys.count(userId)) + ((await deps.provisioning.hasPassword(userId)) ? 1 : 0);
+      if (links.length - 1 + otherKinds === 0) throw lastWay();
       const provider = await stores.identityProviders.get(target.providerId, { includeDeleted: true });
       await uow.run(async (tx) => {
+        // Counted again under lock: two unlinks at once must not both take the last but one.
+        if ((await tx.federatedIdentities.lockOf(userId)) - 1 + otherKinds <= 0) throw lastWay();
         const gone = await tx.federatedIdentities.unlink(identityId, userId);
         if (!gone) throw AppError.notFound('The linked identity does not exist.');
         await tx.publish([

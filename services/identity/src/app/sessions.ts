@@ -64,6 +64,8 @@ export interface SessionUseCases {
   endAllOf(userId: string): Promise<number>;
   /** An administrator: the user's lock and factors (Administrator rule of §3, as listOf). */
   security(userId: string): Promise<AccountSecurity>;
+  /** The Administrator rule of §3 for another part of the account (its linked identities): 403 unless the caller may. */
+  assertAdministers(userId: string): Promise<void>;
   unlock(userId: string): Promise<void>;
   resetFactors(userId: string, reason: string): Promise<void>;
   /**
@@ -211,6 +213,9 @@ export function createSessionUseCases(deps: {
       return endAll(userId);
     },
 
+    async assertAdministers(userId) {
+      await administered(userId);
+    },
     async security(userId) {
       const p = await administered(userId);
       const [lock, mfa] = await Promise.all([stores.lockouts.state(emailKey(p.email)), deps.secondFactor.status(userId)]);

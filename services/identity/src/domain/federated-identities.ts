@@ -21,6 +21,8 @@ export interface FederatedIdentityStore {
   find(providerId: string, issuer: string, subject: string): Promise<FederatedIdentity | null>;
   listOf(userId: string): Promise<FederatedIdentity[]>;
   countOf(userId: string): Promise<number>;
+  /** The user's links, locked until the transaction ends (so two unlinks count one after the other): how many. */
+  lockOf(userId: string): Promise<number>;
   /** Links it; null (nothing written) when that (provider, issuer, subject) is linked already, to anyone. */
   link(x: { id: string; userId: string; providerId: string; issuer: string; subject: string; email: string }): Promise<FederatedIdentity | null>;
   /** Records a sign-in with it (and the email it showed). */

@@ -39,6 +39,11 @@ export class PgFederatedIdentities implements FederatedIdentityStore {
     return rows.map(toIdentity);
   }
 
+  async lockOf(userId: string): Promise<number> {
+    const rows = await this.m.query<Array<{ id: string }>>('SELECT id FROM federated_identities WHERE user_id = $1 FOR UPDATE', [userId]);
+    return rows.length;
+  }
+
   async countOf(userId: string): Promise<number> {
     const [r] = await this.m.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM federated_identities WHERE user_id = $1', [userId]);
     return r?.n ?? 0;
