@@ -9,7 +9,6 @@
  * loopback receivers, as production must). Screenshots: console/test-output/webhooks/.
  */
 import { mkdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type WebhookReceiver, eventually, startWebhookReceiver } from '@iam/platform/testing';
 import type { BrowserContext } from 'playwright-core';
@@ -18,6 +17,7 @@ import { ADMIN, type TestSystem, startTestSystem } from '../../deploy/all-in-one
 import { browserTestsRunnable } from '@iam/platform/testing';
 import { launchProfile } from './browser';
 import { ConsoleApp, SignInPage } from './pages';
+import { freePort } from './support';
 import { WebhooksPage } from './webhooks-page';
 
 const DIST = join(__dirname, '..', 'dist', 'index.html');
@@ -27,17 +27,6 @@ const OUT = join(__dirname, '..', 'test-output', 'webhooks');
 const external = process.env.CONSOLE_TEST_BASE_URL;
 if (external) console.warn('console webhooks walk skipped: it needs a system whose notification accepts loopback receivers (it runs in make test)');
 const suite = !external && browserTestsRunnable(__filename, { paths: [DIST], fix: 'make build' }) ? describe : describe.skip;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 jest.setTimeout(180_000);
 
