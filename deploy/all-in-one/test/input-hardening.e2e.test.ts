@@ -262,11 +262,17 @@ describe('input hardening (issue #8 points 12–14, end to end)', () => {
       // cannot be probed; services/directory/README.md, Organizations); the directory decides,
       // so a body the schema refuses is 400 first (it tells nothing of the organization).
       const inOrganization = /^\/api\/v1\/organizations\/[^/]+(\/|$)/;
+      const templateRole = /^\/api\/v1\/organization-roles\/[^/]+$/;
+      const refusal = (op: { method: string; path: string }, got: number): number => {
+        if (op.method === 'GET' && templateRole.test(op.path)) return 404;
+        if (!inOrganization.test(op.path)) return 403;
+        const hasBody = op.method !== 'GET' && op.method !== 'DELETE';
+        return hasBody && got === 400 ? 400 : 404;
+      };
       for (const op of ops) {
         const r = await http(sys.url(), op.method, op.path, { token: plain.token });
         const what = `${op.method} ${op.path}`;
-        const templateRole = op.method === 'GET' && /^\/api\/v1\/organization-roles\/[^/]+$/.test(op.path);
-        expectProblem(r, templateRole ? 404 : inOrganization.test(op.path) ? (op.method === 'GET' || op.method === 'DELETE' ? 404 : r.status === 400 ? 400 : 404) : 403, what);
+        expectProblem(r, refusal(op, r.status), what);
         expectNoStore(r, what);
       }
     });
