@@ -9,7 +9,7 @@ import { type AuditConfig, auditService } from '@iam/audit';
 import { type CommerceConfig, commerceService } from '@iam/commerce';
 import { type DirectoryConfig, createDirectoryUseCases, directoryService } from '@iam/directory';
 import { type GatewayConfig, type RunningGateway, startGateway } from '@iam/gateway';
-import { type AuthFaults, type ClientLookup, type IdentityConfig, identityService } from '@iam/identity';
+import { type AuthFaults, type ClientLookup, type IdentityConfig, type PresetEndpoints, identityService } from '@iam/identity';
 import { type MemoryMailbox, type NotificationConfig, notificationService } from '@iam/notification';
 import {
   type EventBus,
@@ -67,6 +67,11 @@ export interface SystemOptions {
   readonly identityClients?: ClientLookup;
   /** Fault hooks of identity (tests only). */
   readonly identityFaults?: AuthFaults;
+  /**
+   * Where identity's GitHub and Google presets live (tests only: local stand-ins). Never from the
+   * environment or an API caller: a provider's settings can name no endpoint of a preset (SSRF).
+   */
+  readonly federationPresets?: PresetEndpoints;
   /** Services that run outside this process, by gRPC target (fault tests run notification on its own). */
   readonly external?: Partial<Record<ServiceName, string>>;
   /**
@@ -126,6 +131,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     identityService({ ...config.identity, directoryTarget: targets.directory }, rt, {
       clients: opts.identityClients,
       faults: opts.identityFaults,
+      federationPresets: opts.federationPresets,
       onOpListening: (port) => void (identityOp = `http://127.0.0.1:${port}`),
     }),
   );
