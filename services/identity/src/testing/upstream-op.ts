@@ -52,7 +52,9 @@ export async function startUpstreamOp(opts: { redirectUris: readonly string[]; c
     // amr with the openid scope: real upstreams (Entra, Okta) send it unasked.
     claims: { acr: null, auth_time: null, sid: null, openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name', 'tid', 'oid'] },
     conformIdTokenClaims: false,
-    cookies: { keys: ['federation-test-upstream-cookie-key'] },
+    // Cookies are per host, not per port: on the same 127.0.0.1 as the platform's provider (also an
+    // oidc-provider), the default names would overwrite its session.
+    cookies: { keys: ['federation-test-upstream-cookie-key'], names: { session: '_upstream_session', interaction: '_upstream_interaction', resume: '_upstream_interaction_resume' } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     findAccount: async (_ctx, sub) => {
       const a = accounts.get(sub);
