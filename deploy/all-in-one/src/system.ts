@@ -120,7 +120,8 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     targets[name] = `127.0.0.1:${running.grpcPort}`;
   };
 
-  await start('directory', (rt) => directoryService(config.directory, rt));
+  // The bulk import enrols imported TOTP factors at identity, which starts after the directory.
+  await start('directory', (rt) => directoryService(config.directory, rt, { identityTarget: () => targets.identity }));
   if (opts.admin && services.directory) {
     const { user, created } = await createDirectoryUseCases(services.directory.dataSource, config.directory).credentials.ensureAdministrator(opts.admin);
     logger.info({ email: user.email, created }, 'administrator account ready');
