@@ -10,7 +10,9 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { base32Encode } from '@iam/platform';
+import { identityV1 } from '@iam/contracts';
+import { AppError, base32Decode, base32Encode, createGrpcClient } from '@iam/platform';
+import { testMetrics, testSigner } from '@iam/platform/testing';
 import { fromKeycloak } from '../../../services/directory/src/importers';
 import { VECTORS } from '../../../services/directory/src/infra/hashes/vectors';
 import { claimsOf, totp } from './support/factors';
@@ -148,6 +150,37 @@ describe('bulk import with legacy hashes (end to end)', () => {
     // Parameters the verifier cannot check are refused at import, never at sign-in.
     const sha256 = await importBody(`${JSON.stringify({ firstName: 'S', lastName: 'Ha', email: uniqueEmail('imp-totp'), totp: { secret, algorithm: 'SHA256', digits: 8, period: 30 } })}\n`);
     expect(sha256.lines[0]).toEqual({ line: 1, status: 'refused', reason: expect.stringMatching(/totp\.algorithm: must be SHA1.*totp\.digits: must be 6/) });
+  });
+
+  it('ImportTotp answers the directory alone; refuses what the verifier cannot check, an unknown user, and another active secret', async () => {
+    const as = (from: string) => createGrpcClient(identityV1.IdentityServiceService, { target: `127.0.0.1:${sys.identity.grpcPort}`, assert: { signer: testSigner(from), to: 'identity' }, metrics: testMetrics() });
+    const codeOf = (p: Promise<unknown>) => p.then(() => 'OK', (err: unknown) => (err instanceof AppError ? err.code : String(err)));
+    const email = uniqueEmail('imp-grpc');
+    const made = await importBody(`${JSON.stringify({ firstName: 'G', lastName: 'Rpc', email })}\n`);
+    const userId = (made.lines[0] as { id: string }).id;
+    const secret = base32Encode(randomBytes(20));
+    const body = { userId, secret, algorithm: 'SHA1', digits: 6, period: 30 };
+    const gateway = as('gateway');
+    const directory = as('directory');
+    try {
+      expect(await codeOf(gateway.call.importTotp(body))).toBe('FORBIDDEN');
+      expect(await codeOf(directory.call.importTotp({ ...body, digits: 8 }))).toBe('VALIDATION');
+      expect(await codeOf(directory.call.importTotp({ ...body, secret: base32Encode(randomBytes(4)) }))).toBe('VALIDATION');
+      expect(await codeOf(directory.call.importTotp({ ...body, userId: randomUUID() }))).toBe('NOT_FOUND');
+      expect(await directory.call.importTotp(body)).toEqual({ outcome: 'enrolled' });
+      expect(await directory.call.importTotp(body)).toEqual({ outcome: 'unchanged' });
+      expect(await codeOf(directory.call.importTotp({ ...body, secret: base32Encode(randomBytes(20)) }))).toBe('CONFLICT');
+      // Sealed, never the secret in the clear; the enrolment audited without it.
+      const [row] = await sys.identity.dataSource.query<Array<{ sealed_secret: Buffer; activated_at: Date | null }>>('SELECT sealed_secret, activated_at FROM mfa_totp WHERE user_id = $1', [userId]);
+      expect(row!.activated_at).not.toBeNull();
+      expect(row!.sealed_secret.includes(base32Decode(secret))).toBe(false);
+      const events = await sys.identity.dataSource.query<Array<{ payload: Buffer }>>(`SELECT payload FROM outbox_events WHERE subject = 'identity.mfa.enrolled' AND convert_from(payload, 'LATIN1') LIKE $1`, [`%${userId}%`]);
+      expect(events).toHaveLength(1);
+      expect(events[0]!.payload.toString('latin1')).not.toContain(secret);
+    } finally {
+      gateway.close();
+      directory.close();
+    }
   });
 
   it('bad input is refused on its own line, nothing half-written, never a 5xx; a JSON array works too', async () => {
