@@ -594,7 +594,9 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- end -}}
 {{- range $up := index $upstreams $name | default list -}}
 {{- $var := printf "%s_GRPC_TARGET" (upper $up) -}}
-{{- if and (not (index $v $up).enabled) (not (hasKey $env $var)) -}}
+{{- /* The directory runs without identity: only an import's TOTP factors need it (they are then reported as not imported). */ -}}
+{{- $optional := and (eq $name "directory") (eq $up "identity") -}}
+{{- if and (not (index $v $up).enabled) (not (hasKey $env $var)) (not $optional) -}}
 {{- $msgs = append $msgs (printf "iam: %s dials %s, which is disabled: enable %s or set %s in %s.env." $name $up $up $var $name) -}}
 {{- end -}}
 {{- end -}}
