@@ -173,7 +173,7 @@ describe('bulk import with legacy hashes (end to end)', () => {
       // Sealed, never the secret in the clear; the enrolment audited without it.
       const [row] = await sys.identity.dataSource.query<Array<{ sealed_secret: Buffer; activated_at: Date | null }>>('SELECT sealed_secret, activated_at FROM mfa_totp WHERE user_id = $1', [userId]);
       expect(row!.activated_at).not.toBeNull();
-      expect(row!.sealed_secret.includes(base32Decode(secret))).toBe(false);
+      expect(row!.sealed_secret.includes(base32Decode(secret)!)).toBe(false);
       const events = await sys.identity.dataSource.query<Array<{ payload: Buffer }>>(`SELECT payload FROM outbox_events WHERE subject = 'identity.mfa.enrolled' AND convert_from(payload, 'LATIN1') LIKE $1`, [`%${userId}%`]);
       expect(events).toHaveLength(1);
       expect(events[0]!.payload.toString('latin1')).not.toContain(secret);
