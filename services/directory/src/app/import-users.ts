@@ -53,6 +53,8 @@ export interface ImportDeps {
   readonly totp?: TotpImporter;
 }
 
+/** ImportTotp calls at once per batch. */
+const TOTP_CONCURRENCY = 8;
 const NO_IDENTITY = 'not imported: this import cannot call identity (IDENTITY_GRPC_TARGET, INTERNAL_CALL_KEY)';
 const NOT_YOURS = 'not imported: the user exists; only an Administrator or the operator\'s --import adds a factor to an existing user';
 
@@ -186,12 +188,17 @@ export function createImportUseCases(deps: ImportDeps): ImportUseCases {
         }
         if (events.length > 0) await tx.publish(events);
       });
-      // After the commit: identity refuses a factor for a user it cannot find.
-      for (const [line, { userId, totp }] of totps) {
-        const r = results.get(line);
-        if (!r || r.status === 'refused') continue;
-        r.totp = deps.totp ? await deps.totp.importTotp(userId, totp).catch((err: unknown) => `not imported: ${err instanceof AppError ? err.message : 'identity did not answer; run the import again'}`) : NO_IDENTITY;
-      }
+      // After the commit (identity refuses a factor for a user it cannot find), a few at a time.
+      const pending = [...totps];
+      const enrol = async () => {
+        for (let next = pending.shift(); next; next = pending.shift()) {
+          const [line, { userId, totp }] = next;
+          const r = results.get(line);
+          if (!r || r.status === 'refused') continue;
+          r.totp = deps.totp ? await deps.totp.importTotp(userId, totp).catch((err: unknown) => `not imported: ${err instanceof AppError ? err.message : 'identity did not answer; run the import again'}`) : NO_IDENTITY;
+        }
+      };
+      await Promise.all(Array.from({ length: TOTP_CONCURRENCY }, enrol));
       return records.map((r) => results.get(r.line) ?? { line: r.line, status: 'refused', reason: 'not read' });
     },
 
