@@ -11,6 +11,8 @@ import { AppError, type Logger, requestContext, withRequestContext } from '@iam/
 import type { OpAudit } from '../../app/op-audit';
 import type { SessionUseCases } from '../../app/sessions';
 import type { SignInFlow, StepResult } from '../../app/signin/flow';
+import { NOT_A_MEMBER } from '../../app/organization-tokens';
+import { isOrganizationRefusal, organizationAsked } from '../../app/signin/organization-policy';
 import { acrOf } from '../../app/signin/policy';
 import { type FlowState, newFlowState, readFlowState } from '../../app/signin/state';
 import type { FactorInput } from '../../app/signin/strategy';
@@ -156,7 +158,11 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
 
   /** The first factor's step: done, or the factor step (its state, with the mfa token, kept server side). */
   async function first(c: Ctx, input: FactorInput): Promise<StepResult | null> {
-    const start = newFlowState({ clientId: String(c.details.params.client_id), ...(typeof c.details.params.acr_values === 'string' ? { acrValues: c.details.params.acr_values } : {}) });
+    const start = newFlowState({
+      clientId: String(c.details.params.client_id),
+      ...(typeof c.details.params.acr_values === 'string' ? { acrValues: c.details.params.acr_values } : {}),
+      organization: organizationAsked(c.details.params),
+    });
     const r = await d.flow.firstFactor(start, input);
     if (r.state.step === 'done') {
       await finish(c, r);
@@ -166,6 +172,12 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
     await c.details.save(remaining(c.details));
     await factor(c, r.state, 200);
     return r;
+  }
+
+  /** A request naming an organization the account is not a member of (organization-policy.ts): no session, no code, `access_denied`. */
+  async function refuse(c: Ctx): Promise<void> {
+    d.logger.info({ clientId: String(c.details.params.client_id) }, 'OpenID sign-in refused: not a member of the organization asked for');
+    await c.provider.interactionFinished(c.req, c.res, { error: 'access_denied', error_description: NOT_A_MEMBER }, { mergeWithLastSubmission: false });
   }
 
   async function consent(c: Ctx, scopes: readonly string[]): Promise<void> {
@@ -222,6 +234,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
           try {
             await first(c, { method: 'password', email, password });
           } catch (err) {
+            if (isOrganizationRefusal(err)) return refuse(c);
             if (unauthenticated(err)) return signIn(c, 401, email, err.detail);
             throw err;
           }
@@ -243,6 +256,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
           try {
             done = await d.flow.secondFactor(state.challenge?.mfaToken ?? '', input);
           } catch (err) {
+            if (isOrganizationRefusal(err)) return refuse(c);
             if (expiredToken(err)) return restart(c);
             if (unauthenticated(err)) return factor(c, state, 401, 'That did not work. Check it and try again.');
             throw err;
@@ -265,6 +279,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
             if (!response) throw AppError.unauthenticated('The passkey could not be verified.');
             await first(c, { method: 'webauthn', response });
           } catch (err) {
+            if (isOrganizationRefusal(err)) return refuse(c);
             if (unauthenticated(err)) return signIn(c, 401, undefined, 'The passkey could not be verified. Try again or use your password.');
             throw err;
           }
