@@ -23,7 +23,7 @@
 import type { Account, KoaContextWithOIDC, ResourceServer, TokenEndpointGrantContext } from 'oidc-provider';
 import { AppError, organizationAudience } from '@iam/platform';
 import { NOT_A_MEMBER, type OrganizationGrants, type OrganizationRights, organizationRights } from '../../app/organization-tokens';
-import { ORGANIZATIONS_SCOPE, ORGANIZATION_SCOPE, type OrganizationRef, organizationOfScope, organizationRefOf, organizationScopes } from '../../app/signin/organization-policy';
+import { ORGANIZATIONS_SCOPE, ORGANIZATION_SCOPE, type OrganizationRef, organizationAsked, organizationOfScope, organizationRefOf, organizationScopes } from '../../app/signin/organization-policy';
 
 export const ORGANIZATION_TOKEN_GRANT = 'urn:iam:grant-type:organization_token';
 export const ORGANIZATION_TOKEN_PARAMS = ['refresh_token', 'organization_id', 'scope'] as const;
@@ -101,7 +101,7 @@ export function organizationTokenGrant(deps: OrganizationGrantDeps): (ctx: Token
       throw new errors.InsufficientScope('refresh token missing required scope', ORGANIZATION_SCOPE);
     }
     const asked = typeof params.scope === 'string' && params.scope.trim() ? params.scope.trim().split(/\s+/) : undefined;
-    const denied = (m: string) => Object.assign(new errors.AccessDenied(m), { statusCode: 403, status: 403 });
+    const denied = (m: string) => new errors.AccessDenied(m);
     const r = await rightsOr(deps, rt.accountId, ref, allowed(deps.ceiling(client as never), granted, asked), denied);
     // Only the organizations it named, when it named some: any other is refused as a non-member's.
     if (!granted.has(ORGANIZATION_SCOPE) && !granted.has(ORGANIZATIONS_SCOPE) && !named.includes(`organization:${r.organizationSlug}`) && !named.includes(`organization:${r.organizationId}`)) throw denied(NOT_A_MEMBER);
@@ -163,21 +163,34 @@ export function organizationAudienceCustomizer(_ctx: unknown, _token: unknown, j
  * keep the organization as the scope form does; anything else is invalid_request.
  */
 export async function organizationIdParam(ctx: KoaContextWithOIDC, value: string | undefined): Promise<void> {
-  if (value === undefined || value === '') return;
-  const ref = organizationRefOf(value);
-  if (!ref) {
-    const { errors } = await import('oidc-provider');
-    throw new errors.InvalidRequest('organization_id names no organization');
-  }
-  const params = ctx.oidc.params as { scope?: string };
-  const scope = `organization:${'id' in ref ? ref.id : ref.slug}`;
+  const { errors } = await import('oidc-provider');
+  const params = ctx.oidc.params as { scope?: string; organization_id?: unknown };
+  const scope = organizationIdScope(value);
+  if (value !== undefined && value !== '' && !scope) throw new errors.InvalidRequest('organization_id names no organization');
   const scopes = (params.scope ?? '').split(' ').filter(Boolean);
-  if (!scopes.includes(scope)) params.scope = [...scopes, scope].join(' ');
+  if (scope && !scopes.includes(scope)) params.scope = [...scopes, scope].join(' ');
+  // The whole request's organization, checked here for every request (one at most), signed in or not.
+  try {
+    organizationAsked(params);
+  } catch (err) {
+    if (err instanceof AppError) throw new errors.InvalidRequest(err.message);
+    throw err;
+  }
 }
 
-/** The `organization:<slug>` scopes a token request or authorization carries (the API's resource server offers them). */
+/** `organization:<id or slug>` of an `organization_id` value; null when it names none. */
+function organizationIdScope(value: unknown): string | null {
+  const ref = typeof value === 'string' && value !== '' ? organizationRefOf(value) : null;
+  return ref ? `organization:${'id' in ref ? ref.id : ref.slug}` : null;
+}
+
+/**
+ * The `organization:<slug>` scopes a token request or authorization carries (the API's resource
+ * server offers them): its scope and `organization_id` (read before the parameter's hook adds
+ * it to the scope), the code's, refresh token's or device code's.
+ */
 export function organizationScopesOf(ctx: KoaContextWithOIDC): string[] {
   const e = ctx.oidc.entities;
-  const from = [ctx.oidc.params?.scope, e.AuthorizationCode?.scope, e.RefreshToken?.scope, e.DeviceCode?.scope];
+  const from = [ctx.oidc.params?.scope, organizationIdScope(ctx.oidc.params?.organization_id) ?? '', e.AuthorizationCode?.scope, e.RefreshToken?.scope, e.DeviceCode?.scope];
   return [...new Set(from.flatMap((s) => organizationScopes(s)))];
 }
