@@ -12,7 +12,7 @@ import type { OpAudit } from '../../app/op-audit';
 import type { SessionUseCases } from '../../app/sessions';
 import type { SignInFlow, StepResult } from '../../app/signin/flow';
 import { NOT_A_MEMBER } from '../../app/organization-tokens';
-import { isOrganizationRefusal, organizationAsked } from '../../app/signin/organization-policy';
+import { isOrganizationRefusal, organizationAsked, organizationOfScope } from '../../app/signin/organization-policy';
 import { acrOf } from '../../app/signin/policy';
 import { type FlowState, newFlowState, readFlowState } from '../../app/signin/state';
 import type { FactorInput } from '../../app/signin/strategy';
@@ -213,11 +213,13 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
           if (c.client?.[FIRST_PARTY] === true) return consent(c, requested.oidc);
           // Each API permission asked (within the client's ceiling: the provider offers no other), named
           // and described (by name alone when the directory cannot answer: the name is what is granted).
-          const found = requested.api.length
-            ? await d.permissions(requested.api).catch((err: unknown) => (d.logger.warn({ err }, 'permission descriptions unavailable for the consent page'), []))
+          const permissionNames = requested.api.filter((x) => !organizationOfScope(x));
+          const found = permissionNames.length
+            ? await d.permissions(permissionNames).catch((err: unknown) => (d.logger.warn({ err }, 'permission descriptions unavailable for the consent page'), []))
             : [];
           const described = new Map(found.map((p) => [p.name, p.description]));
-          const apiPermissions = requested.api.map((name) => ({ name, description: described.get(name) ?? '' }));
+          // An organization asked for (organization-policy.ts) is named as what it lets the app do.
+          const apiPermissions = requested.api.map((name) => ({ name, description: described.get(name) ?? (organizationOfScope(name) ? 'Act in this organization, with your roles there' : '') }));
           return c.show(200, consentPage({ prefix, action: `${c.base}/consent`, clientName: c.clientName, scopes: requested.oidc, apiPermissions }));
         },
       }),
