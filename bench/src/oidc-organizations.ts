@@ -36,7 +36,8 @@ async function exchangeLoop(base: string, client: { id: string; secret: string }
 
 export async function organizationTokenScenario(opts: OidcScenarioOptions, app: { id: string; secret: string }, refresh: LoadResult): Promise<ScenarioRow> {
   opts.log('\n11c. organization-token grants/s vs OP refresh grants/s (11b)');
-  const userId = JSON.parse(Buffer.from(opts.adminToken.split('.')[1]!, 'base64url').toString('utf8')).sub as string;
+  const claims = JSON.parse(Buffer.from(opts.adminToken.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string };
+  const userId = claims.sub;
   const tag = randomBytes(4).toString('hex');
   const org = await api(opts, 'POST', '/api/v1/organizations', { name: 'Bench', slug: `bench-${tag}` });
   const role = await api(opts, 'POST', '/api/v1/organization-roles', { name: `bench-${tag}`, permissions: ['users.manage', 'audit.read'] });

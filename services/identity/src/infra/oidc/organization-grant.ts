@@ -102,7 +102,7 @@ export function organizationTokenGrant(deps: OrganizationGrantDeps): (ctx: Token
     }
     const asked = typeof params.scope === 'string' && params.scope.trim() ? params.scope.trim().split(/\s+/) : undefined;
     const denied = (m: string) => new errors.AccessDenied(m);
-    const r = await rightsOr(deps, rt.accountId, ref, allowed(deps.ceiling(client as never), granted, asked), denied);
+    const r = await rightsOr(deps, rt.accountId, ref, allowed(deps.ceiling(client), granted, asked), denied);
     // Only the organizations it named, when it named some: any other is refused as a non-member's.
     if (!granted.has(ORGANIZATION_SCOPE) && !granted.has(ORGANIZATIONS_SCOPE) && !named.includes(`organization:${r.organizationSlug}`) && !named.includes(`organization:${r.organizationId}`)) throw denied(NOT_A_MEMBER);
 
@@ -115,7 +115,7 @@ export function organizationTokenGrant(deps: OrganizationGrantDeps): (ctx: Token
       sessionUid: rt.sessionUid,
       sid: rt.sid,
     });
-    at.resourceServer = new provider.ResourceServer(deps.api, deps.apiServer(ctx, client as never));
+    at.resourceServer = new provider.ResourceServer(deps.api, deps.apiServer(ctx, client));
     const claims = claimsOf(r);
     at.scope = [`organization:${r.organizationSlug}`, ...claims.permissions].join(' ');
     decided.set(at, claims);
@@ -152,9 +152,10 @@ export async function organizationClaimsOf(
 export function organizationAudienceCustomizer(_ctx: unknown, _token: unknown, jwt: { payload: { [key: string]: unknown } }): void {
   const org = jwt.payload.org as { id?: unknown } | undefined;
   if (!org || typeof org.id !== 'string') return;
-  const aud = jwt.payload.aud;
-  const list = Array.isArray(aud) ? aud : aud === undefined ? [] : [aud];
-  jwt.payload.aud = [...list.filter((a) => a !== organizationAudience(org.id as string)), organizationAudience(org.id)];
+  const own = organizationAudience(org.id);
+  const aud: unknown = jwt.payload.aud;
+  const list: unknown[] = Array.isArray(aud) ? aud : aud === undefined ? [] : [aud];
+  jwt.payload.aud = [...list.filter((a) => a !== own), own];
 }
 
 /**
