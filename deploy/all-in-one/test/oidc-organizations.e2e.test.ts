@@ -145,6 +145,22 @@ describe('organizations at the OpenID provider (openid-client, another origin)',
     expect((await exchange(t.refresh_token!, a.id)).error).toBe('insufficient_scope');
   });
 
+  it('a request with a DPoP proof is refused: this grant would answer with a bearer token', async () => {
+    const a = await org();
+    const u = await user();
+    await join(a, u, [role]);
+    const t = await (await authorize('openid offline_access organization', u)).tokens();
+    const DPoP = oc.getDPoPHandle(config, await oc.randomDPoPKeyPair());
+    let error: string | undefined;
+    try {
+      await oc.genericGrantRequest(config, GRANT, { refresh_token: t.refresh_token!, organization_id: a.id }, { DPoP });
+    } catch (err) {
+      error = (err as { error?: string }).error;
+    }
+    expect(error).toBe('invalid_request');
+    expect((await exchange(t.refresh_token!, a.id)).token).toEqual(expect.any(String));
+  });
+
   it('an authorization naming an organization: its tokens carry it (scope or organization_id), organizations in the ID token only when asked, a removed member’s refresh refused', async () => {
     const [a, b] = [await org(), await org()];
     const u = await user();

@@ -8,7 +8,8 @@
  *   organization's id or slug), optional `scope` (permissions). The refresh token is read, not
  *   rotated (its rotation and reuse detection stay the refresh grant's): only the live one of its
  *   client, of a live grant, of an account the provider still finds (the MFA policy included),
- *   granted `organization`, `organizations` or that organization's `organization:<slug>`.
+ *   granted `organization`, `organizations` or that organization's `organization:<slug>`. A client
+ *   bound to DPoP, or a request with a proof, is refused (this grant cannot check the proof).
  * - The access token: an RFC 9068 JWT of the API with `org` {id, slug}, `aud` [JWT_AUDIENCE,
  *   `urn:iam:organization:<id>`], `roles: []`, and `permissions` = the member's organization
  *   permissions ∩ the scope asked (absent: all) ∩, for a third-party client, its API ceiling
@@ -82,6 +83,9 @@ export function organizationTokenGrant(deps: OrganizationGrantDeps): (ctx: Token
     const ref = organizationRefOf(orgParam);
     if (!ref) throw new errors.InvalidRequest('organization_id names no organization');
 
+    // This grant cannot check a DPoP proof (the library keeps that to its own grants): a client
+    // bound to DPoP, or one sending a proof, would get a bearer token it did not ask for; refused.
+    if (client.dpopBoundAccessTokens || ctx.get('DPoP')) throw new errors.InvalidRequest('organization tokens are not issued DPoP-bound: use the REST exchange or a client without DPoP');
     const rt = await provider.RefreshToken.find(raw, { ignoreExpiration: true });
     if (!rt || rt.clientId !== client.clientId || rt.isExpired || rt.consumed) throw new errors.InvalidGrant('refresh token invalid, expired or used');
     // A sender-constrained refresh token is exchanged only where its proof is checked (the refresh grant).
