@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChannelCredentials, ServerCredentials } from '@grpc/grpc-js';
 import { type AuditConfig, auditService } from '@iam/audit';
 import { type CommerceConfig, commerceService } from '@iam/commerce';
-import { type DirectoryConfig, createDirectoryUseCases, directoryService } from '@iam/directory';
+import { type DirectoryConfig, type TxtResolver, createDirectoryUseCases, directoryService } from '@iam/directory';
 import { type GatewayConfig, type RunningGateway, startGateway } from '@iam/gateway';
 import { type AuthFaults, type ClientLookup, type IdentityConfig, type PresetEndpoints, identityService } from '@iam/identity';
 import { type MemoryMailbox, type NotificationConfig, notificationService } from '@iam/notification';
@@ -72,6 +72,8 @@ export interface SystemOptions {
    * environment or an API caller: a provider's settings can name no endpoint of a preset (SSRF).
    */
   readonly federationPresets?: PresetEndpoints;
+  /** The directory's DNS TXT lookups for domain verification (tests: a stub; `node:dns/promises` otherwise). */
+  readonly directoryResolver?: TxtResolver;
   /** Services that run outside this process, by gRPC target (fault tests run notification on its own). */
   readonly external?: Partial<Record<ServiceName, string>>;
   /**
@@ -121,7 +123,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   };
 
   // The bulk import enrols imported TOTP factors at identity, which starts after the directory.
-  await start('directory', (rt) => directoryService(config.directory, rt, { identityTarget: () => targets.identity }));
+  await start('directory', (rt) => directoryService(config.directory, rt, { resolver: opts.directoryResolver, identityTarget: () => targets.identity }));
   if (opts.admin && services.directory) {
     const { user, created } = await createDirectoryUseCases(services.directory.dataSource, config.directory).credentials.ensureAdministrator(opts.admin);
     logger.info({ email: user.email, created }, 'administrator account ready');

@@ -84,8 +84,12 @@ function organizationUseCases(
   };
 }
 
-/** `identityTarget`: where identity answers, when known only once it started (the all-in-one process); else IDENTITY_GRPC_TARGET. */
-export function directoryService(config: DirectoryConfig, rt: ServiceRuntime, opts: { identityTarget?: () => string } = {}): ServiceSpec {
+/**
+ * `opts.resolver`: the TXT lookups of domain verification (tests pass a stub; `node:dns/promises`
+ * otherwise); `opts.identityTarget`: where identity answers, when known only once it started (the
+ * all-in-one process); else IDENTITY_GRPC_TARGET.
+ */
+export function directoryService(config: DirectoryConfig, rt: ServiceRuntime, opts: { resolver?: TxtResolver; identityTarget?: () => string } = {}): ServiceSpec {
   return {
     name: 'directory',
     databaseUrl: config.databaseUrl,
@@ -95,7 +99,7 @@ export function directoryService(config: DirectoryConfig, rt: ServiceRuntime, op
     streams: [STREAMS.directory, STREAMS.deadLetter],
     build: ({ dataSource }) => {
       const totp = grpcTotpImporter(opts.identityTarget ?? (() => config.identityTarget), { signer: { key: rt.callKey, from: 'directory' }, metrics: rt.metrics, credentials: rt.grpcClientCredentials });
-      const uc = createDirectoryUseCases(dataSource, config, passwordMetrics(rt.metrics.registry, dataSource), undefined, totp);
+      const uc = createDirectoryUseCases(dataSource, config, passwordMetrics(rt.metrics.registry, dataSource), opts.resolver, totp);
       const deps = { logger: rt.logger, metrics: rt.metrics, service: 'directory', callKey: rt.callKey, peerNames: rt.grpcPeerNames };
       return {
         grpc: [...directoryGrpc(uc, deps), ...organizationsGrpc(uc, deps)],
