@@ -1,5 +1,5 @@
-/** The hosted pages' frame (their stylesheet and strings: @iam/hosted-pages): a brand bar and one narrow column. */
-import { messages as t } from '@iam/hosted-pages';
+/** The hosted pages' frame (its component, stylesheet and strings: @iam/hosted-pages, as the provider's pages), its heading focused on each step. */
+import { Frame, messages as t } from '@iam/hosted-pages';
 import { type ReactNode, StrictMode, useEffect, useRef } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ProblemError } from '../api/problem';
@@ -13,15 +13,10 @@ export function HostedPage({ title, children }: { title: string; children: React
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), [title]);
   return (
-    <>
-      <header>
-        <span className="brand">{t.brand}</span>
-      </header>
-      <main id="main" className="signin">
-        <h1 tabIndex={-1} ref={heading}>{title}</h1>
-        {children}
-      </main>
-    </>
+    <Frame>
+      <h1 tabIndex={-1} ref={heading}>{title}</h1>
+      {children}
+    </Frame>
   );
 }
 

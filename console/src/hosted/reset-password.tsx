@@ -5,7 +5,7 @@
  * the request: an email address posted to `POST /api/v1/auth/password-reset/request`, answered
  * alike whether or not an account has it. A finished reset, and the request, link to sign-in.
  */
-import { messages as t } from '@iam/hosted-pages';
+import { PolicyHints, RESET_PASSWORD_PATH, SIGN_IN_PATH, messages as t } from '@iam/hosted-pages';
 import { type FormEvent, useId, useState } from 'react';
 import { ProblemError, fieldErrors } from '../api/problem';
 import { confirmPasswordReset, requestPasswordReset } from './api';
@@ -14,9 +14,6 @@ import { passwordMaxLength, policyChecks } from './password-policy';
 import { takeToken } from './token';
 
 type State = { kind: 'form' } | { kind: 'done' } | { kind: 'link-not-valid' };
-
-/** Where "Sign in" leads: the account page, which signs in through the provider's page. */
-const SIGN_IN_PATH = '/account';
 
 function SignInLink({ after = '' }: { after?: string }) {
   return <p><a href={SIGN_IN_PATH}>{t.resetPassword.signInAgain}</a>{after}</p>;
@@ -91,7 +88,7 @@ function ResetPassword() {
     return (
       <HostedPage title={t.links.notValidTitle}>
         <div role="alert" className="problem"><p>{LINK_NOT_VALID}</p></div>
-        <p><a href="/reset-password">{t.resetPassword.requestTitle}</a></p>
+        <p><a href={RESET_PASSWORD_PATH}>{t.resetPassword.requestTitle}</a></p>
       </HostedPage>
     );
   }
@@ -140,18 +137,7 @@ function ResetPassword() {
         <label className="check">
           <input type="checkbox" checked={show} onChange={(e) => setShow(e.target.checked)} /> {t.resetPassword.show}
         </label>
-        <div id={`${id}-policy`} className="policy">
-          <p id={`${id}-policy-title`}>{t.resetPassword.policyTitle}</p>
-          <ul aria-labelledby={`${id}-policy-title`}>
-            {checks.map((c) => (
-              <li key={c.id} className={c.met ? 'met' : 'unmet'}>
-                <span aria-hidden="true">{c.met ? '✓' : '○'} </span>
-                {c.label}
-                <span className="visually-hidden">{c.met ? ' (done)' : ' (not yet)'}</span>
-              </li>
-            ))}
-          </ul>
-        </div>
+        <PolicyHints id={`${id}-policy`} checks={checks} marks />
         {/* Announced when it changes: how many requirements are left, not every keystroke's detail. */}
         <p className="visually-hidden" aria-live="polite">{password ? (unmet === 0 ? 'Every requirement is met.' : `${unmet} of ${checks.length} requirements left.`) : ''}</p>
         <div aria-live="assertive">{error ? <div role="alert" className="problem"><p>{error}</p></div> : null}</div>

@@ -2,12 +2,15 @@
  * The provider's interaction (oidc-provider's own example: one route per step): each step of the
  * sign-in flow (app/signin/flow.ts) is a route with a typed form (TypeBox), and the flow's state
  * lives in the interaction's server-side record, read back through its schema. The provider gets
- * the sign-in's result through `interactionFinished`. Pages are rendered by pages.ts.
+ * the sign-in's result through `interactionFinished`. The pages are @iam/hosted-pages' React
+ * components, rendered to static HTML.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AppError, type Logger, requestContext, withRequestContext } from '@iam/platform';
+import { ConsentPage, EnrolPage, FactorPage, MessagePage, type ProviderLink, SignInPage, messages as t } from '@iam/hosted-pages';
+import { renderPage } from '@iam/hosted-pages/server';
+import { AppError, type Logger, isPlainText, requestContext, withRequestContext } from '@iam/platform';
 import type { OpAudit } from '../../app/op-audit';
 import type { SessionUseCases } from '../../app/sessions';
 import type { SignInFlow, StepResult } from '../../app/signin/flow';
@@ -19,7 +22,7 @@ import type { Provider } from '../../infra/oidc/provider';
 import { FIRST_PARTY, OP_SCOPES } from '../../infra/oidc/provider';
 import { stringParam } from './library-pages';
 import { isPlainForm } from './plain-text';
-import { type ProviderLink, consentPage, enrolPage, factorPage, messagePage, pageHeaders, signInPage } from './pages';
+import { pageHeaders } from './page-headers';
 
 const MAX_FORM_BYTES = 8_192;
 /** Where the flow's state is kept in the interaction's record. */
@@ -113,6 +116,15 @@ function factorInput(f: Static<typeof FactorForm>, enrol: boolean): FactorInput 
   return recovery ? { method: 'recovery_code', code: recovery } : null;
 }
 
+/**
+ * The client's `login_hint` (OpenID Connect Core §3.1.2.1), prefilled in the email field when it
+ * is one plain line of an email's length (the page escapes it; it proves nothing).
+ */
+function loginHint(details: Details): string | undefined {
+  const hint = details.params.login_hint;
+  return typeof hint === 'string' && hint.length <= 320 && isPlainText(hint) ? hint.trim() || undefined : undefined;
+}
+
 const unauthenticated = (err: unknown): err is AppError => err instanceof AppError && err.code === 'UNAUTHENTICATED';
 const expiredToken = (err: unknown): boolean => err instanceof AppError && err.reason === 'identity.mfa_token_invalid';
 
@@ -122,13 +134,13 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
   const remaining = (details: Details) => Math.max(1, details.exp - Math.floor(Date.now() / 1000));
 
   const signIn = async (c: Ctx, status: number, email?: string, error?: string) =>
-    c.show(status, signInPage({ prefix, action: `${c.base}/login`, passkeyAction: `${c.base}/passkey`, clientName: c.clientName, email, error, providers: d.providerLinks ? await d.providerLinks(c.base) : [] }));
+    c.show(status, renderPage(SignInPage, { prefix, action: `${c.base}/login`, passkeyAction: `${c.base}/passkey`, clientName: c.clientName, email, error, providers: d.providerLinks ? await d.providerLinks(c.base) : [] }));
 
   /** A used or expired mfa token cannot be answered again (it lives 5 minutes, the interaction 15): back to the first step. */
   async function restart(c: Ctx): Promise<void> {
     c.details.result = undefined;
     await c.details.save(remaining(c.details));
-    return signIn(c, 401, undefined, 'The sign-in took too long. Sign in again.');
+    return signIn(c, 401, undefined, t.signInErrors.tookTooLong);
   }
 
   /** The factor step's page: the enrolment (a pending TOTP secret, the same one until activated) or the factor. */
@@ -143,9 +155,9 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
         if (expiredToken(err)) return restart(c);
         throw err;
       }
-      return c.show(status, enrolPage({ prefix, action: `${c.base}/factor`, secret: e.secret, otpauthUri: e.otpauthUri, error }));
+      return c.show(status, renderPage(EnrolPage, { prefix, action: `${c.base}/factor`, secret: e.secret, otpauthUri: e.otpauthUri, error }));
     }
-    return c.show(status, factorPage({ prefix, action: `${c.base}/factor`, methods: challenge.methods, error }));
+    return c.show(status, renderPage(FactorPage, { prefix, action: `${c.base}/factor`, methods: challenge.methods, error }));
   }
 
   /** The flow is done: the success recorded, and the result handed to the provider. */
@@ -194,8 +206,8 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
         prompt: 'any',
         async run(c) {
           const prompt = c.details.prompt.name;
-          if (prompt === 'login') return c.state && c.state.challenge && factorSteps.includes(c.state.step) ? factor(c, c.state, 200) : signIn(c, 200);
-          if (prompt !== 'consent') return c.show(400, messagePage(prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
+          if (prompt === 'login') return c.state && c.state.challenge && factorSteps.includes(c.state.step) ? factor(c, c.state, 200) : signIn(c, 200, loginHint(c.details));
+          if (prompt !== 'consent') return c.show(400, renderPage(MessagePage, { prefix, title: t.signInErrors.title, message: t.signInErrors.cannotContinue }));
           const requested = requestedScopes(c.details);
           // First-party clients (the console) are not asked.
           if (c.client?.[FIRST_PARTY] === true) return consent(c, requested.oidc);
@@ -206,7 +218,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
             : [];
           const described = new Map(found.map((p) => [p.name, p.description]));
           const apiPermissions = requested.api.map((name) => ({ name, description: described.get(name) ?? '' }));
-          return c.show(200, consentPage({ prefix, action: `${c.base}/consent`, clientName: c.clientName, scopes: requested.oidc, apiPermissions }));
+          return c.show(200, renderPage(ConsentPage, { prefix, action: `${c.base}/consent`, clientName: c.clientName, scopes: requested.oidc, apiPermissions }));
         },
       }),
     ],
@@ -218,7 +230,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
         async run(c, form) {
           const email = (form.email ?? '').slice(0, 320);
           const password = (form.password ?? '').slice(0, 1_024);
-          if (!email || !password) return signIn(c, 400, email, 'Enter your email and password.');
+          if (!email || !password) return signIn(c, 400, email, t.signIn.missingFields);
           try {
             await first(c, { method: 'password', email, password });
           } catch (err) {
@@ -238,13 +250,13 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
           const state = c.state!;
           const enrol = state.step === 'enrol';
           const input = factorInput(form, enrol);
-          if (!input) return factor(c, state, 400, enrol ? 'Enter the 6-digit code your app shows.' : 'Enter a code, or use another way.');
+          if (!input) return factor(c, state, 400, enrol ? t.factor.missingEnrolCode : t.factor.missingCode);
           let done;
           try {
             done = await d.flow.secondFactor(state.challenge?.mfaToken ?? '', input);
           } catch (err) {
             if (expiredToken(err)) return restart(c);
-            if (unauthenticated(err)) return factor(c, state, 401, 'That did not work. Check it and try again.');
+            if (unauthenticated(err)) return factor(c, state, 401, t.factor.refused);
             throw err;
           }
           return finish(c, done);
@@ -265,7 +277,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
             if (!response) throw AppError.unauthenticated('The passkey could not be verified.');
             await first(c, { method: 'webauthn', response });
           } catch (err) {
-            if (unauthenticated(err)) return signIn(c, 401, undefined, 'The passkey could not be verified. Try again or use your password.');
+            if (unauthenticated(err)) return signIn(c, 401, undefined, t.signIn.passkeyNotVerified);
             throw err;
           }
         },
