@@ -142,6 +142,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         stores,
         strategies,
         principals: tokenDirectory,
+        passwords: tokenDirectory,
         logger,
       });
       const auth = createAuthUseCases({

@@ -47,7 +47,10 @@ export function identityConsumers(
           const n = await deps.emailActions.invalidatePending(payload.userId, payload.email);
           if (n > 0) logger.info({ userId: payload.userId, invalidated: n }, 'pending email actions invalidated (email changed)');
         }
-        const ends = e.subject === SUBJECTS.userDeleted || changed.has('password') || changed.has('email');
+        // A new password chosen as a step of a sign-in (the account had to: passwordChangeRequired)
+        // ends nothing: the account could not sign in before it, and the sign-in it completes goes on.
+        const atSignIn = e.subject === SUBJECTS.userUpdated && payload.passwordChangedAtSignIn === true && !changed.has('email');
+        const ends = !atSignIn && (e.subject === SUBJECTS.userDeleted || changed.has('password') || changed.has('email'));
         if (!ends) return;
         if (payload.passwordResetId && !changed.has('email')) {
           // A password reset: its token, sessions and notice go together, once (maybe done already

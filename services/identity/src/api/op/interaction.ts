@@ -8,9 +8,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { ConsentPage, EnrolPage, FactorPage, MessagePage, type ProviderLink, SignInPage, messages as t } from '@iam/hosted-pages';
+import { ChangePasswordPage, ConsentPage, EnrolPage, FactorPage, MessagePage, type ProviderLink, SignInPage, messages as t } from '@iam/hosted-pages';
 import { renderPage } from '@iam/hosted-pages/server';
-import { AppError, type Logger, isPlainText, requestContext, withRequestContext } from '@iam/platform';
+import { AppError, type Logger, PASSWORD_POLICY, isPlainText, requestContext, withRequestContext } from '@iam/platform';
 import type { OpAudit } from '../../app/op-audit';
 import type { SessionUseCases } from '../../app/sessions';
 import type { SignInFlow, StepResult } from '../../app/signin/flow';
@@ -30,7 +30,7 @@ export const FLOW = 'iamFlow';
 
 export interface InteractionDeps {
   readonly prefix: string;
-  readonly flow: Pick<SignInFlow, 'firstFactor' | 'secondFactor' | 'options'>;
+  readonly flow: Pick<SignInFlow, 'firstFactor' | 'secondFactor' | 'changePassword' | 'options'>;
   /** A browser sign-in the flow completed: the lockout count cleared and the success recorded. */
   readonly sessions: Pick<SessionUseCases, 'signedInAtProvider'>;
   /** Consent in the audit trail (sign-ins are the flow's own events). */
@@ -76,6 +76,7 @@ const LoginForm = Type.Object({ email: Type.Optional(Type.String()), password: T
 const FactorForm = Type.Object({ code: Type.Optional(Type.String()), recoveryCode: Type.Optional(Type.String()), response: Type.Optional(Type.String()), registration: Type.Optional(Type.String()) });
 const PasskeyForm = Type.Object({ response: Type.Optional(Type.String()) });
 const ConsentForm = Type.Object({ decision: Type.Optional(Type.String()) });
+const PasswordForm = Type.Object({ newPassword: Type.Optional(Type.String()) });
 
 async function readForm<S extends TSchema>(req: IncomingMessage, schema: S): Promise<Static<S>> {
   if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) throw AppError.validation('A form is expected.');
@@ -143,10 +144,11 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
     return signIn(c, 401, undefined, t.signInErrors.tookTooLong);
   }
 
-  /** The factor step's page: the enrolment (a pending TOTP secret, the same one until activated) or the factor. */
+  /** The pending step's page: the enrolment (a pending TOTP secret, the same one until activated), the factor, or a new password. */
   async function factor(c: Ctx, state: FlowState, status: number, error?: string): Promise<void> {
     const challenge = state.challenge;
     if (!challenge) return restart(c);
+    if (state.step === 'password_change') return c.show(status, renderPage(ChangePasswordPage, { prefix, action: `${c.base}/password`, policy: PASSWORD_POLICY, error }));
     if (state.step === 'enrol') {
       let e;
       try {
@@ -166,18 +168,18 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
     await c.provider.interactionFinished(c.req, c.res, { login: { accountId: r.principal.userId, amr: [...r.amr], acr: acrOf(r.amr), remember: true } }, { mergeWithLastSubmission: false });
   }
 
-  /** The first factor's step: done, or the factor step (its state, with the mfa token, kept server side). */
-  async function first(c: Ctx, input: FactorInput): Promise<StepResult | null> {
-    const start = newFlowState({ clientId: String(c.details.params.client_id), ...(typeof c.details.params.acr_values === 'string' ? { acrValues: c.details.params.acr_values } : {}) });
-    const r = await d.flow.firstFactor(start, input);
-    if (r.state.step === 'done') {
-      await finish(c, r);
-      return null;
-    }
+  /** After a step: done, or the next step's page (its state, with its mfa token, kept server side). */
+  async function proceed(c: Ctx, r: StepResult): Promise<void> {
+    if (r.state.step === 'done') return finish(c, r);
     c.details.result = { [FLOW]: r.state };
     await c.details.save(remaining(c.details));
-    await factor(c, r.state, 200);
-    return r;
+    return factor(c, r.state, 200);
+  }
+
+  /** The first factor's step. */
+  async function first(c: Ctx, input: FactorInput): Promise<void> {
+    const start = newFlowState({ clientId: String(c.details.params.client_id), ...(typeof c.details.params.acr_values === 'string' ? { acrValues: c.details.params.acr_values } : {}) });
+    return proceed(c, await d.flow.firstFactor(start, input));
   }
 
   async function consent(c: Ctx, scopes: readonly string[]): Promise<void> {
@@ -197,7 +199,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
     await provider.interactionFinished(c.req, c.res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
-  const factorSteps: FlowState['step'][] = ['second_factor', 'enrol'];
+  const factorSteps: FlowState['step'][] = ['second_factor', 'enrol', 'password_change'];
 
   return new Map<string, Route>([
     [
@@ -244,7 +246,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
       'POST factor',
       formRoute({
         prompt: 'login',
-        steps: factorSteps,
+        steps: ['second_factor', 'enrol'],
         form: FactorForm,
         async run(c, form) {
           const state = c.state!;
@@ -259,7 +261,30 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
             if (unauthenticated(err)) return factor(c, state, 401, t.factor.refused);
             throw err;
           }
-          return finish(c, done);
+          return proceed(c, done);
+        },
+      }),
+    ],
+    [
+      'POST password',
+      formRoute({
+        prompt: 'login',
+        steps: ['password_change'],
+        form: PasswordForm,
+        async run(c, form) {
+          const state = c.state!;
+          const newPassword = (form.newPassword ?? '').slice(0, 1_024);
+          if (!newPassword) return factor(c, state, 400, t.changePassword.missing);
+          let done;
+          try {
+            done = await d.flow.changePassword(state.challenge?.mfaToken ?? '', newPassword);
+          } catch (err) {
+            if (expiredToken(err)) return restart(c);
+            // The policy's refusal, in the directory's words (the token stays usable).
+            if (err instanceof AppError && err.code === 'VALIDATION') return factor(c, state, 400, [err.detail, ...(err.errors ?? []).map((e) => `The password ${e.message}.`)].join(' '));
+            throw err;
+          }
+          return proceed(c, done);
         },
       }),
     ],
@@ -301,7 +326,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
 }
 
 /** The steps an interaction's path may name (others are the provider's). */
-export const INTERACTION_STEPS: ReadonlySet<string> = new Set(['', 'login', 'consent', 'factor', 'factor/options', 'factor/register-options', 'passkey', 'passkey/options']);
+export const INTERACTION_STEPS: ReadonlySet<string> = new Set(['', 'login', 'consent', 'factor', 'factor/options', 'factor/register-options', 'password', 'passkey', 'passkey/options']);
 
 /** Runs the route of `step` for one request of an interaction; false when none answers it now (the caller's 400). */
 export async function runInteraction(routes: ReadonlyMap<string, Route>, prefix: string, req: IncomingMessage, res: ServerResponse, provider: Provider, step: string): Promise<boolean> {

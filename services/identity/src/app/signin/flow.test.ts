@@ -57,6 +57,7 @@ describe('the sign-in flow', () => {
     findAccount: () => Promise.reject(new Error('not used')),
     resetPassword: () => Promise.reject(new Error('not used')),
     markEmailVerified: () => Promise.reject(new Error('not used')),
+    changeRequiredPassword: () => Promise.reject(new Error('not used')),
     resolveRoles: () => Promise.reject(new Error('not used')),
     resolvePermissions: () => Promise.reject(new Error('not used')),
   };
@@ -104,7 +105,7 @@ describe('the sign-in flow', () => {
       recoveryCodeStrategy({ recoveryKey: randomBytes(32), stores }),
       upstream,
     ]);
-    flow = createSignInFlow({ settings: { maxFailedAttempts: 5, lockoutMinutes: 15, requiredRoles: ['Operator'] }, uow, stores, strategies, principals: directory, logger });
+    flow = createSignInFlow({ settings: { maxFailedAttempts: 5, lockoutMinutes: 15, requiredRoles: ['Operator'] }, uow, stores, strategies, principals: directory, passwords: directory, logger });
   });
 
   afterAll(async () => {
