@@ -11,6 +11,7 @@ import type { Principal } from '../../domain/model';
 import type { Directory } from '../../domain/ports';
 import { SealingKeys } from '../../domain/sealing';
 import { hotp, totpStep } from '../../domain/totp';
+import { base32Decode } from '../../testing/base32';
 import { entities, migrations } from '../../infra/schema';
 import { pgIdentityStores, pgUnitOfWork } from '../../infra/stores';
 import { createTotpSecrets } from '../totp-secrets';
@@ -92,19 +93,7 @@ describe('the sign-in flow: a new password the account must choose', () => {
   it('an account with an app: the second factor first, then the new password (a new token); the factor token takes no password', async () => {
     const u = importedUser();
     const totp = createTotpSecrets({ totpKeys, issuer: 'IAM', stores: pgIdentityStores(db.ds.manager), directory });
-    const secret = Buffer.from(await (async () => {
-      const s = (await totp.pending(u.userId)).secret;
-      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-      let bits = 0;
-      let value = 0;
-      const out: number[] = [];
-      for (const ch of s) {
-        value = (value << 5) | alphabet.indexOf(ch);
-        bits += 5;
-        if (bits >= 8) out.push((value >>> (bits -= 8)) & 0xff);
-      }
-      return out;
-    })());
+    const secret = base32Decode((await totp.pending(u.userId)).secret);
     await db.ds.query('UPDATE mfa_totp SET activated_at = now() WHERE user_id = $1', [u.userId]);
 
     const first = await flow.firstFactor(newFlowState({ clientId: 'console' }), pwd(u.email));
