@@ -144,6 +144,12 @@ export const en = {
     requestedTitle: 'Check your email',
     requested: 'If an account has this address, a link to choose a new password is on its way. It works once, for a limited time.',
     backToSignIn: 'Back to sign in',
+    unmet: (n: number) => `The password does not meet ${n === 1 ? 'one requirement' : `${n} requirements`} yet (listed below).`,
+    allMet: 'Every requirement is met.',
+    left: (n: number, of: number) => `${n} of ${of} requirements left.`,
+    met: ' (done)',
+    notMet: ' (not yet)',
+    refused: (why: string) => `The password ${why}.`,
   },
   verifyEmail: {
     title: 'Confirm your email address',

@@ -16,7 +16,7 @@ export function PolicyHints({ id, checks, marks }: { id: string; checks: readonl
             <li key={c.id} className={c.met ? 'met' : 'unmet'}>
               <span aria-hidden="true">{c.met ? '✓' : '○'} </span>
               {c.label}
-              <span className="visually-hidden">{c.met ? ' (done)' : ' (not yet)'}</span>
+              <span className="visually-hidden">{c.met ? t.resetPassword.met : t.resetPassword.notMet}</span>
             </li>
           ) : (
             <li key={c.id}>{c.label}</li>
