@@ -10,7 +10,12 @@ import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
 
 export function identityConsumers(
-  deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; /** Ends a user's OpenID provider sessions, grants and tokens. */ endOidcSubject: (userId: string) => Promise<number> },
+  deps: {
+    auth: Pick<AuthUseCases, 'endSessions'>;
+    emailActions: Pick<EmailActionUseCases, 'invalidatePending' | 'completePasswordReset'>;
+    /** Ends a user's OpenID provider sessions, grants and tokens. */
+    endOidcSubject: (userId: string) => Promise<number>;
+  },
   logger: Logger,
 ): DurableConsumerSpec[] {
   return [
