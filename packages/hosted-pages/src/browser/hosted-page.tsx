@@ -49,11 +49,26 @@ export function Announced({ text }: { text: string | undefined }) {
   );
 }
 
-/** A link that cannot be used (the same words whatever the reason). */
-export function LinkNotValid() {
+/** A step's end: its title and what happened (announced), and where to go on. */
+export function Finished({ title, text, children }: { title: string; text: string; children?: ReactNode }) {
   return (
-    <div role="alert" className="problem">
-      <p>{t.links.notValid}</p>
-    </div>
+    <HostedPage title={title}>
+      <p role="status" className="notice">
+        {text}
+      </p>
+      {children}
+    </HostedPage>
+  );
+}
+
+/** A link that cannot be used (the same words whatever the reason), and where to go on. */
+export function LinkNotValid({ children }: { children?: ReactNode }) {
+  return (
+    <HostedPage title={t.links.notValidTitle}>
+      <div role="alert" className="problem">
+        <p>{t.links.notValid}</p>
+      </div>
+      {children}
+    </HostedPage>
   );
 }

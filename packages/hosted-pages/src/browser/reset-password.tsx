@@ -10,7 +10,7 @@ import { messages as t } from '../messages';
 import { type PasswordPolicy, policyChecks } from '../password-policy';
 import { RESET_PASSWORD_PATH, SIGN_IN_PATH } from '../pages/paths';
 import { PolicyHints } from '../pages/policy-hints';
-import { type ActionOutcome, Announced, HostedPage, LinkNotValid } from './hosted-page';
+import { type ActionOutcome, Announced, Finished, HostedPage, LinkNotValid } from './hosted-page';
 
 export interface ResetPasswordApi {
   /** The reset link for an address (the same answer whether or not an account has it). */
@@ -34,14 +34,11 @@ function RequestReset({ api }: { api: ResetPasswordApi }) {
   const id = useId();
   if (sent) {
     return (
-      <HostedPage title={t.resetPassword.requestedTitle}>
-        <p role="status" className="notice">
-          {t.resetPassword.requested}
-        </p>
+      <Finished title={t.resetPassword.requestedTitle} text={t.resetPassword.requested}>
         <p>
           <a href={SIGN_IN_PATH}>{t.resetPassword.backToSignIn}</a>
         </p>
-      </HostedPage>
+      </Finished>
     );
   }
   const submit = async (e: FormEvent) => {
@@ -86,25 +83,21 @@ function ChooseNewPassword({ token, api, policy }: { token: string; api: ResetPa
 
   if (state === 'done') {
     return (
-      <HostedPage title={t.resetPassword.doneTitle}>
-        <p role="status" className="notice">
-          {t.resetPassword.done}
-        </p>
+      <Finished title={t.resetPassword.doneTitle} text={t.resetPassword.done}>
         <p>
           <a href={SIGN_IN_PATH}>{t.resetPassword.signInAgain}</a>
           {t.resetPassword.signInAgainAfter}
         </p>
-      </HostedPage>
+      </Finished>
     );
   }
   if (state === 'link-not-valid') {
     return (
-      <HostedPage title={t.links.notValidTitle}>
-        <LinkNotValid />
+      <LinkNotValid>
         <p>
           <a href={RESET_PASSWORD_PATH}>{t.resetPassword.requestTitle}</a>
         </p>
-      </HostedPage>
+      </LinkNotValid>
     );
   }
 

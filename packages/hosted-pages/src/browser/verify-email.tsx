@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { messages as t } from '../messages';
-import { type ActionOutcome, Announced, HostedPage, LinkNotValid, NoToken } from './hosted-page';
+import { type ActionOutcome, Announced, Finished, HostedPage, LinkNotValid, NoToken } from './hosted-page';
 
 export interface VerifyEmailPageProps {
   readonly token: string | undefined;
@@ -23,22 +23,8 @@ export function VerifyEmailPage({ token, confirm }: VerifyEmailPageProps) {
       </HostedPage>
     );
   }
-  if (state === 'done') {
-    return (
-      <HostedPage title={t.verifyEmail.doneTitle}>
-        <p role="status" className="notice">
-          {t.verifyEmail.done}
-        </p>
-      </HostedPage>
-    );
-  }
-  if (state === 'link-not-valid') {
-    return (
-      <HostedPage title={t.links.notValidTitle}>
-        <LinkNotValid />
-      </HostedPage>
-    );
-  }
+  if (state === 'done') return <Finished title={t.verifyEmail.doneTitle} text={t.verifyEmail.done} />;
+  if (state === 'link-not-valid') return <LinkNotValid />;
   const verify = async () => {
     setError(undefined);
     setState('busy');
