@@ -30,6 +30,7 @@ module.exports = {
     '^@iam/identity-client$': '<rootDir>/packages/identity-client/src',
     '^@iam/hosted-pages$': '<rootDir>/packages/hosted-pages/src',
     '^@iam/hosted-pages/server$': '<rootDir>/packages/hosted-pages/src/server',
+    '^@iam/hosted-pages/browser$': '<rootDir>/packages/hosted-pages/src/browser',
     '^@iam/hosted-pages/styles.css$': '<rootDir>/packages/hosted-pages/styles.css',
     '^@iam/(identity|directory|notification|commerce|audit)$': '<rootDir>/services/$1/src',
     '^@iam/gateway$': '<rootDir>/gateway/src',
