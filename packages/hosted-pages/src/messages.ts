@@ -48,6 +48,8 @@ export const en = {
     asks: 'asks to:',
     apiHeading: 'Act for you at the API',
     apiIntro: 'With these permissions, as you hold them:',
+    /** An organization the request names (its scope), as what it lets the app do. */
+    organizationScope: 'Act in this organization, with your roles there',
     allow: 'Allow',
     deny: 'Deny',
     scopes: {
@@ -55,6 +57,8 @@ export const en = {
       profile: 'Your first and last name',
       email: 'Your email address and whether it is verified',
       offline_access: 'Stay signed in when you are away (a refresh token)',
+      organization: 'Act in an organization you are a member of, with your roles there',
+      organizations: 'Know which organizations you are a member of',
     } as Record<string, string>,
   },
   logout: {

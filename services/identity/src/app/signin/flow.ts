@@ -14,6 +14,8 @@ import { AppError, type Logger, event, randomToken, requestContext, sha256, with
 import type { Principal } from '../../domain/model';
 import type { Directory, IdentityStores, MfaChallengeRecord, MfaPurpose, UnitOfWork } from '../../domain/ports';
 import { type Attempts, type LockoutSettings, createAttempts } from './lockout';
+import type { OrganizationGrants } from '../organization-tokens';
+import { admit, asOrganizationRef } from './organization-policy';
 import { nextStep } from './policy';
 import { type FlowState, amrOf, newFlowState, readFlowState } from './state';
 import type { FactorInput, FactorStrategy, StrategyRegistry } from './strategy';
@@ -97,6 +99,8 @@ export function createSignInFlow(deps: {
   principals: Pick<Directory, 'principal'>;
   /** The directory's password change of an account that must choose a new one. */
   passwords: Pick<Directory, 'changeRequiredPassword'>;
+  /** Membership, for a sign-in whose request names an organization (organization-policy.ts); absent: such a sign-in is refused. */
+  organizations?: Pick<OrganizationGrants, 'grant'>;
   logger: Logger;
 }): SignInFlow {
   const { settings: s, uow, stores, strategies } = deps;
@@ -166,9 +170,23 @@ export function createSignInFlow(deps: {
     return { state: { ...base, step: next, challenge: { mfaToken: challenge.mfaToken, methods: [...challenge.methods] } }, principal, emailHash, amr, challenge };
   }
 
+  /** The organization gate of organization-policy.ts: before a second factor is asked, and again before `done`. */
+  async function admitted(state: FlowState, userId: string): Promise<void> {
+    const organization = asOrganizationRef(state.organization);
+    if (!organization) return;
+    await admit(deps.organizations ?? { grant: async () => null }, userId, organization);
+  }
+
   return {
     async firstFactor(state, input) {
       const v = await verifyFirst(input);
+      try {
+        await admitted(state, v.principal.userId);
+      } catch (err) {
+        // The factor was right: its reservation is given back, the count kept (no sign-in completed).
+        await attempts.release(v.key);
+        throw err;
+      }
       const factors = [...state.factors, { method: v.method, amr: [...v.amr] }];
       const amr = amrOf(factors);
       const account = amr.includes('mfa') ? null : await factorsOf(v.principal.userId);
@@ -218,6 +236,7 @@ export function createSignInFlow(deps: {
       if (!consumed) throw mfaTokenInvalid();
       const principal = await deps.principals.principal(c.userId);
       if (!principal) throw mfaTokenInvalid();
+      await admitted(state, c.userId);
       const factors = [...state.factors, { method: strategy.method, amr: [...verified.amr] }];
       const amr = amrOf(factors);
       // The policy again: with the factors done, an account that must choose a new password does it now.
@@ -230,6 +249,8 @@ export function createSignInFlow(deps: {
       if (c.purpose !== 'password') throw new AppError('CONFLICT', FACTOR_NEXT, { reason: 'identity.method_unavailable' });
       const state = readFlowState(c.flow);
       if (!state || state.userId !== c.userId || state.step !== 'password_change') throw mfaTokenInvalid();
+      // The organization gate again before `done` (and before anything changes).
+      await admitted(state, c.userId);
       // The user is the actor of the change (the directory's user.updated and its audit entry name them).
       try {
         await withRequestContext({ ...requestContext(), actor: c.userId }, () => deps.passwords.changeRequiredPassword(c.userId, newPassword));
