@@ -3,7 +3,8 @@
  * administrator configures an upstream OpenID provider on the console's Identity providers page; a
  * new person signs in with it on the hosted sign-in page of an app on another origin (an account
  * is made for them); a person with a password links it from the account page (a fresh sign-in
- * here first, then the provider) and unlinks it. The upstream is a real, independent OpenID
+ * here first, then the provider), the administrator sees it on the user's page, and the person
+ * unlinks it. The upstream is a real, independent OpenID
  * provider on its own loopback port (a bare oidc-provider: services/identity/src/testing/upstream-op.ts).
  * Skipped, saying why, without /usr/bin/chromium or a built console, and against a running system
  * (it starts its own upstream, which that system would not know). Screenshots: console/test-output/federation/.
@@ -145,6 +146,25 @@ suite('an identity provider configured in the console, signed in with, linked an
     expect(await axeOf(page)).toEqual([]);
     const linked = await call('GET', `/api/v1/users/${user.json.id}/identities`, { token });
     expect(linked.json.items).toEqual([expect.objectContaining({ provider: NAME, issuer: op.issuer })]);
+    // The administrator sees it on the user's page (a browser of their own).
+    const adminBrowser = await launchProfile('console-federation-admin-');
+    try {
+      const adminPage = adminBrowser.context.pages()[0] ?? (await adminBrowser.context.newPage());
+      adminPage.setDefaultTimeout(15_000);
+      const adminApp = new ConsoleApp(adminPage, base, OUT);
+      await adminApp.open();
+      await new SignInPage(adminApp).signIn(ADMIN.email, ADMIN.password);
+      await adminPage.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      await adminApp.goDirect(`/users/${user.json.id as string}`);
+      await adminPage.getByRole('heading', { name: 'Edit user', level: 1 }).waitFor();
+      const theirs = adminPage.getByRole('region', { name: 'Other sign-ins' });
+      await theirs.getByRole('row').filter({ hasText: BUTTON }).waitFor();
+      await adminPage.screenshot({ path: join(OUT, '03b-admin-user-page.png'), fullPage: true });
+      expect(adminBrowser.cspViolations).toEqual([]);
+    } finally {
+      await adminBrowser.context.close();
+      rmSync(adminBrowser.userDataDir, { recursive: true, force: true });
+    }
 
     // 4. Unlinked (the password stays a way in).
     await account.unlink(BUTTON);
