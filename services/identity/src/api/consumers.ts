@@ -47,7 +47,8 @@ export function identityConsumers(
           const n = await deps.emailActions.invalidatePending(payload.userId, payload.email);
           if (n > 0) logger.info({ userId: payload.userId, invalidated: n }, 'pending email actions invalidated (email changed)');
         }
-        const ends = e.subject === SUBJECTS.userDeleted || changed.has('password') || changed.has('email');
+        // `active`: a SCIM client disabled (or enabled) the account; its sessions end either way.
+        const ends = e.subject === SUBJECTS.userDeleted || changed.has('password') || changed.has('email') || changed.has('active');
         if (!ends) return;
         if (payload.passwordResetId && !changed.has('email')) {
           // A password reset: its token, sessions and notice go together, once (maybe done already
