@@ -57,8 +57,13 @@ export function identityConsumers(
           if (done) logger.info({ userId: payload.userId }, 'password reset completed from the directory event');
           return;
         }
-        // The change's own time: tokens issued before it are refused, later ones are not.
-        const n = await deps.auth.endSessions(payload.userId, e.occurredAt);
+        // The change's own time: tokens issued before it are refused, later ones are not. A
+        // SCIM (de)provisioning (`active`) refuses the change's whole next second too: a token
+        // minted after an earlier revocation of the same second gets that second's iat, which a
+        // revocation at the change's own time could not reach; a disabled account is issued
+        // nothing after it anyway.
+        const at = changed.has('active') ? new Date(e.occurredAt.getTime() + 1_000) : e.occurredAt;
+        const n = await deps.auth.endSessions(payload.userId, at);
         logger.info({ userId: payload.userId, revoked: n, reason: e.subject }, 'sessions ended');
       },
     },
