@@ -13,7 +13,7 @@ function jsonArray(name: string, subs: readonly string[]): MultiAttr {
   return {
     kind: 'multi',
     from: `jsonb_array_elements(CASE WHEN jsonb_typeof(s.attributes -> '${name}') = 'array' THEN s.attributes -> '${name}' ELSE '[]'::jsonb END) AS ${e}`,
-    subs: Object.fromEntries([...subs.map((k) => [k.toLowerCase(), scalar(`${e} ->> '${k}'`)]), ['primary', scalar(`(${e} ->> 'primary')::boolean`, 'boolean')]]),
+    subs: Object.fromEntries([...subs.map((k): [string, ScalarAttr] => [k.toLowerCase(), scalar(`${e} ->> '${k}'`)]), ['primary', scalar(`(${e} ->> 'primary')::boolean`, 'boolean')]]),
   };
 }
 

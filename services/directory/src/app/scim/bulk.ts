@@ -38,13 +38,17 @@ export async function runBulk(scope: ScimScope, body: unknown, dispatch: Dispatc
   let errors = 0;
   for (const raw of ops) {
     const op = isObject(raw) ? raw : {};
-    const method = String(field(op, 'method') ?? '').toUpperCase();
-    const bulkId = typeof field(op, 'bulkId') === 'string' ? (field(op, 'bulkId') as string) : undefined;
-    const version = typeof field(op, 'version') === 'string' ? (field(op, 'version') as string) : undefined;
+    const text = (name: string): string | undefined => {
+      const v = field(op, name);
+      return typeof v === 'string' ? v : undefined;
+    };
+    const method = (text('method') ?? '').toUpperCase();
+    const bulkId = text('bulkId');
+    const version = text('version');
     try {
       if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) throw ScimError.badRequest('invalidSyntax', 'method is POST, PUT, PATCH or DELETE.');
       if (method === 'POST' && !bulkId) throw ScimError.badRequest('invalidSyntax', 'A POST operation needs a bulkId.');
-      const path = resolve(String(field(op, 'path') ?? ''), ids);
+      const path = resolve(text('path') ?? '', ids);
       if (!/^\/(Users|Groups)(\/[^/]+)?$/.test(path) || (method === 'POST') === /^\/(Users|Groups)\/[^/]+$/.test(path)) throw ScimError.badRequest('invalidPath', 'path is /Users or /Groups for POST, /Users/{id} or /Groups/{id} otherwise.');
       const data = field(op, 'data');
       const resolved = data === undefined ? undefined : (JSON.parse(resolve(JSON.stringify(data), ids)) as unknown);

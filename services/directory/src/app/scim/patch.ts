@@ -41,7 +41,7 @@ export function applyPatch(resource: Json, body: unknown): Json {
   const ops = patchOperations(body);
   const doc = { ...resource, meta: { created: new Date(0), lastModified: new Date(0) }, schemas: resource.schemas as string[] };
   try {
-    return scimPatch(doc, ops, { mutateDocument: false, treatMissingAsAdd: true }) as unknown as Json;
+    return scimPatch(doc, ops, { mutateDocument: false, treatMissingAsAdd: true });
   } catch (err) {
     if (err instanceof PatchError) {
       const code = (err as PatchError & { scimCode?: string }).scimCode;

@@ -47,8 +47,14 @@ export function listQuery(p: ListParams, map: AttrMap): { query: ScimListQuery; 
 /** A POST /.search body (a SearchRequest) as list parameters. */
 export function searchParams(body: unknown): ListParams {
   if (!isObject(body)) throw ScimError.badRequest('invalidSyntax', 'The body must be a SearchRequest.');
-  const s = (k: string): string | undefined => (typeof body[k] === 'string' ? (body[k] as string) : undefined);
-  const n = (k: string): number | undefined => (typeof body[k] === 'number' ? (body[k] as number) : undefined);
+  const s = (k: string): string | undefined => {
+    const v = body[k];
+    return typeof v === 'string' ? v : undefined;
+  };
+  const n = (k: string): number | undefined => {
+    const v = body[k];
+    return typeof v === 'number' ? v : undefined;
+  };
   const list = (k: string): readonly string[] | undefined => (Array.isArray(body[k]) ? (body[k] as unknown[]).map(String) : undefined);
   return { filter: s('filter'), sortBy: s('sortBy'), sortOrder: s('sortOrder'), startIndex: n('startIndex'), count: n('count'), attributes: list('attributes'), excludedAttributes: list('excludedAttributes') };
 }
