@@ -12,6 +12,7 @@ import { runBulk } from './bulk';
 import { BULK_MAX_PAYLOAD_BYTES, resourceTypes, schemas, serviceProviderConfig } from './discovery';
 import { createScimGroups } from './groups';
 import { type ListParams, listResponse, searchParams } from './query';
+import { checkDocument, checkQuery } from './input';
 import { type Json, SCHEMA } from './resources';
 import { rootSearch } from './root-search';
 import type { ScimDeps, ScimResult, ScimScope } from './scope';
@@ -128,7 +129,9 @@ export function createScimServer(deps: ScimDeps & { connections: ScimConnectionU
           } catch {
             throw ScimError.badRequest('invalidSyntax', 'The body is not JSON.');
           }
+          checkDocument(body);
         }
+        checkQuery(req.query);
         const scope: ScimScope = { organization, connection, base: req.baseUrl };
         return await withRequestContext({ ...requestContext(), actor: `scim:${connection.id}` }, () => route(scope, req, body));
       } catch (err) {

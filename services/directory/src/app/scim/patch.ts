@@ -6,11 +6,21 @@
  */
 import { type ScimPatchOperation, ScimError as PatchError, scimPatch } from 'scim-patch';
 import { ScimError, type ScimType } from '../../domain/scim-error';
+import { FILTER_MAX_LENGTH, parseFilter } from '../../infra/scim-filter';
 import { type Json, SCHEMA, field, isObject } from './resources';
 
 export const MAX_PATCH_OPERATIONS = 1_000;
 
 const SCIM_TYPES = new Set<string>(['invalidFilter', 'tooMany', 'uniqueness', 'mutability', 'invalidSyntax', 'invalidPath', 'noTarget', 'invalidValue', 'invalidVers', 'sensitive']);
+
+function boundedPath(path: string): void {
+  try {
+    if (path.includes('[')) parseFilter(path.slice(path.indexOf('[') + 1, path.lastIndexOf(']')));
+    else if (path.length > FILTER_MAX_LENGTH) throw new Error('long');
+  } catch {
+    throw ScimError.badRequest('invalidPath', 'The path is not a valid SCIM attribute path.');
+  }
+}
 
 /** The PatchOp's operations, `op` lower-cased; a 400 `invalidSyntax` for anything else. */
 export function patchOperations(body: unknown): ScimPatchOperation[] {
@@ -26,6 +36,8 @@ export function patchOperations(body: unknown): ScimPatchOperation[] {
     if (typeof op !== 'string' || !['add', 'replace', 'remove'].includes(op.toLowerCase())) throw ScimError.badRequest('invalidSyntax', 'op is add, replace or remove.');
     const path = field(o, 'path');
     if (path !== undefined && typeof path !== 'string') throw ScimError.badRequest('invalidPath', 'path must be a string.');
+    // scim-patch parses a path's filter with scim2-parse-filter: the same bounds as a filter's.
+    if (typeof path === 'string') boundedPath(path);
     const value = field(o, 'value');
     const lower = op.toLowerCase() as 'add' | 'replace' | 'remove';
     if (lower === 'remove' && typeof path === 'string' && !path.includes('[') && Array.isArray(value) && value.length > 0 && value.every((v) => isObject(v) && typeof field(v, 'value') === 'string')) {
@@ -48,6 +60,7 @@ export function applyPatch(resource: Json, body: unknown): Json {
       const scimType = (code && SCIM_TYPES.has(code) ? code : 'invalidValue') as ScimType;
       throw ScimError.badRequest(scimType, err.message || 'The PATCH cannot be applied.');
     }
-    throw err;
+    // Anything else the library throws is about this request's operations on this document.
+    throw ScimError.badRequest('invalidValue', 'The PATCH cannot be applied to this resource.');
   }
 }

@@ -10,6 +10,8 @@ import { type Json, SCHEMA, isObject } from './resources';
 
 /** The advertised `filter.maxResults`: the largest page. */
 export const MAX_RESULTS = 200;
+/** The largest startIndex (and count) read: an offset PostgreSQL takes, far beyond any list. */
+const MAX_INDEX = 2_000_000_000;
 
 export interface ListParams {
   readonly filter?: string;
@@ -24,7 +26,7 @@ export interface ListParams {
 const integer = (v: string | number | undefined, fallback: number): number => {
   if (v === undefined || v === '') return fallback;
   const n = typeof v === 'number' ? v : Number(v);
-  if (!Number.isInteger(n)) throw ScimError.badRequest('invalidValue', 'startIndex and count are integers.');
+  if (!Number.isSafeInteger(n) || Math.abs(n) > MAX_INDEX) throw ScimError.badRequest('invalidValue', `startIndex and count are integers up to ${MAX_INDEX}.`);
   return n;
 };
 

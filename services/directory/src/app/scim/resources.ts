@@ -10,6 +10,7 @@
  *   core attributes and the Enterprise extension are kept as sent in `scim_users.attributes`.
  */
 import type { ScimGroupRow, ScimUserRow } from '../../domain/scim';
+import { Violations, checkName } from '../../domain/rules';
 import { ScimError } from '../../domain/scim-error';
 
 export const SCHEMA = {
@@ -149,8 +150,9 @@ export interface GroupInput {
 
 export function readGroup(doc: unknown): GroupInput {
   if (!isObject(doc)) throw ScimError.badRequest('invalidSyntax', 'The body must be a SCIM Group object.');
-  const displayName = text(field(doc, 'displayName'), 'displayName')?.trim();
-  if (!displayName || displayName.length > 200) throw ScimError.badRequest('invalidValue', 'displayName is required (at most 200 characters).');
+  const v = new Violations();
+  const displayName = checkName(v, 'displayName', text(field(doc, 'displayName'), 'displayName') ?? '', 200);
+  v.throwIfAny('displayName is required: at most 200 characters, no control characters.');
   const members = field(doc, 'members');
   if (members !== undefined && members !== null && !Array.isArray(members)) throw ScimError.badRequest('invalidValue', 'members must be an array.');
   const ext = field(doc, SCHEMA.groupRoles);
