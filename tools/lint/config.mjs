@@ -18,7 +18,7 @@ function workspaceBoundaries() {
     const declared = new Set([pkg.name, ...Object.keys({ ...pkg.dependencies, ...pkg.devDependencies, ...pkg.peerDependencies })]);
     const undeclared = ours.filter((name) => !declared.has(name));
     const message = `${pkg.name} does not declare it in ${dir}/package.json: a workspace imports only the packages it names (no back-edges; a test that needs several services lives in deploy/all-in-one/test).`;
-    return { files: [`${dir}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns: [{ group: undeclared.flatMap((n) => [n, `${n}/*`]), message }] }] } };
+    return { files: [`${dir}/**/*.ts`, `${dir}/**/*.tsx`], rules: { 'no-restricted-imports': ['error', { patterns: [{ group: undeclared.flatMap((n) => [n, `${n}/*`]), message }] }] } };
   });
 }
 
@@ -86,9 +86,7 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', ...requestDataCasts()],
     },
   },
-  // The console's tests start the system from @iam/platform/testing, which its package does not
-  // declare: they were never under this rule (the console was not linted before max-lines).
-  ...workspaceBoundaries().map((config) => ({ ...config, ignores: ['console/**'] })),
+  ...workspaceBoundaries(),
   {
     // Tests read loosely typed bodies and mocks.
     files: ['**/*.test.ts', '**/test/**/*.ts', '**/testing/**/*.ts'],

@@ -50,6 +50,8 @@ export const en = {
       profile: 'Your first and last name',
       email: 'Your email address and whether it is verified',
       offline_access: 'Stay signed in when you are away (a refresh token)',
+      organization: 'Act in an organization you are a member of, with your roles there',
+      organizations: 'Know which organizations you are a member of',
     } as Record<string, string>,
   },
   logout: {

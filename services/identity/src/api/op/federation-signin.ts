@@ -16,6 +16,8 @@ import { AppError } from '@iam/platform';
 import type { FederationUseCases, PendingLink } from '../../app/federation';
 import type { SessionUseCases } from '../../app/sessions';
 import type { SignInFlow, StepResult } from '../../app/signin/flow';
+import { NOT_A_MEMBER } from '../../app/organization-tokens';
+import { isOrganizationRefusal, organizationAsked } from '../../app/signin/organization-policy';
 import { acrOf } from '../../app/signin/policy';
 import { newFlowState } from '../../app/signin/state';
 import type { UpstreamTickets } from '../../app/signin/strategies/upstream';
@@ -40,7 +42,14 @@ export interface FederationSignInDeps {
 
 const remaining = (details: InteractionDetails) => Math.max(1, details.exp - Math.floor(Date.now() / 1000));
 const startOf = (details: InteractionDetails) =>
-  newFlowState({ clientId: String(details.params.client_id), ...(typeof details.params.acr_values === 'string' ? { acrValues: details.params.acr_values } : {}) });
+  newFlowState({
+    clientId: String(details.params.client_id),
+    ...(typeof details.params.acr_values === 'string' ? { acrValues: details.params.acr_values } : {}),
+    organization: organizationAsked(details.params),
+  });
+/** A request naming an organization the account is not a member of (organization-policy.ts): no session, no code. */
+const refuse = (req: IncomingMessage, res: ServerResponse, provider: Provider) =>
+  provider.interactionFinished(req, res, { error: 'access_denied', error_description: NOT_A_MEMBER }, { mergeWithLastSubmission: false });
 
 /** The page asking for the local account's password before linking (no secret in it). */
 function provePage(prefix: string, action: string, providerName: string, error?: string): string {
@@ -107,6 +116,7 @@ export function federationSignIn(d: FederationSignInDeps): { onOutcome: Federati
       try {
         r = await d.flow.firstFactor(startOf(details), { method: 'upstream', ticket });
       } catch (err) {
+        if (isOrganizationRefusal(err)) return refuse(req, res, provider);
         if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return show(res, 401, messagePage(d.prefix, 'Sign-in failed', 'The sign-in could not be completed (the account may be locked). Try again later or sign in another way.'));
         throw err;
       }
@@ -127,6 +137,7 @@ export function federationSignIn(d: FederationSignInDeps): { onOutcome: Federati
       try {
         r = await d.flow.firstFactor(startOf(details), { method: 'password', email, password });
       } catch (err) {
+        if (isOrganizationRefusal(err)) return refuse(req, res, provider);
         if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return show(res, 401, provePage(d.prefix, action, pending.providerName, err.message), back);
         throw err;
       }

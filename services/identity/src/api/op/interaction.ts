@@ -11,6 +11,8 @@ import { AppError, type Logger, requestContext, withRequestContext } from '@iam/
 import type { OpAudit } from '../../app/op-audit';
 import type { SessionUseCases } from '../../app/sessions';
 import type { SignInFlow, StepResult } from '../../app/signin/flow';
+import { NOT_A_MEMBER } from '../../app/organization-tokens';
+import { isOrganizationRefusal, organizationAsked, organizationOfScope } from '../../app/signin/organization-policy';
 import { acrOf } from '../../app/signin/policy';
 import { type FlowState, newFlowState, readFlowState } from '../../app/signin/state';
 import type { FactorInput } from '../../app/signin/strategy';
@@ -156,7 +158,11 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
 
   /** The first factor's step: done, or the factor step (its state, with the mfa token, kept server side). */
   async function first(c: Ctx, input: FactorInput): Promise<StepResult | null> {
-    const start = newFlowState({ clientId: String(c.details.params.client_id), ...(typeof c.details.params.acr_values === 'string' ? { acrValues: c.details.params.acr_values } : {}) });
+    const start = newFlowState({
+      clientId: String(c.details.params.client_id),
+      ...(typeof c.details.params.acr_values === 'string' ? { acrValues: c.details.params.acr_values } : {}),
+      organization: organizationAsked(c.details.params),
+    });
     const r = await d.flow.firstFactor(start, input);
     if (r.state.step === 'done') {
       await finish(c, r);
@@ -166,6 +172,12 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
     await c.details.save(remaining(c.details));
     await factor(c, r.state, 200);
     return r;
+  }
+
+  /** A request naming an organization the account is not a member of (organization-policy.ts): no session, no code, `access_denied`. */
+  async function refuse(c: Ctx): Promise<void> {
+    d.logger.info({ clientId: String(c.details.params.client_id) }, 'OpenID sign-in refused: not a member of the organization asked for');
+    await c.provider.interactionFinished(c.req, c.res, { error: 'access_denied', error_description: NOT_A_MEMBER }, { mergeWithLastSubmission: false });
   }
 
   async function consent(c: Ctx, scopes: readonly string[]): Promise<void> {
@@ -201,11 +213,13 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
           if (c.client?.[FIRST_PARTY] === true) return consent(c, requested.oidc);
           // Each API permission asked (within the client's ceiling: the provider offers no other), named
           // and described (by name alone when the directory cannot answer: the name is what is granted).
-          const found = requested.api.length
-            ? await d.permissions(requested.api).catch((err: unknown) => (d.logger.warn({ err }, 'permission descriptions unavailable for the consent page'), []))
+          const permissionNames = requested.api.filter((x) => !organizationOfScope(x));
+          const found = permissionNames.length
+            ? await d.permissions(permissionNames).catch((err: unknown) => (d.logger.warn({ err }, 'permission descriptions unavailable for the consent page'), []))
             : [];
           const described = new Map(found.map((p) => [p.name, p.description]));
-          const apiPermissions = requested.api.map((name) => ({ name, description: described.get(name) ?? '' }));
+          // An organization asked for (organization-policy.ts) is named as what it lets the app do.
+          const apiPermissions = requested.api.map((name) => ({ name, description: described.get(name) ?? (organizationOfScope(name) ? 'Act in this organization, with your roles there' : '') }));
           return c.show(200, consentPage({ prefix, action: `${c.base}/consent`, clientName: c.clientName, scopes: requested.oidc, apiPermissions }));
         },
       }),
@@ -222,6 +236,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
           try {
             await first(c, { method: 'password', email, password });
           } catch (err) {
+            if (isOrganizationRefusal(err)) return refuse(c);
             if (unauthenticated(err)) return signIn(c, 401, email, err.detail);
             throw err;
           }
@@ -243,6 +258,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
           try {
             done = await d.flow.secondFactor(state.challenge?.mfaToken ?? '', input);
           } catch (err) {
+            if (isOrganizationRefusal(err)) return refuse(c);
             if (expiredToken(err)) return restart(c);
             if (unauthenticated(err)) return factor(c, state, 401, 'That did not work. Check it and try again.');
             throw err;
@@ -265,6 +281,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
             if (!response) throw AppError.unauthenticated('The passkey could not be verified.');
             await first(c, { method: 'webauthn', response });
           } catch (err) {
+            if (isOrganizationRefusal(err)) return refuse(c);
             if (unauthenticated(err)) return signIn(c, 401, undefined, 'The passkey could not be verified. Try again or use your password.');
             throw err;
           }

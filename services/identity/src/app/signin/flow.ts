@@ -13,6 +13,8 @@ import { AppError, type Logger, event, randomToken, sha256 } from '@iam/platform
 import type { Principal } from '../../domain/model';
 import type { Directory, IdentityStores, MfaChallengeRecord, UnitOfWork } from '../../domain/ports';
 import { type Attempts, type LockoutSettings, createAttempts } from './lockout';
+import type { OrganizationGrants } from '../organization-tokens';
+import { admit, asOrganizationRef } from './organization-policy';
 import { nextStep } from './policy';
 import { type FlowState, amrOf, newFlowState, readFlowState } from './state';
 import type { FactorInput, FactorStrategy, StrategyRegistry } from './strategy';
@@ -83,6 +85,8 @@ export function createSignInFlow(deps: {
   strategies: StrategyRegistry;
   /** The principal of a completed sign-in (the cache in production). */
   principals: Pick<Directory, 'principal'>;
+  /** Membership, for a sign-in whose request names an organization (organization-policy.ts); absent: such a sign-in is refused. */
+  organizations?: Pick<OrganizationGrants, 'grant'>;
   logger: Logger;
 }): SignInFlow {
   const { settings: s, uow, stores, strategies } = deps;
@@ -143,9 +147,23 @@ export function createSignInFlow(deps: {
     return { mfaToken, methods, enrolmentRequired: enrol, expiresIn: MFA_TOKEN_SECONDS };
   }
 
+  /** The organization gate of organization-policy.ts: before a second factor is asked, and again before `done`. */
+  async function admitted(state: FlowState, userId: string): Promise<void> {
+    const organization = asOrganizationRef(state.organization);
+    if (!organization) return;
+    await admit(deps.organizations ?? { grant: async () => null }, userId, organization);
+  }
+
   return {
     async firstFactor(state, input) {
       const v = await verifyFirst(input);
+      try {
+        await admitted(state, v.principal.userId);
+      } catch (err) {
+        // The factor was right: its reservation is given back, the count kept (no sign-in completed).
+        await attempts.release(v.key);
+        throw err;
+      }
       const factors = [...state.factors, { method: v.method, amr: [...v.amr] }];
       const amr = amrOf(factors);
       const account = amr.includes('mfa') ? null : await factorsOf(v.principal.userId);
@@ -195,6 +213,7 @@ export function createSignInFlow(deps: {
       if (!consumed) throw mfaTokenInvalid();
       const principal = await deps.principals.principal(c.userId);
       if (!principal) throw mfaTokenInvalid();
+      await admitted(state, c.userId);
       const factors = [...state.factors, { method: strategy.method, amr: [...verified.amr] }];
       return { state: { ...state, factors, step: 'done' }, principal, emailHash: c.emailHash, amr: amrOf(factors) };
     },

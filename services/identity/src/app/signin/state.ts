@@ -46,6 +46,10 @@ export const FlowStateSchema = Type.Object(
     /** The acr_values the client asked for (a step-up asks for urn:iam:acr:mfa). */
     acrValues: Type.Optional(Type.String({ maxLength: 1024 })),
     challenge: Type.Optional(PendingChallenge),
+    /** The organization the authorization request names (organization-policy.ts): the account must be a member. */
+    organization: Type.Optional(
+      Type.Object({ id: Type.Optional(Type.String({ maxLength: 36 })), slug: Type.Optional(Type.String({ maxLength: 63 })) }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -59,11 +63,12 @@ export function readFlowState(stored: unknown): FlowState | null {
 }
 
 /** A new sign-in, at its first step. */
-export function newFlowState(opts: { clientId?: string; acrValues?: string } = {}): FlowState {
+export function newFlowState(opts: { clientId?: string; acrValues?: string; organization?: { id: string } | { slug: string } | null } = {}): FlowState {
   return {
     v: 1,
     step: 'identify',
     factors: [],
+    ...(opts.organization ? { organization: { ...opts.organization } } : {}),
     ...(opts.clientId !== undefined ? { clientId: opts.clientId } : {}),
     ...(opts.acrValues !== undefined ? { acrValues: opts.acrValues } : {}),
   };
