@@ -6,7 +6,7 @@
  * attribute projection, and the escalation rule on groups' roles.
  */
 import { SUBJECTS } from '@iam/contracts';
-import { directoryFixture, unique } from '../../testing/app-fixture';
+import { PASSWORD, directoryFixture, refusal as refusalOf, unique } from '../../testing/app-fixture';
 import { ERROR_SCHEMA, PATCH_OP, type ScimClient, scimClient } from '../../testing/scim-client';
 
 const fx = directoryFixture('directory_scim_protocol');
@@ -190,7 +190,43 @@ describe('groups and roles', () => {
     await fx.permissionId(name);
     await fx.uc.organizationRoles.update(fx.admin, secret.id, { permissions: [name] });
     expect(errorOf(await c.call('POST', '/Groups', { body: { displayName: `writers-${unique()}`, [ROLES_EXT]: { roles: [secret.name] } } }))).toMatchObject({ status: 403 });
+    // Once an administrator of the organization holds that permission there, the connection may give it.
+    const holder = await fx.uc.organizationRoles.create(fx.admin, { name: `holder-${unique()}`, description: '', permissions: [name] });
+    const orgAdmin = await fx.uc.users.create(fx.admin, { firstName: 'Org', lastName: 'Admin', email: `oa-${unique()}@example.com`, password: PASSWORD });
+    await fx.uc.organizations.addMember(fx.admin, c.organizationId, { userId: orgAdmin.id, roles: ['org.admin', holder.name] });
+    const writers = await c.call('POST', '/Groups', { body: { displayName: `writers-${unique()}`, members: [{ value: u.id }], [ROLES_EXT]: { roles: [secret.name] } } });
+    expect(writers.status).toBe(201);
+    expect((await fx.uc.organizations.grant(u.id, { id: c.organizationId }))!.permissions).toContain(name);
+    const events = await fx.newEvents();
+    expect(events.filter((e) => e.subject === SUBJECTS.organizationMembershipUpdated).map((e) => e.payload)).toContainEqual(expect.objectContaining({ userId: u.id, via: 'scim-group' }));
     expect(errorOf(await c.call('POST', '/Groups', { body: { displayName: ok.body.displayName.toUpperCase() } }))).toMatchObject({ status: 409, scimType: 'uniqueness' });
+  });
+});
+
+describe('deprovisioning', () => {
+  it('active true enables a disabled account again', async () => {
+    const u = await make(a);
+    const patch = (value: boolean) => a.call('PATCH', `/Users/${u.id}`, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value }] } });
+    expect((await patch(false)).body.active).toBe(false);
+    expect(await fx.uc.organizations.grant(u.id, { id: a.organizationId })).toBeNull();
+    expect((await patch(true)).body.active).toBe(true);
+    expect(await fx.uc.organizations.grant(u.id, { id: a.organizationId })).not.toBeNull();
+  });
+
+  it('DELETE deletes an account in no other organization; one still in another stays there, untouched', async () => {
+    const only = await make(a);
+    const shared = await make(a);
+    await fx.uc.organizations.addMember(fx.admin, b.organizationId, { userId: shared.id, roles: [] });
+    await fx.newEvents();
+    expect((await a.call('DELETE', `/Users/${only.id}`)).status).toBe(204);
+    expect((await a.call('DELETE', `/Users/${shared.id}`)).status).toBe(204);
+    expect((await refusalOf(fx.uc.users.get(only.id))).code).toBe('NOT_FOUND');
+    expect((await fx.uc.users.get(shared.id)).id).toBe(shared.id);
+    expect(await fx.uc.organizations.grant(shared.id, { id: b.organizationId })).not.toBeNull();
+    expect(await fx.uc.organizations.grant(shared.id, { id: a.organizationId })).toBeNull();
+    const subjects = (await fx.newEvents()).map((e) => e.subject);
+    expect(subjects.filter((s) => s === SUBJECTS.userDeleted)).toHaveLength(1);
+    expect(subjects.filter((s) => s === SUBJECTS.organizationMembershipUpdated)).toHaveLength(2);
   });
 });
 
