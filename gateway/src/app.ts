@@ -178,7 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits, publicUrl: deps.config.publicUrl, timeoutMs: deps.config.identityOpTimeoutMs });
     const { upstreams } = required(deps);
     // SCIM 2.0 per organization (issue #42): its own tokens, its own media type and errors.
-    if (mounted.has('full')) await app.register(scimRoutes, { upstreams, publicUrl: deps.config.publicUrl });
+    if (mounted.has('full')) await app.register(scimRoutes, { upstreams, publicUrl: deps.config.publicUrl, limit: deps.config.rateLimits.scim });
     // The API's protected-resource metadata (RFC 9728): where its tokens come from.
     const publicUrl = deps.config.publicUrl;
     if (publicUrl) {

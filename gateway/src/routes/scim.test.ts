@@ -20,7 +20,7 @@ let answer: scimV1.ScimResponse = { status: 200, body: '{"schemas":[]}', etag: '
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  const config = readConfig({ GATEWAY_PROFILES: 'full', PUBLIC_URL: 'https://iam.example.com', ...NO_SHEDDING }, readGatewayConfig);
+  const config = readConfig({ GATEWAY_PROFILES: 'full', PUBLIC_URL: 'https://iam.example.com', RATE_LIMIT_SCIM_PER_MINUTE: '60', RATE_LIMIT_SCIM_BURST: '30', ...NO_SHEDDING }, readGatewayConfig);
   const scim = { handle: async (req: scimV1.ScimRequest) => (calls.push(req), answer) };
   const upstreams = new Proxy({} as Upstreams, { get: (_t, name: string) => (name === 'scim' ? scim : new Proxy({}, { get: () => async () => ({}) })) });
   const authenticator: Authenticator = { verify: async () => Promise.reject(new Error('not used')) };
@@ -78,6 +78,19 @@ describe('SCIM routes', () => {
     expect(text.statusCode).toBe(415);
     expect(text.json()).toMatchObject({ status: '415' });
     expect(calls).toEqual([]);
+  });
+
+  it('a connection beyond its rate limit gets 429 in the SCIM error schema, with Retry-After; another token is not held back', async () => {
+    answer = { status: 200, body: '{}', etag: '', location: '' };
+    const headers = { authorization: 'Bearer iamscim_busy' };
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push((await app.inject({ method: 'GET', url: `/scim/v2/${ORG}/Users`, headers })).statusCode);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(30);
+    const over = await app.inject({ method: 'GET', url: `/scim/v2/${ORG}/Users`, headers });
+    expect(over.statusCode).toBe(429);
+    expect(over.headers['retry-after']).toBeDefined();
+    expect(over.json()).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '429' });
+    expect((await app.inject({ method: 'GET', url: `/scim/v2/${ORG}/Users`, headers: { authorization: 'Bearer iamscim_other' } })).statusCode).toBe(200);
   });
 
   it("the directory's refusals are relayed with their status", async () => {

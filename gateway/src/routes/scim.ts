@@ -10,7 +10,10 @@
  * discovery endpoints describe it.
  */
 import { AppError } from '@iam/platform/core';
+import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayConfig } from '../config';
+import { limitOf } from '../plugins/external/rate-limit';
 import type { Upstreams } from '../upstreams';
 
 export const SCIM_PREFIX = '/scim/v2';
@@ -23,6 +26,8 @@ export interface ScimRouteOptions {
   readonly upstreams: Pick<Upstreams, 'scim'>;
   /** PUBLIC_URL: the base of the resources' locations (else the request's own scheme and host). */
   readonly publicUrl?: string;
+  /** RATE_LIMIT_SCIM_*: per bearer token (a connection), or per client address without one. */
+  readonly limit: GatewayConfig['rateLimits']['scim'];
 }
 
 function scimError(reply: FastifyReply, status: number, detail: string, scimType?: string): FastifyReply {
@@ -32,6 +37,12 @@ function scimError(reply: FastifyReply, status: number, detail: string, scimType
     .header('cache-control', 'no-store')
     .send(JSON.stringify({ schemas: [ERROR_SCHEMA], status: String(status), ...(scimType ? { scimType } : {}), detail }));
 }
+
+/** The rate limit's key: a digest of the bearer token (never the token), else the client's address. */
+const limitKey = (req: FastifyRequest): string => {
+  const token = bearer(req.headers.authorization);
+  return token ? createHash('sha256').update(token).digest('base64url').slice(0, 22) : `ip:${req.ip}`;
+};
 
 const bearer = (header: string | undefined): string => {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
@@ -46,6 +57,7 @@ export async function scimRoutes(app: FastifyInstance, opts: ScimRouteOptions): 
   app.addContentTypeParser(['application/scim+json', 'application/json'], { parseAs: 'string', bodyLimit: SCIM_MAX_PAYLOAD_BYTES }, (_req, body, done) => done(null, body));
   app.setErrorHandler((err: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) => {
     // The directory down or late (the gRPC client's errors): 503/504 with Retry-After.
+    if (err instanceof AppError && err.code === 'RATE_LIMITED') return scimError(reply.header('retry-after', String(err.retryAfter ?? 1)), 429, 'Too many requests for this SCIM connection; try again later.');
     if (err instanceof AppError) {
       const status = err.code === 'UNAVAILABLE' || err.code === 'TIMEOUT' ? err.httpStatus : 500;
       if (status === 500) req.log.error({ err }, 'SCIM request failed');
@@ -85,6 +97,7 @@ export async function scimRoutes(app: FastifyInstance, opts: ScimRouteOptions): 
     return reply.type(SCIM_TYPE).send(r.body);
   };
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-  app.route({ method: [...methods], url: `${SCIM_PREFIX}/:organizationId`, schema: { hide: true }, handler });
-  app.route({ method: [...methods], url: `${SCIM_PREFIX}/:organizationId/*`, schema: { hide: true }, handler });
+  const config = { rateLimit: limitOf('scim', opts.limit, limitKey) };
+  app.route({ method: [...methods], url: `${SCIM_PREFIX}/:organizationId`, schema: { hide: true }, config, handler });
+  app.route({ method: [...methods], url: `${SCIM_PREFIX}/:organizationId/*`, schema: { hide: true }, config, handler });
 }
