@@ -144,6 +144,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         stores,
         strategies,
         principals: tokenDirectory,
+        passwords: tokenDirectory,
         organizations: orgGrants,
         logger,
       });

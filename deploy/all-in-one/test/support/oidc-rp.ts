@@ -63,7 +63,7 @@ export async function signInOverHttp(
       continue;
     }
     const text = await res.text();
-    const action = /<form method="post" action="([^"]+)"/.exec(text)?.[1];
+    const action = /<form\s[^>]*\baction="([^"]+)"/.exec(text)?.[1];
     if (res.status === 200 && action?.endsWith('/login') && opts.signIn !== false) {
       url = new URL(action.replace(/&amp;/g, '&'), url).href;
       method = 'POST';

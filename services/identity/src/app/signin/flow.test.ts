@@ -13,6 +13,7 @@ import type { Principal } from '../../domain/model';
 import type { Directory } from '../../domain/ports';
 import { SealingKeys } from '../../domain/sealing';
 import { hotp, totpStep } from '../../domain/totp';
+import { base32Decode } from '../../testing/base32';
 import { entities, migrations } from '../../infra/schema';
 import { pgIdentityStores, pgUnitOfWork } from '../../infra/stores';
 import { createTotpSecrets } from '../totp-secrets';
@@ -24,23 +25,6 @@ import { createStrategyRegistry, defineStrategy } from './strategy';
 import { passwordStrategy } from './strategies/password';
 import { recoveryCodeStrategy } from './strategies/recovery-code';
 import { totpStrategy } from './strategies/totp';
-
-/** RFC 4648 base32 (the secret an enrolment shows). */
-function base32Decode(s: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out: number[] = [];
-  for (const ch of s.replace(/=+$/, '')) {
-    value = (value << 5) | alphabet.indexOf(ch);
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
 
 describe('the sign-in flow', () => {
   let db: MigratedDatabase;
@@ -63,6 +47,7 @@ describe('the sign-in flow', () => {
     findAccount: () => Promise.reject(new Error('not used')),
     resetPassword: () => Promise.reject(new Error('not used')),
     markEmailVerified: () => Promise.reject(new Error('not used')),
+    changeRequiredPassword: () => Promise.reject(new Error('not used')),
     resolveRoles: () => Promise.reject(new Error('not used')),
     resolvePermissions: () => Promise.reject(new Error('not used')),
   };
@@ -110,7 +95,7 @@ describe('the sign-in flow', () => {
       recoveryCodeStrategy({ recoveryKey: randomBytes(32), stores }),
       upstream,
     ]);
-    flow = createSignInFlow({ settings: { maxFailedAttempts: 5, lockoutMinutes: 15, requiredRoles: ['Operator'] }, uow, stores, strategies, principals: directory, organizations, logger });
+    flow = createSignInFlow({ settings: { maxFailedAttempts: 5, lockoutMinutes: 15, requiredRoles: ['Operator'] }, uow, stores, strategies, principals: directory, passwords: directory, organizations, logger });
   });
 
   afterAll(async () => {

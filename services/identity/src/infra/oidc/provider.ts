@@ -100,7 +100,7 @@ export interface OpSessionHooks {
   signedOut(opSessionUid: string, userId: string, clientId?: string): Promise<void>;
 }
 
-/** The pages the provider renders itself (api/op/pages.ts supplies them). */
+/** The pages the provider renders itself (api/op/library-pages.ts supplies them). */
 export interface OpPages {
   readonly logoutSource: (ctx: KoaContextWithOIDC, form: string) => void;
   readonly postLogoutSuccessSource: (ctx: KoaContextWithOIDC) => void;
