@@ -187,7 +187,7 @@ describe('rendered manifests: operability and validateValues', () => {
     const docs = render(...operability);
     const ingressPaths = ((((named(docs, 'Ingress', 'r-iam-gateway').spec as JsonObject).rules as JsonObject[])[0]!.http as JsonObject).paths as JsonObject[]).map((p) => `${str(p.pathType)} ${str(p.path)}`);
     // routing.test.ts holds these against the gateway's route table.
-    expect(ingressPaths).toEqual(['Prefix /api', 'Prefix /.well-known', 'Prefix /oidc', 'Prefix /console', 'Exact /account', 'Exact /reset-password', 'Exact /verify-email',
+    expect(ingressPaths).toEqual(['Prefix /api', 'Prefix /.well-known', 'Prefix /oidc', 'Prefix /scim', 'Prefix /console', 'Exact /account', 'Exact /reset-password', 'Exact /verify-email',
       'Exact /health', 'Exact /healthz', 'Prefix /docs', 'Prefix /oauth2']);
     const route = named(docs, 'HTTPRoute', 'r-iam-gateway').spec as JsonObject;
     expect(route.parentRefs).toEqual([{ name: 'public', namespace: 'gateway-system', sectionName: 'https' }]);

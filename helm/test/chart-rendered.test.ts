@@ -249,7 +249,7 @@ describe('rendered manifests (helm, or the Go-template renderer when Debian\'s G
     const docs = render('-f', join(fixturesDir, 'inline-secrets.yaml'));
     const paths = (d: JsonObject) => (((d.spec as JsonObject).rules as JsonObject[])[0]!.http as JsonObject).paths as JsonObject[];
     const ingress = named(docs, 'Ingress', 'r-iam-gateway');
-    const publicPaths = ['/api', '/.well-known', '/oidc', '/console', '/account', '/reset-password', '/verify-email', '/health', '/healthz'];
+    const publicPaths = ['/api', '/.well-known', '/oidc', '/scim', '/console', '/account', '/reset-password', '/verify-email', '/health', '/healthz'];
     expect(paths(ingress).map((p) => p.path)).toEqual([...publicPaths, '/docs']);
     const production = render('-f', join(fixturesDir, 'inline-secrets.yaml'), '-f', join(chartDir, 'values-production.yaml'));
     expect(paths(named(production, 'Ingress', 'r-iam-gateway')).map((p) => p.path)).toEqual(publicPaths);
