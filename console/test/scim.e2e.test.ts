@@ -2,7 +2,7 @@
  * SCIM connections in the console (issue #42), in a real browser (Debian's Chromium, CSP
  * enforced): an organization's admin (org.admin, no platform permission) signs in, makes a SCIM
  * connection on the organization's page, copies the token and base URL shown once; an
- * Entra-style client provisions a user with them; revoking the connection in the console stops
+ * Entra-style client provisions a user on the organization's verified domain with them; revoking the connection in the console stops
  * the token. Skipped, saying why, without /usr/bin/chromium or a built console, and against a
  * running system. Screenshots: console/test-output/scim/.
  */
@@ -11,7 +11,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { browserTestsRunnable } from '@iam/platform/testing';
 import type { BrowserContext } from 'playwright-core';
-import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from '../../deploy/all-in-one/test/harness';
+import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail, verifiedDomain } from '../../deploy/all-in-one/test/harness';
+import { StubTxtResolver } from '../../services/directory/src/testing/stub-resolver';
 import { launchProfile } from './browser';
 import { ConsoleApp, SignInPage } from './pages';
 import { freePort } from './support';
@@ -30,10 +31,11 @@ suite('SCIM connections in the console (Chromium)', () => {
   let app: ConsoleApp;
   let userDataDir: string;
   let cspViolations: string[];
+  const dns = new StubTxtResolver();
 
   beforeAll(async () => {
     const port = await freePort();
-    system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` } });
+    system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }, directoryResolver: dns });
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(OUT, { recursive: true });
     ({ context, userDataDir, cspViolations } = await launchProfile('console-scim-'));
@@ -57,6 +59,9 @@ suite('SCIM connections in the console (Chromium)', () => {
     const password = strongPassword();
     const orgAdmin = await call('POST', '/api/v1/users', { token: admin, body: { firstName: 'Fab', lastName: 'Admin', email, password } });
     expect((await call('POST', `/api/v1/organizations/${org.json.id}/members`, { token: admin, body: { userId: orgAdmin.json.id, roles: ['org.admin'] } })).status).toBe(201);
+    // SCIM provisions emails on the organization's verified domains only.
+    const domain = `fabrikam-${randomUUID().slice(0, 8)}.example`;
+    await verifiedDomain(system.url(), admin, org.json.id, domain, dns);
 
     const page = app.page;
     await app.open();
@@ -78,7 +83,7 @@ suite('SCIM connections in the console (Chromium)', () => {
     const created = await fetch(`${baseUrl}/Users`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
-      body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: `Test_User_${randomUUID()}`, emails: [{ primary: true, type: 'work', value: uniqueEmail('entra') }], name: { givenName: 'Test', familyName: 'User' } }),
+      body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: `Test_User_${randomUUID()}`, emails: [{ primary: true, type: 'work', value: `test.user.${randomUUID().slice(0, 8)}@${domain}` }], name: { givenName: 'Test', familyName: 'User' } }),
     });
     expect(created.status).toBe(201);
 

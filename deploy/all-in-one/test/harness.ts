@@ -222,6 +222,21 @@ export async function http(base: string, method: string, path: string, opts: { b
   return { status: res.status, headers: res.headers, text, json };
 }
 
+/**
+ * A domain the organization claims and verifies through the API (issue #41), the system's stub
+ * TXT resolver (`startTestSystem({ directoryResolver })`) answering its challenge: SCIM
+ * provisions emails on the organization's verified domains only. Returns the domain's id.
+ */
+export async function verifiedDomain(base: string, token: string, organizationId: string, domain: string, dns: { readonly records: Map<string, string[]> }): Promise<string> {
+  const claimed = await http(base, 'POST', `/api/v1/organizations/${organizationId}/domains`, { token, body: { domain } });
+  if (claimed.status !== 201) throw new Error(`claiming ${domain}: ${claimed.status} ${claimed.text}`);
+  const d = claimed.json as { id: string; domain: string; challenge: string };
+  dns.records.set(`_iam-challenge.${d.domain}`, [d.challenge]);
+  const verified = await http(base, 'POST', `/api/v1/organizations/${organizationId}/domains/${d.id}/verify`, { token });
+  if ((verified.json as { status?: string } | null)?.status !== 'verified') throw new Error(`verifying ${domain}: ${verified.status} ${verified.text}`);
+  return d.id;
+}
+
 /** Answers that say "not now": refused before anything was done (429, 503), or past the deadline (504: done or not). */
 const NOT_NOW = new Set([429, 503, 504]);
 

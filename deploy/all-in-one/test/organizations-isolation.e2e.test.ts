@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { organizationsV1 } from '@iam/contracts';
 import { AppError, createGrpcClient } from '@iam/platform';
 import { actingAs, testMetrics, testSigner } from '@iam/platform/testing';
-import { ADMIN, type TestSystem, http, signedIn, startTestSystem, strongPassword, uniqueEmail } from './harness';
+import { StubTxtResolver } from '../../../services/directory/src/testing/stub-resolver';
+import { ADMIN, type TestSystem, http, signedIn, startTestSystem, strongPassword, uniqueEmail, verifiedDomain } from './harness';
 
 jest.setTimeout(180_000);
 
@@ -21,6 +22,8 @@ interface World {
   memberOfB: string;
   invitationOfB: string;
   domainOfB: string;
+  /** B's verified domain (its SCIM connection provisions emails there). */
+  domainNameOfB: string;
   scimConnectionOfB: string;
   /** The bearer token of a SCIM connection of A. */
   scimTokenOfA: string;
@@ -115,7 +118,8 @@ describe('organization isolation matrix (end to end)', () => {
   }
 
   beforeAll(async () => {
-    sys = await startTestSystem();
+    const dns = new StubTxtResolver();
+    sys = await startTestSystem({ directoryResolver: dns });
     base = sys.url();
     admin = (await http(sys.url(), 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN })).json.token;
     const [orgA, orgB] = [await org(), await org()];
@@ -125,18 +129,20 @@ describe('organization isolation matrix (end to end)', () => {
     expect((await call('POST', `/api/v1/organizations/${orgB}/members`, { token: admin, body: { userId: b.id, roles: ['org.admin'] } })).status).toBe(201);
     orgAdminOfA = { id: a.id, token: (await signedIn(sys.url(), a.email, a.password)).token };
     const invitation = await call('POST', `/api/v1/organizations/${orgB}/invitations`, { token: admin, body: { email: uniqueEmail('inv'), roles: [] } });
-    const domain = await call('POST', `/api/v1/organizations/${orgB}/domains`, { token: admin, body: { domain: `b-${randomUUID().slice(0, 8)}.example` } });
+    const domainNameOfB = `b-${randomUUID().slice(0, 8)}.example`;
+    const domainOfB = await verifiedDomain(base, admin, orgB, domainNameOfB, dns);
     const scimOfA = await call('POST', `/api/v1/organizations/${orgA}/scim-connections`, { token: admin, body: { name: 'A' } });
     const scimOfB = await call('POST', `/api/v1/organizations/${orgB}/scim-connections`, { token: admin, body: { name: 'B' } });
-    expect([invitation.status, domain.status, scimOfA.status, scimOfB.status]).toEqual([201, 201, 201, 201]);
-    const provisioned = await scim(scimOfB.json.token, orgB, 'POST', '/Users', { userName: uniqueEmail('scim'), name: { givenName: 'B', familyName: 'Scim' } });
+    expect([invitation.status, scimOfA.status, scimOfB.status]).toEqual([201, 201, 201]);
+    const provisioned = await scim(scimOfB.json.token, orgB, 'POST', '/Users', { userName: `scim-${randomUUID().slice(0, 8)}@${domainNameOfB}`, name: { givenName: 'B', familyName: 'Scim' } });
     expect(provisioned.status).toBe(201);
     w = {
       orgA,
       orgB,
       memberOfB: b.id,
       invitationOfB: invitation.json.id,
-      domainOfB: domain.json.id,
+      domainOfB,
+      domainNameOfB,
       scimConnectionOfB: scimOfB.json.connection.id,
       scimTokenOfA: scimOfA.json.token,
       scimUserOfB: provisioned.json.id,
@@ -196,7 +202,7 @@ describe('organization isolation matrix (end to end)', () => {
     }
   });
 
-  it("SCIM: A's connection token gets 404 on B's organization and on every id of B's, in paths, filters, group members and Bulk", async () => {
+  it("SCIM: A's connection token gets 404 on B's organization and on every id of B's, in paths, filters, group members and Bulk; B's domain is refused", async () => {
     const t = w.scimTokenOfA;
     for (const org of [w.orgB, w.unknownOrg]) expect((await scim(t, org, 'GET', '/Users')).status).toBe(404);
     const user = `/Users/${w.scimUserOfB}`;
@@ -210,6 +216,9 @@ describe('organization isolation matrix (end to end)', () => {
     const bulk = await scim(t, w.orgA, 'POST', '/Bulk', { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [{ method: 'DELETE', path: user }] });
     expect(bulk.json.Operations[0].status).toBe('404');
     expect((await call('GET', `/api/v1/users?id=${w.scimUserOfB}`, { token: admin })).status).toBe(200);
+    // B's verified domain is not A's: A's connection cannot provision an address there.
+    const squat = await scim(t, w.orgA, 'POST', '/Users', { userName: `squat-${randomUUID().slice(0, 8)}@${w.domainNameOfB}`, name: { givenName: 'A', familyName: 'Squat' } });
+    expect([squat.status, squat.json.scimType]).toEqual([400, 'invalidValue']);
   });
 
   it('GraphQL has no organization object (a field added there needs cases here)', async () => {

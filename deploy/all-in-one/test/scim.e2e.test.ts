@@ -1,14 +1,16 @@
 /**
  * SCIM provisioning end to end (issue #42), through the gateway of the whole system: an
  * organization's admin makes a SCIM connection with the API (token shown once), then a scripted
- * Entra-style run — create, update, group membership, disable, delete — leaves the platform in
+ * Entra-style run on the organization's verified domain (an email elsewhere is refused, nothing
+ * made) — create, update, group membership, disable, delete — leaves the platform in
  * the expected state: the account and its membership, the group's roles in the organization, a
  * disabled account's token refused within the revocation bound and its sign-in refused, the
  * deleted account gone; every change in the audit trail with the connection as the actor.
  */
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@iam/platform/testing';
-import { ADMIN, type TestSystem, http, signedIn, startTestSystem, strongPassword, uniqueEmail } from './harness';
+import { StubTxtResolver } from '../../../services/directory/src/testing/stub-resolver';
+import { ADMIN, type TestSystem, http, signedIn, startTestSystem, strongPassword, uniqueEmail, verifiedDomain } from './harness';
 
 jest.setTimeout(180_000);
 
@@ -17,6 +19,7 @@ const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 describe('SCIM provisioning (end to end)', () => {
   let sys: TestSystem;
   let admin: string;
+  const dns = new StubTxtResolver();
   const call = (method: string, path: string, opts: Parameters<typeof http>[3] = {}) => http(sys.url(), method, path, opts);
 
   /** A SCIM request as Entra sends it (application/scim+json, a bearer token); SCIM is not in the OpenAPI documents. */
@@ -29,7 +32,7 @@ describe('SCIM provisioning (end to end)', () => {
   }
 
   beforeAll(async () => {
-    sys = await startTestSystem();
+    sys = await startTestSystem({ directoryResolver: dns });
     admin = (await http(sys.url(), 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN })).json.token;
   });
 
@@ -43,6 +46,9 @@ describe('SCIM provisioning (end to end)', () => {
     const adminUser = await call('POST', '/api/v1/users', { token: admin, body: { firstName: 'Org', lastName: 'Admin', ...orgAdmin } });
     expect((await call('POST', `/api/v1/organizations/${org}/members`, { token: admin, body: { userId: adminUser.json.id, roles: ['org.admin'] } })).status).toBe(201);
     const orgAdminToken = (await signedIn(sys.url(), orgAdmin.email, orgAdmin.password)).token;
+    // The platform verifies the organization's domain first: SCIM provisions emails there only.
+    const domain = `contoso-${randomUUID().slice(0, 8)}.example`;
+    await verifiedDomain(sys.url(), admin, org, domain, dns);
 
     // The org admin makes the connection: the token once, the base URL to paste into Entra.
     const made = await call('POST', `/api/v1/organizations/${org}/scim-connections`, { token: orgAdminToken, body: { name: 'Entra ID' } });
@@ -57,9 +63,15 @@ describe('SCIM provisioning (end to end)', () => {
     // Entra's first calls: the configuration, and a userName lookup that finds nobody.
     const spc = await scim(token, org, 'GET', '/ServiceProviderConfig');
     expect([spc.status, spc.type]).toEqual([200, 'application/scim+json; charset=utf-8']);
-    const email = uniqueEmail('entra');
-    const userName = `alex.${randomUUID().slice(0, 8)}@contoso.example`;
+    const tag = randomUUID().slice(0, 8);
+    const email = `alex.wilber.${tag}@${domain}`;
+    const userName = `alex.${tag}@${domain}`;
     expect((await scim(token, org, 'GET', `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`)).json.totalResults).toBe(0);
+
+    // An email off the organization's verified domains: 400 invalidValue, nothing made (not even a 409 for an existing account).
+    const squat = await scim(token, org, 'POST', '/Users', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: orgAdmin.email, name: { givenName: 'Sq', familyName: 'Uat' } });
+    expect([squat.status, squat.json.scimType, squat.type]).toEqual([400, 'invalidValue', 'application/scim+json; charset=utf-8']);
+    expect(squat.json.detail).toContain('emails');
 
     // Create (application/json accepted too).
     const created = await scim(

@@ -50,11 +50,17 @@ export interface DomainUseCases {
 
 const LABEL_RE = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
+/** A domain as domains are stored: trimmed, no trailing dot, lower-case IDNA A-labels ('' when it is no domain name). */
+export const asciiDomain = (raw: string): string => domainToASCII(raw.trim().replace(/\.$/, '').toLowerCase());
+
+/** The domain of an email address, as domains are stored (asciiDomain). */
+export const emailDomain = (email: string): string => asciiDomain(email.slice(email.lastIndexOf('@') + 1));
+
 /** A domain name: lower-case A-labels, at least two labels, no consumer mail domain (400 naming `domain`). */
 export function checkDomain(raw: string): string {
   const bad = (message: string) => AppError.validation('The domain is not valid.', [{ field: 'domain', message }]);
   if (/[\p{Cc}\p{Cf}\s]/u.test(raw) || raw.length > 253) throw bad('must be a domain name without spaces or control characters');
-  const ascii = domainToASCII(raw.trim().replace(/\.$/, '').toLowerCase());
+  const ascii = asciiDomain(raw);
   const labels = ascii.split('.');
   if (!ascii || labels.length < 2 || !labels.every((l) => LABEL_RE.test(l)) || /^\d+$/.test(labels[labels.length - 1]!)) throw bad('must be a domain name such as example.com');
   if (CONSUMER_DOMAINS.has(ascii)) throw bad('is a consumer mail domain: anyone can have an address there');
@@ -154,7 +160,7 @@ export function createDomainUseCases(deps: DomainDeps): DomainUseCases {
       return deps.uow.run(async (tx) => {
         const user = await tx.users.findById(userId, { forUpdate: true });
         if (!user?.emailVerified) return [];
-        const domain = user.email.slice(user.email.lastIndexOf('@') + 1);
+        const domain = emailDomain(user.email);
         const joined: string[] = [];
         for (const { organizationId, roleIds } of await tx.domains.jitOrganizations(domain)) {
           const o = await tx.organizations.findById(organizationId, { forShare: true });

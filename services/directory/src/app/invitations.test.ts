@@ -141,4 +141,17 @@ describe('organization domains', () => {
     expect((await fx.uc.organizations.getMember(fx.admin, o.id, verified.userId)).roles).toEqual([reader.name]);
     expect(await fx.uc.domains.joinByDomain(verified.userId)).toEqual([]);
   });
+
+  it('just in time: an email whose domain is written in Unicode matches the domain stored as A-labels', async () => {
+    const o = await fx.uc.organizations.create(fx.admin, { name: 'U', slug: `u-${unique()}` });
+    const name = `bücher-${unique()}.example`;
+    const d = await fx.uc.domains.claim(fx.admin, o.id, name);
+    expect(d.domain).toMatch(/^xn--/);
+    fx.resolver.records.set(challengeName(d.domain), [d.challenge]);
+    await fx.uc.domains.verify(fx.admin, o.id, d.id);
+    await fx.uc.organizations.update(fx.admin, o.id, { jitEnabled: true, jitRoles: [] });
+    const user = await newUser(name);
+    await fx.ds.query('UPDATE users SET email_verified = true WHERE id = $1', [user.userId]);
+    expect(await fx.uc.domains.joinByDomain(user.userId)).toEqual([o.id]);
+  });
 });

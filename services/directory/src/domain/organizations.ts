@@ -172,6 +172,8 @@ export interface DomainStore {
   remove(organizationId: string, id: string): Promise<boolean>;
   /** Domains due a re-check (pending, or verified), oldest check first. */
   due(limit: number, checkedBefore: Date): Promise<OrganizationDomain[]>;
+  /** Whether this organization verified this domain (lower-case A-labels); the row is locked FOR SHARE until the transaction ends. */
+  isVerified(organizationId: string, domain: string): Promise<boolean>;
   /** Live organizations allowing just-in-time membership that verified this domain. */
   jitOrganizations(domain: string): Promise<Array<{ organizationId: string; roleIds: string[] }>>;
 }

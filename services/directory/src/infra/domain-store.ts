@@ -82,6 +82,14 @@ export class PgDomainStore implements DomainStore {
     return rows.map(toDomain);
   }
 
+  async isVerified(organizationId: string, domain: string): Promise<boolean> {
+    const rows = await this.m.query<unknown[]>(
+      `SELECT 1 FROM organization_domains WHERE organization_id = $1 AND domain = $2 AND status = 'verified' FOR SHARE`,
+      [organizationId, domain],
+    );
+    return rows.length > 0;
+  }
+
   async jitOrganizations(domain: string): Promise<Array<{ organizationId: string; roleIds: string[] }>> {
     const rows = await this.m.query<Array<{ id: string; jit_role_ids: string[] }>>(
       `SELECT o.id, o.jit_role_ids FROM organization_domains d JOIN organizations o ON o.id = d.organization_id AND o.deleted_at IS NULL AND o.jit_enabled

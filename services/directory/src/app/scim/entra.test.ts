@@ -17,7 +17,8 @@ const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 let scim: ScimClient;
 beforeAll(async () => {
-  scim = await scimClient(fx);
+  // The domains of Entra's published examples, verified by this organization.
+  scim = await scimClient(fx, { domains: ['testuser.com', 'microsoft.com'] });
 });
 
 /** Entra's "Create User" request body, with fresh names. */

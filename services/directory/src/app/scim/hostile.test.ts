@@ -17,7 +17,7 @@ beforeAll(async () => {
   c = await scimClient(fx);
 });
 
-const user = (extra: Record<string, unknown> = {}) => ({ schemas: [USER], userName: `h.${unique()}@example.com`, name: { givenName: 'Hos', familyName: 'Tile' }, ...extra });
+const user = (extra: Record<string, unknown> = {}) => ({ schemas: [USER], userName: `h.${unique()}@${c.domain}`, name: { givenName: 'Hos', familyName: 'Tile' }, ...extra });
 const refused = async (r: Promise<{ status: number; body: { status: string; scimType?: string } }>) => {
   const a = await r;
   return { status: a.status, bodyStatus: a.body.status, scimType: a.body.scimType };
@@ -64,7 +64,7 @@ describe('hostile input', () => {
 
 describe('PATCH forms identity providers send', () => {
   it('URN paths of the Enterprise extension, removal by value path, a path-less replace', async () => {
-    const u = (await c.call('POST', '/Users', { body: user({ emails: [{ value: `w.${unique()}@example.com`, type: 'work', primary: true }, { value: `h.${unique()}@example.com`, type: 'home' }] }) })).body as { id: string };
+    const u = (await c.call('POST', '/Users', { body: user({ emails: [{ value: `w.${unique()}@${c.domain}`, type: 'work', primary: true }, { value: `h.${unique()}@example.com`, type: 'home' }] }) })).body as { id: string };
     const r = await c.call('PATCH', `/Users/${u.id}`, {
       body: {
         schemas: [PATCH_OP],

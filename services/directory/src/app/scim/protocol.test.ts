@@ -21,8 +21,9 @@ beforeAll(async () => {
   b = await scimClient(fx);
 });
 
-const user = (tag = unique(), extra: Record<string, unknown> = {}) => ({ schemas: [USER], userName: `user.${tag}@okta.example`, name: { givenName: 'Ok', familyName: 'Ta' }, externalId: `x-${tag}`, ...extra });
-const make = async (c: ScimClient, body: Record<string, unknown> = user()) => {
+/** A User on the client's verified domain (organization A's unless told). */
+const user = (tag = unique(), extra: Record<string, unknown> = {}, c: ScimClient = a) => ({ schemas: [USER], userName: `user.${tag}@${c.domain}`, name: { givenName: 'Ok', familyName: 'Ta' }, externalId: `x-${tag}`, ...extra });
+const make = async (c: ScimClient, body: Record<string, unknown> = user(unique(), {}, c)) => {
   const r = await c.call('POST', '/Users', { body });
   expect(r.status).toBe(201);
   return r.body as { id: string; userName: string; meta: { version: string } };
@@ -41,7 +42,7 @@ describe('Okta SCIM 2.0 test steps', () => {
   });
 
   it('a filter on an unknown userName gives totalResults 0; userName filters are case-insensitive', async () => {
-    expect((await a.call('GET', '/Users', { query: { filter: `userName eq "nobody-${unique()}@okta.example"` } })).body.totalResults).toBe(0);
+    expect((await a.call('GET', '/Users', { query: { filter: `userName eq "nobody-${unique()}@${a.domain}"` } })).body.totalResults).toBe(0);
     const u = await make(a);
     const r = await a.call('GET', '/Users', { query: { filter: `userName eq "${u.userName.toUpperCase()}"` } });
     expect(r.body.totalResults).toBe(1);
@@ -59,7 +60,7 @@ describe('Okta SCIM 2.0 test steps', () => {
     const tag = unique();
     await make(a, user(tag));
     expect(errorOf(await a.call('POST', '/Users', { body: user(tag) }))).toMatchObject({ status: 409, scimType: 'uniqueness' });
-    expect(errorOf(await a.call('POST', '/Users', { body: { ...user(unique()), userName: `USER.${tag}@OKTA.EXAMPLE` } }))).toMatchObject({ status: 409, scimType: 'uniqueness' });
+    expect(errorOf(await a.call('POST', '/Users', { body: { ...user(unique()), userName: `USER.${tag}@${a.domain.toUpperCase()}` } }))).toMatchObject({ status: 409, scimType: 'uniqueness' });
     expect(errorOf(await a.call('POST', '/Users', { body: { ...user(unique()), externalId: `x-${tag}` } }))).toMatchObject({ status: 409, scimType: 'uniqueness' });
   });
 });
@@ -144,7 +145,7 @@ describe('filters', () => {
 
   it('the grammar: and/or/not, value paths, pr, co/sw/ew, dates, the Enterprise extension', async () => {
     const tag = unique();
-    const u = await make(a, user(tag, { title: 'Engineer', emails: [{ value: `w.${tag}@okta.example`, type: 'work', primary: true }, { value: `h.${tag}@home.example`, type: 'home' }], 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: 'R&D', employeeNumber: tag } }));
+    const u = await make(a, user(tag, { title: 'Engineer', emails: [{ value: `w.${tag}@${a.domain}`, type: 'work', primary: true }, { value: `h.${tag}@home.example`, type: 'home' }], 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: 'R&D', employeeNumber: tag } }));
     const found = async (filter: string) => (await a.call('GET', '/Users', { query: { filter } })).body.Resources?.map((r: { id: string }) => r.id) ?? [];
     expect(await found(`emails[type eq "home" and value ew "@home.example"] and title pr`)).toEqual([u.id]);
     expect(await found(`urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber eq "${tag}"`)).toEqual([u.id]);
@@ -158,7 +159,7 @@ describe('filters', () => {
 describe('paging, sorting, attributes', () => {
   it('startIndex/count pages in the sortBy order; attributes and excludedAttributes project', async () => {
     const c = await scimClient(fx);
-    for (const n of ['c', 'a', 'b']) await make(c, user(`${n}${unique()}`, { userName: `${n}-${unique()}@sort.example` }));
+    for (const n of ['c', 'a', 'b']) await make(c, user(`${n}${unique()}`, { userName: `${n}-${unique()}@${c.domain}` }, c));
     const page = async (startIndex: number, sortOrder = 'ascending') =>
       (await c.call('GET', '/Users', { query: { sortBy: 'userName', sortOrder, startIndex: String(startIndex), count: '2', attributes: 'userName' } })).body;
     const first = await page(1);

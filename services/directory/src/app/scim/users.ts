@@ -2,7 +2,9 @@
  * SCIM Users of an organization: platform users its connections provisioned, members of it.
  * Creating one makes a new platform account (no password: it signs in through the organization's
  * identity provider or resets one) and its membership; an existing account's email is a 409
- * `uniqueness` (a connection never takes over an account it did not make). `active: false`
+ * `uniqueness` (a connection never takes over an account it did not make). A created or changed
+ * email must be on one of the organization's verified domains (checkOwnDomain), else a 400
+ * `invalidValue` naming `emails`, before the account is written. `active: false`
  * disables the account (`users.disabled_at`: no sign-in, no refresh, no organization grant) and
  * ends its sessions through the `directory.user.updated` event (`changedFields: active`), as a
  * password change does. DELETE removes the membership; an account left in no organization is
@@ -17,6 +19,7 @@ import type { ScimUserRow } from '../../domain/scim';
 import { ScimError } from '../../domain/scim-error';
 import { Violations, checkEmail, checkName } from '../../domain/rules';
 import { USER_ATTRIBUTES } from '../../infra/scim-attributes';
+import { emailDomain } from '../domains';
 import { membershipEvent } from '../organizations';
 import { NO_PASSWORD } from '../provisioning';
 import { userChanged } from '../users';
@@ -37,6 +40,19 @@ function platformFields(input: UserInput): { email: string; firstName: string; l
   const lastName = checkName(v, 'name.familyName', input.familyName ?? '-');
   v.throwIfAny();
   return { email, firstName, lastName };
+}
+
+/**
+ * A connection provisions addresses of its organization's verified domains only: no squatting an
+ * address the organization does not own (an account kept a member after its real owner recovers
+ * it), and no 409 telling it that an account exists elsewhere on the platform. Checked in the
+ * transaction of the write; the domain's row stays locked FOR SHARE until it commits.
+ */
+async function checkOwnDomain(tx: ScimTx, scope: ScimScope, email: string): Promise<void> {
+  if (await tx.domains.isVerified(scope.organization.id, emailDomain(email))) return;
+  const v = new Violations();
+  v.add('emails', "must be on one of the organization's verified domains");
+  v.throwIfAny();
 }
 
 export interface ScimUsers {
@@ -67,6 +83,7 @@ async function applyUser(tx: ScimTx, scope: ScimScope, row: ScimUserRow, input: 
   const f = platformFields(input);
   const before = (await tx.users.findById(row.userId, { forUpdate: true }))!;
   const changed = (['email', 'firstName', 'lastName'] as const).filter((k) => f[k] !== before[k]);
+  if (changed.includes('email')) await checkOwnDomain(tx, scope, f.email);
   const patch: Parameters<ScimTx['users']['update']>[1] = Object.fromEntries(changed.map((k) => [k, f[k]]));
   if (changed.includes('email')) patch.emailVerified = false;
   await tx.users.update(row.userId, patch);
@@ -88,6 +105,7 @@ export function createScimUsers(deps: ScimDeps): ScimUsers {
       const f = platformFields(input);
       const row = await deps.uow.run(async (tx) => {
         if (!(await tx.organizations.findById(scope.organization.id, { forShare: true }))) throw userNotFound();
+        await checkOwnDomain(tx, scope, f.email);
         const id = randomUUID();
         await tx.users.insert({ id, ...f, phone: null, passwordHash: NO_PASSWORD });
         await tx.members.add(scope.organization.id, id);
