@@ -145,6 +145,8 @@ export async function startTestSystem(
     mailbox: opts.mailbox,
     identityClients: opts.identityClients,
     identityFaults: opts.identityFaults,
+    // As make run: in process, unless E2E_TRANSPORT=grpc runs the suites over loopback gRPC.
+    transport: process.env.E2E_TRANSPORT === 'grpc' ? 'grpc' : 'in-process',
   });
   const { gateways } = system;
   await eventually(async () => {
