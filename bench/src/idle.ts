@@ -81,9 +81,6 @@ async function measure(shape: 'split' | 'all-in-one'): Promise<void> {
     ADMIN_EMAIL: 'idle-admin@example.com',
     ADMIN_PASSWORD: 'Idle-Passw0rd!',
     EMAIL_ACTION_BASE_URL: 'http://app.bench',
-    EMAIL_ACTION_KEY: randomBytes(32).toString('base64'),
-    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
-    JWT_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     PUBLIC_URL: `http://127.0.0.1:${PORT}`,
     IDENTITY_OP_PORT: String(PORT + 13),
     IDENTITY_OP_URL: `http://127.0.0.1:${PORT + 13}`,
@@ -97,6 +94,10 @@ async function measure(shape: 'split' | 'all-in-one'): Promise<void> {
       env[`${s.toUpperCase()}_DATABASE_URL`] = u.toString();
     }
     env.NATS_URL = NATS;
+    // Fresh databases each run; the all-in-one keeps these secrets in its data directory instead.
+    env.EMAIL_ACTION_KEY = randomBytes(32).toString('base64');
+    env.WEBHOOK_SECRET_KEY = randomBytes(32).toString('base64');
+    env.JWT_KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64');
   } else {
     for (const k of Object.keys(process.env)) if (k.endsWith('_DATABASE_URL') || k === 'NATS_URL') delete process.env[k];
   }
