@@ -137,23 +137,26 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   }
   // The gateway proxies the OpenID provider at the port identity listens on (a free one for port 0).
   let identityOp: string | undefined;
-  await start('identity', (rt) =>
-    identityService({ ...config.identity, directoryTarget: callTargets.directory }, rt, {
-      clients: opts.identityClients,
-      faults: opts.identityFaults,
-      onOpListening: (port) => void (identityOp = `http://127.0.0.1:${port}`),
-    }),
-  );
-  if (config.notification) {
-    const notification = config.notification;
-    await start('notification', (rt) => notificationService({ ...notification, directoryTarget: callTargets.directory }, rt, { mailbox: opts.mailbox }));
-  }
-  // Identity, commerce and audit ask the directory (principals; who holds a permission now).
-  await start('commerce', (rt) => commerceService({ ...config.commerce, directoryTarget: callTargets.directory }, rt));
-  if (config.audit) {
-    const audit = config.audit;
-    await start('audit', (rt) => auditService({ ...audit, directoryTarget: callTargets.directory }, rt));
-  }
+  // Identity, notification, commerce and audit need only the directory (principals; who holds a
+  // permission now): they start side by side, their database round trips overlapping (start-up
+  // time, issue #43). Every start is waited for, so a failed one leaves nothing half-started
+  // outside the lifecycle.
+  const notification = config.notification;
+  const audit = config.audit;
+  const started = await Promise.allSettled([
+    start('identity', (rt) =>
+      identityService({ ...config.identity, directoryTarget: callTargets.directory }, rt, {
+        clients: opts.identityClients,
+        faults: opts.identityFaults,
+        onOpListening: (port) => void (identityOp = `http://127.0.0.1:${port}`),
+      }),
+    ),
+    notification && start('notification', (rt) => notificationService({ ...notification, directoryTarget: callTargets.directory }, rt, { mailbox: opts.mailbox })),
+    start('commerce', (rt) => commerceService({ ...config.commerce, directoryTarget: callTargets.directory }, rt)),
+    audit && start('audit', (rt) => auditService({ ...audit, directoryTarget: callTargets.directory }, rt)),
+  ]);
+  const failed = started.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 
   const gatewayMetrics = opts.gatewayMetrics ?? createMetrics();
   const gateways: RunningGateway[] = [];

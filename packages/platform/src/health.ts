@@ -44,9 +44,10 @@ export interface HealthMonitorOptions {
   /** Between checks while any component is down, timing out, or just changed (default 1 s). */
   intervalMs?: number;
   /**
-   * Between checks once every component has been up for two checks in a row (default
-   * HEALTH_IDLE_INTERVAL_MS, or intervalMs when that is given): a process at rest wakes its
-   * database and upstreams less often (issue #43, idle CPU); a refusal is still seen within it.
+   * Between checks once every component has been up for two checks in a row, or nothing has
+   * changed for STEADY_DOWN_CHECKS (default HEALTH_IDLE_INTERVAL_MS, or intervalMs when that is
+   * given): a process at rest wakes its database and upstreams less often (issue #43, idle CPU);
+   * a refusal, or a recovery, is still seen within it.
    */
   idleIntervalMs?: number;
   timeoutMs?: number;
@@ -60,6 +61,9 @@ export interface HealthMonitorOptions {
 /** The default of HealthMonitorOptions.idleIntervalMs. */
 export const HEALTH_IDLE_INTERVAL_MS = 5_000;
 
+/** Unchanged checks after which a component that stays down is checked every idleIntervalMs. */
+export const STEADY_DOWN_CHECKS = 10;
+
 /** The default of HealthMonitorOptions.timeoutGraceMs. */
 export const HEALTH_TIMEOUT_GRACE_MS = 3_000;
 
@@ -71,8 +75,9 @@ export class HealthMonitor {
   private readonly listeners: Array<(s: HealthSnapshot) => void> = [];
   private readonly intervalMs: number;
   private readonly idleIntervalMs: number;
-  /** Checks in a row that found every component up, unchanged. */
+  /** Checks in a row that found every component as the one before, none timing out. */
   private steady = 0;
+  private allUp = false;
   private readonly timeoutMs: number;
   private readonly timeoutGraceMs: number;
   private readonly all: Record<string, HealthCheck>;
@@ -113,11 +118,20 @@ export class HealthMonitor {
     const tick = (): void => {
       void this.refresh().finally(() => {
         if (!this.started) return;
-        this.timer = setTimeout(tick, this.steady >= 2 ? this.idleIntervalMs : this.intervalMs);
+        this.timer = setTimeout(tick, this.isSteady() ? this.idleIntervalMs : this.intervalMs);
         this.timer.unref();
       });
     };
     tick();
+  }
+
+  /**
+   * Every component up for two checks in a row, or nothing changed for STEADY_DOWN_CHECKS (a
+   * component that stays down, e.g. an optional upstream not deployed, is then checked every
+   * idleIntervalMs too: its recovery is seen within it).
+   */
+  private isSteady(): boolean {
+    return (this.allUp && this.steady >= 2) || this.steady >= STEADY_DOWN_CHECKS;
   }
 
   stop(): void {
@@ -173,8 +187,8 @@ export class HealthMonitor {
     };
     const changed = names.some((n) => this.snapshotValue.checks[n] !== checks[n]) || this.snapshotValue.checkedAt.getTime() === 0 || next.ready !== this.snapshotValue.ready;
     this.snapshotValue = next;
-    const allUp = names.every((n) => checks[n] === 'up') && next.timedOut.length === 0;
-    this.steady = allUp && !changed ? this.steady + 1 : 0;
+    this.allUp = names.every((n) => checks[n] === 'up');
+    this.steady = changed || next.timedOut.length > 0 ? 0 : this.steady + 1;
     if (changed) {
       this.opts.logger.info({ ready: next.ready, checks }, 'health changed');
       for (const l of this.listeners) l(next);
