@@ -14,7 +14,6 @@
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { AppError, type Logger, event, sha256 } from '@iam/platform';
-import type * as WebAuthn from '@simplewebauthn/server';
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransportFuture,
@@ -139,8 +138,6 @@ function cleanName(name: string): string {
   return n;
 }
 
-type WebAuthnLibrary = typeof WebAuthn;
-
 /** A user id as WebAuthn's user handle: its 16 bytes (no personal data). */
 const userHandle = (userId: string): Uint8Array<ArrayBuffer> => new Uint8Array(Buffer.from(userId.replace(/-/g, ''), 'hex'));
 
@@ -154,8 +151,9 @@ export function createPasskeyUseCases(deps: {
   const { settings: s, uow, stores } = deps;
   // Loaded at the first ceremony, not at start: about 23 MiB of RSS a process that never sees a
   // passkey would keep (issue #43, idle memory).
-  let loaded: Promise<WebAuthnLibrary> | undefined;
-  const webauthn = (): Promise<WebAuthnLibrary> => (loaded ??= import('@simplewebauthn/server'));
+  const load = () => import('@simplewebauthn/server');
+  let loaded: ReturnType<typeof load> | undefined;
+  const webauthn = (): ReturnType<typeof load> => (loaded ??= load());
 
   /** Stores a ceremony's challenge; the user's older ones of the purpose beyond the newest few go. */
   async function remember(challenge: string, purpose: WebauthnPurpose, userId: string | null, mfaChallengeId: string | null): Promise<void> {
