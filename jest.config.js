@@ -12,14 +12,16 @@ const swc = {
   module: { type: 'commonjs', ignoreDynamic: true },
   sourceMaps: 'inline',
 };
+/** TSX (the hosted pages' components): the same, with JSX through React's automatic runtime. */
+const swcTsx = { ...swc, jsc: { ...swc.jsc, parser: { ...swc.jsc.parser, tsx: true }, transform: { ...swc.jsc.transform, react: { runtime: 'automatic' } } } };
 
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/gateway', '<rootDir>/deploy', '<rootDir>/helm', '<rootDir>/console'],
-  testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'],
+  testMatch: ['**/src/**/*.test.ts', '**/src/**/*.test.tsx', '**/test/**/*.test.ts'],
   // The fault suite is its own project (deploy/all-in-one/test/faults/jest.config.js: make faults).
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/deploy/all-in-one/test/faults/'],
-  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
+  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc], '^.+\\.tsx$': ['@swc/jest', swcTsx] },
   // ESM-only dependencies are compiled to CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!(jose|cookie|content-disposition)/)'],
   moduleNameMapper: {
@@ -27,6 +29,8 @@ module.exports = {
     '^@iam/platform/(testing|core|grpc|bus|db|outbox|embedded-postgres)$': '<rootDir>/packages/platform/src/$1',
     '^@iam/identity-client$': '<rootDir>/packages/identity-client/src',
     '^@iam/hosted-pages$': '<rootDir>/packages/hosted-pages/src',
+    '^@iam/hosted-pages/server$': '<rootDir>/packages/hosted-pages/src/server',
+    '^@iam/hosted-pages/browser$': '<rootDir>/packages/hosted-pages/src/browser',
     '^@iam/hosted-pages/styles.css$': '<rootDir>/packages/hosted-pages/styles.css',
     '^@iam/(identity|directory|notification|commerce|audit)$': '<rootDir>/services/$1/src',
     '^@iam/gateway$': '<rootDir>/gateway/src',

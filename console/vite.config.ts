@@ -17,6 +17,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: '@iam/hosted-pages/styles.css', replacement: `${hostedPages}styles.css` },
+      { find: /^@iam\/hosted-pages\/browser$/, replacement: `${hostedPages}src/browser/index.ts` },
       { find: /^@iam\/hosted-pages$/, replacement: `${hostedPages}src/index.ts` },
     ],
   },

@@ -10,15 +10,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { type JsonAnswer, type LoadResult, type ScenarioRow, cannon, closedLoop, httpClient, r1, r2 } from './load';
+import { organizationTokenScenario } from './oidc-organizations';
 
 /** The floor's one client (static, in oidc-floor.ts). */
 export const FLOOR_CLIENT = { id: 'floor', secret: 'floor-secret-floor-secret-floor-secret' };
 
 const KEYCLOAK_PER_VCPU = 120;
-const CONNECTIONS = 16;
+export const CONNECTIONS = 16;
 const REDIRECT = 'http://127.0.0.1:9/cb';
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 /** Form posts to a token endpoint over node:http with keep-alive (fetch costs the shared cores ~10× more). */
 export function formClient(base: string, connections: number): { post(path: string, form: Record<string, string>, authorization: string): Promise<JsonAnswer>; close(): void } {
@@ -33,7 +34,7 @@ export function formClient(base: string, connections: number): { post(path: stri
  * A sign-in through the hosted pages over plain HTTP (cookies kept, forms posted, consent
  * allowed), then the code exchanged: answers the grant's refresh token.
  */
-export async function opRefreshToken(base: string, client: { id: string; secret: string }, user: { email: string; password: string }): Promise<string> {
+export async function opRefreshToken(base: string, client: { id: string; secret: string }, user: { email: string; password: string }, scope = 'openid offline_access'): Promise<string> {
   const jar = new Map<string, string>();
   const verifier = randomBytes(32).toString('base64url');
   const auth = new URL(`${base}/oidc/auth`);
@@ -41,7 +42,7 @@ export async function opRefreshToken(base: string, client: { id: string; secret:
     client_id: client.id,
     response_type: 'code',
     redirect_uri: REDIRECT,
-    scope: 'openid offline_access',
+    scope,
     prompt: 'consent',
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
@@ -103,7 +104,7 @@ export async function opRefreshToken(base: string, client: { id: string; secret:
 }
 
 /** Refresh grants/s: each worker rotates its own chain, so no refresh token is presented twice. */
-async function refreshLoop(base: string, path: string, client: { id: string; secret: string }, chains: string[], seconds: number): Promise<LoadResult> {
+export async function refreshLoop(base: string, path: string, client: { id: string; secret: string }, chains: string[], seconds: number): Promise<LoadResult> {
   const http = formClient(base, chains.length);
   const authorization = basic(client.id, client.secret);
   try {
@@ -127,7 +128,7 @@ const clientCredentials = (url: string, client: { id: string; secret: string }, 
     duration: seconds,
   });
 
-export async function oidcScenarios(opts: {
+export interface OidcScenarioOptions {
   /** The system's gateway. */
   base: string;
   /** The floor (oidc-floor.js). */
@@ -139,7 +140,9 @@ export async function oidcScenarios(opts: {
   seconds: number;
   repeat: (fn: () => Promise<LoadResult>) => Promise<LoadResult>;
   log: (s: string) => void;
-}): Promise<ScenarioRow[]> {
+}
+
+export async function oidcScenarios(opts: OidcScenarioOptions): Promise<ScenarioRow[]> {
   const vcpus = availableParallelism();
   const create = async (body: Record<string, unknown>) => {
     const r = await fetch(`${opts.base}/api/v1/clients`, {
@@ -191,5 +194,6 @@ export async function oidcScenarios(opts: {
     met: refresh.ok >= 480,
   });
   opts.log(`   floor ${r1(floorRefresh.ok)}/s, ours ${r1(refresh.ok)}/s`);
+  rows.push(await organizationTokenScenario(opts, app, refresh));
   return rows;
 }

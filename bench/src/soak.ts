@@ -9,11 +9,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, openSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jsonClient } from './load';
 import { AUTH_LIMITS_LIFTED, ROOT, forkAllInOne, waitReady } from './system';
+import { freePort } from '@iam/platform/testing';
 
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 500);
 /**
@@ -27,13 +27,6 @@ const USERS = 50;
 const TIMEOUT_MS = 10_000;
 const ADMIN = { email: 'admin@example.com', password: 'Admin-Passw0rd!' };
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 interface Answer {
   status: number;

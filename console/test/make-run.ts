@@ -6,10 +6,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type TestDatabase, createTestDatabase, eventually } from '@iam/platform/testing';
+import { type TestDatabase, createTestDatabase, eventually, freePort as sharedFreePort } from '@iam/platform/testing';
 
 export const MAIN = join(__dirname, '..', '..', 'deploy', 'all-in-one', 'dist', 'main.js');
 const SERVICES = ['directory', 'identity', 'notification', 'commerce', 'audit'] as const;
@@ -18,17 +17,8 @@ const SERVICES = ['directory', 'identity', 'notification', 'commerce', 'audit'] 
  * A free port above 23000 whose gRPC followers (PORT − 8080 + 50051…) fall out of range, so they
  * are chosen at start; IAM_TEST_PORTS (`27200-27299`) narrows the range for a shared machine.
  */
-async function freePort(): Promise<number> {
-  const [from, to] = (process.env.IAM_TEST_PORTS ?? '23000-23999').split('-').map(Number) as [number, number];
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = from + Math.floor(Math.random() * (to - from + 1));
-    const free = await new Promise<boolean>((resolve) => {
-      const srv = createServer().once('error', () => resolve(false));
-      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error(`no free port in ${from}..${to}`);
+function freePort(): Promise<number> {
+  return sharedFreePort(process.env.IAM_TEST_PORTS ? undefined : [23_000, 23_999]);
 }
 
 export interface MakeRun {

@@ -1,6 +1,5 @@
 /** What the console's walks share: a free port, an authenticator app's code, a token refresh seen. */
 import { createHmac } from 'node:crypto';
-import { createServer } from 'node:net';
 
 /** The authenticator app's code now (RFC 6238: SHA-1, 6 digits, 30 s) for a base32 secret. */
 export function totpCode(secret: string): string {
@@ -27,13 +26,4 @@ export function isRefresh(r: { url(): string; request(): { postData(): string | 
   return r.url().endsWith('/oidc/token') && (r.request().postData() ?? '').includes('grant_type=refresh_token');
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
+export { freePort } from '@iam/platform/testing';

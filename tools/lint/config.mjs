@@ -18,7 +18,7 @@ function workspaceBoundaries() {
     const declared = new Set([pkg.name, ...Object.keys({ ...pkg.dependencies, ...pkg.devDependencies, ...pkg.peerDependencies })]);
     const undeclared = ours.filter((name) => !declared.has(name));
     const message = `${pkg.name} does not declare it in ${dir}/package.json: a workspace imports only the packages it names (no back-edges; a test that needs several services lives in deploy/all-in-one/test).`;
-    return { files: [`${dir}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns: [{ group: undeclared.flatMap((n) => [n, `${n}/*`]), message }] }] } };
+    return { files: [`${dir}/**/*.ts`, `${dir}/**/*.tsx`], rules: { 'no-restricted-imports': ['error', { patterns: [{ group: undeclared.flatMap((n) => [n, `${n}/*`]), message }] }] } };
   });
 }
 
@@ -33,6 +33,9 @@ function requestDataCasts() {
   ]);
 }
 
+/** The hosted pages the console mounts: typed against the DOM by their package's and the console's configs. */
+const BROWSER_PAGES = ['packages/hosted-pages/src/browser/**'];
+
 /** Generated code (protobuf, OpenAPI types, Unicode tables, limits): never edited, never linted. */
 const generated = ['**/*.d.ts', '**/*.generated.ts'];
 
@@ -40,18 +43,19 @@ export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '**/dist/**', 'packages/contracts/src/gen/**', '.data/**', '.ci/**', 'tools/**', 'protos/**', '**/*.js', '**/*.mjs', '**/*.cjs', ...generated],
   },
-  // The console (React, its own tsconfig and Vite build) gets only the size rule below; the
-  // type-aware rules read the root tsconfig.test.json, which does not include it.
-  ...[js.configs.recommended, ...tseslint.configs.recommendedTypeChecked].map((config) => ({ ...config, ignores: [...(config.ignores ?? []), 'console/**'] })),
+  // The console (React, its own tsconfig and Vite build) and the hosted pages it mounts
+  // (packages/hosted-pages/src/browser, typed against the DOM) get only the size and style rules
+  // below; the type-aware rules read the root tsconfig.test.json, which does not include them.
+  ...[js.configs.recommended, ...tseslint.configs.recommendedTypeChecked].map((config) => ({ ...config, ignores: [...(config.ignores ?? []), 'console/**', ...BROWSER_PAGES] })),
   {
-    files: ['console/**/*.ts', 'console/**/*.tsx'],
+    files: ['console/**/*.ts', 'console/**/*.tsx', ...BROWSER_PAGES],
     languageOptions: { parser: tseslint.parser },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
   },
   {
     // No inline styles (issue #37 item 5): a theme is packages/hosted-pages/styles.css and the
     // console's styles.css, and the pages' CSP allows no inline style.
-    files: ['console/src/**/*.tsx'],
+    files: ['console/src/**/*.tsx', 'packages/hosted-pages/src/**/*.tsx'],
     rules: { 'no-restricted-syntax': ['error', { selector: "JSXAttribute[name.name='style']", message: 'No inline styles: give the element a class in the stylesheet (packages/hosted-pages/styles.css or console/src/styles.css).' }] },
   },
   {
@@ -61,7 +65,7 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }] },
   },
   {
-    ignores: ['console/**'],
+    ignores: ['console/**', ...BROWSER_PAGES],
     languageOptions: {
       parserOptions: { project: ['./tsconfig.test.json'], tsconfigRootDir: root },
     },
@@ -86,9 +90,7 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', ...requestDataCasts()],
     },
   },
-  // The console's tests start the system from @iam/platform/testing, which its package does not
-  // declare: they were never under this rule (the console was not linted before max-lines).
-  ...workspaceBoundaries().map((config) => ({ ...config, ignores: ['console/**'] })),
+  ...workspaceBoundaries(),
   {
     // Tests read loosely typed bodies and mocks.
     files: ['**/*.test.ts', '**/test/**/*.ts', '**/testing/**/*.ts'],

@@ -8,7 +8,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmButton, Notice, ProblemAlert } from '../components/ui';
 import { factorKeys, factors } from './factors-api';
-import { QrCode } from './QrCode';
+import { QrCode } from '@iam/hosted-pages';
 import { Reauthenticate } from './Reauthenticate';
 
 export function FactorsSection() {

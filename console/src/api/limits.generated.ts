@@ -25,6 +25,7 @@ export const bodyLimits = {
       webauthn: { type: 'object' },
       passkey: { type: 'object' },
       recoveryCode: { type: 'string', minLength: 1, maxLength: 40 },
+      newPassword: { type: 'string', minLength: 1, maxLength: 128 },
     },
   },
   '/api/v1/auth/mfa/webauthn/options': { post: { mfaToken: { required: true, type: 'string', minLength: 1, maxLength: 200 } } },

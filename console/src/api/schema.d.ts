@@ -192,7 +192,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete a login with its second factor (the mfaToken of the mfa-required problem and a code or a recovery code) */
+        /** Complete a login: its second factor (the mfaToken of the mfa-required problem and a code, a recovery code or a passkey), or the new password of a password-change-required one */
         post: operations["postApiV1AuthMfa"];
         delete?: never;
         options?: never;
@@ -1827,7 +1827,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A refused login; the right password of an account with a second factor: type urn:iam:problem:mfa-required (or urn:iam:problem:mfa-enrolment-required) with mfaToken and methods */
+            /** @description A refused login; the right password of an account with a second factor: type urn:iam:problem:mfa-required (or urn:iam:problem:mfa-enrolment-required) with mfaToken and methods; of an account that must choose a new password (after its factors): urn:iam:problem:password-change-required with mfaToken */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1844,9 +1844,9 @@ export interface operations {
                             field: string;
                             message: string;
                         }[];
-                        /** @description mfa-required / mfa-enrolment-required: single use, 5 minutes, for POST /api/v1/auth/mfa */
+                        /** @description mfa-required / mfa-enrolment-required / password-change-required: single use, 5 minutes, for POST /api/v1/auth/mfa */
                         mfaToken?: string;
-                        /** @description The second factors the account can answer with: totp, recovery_code, webauthn */
+                        /** @description The second factors the account can answer with: totp, recovery_code, webauthn (none for password-change-required) */
                         methods?: string[];
                         /** @description Seconds until mfaToken expires */
                         expiresIn?: number;
@@ -2530,7 +2530,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The mfa token and exactly one factor: code, recoveryCode, webauthn (a passkey's assertion for POST /api/v1/auth/mfa/webauthn/options) or passkey (enrolment) */
+        /** @description The mfa token and exactly one answer: code, recoveryCode, webauthn (a passkey's assertion for POST /api/v1/auth/mfa/webauthn/options) or passkey (enrolment); newPassword for a password-change-required token */
         requestBody: {
             content: {
                 "application/json": {
@@ -2576,6 +2576,8 @@ export interface operations {
                     };
                     /** @description One of the recovery codes (single use) */
                     recoveryCode?: string;
+                    /** @description A urn:iam:problem:password-change-required token: the account's new password (≥ 12 characters with upper- and lower-case letters, a digit and a special character; not the current one) */
+                    newPassword?: string;
                 };
             };
         };
@@ -2631,7 +2633,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
+            /** @description A refused login; the right password of an account with a second factor: type urn:iam:problem:mfa-required (or urn:iam:problem:mfa-enrolment-required) with mfaToken and methods; of an account that must choose a new password (after its factors): urn:iam:problem:password-change-required with mfaToken */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2648,6 +2650,12 @@ export interface operations {
                             field: string;
                             message: string;
                         }[];
+                        /** @description mfa-required / mfa-enrolment-required / password-change-required: single use, 5 minutes, for POST /api/v1/auth/mfa */
+                        mfaToken?: string;
+                        /** @description The second factors the account can answer with: totp, recovery_code, webauthn (none for password-change-required) */
+                        methods?: string[];
+                        /** @description Seconds until mfaToken expires */
+                        expiresIn?: number;
                     };
                 };
             };

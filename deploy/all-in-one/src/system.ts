@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChannelCredentials, ServerCredentials } from '@grpc/grpc-js';
 import { type AuditConfig, auditService } from '@iam/audit';
 import { type CommerceConfig, commerceService } from '@iam/commerce';
-import { type DirectoryConfig, createDirectoryUseCases, directoryService } from '@iam/directory';
+import { type DirectoryConfig, type TxtResolver, createDirectoryUseCases, directoryService } from '@iam/directory';
 import { type GatewayConfig, type RunningGateway, startGateway } from '@iam/gateway';
 import { type AuthFaults, type ClientLookup, type IdentityConfig, identityService } from '@iam/identity';
 import { type MemoryMailbox, type NotificationConfig, notificationService } from '@iam/notification';
@@ -75,6 +75,8 @@ export interface SystemOptions {
   readonly identityClients?: ClientLookup;
   /** Fault hooks of identity (tests only). */
   readonly identityFaults?: AuthFaults;
+  /** The directory's DNS TXT lookups for domain verification (tests: a stub; `node:dns/promises` otherwise). */
+  readonly directoryResolver?: TxtResolver;
   /** Services that run outside this process, by gRPC target (fault tests run notification on its own). */
   readonly external?: Partial<Record<ServiceName, string>>;
   /**
@@ -130,7 +132,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     callTargets[name] = running.inProcessTarget ?? targets[name];
   };
 
-  await start('directory', (rt) => directoryService(config.directory, rt));
+  await start('directory', (rt) => directoryService(config.directory, rt, { resolver: opts.directoryResolver }));
   if (opts.admin && services.directory) {
     const { user, created } = await createDirectoryUseCases(services.directory.dataSource, config.directory).credentials.ensureAdministrator(opts.admin);
     logger.info({ email: user.email, created }, 'administrator account ready');

@@ -84,7 +84,7 @@ suite('account page: second factors and passkeys (Chromium)', () => {
       // Kept for the console README: the account page with every factor set up.
       mkdirSync(SHOTS, { recursive: true });
       await page.setViewportSize({ width: 1000, height: 1400 });
-      await page.getByRole('heading', { name: 'Second factors' }).evaluate((h) => h.scrollIntoView({ block: 'start' }));
+      await page.getByRole('heading', { name: 'Second factors' }).evaluate((h: { scrollIntoView(o: { block: 'start' }): void }) => h.scrollIntoView({ block: 'start' }));
       await page.screenshot({ path: join(SHOTS, 'account-factors.png') });
       expect(await axe(page)).toEqual([]);
 

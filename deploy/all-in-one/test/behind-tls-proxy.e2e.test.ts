@@ -10,10 +10,11 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestSystem, startTestSystem } from './harness';
+import { freePort } from '@iam/platform/testing';
 
 jest.setTimeout(120_000);
 
@@ -22,16 +23,6 @@ const OPENSSL = '/usr/bin/openssl';
 const run = existsSync(NGINX) && existsSync(OPENSSL) ? describe : describe.skip;
 
 /** A port free now on loopback. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForPort(port: number, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;

@@ -11,29 +11,19 @@
  * - a users.manage holder is refused an Administrator's sessions and security state (403, like
  *   the DELETE); an Administrator reads them.
  */
-import { createServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type * as openidClient from 'openid-client';
 import { SoftAuthenticator } from '../../../services/identity/src/testing/soft-authenticator';
 import { ADMIN, type HttpResult, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
 import { claimsOf, totp } from './support/factors';
 import { signInOverHttp } from './support/oidc-rp';
+import { freePort } from '@iam/platform/testing';
 
 jest.setTimeout(120_000);
 
 type OpenIdClient = typeof openidClient;
 const REDIRECT = 'http://127.0.0.1:21999/callback';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 describe('adding a factor needs a recent first-party sign-in; an Administrator\'s sessions are for Administrators (end to end)', () => {
   let sys: TestSystem;

@@ -9,8 +9,7 @@
  *   "<user id>:<code>"), accept lower case, spaces and no dashes, and are single use.
  */
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:net';
-import { type SmtpSink, actionToken, eventually, startSmtpSink } from '@iam/platform/testing';
+import { actionToken, eventually, freePort, type SmtpSink, startSmtpSink } from '@iam/platform/testing';
 import { SoftAuthenticator } from '../../../services/identity/src/testing/soft-authenticator';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
 import { totp } from './support/factors';
@@ -19,16 +18,6 @@ jest.setTimeout(120_000);
 
 const BASE = 'https://app.example';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 describe('factor mails, the reset review and recovery codes (end to end, real SMTP)', () => {
   let sys: TestSystem;

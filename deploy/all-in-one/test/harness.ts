@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { readAuditConfig } from '@iam/audit';
 import { readCommerceConfig } from '@iam/commerce';
-import { readDirectoryConfig } from '@iam/directory';
+import { type TxtResolver, readDirectoryConfig } from '@iam/directory';
 import { ResponseChecker, type RunningGateway, readGatewayConfig } from '@iam/gateway';
 import { type AuthFaults, type ClientLookup, readIdentityConfig } from '@iam/identity';
 import { type MemoryMailbox, readNotificationConfig } from '@iam/notification';
@@ -66,6 +66,8 @@ export async function startTestSystem(
     identityClients?: ClientLookup;
     /** Fault hooks of identity (e.g. a delayed session write). */
     identityFaults?: AuthFaults;
+    /** The directory's DNS TXT lookups (domain verification): a stub whose records the test sets. */
+    directoryResolver?: TxtResolver;
   } = {},
 ): Promise<TestSystem> {
   const logger = opts.logLines ? pino({ level: 'debug' }, { write: (l: string) => void opts.logLines!.push(l) }) : testLogger();
@@ -144,6 +146,7 @@ export async function startTestSystem(
     callKey: TEST_CALL_KEY,
     mailbox: opts.mailbox,
     identityClients: opts.identityClients,
+    directoryResolver: opts.directoryResolver,
     identityFaults: opts.identityFaults,
     // As make run: in process, unless E2E_TRANSPORT=grpc runs the suites over loopback gRPC.
     transport: process.env.E2E_TRANSPORT === 'grpc' ? 'grpc' : 'in-process',

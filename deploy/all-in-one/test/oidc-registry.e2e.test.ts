@@ -10,10 +10,9 @@
  *   resource) that the gateway accepts.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { SignJWT, calculateJwkThumbprint, exportJWK } from 'jose';
 import type * as openidClient from 'openid-client';
-import { eventually } from '@iam/platform/testing';
+import { eventually, freePort } from '@iam/platform/testing';
 import { ADMIN, type TestSystem, http, startTestSystem } from './harness';
 import { signInOverHttp } from './support/oidc-rp';
 
@@ -23,16 +22,6 @@ type OpenIdClient = typeof openidClient;
 type KeyPair = Awaited<ReturnType<OpenIdClient['randomDPoPKeyPair']>>;
 const REDIRECT = 'http://127.0.0.1:21999/callback';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 /** The OAuth error code of a refused call (a body error, or a WWW-Authenticate challenge for client authentication). */
 async function oauthError(p: Promise<unknown>): Promise<string | undefined> {

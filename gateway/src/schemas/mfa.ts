@@ -16,24 +16,28 @@ const TotpCode = Type.String({
 
 export const MFA_REQUIRED_TYPE = 'urn:iam:problem:mfa-required';
 export const MFA_ENROLMENT_REQUIRED_TYPE = 'urn:iam:problem:mfa-enrolment-required';
+/** The account must choose a new password (imported with passwordChangeRequired), after its factors: the mfaToken takes newPassword. */
+export const PASSWORD_CHANGE_REQUIRED_TYPE = 'urn:iam:problem:password-change-required';
 
 /**
  * A login's 401: a wrong password is a plain problem; the right password of an account with a
  * second factor is `mfa-required` with the members below (or `mfa-enrolment-required` for a
- * member of MFA_REQUIRED_ROLES with no factor yet: the token then only enrols, then completes).
+ * member of MFA_REQUIRED_ROLES with no factor yet: the token then only enrols, then completes), or
+ * `password-change-required` for an account that must choose a new password (after its factors:
+ * the token then only takes `newPassword`, at the same POST /api/v1/auth/mfa).
  */
 const LoginProblemBody = Type.Object(
   {
     ...Problem.properties,
-    mfaToken: Type.Optional(Type.String({ description: 'mfa-required / mfa-enrolment-required: single use, 5 minutes, for POST /api/v1/auth/mfa' })),
-    methods: Type.Optional(Type.Array(Type.String(), { description: 'The second factors the account can answer with: totp, recovery_code, webauthn' })),
+    mfaToken: Type.Optional(Type.String({ description: 'mfa-required / mfa-enrolment-required / password-change-required: single use, 5 minutes, for POST /api/v1/auth/mfa' })),
+    methods: Type.Optional(Type.Array(Type.String(), { description: 'The second factors the account can answer with: totp, recovery_code, webauthn (none for password-change-required)' })),
     expiresIn: Type.Optional(Type.Integer({ description: 'Seconds until mfaToken expires' })),
   },
 );
 
 /** The login's 401 (a problem document, its content type named here). */
 export const LoginProblem = {
-  description: `A refused login; the right password of an account with a second factor: type ${MFA_REQUIRED_TYPE} (or ${MFA_ENROLMENT_REQUIRED_TYPE}) with mfaToken and methods`,
+  description: `A refused login; the right password of an account with a second factor: type ${MFA_REQUIRED_TYPE} (or ${MFA_ENROLMENT_REQUIRED_TYPE}) with mfaToken and methods; of an account that must choose a new password (after its factors): ${PASSWORD_CHANGE_REQUIRED_TYPE} with mfaToken`,
   content: { 'application/problem+json': { schema: LoginProblemBody } },
 };
 
@@ -96,10 +100,19 @@ export const MfaBody = Type.Object(
         description: 'One of the recovery codes (single use)',
       }),
     ),
+    newPassword: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        writeOnly: true,
+        description: `A ${PASSWORD_CHANGE_REQUIRED_TYPE} token: the account's new password (≥ 12 characters with upper- and lower-case letters, a digit and a special character; not the current one)`,
+      }),
+    ),
   },
   {
     additionalProperties: false,
-    description: 'The mfa token and exactly one factor: code, recoveryCode, webauthn (a passkey\'s assertion for POST /api/v1/auth/mfa/webauthn/options) or passkey (enrolment)',
+    description:
+      'The mfa token and exactly one answer: code, recoveryCode, webauthn (a passkey\'s assertion for POST /api/v1/auth/mfa/webauthn/options) or passkey (enrolment); newPassword for a password-change-required token',
   },
 );
 

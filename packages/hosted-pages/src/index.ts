@@ -1,4 +1,17 @@
 export { type Messages, en, messages } from './messages';
 export { type PasswordPolicy, type PolicyCheck, policyChecks } from './password-policy';
-export { type QrModules, qrModules, qrSvg } from './qr';
+export { type QrModules, qrModules } from './qr';
 export { UNKNOWN_DEVICE, deviceOf } from './user-agent';
+export * from './pages/paths';
+export { Frame } from './pages/frame';
+export { QrCode } from './pages/qr-code';
+export { PolicyHints } from './pages/policy-hints';
+export { type SignInPageProps, type ProviderLink, SignInPage } from './pages/sign-in';
+export { type FactorPageProps, FactorPage } from './pages/factor';
+export { type EnrolPageProps, EnrolPage } from './pages/enrol';
+export { type ConsentPageProps, ConsentPage } from './pages/consent';
+export { type LogoutPageProps, LogoutPage } from './pages/logout';
+export { type UserCodeConfirmPageProps, type UserCodeInputPageProps, UserCodeConfirmPage, UserCodeInputPage } from './pages/device';
+export { type MessagePageProps, MessagePage } from './pages/message';
+export { type ProveAccountPageProps, ProveAccountPage } from './pages/prove-account';
+export { type ChangePasswordPageProps, ChangePasswordPage } from './pages/change-password';

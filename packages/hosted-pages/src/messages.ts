@@ -18,6 +18,8 @@ export const en = {
     forgotPassword: 'Forgot your password?',
     otherWays: 'Other ways to sign in',
     withProvider: 'Sign in with',
+    missingFields: 'Enter your email and password.',
+    passkeyNotVerified: 'The passkey could not be verified. Try again or use your password.',
   },
   factor: {
     title: 'Second factor',
@@ -28,6 +30,9 @@ export const en = {
     recoverySummary: 'Use a recovery code',
     recoveryCode: 'Recovery code',
     recoverySubmit: 'Use the recovery code',
+    missingCode: 'Enter a code, or use another way.',
+    missingEnrolCode: 'Enter the 6-digit code your app shows.',
+    refused: 'That did not work. Check it and try again.',
   },
   enrol: {
     title: 'Set up a second factor',
@@ -43,6 +48,8 @@ export const en = {
     asks: 'asks to:',
     apiHeading: 'Act for you at the API',
     apiIntro: 'With these permissions, as you hold them:',
+    /** An organization the request names (its scope), as what it lets the app do. */
+    organizationScope: 'Act in this organization, with your roles there',
     allow: 'Allow',
     deny: 'Deny',
     scopes: {
@@ -50,6 +57,8 @@ export const en = {
       profile: 'Your first and last name',
       email: 'Your email address and whether it is verified',
       offline_access: 'Stay signed in when you are away (a refresh token)',
+      organization: 'Act in an organization you are a member of, with your roles there',
+      organizations: 'Know which organizations you are a member of',
     } as Record<string, string>,
   },
   logout: {
@@ -61,6 +70,8 @@ export const en = {
     ofProvider: 'of this identity provider?',
     confirm: 'Sign out',
     stay: 'Stay signed in',
+    doneTitle: 'Signed out',
+    done: 'You are signed out.',
   },
   device: {
     inputTitle: 'Connect a device',
@@ -69,6 +80,53 @@ export const en = {
     confirmAsks: 'asks to sign in. Continue only if your device shows this code:',
     continue: 'Continue',
     cancel: 'Cancel',
+    code: 'Code',
+    invalidCode: 'The code is not valid or has expired. Check it and try again.',
+    doneTitle: 'Device connected',
+    done: 'The device is signed in. You can close this page.',
+  },
+  /** A password the account must change before the sign-in goes on (imported with passwordChangeRequired). */
+  changePassword: {
+    title: 'Choose a new password',
+    intro: 'Your account needs a new password before you continue.',
+    newPassword: 'New password',
+    submit: 'Set the new password and continue',
+    missing: 'Enter a new password.',
+  },
+  /** Signing in through another identity provider. */
+  federation: {
+    proveTitle: 'Connect your account',
+    proveIntro: (provider: string) => `An account with your ${provider} email address exists here. Sign in to it once to connect ${provider}.`,
+    proveSubmit: 'Sign in and connect',
+    notConnectedTitle: 'Not connected',
+    notThatAccount: (provider: string) => `That is not the account with your ${provider} email address; nothing was connected.`,
+    notCompleted: 'The sign-in could not be completed (the account may be locked). Try again later or sign in another way.',
+    backToSignIn: 'Back to the sign-in page',
+    linksOnly: 'This address is for links only.',
+    /** A refused upstream sign-in, by reason: plain words, never what the upstream said. */
+    refusals: {
+      'local-email-unverified': (p: string) => ({
+        title: 'Verify your email first',
+        text: `An account with this email address exists here, but its address was never verified, so ${p} cannot be connected to it. Reset that account's password from the sign-in page (the mail proves the address), then sign in and connect ${p} from your account page.`,
+      }),
+      'linking-disabled': (p: string) => ({ title: 'Sign in with your password', text: `An account with this email address exists here; ${p} cannot be connected to it. Sign in with your password instead.` }),
+      'sign-up-disabled': (p: string) => ({ title: 'No account', text: `No account here is connected to your ${p} account, and new accounts cannot be made with it. Ask your administrator.` }),
+      'no-email': (p: string) => ({ title: 'No verified email', text: `${p} did not share a verified email address. Verify one there, then try again.` }),
+      'already-in-use': (p: string) => ({ title: 'Already in use', text: `That ${p} account or its email address is already in use here. Sign in with your password instead.` }),
+      unavailable: (p: string) => ({ title: 'Try again shortly', text: `${p} cannot be reached right now. Try again in a moment, or sign in another way.` }),
+      failed: (p: string) => ({ title: 'Sign-in failed', text: `The sign-in with ${p} could not be completed. Start again from the sign-in page.` }),
+    },
+  },
+  /** The provider's error pages. */
+  signInErrors: {
+    title: 'Sign-in failed',
+    cannotContinue: 'This sign-in cannot continue. Start again from the application.',
+    expired: 'This sign-in has expired or was already used. Start again from the application.',
+    tookTooLong: 'The sign-in took too long. Sign in again.',
+    unavailableTitle: 'Try again in a moment',
+    unavailable: 'Signing in is unavailable right now. Wait a moment, then try again.',
+    notFoundTitle: 'Not found',
+    notFound: 'There is nothing here.',
   },
   resetPassword: {
     title: 'Choose a new password',
@@ -90,6 +148,12 @@ export const en = {
     requestedTitle: 'Check your email',
     requested: 'If an account has this address, a link to choose a new password is on its way. It works once, for a limited time.',
     backToSignIn: 'Back to sign in',
+    unmet: (n: number) => `The password does not meet ${n === 1 ? 'one requirement' : `${n} requirements`} yet (listed below).`,
+    allMet: 'Every requirement is met.',
+    left: (n: number, of: number) => `${n} of ${of} requirements left.`,
+    met: ' (done)',
+    notMet: ' (not yet)',
+    refused: (why: string) => `The password ${why}.`,
   },
   verifyEmail: {
     title: 'Confirm your email address',

@@ -78,7 +78,8 @@ function organizationUseCases(
   };
 }
 
-export function directoryService(config: DirectoryConfig, rt: ServiceRuntime): ServiceSpec {
+/** `opts.resolver`: the TXT lookups of domain verification (tests pass a stub; `node:dns/promises` otherwise). */
+export function directoryService(config: DirectoryConfig, rt: ServiceRuntime, opts: { resolver?: TxtResolver } = {}): ServiceSpec {
   return {
     name: 'directory',
     databaseUrl: config.databaseUrl,
@@ -87,7 +88,7 @@ export function directoryService(config: DirectoryConfig, rt: ServiceRuntime): S
     migrations,
     streams: [STREAMS.directory, STREAMS.deadLetter],
     build: ({ dataSource }) => {
-      const uc = createDirectoryUseCases(dataSource, config, passwordMetrics(rt.metrics.registry, dataSource));
+      const uc = createDirectoryUseCases(dataSource, config, passwordMetrics(rt.metrics.registry, dataSource), opts.resolver);
       const deps = { logger: rt.logger, metrics: rt.metrics, service: 'directory', callKey: rt.callKey, peerNames: rt.grpcPeerNames };
       return {
         grpc: [...directoryGrpc(uc, deps), ...organizationsGrpc(uc, deps)],

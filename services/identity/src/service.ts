@@ -36,7 +36,7 @@ import { type IdentityConfig, identityKey, totpSealingKeys } from './config';
 import { builtInClients } from './domain/clients';
 import { SealingKeys } from './domain/sealing';
 import { grpcDirectory } from './infra/directory-client';
-import { organizationTokens } from './organization-tokens-wiring';
+import { organizationGrants, organizationTokens } from './organization-tokens-wiring';
 import { cachedDirectory } from './infra/principal-cache';
 import { cachedClients, invalidatingClientUseCases } from './infra/client-cache';
 import { KeyRing } from './infra/key-ring';
@@ -136,12 +136,16 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
         // A sign-in through another identity provider, checked before the flow (app/federation.ts): a ticket.
         upstreamStrategy({ tickets: upstreamTickets, principals: tokenDirectory }),
       ]);
+      // Who is a member of which organization, asked of the directory now (never cached): the flow's gate, the provider's grant, REST.
+      const orgGrants = organizationGrants(config, rt);
       const flow = createSignInFlow({
         settings: { maxFailedAttempts: config.auth.maxFailedAttempts, lockoutMinutes: config.auth.lockoutMinutes, requiredRoles: config.mfa.requiredRoles },
         uow,
         stores,
         strategies,
         principals: tokenDirectory,
+        passwords: tokenDirectory,
+        organizations: orgGrants,
         logger,
       });
       const auth = createAuthUseCases({
@@ -270,6 +274,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
               refreshRetry,
               clients: opClients,
               principal: (id) => tokenDirectory.principal(id),
+              organizations: orgGrants,
               // Without MFA_REQUIRED_ROLES nothing is asked of a session (no principal read per authorization).
               requiredRoles: config.mfa.requiredRoles,
               rolePermissions: async (roles) => [...new Set((await tokenDirectory.resolveRoles(roles)).flatMap((r) => r.permissions))].sort(),
@@ -323,7 +328,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
             { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames },
           ),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
-          ...organizationTokens({ config, rt, stores, principals: tokenDirectory, tokens }),
+          ...organizationTokens({ config, rt, grants: orgGrants, stores, principals: tokenDirectory, tokens }),
           ...identityProvidersGrpc(identityProviders, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),
           ...linkedIdentitiesGrpc(
             { federation: fed.federation, access, validate: (t) => accessTokens.validate(t), administers: (userId) => sessions.assertAdministers(userId) },

@@ -4,9 +4,9 @@
  * servers on; and a TCP probe for ports.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
-import { eventually } from '@iam/platform/testing';
+import { eventually, freePort as sharedFreePort } from '@iam/platform/testing';
 
 /** The nats-server binary, when one is installed. */
 export const natsBinary = ['/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server'].find((p) => spawnSync(p, ['--version']).status === 0);
@@ -16,16 +16,8 @@ export const natsBinary = ['/usr/sbin/nats-server', '/usr/local/bin/nats-server'
  * on its port must find it free, and an outgoing connection (this machine makes thousands) may
  * take any ephemeral port as its own end meanwhile (EADDRINUSE at a restart).
  */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const s = createServer();
-      s.once('error', () => resolve(false));
-      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
+export function freePort(): Promise<number> {
+  return sharedFreePort([20_000, 31_999]);
 }
 
 export function listening(port: number, host = '127.0.0.1'): Promise<boolean> {

@@ -2,20 +2,10 @@
  * The hosted sign-in and consent pages over plain HTTP, as a relying party's user would go
  * through them without a browser (the OIDC e2e suites' negative cases and the registry suite).
  */
-import { createServer } from 'node:net';
 import { ADMIN } from '../harness';
 
 /** A free TCP port on the loopback (the issuer must be known before the system starts). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
+export { freePort } from '@iam/platform/testing';
 
 /** The OAuth error code of a refused openid-client call (a body error, or a WWW-Authenticate challenge for client authentication). */
 export async function oauthError(p: Promise<unknown>): Promise<string | undefined> {
@@ -73,7 +63,7 @@ export async function signInOverHttp(
       continue;
     }
     const text = await res.text();
-    const action = /<form method="post" action="([^"]+)"/.exec(text)?.[1];
+    const action = /<form\s[^>]*\baction="([^"]+)"/.exec(text)?.[1];
     if (res.status === 200 && action?.endsWith('/login') && opts.signIn !== false) {
       url = new URL(action.replace(/&amp;/g, '&'), url).href;
       method = 'POST';

@@ -14,7 +14,7 @@ import { sendProblem } from '../../plugins/app/errors';
 import { limitOf } from '../../plugins/external/rate-limit';
 import { AccessOnlyLoginResponse, Accepted, ConfirmResetBody, EmailBody, Jwks, LoginBody, LoginResponse, RefreshBody, TokenBody, TokenResponse } from '../../schemas/auth';
 import { problems } from '../../schemas/common';
-import { LoginProblem, MFA_ENROLMENT_REQUIRED_TYPE, MFA_REQUIRED_TYPE } from '../../schemas/mfa';
+import { LoginProblem, MFA_ENROLMENT_REQUIRED_TYPE, MFA_REQUIRED_TYPE, PASSWORD_CHANGE_REQUIRED_TYPE } from '../../schemas/mfa';
 import type { Upstreams } from '../../upstreams';
 
 export interface AnonymousAuthDeps {
@@ -49,16 +49,19 @@ const present = (v: string): string | undefined => (v === '' ? undefined : v);
 const jwkJson = (k: identityV1.Jwk) => ({ kid: k.kid, kty: k.kty, alg: k.alg, use: k.use, crv: present(k.crv), x: present(k.x), y: present(k.y), n: present(k.n), e: present(k.e) });
 
 /**
- * The right password of an account with a second factor: 401 mfa-required (or
- * mfa-enrolment-required) with the single-use mfaToken and the methods (DESIGN §5).
+ * A sign-in's next step: 401 mfa-required (or mfa-enrolment-required) with the single-use
+ * mfaToken and the methods (DESIGN §5), or password-change-required (its factors done, the account
+ * must choose a new password) with the mfaToken that takes it.
  */
-function mfaRequired(req: FastifyRequest, reply: FastifyReply, mfa: identityV1.MfaChallenge): FastifyReply {
+export function mfaRequired(req: FastifyRequest, reply: FastifyReply, mfa: identityV1.MfaChallenge): FastifyReply {
   const enrol = mfa.enrolmentRequired;
-  const detail = enrol
-    ? 'Your role requires a second factor: enrol one with POST /api/v1/auth/mfa/enrol, then send its code to POST /api/v1/auth/mfa.'
-    : 'A second factor is required: send mfaToken with a code or a recovery code to POST /api/v1/auth/mfa.';
+  const [type, detail] = mfa.passwordChangeRequired
+    ? [PASSWORD_CHANGE_REQUIRED_TYPE, 'This account must choose a new password: send mfaToken with newPassword to POST /api/v1/auth/mfa.']
+    : enrol
+      ? [MFA_ENROLMENT_REQUIRED_TYPE, 'Your role requires a second factor: enrol one with POST /api/v1/auth/mfa/enrol, then send its code to POST /api/v1/auth/mfa.']
+      : [MFA_REQUIRED_TYPE, 'A second factor is required: send mfaToken with a code or a recovery code to POST /api/v1/auth/mfa.'];
   return sendProblem(req, reply, AppError.unauthenticated(detail), {
-    type: enrol ? MFA_ENROLMENT_REQUIRED_TYPE : MFA_REQUIRED_TYPE,
+    type,
     members: { mfaToken: mfa.mfaToken, methods: mfa.methods, expiresIn: mfa.expiresIn },
   });
 }

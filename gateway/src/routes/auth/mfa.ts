@@ -10,8 +10,9 @@ import type { GatewayConfig } from '../../config';
 import { limitOf } from '../../plugins/external/rate-limit';
 import { LoginResponse } from '../../schemas/auth';
 import { problems } from '../../schemas/common';
-import { MfaBody, MfaTokenBody, PasskeySignInBody, TotpEnrolment, WebauthnOptions } from '../../schemas/mfa';
+import { LoginProblem, MfaBody, MfaTokenBody, PasskeySignInBody, TotpEnrolment, WebauthnOptions } from '../../schemas/mfa';
 import type { Upstreams } from '../../upstreams';
+import { mfaRequired } from './anonymous';
 import { optionsJson } from './security-json';
 
 export interface MfaDeps {
@@ -38,23 +39,25 @@ export const anonymousMfaRoutes: FastifyPluginAsyncTypebox<MfaDeps> = async (app
       config,
       schema: {
         tags: ['auth'],
-        summary: 'Complete a login with its second factor (the mfaToken of the mfa-required problem and a code or a recovery code)',
+        summary: 'Complete a login: its second factor (the mfaToken of the mfa-required problem and a code, a recovery code or a passkey), or the new password of a password-change-required one',
         body: MfaBody,
-        response: { 200: LoginResponse, ...problems(400, 401, 413, 415, 429) },
+        response: { 200: LoginResponse, ...problems(400, 413, 415, 429), 401: LoginProblem },
       },
     },
-    async (req) => {
-      const { mfaToken, code, recoveryCode, webauthn, passkey } = req.body;
-      return loginBody(
-        await deps.upstreams.identity.completeMfa({
-          mfaToken,
-          code: code ?? '',
-          recoveryCode: recoveryCode ?? '',
-          webauthnJson: webauthn ? JSON.stringify(webauthn) : '',
-          newPasskeyJson: passkey ? JSON.stringify(passkey.response) : '',
-          newPasskeyName: passkey?.name ?? '',
-        }),
-      );
+    async (req, reply) => {
+      const { mfaToken, code, recoveryCode, webauthn, passkey, newPassword } = req.body;
+      const r = await deps.upstreams.identity.completeMfa({
+        mfaToken,
+        code: code ?? '',
+        recoveryCode: recoveryCode ?? '',
+        webauthnJson: webauthn ? JSON.stringify(webauthn) : '',
+        newPasskeyJson: passkey ? JSON.stringify(passkey.response) : '',
+        newPasskeyName: passkey?.name ?? '',
+        newPassword: newPassword ?? '',
+      });
+      // The factor done, a further step (a new password the account must choose): its challenge.
+      if (r.mfa) return mfaRequired(req, reply, r.mfa);
+      return loginBody(r);
     },
   );
   app.post(

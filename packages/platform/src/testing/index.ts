@@ -144,6 +144,7 @@ export { startSmtpSink, actionToken, type SmtpSink, type ReceivedMail } from './
 export { installTestTracing, parentSpan, spanPath, type ReadableSpan, type TestTracing } from './tracing';
 export { describeSchemaContract, migratedTestDatabase, type MigratedDatabase } from './schema';
 export { TestAccess, startAccessServer } from './access';
+export { freePort } from './free-port';
 
 export { TEST_CALL_KEY, actingAs, testSigner } from './calls';
 export { SKIPS_DIR_ENV, type Skip, recordSkip, skipSummary } from './skips';

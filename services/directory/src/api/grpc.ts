@@ -152,8 +152,10 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
       directoryV1.CredentialServiceService,
       {
         verifyCredentials: async (r) => {
-          const { principal: p, accountExists, accountId = '' } = await uc.credentials.verify(r.email, r.password, { skipEvaluation: r.skipEvaluation });
-          return p ? { valid: true, principal: toPrincipal(p), accountExists, accountId } : { valid: false, principal: undefined, accountExists, accountId };
+          const { principal: p, accountExists, accountId = '', passwordChangeRequired = false } = await uc.credentials.verify(r.email, r.password, { skipEvaluation: r.skipEvaluation });
+          return p
+            ? { valid: true, principal: toPrincipal(p), accountExists, accountId, passwordChangeRequired }
+            : { valid: false, principal: undefined, accountExists, accountId, passwordChangeRequired: false };
         },
         getPrincipal: async (r) => toPrincipal(await uc.credentials.principal(r.userId)),
         findAccount: async (r) => {
@@ -162,6 +164,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
         },
         resetPassword: async (r) => uc.credentials.resetPassword({ ...r, emailSha256: Buffer.from(r.emailSha256) }),
         markEmailVerified: async (r) => (await uc.credentials.markEmailVerified(r.userId, Buffer.from(r.emailSha256)), {}),
+        changeRequiredPassword: async (r) => (await uc.credentials.changeRequiredPassword(r.userId, r.password), {}),
         resolveRoles: async (r) => ({ roles: await uc.credentials.resolveRoles(r.names) }),
         resolvePermissions: async (r) => ({ permissions: await uc.credentials.resolvePermissions(r.names) }),
         ensureAdministrator: async (r) => {

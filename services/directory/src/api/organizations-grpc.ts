@@ -1,6 +1,6 @@
 /** The OrganizationService's gRPC handlers: proto messages in, use cases, proto messages out. */
 import { organizationsV1 } from '@iam/contracts';
-import { type HandlerDeps, type ServiceBinding, bindService } from '@iam/platform';
+import { type HandlerDeps, type ServiceBinding, bindService, isUuid } from '@iam/platform';
 import type { DirectoryUseCases } from '../app/use-cases';
 import type { Invitation, Member, Organization, OrganizationDomain, OrganizationRole } from '../domain/organizations';
 import { actor, listed } from './grpc';
@@ -88,6 +88,10 @@ export function organizationsGrpc(uc: Pick<DirectoryUseCases, 'organizations' | 
           return g
             ? { member: true, organizationId: g.organization.id, organizationSlug: g.organization.slug, roles: [...g.roles], permissions: [...g.permissions] }
             : { member: false, organizationId: '', organizationSlug: '', roles: [], permissions: [] };
+        },
+        listUserOrganizations: async (req) => {
+          const all = isUuid(req.userId) ? await o.grantsOf(req.userId) : [];
+          return { grants: all.map((g) => ({ member: true, organizationId: g.organization.id, organizationSlug: g.organization.slug, roles: [...g.roles], permissions: [...g.permissions] })) };
         },
       },
       deps,

@@ -17,7 +17,11 @@ export interface CredentialUseCases {
    * one cost); `accountExists` is for the lockout only. With `skipEvaluation` the password is not
    * checked at all (a locked account), at the same cost.
    */
-  verify(email: string, password: string, opts?: { skipEvaluation?: boolean }): Promise<{ principal: Principal | null; accountExists: boolean; accountId?: string }>;
+  verify(
+    email: string,
+    password: string,
+    opts?: { skipEvaluation?: boolean },
+  ): Promise<{ principal: Principal | null; accountExists: boolean; accountId?: string; /** Valid only: a new password before the sign-in completes. */ passwordChangeRequired?: boolean }>;
   principal(userId: string): Promise<Principal>;
   findAccount(email: string): Promise<Principal | null>;
   /**
@@ -30,6 +34,14 @@ export interface CredentialUseCases {
    */
   resetPassword(r: { userId: string; password: string; emailSha256: Buffer; resetId: string; attemptId: string }): Promise<{ changedAt: Date; email: string; firstName: string }>;
   markEmailVerified(userId: string, emailSha256?: Buffer): Promise<void>;
+  /**
+   * The new password of an account that must change it at sign-in (imported with
+   * passwordChangeRequired), in one transaction: the hash, the mark cleared, and
+   * `directory.user.updated` (password, `passwordChangedAtSignIn`). CONFLICT when the account has
+   * no such mark (a second answer of one step); VALIDATION (field newPassword) for a password the
+   * policy refuses or the current one, nothing changed; NOT_FOUND for an unknown or deleted user.
+   */
+  changeRequiredPassword(userId: string, password: string): Promise<void>;
   /**
    * Creates the account with the Administrator role, or brings an existing one (by email) to the
    * given password and names and adds the role; run again with the same input it changes nothing.
@@ -120,7 +132,8 @@ export function createCredentialUseCases(deps: CredentialDeps): CredentialUseCas
         return refused;
       }
       const ok = account.passwordMigration === 'hook' ? await migrateThroughHook(account, password) : await verifyStored(account, password);
-      return ok ? { principal: account.principal, accountExists, accountId } : refused;
+      if (!ok) return refused;
+      return { principal: account.principal, accountExists, accountId, ...(account.passwordChangeRequired ? { passwordChangeRequired: true } : {}) };
     },
 
     async principal(userId) {
@@ -154,6 +167,25 @@ export function createCredentialUseCases(deps: CredentialDeps): CredentialUseCas
         await tx.credentials.setPasswordHash(id, hash);
         await tx.publish([event(SUBJECTS.userUpdated, { ...userChanged(user, ['password'], before), passwordResetId: resetId })]);
         return { changedAt: applied.changedAt, email: user.email, firstName: user.firstName };
+      });
+    },
+
+    async changeRequiredPassword(userId, password) {
+      const id = checkId(userId, 'userId');
+      const v = new Violations();
+      checkPassword(v, 'newPassword', password);
+      v.throwIfAny('The new password does not meet the password policy.');
+      const hash = await hasher.hash(password);
+      await deps.uow.run(async (tx) => {
+        const before = await liveWithAddress(tx, id);
+        const current = await tx.credentials.passwordChangeRequired(id);
+        if (!current) throw new AppError('CONFLICT', 'The password was changed already.', { reason: 'directory.password_change_not_required' });
+        const same = new Violations();
+        if (current.passwordHash && (await hasher.verify(current.passwordHash, password))) same.add('newPassword', 'must differ from the current password');
+        same.throwIfAny('The new password must differ from the current one.');
+        await tx.credentials.setPasswordHash(id, hash);
+        const user = (await tx.users.findById(id))!;
+        await tx.publish([event(SUBJECTS.userUpdated, { ...userChanged(user, ['password'], before), passwordChangedAtSignIn: true })]);
       });
     },
 

@@ -50,6 +50,8 @@ export interface CredentialStore {
   replacePasswordHash(userId: string, expected: string, hash: string): Promise<boolean>;
   /** Stores the first hash of a user migrated through the hook, only while it is still marked. */
   completeMigration(userId: string, hash: string): Promise<boolean>;
+  /** The live user's hash while it must change its password (row locked: in a transaction); null when it need not. */
+  passwordChangeRequired(userId: string): Promise<{ passwordHash: string } | null>;
 }
 
 /** What a sign-in reads: the hash (empty while a hook migration is pending), the mark and the principal. */
@@ -57,6 +59,8 @@ export interface StoredCredentials {
   readonly passwordHash: string;
   readonly passwordMigration: 'hook' | null;
   readonly externalId: string | null;
+  /** Imported with passwordChangeRequired: a new password before the sign-in completes. */
+  readonly passwordChangeRequired: boolean;
   readonly principal: Principal;
 }
 

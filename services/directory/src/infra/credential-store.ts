@@ -8,7 +8,7 @@ import type { CredentialStore, StoredCredentials } from '../domain/ports';
 import { type PrincipalRowSql, principalSelect, toPrincipal } from './principal-store';
 
 /** The login read: the principal and the hash of the live user with the (normalised) email. */
-const BY_EMAIL = `${principalSelect(', u.password_hash, u.password_migration, u.external_id')} WHERE u.email = $1 AND u.deleted_at IS NULL`;
+const BY_EMAIL = `${principalSelect(', u.password_hash, u.password_migration, u.external_id, u.password_change_required')} WHERE u.email = $1 AND u.deleted_at IS NULL`;
 
 export class PgCredentialStore implements CredentialStore {
   constructor(private readonly m: EntityManager) {}
@@ -22,8 +22,11 @@ export class PgCredentialStore implements CredentialStore {
   }
 
   async setPasswordHash(userId: string, hash: string): Promise<boolean> {
-    // A new password (a reset) ends a pending hook migration too.
-    const [, n] = await this.m.query<[unknown, number]>('UPDATE users SET password_hash = $2, password_migration = NULL, updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [userId, hash]);
+    // A new password (a reset) ends a pending hook migration too, and is the change an import asked for.
+    const [, n] = await this.m.query<[unknown, number]>(
+      'UPDATE users SET password_hash = $2, password_migration = NULL, password_change_required = false, updated_at = now() WHERE id = $1 AND deleted_at IS NULL',
+      [userId, hash],
+    );
     return n > 0;
   }
 
@@ -49,10 +52,24 @@ export class PgCredentialStore implements CredentialStore {
   }
 
   async credentialsByEmail(email: string): Promise<StoredCredentials | null> {
-    type Row = PrincipalRowSql & { password_hash: string; password_migration: string | null; external_id: string | null };
+    type Row = PrincipalRowSql & { password_hash: string; password_migration: string | null; external_id: string | null; password_change_required: boolean };
     const [row] = await queryNamed<Row>(this.m, 'directory.principal.byEmail', BY_EMAIL, [email]);
     if (!row) return null;
-    return { passwordHash: row.password_hash, passwordMigration: row.password_migration === 'hook' ? 'hook' : null, externalId: row.external_id, principal: toPrincipal(row) };
+    return {
+      passwordHash: row.password_hash,
+      passwordMigration: row.password_migration === 'hook' ? 'hook' : null,
+      externalId: row.external_id,
+      passwordChangeRequired: row.password_change_required,
+      principal: toPrincipal(row),
+    };
+  }
+
+  async passwordChangeRequired(userId: string): Promise<{ passwordHash: string } | null> {
+    const [row] = await this.m.query<Array<{ password_hash: string }>>(
+      'SELECT password_hash FROM users WHERE id = $1 AND password_change_required AND deleted_at IS NULL FOR UPDATE',
+      [userId],
+    );
+    return row ? { passwordHash: row.password_hash } : null;
   }
 
   async replacePasswordHash(userId: string, expected: string, hash: string): Promise<boolean> {

@@ -43,7 +43,8 @@ export class PgUserStore implements UserStore {
     }
     if (sets.length === 0) return;
     // A password set here ends a pending hook migration (the legacy system is not asked again).
-    if (patch.passwordHash !== undefined) sets.push('password_migration = NULL');
+    // A new password ends a pending hook migration, and is the change an import asked for.
+    if (patch.passwordHash !== undefined) sets.push('password_migration = NULL', 'password_change_required = false');
     await mapConflicts(() => this.m.query(`UPDATE users SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, params));
   }
 

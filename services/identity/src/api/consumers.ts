@@ -10,7 +10,12 @@ import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
 
 export function identityConsumers(
-  deps: { auth: AuthUseCases; emailActions: EmailActionUseCases; /** Ends a user's OpenID provider sessions, grants and tokens. */ endOidcSubject: (userId: string) => Promise<number> },
+  deps: {
+    auth: Pick<AuthUseCases, 'endSessions'>;
+    emailActions: Pick<EmailActionUseCases, 'invalidatePending' | 'completePasswordReset'>;
+    /** Ends a user's OpenID provider sessions, grants and tokens. */
+    endOidcSubject: (userId: string) => Promise<number>;
+  },
   logger: Logger,
 ): DurableConsumerSpec[] {
   return [
@@ -47,7 +52,10 @@ export function identityConsumers(
           const n = await deps.emailActions.invalidatePending(payload.userId, payload.email);
           if (n > 0) logger.info({ userId: payload.userId, invalidated: n }, 'pending email actions invalidated (email changed)');
         }
-        const ends = e.subject === SUBJECTS.userDeleted || changed.has('password') || changed.has('email');
+        // A new password chosen as a step of a sign-in (the account had to: passwordChangeRequired)
+        // ends nothing: the account could not sign in before it, and the sign-in it completes goes on.
+        const atSignIn = e.subject === SUBJECTS.userUpdated && payload.passwordChangedAtSignIn === true && !changed.has('email');
+        const ends = !atSignIn && (e.subject === SUBJECTS.userDeleted || changed.has('password') || changed.has('email'));
         if (!ends) return;
         if (payload.passwordResetId && !changed.has('email')) {
           // A password reset: its token, sessions and notice go together, once (maybe done already

@@ -9,7 +9,7 @@ import type { MyFactorUseCases } from '../app/my-factors';
 import type { PasskeyView } from '../app/passkeys';
 import { INVALID_PASSKEY } from '../app/signin/strategies/passkey';
 import type { SignInFlow } from '../app/signin/flow';
-import type { RestSignIn } from '../app/signin/rest';
+import type { RestSignIn, RestSignInResult } from '../app/signin/rest';
 import type { FactorInput } from '../app/signin/strategy';
 import { totpEnrolmentOf } from '../app/signin/strategies/totp';
 import type { SessionUseCases, SessionView } from '../app/sessions';
@@ -37,6 +37,9 @@ const toClaims = (c: AccessClaims): identityV1.Claims => ({
 
 const userSummary = (p: Principal): identityV1.UserSummary => ({ id: p.userId, firstName: p.firstName, lastName: p.lastName, email: p.email, roles: [...p.roles] });
 const signedIn = (r: { tokens: TokenPair; principal: Principal }): identityV1.LoginResponse => ({ tokens: r.tokens, user: userSummary(r.principal), mfa: undefined });
+/** A REST sign-in's answer: its tokens (counted as a grant), or the challenge of its next step. */
+const answered = (res: RestSignInResult, granted: (a: identityV1.LoginResponse) => identityV1.LoginResponse): identityV1.LoginResponse =>
+  res.mfa ? { tokens: undefined, user: undefined, mfa: { ...res.mfa, methods: [...res.mfa.methods] } } : granted(signedIn(res));
 const sessionOut = (s: SessionView): identityV1.Session => ({ id: s.id, device: s.device, userAgent: s.userAgent, ip: s.ip, createdAt: s.createdAt, lastUsedAt: s.lastUsedAt, current: s.current, amr: [...s.amr] });
 
 /** A WebAuthn JSON document from the gateway (VALIDATION when it is not a JSON object). */
@@ -52,8 +55,8 @@ function webauthnJson(json: string, field: string): unknown {
 
 /** Exactly one of code, recovery_code, webauthn_json or new_passkey_json (proto3: absent is ''), as the strategy's input. */
 function factorOf(r: identityV1.CompleteMfaRequest): FactorInput {
-  const given = [r.code, r.recoveryCode, r.webauthnJson, r.newPasskeyJson].filter((v) => v !== '').length;
-  if (given !== 1) throw AppError.validation('Send exactly one of code, recoveryCode, webauthn or passkey.');
+  const given = [r.code, r.recoveryCode, r.webauthnJson, r.newPasskeyJson, r.newPassword].filter((v) => v !== '').length;
+  if (given !== 1) throw AppError.validation('Send exactly one of code, recoveryCode, webauthn, passkey or newPassword.');
   if (r.newPasskeyJson !== '') return { method: 'webauthn', name: r.newPasskeyName || 'Passkey', registration: webauthnJson(r.newPasskeyJson, 'passkey.response') };
   if (r.webauthnJson !== '') return { method: 'webauthn', response: webauthnJson(r.webauthnJson, 'webauthn') };
   return r.code !== '' ? { method: 'totp', code: r.code } : { method: 'recovery_code', code: r.recoveryCode };
@@ -100,11 +103,7 @@ export function identityGrpc(
     bindService(
       identityV1.IdentityServiceService,
       {
-        login: async (r) => {
-          const res = await signIn.start({ method: 'password', email: r.email, password: r.password });
-          if (res.mfa) return { tokens: undefined, user: undefined, mfa: { ...res.mfa, methods: [...res.mfa.methods] } };
-          return granted('rest_sign_in', signedIn(res));
-        },
+        login: async (r) => answered(await signIn.start({ method: 'password', email: r.email, password: r.password }), (a) => granted('rest_sign_in', a)),
         refresh: async (r) => granted('rest_refresh', await auth.refresh(r.refreshToken)),
         // Every session of the account ends, as "sign out everywhere" ends them (spec: the token and every refresh token).
         revoke: async (r) => (await sessions.revoke(await me(r.accessToken)), {}),
@@ -121,7 +120,12 @@ export function identityGrpc(
         confirmPasswordReset: async (r) => (await emailActions.confirmPasswordReset(r.token, r.newPassword), {}),
         requestEmailVerification: async (r) => (await emailActions.requestEmailVerification(r.userId), {}),
         confirmEmailVerification: async (r) => (await emailActions.confirmEmailVerification(r.token), {}),
-        completeMfa: async (r) => granted('rest_sign_in', signedIn(await signIn.answer(r.mfaToken, factorOf(r)))),
+        // A factor, or (the new-password step) the new password: tokens, or the next step's challenge.
+        completeMfa: async (r) => {
+          const onlyPassword = r.newPassword !== '' && `${r.code}${r.recoveryCode}${r.webauthnJson}${r.newPasskeyJson}` === '';
+          const res = onlyPassword ? await signIn.changePassword(r.mfaToken, r.newPassword) : await signIn.answer(r.mfaToken, factorOf(r));
+          return answered(res, (a) => granted('rest_sign_in', a));
+        },
         enrolWithMfaToken: async (r) => totpEnrolmentOf(await flow.options('totp', { mfaToken: r.mfaToken, stage: 'enrol' })),
         getMfaStatus: async (r) => myFactors.status(await me(r.accessToken)),
         startTotp: async (r) => myFactors.startTotp(await me(r.accessToken)),

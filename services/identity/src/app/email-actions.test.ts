@@ -39,6 +39,7 @@ describe('email-action requests (recorded before the 202, processed from the tab
       throw AppError.unavailable('directory unreachable');
     },
     markEmailVerified: () => Promise.reject(new Error('not used')),
+    changeRequiredPassword: () => Promise.reject(new Error('not used')),
     resolveRoles: () => Promise.reject(new Error('not used')),
     resolvePermissions: () => Promise.reject(new Error('not used')),
   };

@@ -23,6 +23,8 @@ export interface OrganizationGrant {
 /** The directory's answer (OrganizationAccessService): null for a non-member and an unknown organization alike. */
 export interface OrganizationGrants {
   grant(userId: string, organization: { id?: string; slug?: string }): Promise<OrganizationGrant | null>;
+  /** The organizations the user is a member of now (the ID token's `organizations`), by slug. */
+  organizationsOf(userId: string): Promise<OrganizationGrant[]>;
 }
 
 export interface OrganizationToken {
@@ -31,6 +33,31 @@ export interface OrganizationToken {
   readonly organizationId: string;
   readonly organizationSlug: string;
   readonly permissions: readonly string[];
+}
+
+/** What a member holds in an organization for one token: the organization and the permissions it carries. */
+export interface OrganizationRights {
+  readonly organizationId: string;
+  readonly organizationSlug: string;
+  readonly permissions: readonly string[];
+}
+
+/**
+ * The one use case of both drivers (REST below, the provider's organization-token grant and its
+ * authorization requests in infra/oidc/organization-grant.ts): what `userId` holds in
+ * `organization` now, narrowed to `scope` (absent: all it holds there), never more. FORBIDDEN
+ * with NOT_A_MEMBER for a non-member and an unknown organization alike.
+ */
+export async function organizationRights(
+  grants: Pick<OrganizationGrants, 'grant'>,
+  userId: string,
+  organization: { id?: string; slug?: string },
+  scope?: readonly string[],
+): Promise<OrganizationRights> {
+  const grant = await grants.grant(userId, organization);
+  if (!grant) throw AppError.forbidden(NOT_A_MEMBER);
+  const permissions = scope ? grant.permissions.filter((p) => scope.includes(p)) : [...grant.permissions];
+  return { organizationId: grant.organizationId, organizationSlug: grant.organizationSlug, permissions };
 }
 
 export interface OrganizationTokenUseCases {
@@ -57,11 +84,9 @@ export function createOrganizationTokenUseCases(deps: {
       if (!token || token.revokedAt || token.rotatedAt || token.expiresAt.getTime() <= Date.now()) throw invalid();
       const [principal, notBefore] = await Promise.all([deps.principals.principal(token.userId), deps.stores.subjects.notBefore(token.userId)]);
       if (!principal) throw invalid();
-      const grant = await deps.grants.grant(token.userId, organization);
-      if (!grant) throw AppError.forbidden(NOT_A_MEMBER);
-      const permissions = scope ? grant.permissions.filter((p) => scope.includes(p)) : [...grant.permissions];
-      const issued = await deps.tokens.issue({ ...principal, roles: [], permissions }, { notBefore, org: { id: grant.organizationId, slug: grant.organizationSlug } });
-      return { token: issued.token, expiresIn: deps.accessExpirySeconds, organizationId: grant.organizationId, organizationSlug: grant.organizationSlug, permissions };
+      const r = await organizationRights(deps.grants, token.userId, organization, scope);
+      const issued = await deps.tokens.issue({ ...principal, roles: [], permissions: [...r.permissions] }, { notBefore, org: { id: r.organizationId, slug: r.organizationSlug } });
+      return { token: issued.token, expiresIn: deps.accessExpirySeconds, ...r };
     },
   };
 }

@@ -61,6 +61,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
     findAccount: () => Promise.reject(new Error('not used')),
     resetPassword: () => Promise.reject(new Error('not used')),
     markEmailVerified: () => Promise.reject(new Error('not used')),
+    changeRequiredPassword: () => Promise.reject(new Error('not used')),
     resolveRoles: () => Promise.reject(new Error('not used')),
     resolvePermissions: () => Promise.reject(new Error('not used')),
   };
@@ -216,7 +217,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
 
     const again = await webauthnOptions(flow, login.mfa!.mfaToken);
     const done = await rest.answer(login.mfa!.mfaToken, { method: 'webauthn', response: a.get(again) });
-    expect(await auth.validate(done.tokens.accessToken)).toMatchObject({ sub: u.userId, amr: ['pwd', 'hwk', 'mfa'] });
+    expect(await auth.validate(done.tokens!.accessToken)).toMatchObject({ sub: u.userId, amr: ['pwd', 'hwk', 'mfa'] });
     // The mfa token is used up.
     await expect(webauthnOptions(flow, login.mfa!.mfaToken)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
@@ -268,7 +269,7 @@ describe('passkeys (WebAuthn) with a software authenticator', () => {
       code: 'UNAUTHENTICATED',
     });
     const done = await strict.rest.answer(login.mfa!.mfaToken, { method: 'webauthn', name: 'Key', registration: a.create(await enrolmentOptions(strict.flow, login.mfa!.mfaToken)) });
-    expect(await auth.validate(done.tokens.accessToken)).toMatchObject({ sub: u.userId, amr: ['pwd', 'hwk', 'mfa'] });
+    expect(await auth.validate(done.tokens!.accessToken)).toMatchObject({ sub: u.userId, amr: ['pwd', 'hwk', 'mfa'] });
     expect((await passkeys.list(u.userId)).map((p) => p.name)).toEqual(['Key']);
     // A verify token (the account has a factor now) cannot enrol one.
     const next = await strict.rest.start(password(u.email, 'right'));

@@ -37,6 +37,7 @@ describe('sessions: revoke ends every session of the account', () => {
     findAccount: () => Promise.reject(new Error('not used')),
     resetPassword: () => Promise.reject(new Error('not used')),
     markEmailVerified: () => Promise.reject(new Error('not used')),
+    changeRequiredPassword: () => Promise.reject(new Error('not used')),
     resolveRoles: () => Promise.reject(new Error('not used')),
     resolvePermissions: () => Promise.reject(new Error('not used')),
   };

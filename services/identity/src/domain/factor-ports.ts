@@ -40,7 +40,8 @@ export interface RecoveryCodeStore {
   rekeyLegacy(limit: number, rekey: (digest: Buffer) => Buffer): Promise<number>;
 }
 
-export type MfaPurpose = 'verify' | 'enrol';
+/** What an mfa token answers: a second factor, an enrolment, or (after the factors) a new password. */
+export type MfaPurpose = 'verify' | 'enrol' | 'password';
 
 export interface MfaChallengeRecord {
   readonly id: string;

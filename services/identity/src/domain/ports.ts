@@ -20,7 +20,14 @@ export interface Directory {
     email: string,
     password: string,
     opts?: { skipEvaluation?: boolean },
-  ): Promise<{ principal: Principal | null; accountExists: boolean; /** The account's user id when it exists (records only). */ accountId?: string }>;
+  ): Promise<{
+    principal: Principal | null;
+    accountExists: boolean;
+    /** The account's user id when it exists (records only). */
+    accountId?: string;
+    /** With a principal: the account must choose a new password before its sign-in completes. */
+    passwordChangeRequired?: boolean;
+  }>;
   /** Null for an unknown or deleted user. */
   principal(userId: string): Promise<Principal | null>;
   /** The live account with this email, or null. */
@@ -35,6 +42,13 @@ export interface Directory {
   resetPassword(r: { userId: string; password: string; emailHash: Buffer; resetId: string; attemptId: string }): Promise<{ changedAt: Date; email: string; firstName: string }>;
   /** NOT_FOUND for a deleted user, or one no longer at the address whose hash is `emailHash`. */
   markEmailVerified(userId: string, emailHash: Buffer): Promise<void>;
+  /**
+   * The new password of an account that must change it at sign-in, the mark cleared (one
+   * directory transaction, `directory.user.updated` with `passwordChangedAtSignIn`). VALIDATION
+   * (field newPassword) for a password the policy refuses or the current one; CONFLICT when the
+   * account has no such mark any more.
+   */
+  changeRequiredPassword(userId: string, password: string): Promise<void>;
   /** The live roles among `names` (case-insensitive) with their live permissions; unknown names are absent. */
   resolveRoles(names: readonly string[]): Promise<Array<{ name: string; permissions: string[] }>>;
   /** The live permissions among `names` (case-insensitive), as the directory spells them, with their descriptions; unknown names are absent. */

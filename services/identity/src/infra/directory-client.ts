@@ -20,7 +20,8 @@ export function grpcDirectory(target: string, metrics: Metrics, signer: CallSign
   return {
     async verifyCredentials(email, password, opts = {}) {
       const r = await client.call.verifyCredentials({ email, password, skipEvaluation: opts.skipEvaluation ?? false });
-      return { principal: r.valid && r.principal ? toPrincipal(r.principal) : null, accountExists: r.accountExists, accountId: r.accountId || undefined };
+      const principal = r.valid && r.principal ? toPrincipal(r.principal) : null;
+      return { principal, accountExists: r.accountExists, accountId: r.accountId || undefined, passwordChangeRequired: principal !== null && r.passwordChangeRequired };
     },
     async principal(userId) {
       try {
@@ -40,6 +41,9 @@ export function grpcDirectory(target: string, metrics: Metrics, signer: CallSign
     },
     async markEmailVerified(userId, emailHash) {
       await client.call.markEmailVerified({ userId, emailSha256: emailHash });
+    },
+    async changeRequiredPassword(userId, password) {
+      await client.call.changeRequiredPassword({ userId, password });
     },
     async resolveRoles(names) {
       if (names.length === 0) return [];

@@ -11,6 +11,10 @@ export function grpcOrganizationGrants(target: string, metrics: Metrics, signer:
       const r = await client.call.getOrganizationGrant({ userId, organizationId: organization.id ?? '', organizationSlug: organization.slug ?? '' });
       return r.member ? { organizationId: r.organizationId, organizationSlug: r.organizationSlug, roles: r.roles, permissions: r.permissions } : null;
     },
+    async organizationsOf(userId) {
+      const r = await client.call.listUserOrganizations({ userId });
+      return r.grants.map((g) => ({ organizationId: g.organizationId, organizationSlug: g.organizationSlug, roles: g.roles, permissions: g.permissions }));
+    },
     close: () => client.close(),
   };
 }

@@ -32,6 +32,7 @@ function fakeDirectory() {
     },
     resetPassword: async () => ({ changedAt: new Date(), email: '', firstName: '' }),
     markEmailVerified: async () => undefined,
+    changeRequiredPassword: () => Promise.reject(new Error('not used')),
     resolveRoles: async (names) => {
       calls.push(`roles ${names.join(',')}`);
       return names.map((name) => ({ name, permissions: [`${name}.p`] }));

@@ -43,6 +43,7 @@ export function cachedDirectory(inner: Directory, opts: InvalidatedCacheOptions)
       findAccount: (email) => inner.findAccount(email),
       resetPassword: (r) => inner.resetPassword(r),
       markEmailVerified: (userId, emailHash) => inner.markEmailVerified(userId, emailHash),
+      changeRequiredPassword: (userId, password) => inner.changeRequiredPassword(userId, password),
       // Client writes and consent pages only: asked of the directory itself.
       resolvePermissions: (names) => inner.resolvePermissions(names),
       principal: (userId) => principals.get(`principal:${userId}`, () => inner.principal(userId)),

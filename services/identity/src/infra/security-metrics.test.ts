@@ -32,6 +32,7 @@ describe('security metrics', () => {
     findAccount: () => Promise.reject(new Error('not used')),
     resetPassword: () => Promise.reject(new Error('not used')),
     markEmailVerified: () => Promise.reject(new Error('not used')),
+    changeRequiredPassword: () => Promise.reject(new Error('not used')),
     resolveRoles: () => Promise.reject(new Error('not used')),
     resolvePermissions: () => Promise.reject(new Error('not used')),
   };

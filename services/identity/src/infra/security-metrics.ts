@@ -49,7 +49,7 @@ export function createSecurityMetrics(registry: Registry): SecurityMetrics {
 }
 
 /** The provider's grant types as label values (anything else, which the provider does not offer, is `other`). */
-const PROVIDER_GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']);
+const PROVIDER_GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:iam:grant-type:organization_token']);
 
 /** A provider token endpoint answer's grant type as a bounded label value. */
 export function grantLabel(grantType: string): string {

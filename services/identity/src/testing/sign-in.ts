@@ -42,6 +42,7 @@ export function testSignIn(deps: {
     stores,
     strategies,
     principals: directory,
+    passwords: directory,
     logger: deps.logger,
   });
   return { flow, rest: createRestSignIn({ flow, auth: deps.auth }) };

@@ -6,11 +6,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '@iam/platform';
-import { messagePage, pageHeaders } from './pages';
+import { MessagePage, messages as t } from '@iam/hosted-pages';
+import { renderPage } from '@iam/hosted-pages/server';
+import { pageHeaders } from './page-headers';
 import { notPlainText } from './plain-text';
 
 /** The page of a request the provider cannot serve now. */
-export const tryAgainPage = (prefix: string): string => messagePage(prefix, 'Try again in a moment', 'Signing in is unavailable right now. Wait a moment, then try again.');
+export const tryAgainPage = (prefix: string): string => renderPage(MessagePage, { prefix, title: t.signInErrors.unavailableTitle, message: t.signInErrors.unavailable });
 
 const RETRY_AFTER = { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) };
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
@@ -22,7 +24,7 @@ export function refusedAsNotPlain(req: IncomingMessage, res: ServerResponse, pre
   const description = `${bad === 'path' ? 'the path' : bad === 'query' ? 'a query parameter name' : bad.slice(0, 64)} contains control characters`;
   if (/\btext\/html\b/.test(req.headers.accept ?? '')) {
     res.writeHead(400, pageHeaders(prefix));
-    res.end(messagePage(prefix, 'Sign-in failed', `invalid_request: ${description}`));
+    res.end(renderPage(MessagePage, { prefix, title: t.signInErrors.title, message: `invalid_request: ${description}` }));
   } else {
     res.writeHead(400, JSON_HEADERS);
     res.end(JSON.stringify({ error: 'invalid_request', error_description: description }));

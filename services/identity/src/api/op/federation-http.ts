@@ -19,10 +19,12 @@
  * user to prove the local account) is the sign-in's: `onOutcome`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MessagePage, messages as t } from '@iam/hosted-pages';
+import { renderPage } from '@iam/hosted-pages/server';
 import { AppError } from '@iam/platform';
 import type { FederationUseCases, UpstreamOutcome } from '../../app/federation';
 import type { Provider } from '../../infra/oidc/provider';
-import { messagePage, pageHeaders } from './pages';
+import { pageHeaders } from './page-headers';
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -40,28 +42,22 @@ export interface FederationHttpDeps {
 const NAME = '[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?';
 const UID = '[A-Za-z0-9_-]{1,64}';
 
-/** What the user reads for a refusal: plain words, never what the upstream said. */
+/** What the user reads for a refusal: plain words (the hosted pages' catalogue), never what the upstream said. */
 export function refusalMessage(reason: string, providerName: string): { status: number; title: string; text: string } {
+  const r = t.federation.refusals;
   switch (reason) {
     case 'local-email-unverified':
-      return {
-        status: 403,
-        title: 'Verify your email first',
-        text: `An account with this email address exists here, but its address was never verified, so ${providerName} cannot be connected to it. Reset that account's password from the sign-in page (the mail proves the address), then sign in and connect ${providerName} from your account page.`,
-      };
     case 'linking-disabled':
-      return { status: 403, title: 'Sign in with your password', text: `An account with this email address exists here; ${providerName} cannot be connected to it. Sign in with your password instead.` };
     case 'sign-up-disabled':
-      return { status: 403, title: 'No account', text: `No account here is connected to your ${providerName} account, and new accounts cannot be made with it. Ask your administrator.` };
     case 'no-email':
-      return { status: 403, title: 'No verified email', text: `${providerName} did not share a verified email address. Verify one there, then try again.` };
+      return { status: 403, ...r[reason](providerName) };
     case 'email-taken':
     case 'already-linked':
-      return { status: 409, title: 'Already in use', text: `That ${providerName} account or its email address is already in use here. Sign in with your password instead.` };
+      return { status: 409, ...r['already-in-use'](providerName) };
     case 'unavailable':
-      return { status: 503, title: 'Try again shortly', text: `${providerName} cannot be reached right now. Try again in a moment, or sign in another way.` };
+      return { status: 503, ...r.unavailable(providerName) };
     default:
-      return { status: 400, title: 'Sign-in failed', text: `The sign-in with ${providerName} could not be completed. Start again from the sign-in page.` };
+      return { status: 400, ...r.failed(providerName) };
   }
 }
 
@@ -81,8 +77,9 @@ export function federationRoutes(d: FederationHttpDeps): { handles(path: string)
 
   const refused = (res: ServerResponse, reason: string, providerName: string, uid?: string) => {
     const m = refusalMessage(reason, providerName);
-    const again = uid ? ` Back to the sign-in page: ${d.prefix}/interaction/${uid}` : '';
-    send(res, m.status, messagePage(d.prefix, m.title, `${m.text}${again}`));
+    // The interaction it left, while it lives, is one link away.
+    const link = uid ? { href: `${d.prefix}/interaction/${uid}`, text: t.federation.backToSignIn } : undefined;
+    send(res, m.status, renderPage(MessagePage, { prefix: d.prefix, title: m.title, message: m.text, link }));
   };
 
   return {
@@ -95,7 +92,7 @@ export function federationRoutes(d: FederationHttpDeps): { handles(path: string)
         if (details.uid !== proving[1] || details.prompt.name !== 'login') return refused(res, 'state', 'the provider');
         return d.proveLocal(req, res, provider, details);
       }
-      if (req.method !== 'GET') return send(res, 405, messagePage(d.prefix, 'Sign-in failed', 'This address is for links only.'));
+      if (req.method !== 'GET') return send(res, 405, renderPage(MessagePage, { prefix: d.prefix, title: t.signInErrors.title, message: t.federation.linksOnly }));
       const path = pathOf(req);
       const url = new URL(req.url ?? '/', 'http://op.invalid');
       let m = start.exec(path);
@@ -132,7 +129,7 @@ export function federationRoutes(d: FederationHttpDeps): { handles(path: string)
         return void res.end();
       }
       m = back.exec(path);
-      if (!m) return send(res, 404, messagePage(d.prefix, 'Not found', 'There is nothing here.'));
+      if (!m) return send(res, 404, renderPage(MessagePage, { prefix: d.prefix, title: t.signInErrors.notFoundTitle, message: t.signInErrors.notFound }));
       const details = await provider.interactionDetails(req, res);
       // The browser holds this interaction (its cookie): the attempt must be bound to it (complete checks).
       const binding = details.uid === m[1] && details.prompt.name === 'login' ? details.uid : '';

@@ -12,10 +12,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { MessagePage, ProveAccountPage, messages as t } from '@iam/hosted-pages';
+import { renderPage } from '@iam/hosted-pages/server';
 import { AppError } from '@iam/platform';
 import type { FederationUseCases, PendingLink } from '../../app/federation';
 import type { SessionUseCases } from '../../app/sessions';
 import type { SignInFlow, StepResult } from '../../app/signin/flow';
+import { NOT_A_MEMBER } from '../../app/organization-tokens';
+import { isOrganizationRefusal, organizationAsked } from '../../app/signin/organization-policy';
 import { acrOf } from '../../app/signin/policy';
 import { newFlowState } from '../../app/signin/state';
 import type { UpstreamTickets } from '../../app/signin/strategies/upstream';
@@ -23,7 +27,7 @@ import type { Provider } from '../../infra/oidc/provider';
 import type { FederationHttpDeps, InteractionDetails } from './federation-http';
 import { FLOW } from './interaction';
 import { stringParam } from './library-pages';
-import { esc, layout, messagePage, pageHeaders } from './pages';
+import { pageHeaders } from './page-headers';
 
 const PENDING = 'iamFederationLink';
 const MAX_FORM_BYTES = 8_192;
@@ -40,24 +44,17 @@ export interface FederationSignInDeps {
 
 const remaining = (details: InteractionDetails) => Math.max(1, details.exp - Math.floor(Date.now() / 1000));
 const startOf = (details: InteractionDetails) =>
-  newFlowState({ clientId: String(details.params.client_id), ...(typeof details.params.acr_values === 'string' ? { acrValues: details.params.acr_values } : {}) });
+  newFlowState({
+    clientId: String(details.params.client_id),
+    ...(typeof details.params.acr_values === 'string' ? { acrValues: details.params.acr_values } : {}),
+    organization: organizationAsked(details.params),
+  });
+/** A request naming an organization the account is not a member of (organization-policy.ts): no session, no code. */
+const refuse = (req: IncomingMessage, res: ServerResponse, provider: Provider) =>
+  provider.interactionFinished(req, res, { error: 'access_denied', error_description: NOT_A_MEMBER }, { mergeWithLastSubmission: false });
 
 /** The page asking for the local account's password before linking (no secret in it). */
-function provePage(prefix: string, action: string, providerName: string, error?: string): string {
-  const invalid = error ? ' aria-invalid="true" aria-describedby="prove-error"' : '';
-  return layout(
-    prefix,
-    'Connect your account',
-    `<h1>Connect your account</h1>
-<p>An account with your ${esc(providerName)} email address exists here. Sign in to it once to connect ${esc(providerName)}.</p>
-${error ? `<p id="prove-error" role="alert" class="error">${esc(error)}</p>` : ''}
-<form method="post" action="${esc(action)}" novalidate>
-<div class="field"><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required${invalid}></div>
-<div class="field"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${invalid}></div>
-<div class="actions"><button type="submit">Sign in and connect</button></div>
-</form>`,
-  );
-}
+const provePage = (prefix: string, action: string, providerName: string, error?: string): string => renderPage(ProveAccountPage, { prefix, action, providerName, error });
 
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   const chunks: Buffer[] = [];
@@ -107,7 +104,8 @@ export function federationSignIn(d: FederationSignInDeps): { onOutcome: Federati
       try {
         r = await d.flow.firstFactor(startOf(details), { method: 'upstream', ticket });
       } catch (err) {
-        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return show(res, 401, messagePage(d.prefix, 'Sign-in failed', 'The sign-in could not be completed (the account may be locked). Try again later or sign in another way.'));
+        if (isOrganizationRefusal(err)) return refuse(req, res, provider);
+        if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return show(res, 401, renderPage(MessagePage, { prefix: d.prefix, title: t.signInErrors.title, message: t.federation.notCompleted }));
         throw err;
       }
       return after(req, res, provider, details, r);
@@ -115,23 +113,24 @@ export function federationSignIn(d: FederationSignInDeps): { onOutcome: Federati
 
     async proveLocal(req, res, provider, details) {
       const raw: unknown = details.result?.[PENDING];
-      if (!Value.Check(PendingSchema, raw)) return show(res, 400, messagePage(d.prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
+      if (!Value.Check(PendingSchema, raw)) return show(res, 400, renderPage(MessagePage, { prefix: d.prefix, title: t.signInErrors.title, message: t.signInErrors.cannotContinue }));
       const pending: PendingLink & { providerName: string } = raw;
       const form = await readForm(req);
       const email = (form.get('email') ?? '').slice(0, 320);
       const password = (form.get('password') ?? '').slice(0, 1_024);
       const action = `${d.prefix}/interaction/${details.uid}/federation-link`;
       const back = await backOf(provider, details);
-      if (!email || !password) return show(res, 400, provePage(d.prefix, action, pending.providerName, 'Enter your email and password.'), back);
+      if (!email || !password) return show(res, 400, provePage(d.prefix, action, pending.providerName, t.signIn.missingFields), back);
       let r: StepResult;
       try {
         r = await d.flow.firstFactor(startOf(details), { method: 'password', email, password });
       } catch (err) {
+        if (isOrganizationRefusal(err)) return refuse(req, res, provider);
         if (err instanceof AppError && err.code === 'UNAUTHENTICATED') return show(res, 401, provePage(d.prefix, action, pending.providerName, err.message), back);
         throw err;
       }
       // Only the account the upstream identity matched gets it; another account's password links nothing.
-      if (r.principal.userId !== pending.userId) return show(res, 403, messagePage(d.prefix, 'Not connected', `That is not the account with your ${pending.providerName} email address; nothing was connected.`));
+      if (r.principal.userId !== pending.userId) return show(res, 403, renderPage(MessagePage, { prefix: d.prefix, title: t.federation.notConnectedTitle, message: t.federation.notThatAccount(pending.providerName) }));
       await d.federation.linkAfterProof(pending, r.principal.userId);
       return after(req, res, provider, details, r);
     },

@@ -8,6 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { dirname, join } from 'node:path';
+import { MessagePage, SIGNIN_SCRIPT_PATH, STYLESHEET_PATH, WEBAUTHN_SCRIPT_PATH, messages as t } from '@iam/hosted-pages';
+import { SIGNIN_SCRIPT, renderPage } from '@iam/hosted-pages/server';
 import { AppError, TIMEOUT_MS_HEADER, withQueryDeadline, withRequestContext } from '@iam/platform';
 import type { Provider } from '../../infra/oidc/provider';
 import { isUnavailable } from '../../infra/oidc/unavailable';
@@ -16,7 +18,7 @@ import type { FederationRoutes } from './federation-http';
 import { INTERACTION_STEPS, type InteractionDeps, interactionRoutes, runInteraction, sendJson } from './interaction';
 import { SIGN_IN_EXPIRED } from './library-pages';
 import { requestDeadline } from './request-deadline';
-import { SIGNIN_SCRIPT, SIGNIN_SCRIPT_PATH, STYLESHEET, STYLESHEET_PATH, WEBAUTHN_SCRIPT_PATH, messagePage, pageHeaders } from './pages';
+import { pageHeaders } from './page-headers';
 
 /** @simplewebauthn/browser's self-contained bundle (it defines window.SimpleWebAuthnBrowser). */
 const WEBAUTHN_BUNDLE = (() => {
@@ -24,12 +26,16 @@ const WEBAUTHN_BUNDLE = (() => {
   return readFileSync(join(dirname(entry), '..', 'dist', 'bundle', 'index.umd.min.js'), 'utf8');
 })();
 
+/** The hosted pages' one stylesheet (@iam/hosted-pages/styles.css), served at STYLESHEET_PATH. */
+export const STYLESHEET = readFileSync(require.resolve('@iam/hosted-pages/styles.css'), 'utf8');
+
 /** The provider of the moment (rebuilt when the signing keys change). */
 export type CurrentProvider = () => Promise<Provider>;
 
-function send(res: ServerResponse, prefix: string, status: number, body: string): void {
+/** A page that says the sign-in failed, and why. */
+function failed(res: ServerResponse, prefix: string, status: number, message: string): void {
   res.writeHead(status, pageHeaders(prefix, []));
-  res.end(body);
+  res.end(renderPage(MessagePage, { prefix, title: t.signInErrors.title, message }));
 }
 
 export interface OpHttpDeps extends InteractionDeps {
@@ -51,7 +57,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
     const step = m ? (m[2] ?? '') : undefined;
     return step !== undefined && INTERACTION_STEPS.has(step) ? step : undefined;
   };
-  const cannotContinue = (res: ServerResponse) => send(res, prefix, 400, messagePage(prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
+  const cannotContinue = (res: ServerResponse) => failed(res, prefix, 400, t.signInErrors.cannotContinue);
 
   const pinned = new URL(d.publicUrl);
   return (req, res) => {
@@ -98,7 +104,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       if (err instanceof AppError && err.httpStatus < 500) {
         if (res.headersSent) return void res.end();
         if (stepOf(req.url)?.endsWith('options')) return sendJson(res, err.httpStatus, { error: err.code, message: err.message });
-        return send(res, prefix, err.httpStatus, messagePage(prefix, 'Sign-in failed', err.message));
+        return failed(res, prefix, err.httpStatus, err.message);
       }
       // Its database or the directory down or late: 503, try again (a warning: it is the outage's).
       if (isUnavailable(err)) {
@@ -108,12 +114,7 @@ export function opRequestHandler(d: OpHttpDeps): (req: IncomingMessage, res: Ser
       const known = err instanceof Error && ['SessionNotFound', 'InvalidRequest'].includes(err.name);
       if (!known) d.logger.error({ err }, 'OpenID provider page failed');
       if (res.headersSent) return void res.end();
-      send(
-        res,
-        prefix,
-        known ? 400 : 500,
-        messagePage(prefix, 'Sign-in failed', known ? SIGN_IN_EXPIRED : 'Something went wrong. Try again.'),
-      );
+      failed(res, prefix, known ? 400 : 500, known ? SIGN_IN_EXPIRED : t.problems.generic);
     });
   };
 }

@@ -2,15 +2,20 @@
  * The provider's interaction (oidc-provider's own example: one route per step): each step of the
  * sign-in flow (app/signin/flow.ts) is a route with a typed form (TypeBox), and the flow's state
  * lives in the interaction's server-side record, read back through its schema. The provider gets
- * the sign-in's result through `interactionFinished`. Pages are rendered by pages.ts.
+ * the sign-in's result through `interactionFinished`. The pages are @iam/hosted-pages' React
+ * components, rendered to static HTML.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AppError, type Logger, requestContext, withRequestContext } from '@iam/platform';
+import { ChangePasswordPage, ConsentPage, EnrolPage, FactorPage, MessagePage, type ProviderLink, SignInPage, messages as t } from '@iam/hosted-pages';
+import { renderPage } from '@iam/hosted-pages/server';
+import { AppError, type Logger, PASSWORD_POLICY, isPlainText, requestContext, withRequestContext } from '@iam/platform';
 import type { OpAudit } from '../../app/op-audit';
 import type { SessionUseCases } from '../../app/sessions';
 import type { SignInFlow, StepResult } from '../../app/signin/flow';
+import { NOT_A_MEMBER } from '../../app/organization-tokens';
+import { isOrganizationRefusal, organizationAsked, organizationOfScope } from '../../app/signin/organization-policy';
 import { acrOf } from '../../app/signin/policy';
 import { type FlowState, newFlowState, readFlowState } from '../../app/signin/state';
 import type { FactorInput } from '../../app/signin/strategy';
@@ -19,7 +24,7 @@ import type { Provider } from '../../infra/oidc/provider';
 import { FIRST_PARTY, OP_SCOPES } from '../../infra/oidc/provider';
 import { stringParam } from './library-pages';
 import { isPlainForm } from './plain-text';
-import { type ProviderLink, consentPage, enrolPage, factorPage, messagePage, pageHeaders, signInPage } from './pages';
+import { pageHeaders } from './page-headers';
 
 const MAX_FORM_BYTES = 8_192;
 /** Where the flow's state is kept in the interaction's record. */
@@ -27,7 +32,7 @@ export const FLOW = 'iamFlow';
 
 export interface InteractionDeps {
   readonly prefix: string;
-  readonly flow: Pick<SignInFlow, 'firstFactor' | 'secondFactor' | 'options'>;
+  readonly flow: Pick<SignInFlow, 'firstFactor' | 'secondFactor' | 'changePassword' | 'options'>;
   /** A browser sign-in the flow completed: the lockout count cleared and the success recorded. */
   readonly sessions: Pick<SessionUseCases, 'signedInAtProvider'>;
   /** Consent in the audit trail (sign-ins are the flow's own events). */
@@ -73,6 +78,7 @@ const LoginForm = Type.Object({ email: Type.Optional(Type.String()), password: T
 const FactorForm = Type.Object({ code: Type.Optional(Type.String()), recoveryCode: Type.Optional(Type.String()), response: Type.Optional(Type.String()), registration: Type.Optional(Type.String()) });
 const PasskeyForm = Type.Object({ response: Type.Optional(Type.String()) });
 const ConsentForm = Type.Object({ decision: Type.Optional(Type.String()) });
+const PasswordForm = Type.Object({ newPassword: Type.Optional(Type.String()) });
 
 async function readForm<S extends TSchema>(req: IncomingMessage, schema: S): Promise<Static<S>> {
   if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) throw AppError.validation('A form is expected.');
@@ -113,6 +119,15 @@ function factorInput(f: Static<typeof FactorForm>, enrol: boolean): FactorInput 
   return recovery ? { method: 'recovery_code', code: recovery } : null;
 }
 
+/**
+ * The client's `login_hint` (OpenID Connect Core §3.1.2.1), prefilled in the email field when it
+ * is one plain line of an email's length (the page escapes it; it proves nothing).
+ */
+function loginHint(details: Details): string | undefined {
+  const hint = details.params.login_hint;
+  return typeof hint === 'string' && hint.length <= 320 && isPlainText(hint) ? hint.trim() || undefined : undefined;
+}
+
 const unauthenticated = (err: unknown): err is AppError => err instanceof AppError && err.code === 'UNAUTHENTICATED';
 const expiredToken = (err: unknown): boolean => err instanceof AppError && err.reason === 'identity.mfa_token_invalid';
 
@@ -122,19 +137,20 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
   const remaining = (details: Details) => Math.max(1, details.exp - Math.floor(Date.now() / 1000));
 
   const signIn = async (c: Ctx, status: number, email?: string, error?: string) =>
-    c.show(status, signInPage({ prefix, action: `${c.base}/login`, passkeyAction: `${c.base}/passkey`, clientName: c.clientName, email, error, providers: d.providerLinks ? await d.providerLinks(c.base) : [] }));
+    c.show(status, renderPage(SignInPage, { prefix, action: `${c.base}/login`, passkeyAction: `${c.base}/passkey`, clientName: c.clientName, email, error, providers: d.providerLinks ? await d.providerLinks(c.base) : [] }));
 
   /** A used or expired mfa token cannot be answered again (it lives 5 minutes, the interaction 15): back to the first step. */
   async function restart(c: Ctx): Promise<void> {
     c.details.result = undefined;
     await c.details.save(remaining(c.details));
-    return signIn(c, 401, undefined, 'The sign-in took too long. Sign in again.');
+    return signIn(c, 401, undefined, t.signInErrors.tookTooLong);
   }
 
-  /** The factor step's page: the enrolment (a pending TOTP secret, the same one until activated) or the factor. */
+  /** The pending step's page: the enrolment (a pending TOTP secret, the same one until activated), the factor, or a new password. */
   async function factor(c: Ctx, state: FlowState, status: number, error?: string): Promise<void> {
     const challenge = state.challenge;
     if (!challenge) return restart(c);
+    if (state.step === 'password_change') return c.show(status, renderPage(ChangePasswordPage, { prefix, action: `${c.base}/password`, policy: PASSWORD_POLICY, error }));
     if (state.step === 'enrol') {
       let e;
       try {
@@ -143,9 +159,9 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
         if (expiredToken(err)) return restart(c);
         throw err;
       }
-      return c.show(status, enrolPage({ prefix, action: `${c.base}/factor`, secret: e.secret, otpauthUri: e.otpauthUri, error }));
+      return c.show(status, renderPage(EnrolPage, { prefix, action: `${c.base}/factor`, secret: e.secret, otpauthUri: e.otpauthUri, error }));
     }
-    return c.show(status, factorPage({ prefix, action: `${c.base}/factor`, methods: challenge.methods, error }));
+    return c.show(status, renderPage(FactorPage, { prefix, action: `${c.base}/factor`, methods: challenge.methods, error }));
   }
 
   /** The flow is done: the success recorded, and the result handed to the provider. */
@@ -154,18 +170,28 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
     await c.provider.interactionFinished(c.req, c.res, { login: { accountId: r.principal.userId, amr: [...r.amr], acr: acrOf(r.amr), remember: true } }, { mergeWithLastSubmission: false });
   }
 
-  /** The first factor's step: done, or the factor step (its state, with the mfa token, kept server side). */
-  async function first(c: Ctx, input: FactorInput): Promise<StepResult | null> {
-    const start = newFlowState({ clientId: String(c.details.params.client_id), ...(typeof c.details.params.acr_values === 'string' ? { acrValues: c.details.params.acr_values } : {}) });
-    const r = await d.flow.firstFactor(start, input);
-    if (r.state.step === 'done') {
-      await finish(c, r);
-      return null;
-    }
+  /** After a step: done, or the next step's page (its state, with its mfa token, kept server side). */
+  async function proceed(c: Ctx, r: StepResult): Promise<void> {
+    if (r.state.step === 'done') return finish(c, r);
     c.details.result = { [FLOW]: r.state };
     await c.details.save(remaining(c.details));
-    await factor(c, r.state, 200);
-    return r;
+    return factor(c, r.state, 200);
+  }
+
+  /** The first factor's step. */
+  async function first(c: Ctx, input: FactorInput): Promise<void> {
+    const start = newFlowState({
+      clientId: String(c.details.params.client_id),
+      ...(typeof c.details.params.acr_values === 'string' ? { acrValues: c.details.params.acr_values } : {}),
+      organization: organizationAsked(c.details.params),
+    });
+    return proceed(c, await d.flow.firstFactor(start, input));
+  }
+
+  /** A request naming an organization the account is not a member of (organization-policy.ts): no session, no code, `access_denied`. */
+  async function refuse(c: Ctx): Promise<void> {
+    d.logger.info({ clientId: String(c.details.params.client_id) }, 'OpenID sign-in refused: not a member of the organization asked for');
+    await c.provider.interactionFinished(c.req, c.res, { error: 'access_denied', error_description: NOT_A_MEMBER }, { mergeWithLastSubmission: false });
   }
 
   async function consent(c: Ctx, scopes: readonly string[]): Promise<void> {
@@ -185,7 +211,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
     await provider.interactionFinished(c.req, c.res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
-  const factorSteps: FlowState['step'][] = ['second_factor', 'enrol'];
+  const factorSteps: FlowState['step'][] = ['second_factor', 'enrol', 'password_change'];
 
   return new Map<string, Route>([
     [
@@ -194,19 +220,21 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
         prompt: 'any',
         async run(c) {
           const prompt = c.details.prompt.name;
-          if (prompt === 'login') return c.state && c.state.challenge && factorSteps.includes(c.state.step) ? factor(c, c.state, 200) : signIn(c, 200);
-          if (prompt !== 'consent') return c.show(400, messagePage(prefix, 'Sign-in failed', 'This sign-in cannot continue. Start again from the application.'));
+          if (prompt === 'login') return c.state && c.state.challenge && factorSteps.includes(c.state.step) ? factor(c, c.state, 200) : signIn(c, 200, loginHint(c.details));
+          if (prompt !== 'consent') return c.show(400, renderPage(MessagePage, { prefix, title: t.signInErrors.title, message: t.signInErrors.cannotContinue }));
           const requested = requestedScopes(c.details);
           // First-party clients (the console) are not asked.
           if (c.client?.[FIRST_PARTY] === true) return consent(c, requested.oidc);
           // Each API permission asked (within the client's ceiling: the provider offers no other), named
           // and described (by name alone when the directory cannot answer: the name is what is granted).
-          const found = requested.api.length
-            ? await d.permissions(requested.api).catch((err: unknown) => (d.logger.warn({ err }, 'permission descriptions unavailable for the consent page'), []))
+          const permissionNames = requested.api.filter((x) => !organizationOfScope(x));
+          const found = permissionNames.length
+            ? await d.permissions(permissionNames).catch((err: unknown) => (d.logger.warn({ err }, 'permission descriptions unavailable for the consent page'), []))
             : [];
           const described = new Map(found.map((p) => [p.name, p.description]));
-          const apiPermissions = requested.api.map((name) => ({ name, description: described.get(name) ?? '' }));
-          return c.show(200, consentPage({ prefix, action: `${c.base}/consent`, clientName: c.clientName, scopes: requested.oidc, apiPermissions }));
+          // An organization asked for (organization-policy.ts) is named as what it lets the app do.
+          const apiPermissions = requested.api.map((name) => ({ name, description: described.get(name) ?? (organizationOfScope(name) ? t.consent.organizationScope : '') }));
+          return c.show(200, renderPage(ConsentPage, { prefix, action: `${c.base}/consent`, clientName: c.clientName, scopes: requested.oidc, apiPermissions }));
         },
       }),
     ],
@@ -218,10 +246,11 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
         async run(c, form) {
           const email = (form.email ?? '').slice(0, 320);
           const password = (form.password ?? '').slice(0, 1_024);
-          if (!email || !password) return signIn(c, 400, email, 'Enter your email and password.');
+          if (!email || !password) return signIn(c, 400, email, t.signIn.missingFields);
           try {
             await first(c, { method: 'password', email, password });
           } catch (err) {
+            if (isOrganizationRefusal(err)) return refuse(c);
             if (unauthenticated(err)) return signIn(c, 401, email, err.detail);
             throw err;
           }
@@ -232,22 +261,47 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
       'POST factor',
       formRoute({
         prompt: 'login',
-        steps: factorSteps,
+        steps: ['second_factor', 'enrol'],
         form: FactorForm,
         async run(c, form) {
           const state = c.state!;
           const enrol = state.step === 'enrol';
           const input = factorInput(form, enrol);
-          if (!input) return factor(c, state, 400, enrol ? 'Enter the 6-digit code your app shows.' : 'Enter a code, or use another way.');
+          if (!input) return factor(c, state, 400, enrol ? t.factor.missingEnrolCode : t.factor.missingCode);
           let done;
           try {
             done = await d.flow.secondFactor(state.challenge?.mfaToken ?? '', input);
           } catch (err) {
+            if (isOrganizationRefusal(err)) return refuse(c);
             if (expiredToken(err)) return restart(c);
-            if (unauthenticated(err)) return factor(c, state, 401, 'That did not work. Check it and try again.');
+            if (unauthenticated(err)) return factor(c, state, 401, t.factor.refused);
             throw err;
           }
-          return finish(c, done);
+          return proceed(c, done);
+        },
+      }),
+    ],
+    [
+      'POST password',
+      formRoute({
+        prompt: 'login',
+        steps: ['password_change'],
+        form: PasswordForm,
+        async run(c, form) {
+          const state = c.state!;
+          const newPassword = (form.newPassword ?? '').slice(0, 1_024);
+          if (!newPassword) return factor(c, state, 400, t.changePassword.missing);
+          let done;
+          try {
+            done = await d.flow.changePassword(state.challenge?.mfaToken ?? '', newPassword);
+          } catch (err) {
+            if (isOrganizationRefusal(err)) return refuse(c);
+            if (expiredToken(err)) return restart(c);
+            // The policy's refusal, in the directory's words (the token stays usable).
+            if (err instanceof AppError && err.code === 'VALIDATION') return factor(c, state, 400, [err.detail, ...(err.errors ?? []).map((e) => `The password ${e.message}.`)].join(' '));
+            throw err;
+          }
+          return proceed(c, done);
         },
       }),
     ],
@@ -265,7 +319,8 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
             if (!response) throw AppError.unauthenticated('The passkey could not be verified.');
             await first(c, { method: 'webauthn', response });
           } catch (err) {
-            if (unauthenticated(err)) return signIn(c, 401, undefined, 'The passkey could not be verified. Try again or use your password.');
+            if (isOrganizationRefusal(err)) return refuse(c);
+            if (unauthenticated(err)) return signIn(c, 401, undefined, t.signIn.passkeyNotVerified);
             throw err;
           }
         },
@@ -289,7 +344,7 @@ export function interactionRoutes(d: InteractionDeps): ReadonlyMap<string, Route
 }
 
 /** The steps an interaction's path may name (others are the provider's). */
-export const INTERACTION_STEPS: ReadonlySet<string> = new Set(['', 'login', 'consent', 'factor', 'factor/options', 'factor/register-options', 'passkey', 'passkey/options']);
+export const INTERACTION_STEPS: ReadonlySet<string> = new Set(['', 'login', 'consent', 'factor', 'factor/options', 'factor/register-options', 'password', 'passkey', 'passkey/options']);
 
 /** Runs the route of `step` for one request of an interaction; false when none answers it now (the caller's 400). */
 export async function runInteraction(routes: ReadonlyMap<string, Route>, prefix: string, req: IncomingMessage, res: ServerResponse, provider: Provider, step: string): Promise<boolean> {

@@ -8,9 +8,12 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { OpPages } from '../../infra/oidc/provider';
 import { isUnavailable } from '../../infra/oidc/unavailable';
 import { tryAgainPage } from './answers';
-import { logoutPage, messagePage, pageHeaders, userCodeConfirmPage, userCodeInputPage } from './pages';
+import { LogoutPage, MessagePage, UserCodeConfirmPage, UserCodeInputPage, messages as t } from '@iam/hosted-pages';
+import { renderPage } from '@iam/hosted-pages/server';
+import { pageHeaders } from './page-headers';
 
-export const SIGN_IN_EXPIRED = 'This sign-in has expired or was already used. Start again from the application.';
+export const SIGN_IN_EXPIRED = t.signInErrors.expired;
+const failed = (prefix: string, message: string): string => renderPage(MessagePage, { prefix, title: t.signInErrors.title, message });
 
 export function opPages(prefix: string): OpPages {
   const html = (ctx: KoaContextWithOIDC, body: string, status?: number, formTargets: readonly string[] = []): void => {
@@ -24,15 +27,15 @@ export function opPages(prefix: string): OpPages {
   };
   return {
     // The confirmation's post ends at the post-logout redirect URI (checked against the client's registration before this page).
-    logoutSource: (ctx, form) => html(ctx, logoutPage({ prefix, form, clientName: ctx.oidc.client?.clientName }), undefined, stringParam(ctx.oidc.params?.post_logout_redirect_uri)),
-    postLogoutSuccessSource: (ctx) => html(ctx, messagePage(prefix, 'Signed out', 'You are signed out.')),
+    logoutSource: (ctx, form) => html(ctx, renderPage(LogoutPage, { prefix, form, clientName: ctx.oidc.client?.clientName }), undefined, stringParam(ctx.oidc.params?.post_logout_redirect_uri)),
+    postLogoutSuccessSource: (ctx) => html(ctx, renderPage(MessagePage, { prefix, title: t.logout.doneTitle, message: t.logout.done })),
     userCodeInputSource: (ctx, form, _out, err) =>
       err && isUnavailable(err)
         ? unavailable(ctx)
-        : html(ctx, userCodeInputPage({ prefix, form: labelUserCode(form), error: err ? 'The code is not valid or has expired. Check it and try again.' : undefined })),
+        : html(ctx, renderPage(UserCodeInputPage, { prefix, form: labelUserCode(form), error: err ? t.device.invalidCode : undefined })),
     userCodeConfirmSource: (ctx, form, _client, _info, userCode) =>
-      html(ctx, userCodeConfirmPage({ prefix, form, clientName: ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? '', userCode })),
-    successSource: (ctx) => html(ctx, messagePage(prefix, 'Device connected', 'The device is signed in. You can close this page.')),
+      html(ctx, renderPage(UserCodeConfirmPage, { prefix, form, clientName: ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? '', userCode })),
+    successSource: (ctx) => html(ctx, renderPage(MessagePage, { prefix, title: t.device.doneTitle, message: t.device.done })),
     // A sign-in resumed after its interaction expired (or was used) says so, as the pages do;
     // one its database or the directory could not serve is the try-again page (503).
     renderError: (ctx, out, err) =>
@@ -40,7 +43,7 @@ export function opPages(prefix: string): OpPages {
         ? unavailable(ctx)
         : html(
             ctx,
-            messagePage(prefix, 'Sign-in failed', err.name === 'SessionNotFound' ? SIGN_IN_EXPIRED : out.error_description ? `${out.error}: ${out.error_description}` : out.error),
+            failed(prefix, err.name === 'SessionNotFound' ? SIGN_IN_EXPIRED : out.error_description ? `${out.error}: ${out.error_description}` : out.error),
             ctx.status >= 400 ? ctx.status : 400,
           ),
   };
@@ -59,6 +62,6 @@ export function stringParam(v: unknown): string[] {
 function labelUserCode(form: string): string {
   return form.replace(/\s+onfocus="[^"]*"/, '').replace(
     /<input([^>]*)name="user_code"([^>]*)>/,
-    '<div class="field"><label for="user_code">Code</label><input id="user_code" aria-describedby="code-help"$1name="user_code"$2></div>',
+    `<div class="field"><label for="user_code">${t.device.code}</label><input id="user_code" aria-describedby="code-help"$1name="user_code"$2></div>`,
   );
 }

@@ -13,6 +13,7 @@ import type { Principal } from '../../domain/model';
 import type { Directory } from '../../domain/ports';
 import { SealingKeys } from '../../domain/sealing';
 import { hotp, totpStep } from '../../domain/totp';
+import { base32Decode } from '../../testing/base32';
 import { entities, migrations } from '../../infra/schema';
 import { pgIdentityStores, pgUnitOfWork } from '../../infra/stores';
 import { createTotpSecrets } from '../totp-secrets';
@@ -25,28 +26,17 @@ import { passwordStrategy } from './strategies/password';
 import { recoveryCodeStrategy } from './strategies/recovery-code';
 import { totpStrategy } from './strategies/totp';
 
-/** RFC 4648 base32 (the secret an enrolment shows). */
-function base32Decode(s: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out: number[] = [];
-  for (const ch of s.replace(/=+$/, '')) {
-    value = (value << 5) | alphabet.indexOf(ch);
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-
 describe('the sign-in flow', () => {
   let db: MigratedDatabase;
   let flow: SignInFlow;
   const logger = testLogger();
   const users = new Map<string, Principal>();
+  /** Memberships (`userId slug`): the directory's OrganizationAccessService as the gate asks it. */
+  const members = new Set<string>();
+  const organizations = {
+    grant: async (userId: string, o: { id?: string; slug?: string }) =>
+      o.slug && members.has(`${userId} ${o.slug}`) ? { organizationId: randomUUID(), organizationSlug: o.slug, roles: [], permissions: [] } : null,
+  };
   const totpKeys = new SealingKeys(randomBytes(32));
   const directory: Directory = {
     verifyCredentials: async (email, password) => {
@@ -57,6 +47,7 @@ describe('the sign-in flow', () => {
     findAccount: () => Promise.reject(new Error('not used')),
     resetPassword: () => Promise.reject(new Error('not used')),
     markEmailVerified: () => Promise.reject(new Error('not used')),
+    changeRequiredPassword: () => Promise.reject(new Error('not used')),
     resolveRoles: () => Promise.reject(new Error('not used')),
     resolvePermissions: () => Promise.reject(new Error('not used')),
   };
@@ -104,7 +95,7 @@ describe('the sign-in flow', () => {
       recoveryCodeStrategy({ recoveryKey: randomBytes(32), stores }),
       upstream,
     ]);
-    flow = createSignInFlow({ settings: { maxFailedAttempts: 5, lockoutMinutes: 15, requiredRoles: ['Operator'] }, uow, stores, strategies, principals: directory, logger });
+    flow = createSignInFlow({ settings: { maxFailedAttempts: 5, lockoutMinutes: 15, requiredRoles: ['Operator'] }, uow, stores, strategies, principals: directory, passwords: directory, organizations, logger });
   });
 
   afterAll(async () => {
@@ -205,5 +196,24 @@ describe('the sign-in flow', () => {
     await expect(flow.reauthenticate(pwd(u.email))).resolves.toMatchObject({ userId: u.userId });
     await expect(flow.reauthenticate(pwd(u.email, 'wrong'))).rejects.toMatchObject({ reason: 'identity.invalid_credentials' });
     expect(await failures(u.email)).toBe(1);
+  });
+
+  it('a sign-in whose request names an organization: a member goes on; a non-member and an unknown organization get one refusal, the right password given back, before any second factor', async () => {
+    const u = user();
+    members.add(`${u.userId} acme`);
+    await expect(flow.firstFactor(newFlowState({ organization: { slug: 'acme' } }), pwd(u.email))).resolves.toMatchObject({ state: { step: 'done', organization: { slug: 'acme' } } });
+    const v = user();
+    const secret = await withApp(v);
+    const other = await flow.firstFactor(newFlowState({ organization: { slug: 'acme' } }), pwd(v.email)).catch((e: unknown) => e);
+    const unknown = await flow.firstFactor(newFlowState({ organization: { slug: `nope-${randomUUID().slice(0, 6)}` } }), pwd(v.email)).catch((e: unknown) => e);
+    expect(other).toEqual(unknown);
+    expect(other).toMatchObject({ code: 'FORBIDDEN', reason: 'identity.organization_refused' });
+    expect(await failures(v.email)).toBe(0);
+    // A member at the first factor, removed before the second: refused at the second.
+    members.add(`${v.userId} acme`);
+    const r = await flow.firstFactor(newFlowState({ organization: { slug: 'acme' } }), pwd(v.email));
+    expect(r.state).toMatchObject({ step: 'second_factor', organization: { slug: 'acme' } });
+    members.delete(`${v.userId} acme`);
+    await expect(flow.secondFactor(r.challenge!.mfaToken, { method: 'totp', code: code(secret) })).rejects.toMatchObject({ code: 'FORBIDDEN', reason: 'identity.organization_refused' });
   });
 });

@@ -1,4 +1,4 @@
-/** The one MFA policy, as a table: roles, acr_values, enrolment and what was verified → the next step. */
+/** The one policy, as a table: roles, acr_values, enrolment, a required new password and what was verified → the next step. */
 import { ACR_MFA, ACR_PWD, type PolicyInput, type PolicyStep, acrOf, nextStep, wantsMfa } from './policy';
 
 const REQUIRED = ['Administrator'];
@@ -20,6 +20,11 @@ const rows: Row[] = [
   ['a session with mfa, role required', { roles: ['Administrator'], amr: ['pwd', 'otp', 'mfa'] }, 'done'],
   ['a token with no amr, acr_values ask for mfa', { roles: [], amr: [], acrValues: ACR_MFA }, 'second_factor'],
   ['roles are matched exactly (case counts)', { roles: ['administrator'], amr: ['pwd'], enrolled: false }, 'done'],
+  ['password, a new password required, no factor', { roles: ['Reader'], amr: ['pwd'], enrolled: false, passwordChangeRequired: true }, 'password_change'],
+  ['password, a new password required, a factor: the factor first', { roles: ['Reader'], amr: ['pwd'], enrolled: true, passwordChangeRequired: true }, 'second_factor'],
+  ['password, a new password required, a required role, no factor: the enrolment first', { roles: ['Administrator'], amr: ['pwd'], enrolled: false, passwordChangeRequired: true }, 'enrol'],
+  ['password and a code, a new password required', { roles: ['Administrator'], amr: ['pwd', 'otp', 'mfa'], enrolled: true, passwordChangeRequired: true }, 'password_change'],
+  ['a passkey alone, a new password required', { roles: ['Reader'], amr: ['swk', 'mfa'], passwordChangeRequired: true }, 'password_change'],
 ];
 
 describe('nextStep: the one MFA policy', () => {

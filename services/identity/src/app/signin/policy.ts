@@ -24,10 +24,12 @@ export interface PolicyInput {
    * token) counts as none asked for by enrolment alone: only roles and acr_values decide then.
    */
   readonly enrolled?: boolean | undefined;
+  /** The account must choose a new password (imported so): after its factors, before `done`. */
+  readonly passwordChangeRequired?: boolean | undefined;
 }
 
-/** What comes next: nothing (`done`), a second factor, or the enrolment of one. */
-export type PolicyStep = 'done' | 'second_factor' | 'enrol';
+/** What comes next: nothing (`done`), a second factor, the enrolment of one, or a new password. */
+export type PolicyStep = 'done' | 'second_factor' | 'enrol' | 'password_change';
 
 /** Whether acr_values ask for a second factor (step-up). */
 export function wantsMfa(acrValues: unknown): boolean {
@@ -35,11 +37,11 @@ export function wantsMfa(acrValues: unknown): boolean {
 }
 
 export function nextStep(p: PolicyInput): PolicyStep {
-  if (p.amr.includes('mfa')) return 'done';
   const byRole = p.roles.some((r) => p.requiredRoles.includes(r));
-  const needed = p.enrolled === true || byRole || wantsMfa(p.acrValues);
-  if (!needed) return 'done';
-  return p.enrolled === false ? 'enrol' : 'second_factor';
+  const needed = !p.amr.includes('mfa') && (p.enrolled === true || byRole || wantsMfa(p.acrValues));
+  if (needed) return p.enrolled === false ? 'enrol' : 'second_factor';
+  // The factors first (who it is), then the new password: a password change never stands in for a factor.
+  return p.passwordChangeRequired === true ? 'password_change' : 'done';
 }
 
 /** The acr of a sign-in with this amr. */

@@ -10,23 +10,30 @@ import type { MfaChallenge, SignInFlow, StepResult } from './flow';
 import { newFlowState } from './state';
 import type { FactorInput } from './strategy';
 
-/** Tokens, or the challenge of the factor step (a first factor of an account with a second factor). */
+/** Tokens, or the challenge of the next step (a second factor, its enrolment, or a new password). */
 export type RestSignInResult = { tokens: TokenPair; principal: Principal; mfa?: undefined } | { mfa: MfaChallenge; tokens?: undefined; principal?: undefined };
 
 export interface RestSignIn {
   /** A first factor (a password, a passkey alone): tokens, or the mfa challenge to answer. */
   start(input: FactorInput): Promise<RestSignInResult>;
-  /** The factor step of an mfa token (UNAUTHENTICATED as SignInFlow.secondFactor). */
-  answer(mfaToken: string, input: FactorInput): Promise<{ tokens: TokenPair; principal: Principal }>;
+  /** The factor step of an mfa token (UNAUTHENTICATED as SignInFlow.secondFactor): tokens, or the next step's challenge. */
+  answer(mfaToken: string, input: FactorInput): Promise<RestSignInResult>;
+  /** The new-password step of an mfa token (as SignInFlow.changePassword): tokens. */
+  changePassword(mfaToken: string, newPassword: string): Promise<RestSignInResult>;
 }
 
-export function createRestSignIn(deps: { flow: Pick<SignInFlow, 'firstFactor' | 'secondFactor'>; auth: Pick<AuthUseCases, 'startSession'> }): RestSignIn {
-  const done = async (r: StepResult) => ({ tokens: await deps.auth.startSession(r.principal, r.emailHash, r.amr), principal: r.principal });
+export function createRestSignIn(deps: { flow: Pick<SignInFlow, 'firstFactor' | 'secondFactor' | 'changePassword'>; auth: Pick<AuthUseCases, 'startSession'> }): RestSignIn {
+  /** A session only for a flow that says `done`; any other step answers its challenge. */
+  const next = async (r: StepResult): Promise<RestSignInResult> => {
+    if (r.state.step !== 'done') {
+      if (!r.challenge) throw new Error(`sign-in step ${r.state.step} without its challenge`);
+      return { mfa: r.challenge };
+    }
+    return { tokens: await deps.auth.startSession(r.principal, r.emailHash, r.amr), principal: r.principal };
+  };
   return {
-    async start(input) {
-      const r = await deps.flow.firstFactor(newFlowState(), input);
-      return r.challenge ? { mfa: r.challenge } : done(r);
-    },
-    answer: async (mfaToken, input) => done(await deps.flow.secondFactor(mfaToken, input)),
+    start: async (input) => next(await deps.flow.firstFactor(newFlowState(), input)),
+    answer: async (mfaToken, input) => next(await deps.flow.secondFactor(mfaToken, input)),
+    changePassword: async (mfaToken, newPassword) => next(await deps.flow.changePassword(mfaToken, newPassword)),
   };
 }

@@ -8,8 +8,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
-/** The steps of a sign-in, in order; `enrol` replaces `second_factor` for an account that has none yet. */
-export const STEPS = ['identify', 'first_factor', 'second_factor', 'enrol', 'consent', 'done'] as const;
+/**
+ * The steps of a sign-in, in order; `enrol` replaces `second_factor` for an account that has none
+ * yet; `password_change` comes after the factors of an account that must choose a new password.
+ */
+export const STEPS = ['identify', 'first_factor', 'second_factor', 'enrol', 'password_change', 'consent', 'done'] as const;
 export type Step = (typeof STEPS)[number];
 
 const Method = Type.String({ pattern: '^[a-z][a-z0-9_]{0,31}$' });
@@ -46,6 +49,12 @@ export const FlowStateSchema = Type.Object(
     /** The acr_values the client asked for (a step-up asks for urn:iam:acr:mfa). */
     acrValues: Type.Optional(Type.String({ maxLength: 1024 })),
     challenge: Type.Optional(PendingChallenge),
+    /** The first factor said the account must choose a new password (the policy asks it after the factors). */
+    passwordChangeRequired: Type.Optional(Type.Boolean()),
+    /** The organization the authorization request names (organization-policy.ts): the account must be a member. */
+    organization: Type.Optional(
+      Type.Object({ id: Type.Optional(Type.String({ maxLength: 36 })), slug: Type.Optional(Type.String({ maxLength: 63 })) }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -59,11 +68,12 @@ export function readFlowState(stored: unknown): FlowState | null {
 }
 
 /** A new sign-in, at its first step. */
-export function newFlowState(opts: { clientId?: string; acrValues?: string } = {}): FlowState {
+export function newFlowState(opts: { clientId?: string; acrValues?: string; organization?: { id: string } | { slug: string } | null } = {}): FlowState {
   return {
     v: 1,
     step: 'identify',
     factors: [],
+    ...(opts.organization ? { organization: { ...opts.organization } } : {}),
     ...(opts.clientId !== undefined ? { clientId: opts.clientId } : {}),
     ...(opts.acrValues !== undefined ? { acrValues: opts.acrValues } : {}),
   };

@@ -37,7 +37,7 @@ export interface FirstContext extends AttemptSubject {
 
 /** A first factor's outcome: who signed in, or the failure (nothing else is said to the caller). */
 export type FirstFactorOutcome =
-  | { readonly principal: Principal; readonly amr: readonly string[]; readonly key: Buffer }
+  | { readonly principal: Principal; readonly amr: readonly string[]; readonly key: Buffer; /** The account must choose a new password (the password strategy knows). */ readonly passwordChangeRequired?: boolean }
   | { readonly principal: null; readonly accountExists: boolean; readonly accountId?: string | undefined };
 
 /** A second factor's (or an enrolment's) context: the account and the mfa token's row. */

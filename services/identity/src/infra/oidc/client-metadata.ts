@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { OAuthClient } from '../../domain/clients';
+import { ORGANIZATION_TOKEN_GRANT } from './organization-grant';
 
 /** Never a client's secret: only there because the provider requires one for secret-based authentication. */
 const PLACEHOLDER_SECRET = randomBytes(32).toString('base64url');
@@ -23,7 +24,8 @@ export function clientMetadata(c: OAuthClient): Record<string, unknown> {
     ...(confidential ? { client_secret: PLACEHOLDER_SECRET, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
     redirect_uris: code ? [...c.redirectUris] : [],
     post_logout_redirect_uris: [...c.postLogoutRedirectUris],
-    grant_types: [...c.grantTypes],
+    // A client with refresh tokens may exchange them for organization tokens (organization-grant.ts).
+    grant_types: c.grantTypes.includes('refresh_token') ? [...c.grantTypes, ORGANIZATION_TOKEN_GRANT] : [...c.grantTypes],
     response_types: code ? ['code'] : [],
     require_pushed_authorization_requests: c.requirePar,
     dpop_bound_access_tokens: c.dpopBound,

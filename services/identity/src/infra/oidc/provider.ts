@@ -17,9 +17,13 @@ import type { DataSource } from 'typeorm';
 import { type Logger, UNAVAILABLE_RETRY_AFTER_SECONDS, isPlainText } from '@iam/platform';
 import { type ClientLookup, OIDC_SCOPES } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
+import type { OrganizationGrants } from '../../app/organization-tokens';
+import { ORGANIZATIONS_SCOPE, ORGANIZATION_SCOPE } from '../../app/signin/organization-policy';
 import { ACR_MFA, ACR_PWD, nextStep } from '../../app/signin/policy';
+import { organizationPolicy } from './organization-policy-check';
 import { clientMetadata } from './client-metadata';
 import { devicePageErrors } from './device-pages';
+import { ORGANIZATION_TOKEN_GRANT, ORGANIZATION_TOKEN_PARAMS, organizationAudienceCustomizer, organizationIdParam, organizationScopesOf, organizationTokenGrant } from './organization-grant';
 import { GrantReadAhead, PgOidcAdapter } from './pg-adapter';
 import type { RefreshRetry } from './refresh-retry';
 import { requestSizeParams } from './request-limits';
@@ -59,6 +63,8 @@ export interface OpDeps {
   readonly clients: ClientLookup;
   /** The user behind a subject now (roles and permissions as REST tokens carry them); null when gone. */
   readonly principal: (userId: string) => Promise<Principal | null>;
+  /** Membership in organizations (issue #41; absent: a request naming an organization is refused, and no organization token is made). */
+  readonly organizations?: OrganizationGrants;
   /** MFA_REQUIRED_ROLES (absent or empty: no principal is read per authorization for it). */
   readonly requiredRoles?: readonly string[];
   /** The permissions of a service account's roles (asked of the directory). */
@@ -94,7 +100,7 @@ export interface OpSessionHooks {
   signedOut(opSessionUid: string, userId: string, clientId?: string): Promise<void>;
 }
 
-/** The pages the provider renders itself (api/op/pages.ts supplies them). */
+/** The pages the provider renders itself (api/op/library-pages.ts supplies them). */
 export interface OpPages {
   readonly logoutSource: (ctx: KoaContextWithOIDC, form: string) => void;
   readonly postLogoutSuccessSource: (ctx: KoaContextWithOIDC) => void;
@@ -168,15 +174,20 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       return p && nextStep({ roles: p.roles, requiredRoles, amr: sessionAmr(session) }) !== 'done' ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
     }),
   );
+  // A request naming an organization, for a session already open: a non-member gets no code (organization-policy-check.ts).
+  const organizations = deps.organizations ?? { grant: async () => null, organizationsOf: async () => [] };
+  policy.get('login')!.checks.add(await organizationPolicy(organizations));
   const api = apiResource(s.issuer);
   const signingAlgs = s.signingAlgs as Array<'RS256' | 'ES256' | 'EdDSA'>;
   // The API's scopes for a client: the OpenID ones, and for a third-party client the API
   // permissions of its ceiling (each asked as a scope of its name, so a scope outside the ceiling
   // is never granted); the first party acts with the user's rights (token-claims.ts).
-  const apiServer = (client: { [key: string]: unknown } | undefined): ResourceServer => {
-    const ceiling = client && client[FIRST_PARTY] !== true && Array.isArray(client[API_PERMISSIONS]) ? (client[API_PERMISSIONS] as unknown[]).filter((p) => typeof p === 'string') : [];
+  // An organization named by the request (or by the code or refresh token exchanged) is one more of its scopes.
+  const ceilingOf = (client: { [key: string]: unknown }) => (client[FIRST_PARTY] === true ? null : Array.isArray(client[API_PERMISSIONS]) ? (client[API_PERMISSIONS] as unknown[]).filter((p) => typeof p === 'string') : []);
+  const apiServer = (ctx: KoaContextWithOIDC, client: { [key: string]: unknown } | undefined): ResourceServer => {
+    const ceiling = client ? (ceilingOf(client) ?? []) : [];
     return {
-      scope: [...new Set([...OP_SCOPES, ...ceiling])].join(' '),
+      scope: [...new Set([...OP_SCOPES, ...ceiling, ...organizationScopesOf(ctx)])].join(' '),
       audience: s.audience,
       accessTokenFormat: 'jwt',
       accessTokenTTL: s.accessTokenSeconds,
@@ -203,15 +214,16 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
     jwks,
     cookies: { keys: [...s.cookieKeys] },
     routes: routes(s.prefix),
-    scopes: [...OP_SCOPES],
-    // auth_time, amr and acr come from the sign-in (the session), the rest from the account.
-    claims: { openid: ['sub', 'auth_time', 'amr', 'acr'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'] },
+    scopes: [...OP_SCOPES, ORGANIZATION_SCOPE, ORGANIZATIONS_SCOPE],
+    // auth_time, amr and acr come from the sign-in (the session), the rest from the account;
+    // `organizations` (the ids of the user's organizations) only when asked (its scope or claim).
+    claims: { openid: ['sub', 'auth_time', 'amr', 'acr'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'], organizations: ['organizations'] },
     responseTypes: ['code'],
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     extraClientMetadata: { properties: [FIRST_PARTY, ROLES, API_PERMISSIONS, RESOURCE_SERVER] },
     // Caps on what an authorization, pushed or device request stores (request-limits.ts).
-    extraParams: requestSizeParams,
+    extraParams: { ...requestSizeParams, organization_id: organizationIdParam },
     // ID tokens and signed userinfo in any algorithm of the ring (RS256 first: discovery lists it,
     // and clients get it unless they ask for another); the API's access tokens in JWT_ALG only.
     enabledJWA: {
@@ -253,10 +265,19 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
       if (token && (token.kind === 'AuthorizationCode' || token.kind === 'RefreshToken' || token.kind === 'DeviceCode') && nextStep({ roles: p.roles, requiredRoles, amr: verifiedAmr(token) }) !== 'done') return undefined;
       return {
         accountId: p.userId,
-        claims: () => ({ sub: p.userId, email: p.email, email_verified: p.emailVerified, given_name: p.firstName, family_name: p.lastName }),
+        claims: async (_use, scope, claims) => ({
+          sub: p.userId,
+          email: p.email,
+          email_verified: p.emailVerified,
+          given_name: p.firstName,
+          family_name: p.lastName,
+          ...(scope.split(' ').includes(ORGANIZATIONS_SCOPE) || claims?.organizations !== undefined ? { organizations: (await organizations.organizationsOf(p.userId)).map((g) => g.organizationId) } : {}),
+        }),
       };
     },
     extraTokenClaims: tokenClaims({ ...deps, accessTokenSeconds: s.accessTokenSeconds, apiResource: api }),
+    // An organization's access token names it among its audiences too (the gateway requires both).
+    formats: { customizers: { jwt: organizationAudienceCustomizer } },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -292,12 +313,19 @@ export async function createProvider(s: OpSettings, deps: OpDeps, pages: OpPages
             const { errors } = await import('oidc-provider');
             throw new errors.InvalidTarget();
           }
-          return apiServer(client);
+          return apiServer(_ctx, client);
         },
       },
     },
   };
   const provider = new Provider(s.issuer, configuration);
+  // Organization tokens exchanged from a refresh token (organization-grant.ts, Logto's pattern).
+  const findAccount = configuration.findAccount!;
+  provider.registerGrantType(
+    ORGANIZATION_TOKEN_GRANT,
+    organizationTokenGrant({ grants: organizations, api, apiServer, findAccount: async (ctx, sub, token) => findAccount(ctx, sub, token), ceiling: ceilingOf }),
+    [...ORGANIZATION_TOKEN_PARAMS],
+  );
   // Behind the gateway: the client's address and scheme come from X-Forwarded-*.
   provider.proxy = true;
   // The registry keeps only a hash of a secret: comparisons go to it (constant time there).

@@ -12,6 +12,9 @@
  *   `apiPermissions` now; `roles: []`, so the Administrator role never travels through a
  *   third-party app. Made again at every refresh and for the device flow.
  *
+ * An API token of an organization (organization-grant.ts: the organization-token grant, or a
+ * request naming `organization:<slug>`) carries `org` and the member's permissions there instead.
+ *
  * The opaque token of a code exchange without `resource` (a userinfo token, which the gateway
  * accepts too: README "A token from a standard code exchange") carries what an API JWT of the
  * same grant would: its rights come from the API scopes the grant holds among those asked (the
@@ -22,7 +25,9 @@ import { isAdministrator } from '@iam/platform';
 import type { Configuration, KoaContextWithOIDC, UnknownObject } from 'oidc-provider';
 import type { ClientLookup, OAuthClient } from '../../domain/clients';
 import type { Principal } from '../../domain/model';
+import type { OrganizationGrants } from '../../app/organization-tokens';
 import { opaqueTokenJti } from './opaque-tokens';
+import { organizationClaimsOf } from './organization-grant';
 
 type ExtraTokenClaims = NonNullable<Configuration['extraTokenClaims']>;
 type Token = Parameters<ExtraTokenClaims>[1];
@@ -42,6 +47,8 @@ export interface TokenClaimsDeps {
   readonly accessTokenSeconds: number;
   /** The API's resource indicator (`{PUBLIC_URL}/api`): an opaque token's rights are the grant's scopes for it. */
   readonly apiResource: string;
+  /** Membership (organization-grant.ts): an API token naming an organization carries its `org` claims instead of the user's platform rights. */
+  readonly organizations?: Pick<OrganizationGrants, 'grant'>;
 }
 
 /**
@@ -104,6 +111,8 @@ export function tokenClaims(deps: TokenClaimsDeps): ExtraTokenClaims {
     const client = token.clientId ? await deps.clients.find(token.clientId) : null;
     // An opaque token's rights: the grant's API scopes among those asked, as an API JWT of this grant gets them.
     const rightsOf = jwt ? token : { scope: apiScopeOf(ctx, from?.scopes, deps.apiResource) };
-    return { nbf: now(), email: p.email, ...userRights(rightsOf, client, p), ...signIn };
+    // An organization's token (the grant's, or a request naming one): `org`, no platform role, the member's permissions there.
+    const org = jwt && deps.organizations ? await organizationClaimsOf({ grants: deps.organizations }, token, client?.firstParty ? null : (client?.apiPermissions ?? [])) : null;
+    return { nbf: now(), email: p.email, ...(org ? { org: org.org, roles: [...org.roles], permissions: [...org.permissions] } : userRights(rightsOf, client, p)), ...signIn };
   };
 }

@@ -331,6 +331,24 @@ export interface VerifyCredentialsResponse {
    * (the audit trail's failed logins and lockouts). Never shown to end users.
    */
   accountId: string;
+  /**
+   * valid only: the account must choose a new password before its sign-in completes (imported
+   * with passwordChangeRequired); identity's sign-in flow asks for it (ChangeRequiredPassword).
+   */
+  passwordChangeRequired: boolean;
+}
+
+/**
+ * The new password of an account that must change it at sign-in (its password_change_required
+ * set), in one transaction: the new hash, the mark cleared, and directory.user.updated
+ * (changed_fields ["password"], password_changed_at_sign_in) in the outbox. FAILED_PRECONDITION
+ * (CONFLICT) when the account has no such mark (changed already: a second answer of one step);
+ * INVALID_ARGUMENT (field newPassword) for a password the policy refuses or the current one;
+ * NOT_FOUND for an unknown or deleted user.
+ */
+export interface ChangeRequiredPasswordRequest {
+  userId: string;
+  password: string;
 }
 
 export interface GetPrincipalRequest {
@@ -3382,7 +3400,7 @@ export const VerifyCredentialsRequest: MessageFns<VerifyCredentialsRequest> = {
 };
 
 function createBaseVerifyCredentialsResponse(): VerifyCredentialsResponse {
-  return { valid: false, principal: undefined, accountExists: false, accountId: "" };
+  return { valid: false, principal: undefined, accountExists: false, accountId: "", passwordChangeRequired: false };
 }
 
 export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = {
@@ -3398,6 +3416,9 @@ export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = 
     }
     if (message.accountId !== "") {
       writer.uint32(34).string(message.accountId);
+    }
+    if (message.passwordChangeRequired !== false) {
+      writer.uint32(40).bool(message.passwordChangeRequired);
     }
     return writer;
   },
@@ -3447,6 +3468,14 @@ export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = 
             message.accountId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.passwordChangeRequired = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3470,6 +3499,74 @@ export const VerifyCredentialsResponse: MessageFns<VerifyCredentialsResponse> = 
       : undefined;
     message.accountExists = object.accountExists ?? false;
     message.accountId = object.accountId ?? "";
+    message.passwordChangeRequired = object.passwordChangeRequired ?? false;
+    return message;
+  },
+};
+
+function createBaseChangeRequiredPasswordRequest(): ChangeRequiredPasswordRequest {
+  return { userId: "", password: "" };
+}
+
+export const ChangeRequiredPasswordRequest: MessageFns<ChangeRequiredPasswordRequest> = {
+  encode(message: ChangeRequiredPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeRequiredPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeRequiredPasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ChangeRequiredPasswordRequest>): ChangeRequiredPasswordRequest {
+    return ChangeRequiredPasswordRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ChangeRequiredPasswordRequest>): ChangeRequiredPasswordRequest {
+    const message = createBaseChangeRequiredPasswordRequest();
+    message.userId = object.userId ?? "";
+    message.password = object.password ?? "";
     return message;
   },
 };
@@ -5427,6 +5524,16 @@ export const CredentialServiceService = {
     responseSerialize: (value: CredentialAck): Buffer => Buffer.from(CredentialAck.encode(value).finish()),
     responseDeserialize: (value: Buffer): CredentialAck => CredentialAck.decode(value),
   },
+  changeRequiredPassword: {
+    path: "/directory.v1.CredentialService/ChangeRequiredPassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ChangeRequiredPasswordRequest): Buffer =>
+      Buffer.from(ChangeRequiredPasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ChangeRequiredPasswordRequest => ChangeRequiredPasswordRequest.decode(value),
+    responseSerialize: (value: CredentialAck): Buffer => Buffer.from(CredentialAck.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CredentialAck => CredentialAck.decode(value),
+  },
   /** Creates or updates an account holding the Administrator role; idempotent. */
   ensureAdministrator: {
     path: "/directory.v1.CredentialService/EnsureAdministrator" as const,
@@ -5497,6 +5604,7 @@ export interface CredentialServiceServer extends UntypedServiceImplementation {
   findAccount: handleUnaryCall<FindAccountRequest, FindAccountResponse>;
   resetPassword: handleUnaryCall<ResetPasswordRequest, ResetPasswordResponse>;
   markEmailVerified: handleUnaryCall<MarkEmailVerifiedRequest, CredentialAck>;
+  changeRequiredPassword: handleUnaryCall<ChangeRequiredPasswordRequest, CredentialAck>;
   /** Creates or updates an account holding the Administrator role; idempotent. */
   ensureAdministrator: handleUnaryCall<EnsureAdministratorRequest, EnsureAdministratorResponse>;
   /**
@@ -5588,6 +5696,21 @@ export interface CredentialServiceClient extends Client {
   ): ClientUnaryCall;
   markEmailVerified(
     request: MarkEmailVerifiedRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CredentialAck) => void,
+  ): ClientUnaryCall;
+  changeRequiredPassword(
+    request: ChangeRequiredPasswordRequest,
+    callback: (error: ServiceError | null, response: CredentialAck) => void,
+  ): ClientUnaryCall;
+  changeRequiredPassword(
+    request: ChangeRequiredPasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CredentialAck) => void,
+  ): ClientUnaryCall;
+  changeRequiredPassword(
+    request: ChangeRequiredPasswordRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CredentialAck) => void,

@@ -221,6 +221,16 @@ export interface OrganizationGrant {
   permissions: string[];
 }
 
+/** The organizations a user is a member of (the ID token's `organizations` claim). */
+export interface UserOrganizationsRequest {
+  userId: string;
+}
+
+export interface UserOrganizations {
+  /** Each with member = true, the organization's id and slug, the roles and their permissions. */
+  grants: OrganizationGrant[];
+}
+
 function createBaseOrganization(): Organization {
   return {
     id: "",
@@ -2685,6 +2695,116 @@ export const OrganizationGrant: MessageFns<OrganizationGrant> = {
   },
 };
 
+function createBaseUserOrganizationsRequest(): UserOrganizationsRequest {
+  return { userId: "" };
+}
+
+export const UserOrganizationsRequest: MessageFns<UserOrganizationsRequest> = {
+  encode(message: UserOrganizationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserOrganizationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserOrganizationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UserOrganizationsRequest>): UserOrganizationsRequest {
+    return UserOrganizationsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserOrganizationsRequest>): UserOrganizationsRequest {
+    const message = createBaseUserOrganizationsRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseUserOrganizations(): UserOrganizations {
+  return { grants: [] };
+}
+
+export const UserOrganizations: MessageFns<UserOrganizations> = {
+  encode(message: UserOrganizations, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.grants) {
+      OrganizationGrant.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserOrganizations {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserOrganizations();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.grants.push(OrganizationGrant.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UserOrganizations>): UserOrganizations {
+    return UserOrganizations.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserOrganizations>): UserOrganizations {
+    const message = createBaseUserOrganizations();
+    message.grants = object.grants?.map((e) => OrganizationGrant.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type OrganizationServiceService = typeof OrganizationServiceService;
 export const OrganizationServiceService = {
   createOrganization: {
@@ -3340,6 +3460,17 @@ export const OrganizationAccessServiceService = {
     responseSerialize: (value: OrganizationGrant): Buffer => Buffer.from(OrganizationGrant.encode(value).finish()),
     responseDeserialize: (value: Buffer): OrganizationGrant => OrganizationGrant.decode(value),
   },
+  /** Read now, without joining anything. */
+  listUserOrganizations: {
+    path: "/directory.v1.OrganizationAccessService/ListUserOrganizations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UserOrganizationsRequest): Buffer =>
+      Buffer.from(UserOrganizationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UserOrganizationsRequest => UserOrganizationsRequest.decode(value),
+    responseSerialize: (value: UserOrganizations): Buffer => Buffer.from(UserOrganizations.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UserOrganizations => UserOrganizations.decode(value),
+  },
 } as const;
 
 export interface OrganizationAccessServiceServer extends UntypedServiceImplementation {
@@ -3348,6 +3479,8 @@ export interface OrganizationAccessServiceServer extends UntypedServiceImplement
    * email is on a verified domain of an organization allowing it joins first (just in time).
    */
   getOrganizationGrant: handleUnaryCall<OrganizationGrantRequest, OrganizationGrant>;
+  /** Read now, without joining anything. */
+  listUserOrganizations: handleUnaryCall<UserOrganizationsRequest, UserOrganizations>;
 }
 
 export interface OrganizationAccessServiceClient extends Client {
@@ -3369,6 +3502,22 @@ export interface OrganizationAccessServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: OrganizationGrant) => void,
+  ): ClientUnaryCall;
+  /** Read now, without joining anything. */
+  listUserOrganizations(
+    request: UserOrganizationsRequest,
+    callback: (error: ServiceError | null, response: UserOrganizations) => void,
+  ): ClientUnaryCall;
+  listUserOrganizations(
+    request: UserOrganizationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UserOrganizations) => void,
+  ): ClientUnaryCall;
+  listUserOrganizations(
+    request: UserOrganizationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UserOrganizations) => void,
   ): ClientUnaryCall;
 }
 

@@ -53,7 +53,15 @@ export interface UserChanged {
    * directory.user.created by a bulk import: the job's id. The audit trail records the job once
    * (directory.users.imported), not each of its users.
    */
-  importJobId?: string | undefined;
+  importJobId?:
+    | string
+    | undefined;
+  /**
+   * directory.user.updated: the password was changed as a step of a sign-in (the account had to
+   * choose a new one: passwordChangeRequired). The account had no session to end (it could not
+   * complete a sign-in before), and the sign-in it completes is not ended.
+   */
+  passwordChangedAtSignIn?: boolean | undefined;
 }
 
 /** directory.users.imported: one per bulk import job, after its last batch, with its counts. */
@@ -326,6 +334,7 @@ function createBaseUserChanged(): UserChanged {
     emailVerified: false,
     before: undefined,
     importJobId: undefined,
+    passwordChangedAtSignIn: undefined,
   };
 }
 
@@ -363,6 +372,9 @@ export const UserChanged: MessageFns<UserChanged> = {
     }
     if (message.importJobId !== undefined) {
       writer.uint32(90).string(message.importJobId);
+    }
+    if (message.passwordChangedAtSignIn !== undefined) {
+      writer.uint32(96).bool(message.passwordChangedAtSignIn);
     }
     return writer;
   },
@@ -468,6 +480,14 @@ export const UserChanged: MessageFns<UserChanged> = {
             message.importJobId = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.passwordChangedAtSignIn = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -498,6 +518,7 @@ export const UserChanged: MessageFns<UserChanged> = {
       ? UserState.fromPartial(object.before)
       : undefined;
     message.importJobId = object.importJobId ?? undefined;
+    message.passwordChangedAtSignIn = object.passwordChangedAtSignIn ?? undefined;
     return message;
   },
 };

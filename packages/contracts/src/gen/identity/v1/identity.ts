@@ -69,6 +69,11 @@ export interface MfaChallenge {
   enrolmentRequired: boolean;
   /** Seconds. */
   expiresIn: number;
+  /**
+   * The account must choose a new password (imported with passwordChangeRequired), after its
+   * factors: the token only takes CompleteMfaRequest.new_password.
+   */
+  passwordChangeRequired: boolean;
 }
 
 /** Exactly one of code, recovery_code, webauthn_json or new_passkey_json. */
@@ -87,6 +92,8 @@ export interface CompleteMfaRequest {
    */
   newPasskeyJson: string;
   newPasskeyName: string;
+  /** A password_change_required token: the account's new password (the password policy applies). */
+  newPassword: string;
 }
 
 /** A WebAuthn L3 options or response document in its JSON form. */
@@ -712,7 +719,7 @@ export const LoginResponse: MessageFns<LoginResponse> = {
 };
 
 function createBaseMfaChallenge(): MfaChallenge {
-  return { mfaToken: "", methods: [], enrolmentRequired: false, expiresIn: 0 };
+  return { mfaToken: "", methods: [], enrolmentRequired: false, expiresIn: 0, passwordChangeRequired: false };
 }
 
 export const MfaChallenge: MessageFns<MfaChallenge> = {
@@ -728,6 +735,9 @@ export const MfaChallenge: MessageFns<MfaChallenge> = {
     }
     if (message.expiresIn !== 0) {
       writer.uint32(32).int32(message.expiresIn);
+    }
+    if (message.passwordChangeRequired !== false) {
+      writer.uint32(40).bool(message.passwordChangeRequired);
     }
     return writer;
   },
@@ -777,6 +787,14 @@ export const MfaChallenge: MessageFns<MfaChallenge> = {
             message.expiresIn = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.passwordChangeRequired = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -798,12 +816,21 @@ export const MfaChallenge: MessageFns<MfaChallenge> = {
     message.methods = object.methods?.map((e) => e) || [];
     message.enrolmentRequired = object.enrolmentRequired ?? false;
     message.expiresIn = object.expiresIn ?? 0;
+    message.passwordChangeRequired = object.passwordChangeRequired ?? false;
     return message;
   },
 };
 
 function createBaseCompleteMfaRequest(): CompleteMfaRequest {
-  return { mfaToken: "", code: "", recoveryCode: "", webauthnJson: "", newPasskeyJson: "", newPasskeyName: "" };
+  return {
+    mfaToken: "",
+    code: "",
+    recoveryCode: "",
+    webauthnJson: "",
+    newPasskeyJson: "",
+    newPasskeyName: "",
+    newPassword: "",
+  };
 }
 
 export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
@@ -825,6 +852,9 @@ export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
     }
     if (message.newPasskeyName !== "") {
       writer.uint32(50).string(message.newPasskeyName);
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(58).string(message.newPassword);
     }
     return writer;
   },
@@ -890,6 +920,14 @@ export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
             message.newPasskeyName = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -913,6 +951,7 @@ export const CompleteMfaRequest: MessageFns<CompleteMfaRequest> = {
     message.webauthnJson = object.webauthnJson ?? "";
     message.newPasskeyJson = object.newPasskeyJson ?? "";
     message.newPasskeyName = object.newPasskeyName ?? "";
+    message.newPassword = object.newPassword ?? "";
     return message;
   },
 };

@@ -1,7 +1,9 @@
 /**
  * The password (first factor): checked by the directory over gRPC (argon2 there), at the same cost
  * for a wrong password, an unknown email and a locked one (the directory pays a dummy
- * verification when the flow says not to evaluate). amr `pwd`.
+ * verification when the flow says not to evaluate). amr `pwd`. It also says whether the account
+ * must choose a new password (imported with passwordChangeRequired): the policy's
+ * `password_change` step.
  */
 import { Type } from '@sinclair/typebox';
 import type { Directory } from '../../../domain/ports';
@@ -27,7 +29,7 @@ export function passwordStrategy(deps: { directory: Pick<Directory, 'verifyCrede
       async verify(ctx, input) {
         const r = await deps.directory.verifyCredentials(input.email, input.password, { skipEvaluation: !ctx.evaluate });
         if (!r.principal || !ctx.key) return { principal: null, accountExists: r.accountExists, accountId: r.accountId };
-        return { principal: r.principal, amr: ['pwd'], key: ctx.key };
+        return { principal: r.principal, amr: ['pwd'], key: ctx.key, ...(r.passwordChangeRequired === true ? { passwordChangeRequired: true } : {}) };
       },
     },
   });
