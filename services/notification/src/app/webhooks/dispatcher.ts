@@ -66,9 +66,6 @@ export const DISPATCHER_IDLE_POLL_MS = 5_000;
 /** Due times the dispatcher keeps; beyond them it polls every pollMs. */
 const MAX_TRACKED_DUES = 1_000;
 
-/** Gauges (queue age, pending, dead letters) are measured this often. */
-export const GAUGE_INTERVAL_MS = 5_000;
-
 export function createDispatcher(o: DispatcherOptions): Dispatcher {
   const batch = o.batch ?? 100;
   const laneLimit = o.laneLimit ?? 500;
@@ -239,7 +236,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   }
 
   const loop = new BatchLoop({ name: 'webhook dispatcher', work, batchSize: o.concurrency, pollMs, logger: o.logger, nudgeDuringBackoff: false });
-  let gauges: NodeJS.Timeout | undefined;
+  let unmeasure: (() => void) | undefined;
   const measure = async () => {
     const [age, counts] = await Promise.all([o.store.queueAgeSeconds(), o.store.counts()]);
     o.metrics.queueAge.set(age);
@@ -250,14 +247,13 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     start() {
       stopping = false;
       loop.start();
-      gauges = setInterval(() => void measure().catch(() => undefined), GAUGE_INTERVAL_MS);
-      gauges.unref();
-      void measure().catch(() => undefined);
+      // The gauges (queue age, pending, dead letters) are measured when /metrics is scraped.
+      unmeasure = o.metrics.measureOnScrape(measure);
     },
     nudge: () => loop.nudge(),
     async stop() {
       stopping = true;
-      clearInterval(gauges);
+      unmeasure?.();
       await loop.stop();
       await Promise.all([...lanes]);
     },
