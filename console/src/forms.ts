@@ -46,4 +46,5 @@ export type NamesOf<F extends ReadonlyArray<{ name: string }>> = F[number]['name
 /** Organizations (issue #41): a new organization, an invitation, a domain claim. */
 export const ORGANIZATION_FIELDS = bodyFields('/api/v1/organizations', 'post', { name: { label: 'Name' }, slug: { label: 'Slug (lower case, e.g. acme-corp)' } }, ['name', 'slug']);
 export const INVITE_FIELDS = bodyFields('/api/v1/organizations/{id}/invitations', 'post', { email: { label: 'Email to invite', type: 'email', autoComplete: 'off' } }, ['email']);
+export const SCIM_CONNECTION_FIELDS = bodyFields('/api/v1/organizations/{id}/scim-connections', 'post', { name: { label: 'Connection name (e.g. Entra ID)', autoComplete: 'off' } }, ['name']);
 export const DOMAIN_FIELDS = bodyFields('/api/v1/organizations/{id}/domains', 'post', { domain: { label: 'Domain (e.g. acme.example)' } }, ['domain']);

@@ -56,6 +56,7 @@ const REST: Array<[keyof typeof forms, string, string]> = [
   ['ORGANIZATION_FIELDS', '/api/v1/organizations', 'post'],
   ['INVITE_FIELDS', '/api/v1/organizations/{id}/invitations', 'post'],
   ['DOMAIN_FIELDS', '/api/v1/organizations/{id}/domains', 'post'],
+  ['SCIM_CONNECTION_FIELDS', '/api/v1/organizations/{id}/scim-connections', 'post'],
 ];
 const GRAPHQL: Array<[keyof typeof forms, string]> = [
   ['PRODUCT_CREATE_FIELDS', 'CreateProductInput'],

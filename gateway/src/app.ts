@@ -27,6 +27,7 @@ import { externalPlugins } from './plugins/external';
 import { consoleRoutes } from './routes/console';
 import type { DevMailbox } from './routes/dev-mailbox';
 import { oidcRoutes } from './routes/oidc';
+import { scimRoutes } from './routes/scim';
 import { resourceMetadataRoutes, resourceMetadataUrl } from './routes/resource-metadata';
 import { healthRoutes } from './routes/health';
 import { type ProfileDeps, compactProfile, fullProfile } from './routes';
@@ -163,6 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         logger: deps.logger,
         readCache: deps.readCache,
         devMailbox: deps.devMailbox,
+        publicUrl: deps.config.publicUrl,
       });
     });
     mounted.add(profile);
@@ -174,8 +176,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // has no other way for a shopper to sign in: its apps use the provider's code flow).
   if (mounted.has('full') || mounted.has('edge')) {
     await app.register(oidcRoutes, { upstream: deps.config.upstreams.identityOp, rateLimits: deps.config.rateLimits, publicUrl: deps.config.publicUrl, timeoutMs: deps.config.identityOpTimeoutMs });
-    // The API's protected-resource metadata (RFC 9728): where its tokens come from.
     const { upstreams } = required(deps);
+    // SCIM 2.0 per organization (issue #42): its own tokens, its own media type and errors.
+    if (mounted.has('full')) await app.register(scimRoutes, { upstreams, publicUrl: deps.config.publicUrl, limit: deps.config.rateLimits.scim });
+    // The API's protected-resource metadata (RFC 9728): where its tokens come from.
     const publicUrl = deps.config.publicUrl;
     if (publicUrl) {
       await app.register(resourceMetadataRoutes, {

@@ -108,6 +108,8 @@ export interface GatewayConfig {
     readonly device: { readonly perMinute: number; readonly burst: number };
     /** Passkey registration options (/me/passkeys/options: a stored challenge each), per token subject. */
     readonly passkeyOptions: { readonly perMinute: number; readonly burst: number };
+    /** SCIM requests (/scim/v2/…) per bearer token: one SCIM connection's provisioning runs. */
+    readonly scim: { readonly perMinute: number; readonly burst: number };
   };
 }
 
@@ -206,6 +208,10 @@ export function readGatewayConfig(e: EnvReader, defaults: GatewayDefaults = {}):
       passkeyOptions: {
         perMinute: e.int('RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE', { default: 20, min: 1, max: 10_000_000 }),
         burst: e.int('RATE_LIMIT_PASSKEY_OPTIONS_BURST', { default: 10, min: 1, max: 10_000_000 }),
+      },
+      scim: {
+        perMinute: e.int('RATE_LIMIT_SCIM_PER_MINUTE', { default: 1_200, min: 1, max: 10_000_000 }),
+        burst: e.int('RATE_LIMIT_SCIM_BURST', { default: 600, min: 1, max: 10_000_000 }),
       },
     },
   };

@@ -9,7 +9,7 @@
  * clients and checks exist then.
  */
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { auditV1, commerceV1, directoryV1, healthV1, identityClientsV1, identityProvidersV1, identityV1, organizationTokensV1, organizationsV1, webhooksV1 } from '@iam/contracts';
+import { auditV1, commerceV1, directoryV1, healthV1, identityClientsV1, identityProvidersV1, identityV1, organizationTokensV1, organizationsV1, scimV1, webhooksV1 } from '@iam/contracts';
 import { type EventBus, busCheck } from '@iam/platform/bus';
 import { AppError, type HealthCheck, type HealthSnapshot, type Metrics, TimeoutError } from '@iam/platform/core';
 import { type AsyncClient, type CallSigner, createGrpcClient } from '@iam/platform/grpc';
@@ -39,6 +39,8 @@ export interface Upstreams {
   readonly links: AsyncClient<typeof directoryV1.RolePermissionServiceService>;
   /** Organizations, their members and the organization role template (directory). */
   readonly organizations: AsyncClient<typeof organizationsV1.OrganizationServiceService>;
+  /** SCIM 2.0 per organization (directory): requests passed through as they came. */
+  readonly scim: AsyncClient<typeof scimV1.ScimServiceService>;
   /** Organization tokens (identity). */
   readonly organizationTokens: AsyncClient<typeof organizationTokensV1.OrganizationTokenServiceService>;
   /** Outgoing webhooks (notification): their routes answer 503 while it is down; never part of readiness. */
@@ -102,6 +104,7 @@ export function createUpstreams(
     roles: client('directory', directoryV1.RoleServiceService, dirTarget, ['getRole', 'listRoles']),
     permissions: client('directory', directoryV1.PermissionServiceService, dirTarget, ['getPermission', 'listPermissions']),
     links: client('directory', directoryV1.RolePermissionServiceService, dirTarget, ['getRolePermission', 'listRolePermissions']),
+    scim: client('directory', scimV1.ScimServiceService, dirTarget, []),
     organizations: client('directory', organizationsV1.OrganizationServiceService, dirTarget, ['getOrganization', 'listOrganizations', 'listMembers', 'getMember', 'getOrganizationRole', 'listOrganizationRoles']),
     organizationTokens: client('identity', organizationTokensV1.OrganizationTokenServiceService, idTarget, ['exchangeOrganizationToken']),
     audit: client('audit', auditV1.AuditServiceService, config.upstreams.audit, ['listAuditEvents', 'verifyAuditChain']),

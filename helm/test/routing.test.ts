@@ -61,8 +61,8 @@ describe('the Ingress and the HTTPRoute route every public path of the gateway, 
     expect(httpRouteRules(docs)).toEqual(rules);
     const idle = rules.filter((r) => r.path !== '/oauth2' && !paths.some((p) => routes(r, p)));
     expect(idle).toEqual([]);
-    // The provider, its discovery, the hosted pages and the console are among them.
-    for (const path of ['/oidc/auth', '/oidc/token', '/.well-known/openid-configuration', '/.well-known/jwks.json', '/reset-password', '/verify-email', '/account', '/console/users', '/healthz', '/graphiql']) {
+    // The provider, its discovery, SCIM, the hosted pages and the console are among them.
+    for (const path of ['/oidc/auth', '/oidc/token', '/scim/v2/7c2b5d1e-0000-4000-8000-000000000001/Users', '/.well-known/openid-configuration', '/.well-known/jwks.json', '/reset-password', '/verify-email', '/account', '/console/users', '/healthz', '/graphiql']) {
       expect([path, rules.some((r) => routes(r, path))]).toEqual([path, true]);
     }
     expect(rules.find((r) => r.path === '/oauth2')).toEqual({ path: '/oauth2', exact: false });
@@ -76,7 +76,7 @@ describe('the install notes', () => {
     const r = helmRun('template', 'r', 'iam', '--namespace', 'iam', ...operability, '--set', 'gateway.env.TRUST_PROXY=null', '--show-only', 'templates/NOTES.txt');
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('export IAM_URL=https://iam.example.com\n');
-    expect(r.stdout).toContain('prefixes: /api /.well-known /oidc /console /docs /oauth2\n    exactly:  /account /reset-password /verify-email /health /healthz\n');
+    expect(r.stdout).toContain('prefixes: /api /.well-known /oidc /scim /console /docs /oauth2\n    exactly:  /account /reset-password /verify-email /health /healthz\n');
     expect(r.stdout).toContain('never /metrics, /health/live or /health/ready');
     expect(r.stdout).toContain('Sign in to the console at $IAM_URL/console');
     expect(r.stdout).toContain('X-Forwarded-* is believed from: 10.0.0.0/8 (TRUST_PROXY)');

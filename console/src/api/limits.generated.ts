@@ -197,6 +197,7 @@ export const bodyLimits = {
   },
   '/api/v1/invitations/accept': { post: { token: { required: true, type: 'string', minLength: 1, maxLength: 200 } } },
   '/api/v1/organizations/{id}/domains': { post: { domain: { required: true, type: 'string', minLength: 1, maxLength: 253 } } },
+  '/api/v1/organizations/{id}/scim-connections': { post: { name: { required: true, type: 'string', minLength: 1, maxLength: 100 } } },
   '/api/v1/organizations': {
     post: {
       name: { required: true, type: 'string', minLength: 1, maxLength: 100 },

@@ -12,6 +12,8 @@ export type MemberPage = Ok200<'/api/v1/organizations/{id}/members', 'get'>;
 export type InvitationPage = Ok200<'/api/v1/organizations/{id}/invitations', 'get'>;
 export type DomainPage = Ok200<'/api/v1/organizations/{id}/domains', 'get'>;
 export type Invitation = Ok201<'/api/v1/organizations/{id}/invitations', 'post'>;
+export type ScimConnectionPage = Ok200<'/api/v1/organizations/{id}/scim-connections', 'get'>;
+export type CreatedScimConnection = Ok201<'/api/v1/organizations/{id}/scim-connections', 'post'>;
 export type OrganizationBody = NonNullable<paths['/api/v1/organizations']['post']['requestBody']>['content']['application/json'];
 
 export const organizationKeys = { all: ['organizations'] as const, one: (id: string) => ['organizations', id] as const };
@@ -30,5 +32,8 @@ export const organizations = {
   invite: (id: string, email: string) => call(() => api.POST('/api/v1/organizations/{id}/invitations', { ...path(id), body: { email, roles: [] } })) as Promise<Invitation>,
   domains: (id: string) => call(() => api.GET('/api/v1/organizations/{id}/domains', { params: { path: { id }, query: { pageSize: 100 } } })) as Promise<DomainPage>,
   claimDomain: (id: string, domain: string) => call(() => api.POST('/api/v1/organizations/{id}/domains', { ...path(id), body: { domain } })),
+  scimConnections: (id: string) => call(() => api.GET('/api/v1/organizations/{id}/scim-connections', { params: { path: { id }, query: { pageSize: 100 } } })) as Promise<ScimConnectionPage>,
+  createScimConnection: (id: string, name: string) => call(() => api.POST('/api/v1/organizations/{id}/scim-connections', { ...path(id), body: { name } })) as Promise<CreatedScimConnection>,
+  revokeScimConnection: (id: string, connectionId: string) => call(() => api.DELETE('/api/v1/organizations/{id}/scim-connections/{connectionId}', { params: { path: { id, connectionId } } })),
   verifyDomain: (id: string, domainId: string) => call(() => api.POST('/api/v1/organizations/{id}/domains/{domainId}/verify', { params: { path: { id, domainId } } })),
 };

@@ -6,6 +6,7 @@ import { PagedTable, SearchBox, useListState } from '../components/list';
 import { ConfirmButton, Form, Notice, ProblemAlert } from '../components/ui';
 import { DOMAIN_FIELDS, INVITE_FIELDS, ORGANIZATION_FIELDS } from '../forms';
 import { Link } from '../router';
+import { ScimConnectionsSection } from './organization-scim';
 
 const MANAGE = 'organizations.manage';
 
@@ -45,7 +46,7 @@ export function OrganizationsPage() {
   );
 }
 
-/** One organization: its members (removed here), invitations (sent here) and, for the platform, its domains. */
+/** One organization: its members (removed here), invitations (sent here), SCIM connections and, for the platform, its domains. */
 export function OrganizationPage({ id }: { id: string }) {
   const qc = useQueryClient();
   const l = useListState('createdAt');
@@ -86,6 +87,7 @@ export function OrganizationPage({ id }: { id: string }) {
         ) : null}
         <Form fields={INVITE_FIELDS} submitLabel="Send invitation" error={invite.error} clearOnSuccess onSubmit={(v) => { setNotice(''); return invite.mutateAsync(v.email); }} />
       </section>
+      <ScimConnectionsSection id={id} />
       {can(MANAGE) ? (
         <section aria-labelledby="domains">
           <h2 id="domains">Domains</h2>

@@ -110,6 +110,8 @@ export async function startTestSystem(
     RATE_LIMIT_DEVICE_BURST: '100000',
     RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE: '100000',
     RATE_LIMIT_PASSKEY_OPTIONS_BURST: '100000',
+    RATE_LIMIT_SCIM_PER_MINUTE: '100000',
+    RATE_LIMIT_SCIM_BURST: '100000',
     // Two suites share two cores here: event-loop stalls are the test machine's, not load to shed.
     MAX_EVENT_LOOP_DELAY_MS: '0',
     ...opts.env,

@@ -21,6 +21,11 @@ interface World {
   memberOfB: string;
   invitationOfB: string;
   domainOfB: string;
+  scimConnectionOfB: string;
+  /** The bearer token of a SCIM connection of A. */
+  scimTokenOfA: string;
+  /** A user B's SCIM connection provisioned. */
+  scimUserOfB: string;
   unknownOrg: string;
 }
 
@@ -46,6 +51,9 @@ const REST_CASES: Record<string, RestCase> = {
   'GET /api/v1/organizations/{id}/domains/{domainId}': (w) => ({ path: `/api/v1/organizations/${w.orgB}/domains/${w.domainOfB}` }),
   'POST /api/v1/organizations/{id}/domains/{domainId}/verify': (w) => ({ path: `/api/v1/organizations/${w.orgB}/domains/${w.domainOfB}/verify` }),
   'DELETE /api/v1/organizations/{id}/domains/{domainId}': (w) => ({ path: `/api/v1/organizations/${w.orgB}/domains/${w.domainOfB}` }),
+  'GET /api/v1/organizations/{id}/scim-connections': (w) => ({ path: `/api/v1/organizations/${w.orgB}/scim-connections` }),
+  'POST /api/v1/organizations/{id}/scim-connections': (w) => ({ path: `/api/v1/organizations/${w.orgB}/scim-connections`, body: { name: 'Taken over' } }),
+  'DELETE /api/v1/organizations/{id}/scim-connections/{connectionId}': (w) => ({ path: `/api/v1/organizations/${w.orgB}/scim-connections/${w.scimConnectionOfB}` }),
 };
 
 type Org = typeof organizationsV1.OrganizationServiceService;
@@ -71,9 +79,20 @@ const GRPC_CASES: Partial<Record<keyof Org, GrpcCase>> = {
   getDomain: (c, w) => c.getDomain({ organizationId: w.orgB, id: w.domainOfB }),
   verifyDomain: (c, w) => c.verifyDomain({ organizationId: w.orgB, id: w.domainOfB }),
   deleteDomain: (c, w) => c.deleteDomain({ organizationId: w.orgB, id: w.domainOfB }),
+  createScimConnection: (c, w) => c.createScimConnection({ organizationId: w.orgB, name: 'Taken over' }),
+  listScimConnections: (c, w) => c.listScimConnections({ organizationId: w.orgB, query: { page: 1, pageSize: 10, q: '', includeDeleted: false, cursor: '', sort: '' } }),
+  revokeScimConnection: (c, w) => c.revokeScimConnection({ organizationId: w.orgB, id: w.scimConnectionOfB }),
 };
 /** The methods that take no organization-scoped id (the platform's own: listing is filtered to the caller's organizations; the role template is platform-wide; an invitation is accepted by its token, bound to the invitee's email). */
 const NOT_ORGANIZATION_SCOPED = new Set<string>(['createOrganization', 'listOrganizations', 'createOrganizationRole', 'getOrganizationRole', 'updateOrganizationRole', 'deleteOrganizationRole', 'listOrganizationRoles', 'acceptInvitation']);
+
+/** A SCIM request through the gateway (not in the OpenAPI documents: its own discovery endpoints describe it). */
+async function scim(token: string, org: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- SCIM documents, checked field by field
+  const res = await fetch(`${base}/scim/v2/${org}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+let base = '';
 
 describe('organization isolation matrix (end to end)', () => {
   let sys: TestSystem;
@@ -97,6 +116,7 @@ describe('organization isolation matrix (end to end)', () => {
 
   beforeAll(async () => {
     sys = await startTestSystem();
+    base = sys.url();
     admin = (await http(sys.url(), 'POST', '/api/v1/auth/generate-jwt', { body: ADMIN })).json.token;
     const [orgA, orgB] = [await org(), await org()];
     const a = await user();
@@ -106,8 +126,22 @@ describe('organization isolation matrix (end to end)', () => {
     orgAdminOfA = { id: a.id, token: (await signedIn(sys.url(), a.email, a.password)).token };
     const invitation = await call('POST', `/api/v1/organizations/${orgB}/invitations`, { token: admin, body: { email: uniqueEmail('inv'), roles: [] } });
     const domain = await call('POST', `/api/v1/organizations/${orgB}/domains`, { token: admin, body: { domain: `b-${randomUUID().slice(0, 8)}.example` } });
-    expect([invitation.status, domain.status]).toEqual([201, 201]);
-    w = { orgA, orgB, memberOfB: b.id, invitationOfB: invitation.json.id, domainOfB: domain.json.id, unknownOrg: randomUUID() };
+    const scimOfA = await call('POST', `/api/v1/organizations/${orgA}/scim-connections`, { token: admin, body: { name: 'A' } });
+    const scimOfB = await call('POST', `/api/v1/organizations/${orgB}/scim-connections`, { token: admin, body: { name: 'B' } });
+    expect([invitation.status, domain.status, scimOfA.status, scimOfB.status]).toEqual([201, 201, 201, 201]);
+    const provisioned = await scim(scimOfB.json.token, orgB, 'POST', '/Users', { userName: uniqueEmail('scim'), name: { givenName: 'B', familyName: 'Scim' } });
+    expect(provisioned.status).toBe(201);
+    w = {
+      orgA,
+      orgB,
+      memberOfB: b.id,
+      invitationOfB: invitation.json.id,
+      domainOfB: domain.json.id,
+      scimConnectionOfB: scimOfB.json.connection.id,
+      scimTokenOfA: scimOfA.json.token,
+      scimUserOfB: provisioned.json.id,
+      unknownOrg: randomUUID(),
+    };
   });
 
   afterAll(async () => {
@@ -160,6 +194,22 @@ describe('organization isolation matrix (end to end)', () => {
     } finally {
       client.close();
     }
+  });
+
+  it("SCIM: A's connection token gets 404 on B's organization and on every id of B's, in paths, filters, group members and Bulk", async () => {
+    const t = w.scimTokenOfA;
+    for (const org of [w.orgB, w.unknownOrg]) expect((await scim(t, org, 'GET', '/Users')).status).toBe(404);
+    const user = `/Users/${w.scimUserOfB}`;
+    expect((await scim(t, w.orgA, 'GET', user)).status).toBe(404);
+    expect((await scim(t, w.orgA, 'PUT', user, { userName: 'taken@over.example' })).status).toBe(404);
+    expect((await scim(t, w.orgA, 'PATCH', user, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] })).status).toBe(404);
+    expect((await scim(t, w.orgA, 'DELETE', user)).status).toBe(404);
+    const filtered = await scim(t, w.orgA, 'GET', `/Users?filter=${encodeURIComponent(`id eq "${w.scimUserOfB}"`)}`);
+    expect(filtered.json.totalResults).toBe(0);
+    expect((await scim(t, w.orgA, 'POST', '/Groups', { displayName: 'g', members: [{ value: w.scimUserOfB }] })).status).toBe(404);
+    const bulk = await scim(t, w.orgA, 'POST', '/Bulk', { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [{ method: 'DELETE', path: user }] });
+    expect(bulk.json.Operations[0].status).toBe('404');
+    expect((await call('GET', `/api/v1/users?id=${w.scimUserOfB}`, { token: admin })).status).toBe(200);
   });
 
   it('GraphQL has no organization object (a field added there needs cases here)', async () => {

@@ -14,6 +14,7 @@ import type { Authenticator } from '../auth/authenticator';
 import { Denylist } from '../auth/denylist';
 import { readGatewayConfig } from '../config';
 import { OAUTH_DISCOVERY, OIDC_DISCOVERY, OIDC_PREFIX } from './oidc';
+import { SCIM_PREFIX } from './scim';
 import type { Upstreams } from '../upstreams';
 
 const ANONYMOUS = [
@@ -86,11 +87,14 @@ describe('routes by audience', () => {
     const anonymous: string[] = [];
     // The OpenID provider's paths (routes/oidc.ts) are proxied as they are: the provider itself
     // authenticates its clients and users (OAuth), never with the API's bearer tokens.
+    // SCIM (routes/scim.ts) authenticates its own clients with SCIM connection tokens: no token is
+    // its own 401 (SCIM's error schema), before any upstream call, tested in scim.test.ts.
+    const scim = (url: string) => url.startsWith(`${SCIM_PREFIX}/`);
     const proxied = (url: string) => url === OIDC_DISCOVERY || url === OAUTH_DISCOVERY || url.startsWith(`${OIDC_PREFIX}`) || url.startsWith(`${OIDC_DISCOVERY}/`) || url.startsWith(`${OAUTH_DISCOVERY}/`);
     expect(app.knownRoutes().filter((r) => r.method === 'GET' && proxied(r.url)).map((r) => r.url).sort()).toEqual(
       [OIDC_DISCOVERY, OAUTH_DISCOVERY, OIDC_PREFIX, `${OIDC_PREFIX}/auth`, `${OIDC_PREFIX}/device`, `${OIDC_PREFIX}/federation`, `${OIDC_PREFIX}/interaction`, `${OIDC_PREFIX}/par`, `${OIDC_PREFIX}/token`].sort(),
     );
-    const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && !proxied(r.url));
+    const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && !proxied(r.url) && !scim(r.url));
     expect(routes.length).toBeGreaterThanOrEqual(40);
     for (const r of routes) {
       const url = r.url.replace(':id', '7c2b5d1e-0000-4000-8000-000000000001').replace(':file', 'swagger-ui.css');
@@ -176,8 +180,11 @@ describe('routes by audience: the edge profile', () => {
   });
 
   it('every edge route is public; a present but invalid token on GraphQL is 401 before any upstream call', async () => {
+    // SCIM (routes/scim.ts) authenticates its own clients with SCIM connection tokens: no token is
+    // its own 401 (SCIM's error schema), before any upstream call, tested in scim.test.ts.
+    const scim = (url: string) => url.startsWith(`${SCIM_PREFIX}/`);
     const proxied = (url: string) => url === OIDC_DISCOVERY || url === OAUTH_DISCOVERY || url.startsWith(OIDC_PREFIX);
-    const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && !proxied(r.url));
+    const routes = app.knownRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && !proxied(r.url) && !scim(r.url));
     const anonymous: string[] = [];
     for (const r of routes) {
       const url = r.url.replace(':id', '7c2b5d1e-0000-4000-8000-000000000001').replace(':file', 'swagger-ui.css');

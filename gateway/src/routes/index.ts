@@ -66,6 +66,8 @@ export interface ProfileDeps {
   readonly readCache?: ReadCache;
   /** The development mailbox (absent: its routes do not exist). */
   readonly devMailbox?: DevMailbox;
+  /** PUBLIC_URL (absent: a request's own scheme and host). */
+  readonly publicUrl?: string;
 }
 
 const AUDIT_READ = 'audit.read';
@@ -103,7 +105,7 @@ export async function fullProfile(app: FastifyInstance, deps: ProfileDeps): Prom
       await ctx.register(requiring(CLIENTS_MANAGE, (r) => r.register(clientRoutes, { upstreams: u })));
       await ctx.register(requiring(WEBHOOKS_MANAGE, (r) => r.register(webhookRoutes, { upstreams: u })));
       // Authenticated only: an organization's own org.admin holders manage its members (the directory decides).
-      await ctx.register(organizationRoutes, { upstreams: u });
+      await ctx.register(organizationRoutes, { upstreams: u, publicUrl: deps.publicUrl });
       await ctx.register(requiring(IDENTITY_PROVIDERS_MANAGE, (r) => r.register(identityProviderRoutes, { upstreams: u })));
     }),
   );

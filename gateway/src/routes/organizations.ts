@@ -32,6 +32,7 @@ import type { Upstreams } from '../upstreams';
 import { requirePermission } from '../plugins/app/auth';
 import { orgTokenGuard } from './organization-guard';
 import { organizationSubRoutes } from './organization-invitations';
+import { organizationScimRoutes } from './organization-scim';
 import { listQuery, paged } from './organization-paging';
 
 const PATH = '/api/v1/organizations';
@@ -45,13 +46,16 @@ const roleJson = (r: organizationsV1.OrganizationRole) => ({ ...r, createdAt: r.
 
 export interface OrganizationRoutesOptions {
   readonly upstreams: Pick<Upstreams, 'organizations'>;
+  /** PUBLIC_URL: the SCIM base URL a new connection's answer names. */
+  readonly publicUrl?: string;
 }
 
-export const organizationRoutes: FastifyPluginAsyncTypebox<OrganizationRoutesOptions> = async (app, { upstreams }) => {
+export const organizationRoutes: FastifyPluginAsyncTypebox<OrganizationRoutesOptions> = async (app, { upstreams, publicUrl }) => {
   const u = upstreams.organizations;
   const tags = ['organizations'];
   app.addHook('onRequest', orgTokenGuard(PATH));
   await app.register(organizationSubRoutes, { upstreams });
+  await app.register(organizationScimRoutes, { upstreams, publicUrl });
 
   app.get(
     PATH,

@@ -24,7 +24,7 @@ and the passkeys' RP ID (identity derives them from PUBLIC_URL), and the mail li
 The paths routed to the gateway (Ingress, HTTPRoute), JSON list of {path, exact}: every path its
 HTTP port serves to the public (helm/test/routing.test.ts builds the gateway with the rendered
 env and compares its route table), never the ops routes /metrics, /health/live, /health/ready.
-Prefixes: the API, the JWKS and discovery, the OpenID provider, the console (and its assets);
+Prefixes: the API, the JWKS and discovery, the OpenID provider, SCIM (/scim/v2), the console (and its assets);
 exact: the hosted pages, the Compact profile's /health, the edge's /healthz, GraphiQL (only with
 GRAPHQL_IDE); /docs with ingress.exposeDocs; ingress.extraPaths as prefixes.
 */}}
@@ -32,7 +32,7 @@ GRAPHQL_IDE); /docs with ingress.exposeDocs; ingress.extraPaths as prefixes.
 {{- $v := .Values -}}
 {{- $gatewayEnv := include "iam.plainEnv" (dict "ctx" . "component" "gateway") | fromJson -}}
 {{- $paths := list -}}
-{{- range $p := list "/api" "/.well-known" "/oidc" "/console" }}{{ $paths = append $paths (dict "path" $p "exact" false) }}{{ end -}}
+{{- range $p := list "/api" "/.well-known" "/oidc" "/scim" "/console" }}{{ $paths = append $paths (dict "path" $p "exact" false) }}{{ end -}}
 {{- range $p := list "/account" "/reset-password" "/verify-email" "/health" "/healthz" }}{{ $paths = append $paths (dict "path" $p "exact" true) }}{{ end -}}
 {{- if eq (include "iam.envValue" (get $gatewayEnv "GRAPHQL_IDE" | default false)) "true" }}{{ $paths = append $paths (dict "path" "/graphiql" "exact" true) }}{{ end -}}
 {{- if $v.ingress.exposeDocs }}{{ $paths = append $paths (dict "path" "/docs" "exact" false) }}{{ end -}}

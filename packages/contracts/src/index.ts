@@ -3,6 +3,7 @@
 export * as commerceV1 from './gen/commerce/v1/commerce';
 export * as directoryV1 from './gen/directory/v1/directory';
 export * as organizationsV1 from './gen/directory/v1/organizations';
+export * as scimV1 from './gen/directory/v1/scim';
 export * as identityV1 from './gen/identity/v1/identity';
 export * as identityClientsV1 from './gen/identity/v1/clients';
 export * as organizationTokensV1 from './gen/identity/v1/organization_tokens';

@@ -6,6 +6,7 @@ import type { ServiceRuntime, ServiceSpec } from '@iam/platform';
 import type { DataSource } from 'typeorm';
 import { directoryGrpc } from './api/grpc';
 import { organizationsGrpc } from './api/organizations-grpc';
+import { scimGrpc } from './api/scim-grpc';
 import { createAccessUseCases } from './app/access';
 import { type CredentialDeps, createCredentialUseCases } from './app/credentials';
 import { createImportUseCases } from './app/import-users';
@@ -15,6 +16,9 @@ import { createDomainUseCases } from './app/domains';
 import { createInvitationUseCases } from './app/invitations';
 import { createOrganizationRoleUseCases } from './app/organization-roles';
 import { createOrganizationUseCases } from './app/organizations';
+import { createScimConnectionUseCases } from './app/scim-connections';
+import { createScimServer } from './app/scim/handler';
+import { pgScimStores, pgScimUnitOfWork } from './infra/scim-stores';
 import { createPermissionUseCases, createRoleUseCases } from './app/roles';
 import type { DirectoryUseCases } from './app/use-cases';
 import { createUserUseCases } from './app/users';
@@ -68,9 +72,13 @@ function organizationUseCases(
   options: { search: UserSearch },
   config: DirectoryConfig,
   resolver: TxtResolver,
-): Pick<DirectoryUseCases, 'organizations' | 'organizationRoles' | 'invitations' | 'domains'> {
+): Pick<DirectoryUseCases, 'organizations' | 'organizationRoles' | 'invitations' | 'domains' | 'scimConnections' | 'scim'> {
   const deps = { uow: pgOrganizationUnitOfWork(ds, options), stores: pgOrganizationStores(ds.manager, options) };
+  const scimDeps = { uow: pgScimUnitOfWork(ds, options), stores: pgScimStores(ds.manager, options) };
+  const scimConnections = createScimConnectionUseCases(scimDeps);
   return {
+    scimConnections,
+    scim: createScimServer({ ...scimDeps, connections: scimConnections }),
     organizations: createOrganizationUseCases(deps),
     organizationRoles: createOrganizationRoleUseCases(deps),
     invitations: createInvitationUseCases({ ...deps, sealKey: config.invitationSealKey, days: config.invitationDays }),
@@ -91,7 +99,7 @@ export function directoryService(config: DirectoryConfig, rt: ServiceRuntime, op
       const uc = createDirectoryUseCases(dataSource, config, passwordMetrics(rt.metrics.registry, dataSource), opts.resolver);
       const deps = { logger: rt.logger, metrics: rt.metrics, service: 'directory', callKey: rt.callKey, peerNames: rt.grpcPeerNames };
       return {
-        grpc: [...directoryGrpc(uc, deps), ...organizationsGrpc(uc, deps)],
+        grpc: [...directoryGrpc(uc, deps), ...organizationsGrpc(uc, deps), ...scimGrpc(uc, deps)],
         housekeeping: async () => {
           await purgeExpired(dataSource);
           await uc.domains.recheck();

@@ -51,6 +51,21 @@ export function describeOrganization(subject: EventSubject, data: Uint8Array): D
       const action = { [SUBJECTS.organizationDomainAdded]: 'organization.domain.added', [SUBJECTS.organizationDomainUpdated]: 'organization.domain.updated', [SUBJECTS.organizationDomainRemoved]: 'organization.domain.removed' }[subject];
       return { action, target: { type: 'organization', id: e.organizationId }, changes: [{ field: 'domain', after: e.domain }, ...changesOf(['status'], e.statusBefore ? { status: e.statusBefore } : undefined, subject === SUBJECTS.organizationDomainRemoved ? undefined : { status: e.status })] };
     }
+    case SUBJECTS.scimConnectionCreated:
+    case SUBJECTS.scimConnectionRevoked: {
+      // Never the token: which connection of which organization.
+      const e = decodeEvent(subject, data);
+      const action = subject === SUBJECTS.scimConnectionCreated ? 'organization.scim_connection.created' : 'organization.scim_connection.revoked';
+      return { action, target: { type: 'organization', id: e.organizationId }, changes: [{ field: 'connection', after: e.connectionId }, { field: 'name', after: e.name }] };
+    }
+    case SUBJECTS.organizationGroupCreated:
+    case SUBJECTS.organizationGroupUpdated:
+    case SUBJECTS.organizationGroupDeleted: {
+      const e = decodeEvent(subject, data);
+      const action = { [SUBJECTS.organizationGroupCreated]: 'organization.group.created', [SUBJECTS.organizationGroupUpdated]: 'organization.group.updated', [SUBJECTS.organizationGroupDeleted]: 'organization.group.deleted' }[subject];
+      const lists = (['membersAdded', 'membersRemoved'] as const).filter((k) => e[k].length > 0).map((k) => ({ field: k, after: e[k].join(', ') }));
+      return { action, target: { type: 'organization', id: e.organizationId }, changes: [{ field: 'group', after: e.groupId }, { field: 'displayName', after: e.displayName }, { field: 'roles', after: e.roles.join(', ') }, ...lists] };
+    }
     default:
       return null;
   }

@@ -3,6 +3,7 @@ import { organizationsV1 } from '@iam/contracts';
 import { type HandlerDeps, type ServiceBinding, bindService, isUuid } from '@iam/platform';
 import type { DirectoryUseCases } from '../app/use-cases';
 import type { Invitation, Member, Organization, OrganizationDomain, OrganizationRole } from '../domain/organizations';
+import type { ScimConnection } from '../domain/scim';
 import { actor, listed } from './grpc';
 
 const toOrganization = (o: Organization): organizationsV1.Organization => ({
@@ -31,9 +32,11 @@ const toRole = (r: OrganizationRole): organizationsV1.OrganizationRole => ({
 const toInvitation = (i: Invitation): organizationsV1.Invitation => ({ ...i, roles: [...i.roles] });
 const toDomain = (d: OrganizationDomain): organizationsV1.Domain => ({ ...d, checkedAt: d.checkedAt ?? undefined, verifiedAt: d.verifiedAt ?? undefined });
 
+const toConnection = (c: ScimConnection): organizationsV1.ScimConnection => ({ ...c, revokedAt: c.revokedAt ?? undefined, lastUsedAt: c.lastUsedAt ?? undefined });
+
 const EMPTY_QUERY = { page: 1, pageSize: 25, q: '', includeDeleted: false, cursor: '', sort: '' };
 
-export function organizationsGrpc(uc: Pick<DirectoryUseCases, 'organizations' | 'organizationRoles' | 'invitations' | 'domains'>, deps: HandlerDeps): ServiceBinding[] {
+export function organizationsGrpc(uc: Pick<DirectoryUseCases, 'organizations' | 'organizationRoles' | 'invitations' | 'domains' | 'scimConnections'>, deps: HandlerDeps): ServiceBinding[] {
   const o = uc.organizations;
   const r = uc.organizationRoles;
   return [
@@ -75,6 +78,16 @@ export function organizationsGrpc(uc: Pick<DirectoryUseCases, 'organizations' | 
         getDomain: async (req, ctx) => toDomain(await uc.domains.get(actor(ctx), req.organizationId, req.id)),
         verifyDomain: async (req, ctx) => toDomain(await uc.domains.verify(actor(ctx), req.organizationId, req.id)),
         deleteDomain: async (req, ctx) => (await uc.domains.remove(actor(ctx), req.organizationId, req.id), {}),
+        createScimConnection: async (req, ctx) => {
+          const made = await uc.scimConnections.create(actor(ctx), req.organizationId, { name: req.name });
+          return { connection: toConnection(made.connection), token: made.token };
+        },
+        listScimConnections: async (req, ctx) => {
+          const q = req.query ?? EMPTY_QUERY;
+          const page = await uc.scimConnections.list(actor(ctx), req.organizationId, { page: q.page || 1, pageSize: q.pageSize || 25 });
+          return { items: page.items.map(toConnection), totalCount: page.totalCount };
+        },
+        revokeScimConnection: async (req, ctx) => (await uc.scimConnections.revoke(actor(ctx), req.organizationId, req.id), {}),
       },
       deps,
       ['gateway'],

@@ -10,6 +10,8 @@ import type { OrganizationRoleUseCases } from './organization-roles';
 import type { OrganizationUseCases } from './organizations';
 import type { ProvisioningUseCases } from './provisioning';
 import type { NamedUseCases } from './roles';
+import type { ScimConnectionUseCases } from './scim-connections';
+import type { ScimServer } from './scim/handler';
 import type { UserUseCases } from './users';
 
 export interface DirectoryUseCases {
@@ -26,4 +28,8 @@ export interface DirectoryUseCases {
   readonly invitations: InvitationUseCases;
   readonly domains: DomainUseCases;
   readonly imports: ImportUseCases;
+  /** SCIM connections of organizations (issue #42). */
+  readonly scimConnections: ScimConnectionUseCases;
+  /** The SCIM 2.0 server (the gateway passes /scim/v2/{organizationId}/… through). */
+  readonly scim: ScimServer;
 }

@@ -9,6 +9,10 @@ const CONFLICTS: Record<string, { field: string; detail: string; message?: strin
   uq_roles_name_skeleton_live: { field: 'name', detail: 'A role whose name looks the same already exists.', message: 'looks like a name already taken' },
   uq_permissions_name_skeleton_live: { field: 'name', detail: 'A permission whose name looks the same already exists.', message: 'looks like a name already taken' },
   uq_role_permissions_live: { field: 'permissionId', detail: 'The role already holds this permission.' },
+  uq_scim_users_user_name: { field: 'userName', detail: 'A user of this organization already has this userName.' },
+  uq_scim_users_external_id: { field: 'externalId', detail: 'A user of this SCIM connection already has this externalId.' },
+  uq_organization_groups_display: { field: 'displayName', detail: 'A group of this organization already has this displayName.' },
+  uq_organization_groups_external_id: { field: 'externalId', detail: 'A group of this SCIM connection already has this externalId.' },
 };
 
 /** Runs a write, turning a unique violation into CONFLICT. */

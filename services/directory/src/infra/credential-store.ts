@@ -8,7 +8,7 @@ import type { CredentialStore, StoredCredentials } from '../domain/ports';
 import { type PrincipalRowSql, principalSelect, toPrincipal } from './principal-store';
 
 /** The login read: the principal and the hash of the live user with the (normalised) email. */
-const BY_EMAIL = `${principalSelect(', u.password_hash, u.password_migration, u.external_id, u.password_change_required')} WHERE u.email = $1 AND u.deleted_at IS NULL`;
+const BY_EMAIL = `${principalSelect(', u.password_hash, u.password_migration, u.external_id, u.password_change_required')} WHERE u.email = $1 AND u.deleted_at IS NULL AND u.disabled_at IS NULL`;
 
 export class PgCredentialStore implements CredentialStore {
   constructor(private readonly m: EntityManager) {}

@@ -56,6 +56,10 @@ export class UserRow {
 
   @Column('timestamptz', { name: 'deleted_at', nullable: true })
   deletedAt!: Date | null;
+
+  /** SCIM `active: false` (migration 1767100000100): no sign-in, no refresh, no organization grant. */
+  @Column('timestamptz', { name: 'disabled_at', nullable: true })
+  disabledAt!: Date | null;
 }
 
 /** Roles and permissions share their columns: a name (unique among live rows, case-insensitively, and so is its lookalike key), a description, soft delete. */

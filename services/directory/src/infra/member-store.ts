@@ -48,14 +48,20 @@ interface GrantSql {
   permissions: string[] | null;
 }
 
-const GRANT = `SELECT o.id, o.slug, o.name, ${ROLES_OF('m')} AS roles,
-  ARRAY(SELECT DISTINCT p.name FROM organization_member_roles mr
-          JOIN organization_roles r ON r.id = mr.organization_role_id AND r.deleted_at IS NULL
+/** The organization roles a member holds there: its own, and those of the organization groups it is in (SCIM Groups). */
+const EFFECTIVE_ROLE_IDS = (m: string) =>
+  `(SELECT mr.organization_role_id FROM organization_member_roles mr WHERE mr.organization_id = ${m}.organization_id AND mr.user_id = ${m}.user_id
+     UNION SELECT unnest(g.role_ids) FROM organization_group_members gm JOIN organization_groups g ON g.id = gm.group_id
+      WHERE gm.organization_id = ${m}.organization_id AND gm.user_id = ${m}.user_id)`;
+
+const GRANT = `SELECT o.id, o.slug, o.name,
+  ARRAY(SELECT r.name FROM organization_roles r WHERE r.id IN ${EFFECTIVE_ROLE_IDS('m')} AND r.deleted_at IS NULL ORDER BY r.name) AS roles,
+  ARRAY(SELECT DISTINCT p.name FROM organization_roles r
           JOIN organization_role_permissions rp ON rp.organization_role_id = r.id
           JOIN permissions p ON p.id = rp.permission_id AND p.deleted_at IS NULL
-         WHERE mr.organization_id = m.organization_id AND mr.user_id = m.user_id ORDER BY p.name) AS permissions
+         WHERE r.id IN ${EFFECTIVE_ROLE_IDS('m')} AND r.deleted_at IS NULL ORDER BY p.name) AS permissions
   FROM organization_members m JOIN organizations o ON o.id = m.organization_id AND o.deleted_at IS NULL
-  JOIN users u ON u.id = m.user_id AND u.deleted_at IS NULL`;
+  JOIN users u ON u.id = m.user_id AND u.deleted_at IS NULL AND u.disabled_at IS NULL`;
 
 const toGrant = (r: GrantSql): MembershipGrant => ({ organization: { id: r.id, slug: r.slug, name: r.name }, roles: r.roles ?? [], permissions: r.permissions ?? [] });
 

@@ -29,7 +29,8 @@ export const principalSelect = (extraColumns = ''): string => `
                 WHERE ur.user_id = u.id ORDER BY p.name) AS permissions
     FROM users u`;
 
-const BY_ID = `${principalSelect()} WHERE u.id = $1 AND u.deleted_at IS NULL`;
+// A disabled user (SCIM `active: false`) is no principal: no refresh, no check passes.
+const BY_ID = `${principalSelect()} WHERE u.id = $1 AND u.deleted_at IS NULL AND u.disabled_at IS NULL`;
 
 export function toPrincipal(r: PrincipalRowSql): Principal {
   return { userId: r.id, firstName: r.first_name, lastName: r.last_name, email: r.email, roles: r.roles, permissions: r.permissions, emailVerified: r.email_verified };

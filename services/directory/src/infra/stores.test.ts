@@ -274,7 +274,7 @@ describe('directory stores: user search', () => {
     const inTx = await db.ds.transaction(async (m) => [await pgStores(m).principals.findById(id), await pgPrivilegedStores(m).credentials.credentialsByEmail('principal@search.example')] as const);
     expect([p, c]).toEqual(inTx);
     expect(p).toEqual({ userId: id, firstName: 'Named', lastName: 'Principal', email: 'principal@search.example', emailVerified: false, roles: [], permissions: [] });
-    expect(c).toEqual({ passwordHash: 'x', passwordMigration: null, externalId: null, principal: p });
+    expect(c).toEqual({ passwordHash: 'x', passwordMigration: null, externalId: null, passwordChangeRequired: false, principal: p });
     await users().softDelete(id);
     expect(await stores().principals.findById(id)).toBeNull();
     expect(await stores().credentials.credentialsByEmail('principal@search.example')).toBeNull();

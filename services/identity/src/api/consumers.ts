@@ -54,8 +54,9 @@ export function identityConsumers(
         }
         // A new password chosen as a step of a sign-in (the account had to: passwordChangeRequired)
         // ends nothing: the account could not sign in before it, and the sign-in it completes goes on.
+        // `active`: a SCIM client disabled (or enabled) the account; its sessions end either way.
         const atSignIn = e.subject === SUBJECTS.userUpdated && payload.passwordChangedAtSignIn === true && !changed.has('email');
-        const ends = !atSignIn && (e.subject === SUBJECTS.userDeleted || changed.has('password') || changed.has('email'));
+        const ends = !atSignIn && (e.subject === SUBJECTS.userDeleted || changed.has('password') || changed.has('email') || changed.has('active'));
         if (!ends) return;
         if (payload.passwordResetId && !changed.has('email')) {
           // A password reset: its token, sessions and notice go together, once (maybe done already
@@ -64,8 +65,13 @@ export function identityConsumers(
           if (done) logger.info({ userId: payload.userId }, 'password reset completed from the directory event');
           return;
         }
-        // The change's own time: tokens issued before it are refused, later ones are not.
-        const n = await deps.auth.endSessions(payload.userId, e.occurredAt);
+        // The change's own time: tokens issued before it are refused, later ones are not. A
+        // SCIM (de)provisioning (`active`) refuses the change's whole next second too: a token
+        // minted after an earlier revocation of the same second gets that second's iat, which a
+        // revocation at the change's own time could not reach; a disabled account is issued
+        // nothing after it anyway.
+        const at = changed.has('active') ? new Date(e.occurredAt.getTime() + 1_000) : e.occurredAt;
+        const n = await deps.auth.endSessions(payload.userId, at);
         logger.info({ userId: payload.userId, revoked: n, reason: e.subject }, 'sessions ended');
       },
     },

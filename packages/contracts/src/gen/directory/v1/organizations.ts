@@ -202,6 +202,48 @@ export interface ListDomainsResponse {
 }
 
 /**
+ * SCIM connections (issue #42): an organization's SCIM clients. The token is in the answer of
+ * CreateScimConnection only; the directory keeps its SHA-256.
+ */
+export interface ScimConnection {
+  id: string;
+  organizationId: string;
+  name: string;
+  createdBy: string;
+  createdAt: Date | undefined;
+  revokedAt?: Date | undefined;
+  lastUsedAt?: Date | undefined;
+}
+
+export interface CreateScimConnectionRequest {
+  organizationId: string;
+  name: string;
+}
+
+export interface CreatedScimConnection {
+  connection:
+    | ScimConnection
+    | undefined;
+  /** The bearer token, shown once. */
+  token: string;
+}
+
+export interface ListScimConnectionsRequest {
+  organizationId: string;
+  query: ListQuery | undefined;
+}
+
+export interface ListScimConnectionsResponse {
+  items: ScimConnection[];
+  totalCount: number;
+}
+
+export interface ScimConnectionRef {
+  organizationId: string;
+  id: string;
+}
+
+/**
  * What a user holds in one organization, for organization tokens (identity only). A non-member
  * and an unknown organization get the same answer (member = false), so membership is not probed.
  */
@@ -2513,6 +2555,480 @@ export const ListDomainsResponse: MessageFns<ListDomainsResponse> = {
   },
 };
 
+function createBaseScimConnection(): ScimConnection {
+  return {
+    id: "",
+    organizationId: "",
+    name: "",
+    createdBy: "",
+    createdAt: undefined,
+    revokedAt: undefined,
+    lastUsedAt: undefined,
+  };
+}
+
+export const ScimConnection: MessageFns<ScimConnection> = {
+  encode(message: ScimConnection, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.createdBy !== "") {
+      writer.uint32(34).string(message.createdBy);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
+    }
+    if (message.revokedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.revokedAt), writer.uint32(50).fork()).join();
+    }
+    if (message.lastUsedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastUsedAt), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScimConnection {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScimConnection();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdBy = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.revokedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.lastUsedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ScimConnection>): ScimConnection {
+    return ScimConnection.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ScimConnection>): ScimConnection {
+    const message = createBaseScimConnection();
+    message.id = object.id ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.name = object.name ?? "";
+    message.createdBy = object.createdBy ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.revokedAt = object.revokedAt ?? undefined;
+    message.lastUsedAt = object.lastUsedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateScimConnectionRequest(): CreateScimConnectionRequest {
+  return { organizationId: "", name: "" };
+}
+
+export const CreateScimConnectionRequest: MessageFns<CreateScimConnectionRequest> = {
+  encode(message: CreateScimConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateScimConnectionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateScimConnectionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CreateScimConnectionRequest>): CreateScimConnectionRequest {
+    return CreateScimConnectionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreateScimConnectionRequest>): CreateScimConnectionRequest {
+    const message = createBaseCreateScimConnectionRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseCreatedScimConnection(): CreatedScimConnection {
+  return { connection: undefined, token: "" };
+}
+
+export const CreatedScimConnection: MessageFns<CreatedScimConnection> = {
+  encode(message: CreatedScimConnection, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.connection !== undefined) {
+      ScimConnection.encode(message.connection, writer.uint32(10).fork()).join();
+    }
+    if (message.token !== "") {
+      writer.uint32(18).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreatedScimConnection {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreatedScimConnection();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.connection = ScimConnection.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CreatedScimConnection>): CreatedScimConnection {
+    return CreatedScimConnection.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CreatedScimConnection>): CreatedScimConnection {
+    const message = createBaseCreatedScimConnection();
+    message.connection = (object.connection !== undefined && object.connection !== null)
+      ? ScimConnection.fromPartial(object.connection)
+      : undefined;
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseListScimConnectionsRequest(): ListScimConnectionsRequest {
+  return { organizationId: "", query: undefined };
+}
+
+export const ListScimConnectionsRequest: MessageFns<ListScimConnectionsRequest> = {
+  encode(message: ListScimConnectionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListScimConnectionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListScimConnectionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListScimConnectionsRequest>): ListScimConnectionsRequest {
+    return ListScimConnectionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListScimConnectionsRequest>): ListScimConnectionsRequest {
+    const message = createBaseListScimConnectionsRequest();
+    message.organizationId = object.organizationId ?? "";
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListScimConnectionsResponse(): ListScimConnectionsResponse {
+  return { items: [], totalCount: 0 };
+}
+
+export const ListScimConnectionsResponse: MessageFns<ListScimConnectionsResponse> = {
+  encode(message: ListScimConnectionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      ScimConnection.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.totalCount !== 0) {
+      writer.uint32(16).int64(message.totalCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListScimConnectionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListScimConnectionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(ScimConnection.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.totalCount = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListScimConnectionsResponse>): ListScimConnectionsResponse {
+    return ListScimConnectionsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListScimConnectionsResponse>): ListScimConnectionsResponse {
+    const message = createBaseListScimConnectionsResponse();
+    message.items = object.items?.map((e) => ScimConnection.fromPartial(e)) || [];
+    message.totalCount = object.totalCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseScimConnectionRef(): ScimConnectionRef {
+  return { organizationId: "", id: "" };
+}
+
+export const ScimConnectionRef: MessageFns<ScimConnectionRef> = {
+  encode(message: ScimConnectionRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.organizationId !== "") {
+      writer.uint32(10).string(message.organizationId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScimConnectionRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScimConnectionRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ScimConnectionRef>): ScimConnectionRef {
+    return ScimConnectionRef.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ScimConnectionRef>): ScimConnectionRef {
+    const message = createBaseScimConnectionRef();
+    message.organizationId = object.organizationId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
 function createBaseOrganizationGrantRequest(): OrganizationGrantRequest {
   return { userId: "", organizationId: "", organizationSlug: "" };
 }
@@ -3044,6 +3560,37 @@ export const OrganizationServiceService = {
     responseSerialize: (value: Deleted): Buffer => Buffer.from(Deleted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Deleted => Deleted.decode(value),
   },
+  createScimConnection: {
+    path: "/directory.v1.OrganizationService/CreateScimConnection" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateScimConnectionRequest): Buffer =>
+      Buffer.from(CreateScimConnectionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateScimConnectionRequest => CreateScimConnectionRequest.decode(value),
+    responseSerialize: (value: CreatedScimConnection): Buffer =>
+      Buffer.from(CreatedScimConnection.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreatedScimConnection => CreatedScimConnection.decode(value),
+  },
+  listScimConnections: {
+    path: "/directory.v1.OrganizationService/ListScimConnections" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListScimConnectionsRequest): Buffer =>
+      Buffer.from(ListScimConnectionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListScimConnectionsRequest => ListScimConnectionsRequest.decode(value),
+    responseSerialize: (value: ListScimConnectionsResponse): Buffer =>
+      Buffer.from(ListScimConnectionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListScimConnectionsResponse => ListScimConnectionsResponse.decode(value),
+  },
+  revokeScimConnection: {
+    path: "/directory.v1.OrganizationService/RevokeScimConnection" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ScimConnectionRef): Buffer => Buffer.from(ScimConnectionRef.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ScimConnectionRef => ScimConnectionRef.decode(value),
+    responseSerialize: (value: Deleted): Buffer => Buffer.from(Deleted.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Deleted => Deleted.decode(value),
+  },
 } as const;
 
 export interface OrganizationServiceServer extends UntypedServiceImplementation {
@@ -3074,6 +3621,9 @@ export interface OrganizationServiceServer extends UntypedServiceImplementation 
   /** Checks DNS now and records the outcome. */
   verifyDomain: handleUnaryCall<DomainRef, Domain>;
   deleteDomain: handleUnaryCall<DomainRef, Deleted>;
+  createScimConnection: handleUnaryCall<CreateScimConnectionRequest, CreatedScimConnection>;
+  listScimConnections: handleUnaryCall<ListScimConnectionsRequest, ListScimConnectionsResponse>;
+  revokeScimConnection: handleUnaryCall<ScimConnectionRef, Deleted>;
 }
 
 export interface OrganizationServiceClient extends Client {
@@ -3429,6 +3979,51 @@ export interface OrganizationServiceClient extends Client {
   ): ClientUnaryCall;
   deleteDomain(
     request: DomainRef,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Deleted) => void,
+  ): ClientUnaryCall;
+  createScimConnection(
+    request: CreateScimConnectionRequest,
+    callback: (error: ServiceError | null, response: CreatedScimConnection) => void,
+  ): ClientUnaryCall;
+  createScimConnection(
+    request: CreateScimConnectionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreatedScimConnection) => void,
+  ): ClientUnaryCall;
+  createScimConnection(
+    request: CreateScimConnectionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreatedScimConnection) => void,
+  ): ClientUnaryCall;
+  listScimConnections(
+    request: ListScimConnectionsRequest,
+    callback: (error: ServiceError | null, response: ListScimConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  listScimConnections(
+    request: ListScimConnectionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListScimConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  listScimConnections(
+    request: ListScimConnectionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListScimConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  revokeScimConnection(
+    request: ScimConnectionRef,
+    callback: (error: ServiceError | null, response: Deleted) => void,
+  ): ClientUnaryCall;
+  revokeScimConnection(
+    request: ScimConnectionRef,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Deleted) => void,
+  ): ClientUnaryCall;
+  revokeScimConnection(
+    request: ScimConnectionRef,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Deleted) => void,

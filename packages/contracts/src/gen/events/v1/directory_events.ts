@@ -206,6 +206,28 @@ export interface OrganizationDomainChanged {
   statusBefore: string;
 }
 
+/** directory.organization.scim_connection.created | .revoked (issue #42). Never the token. */
+export interface ScimConnectionChanged {
+  connectionId: string;
+  organizationId: string;
+  name: string;
+}
+
+/**
+ * directory.organization.group.created | .updated | .deleted (issue #42): an organization group
+ * (a SCIM Group) and the organization roles its members hold; membership changes are
+ * directory.organization.membership.updated events of each member whose roles changed.
+ */
+export interface OrganizationGroupChanged {
+  groupId: string;
+  organizationId: string;
+  displayName: string;
+  roles: string[];
+  membersAdded: string[];
+  membersRemoved: string[];
+  changedFields: string[];
+}
+
 function createBaseUserState(): UserState {
   return { email: "", firstName: "", lastName: "", roles: [], phone: undefined, emailVerified: false };
 }
@@ -1930,6 +1952,220 @@ export const OrganizationDomainChanged: MessageFns<OrganizationDomainChanged> = 
     message.domain = object.domain ?? "";
     message.status = object.status ?? "";
     message.statusBefore = object.statusBefore ?? "";
+    return message;
+  },
+};
+
+function createBaseScimConnectionChanged(): ScimConnectionChanged {
+  return { connectionId: "", organizationId: "", name: "" };
+}
+
+export const ScimConnectionChanged: MessageFns<ScimConnectionChanged> = {
+  encode(message: ScimConnectionChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.connectionId !== "") {
+      writer.uint32(10).string(message.connectionId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScimConnectionChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScimConnectionChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.connectionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ScimConnectionChanged>): ScimConnectionChanged {
+    return ScimConnectionChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ScimConnectionChanged>): ScimConnectionChanged {
+    const message = createBaseScimConnectionChanged();
+    message.connectionId = object.connectionId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseOrganizationGroupChanged(): OrganizationGroupChanged {
+  return {
+    groupId: "",
+    organizationId: "",
+    displayName: "",
+    roles: [],
+    membersAdded: [],
+    membersRemoved: [],
+    changedFields: [],
+  };
+}
+
+export const OrganizationGroupChanged: MessageFns<OrganizationGroupChanged> = {
+  encode(message: OrganizationGroupChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.groupId !== "") {
+      writer.uint32(10).string(message.groupId);
+    }
+    if (message.organizationId !== "") {
+      writer.uint32(18).string(message.organizationId);
+    }
+    if (message.displayName !== "") {
+      writer.uint32(26).string(message.displayName);
+    }
+    for (const v of message.roles) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.membersAdded) {
+      writer.uint32(42).string(v!);
+    }
+    for (const v of message.membersRemoved) {
+      writer.uint32(50).string(v!);
+    }
+    for (const v of message.changedFields) {
+      writer.uint32(58).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrganizationGroupChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrganizationGroupChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.groupId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organizationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.displayName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.membersAdded.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.membersRemoved.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.changedFields.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<OrganizationGroupChanged>): OrganizationGroupChanged {
+    return OrganizationGroupChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrganizationGroupChanged>): OrganizationGroupChanged {
+    const message = createBaseOrganizationGroupChanged();
+    message.groupId = object.groupId ?? "";
+    message.organizationId = object.organizationId ?? "";
+    message.displayName = object.displayName ?? "";
+    message.roles = object.roles?.map((e) => e) || [];
+    message.membersAdded = object.membersAdded?.map((e) => e) || [];
+    message.membersRemoved = object.membersRemoved?.map((e) => e) || [];
+    message.changedFields = object.changedFields?.map((e) => e) || [];
     return message;
   },
 };
