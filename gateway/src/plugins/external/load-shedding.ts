@@ -4,7 +4,7 @@
  * instead of queueing behind the stall. The same rule @fastify/under-pressure applied, without its
  * fixed 10 ms sampling: its delay monitor woke the process 100 times a second whatever the
  * threshold, about 7 ms of CPU per second at rest (issue #43, idle CPU). Here the monitor's
- * resolution follows the threshold (a quarter of it, 5 to 100 ms), so a stall long enough to
+ * resolution follows the threshold (a quarter of it, 5 to 250 ms), so a stall long enough to
  * matter is still seen.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -15,7 +15,7 @@ export const SHEDDING_SAMPLE_MS = 1_000;
 
 /** The delay monitor's resolution (ms) for a threshold. */
 export function sheddingResolutionMs(maxEventLoopDelayMs: number): number {
-  return Math.min(100, Math.max(5, Math.floor(maxEventLoopDelayMs / 4)));
+  return Math.min(250, Math.max(5, Math.floor(maxEventLoopDelayMs / 4)));
 }
 
 export function loadShedding(app: FastifyInstance, opts: { readonly maxEventLoopDelayMs: number; readonly onPressure: () => never }): void {
