@@ -72,6 +72,19 @@ export class AccountPage {
     await s.getByLabel('Current password').fill(current);
     await s.getByRole('button', { name: 'Change email address' }).click();
   }
+  /** "Other sign-ins": "Link {provider}" (a fresh sign-in here comes first: the OP's page, then the provider). */
+  async startLink(provider: string): Promise<void> {
+    await this.section('Other sign-ins').getByRole('button', { name: `Link ${provider}` }).click();
+  }
+  /** The rows of the linked sign-ins (without the table's head). */
+  linkedSignIns() {
+    return this.section('Other sign-ins').getByRole('row').filter({ has: this.page.getByRole('cell') });
+  }
+  async unlink(provider: string): Promise<void> {
+    const s = this.section('Other sign-ins');
+    await s.getByRole('button', { name: `Unlink ${provider}` }).click();
+    await s.getByRole('button', { name: `Unlink ${provider}` }).click();
+  }
   /** The rows of the sessions table (without its head). */
   sessions() {
     return this.section('Sessions').getByRole('row').filter({ has: this.page.getByRole('cell') });

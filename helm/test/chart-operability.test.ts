@@ -50,7 +50,8 @@ describe('rendered manifests: operability and validateValues', () => {
     const oidc = { ports: [{ port: 50061 }], to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'iam', 'app.kubernetes.io/instance': 'r', 'app.kubernetes.io/component': 'identity' } } }] };
     expect(egress('gateway')).toEqual([dns, oidc, dials('identity', 'directory', 'notification', 'commerce', 'audit'), { ports: tcp(4222) }, { ports: tcp(4318) }, { ports: tcp(6379) }, extra]);
     expect(egress('identity')).toEqual([dns, dials('directory'), { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, extra]);
-    expect(egress('directory')).toEqual([dns, { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, extra]);
+    // The bulk import enrols TOTP factors at identity.
+    expect(egress('directory')).toEqual([dns, dials('identity'), { ports: tcp(4222) }, { ports: tcp(4318) }, postgres, extra]);
     const publicOnly = [
       { ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'] } },
       { ipBlock: { cidr: '::/0', except: ['fc00::/7', 'fe80::/10', '::1/128'] } },

@@ -13,9 +13,11 @@ import { type Session, onSession, session } from '../auth/session';
 import '@iam/hosted-pages/styles.css';
 import '../styles.css';
 import { ACCOUNT_URI, AccountPage } from './AccountPage';
+import { takeFederationAnswerFromAddress } from './identities-api';
 import { takeInvitationFromAddress } from './invitation';
 
 takeInvitationFromAddress();
+takeFederationAnswerFromAddress();
 
 const client = new QueryClient({
   defaultOptions: { queries: { retry: (n, e) => n < 1 && !(e instanceof ProblemError && e.status < 500), staleTime: 5_000 } },

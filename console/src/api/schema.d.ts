@@ -7736,6 +7736,8 @@ export interface operations {
                         reason?: string;
                         /** @description The password-hash family read (bcrypt, pbkdf2-sha256, …) */
                         hashFamily?: string;
+                        /** @description The line's TOTP factor: "enrolled", "unchanged" (a rerun), or "not imported: " and why (a rerun retries it) */
+                        totp?: string;
                     } | {
                         summary: {
                             /**

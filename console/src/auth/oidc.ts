@@ -106,9 +106,10 @@ onSession((s) => {
 
 /**
  * Goes to the OP's authorization endpoint (leaves the page). `silent`: `prompt=none`, the OP
- * answers at once (a code, or `login_required`); else the OP's sign-in page.
+ * answers at once (a code, or `login_required`); else the OP's sign-in page, asked even over a
+ * session of the OP when `fresh` (`prompt=login`: a re-authentication).
  */
-export async function redirectToSignIn(redirectUri: string, returnTo: string, silent: boolean): Promise<never> {
+export async function redirectToSignIn(redirectUri: string, returnTo: string, silent: boolean, fresh = false): Promise<never> {
   const as = await authorizationServer();
   const p: Pending = { state: oauth.generateRandomState(), nonce: oauth.generateRandomNonce(), verifier: oauth.generateRandomCodeVerifier(), redirectUri, returnTo, silent };
   sessionStorage.setItem(PENDING, JSON.stringify(p));
@@ -123,7 +124,7 @@ export async function redirectToSignIn(redirectUri: string, returnTo: string, si
     nonce: p.nonce,
     code_challenge: await oauth.calculatePKCECodeChallenge(p.verifier),
     code_challenge_method: 'S256',
-    ...(silent ? { prompt: 'none' } : {}),
+    ...(silent ? { prompt: 'none' } : fresh ? { prompt: 'login' } : {}),
   }).toString();
   window.location.assign(url.href);
   return new Promise<never>(() => {});

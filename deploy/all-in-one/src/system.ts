@@ -9,7 +9,7 @@ import { type AuditConfig, auditService } from '@iam/audit';
 import { type CommerceConfig, commerceService } from '@iam/commerce';
 import { type DirectoryConfig, type TxtResolver, createDirectoryUseCases, directoryService } from '@iam/directory';
 import { type GatewayConfig, type RunningGateway, startGateway } from '@iam/gateway';
-import { type AuthFaults, type ClientLookup, type IdentityConfig, identityService } from '@iam/identity';
+import { type AuthFaults, type ClientLookup, type IdentityConfig, type PresetEndpoints, identityService } from '@iam/identity';
 import { type MemoryMailbox, type NotificationConfig, notificationService } from '@iam/notification';
 import {
   type EventBus,
@@ -75,6 +75,11 @@ export interface SystemOptions {
   readonly identityClients?: ClientLookup;
   /** Fault hooks of identity (tests only). */
   readonly identityFaults?: AuthFaults;
+  /**
+   * Where identity's GitHub and Google presets live (tests only: local stand-ins). Never from the
+   * environment or an API caller: a provider's settings can name no endpoint of a preset (SSRF).
+   */
+  readonly federationPresets?: PresetEndpoints;
   /** The directory's DNS TXT lookups for domain verification (tests: a stub; `node:dns/promises` otherwise). */
   readonly directoryResolver?: TxtResolver;
   /** Services that run outside this process, by gRPC target (fault tests run notification on its own). */
@@ -132,7 +137,8 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     callTargets[name] = running.inProcessTarget ?? targets[name];
   };
 
-  await start('directory', (rt) => directoryService(config.directory, rt, { resolver: opts.directoryResolver }));
+  // The bulk import enrols imported TOTP factors at identity, which starts after the directory.
+  await start('directory', (rt) => directoryService(config.directory, rt, { resolver: opts.directoryResolver, identityTarget: () => callTargets.identity }));
   if (opts.admin && services.directory) {
     const { user, created } = await createDirectoryUseCases(services.directory.dataSource, config.directory).credentials.ensureAdministrator(opts.admin);
     logger.info({ email: user.email, created }, 'administrator account ready');
@@ -150,6 +156,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       identityService({ ...config.identity, directoryTarget: callTargets.directory }, rt, {
         clients: opts.identityClients,
         faults: opts.identityFaults,
+        federationPresets: opts.federationPresets,
         onOpListening: (port) => void (identityOp = `http://127.0.0.1:${port}`),
       }),
     ),

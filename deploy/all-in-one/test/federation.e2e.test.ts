@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { followToCallback } from '../../../services/identity/src/testing/follow-upstream';
 import { type UpstreamOp, startUpstreamOp } from '../../../services/identity/src/testing/upstream-op';
 import { axe, cspContext } from './support/browser';
+import { claimsOf, totp } from './support/factors';
 import { browserTest, oidcSuite } from './support/oidc-suite';
 
 const browserIt = browserTest(__filename);
@@ -22,6 +23,7 @@ describe('federation: linked identities through the account API', () => {
   let op: UpstreamOp;
   const NAME = 'corp';
   const PROVE = 'corp-prove';
+  const MFA = 'corp-mfa';
   const callback = (name = NAME) => `${s.issuer}/oidc/federation/${name}/callback`;
 
   const login = async (email: string, password: string) => {
@@ -35,7 +37,7 @@ describe('federation: linked identities through the account API', () => {
   };
 
   beforeAll(async () => {
-    op = await startUpstreamOp({ redirectUris: [callback(), callback(PROVE)] });
+    op = await startUpstreamOp({ redirectUris: [callback(), callback(PROVE), callback(MFA)] });
     const made = await s.asAdmin('POST', '/api/v1/identity-providers', {
       kind: 'oidc',
       name: NAME,
@@ -188,6 +190,53 @@ describe('federation: linked identities through the account API', () => {
     // The next sign-in with it goes straight through.
     await throughButton('Corp partners', (page) => page.getByRole('heading', { name: 'Back at the app' }).waitFor());
     await s.rp.next('/callback');
+  });
+
+  browserIt('upstream amr: a second factor used upstream counts only for a provider trusted for it (trustUpstreamMfa); otherwise ours is asked', async () => {
+    const trusted = await s.asAdmin('POST', '/api/v1/identity-providers', { kind: 'oidc', name: MFA, displayName: 'Corp MFA', discoveryUrl: op.discoveryUrl, clientId: op.clientId, clientSecret: op.clientSecret, trustEmailVerified: true, trustUpstreamMfa: true });
+    expect(trusted.status).toBe(201);
+    const u = await s.newUser();
+    await verifyEmail(u.userId);
+    const token = await login(u.email, u.password);
+    const secret = (await call(token, 'POST', '/api/v1/me/mfa/totp')).json.secret as string;
+    expect((await call(token, 'POST', '/api/v1/me/mfa/totp/activate', { code: totp(secret, -1) })).status).toBe(204);
+    // The same upstream account behind both providers, a second factor used there.
+    const sub = `mfa-${randomBytes(4).toString('hex')}`;
+    op.signInAs({ sub, email: u.email, emailVerified: true, amr: ['pwd', 'mfa'] });
+    const signIn = async (button: string, then: (page: Page) => Promise<void>) => {
+      const config = await s.discover(s.c.spa);
+      const { url, verifier, state } = await s.authorization(config, { prompt: 'login', scope: 'openid email' });
+      const { context, page, violations } = await cspContext(s.browser);
+      try {
+        await page.goto(url.href);
+        await page.getByRole('link', { name: `Sign in with ${button}` }).click();
+        await then(page);
+        await page.getByRole('heading', { name: 'Back at the app' }).waitFor();
+        expect(violations).toEqual([]);
+      } finally {
+        await context.close();
+      }
+      const tokens = await s.oc.authorizationCodeGrant(config, await s.rp.next('/callback'), { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+      return claimsOf(tokens.id_token!);
+    };
+    // Trusted: no second factor asked here; our amr says the sign-in was federated and multi-factor.
+    expect(await signIn('Corp MFA', async () => undefined)).toMatchObject({ sub: u.userId, amr: ['fed', 'mfa'], acr: 'urn:iam:acr:mfa' });
+    // Not trusted for it (Corp SSO): the upstream's mfa counts for nothing, our TOTP is asked.
+    const asked = await signIn('Corp SSO', async (page) => {
+      await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+      await page.getByLabel('Code from your authenticator app').fill(totp(secret));
+      await page.getByRole('button', { name: 'Continue' }).click();
+    });
+    expect(asked).toMatchObject({ sub: u.userId, amr: ['fed', 'otp', 'mfa'] });
+    // Trusted, but a password alone upstream this time: ours is asked.
+    op.signInAs({ sub, email: u.email, emailVerified: true, amr: ['pwd'] });
+    const pwdOnly = await signIn('Corp MFA', async (page) => {
+      await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+      await page.getByLabel('Code from your authenticator app').fill(totp(secret, 1));
+      await page.getByRole('button', { name: 'Continue' }).click();
+    });
+    expect(pwdOnly).toMatchObject({ sub: u.userId, amr: ['fed', 'otp', 'mfa'] });
+    expect(await linksOf(u.userId)).toHaveLength(2);
   });
 
   browserIt('pre-hijack: an unverified account with the same email is refused (a page says to verify it first), nothing linked', async () => {

@@ -10,7 +10,7 @@ import { readAuditConfig } from '@iam/audit';
 import { readCommerceConfig } from '@iam/commerce';
 import { type TxtResolver, readDirectoryConfig } from '@iam/directory';
 import { ResponseChecker, type RunningGateway, readGatewayConfig } from '@iam/gateway';
-import { type AuthFaults, type ClientLookup, readIdentityConfig } from '@iam/identity';
+import { type AuthFaults, type ClientLookup, type PresetEndpoints, readIdentityConfig } from '@iam/identity';
 import { type MemoryMailbox, readNotificationConfig } from '@iam/notification';
 import { type EventBus, JetStreamEventBus, Lifecycle, type RunningService, readConfig } from '@iam/platform';
 import {
@@ -66,6 +66,8 @@ export async function startTestSystem(
     identityClients?: ClientLookup;
     /** Fault hooks of identity (e.g. a delayed session write). */
     identityFaults?: AuthFaults;
+    /** Where identity's GitHub and Google presets live (local stand-ins). */
+    federationPresets?: PresetEndpoints;
     /** The directory's DNS TXT lookups (domain verification): a stub whose records the test sets. */
     directoryResolver?: TxtResolver;
   } = {},
@@ -150,6 +152,7 @@ export async function startTestSystem(
     identityClients: opts.identityClients,
     directoryResolver: opts.directoryResolver,
     identityFaults: opts.identityFaults,
+    federationPresets: opts.federationPresets,
     // As make run: in process, unless E2E_TRANSPORT=grpc runs the suites over loopback gRPC.
     transport: process.env.E2E_TRANSPORT === 'grpc' ? 'grpc' : 'in-process',
   });

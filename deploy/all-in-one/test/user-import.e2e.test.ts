@@ -8,7 +8,14 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { identityV1 } from '@iam/contracts';
+import { AppError, base32Decode, base32Encode, createGrpcClient } from '@iam/platform';
+import { testMetrics, testSigner } from '@iam/platform/testing';
+import { fromKeycloak } from '../../../services/directory/src/importers';
 import { VECTORS } from '../../../services/directory/src/infra/hashes/vectors';
+import { claimsOf, totp } from './support/factors';
 import { ADMIN, type TestSystem, http, persist, signedIn, startTestSystem, uniqueEmail, userHolding } from './harness';
 import { freePort, signInOverHttp } from './support/oidc-rp';
 
@@ -18,7 +25,7 @@ const REDIRECT = 'http://127.0.0.1:21998/callback';
 /** One cheap vector per family (the costly ones are verified in the directory's tests). */
 const FAMILIES = [...new Map(VECTORS.filter((v) => v.password !== '' && !/rounds=(5[0-9]{5}|6[0-9]{5})|\$2a\$15|ln=16\b|m=65536|\$P\$F|\$S\$E/.test(v.hash)).map((v) => [v.family, v])).values()];
 
-type Line = { line: number; status: string; id?: string; reason?: string; hashFamily?: string } | { summary: { jobId: string; created: number; skipped: number; refused: number; complete: boolean } };
+type Line = { line: number; status: string; id?: string; reason?: string; hashFamily?: string; totp?: string } | { summary: { jobId: string; created: number; skipped: number; refused: number; complete: boolean } };
 
 describe('bulk import with legacy hashes (end to end)', () => {
   let sys: TestSystem;
@@ -116,6 +123,64 @@ describe('bulk import with legacy hashes (end to end)', () => {
 
     const again = await importBody(ndjson);
     expect(again.lines.at(-1)).toEqual({ summary: { jobId: expect.any(String), created: 0, skipped: users.length, refused: 0, complete: true } });
+  });
+
+  it('a Keycloak export with an OTP credential: the user signs in with its password and a code of the imported secret; a rerun changes nothing', async () => {
+    const realm = JSON.parse(readFileSync(join(__dirname, '../../../services/directory/src/importers/fixtures/keycloak-realm.json'), 'utf8')) as unknown;
+    const users = [...fromKeycloak(realm)].flatMap((c) => ('user' in c ? [c.user] : []));
+    const ndjson = `${users.map((u) => JSON.stringify(u)).join('\n')}\n`;
+    const first = await importBody(ndjson);
+    expect(first.lines.slice(0, -1)).toEqual([
+      { line: 1, status: 'created', id: expect.any(String), hashFamily: 'pbkdf2-sha256', totp: 'enrolled' },
+      { line: 2, status: 'created', id: expect.any(String), hashFamily: 'argon2id' },
+    ]);
+    // Keycloak's key is the secret's UTF-8 bytes: the authenticator app holds their base32.
+    const secret = base32Encode(Buffer.from('JBSWY3DPEHPK3PXP'));
+    const challenge = await restLogin('kc.pbkdf2@acme.example', 'Keycloak-Pass-1');
+    expect(challenge.json.mfaToken).toEqual(expect.any(String));
+    expect((await http(issuer, 'POST', '/api/v1/auth/mfa', { body: { mfaToken: challenge.json.mfaToken, code: totp(secret, 2) } })).status).toBe(401);
+    const done = await http(issuer, 'POST', '/api/v1/auth/mfa', { body: { mfaToken: challenge.json.mfaToken, code: totp(secret) } });
+    expect(done.status).toBe(200);
+    expect(claimsOf(done.json.token as string)).toMatchObject({ sub: first.lines[0] && 'id' in first.lines[0] ? first.lines[0].id : '', amr: ['pwd', 'otp', 'mfa'] });
+    const again = await importBody(ndjson);
+    expect(again.lines.slice(0, -1)).toEqual([
+      { line: 1, status: 'skipped', reason: 'a user with this email exists', totp: 'unchanged' },
+      { line: 2, status: 'skipped', reason: 'a user with this email exists' },
+    ]);
+    // Parameters the verifier cannot check are refused at import, never at sign-in.
+    const sha256 = await importBody(`${JSON.stringify({ firstName: 'S', lastName: 'Ha', email: uniqueEmail('imp-totp'), totp: { secret, algorithm: 'SHA256', digits: 8, period: 30 } })}\n`);
+    expect(sha256.lines[0]).toEqual({ line: 1, status: 'refused', reason: expect.stringMatching(/totp\.algorithm: must be SHA1.*totp\.digits: must be 6/) });
+  });
+
+  it('ImportTotp answers the directory alone; refuses what the verifier cannot check, an unknown user, and another active secret', async () => {
+    const as = (from: string) => createGrpcClient(identityV1.IdentityServiceService, { target: `127.0.0.1:${sys.identity.grpcPort}`, assert: { signer: testSigner(from), to: 'identity' }, metrics: testMetrics() });
+    const codeOf = (p: Promise<unknown>) => p.then(() => 'OK', (err: unknown) => (err instanceof AppError ? err.code : String(err)));
+    const email = uniqueEmail('imp-grpc');
+    const made = await importBody(`${JSON.stringify({ firstName: 'G', lastName: 'Rpc', email })}\n`);
+    const userId = (made.lines[0] as { id: string }).id;
+    const secret = base32Encode(randomBytes(20));
+    const body = { userId, secret, algorithm: 'SHA1', digits: 6, period: 30 };
+    const gateway = as('gateway');
+    const directory = as('directory');
+    try {
+      expect(await codeOf(gateway.call.importTotp(body))).toBe('FORBIDDEN');
+      expect(await codeOf(directory.call.importTotp({ ...body, digits: 8 }))).toBe('VALIDATION');
+      expect(await codeOf(directory.call.importTotp({ ...body, secret: base32Encode(randomBytes(4)) }))).toBe('VALIDATION');
+      expect(await codeOf(directory.call.importTotp({ ...body, userId: randomUUID() }))).toBe('NOT_FOUND');
+      expect(await directory.call.importTotp(body)).toEqual({ outcome: 'enrolled' });
+      expect(await directory.call.importTotp(body)).toEqual({ outcome: 'unchanged' });
+      expect(await codeOf(directory.call.importTotp({ ...body, secret: base32Encode(randomBytes(20)) }))).toBe('CONFLICT');
+      // Sealed, never the secret in the clear; the enrolment audited without it.
+      const [row] = await sys.identity.dataSource.query<Array<{ sealed_secret: Buffer; activated_at: Date | null }>>('SELECT sealed_secret, activated_at FROM mfa_totp WHERE user_id = $1', [userId]);
+      expect(row!.activated_at).not.toBeNull();
+      expect(row!.sealed_secret.includes(base32Decode(secret)!)).toBe(false);
+      const events = await sys.identity.dataSource.query<Array<{ payload: Buffer }>>(`SELECT payload FROM outbox_events WHERE subject = 'identity.mfa.enrolled' AND convert_from(payload, 'LATIN1') LIKE $1`, [`%${userId}%`]);
+      expect(events).toHaveLength(1);
+      expect(events[0]!.payload.toString('latin1')).not.toContain(secret);
+    } finally {
+      gateway.close();
+      directory.close();
+    }
   });
 
   it('bad input is refused on its own line, nothing half-written, never a 5xx; a JSON array works too', async () => {

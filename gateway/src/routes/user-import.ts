@@ -94,7 +94,7 @@ export const userImportRoutes: FastifyPluginAsyncTypebox<{ upstreams: Upstreams 
             for (const r of results) {
               const status = r.status as 'created' | 'skipped' | 'refused';
               counts[status]++;
-              await write({ line: r.line, status, ...(r.userId ? { id: r.userId } : {}), ...(r.reason ? { reason: r.reason } : {}), ...(r.hashFamily ? { hashFamily: r.hashFamily } : {}) });
+              await write({ line: r.line, status, ...(r.userId ? { id: r.userId } : {}), ...(r.reason ? { reason: r.reason } : {}), ...(r.hashFamily ? { hashFamily: r.hashFamily } : {}), ...(r.totp ? { totp: r.totp } : {}) });
             }
           }
         } catch (err) {

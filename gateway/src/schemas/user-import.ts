@@ -9,6 +9,7 @@ export const ImportLine = Type.Object(
     id: Type.Optional(Uuid),
     reason: Type.Optional(Type.String({ description: 'Why the line was skipped (the user exists) or refused' })),
     hashFamily: Type.Optional(Type.String({ description: 'The password-hash family read (bcrypt, pbkdf2-sha256, …)' })),
+    totp: Type.Optional(Type.String({ description: 'The line\'s TOTP factor: "enrolled", "unchanged" (a rerun), or "not imported: " and why (a rerun retries it)' })),
   },
   { additionalProperties: false },
 );

@@ -45,13 +45,13 @@ migration Jobs are listed (JSON list; use with fromJsonArray).
 Which components each component dials over gRPC (JSON map). Sets the *_GRPC_TARGET variables
 and, read the other way round, which pods the NetworkPolicy lets reach a service's gRPC port.
 (Identity asks the directory for principals; commerce and audit ask it whether a caller holds a
-permission now.) That is also who each service's methods answer (their call assertions' callers,
+permission now; the directory's bulk import asks identity to enrol imported TOTP factors.) That is also who each service's methods answer (their call assertions' callers,
 services/<service>/src/api/grpc.ts; test/grpc-callers.test.ts holds the two together). The
 gateway's readiness waits only for identity and directory (full and compact profiles); the
 others it reports.
 */}}
 {{- define "iam.upstreams" -}}
-{{- dict "gateway" (list "identity" "directory" "notification" "commerce" "audit") "identity" (list "directory") "commerce" (list "directory") "audit" (list "directory") "notification" (list "directory") | toJson -}}
+{{- dict "gateway" (list "identity" "directory" "notification" "commerce" "audit") "identity" (list "directory") "directory" (list "identity") "commerce" (list "directory") "audit" (list "directory") "notification" (list "directory") | toJson -}}
 {{- end -}}
 
 {{/* Name of a component's resources (Deployment, Service, ...): "<fullname>-<component>". */}}
@@ -594,7 +594,9 @@ templates/validate.yaml; the schema checks types, this checks combinations.
 {{- end -}}
 {{- range $up := index $upstreams $name | default list -}}
 {{- $var := printf "%s_GRPC_TARGET" (upper $up) -}}
-{{- if and (not (index $v $up).enabled) (not (hasKey $env $var)) -}}
+{{- /* The directory runs without identity: only an import's TOTP factors need it (they are then reported as not imported). */ -}}
+{{- $optional := and (eq $name "directory") (eq $up "identity") -}}
+{{- if and (not (index $v $up).enabled) (not (hasKey $env $var)) (not $optional) -}}
 {{- $msgs = append $msgs (printf "iam: %s dials %s, which is disabled: enable %s or set %s in %s.env." $name $up $up $var $name) -}}
 {{- end -}}
 {{- end -}}

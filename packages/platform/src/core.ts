@@ -17,6 +17,7 @@ export * from './tracing-config';
 export * from './runtime';
 export * from './jwt';
 export * from './crypto';
+export * from './base32';
 export * from './batch-loop';
 export * from './request-context';
 export * from './password-policy';

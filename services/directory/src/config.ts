@@ -35,6 +35,8 @@ export interface DirectoryConfig {
    * least 32 characters). Absent: such users cannot sign in until they reset their password.
    */
   readonly migrationHook?: { readonly url: string; readonly secret: string };
+  /** Where identity answers (IDENTITY_GRPC_TARGET): the bulk import enrols imported TOTP factors there. */
+  readonly identityTarget: string;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -67,5 +69,6 @@ export function readDirectoryConfig(e: EnvReader, defaults: { databaseUrl?: stri
     invitationSealKey: e.key('EMAIL_ACTION_KEY', { fallback: defaults.emailActionKey, required: false }),
     invitationDays: e.int('ORG_INVITATION_DAYS', { default: 7, min: 1, max: 90 }),
     migrationHook: readMigrationHook(e),
+    identityTarget: e.string('IDENTITY_GRPC_TARGET', { default: '127.0.0.1:50051' }),
   };
 }

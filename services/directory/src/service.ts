@@ -31,13 +31,19 @@ import { NodeTxtResolver } from './infra/dns-resolver';
 import { pgOrganizationStores, pgOrganizationUnitOfWork } from './infra/organization-stores';
 import { httpMigrationHook } from './infra/migration-hook';
 import { PlatformPasswordHasher } from './infra/password-hasher';
+import type { TotpImporter } from './domain/ports';
+import { grpcTotpImporter } from './infra/identity-totp';
 import { passwordMetrics } from './infra/password-metrics';
 import { pgPrivilegedStores, pgStores } from './infra/stores';
 import { pgPrivilegedUnitOfWork, pgUnitOfWork } from './infra/unit-of-work';
 import { UserSearch } from './infra/user-search';
 
-/** `observe`: the password metrics' hooks; `resolver`: DNS TXT lookups of domain verification (a stub in tests). */
-export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig, observe?: CredentialDeps['observe'], resolver: TxtResolver = new NodeTxtResolver()): DirectoryUseCases {
+/**
+ * `observe`: the password metrics' hooks; `resolver`: DNS TXT lookups of domain verification (a
+ * stub in tests); `totp`: identity's ImportTotp for the bulk import (absent: imported TOTP factors
+ * are reported as not imported).
+ */
+export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig, observe?: CredentialDeps['observe'], resolver: TxtResolver = new NodeTxtResolver(), totp?: TotpImporter): DirectoryUseCases {
   // One user search per data source: its reading of the table's size is shared by every store.
   const options = { search: new UserSearch() };
   const uow = pgUnitOfWork(ds, options);
@@ -61,7 +67,7 @@ export function createDirectoryUseCases(ds: DataSource, config: DirectoryConfig,
     credentials: createCredentialUseCases({ uow: privilegedUow, stores: pgPrivilegedStores(ds.manager, options), hasher, migrationHook, observe }),
     provisioning: createProvisioningUseCases({ uow: privilegedUow, stores: pgPrivilegedStores(ds.manager, options) }),
     access: createAccessUseCases({ stores }),
-    imports: createImportUseCases({ uow: privilegedUow, hashes: hasher }),
+    imports: createImportUseCases({ uow: privilegedUow, hashes: hasher, totp }),
     ...organizationUseCases(ds, options, config, resolver),
   };
 }
@@ -86,8 +92,12 @@ function organizationUseCases(
   };
 }
 
-/** `opts.resolver`: the TXT lookups of domain verification (tests pass a stub; `node:dns/promises` otherwise). */
-export function directoryService(config: DirectoryConfig, rt: ServiceRuntime, opts: { resolver?: TxtResolver } = {}): ServiceSpec {
+/**
+ * `opts.resolver`: the TXT lookups of domain verification (tests pass a stub; `node:dns/promises`
+ * otherwise); `opts.identityTarget`: where identity answers, when known only once it started (the
+ * all-in-one process); else IDENTITY_GRPC_TARGET.
+ */
+export function directoryService(config: DirectoryConfig, rt: ServiceRuntime, opts: { resolver?: TxtResolver; identityTarget?: () => string } = {}): ServiceSpec {
   return {
     name: 'directory',
     databaseUrl: config.databaseUrl,
@@ -96,7 +106,8 @@ export function directoryService(config: DirectoryConfig, rt: ServiceRuntime, op
     migrations,
     streams: [STREAMS.directory, STREAMS.deadLetter],
     build: ({ dataSource }) => {
-      const uc = createDirectoryUseCases(dataSource, config, passwordMetrics(rt.metrics.registry, dataSource), opts.resolver);
+      const totp = grpcTotpImporter(opts.identityTarget ?? (() => config.identityTarget), { signer: { key: rt.callKey, from: 'directory' }, metrics: rt.metrics, credentials: rt.grpcClientCredentials });
+      const uc = createDirectoryUseCases(dataSource, config, passwordMetrics(rt.metrics.registry, dataSource), opts.resolver, totp);
       const deps = { logger: rt.logger, metrics: rt.metrics, service: 'directory', callKey: rt.callKey, peerNames: rt.grpcPeerNames };
       return {
         grpc: [...directoryGrpc(uc, deps), ...organizationsGrpc(uc, deps), ...scimGrpc(uc, deps)],
@@ -104,6 +115,7 @@ export function directoryService(config: DirectoryConfig, rt: ServiceRuntime, op
           await purgeExpired(dataSource);
           await uc.domains.recheck();
         },
+        stop: async () => totp.close(),
       };
     },
   };

@@ -18,6 +18,7 @@ import { createClientUseCases } from './app/clients';
 import { createIdentityProviderUseCases } from './app/identity-providers';
 import { createEmailActionUseCases } from './app/email-actions';
 import { createOpAudit } from './app/op-audit';
+import { createImportTotp } from './app/import-totp';
 import { createMyFactorUseCases } from './app/my-factors';
 import { createPasskeyUseCases } from './app/passkeys';
 import { rekeyLegacyRecoveryCodes } from './app/recovery-codes';
@@ -324,7 +325,7 @@ export function identityService(config: IdentityConfig, rt: ServiceRuntime, opts
       return {
         grpc: [
           ...identityGrpc(
-            { auth, signIn: restSignIn, flow, accessTokens, emailActions, keys, myFactors, access, sessions, granted: (g) => security.tokenGrants.inc({ grant_type: g }) },
+            { auth, signIn: restSignIn, flow, accessTokens, emailActions, keys, myFactors, access, sessions, granted: (g) => security.tokenGrants.inc({ grant_type: g }), importTotp: createImportTotp({ totpKeys, uow, stores, directory }) },
             { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames },
           ),
           ...clientsGrpc(clientUseCases, { logger: rt.logger, metrics: rt.metrics, service: 'identity', callKey: rt.callKey, peerNames: rt.grpcPeerNames }),

@@ -9,6 +9,7 @@ import type { OAuthClient } from '@iam/identity';
 import { StaticClientLookup } from '../../../../services/identity/src/testing/static-client-lookup';
 import type * as openidClient from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
+import type { PresetEndpoints } from '@iam/identity';
 import { ADMIN, type TestSystem, startTestSystem } from '../harness';
 import { browserTestsRunnable, cspContext, hasChromium, launchChromium } from './browser';
 import { freePort } from './oidc-rp';
@@ -95,9 +96,10 @@ export interface BrowserSignIn {
 
 /**
  * Registers the suite's beforeAll/afterAll; the answer is filled once they ran. `env` is added to
- * the system's (e.g. JWT_ALG).
+ * the system's (e.g. JWT_ALG); `federationPresets` (read when the system starts) points identity's
+ * GitHub and Google presets at local stand-ins.
  */
-export function oidcSuite(opts: { env?: Record<string, string>; portEnv?: string } = {}): OidcSuite {
+export function oidcSuite(opts: { env?: Record<string, string>; portEnv?: string; federationPresets?: () => PresetEndpoints } = {}): OidcSuite {
   const s = {} as OidcSuite;
   beforeAll(async () => {
     s.oc = await import('openid-client');
@@ -107,7 +109,7 @@ export function oidcSuite(opts: { env?: Record<string, string>; portEnv?: string
     // A fixed port where the machine asks for one (the issuer must be known before start).
     const port = Number(process.env[opts.portEnv ?? 'OIDC_E2E_PORT'] ?? 0) || (await freePort());
     s.issuer = `http://127.0.0.1:${port}`;
-    s.system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: s.issuer, MFA_REQUIRED_ROLES: 'Secured', ...opts.env }, identityClients: s.clients });
+    s.system = await startTestSystem({ env: { PORT: String(port), PUBLIC_URL: s.issuer, MFA_REQUIRED_ROLES: 'Secured', ...opts.env }, identityClients: s.clients, federationPresets: opts.federationPresets?.() });
     if (hasChromium()) s.browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {

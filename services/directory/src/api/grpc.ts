@@ -96,6 +96,7 @@ export function directoryGrpc(uc: DirectoryUseCases, deps: HandlerDeps): Service
               userId: 'userId' in x ? (x.userId ?? '') : '',
               reason: 'reason' in x ? x.reason : '',
               hashFamily: 'hashFamily' in x ? (x.hashFamily ?? '') : '',
+              totp: 'totp' in x ? (x.totp ?? '') : '',
             })),
           };
         },

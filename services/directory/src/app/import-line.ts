@@ -4,7 +4,7 @@
  * reason found, never thrown: the rest of the import goes on.
  */
 import { isUuid } from '@iam/platform';
-import type { HashInput } from '../domain/ports';
+import type { HashInput, ImportedTotp } from '../domain/ports';
 import { NAME_MAX_LENGTH, Violations, checkEmail, checkName, checkPhone } from '../domain/rules';
 
 /** Longest line (or JSON array element) read; longer ones are refused unread. */
@@ -22,11 +22,15 @@ export interface ImportCandidate {
   readonly passwordChangeRequired: boolean;
   /** A hash as the source stored it, the hook (no hash yet), or none (the user must reset). */
   readonly password: { kind: 'hash'; input: HashInput } | { kind: 'hook' } | { kind: 'none' };
+  /** A TOTP factor to enrol once the user exists (identity's ImportTotp); null for none. */
+  readonly totp: ImportedTotp | null;
 }
 
 export type ParsedLine = { ok: true; user: ImportCandidate } | { ok: false; reason: string };
 
-const FIELDS = new Set(['id', 'externalId', 'firstName', 'lastName', 'email', 'phone', 'emailVerified', 'roles', 'passwordChangeRequired', 'passwordHash', 'passwordMigration']);
+const FIELDS = new Set(['id', 'externalId', 'firstName', 'lastName', 'email', 'phone', 'emailVerified', 'roles', 'passwordChangeRequired', 'passwordHash', 'passwordMigration', 'totp']);
+const TOTP_FIELDS = new Set(['secret', 'algorithm', 'digits', 'period']);
+const BASE32 = /^[A-Z2-7]+=*$/i;
 const HASH_FIELDS = new Set(['algorithm', 'hash', 'salt', 'params']);
 const CONTROL = /\p{Cc}/u;
 
@@ -58,6 +62,28 @@ function hashInput(v: Violations, raw: unknown): HashInput | undefined {
   }
   if (v.problems.length > 0) return undefined;
   return { algorithm: algorithm as string, hash: hash as string, ...(salt === undefined ? {} : { salt: salt as string }), ...(params === undefined ? {} : { params: p }) };
+}
+
+/**
+ * `totp: {secret, algorithm, digits, period}`: the parameters identity's verifier checks (SHA1, 6
+ * digits, 30 s; the defaults when absent) and a base32 secret of 10 to 128 bytes; refused here
+ * otherwise, never at sign-in.
+ */
+function totpInput(v: Violations, raw: unknown): ImportedTotp | null {
+  if (raw === undefined || raw === null) return null;
+  if (!isObject(raw)) {
+    v.add('totp', 'must be {secret, algorithm, digits, period}');
+    return null;
+  }
+  const unknown = Object.keys(raw).filter((k) => !TOTP_FIELDS.has(k));
+  if (unknown.length > 0) v.add('totp', `unknown field(s) ${unknown.map((k) => k.slice(0, 40)).join(', ')}`);
+  const { secret, algorithm = 'SHA1', digits = 6, period = 30 } = raw;
+  const bytes = typeof secret === 'string' && BASE32.test(secret) ? Math.floor((secret.replace(/=+$/, '').length * 5) / 8) : 0;
+  if (bytes < 10 || bytes > 128) v.add('totp.secret', 'must be base32, 10 to 128 bytes');
+  if (algorithm !== 'SHA1') v.add('totp.algorithm', 'must be SHA1 (the only one the verifier checks)');
+  if (digits !== 6) v.add('totp.digits', 'must be 6');
+  if (period !== 30) v.add('totp.period', 'must be 30');
+  return { secret: String(secret).toUpperCase(), algorithm: 'SHA1', digits: 6, period: 30 };
 }
 
 export function parseImportLine(text: string): ParsedLine {
@@ -117,6 +143,7 @@ export function parseImportLine(text: string): ParsedLine {
   }
   const emailVerified = bool('emailVerified');
   const passwordChangeRequired = bool('passwordChangeRequired');
+  const totp = totpInput(v, raw.totp);
   if (v.problems.length > 0) return { ok: false, reason: v.problems.map((p) => `${p.field}: ${p.message}`).join('; ') };
-  return { ok: true, user: { id, externalId, firstName, lastName, email, phone, emailVerified, roles, passwordChangeRequired, password } };
+  return { ok: true, user: { id, externalId, firstName, lastName, email, phone, emailVerified, roles, passwordChangeRequired, password, totp } };
 }

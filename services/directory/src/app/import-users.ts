@@ -3,13 +3,17 @@
  * its roles and `directory.user.created` carrying the job id, in the batch's one transaction),
  * skipped (a live user has its email or external id: a rerun changes nothing), or refused with
  * its reason. A job ends with one `directory.users.imported` holding its counts: the audit trail's
- * one entry for it. Password hashes are checked here (ImportedHashes), never at sign-in.
+ * one entry for it. Password hashes are checked here (ImportedHashes), never at sign-in. A line's
+ * TOTP factor is enrolled by identity (ImportTotp) once the batch has committed; its outcome is
+ * the line's `totp` (a failure says why, and a rerun retries it: for a user the rerun skips, when
+ * the caller is an Administrator or the operator's CLI, so nobody else can put a factor of theirs
+ * on an existing account).
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
 import { AppError, event } from '@iam/platform';
 import { type Actor, type Rights, assertMayAssignRoles } from '../domain/authorization';
-import type { ImportedHashes, ImportedUserRow, PrivilegedStores, UnitOfWork } from '../domain/ports';
+import type { ImportedHashes, ImportedTotp, ImportedUserRow, PrivilegedStores, TotpImporter, UnitOfWork } from '../domain/ports';
 import { checkId } from '../domain/rules';
 import { type ImportCandidate, parseImportLine } from './import-line';
 import { rightsIn } from './users';
@@ -20,9 +24,10 @@ export const IMPORT_BATCH_MAX = 1000;
 /** One line as read from the file: its JSON text, or why it could not be read. */
 export type ImportRecord = { readonly line: number; readonly text: string } | { readonly line: number; readonly error: string };
 
+/** `totp`: what became of the line's TOTP factor ("enrolled", "unchanged", or "not imported: why"). */
 export type ImportLineResult =
-  | { line: number; status: 'created'; userId: string; hashFamily?: string }
-  | { line: number; status: 'skipped'; userId?: string; reason: string }
+  | { line: number; status: 'created'; userId: string; hashFamily?: string; totp?: string }
+  | { line: number; status: 'skipped'; userId?: string; reason: string; totp?: string }
   | { line: number; status: 'refused'; reason: string };
 
 export interface ImportCounts {
@@ -44,7 +49,14 @@ export interface ImportUseCases {
 export interface ImportDeps {
   readonly uow: UnitOfWork<Pick<PrivilegedStores, 'imports' | 'roles' | 'principals'>>;
   readonly hashes: ImportedHashes;
+  /** Identity's ImportTotp; absent where this process cannot call identity (lines with a TOTP say so). */
+  readonly totp?: TotpImporter;
 }
+
+/** ImportTotp calls at once per batch. */
+const TOTP_CONCURRENCY = 8;
+const NO_IDENTITY = 'not imported: this import cannot call identity (IDENTITY_GRPC_TARGET, INTERNAL_CALL_KEY)';
+const NOT_YOURS = 'not imported: the user exists; only an Administrator or the operator\'s --import adds a factor to an existing user';
 
 const OPERATOR: Rights = { administrator: true, permissions: new Set() };
 
@@ -58,6 +70,8 @@ export function createImportUseCases(deps: ImportDeps): ImportUseCases {
       const results = new Map<number, ImportLineResult>();
       const refuse = (line: number, reason: string) => results.set(line, { line, status: 'refused', reason });
       const ready: Ready[] = [];
+      /** Lines whose TOTP factor goes to identity once the batch has committed. */
+      const totps = new Map<number, { userId: string; totp: ImportedTotp }>();
       for (const r of records) {
         if ('error' in r) {
           refuse(r.line, r.error);
@@ -80,6 +94,11 @@ export function createImportUseCases(deps: ImportDeps): ImportUseCases {
 
       await deps.uow.run(async (tx) => {
         const rights = actor === null ? OPERATOR : await rightsIn(tx, actor);
+        /** A rerun retries a skipped user's factor only for these callers. */
+        const skipped = (line: number, reason: string, userId: string | undefined, totp: ImportedTotp | null) => {
+          results.set(line, { line, status: 'skipped', reason, ...(totp && !rights.administrator ? { totp: NOT_YOURS } : {}) });
+          if (totp && userId && rights.administrator) totps.set(line, { userId, totp });
+        };
         const names = [...new Set(ready.flatMap((r) => r.user.roles.map((n) => n.trim())))];
         const roles = new Map((names.length > 0 ? await tx.roles.findLiveByNames(names) : []).map((role) => [role.name.toLowerCase(), role]));
         const existing = await tx.imports.existing({
@@ -88,7 +107,7 @@ export function createImportUseCases(deps: ImportDeps): ImportUseCases {
           ids: ready.flatMap((r) => (r.user.id === undefined ? [] : [r.user.id])),
         });
         const firstLine = new Map<string, number>();
-        const rows: Array<ImportedUserRow & { line: number; family?: string; roleNames: string[] }> = [];
+        const rows: Array<ImportedUserRow & { line: number; family?: string; totp: ImportedTotp | null; roleNames: string[] }> = [];
         for (const r of ready) {
           const u = r.user;
           const wanted = [...new Set(u.roles.map((n) => n.trim().toLowerCase()))];
@@ -106,11 +125,11 @@ export function createImportUseCases(deps: ImportDeps): ImportUseCases {
             continue;
           }
           if (existing.emails.has(u.email)) {
-            results.set(r.line, { line: r.line, status: 'skipped', reason: 'a user with this email exists' });
+            skipped(r.line, 'a user with this email exists', existing.emails.get(u.email), u.totp);
             continue;
           }
           if (u.externalId !== null && existing.externalIds.has(u.externalId)) {
-            results.set(r.line, { line: r.line, status: 'skipped', reason: 'a user with this externalId exists' });
+            skipped(r.line, 'a user with this externalId exists', existing.externalIds.get(u.externalId), u.totp);
             continue;
           }
           if (u.id !== undefined && existing.ids.has(u.id)) {
@@ -127,6 +146,7 @@ export function createImportUseCases(deps: ImportDeps): ImportUseCases {
           rows.push({
             line: r.line,
             family: r.family,
+            totp: u.totp,
             roleNames: given.map((g) => g.name).sort(),
             id: u.id ?? randomUUID(),
             firstName: u.firstName,
@@ -150,6 +170,7 @@ export function createImportUseCases(deps: ImportDeps): ImportUseCases {
             continue;
           }
           results.set(row.line, { line: row.line, status: 'created', userId: row.id, ...(row.family ? { hashFamily: row.family } : {}) });
+          if (row.totp) totps.set(row.line, { userId: row.id, totp: row.totp });
           events.push(
             event(SUBJECTS.userCreated, {
               userId: row.id,
@@ -167,6 +188,17 @@ export function createImportUseCases(deps: ImportDeps): ImportUseCases {
         }
         if (events.length > 0) await tx.publish(events);
       });
+      // After the commit (identity refuses a factor for a user it cannot find), a few at a time.
+      const pending = [...totps];
+      const enrol = async () => {
+        for (let next = pending.shift(); next; next = pending.shift()) {
+          const [line, { userId, totp }] = next;
+          const r = results.get(line);
+          if (!r || r.status === 'refused') continue;
+          r.totp = deps.totp ? await deps.totp.importTotp(userId, totp).catch((err: unknown) => `not imported: ${err instanceof AppError ? err.message : 'identity did not answer; run the import again'}`) : NO_IDENTITY;
+        }
+      };
+      await Promise.all(Array.from({ length: TOTP_CONCURRENCY }, enrol));
       return records.map((r) => results.get(r.line) ?? { line: r.line, status: 'refused', reason: 'not read' });
     },
 

@@ -121,6 +121,20 @@ export interface Stores {
 }
 
 /** A user as the bulk import writes it: the hash in its stored form (empty while a hook migration is pending). */
+/** A TOTP factor an import line brings (Keycloak's OTP credentials): its secret in base32 and its parameters. */
+export interface ImportedTotp {
+  readonly secret: string;
+  readonly algorithm: string;
+  readonly digits: number;
+  readonly period: number;
+}
+
+/** Identity's ImportTotp (gRPC, this service's signed call assertion): enrols the factor active. */
+export interface TotpImporter {
+  /** "enrolled", or "unchanged" when the user has this secret already; throws AppError otherwise. */
+  importTotp(userId: string, totp: ImportedTotp): Promise<'enrolled' | 'unchanged'>;
+}
+
 export interface ImportedUserRow {
   readonly id: string;
   readonly firstName: string;
@@ -137,8 +151,8 @@ export interface ImportedUserRow {
 
 /** Privileged: the bulk import's writes (hashes included). */
 export interface ImportStore {
-  /** Which of these keys a user holds already: emails and external ids of live users, ids of any (deleted ones too). */
-  existing(keys: { emails: readonly string[]; externalIds: readonly string[]; ids: readonly string[] }): Promise<{ emails: Set<string>; externalIds: Set<string>; ids: Set<string> }>;
+  /** Which of these keys a user holds already: emails and external ids of live users (with the user's id), ids of any (deleted ones too). */
+  existing(keys: { emails: readonly string[]; externalIds: readonly string[]; ids: readonly string[] }): Promise<{ emails: Map<string, string>; externalIds: Map<string, string>; ids: Set<string> }>;
   /** Inserts the users and their role assignments; the ids actually inserted (a row another writer took meanwhile is left out). */
   insertMany(users: readonly ImportedUserRow[]): Promise<Set<string>>;
 }

@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { directoryFixture } from '../testing/app-fixture';
+import { base32Encode } from '@iam/platform';
 import { type Converted, fromAuth0, fromCsv, fromFirebase, fromKeycloak } from './index';
+import { keycloakTotp } from './keycloak';
 
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
 
@@ -26,17 +28,35 @@ describe('importers: a fixture export of each kind signs its users in with no re
     return all;
   }
 
-  it('Keycloak realm export: PBKDF2-SHA256 and Argon2 credentials; UPDATE_PASSWORD kept; OTP and users without email said', async () => {
+  it('Keycloak realm export: PBKDF2-SHA256 and Argon2 credentials; UPDATE_PASSWORD kept; the TOTP secret carried; users without email said', async () => {
     const all = await importAndSignIn(fromKeycloak(JSON.parse(fixture('keycloak-realm.json'))), {
       'kc.pbkdf2@acme.example': 'Keycloak-Pass-1',
       'kc.argon@acme.example': 'Keycloak-Argon-2',
     });
     expect(all).toEqual([
-      { user: expect.objectContaining({ firstName: 'Kay', lastName: 'Pbkdf', externalId: '5b6e7c1a-2f1e-4a53-9d55-0c0a6f6f0a01', emailVerified: true }), warnings: [expect.stringMatching(/OTP credential was not carried/)] },
+      {
+        user: expect.objectContaining({
+          firstName: 'Kay',
+          lastName: 'Pbkdf',
+          externalId: '5b6e7c1a-2f1e-4a53-9d55-0c0a6f6f0a01',
+          emailVerified: true,
+          // Keycloak's key is the secret's UTF-8 bytes; authenticator apps got their base32.
+          totp: { secret: base32Encode(Buffer.from('JBSWY3DPEHPK3PXP')), algorithm: 'SHA1', digits: 6, period: 30 },
+        }),
+      },
       { user: expect.objectContaining({ firstName: 'kc.argon', lastName: '-', passwordChangeRequired: true }) },
       { skip: 'user service-account-x has no email' },
     ]);
     expect(all[0]).not.toHaveProperty('user.roles');
+  });
+
+  it('Keycloak OTP credentials: BASE32-encoded secrets decoded; HOTP and parameters the verifier cannot check are not carried, and said', () => {
+    const otp = (credentialData: Record<string, unknown>, value = 'JBSWY3DPEHPK3PXP') => ({ type: 'otp', secretData: JSON.stringify({ value }), credentialData: JSON.stringify(credentialData) });
+    expect(keycloakTotp(otp({ subType: 'totp', digits: 6, period: 30, algorithm: 'HmacSHA1', secretEncoding: 'BASE32' }))).toEqual({ secret: 'JBSWY3DPEHPK3PXP', algorithm: 'SHA1', digits: 6, period: 30 });
+    expect(keycloakTotp(otp({ subType: 'hotp', digits: 6, counter: 3, algorithm: 'HmacSHA1' }))).toEqual({ error: expect.stringMatching(/type "hotp" was not carried/) });
+    expect(keycloakTotp(otp({ subType: 'totp', digits: 8, period: 30, algorithm: 'HmacSHA256' }))).toEqual({ error: expect.stringMatching(/SHA256, 8 digits, 30 s was not carried/) });
+    const [converted] = [...fromKeycloak({ users: [{ email: 'h@acme.example', credentials: [otp({ subType: 'hotp' })] }] })];
+    expect(converted).toEqual({ user: expect.not.objectContaining({ totp: expect.anything() }), warnings: [expect.stringMatching(/^h@acme.example: an OTP credential of type "hotp"/)] });
   });
 
   it('Auth0 export: bcrypt hashes; a social-only user comes in without a password', async () => {

@@ -9,6 +9,8 @@ export interface ImportUserJson {
   roles?: string[];
   passwordChangeRequired?: boolean;
   passwordHash?: string | { algorithm: string; hash: string; salt?: string; params?: Record<string, string | number> };
+  /** A TOTP factor: the secret in base32, and the parameters (the import takes SHA1, 6, 30). */
+  totp?: { secret: string; algorithm: string; digits: number; period: number };
 }
 
 /** What a converter gives: a user, or a warning about one record it could not carry whole. */

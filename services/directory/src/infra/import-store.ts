@@ -8,7 +8,7 @@ import type { ImportStore, ImportedUserRow } from '../domain/ports';
 export class PgImportStore implements ImportStore {
   constructor(private readonly m: EntityManager) {}
 
-  async existing(keys: { emails: readonly string[]; externalIds: readonly string[]; ids: readonly string[] }): Promise<{ emails: Set<string>; externalIds: Set<string>; ids: Set<string> }> {
+  async existing(keys: { emails: readonly string[]; externalIds: readonly string[]; ids: readonly string[] }): Promise<{ emails: Map<string, string>; externalIds: Map<string, string>; ids: Set<string> }> {
     const rows = await this.m.query<Array<{ id: string; email: string; external_id: string | null; deleted: boolean }>>(
       `SELECT id, email, external_id, deleted_at IS NOT NULL AS deleted FROM users
         WHERE (deleted_at IS NULL AND (email = ANY($1::text[]) OR external_id = ANY($2::text[]))) OR id = ANY($3::uuid[])`,
@@ -16,8 +16,8 @@ export class PgImportStore implements ImportStore {
     );
     const live = rows.filter((r) => !r.deleted);
     return {
-      emails: new Set(live.map((r) => r.email)),
-      externalIds: new Set(live.flatMap((r) => (r.external_id === null ? [] : [r.external_id]))),
+      emails: new Map(live.map((r) => [r.email, r.id])),
+      externalIds: new Map(live.flatMap((r) => (r.external_id === null ? [] : [[r.external_id, r.id] as const]))),
       ids: new Set(rows.map((r) => r.id)),
     };
   }

@@ -33,6 +33,7 @@ const CONFIG: DirectoryConfig = {
   hashQueueLimit: 64,
   invitationSealKey: INVITATION_SEAL_KEY,
   invitationDays: 7,
+  identityTarget: '127.0.0.1:1',
 };
 
 /** A short random suffix for names and emails, so tests sharing a database do not collide. */

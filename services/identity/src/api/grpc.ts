@@ -5,6 +5,7 @@ import type { AccessTokenUseCases } from '../app/access-tokens';
 import type { AccountAccess } from '../app/account-access';
 import type { AuthUseCases } from '../app/auth';
 import type { EmailActionUseCases } from '../app/email-actions';
+import type { ImportTotpOutcome, ImportedTotp } from '../app/import-totp';
 import type { MyFactorUseCases } from '../app/my-factors';
 import type { PasskeyView } from '../app/passkeys';
 import { INVALID_PASSKEY } from '../app/signin/strategies/passkey';
@@ -86,6 +87,8 @@ export function identityGrpc(
     sessions: SessionUseCases;
     /** Tokens handed out over REST (the token-grant counter): rest_sign_in, rest_refresh. */
     granted?: (grantType: 'rest_sign_in' | 'rest_refresh') => void;
+    /** The directory's bulk import: a TOTP factor with the source system's secret (app/import-totp.ts). */
+    importTotp: (t: ImportedTotp) => Promise<ImportTotpOutcome>;
   },
   h: HandlerDeps,
 ): ServiceBinding[] {
@@ -167,10 +170,12 @@ export function identityGrpc(
         },
         unlockAccount: async (r) => (await sessions.unlock(r.userId), {}),
         resetSecondFactors: async (r) => (await sessions.resetFactors(r.userId, r.reason), {}),
+        importTotp: async (r) => ({ outcome: await deps.importTotp({ userId: r.userId, secret: r.secret, algorithm: r.algorithm, digits: r.digits, period: r.period }) }),
       },
       h,
       // Token checks and the JWKS are for any internal caller (@iam/identity-client); the rest, the gateway's.
-      { default: ['gateway'], validateToken: ANY_CALLER, introspect: ANY_CALLER, getJwks: ANY_CALLER },
+      // ImportTotp: the directory's bulk import only.
+      { default: ['gateway'], validateToken: ANY_CALLER, introspect: ANY_CALLER, getJwks: ANY_CALLER, importTotp: ['directory'] },
     ),
   ];
 }

@@ -249,6 +249,14 @@ describe('federation: signing in with another identity provider', () => {
     expect(await fed.listOf(racer.userId)).toHaveLength(1);
   });
 
+  it("the upstream OP's amr reaches the decision: a second factor there counts only with trustUpstreamMfa", async () => {
+    const trusted = await provider({ trustUpstreamMfa: true });
+    const untrusted = await provider();
+    op.signInAs({ sub: `s-${randomUUID()}`, email: email('amr'), emailVerified: true, amr: ['pwd', 'mfa'] });
+    expect(await signIn(trusted.name)).toMatchObject({ kind: 'signed-in', amr: ['fed', 'mfa'], mfaSatisfied: true });
+    expect(await signIn(untrusted.name)).toMatchObject({ kind: 'signed-in', amr: ['fed'], mfaSatisfied: false });
+  });
+
   it('upstream amr satisfies the second-factor policy only for a provider trusted for it', () => {
     expect(upstreamAmr({ trustUpstreamMfa: false }, ['pwd', 'mfa', 'otp'])).toEqual({ amr: ['fed'], mfaSatisfied: false });
     expect(upstreamAmr({ trustUpstreamMfa: true }, ['pwd'])).toEqual({ amr: ['fed'], mfaSatisfied: false });

@@ -9,6 +9,8 @@ export interface TotpStore {
   get(userId: string): Promise<{ sealedSecret: Buffer; active: boolean; activatedAt: Date | null; lastStep: number } | null>;
   /** Stores a pending secret, replacing a pending one; false (nothing changed) when one is active. */
   putPending(userId: string, sealedSecret: Buffer): Promise<boolean>;
+  /** Stores an imported secret as active (replacing a pending one); false (nothing changed) when one is active. */
+  putActive(userId: string, sealedSecret: Buffer): Promise<boolean>;
   /** Activates the pending secret with its first accepted step; false when there is none pending. */
   activate(userId: string, step: number): Promise<boolean>;
   /** Records `step` as used when it is later than the last one (atomic); false when it is not (replay). */

@@ -4,6 +4,7 @@
  * (totp.test.ts), so no dependency is taken for it (README "Second factors").
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { base32Encode } from '@iam/platform';
 
 export const TOTP_DIGITS = 6;
 export const TOTP_PERIOD_SECONDS = 30;
@@ -12,24 +13,7 @@ export const TOTP_WINDOW = 1;
 /** 160-bit secrets, as RFC 4226 §4 recommends. */
 const SECRET_BYTES = 20;
 
-const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-/** RFC 4648 base32 without padding (what authenticator apps read from an otpauth URI). */
-export function base32Encode(data: Buffer): string {
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const byte of data) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
-  return out;
-}
+export { base32Decode, base32Encode } from '@iam/platform';
 
 export function newTotpSecret(): Buffer {
   return randomBytes(SECRET_BYTES);

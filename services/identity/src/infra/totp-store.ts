@@ -23,6 +23,16 @@ export class PgTotp implements TotpStore {
     return rows.length > 0;
   }
 
+  async putActive(userId: string, sealedSecret: Buffer): Promise<boolean> {
+    const rows = await this.m.query<unknown[]>(
+      `INSERT INTO mfa_totp AS t (user_id, sealed_secret, activated_at) VALUES ($1, $2, now())
+       ON CONFLICT (user_id) DO UPDATE SET sealed_secret = $2, last_step = 0, created_at = now(), activated_at = now() WHERE t.activated_at IS NULL
+       RETURNING user_id`,
+      [userId, sealedSecret],
+    );
+    return rows.length > 0;
+  }
+
   async activate(userId: string, step: number): Promise<boolean> {
     const [, n] = await this.m.query<[unknown, number]>('UPDATE mfa_totp SET activated_at = now(), last_step = $2 WHERE user_id = $1 AND activated_at IS NULL AND last_step < $2', [
       userId,

@@ -2,7 +2,8 @@
  * A real, independent OpenID provider for the federation tests (issue #40 "How it is tested"): a
  * bare `oidc-provider` with its in-memory adapter on a loopback port of its own, one confidential
  * client. Its interactions sign in whoever the test named (`signInAs`) and consent at once, so a
- * browser or a fetch walks straight through; `down()` makes it answer 503 (the upstream being down).
+ * browser or a fetch walks straight through, with the `amr` the test named; `setUp(false)` makes it
+ * answer 503 (the upstream being down).
  */
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,8 @@ export interface UpstreamAccount {
   readonly familyName?: string;
   /** Extra claims in the ID token (e.g. Entra's tid and oid). */
   readonly extra?: Readonly<Record<string, string>>;
+  /** The sign-in's `amr` there (default `["pwd"]`): `["pwd", "mfa"]` is a second factor used upstream. */
+  readonly amr?: readonly string[];
 }
 
 export interface UpstreamOp {
@@ -46,9 +49,12 @@ export async function startUpstreamOp(opts: { redirectUris: readonly string[]; c
     features: { devInteractions: { enabled: false } },
     pkce: { required: () => true },
     acrValues: ['urn:upstream:loa:1'],
-    claims: { acr: null, amr: null, auth_time: null, sid: null, openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name', 'tid', 'oid'] },
+    // amr with the openid scope: real upstreams (Entra, Okta) send it unasked.
+    claims: { acr: null, auth_time: null, sid: null, openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name', 'tid', 'oid'] },
     conformIdTokenClaims: false,
-    cookies: { keys: ['federation-test-upstream-cookie-key'] },
+    // Cookies are per host, not per port: on the same 127.0.0.1 as the platform's provider (also an
+    // oidc-provider), the default names would overwrite its session.
+    cookies: { keys: ['federation-test-upstream-cookie-key'], names: { session: '_upstream_session', interaction: '_upstream_interaction', resume: '_upstream_interaction_resume' } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     findAccount: async (_ctx, sub) => {
       const a = accounts.get(sub);
@@ -83,7 +89,7 @@ export async function startUpstreamOp(opts: { redirectUris: readonly string[]; c
       if (details.prompt.name === 'login') {
         if (!current) throw new Error('upstream OP: no account to sign in (signInAs first)');
         accounts.set(current.sub, current);
-        await provider.interactionFinished(req, res, { login: { accountId: current.sub, amr: ['pwd'], acr: 'urn:upstream:loa:1' } }, { mergeWithLastSubmission: false });
+        await provider.interactionFinished(req, res, { login: { accountId: current.sub, amr: [...(current.amr ?? ['pwd'])], acr: 'urn:upstream:loa:1' } }, { mergeWithLastSubmission: false });
         return;
       }
       const grant = new provider.Grant({ accountId: details.session!.accountId, clientId: String(details.params.client_id) });

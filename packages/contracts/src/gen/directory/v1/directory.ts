@@ -140,6 +140,8 @@ export interface ImportLineResult {
   reason: string;
   /** created with a password hash: its family (bcrypt, pbkdf2-sha256, …). */
   hashFamily: string;
+  /** created or skipped with a TOTP factor: "enrolled", "unchanged", or "not imported: " and why. */
+  totp: string;
 }
 
 export interface ImportUsersResponse {
@@ -1488,7 +1490,7 @@ export const ImportUsersRequest: MessageFns<ImportUsersRequest> = {
 };
 
 function createBaseImportLineResult(): ImportLineResult {
-  return { line: 0, status: "", userId: "", reason: "", hashFamily: "" };
+  return { line: 0, status: "", userId: "", reason: "", hashFamily: "", totp: "" };
 }
 
 export const ImportLineResult: MessageFns<ImportLineResult> = {
@@ -1507,6 +1509,9 @@ export const ImportLineResult: MessageFns<ImportLineResult> = {
     }
     if (message.hashFamily !== "") {
       writer.uint32(42).string(message.hashFamily);
+    }
+    if (message.totp !== "") {
+      writer.uint32(50).string(message.totp);
     }
     return writer;
   },
@@ -1564,6 +1569,14 @@ export const ImportLineResult: MessageFns<ImportLineResult> = {
             message.hashFamily = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.totp = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1586,6 +1599,7 @@ export const ImportLineResult: MessageFns<ImportLineResult> = {
     message.userId = object.userId ?? "";
     message.reason = object.reason ?? "";
     message.hashFamily = object.hashFamily ?? "";
+    message.totp = object.totp ?? "";
     return message;
   },
 };

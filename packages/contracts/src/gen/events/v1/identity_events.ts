@@ -189,7 +189,7 @@ export interface SecondFactorChanged {
   factor: string;
   /** mfa.failed: failed attempts counted against the account after this one. */
   failures: number;
-  /** mfa.reset: the administrator's reason. */
+  /** mfa.reset: the administrator's reason; mfa.enrolled: "import" for a TOTP factor a bulk import brought. */
   reason: string;
   /** Recovery codes left after this change. */
   recoveryCodesLeft: number;

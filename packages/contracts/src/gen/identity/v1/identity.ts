@@ -228,6 +228,27 @@ export interface ResetFactorsRequest {
   reason: string;
 }
 
+/**
+ * A TOTP factor brought by a bulk import (issue #39: Keycloak's OTP credentials): enrolled active
+ * with the source system's secret, sealed like an enrolled one. Only the directory's import calls it.
+ */
+export interface ImportTotpRequest {
+  userId: string;
+  /** The shared secret, base32 (RFC 4648, no padding needed). */
+  secret: string;
+  /** "SHA1" (what the verifier checks; others are refused). */
+  algorithm: string;
+  /** 6 (others are refused). */
+  digits: number;
+  /** 30 seconds (others are refused). */
+  period: number;
+}
+
+export interface ImportTotpResponse {
+  /** "enrolled", or "unchanged" when the user already had this secret active (a rerun). */
+  outcome: string;
+}
+
 export interface AccountSecurity {
   locked: boolean;
   lockedUntil: Date | undefined;
@@ -2483,6 +2504,164 @@ export const ResetFactorsRequest: MessageFns<ResetFactorsRequest> = {
   },
 };
 
+function createBaseImportTotpRequest(): ImportTotpRequest {
+  return { userId: "", secret: "", algorithm: "", digits: 0, period: 0 };
+}
+
+export const ImportTotpRequest: MessageFns<ImportTotpRequest> = {
+  encode(message: ImportTotpRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.secret !== "") {
+      writer.uint32(18).string(message.secret);
+    }
+    if (message.algorithm !== "") {
+      writer.uint32(26).string(message.algorithm);
+    }
+    if (message.digits !== 0) {
+      writer.uint32(32).int32(message.digits);
+    }
+    if (message.period !== 0) {
+      writer.uint32(40).int32(message.period);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportTotpRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportTotpRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.algorithm = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.digits = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.period = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ImportTotpRequest>): ImportTotpRequest {
+    return ImportTotpRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ImportTotpRequest>): ImportTotpRequest {
+    const message = createBaseImportTotpRequest();
+    message.userId = object.userId ?? "";
+    message.secret = object.secret ?? "";
+    message.algorithm = object.algorithm ?? "";
+    message.digits = object.digits ?? 0;
+    message.period = object.period ?? 0;
+    return message;
+  },
+};
+
+function createBaseImportTotpResponse(): ImportTotpResponse {
+  return { outcome: "" };
+}
+
+export const ImportTotpResponse: MessageFns<ImportTotpResponse> = {
+  encode(message: ImportTotpResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outcome !== "") {
+      writer.uint32(10).string(message.outcome);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportTotpResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportTotpResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outcome = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ImportTotpResponse>): ImportTotpResponse {
+    return ImportTotpResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ImportTotpResponse>): ImportTotpResponse {
+    const message = createBaseImportTotpResponse();
+    message.outcome = object.outcome ?? "";
+    return message;
+  },
+};
+
 function createBaseAccountSecurity(): AccountSecurity {
   return { locked: false, lockedUntil: undefined, failedAttempts: 0, mfa: undefined };
 }
@@ -4376,6 +4555,20 @@ export const IdentityServiceService = {
     responseSerialize: (value: Accepted): Buffer => Buffer.from(Accepted.encode(value).finish()),
     responseDeserialize: (value: Buffer): Accepted => Accepted.decode(value),
   },
+  /**
+   * The directory's bulk import: an active TOTP factor with the source system's secret.
+   * INVALID_ARGUMENT for parameters the verifier cannot check, NOT_FOUND for an unknown user,
+   * CONFLICT when another TOTP factor is active.
+   */
+  importTotp: {
+    path: "/identity.v1.IdentityService/ImportTotp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ImportTotpRequest): Buffer => Buffer.from(ImportTotpRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ImportTotpRequest => ImportTotpRequest.decode(value),
+    responseSerialize: (value: ImportTotpResponse): Buffer => Buffer.from(ImportTotpResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ImportTotpResponse => ImportTotpResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -4439,6 +4632,12 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   getAccountSecurity: handleUnaryCall<UserRequest, AccountSecurity>;
   unlockAccount: handleUnaryCall<UserRequest, Accepted>;
   resetSecondFactors: handleUnaryCall<ResetFactorsRequest, Accepted>;
+  /**
+   * The directory's bulk import: an active TOTP factor with the source system's secret.
+   * INVALID_ARGUMENT for parameters the verifier cannot check, NOT_FOUND for an unknown user,
+   * CONFLICT when another TOTP factor is active.
+   */
+  importTotp: handleUnaryCall<ImportTotpRequest, ImportTotpResponse>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -5030,6 +5229,26 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Accepted) => void,
+  ): ClientUnaryCall;
+  /**
+   * The directory's bulk import: an active TOTP factor with the source system's secret.
+   * INVALID_ARGUMENT for parameters the verifier cannot check, NOT_FOUND for an unknown user,
+   * CONFLICT when another TOTP factor is active.
+   */
+  importTotp(
+    request: ImportTotpRequest,
+    callback: (error: ServiceError | null, response: ImportTotpResponse) => void,
+  ): ClientUnaryCall;
+  importTotp(
+    request: ImportTotpRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ImportTotpResponse) => void,
+  ): ClientUnaryCall;
+  importTotp(
+    request: ImportTotpRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ImportTotpResponse) => void,
   ): ClientUnaryCall;
 }
 
