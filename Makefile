@@ -57,9 +57,12 @@ typecheck: build ## Type-check everything, tests included
 # production: without it V8 sizes the heap from the machine's memory and grows it under load
 # long before collecting (deploy/README.md). bench/src/system.ts starts it the same way.
 ALL_IN_ONE_HEAP_MIB ?= 256
+# Its young generation's semi-space (MiB): V8's default here grows it to ~90 MiB of RSS the
+# process never gives back at rest (deploy/README.md, issue #43).
+ALL_IN_ONE_SEMI_SPACE_MIB ?= 8
 
 run: build ## Start the whole system on an embedded PostgreSQL (gateway on PORT, default 8080)
-	node --max-old-space-size=$(ALL_IN_ONE_HEAP_MIB) deploy/all-in-one/dist/main.js
+	node --max-old-space-size=$(ALL_IN_ONE_HEAP_MIB) --max-semi-space-size=$(ALL_IN_ONE_SEMI_SPACE_MIB) deploy/all-in-one/dist/main.js
 
 migrate: $(STAMP) ## Apply each service's migrations: every <SERVICE>_DATABASE_URL set (a role that may change the schema); <SERVICE>_DATABASE_RUNTIME_ROLE gets DML only
 	$(BIN)/tsc -b

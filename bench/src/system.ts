@@ -22,8 +22,8 @@ export const AUTH_LIMITS_LIFTED: Record<string, string> = {
   RATE_LIMIT_AUTHORIZE_BURST: '10000000',
 };
 
-/** Node's flags for the all-in-one process, as `make run` gives them (Makefile: ALL_IN_ONE_HEAP_MIB). */
-export const ALL_IN_ONE_EXEC_ARGV = [`--max-old-space-size=${process.env.ALL_IN_ONE_HEAP_MIB ?? 256}`];
+/** Node's flags for the all-in-one process, as `make run` gives them (Makefile: ALL_IN_ONE_HEAP_MIB, ALL_IN_ONE_SEMI_SPACE_MIB). */
+export const ALL_IN_ONE_EXEC_ARGV = [`--max-old-space-size=${process.env.ALL_IN_ONE_HEAP_MIB ?? 256}`, `--max-semi-space-size=${process.env.ALL_IN_ONE_SEMI_SPACE_MIB ?? 8}`];
 
 /** The all-in-one process started as `make run` starts it. */
 export function forkAllInOne(options: ForkOptions): ChildProcess {

@@ -1,6 +1,6 @@
 /**
  * Builds the Fastify application (no listening), in the order of fastify/demo's app.ts:
- *   1. third-party plugins (plugins/external: helmet, CORS, under-pressure, rate limits),
+ *   1. third-party plugins (plugins/external: helmet, CORS, load shedding, rate limits),
  *   2. our own (plugins/app: trace ids, problem+json errors, metrics, HSTS over https, authentication),
  *   3. routes: health and metrics in every profile, then each mounted profile's routes grouped by
  *      audience (routes/), then the docs.

@@ -5,7 +5,8 @@
  * bus. `<SERVICE>_DATABASE_URL` and `NATS_URL` switch any of them to external servers. On the
  * embedded server, as in production, each database is migrated by its owner role and each
  * service runs as its own runtime role (embedded-roles.ts), never as the superuser.
- * This file is the composition root of that process. As in production, the gateway's public
+ * This file is the composition root of that process; it selects the in-process transport between
+ * the components (DESIGN §1; INTERNAL_TRANSPORT=grpc for loopback gRPC). As in production, the gateway's public
  * /metrics shows only the gateway (and the process); each service has its own metrics, served on
  * its ops port (`<SERVICE>_METRICS_PORT`, loopback, off by default).
  */
@@ -55,6 +56,8 @@ async function main(): Promise<void> {
         dataDir: resolve(e.string('DATA_DIR', { default: '.data' })),
         embeddedPort: e.port('EMBEDDED_PG_PORT', { default: ports.embeddedPostgres }),
         logFormat: e.oneOf('LOG_FORMAT', LOG_FORMATS, { default: defaultLogFormat() }),
+        // How the components call each other: in process (default), or over loopback gRPC (to compare).
+        transport: e.oneOf('INTERNAL_TRANSPORT', ['in-process', 'grpc'] as const, { default: 'in-process' }),
       };
     });
     const embedded = { dataDir: local.dataDir, port: local.embeddedPort };
@@ -148,6 +151,7 @@ async function main(): Promise<void> {
       admin,
       migrateAs,
       mailbox,
+      transport: local.transport,
     });
     const gateway = system.gateways[0]!;
     await gateway.health.refresh();

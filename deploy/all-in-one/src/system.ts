@@ -50,6 +50,14 @@ export interface SystemOptions {
   readonly gatewayMetrics?: Metrics;
   /** Each service's own metrics (default: a fresh registry without the process metrics). */
   readonly serviceMetrics?: (name: ServiceName) => Metrics;
+  /**
+   * How the components in this process call each other: `in-process` calls the generated service
+   * interfaces directly (grpc/in-process.ts: same deadlines, metadata, call assertion, error
+   * mapping and tracing, no socket; make run), `grpc` over loopback gRPC (default). Services run
+   * outside this process (`external`) are always called over gRPC, and every service still
+   * listens on its gRPC port (`targets`) for them and for tools.
+   */
+  readonly transport?: 'grpc' | 'in-process';
   /** Recycling of the services' gRPC connections (absent: the platform's default). */
   readonly grpcConnectionAge?: ServiceRuntime['grpcConnectionAge'];
   /** Ops ports (`<SERVICE>_METRICS_PORT`) of the services; 0 or absent = none. */
@@ -92,8 +100,10 @@ export interface SystemOptions {
 export interface RunningSystem {
   readonly services: Partial<Record<ServiceName, RunningService>>;
   readonly gateways: RunningGateway[];
-  /** Where each service answers (`host:port`). */
+  /** Where each service answers over gRPC (`host:port`). */
   readonly targets: Record<ServiceName, string>;
+  /** What the components in this process call each service at (`targets`, or `in-process:<name>`). */
+  readonly callTargets: Record<ServiceName, string>;
 }
 
 export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
@@ -101,6 +111,9 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const callKey = opts.callKey ?? randomBytes(32);
   const services: Partial<Record<ServiceName, RunningService>> = {};
   const targets = { ...opts.external } as Record<ServiceName, string>;
+  const callTargets = { ...opts.external } as Record<ServiceName, string>;
+  // In-process names are unique in the process (tests start several systems in one).
+  const inProcessPrefix = opts.transport === 'in-process' ? `iam-${randomBytes(6).toString('hex')}` : undefined;
   // Services are internal: they listen on loopback only, their ops ports included.
   const start = async (name: ServiceName, spec: (rt: ServiceRuntime) => ServiceSpec): Promise<void> => {
     if (opts.external?.[name]) return;
@@ -116,45 +129,50 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       grpcClientCredentials: opts.grpcCredentials?.client,
       grpcConnectionAge: opts.grpcConnectionAge,
       migrateAs: opts.migrateAs?.[name],
+      inProcessName: inProcessPrefix && `${inProcessPrefix}-${name}`,
     };
     const running = await startService(spec(rt), rt);
     services[name] = running;
     targets[name] = `127.0.0.1:${running.grpcPort}`;
+    callTargets[name] = running.inProcessTarget ?? targets[name];
   };
 
   // The bulk import enrols imported TOTP factors at identity, which starts after the directory.
-  await start('directory', (rt) => directoryService(config.directory, rt, { resolver: opts.directoryResolver, identityTarget: () => targets.identity }));
+  await start('directory', (rt) => directoryService(config.directory, rt, { resolver: opts.directoryResolver, identityTarget: () => callTargets.identity }));
   if (opts.admin && services.directory) {
     const { user, created } = await createDirectoryUseCases(services.directory.dataSource, config.directory).credentials.ensureAdministrator(opts.admin);
     logger.info({ email: user.email, created }, 'administrator account ready');
   }
   // The gateway proxies the OpenID provider at the port identity listens on (a free one for port 0).
   let identityOp: string | undefined;
-  await start('identity', (rt) =>
-    identityService({ ...config.identity, directoryTarget: targets.directory }, rt, {
-      clients: opts.identityClients,
-      faults: opts.identityFaults,
-      federationPresets: opts.federationPresets,
-      onOpListening: (port) => void (identityOp = `http://127.0.0.1:${port}`),
-    }),
-  );
-  if (config.notification) {
-    const notification = config.notification;
-    await start('notification', (rt) => notificationService({ ...notification, directoryTarget: targets.directory }, rt, { mailbox: opts.mailbox }));
-  }
-  // Identity, commerce and audit ask the directory (principals; who holds a permission now).
-  await start('commerce', (rt) => commerceService({ ...config.commerce, directoryTarget: targets.directory }, rt));
-  if (config.audit) {
-    const audit = config.audit;
-    await start('audit', (rt) => auditService({ ...audit, directoryTarget: targets.directory }, rt));
-  }
+  // Identity, notification, commerce and audit need only the directory (principals; who holds a
+  // permission now): they start side by side, their database round trips overlapping (start-up
+  // time, issue #43). Every start is waited for, so a failed one leaves nothing half-started
+  // outside the lifecycle.
+  const notification = config.notification;
+  const audit = config.audit;
+  const started = await Promise.allSettled([
+    start('identity', (rt) =>
+      identityService({ ...config.identity, directoryTarget: callTargets.directory }, rt, {
+        clients: opts.identityClients,
+        faults: opts.identityFaults,
+        federationPresets: opts.federationPresets,
+        onOpListening: (port) => void (identityOp = `http://127.0.0.1:${port}`),
+      }),
+    ),
+    notification && start('notification', (rt) => notificationService({ ...notification, directoryTarget: callTargets.directory }, rt, { mailbox: opts.mailbox })),
+    start('commerce', (rt) => commerceService({ ...config.commerce, directoryTarget: callTargets.directory }, rt)),
+    audit && start('audit', (rt) => auditService({ ...audit, directoryTarget: callTargets.directory }, rt)),
+  ]);
+  const failed = started.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 
   const gatewayMetrics = opts.gatewayMetrics ?? createMetrics();
   const gateways: RunningGateway[] = [];
   for (let i = 0; i < (opts.gateways ?? 1); i++) {
     gateways.push(
       await startGateway(
-        { ...config.gateway, upstreams: { ...config.gateway.upstreams, ...targets, ...(identityOp ? { identityOp } : {}) } },
+        { ...config.gateway, upstreams: { ...config.gateway.upstreams, ...callTargets, ...(identityOp ? { identityOp } : {}) } },
         {
           logger,
           metrics: gatewayMetrics,
@@ -168,5 +186,5 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       ),
     );
   }
-  return { services, gateways, targets };
+  return { services, gateways, targets, callTargets };
 }

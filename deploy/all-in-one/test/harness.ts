@@ -153,6 +153,8 @@ export async function startTestSystem(
     directoryResolver: opts.directoryResolver,
     identityFaults: opts.identityFaults,
     federationPresets: opts.federationPresets,
+    // As make run: in process, unless E2E_TRANSPORT=grpc runs the suites over loopback gRPC.
+    transport: process.env.E2E_TRANSPORT === 'grpc' ? 'grpc' : 'in-process',
   });
   const { gateways } = system;
   await eventually(async () => {

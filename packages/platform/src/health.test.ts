@@ -60,4 +60,42 @@ describe('HealthMonitor', () => {
     const monitor = new HealthMonitor({ checks: { upstream: () => new Promise<void>(() => undefined) }, logger: testLogger(), timeoutMs: 20, timeoutGraceMs: 10_000 });
     expect(await monitor.refresh()).toMatchObject({ ready: false, checks: { upstream: 'down' } });
   });
+
+  it('checks every intervalMs while anything is down or changing, every idleIntervalMs once steady', async () => {
+    jest.useFakeTimers();
+    try {
+      let up = false;
+      let runs = 0;
+      const monitor = new HealthMonitor({
+        checks: { db: async () => { runs++; if (!up) throw new Error('connection refused'); } },
+        logger: testLogger(),
+        intervalMs: 100,
+        idleIntervalMs: 1_000,
+      });
+      const after = async (ms: number) => {
+        runs = 0;
+        await jest.advanceTimersByTimeAsync(ms);
+        return runs;
+      };
+      monitor.start();
+      expect(await after(500)).toBeGreaterThanOrEqual(4); // down: every 100 ms
+      up = true;
+      await after(300); // up, changed, then steady
+      expect(await after(3_000)).toBeLessThanOrEqual(4); // steady: every second
+      up = false;
+      await after(1_000); // the refusal is seen within the idle interval
+      expect(monitor.snapshot().ready).toBe(false);
+      expect(await after(500)).toBeGreaterThanOrEqual(4);
+      // Still down after ten unchanged checks: every idle interval, its recovery seen within one.
+      await after(1_500);
+      expect(await after(3_000)).toBeLessThanOrEqual(4);
+      up = true;
+      await after(1_000);
+      expect(monitor.snapshot().ready).toBe(true);
+      monitor.stop();
+      expect(await after(5_000)).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

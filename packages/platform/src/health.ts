@@ -41,7 +41,15 @@ export interface HealthMonitorOptions {
   /** Reported in the snapshot, never making the process unready. */
   informational?: Record<string, HealthCheck>;
   logger: Logger;
+  /** Between checks while any component is down, timing out, or just changed (default 1 s). */
   intervalMs?: number;
+  /**
+   * Between checks once every component has been up for two checks in a row, or nothing has
+   * changed for STEADY_DOWN_CHECKS (default HEALTH_IDLE_INTERVAL_MS, or intervalMs when that is
+   * given): a process at rest wakes its database and upstreams less often (issue #43, idle CPU);
+   * a refusal, or a recovery, is still seen within it.
+   */
+  idleIntervalMs?: number;
   timeoutMs?: number;
   /**
    * How long a component that was up may go on not answering its check in time before it counts
@@ -50,15 +58,26 @@ export interface HealthMonitorOptions {
   timeoutGraceMs?: number;
 }
 
+/** The default of HealthMonitorOptions.idleIntervalMs. */
+export const HEALTH_IDLE_INTERVAL_MS = 5_000;
+
+/** Unchanged checks after which a component that stays down is checked every idleIntervalMs. */
+export const STEADY_DOWN_CHECKS = 10;
+
 /** The default of HealthMonitorOptions.timeoutGraceMs. */
 export const HEALTH_TIMEOUT_GRACE_MS = 3_000;
 
 export class HealthMonitor {
   private snapshotValue: HealthSnapshot;
   private timer: NodeJS.Timeout | undefined;
+  private started = false;
   private running: Promise<HealthSnapshot> | undefined;
   private readonly listeners: Array<(s: HealthSnapshot) => void> = [];
   private readonly intervalMs: number;
+  private readonly idleIntervalMs: number;
+  /** Checks in a row that found every component as the one before, none timing out. */
+  private steady = 0;
+  private allUp = false;
   private readonly timeoutMs: number;
   private readonly timeoutGraceMs: number;
   private readonly all: Record<string, HealthCheck>;
@@ -67,6 +86,7 @@ export class HealthMonitor {
 
   constructor(private readonly opts: HealthMonitorOptions) {
     this.intervalMs = opts.intervalMs ?? 1000;
+    this.idleIntervalMs = opts.idleIntervalMs ?? (opts.intervalMs !== undefined ? opts.intervalMs : HEALTH_IDLE_INTERVAL_MS);
     this.timeoutMs = opts.timeoutMs ?? 1000;
     this.timeoutGraceMs = opts.timeoutGraceMs ?? HEALTH_TIMEOUT_GRACE_MS;
     this.all = { ...opts.informational, ...opts.checks };
@@ -93,14 +113,30 @@ export class HealthMonitor {
   }
 
   start(): void {
-    if (this.timer) return;
-    void this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.intervalMs);
-    this.timer.unref();
+    if (this.started) return;
+    this.started = true;
+    const tick = (): void => {
+      void this.refresh().finally(() => {
+        if (!this.started) return;
+        this.timer = setTimeout(tick, this.isSteady() ? this.idleIntervalMs : this.intervalMs);
+        this.timer.unref();
+      });
+    };
+    tick();
+  }
+
+  /**
+   * Every component up for two checks in a row, or nothing changed for STEADY_DOWN_CHECKS (a
+   * component that stays down, e.g. an optional upstream not deployed, is then checked every
+   * idleIntervalMs too: its recovery is seen within it).
+   */
+  private isSteady(): boolean {
+    return (this.allUp && this.steady >= 2) || this.steady >= STEADY_DOWN_CHECKS;
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
 
@@ -151,6 +187,8 @@ export class HealthMonitor {
     };
     const changed = names.some((n) => this.snapshotValue.checks[n] !== checks[n]) || this.snapshotValue.checkedAt.getTime() === 0 || next.ready !== this.snapshotValue.ready;
     this.snapshotValue = next;
+    this.allUp = names.every((n) => checks[n] === 'up');
+    this.steady = changed || next.timedOut.length > 0 ? 0 : this.steady + 1;
     if (changed) {
       this.opts.logger.info({ ready: next.ready, checks }, 'health changed');
       for (const l of this.listeners) l(next);

@@ -46,6 +46,11 @@ export interface ServiceRuntime {
   /** Recycling of the gRPC server's connections (default DEFAULT_CONNECTION_AGE). */
   readonly grpcConnectionAge?: GrpcConnectionAge;
   /**
+   * Also serve the service's gRPC services in this process under this name (target
+   * `in-process:<name>`, grpc/in-process.ts): the all-in-one process only (DESIGN §1).
+   */
+  readonly inProcessName?: string;
+  /**
    * Run pending migrations at start (default true: make run, tests). false: refuse to start on a
    * schema that lacks a migration (SchemaBehindError); `<service> migrate` runs them.
    */
@@ -107,6 +112,8 @@ export interface ServiceSpec {
 export interface RunningService {
   readonly name: string;
   readonly grpcPort: number;
+  /** Where it answers in this process (`in-process:<name>`), when it does. */
+  readonly inProcessTarget?: string;
   readonly health: HealthMonitor;
   readonly dataSource: DataSource;
   readonly relay: OutboxRelay;
@@ -182,6 +189,7 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
     logger,
     credentials: rt.grpcServerCredentials,
     connectionAge: rt.grpcConnectionAge,
+    inProcessName: rt.inProcessName,
   });
   rt.lifecycle.onShutdown(`${spec.name} gRPC server`, () => server.shutdown(5_000));
 
@@ -192,7 +200,7 @@ export async function startService(spec: ServiceSpec, rt: ServiceRuntime): Promi
     metricsPort = ops.port;
   }
 
-  return { name: spec.name, grpcPort: server.port, health, dataSource, relay, metrics: rt.metrics, metricsPort };
+  return { name: spec.name, grpcPort: server.port, ...(server.inProcessTarget ? { inProcessTarget: server.inProcessTarget } : {}), health, dataSource, relay, metrics: rt.metrics, metricsPort };
 }
 
 // ---------------------------------------------------------------------------

@@ -114,7 +114,7 @@ describe('rate limits', () => {
 
 describe('load shedding and HTTP limits', () => {
   it('a saturated event loop → 503 problem+json with Retry-After, then normal again', async () => {
-    // under-pressure sheds on the mean delay over a second: 1.3 s of 50 ms stalls.
+    // Shedding follows the mean delay over a second: 1.3 s of 50 ms stalls.
     const { app } = await gateway({ MAX_EVENT_LOOP_DELAY_MS: '20' }, (a) =>
       a.get('/test/stall', async () => {
         for (let i = 0; i < 26; i++) {

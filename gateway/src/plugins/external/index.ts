@@ -2,18 +2,18 @@
  * Third-party plugins, registered in one place and in this order: security headers (helmet, API
  * settings: no CSP on JSON, the docs page sets its own; no HSTS, which ../app/hsts.ts sends over
  * https only), CORS by allow-list, load shedding
- * (under-pressure: a stalled event loop answers 503 + Retry-After instead of queueing), and the
+ * (./load-shedding.ts: a stalled event loop answers 503 + Retry-After instead of queueing), and the
  * rate limiter (routes opt in), and @fastify/swagger, which documents every route registered after
  * it (the UI is mounted with the docs routes). Our own plugins are in ../app.
  */
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
-import underPressure from '@fastify/under-pressure';
 import { AppError, type Logger, type Metrics } from '@iam/platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../../config';
 import { swaggerOptions } from '../../docs/openapi';
+import { loadShedding } from './load-shedding';
 import { rateLimitPlugin } from './rate-limit';
 
 export async function externalPlugins(app: FastifyInstance, opts: { config: GatewayConfig; logger: Logger; metrics: Metrics }): Promise<void> {
@@ -34,10 +34,9 @@ export async function externalPlugins(app: FastifyInstance, opts: { config: Gate
     });
   }
   if (opts.config.maxEventLoopDelayMs > 0) {
-    await app.register(underPressure, {
-      maxEventLoopDelay: opts.config.maxEventLoopDelayMs,
-      retryAfter: 2,
-      pressureHandler: () => {
+    loadShedding(app, {
+      maxEventLoopDelayMs: opts.config.maxEventLoopDelayMs,
+      onPressure: () => {
         throw new AppError('UNAVAILABLE', 'The gateway is overloaded; try again shortly.', { retryAfter: 2 });
       },
     });

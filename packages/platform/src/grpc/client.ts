@@ -9,7 +9,9 @@
  * grpc-js itself (service-config retryPolicy: UNAVAILABLE only, bounded attempts and backoff,
  * within the deadline); others never are, except a call the server refused before reading it
  * (a connection recycle's race), which grpc-js retries transparently. Failures arrive as AppErrors (the server's code and
- * field errors when it sent them).
+ * field errors when it sent them). A target `in-process:<name>` selects the in-process transport
+ * (./in-process.ts, the all-in-one process only) under the same spans, metadata, deadlines,
+ * retries and error mapping.
  */
 import * as grpc from '@grpc/grpc-js';
 import { type Context, SpanKind, SpanStatusCode, context } from '@opentelemetry/api';
@@ -18,6 +20,7 @@ import type { Metrics } from '../metrics';
 import { CLIENT_IP_KEY, USER_AGENT_KEY, requestContext } from '../request-context';
 import { injectContext, remainingMs, startSpan } from '../trace';
 import { CALL_ASSERTION_KEY, type CallSigner, signCallAssertion } from './assertion';
+import { RETRY_POLICY, type UnaryTransport, inProcessTransport, isInProcessTarget, methodPaths } from './in-process';
 import { ERROR_CODE_KEY, ERROR_REASON_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
 
 export interface CallOptions {
@@ -30,7 +33,7 @@ export type AsyncClient<D extends ServiceDef> = {
 };
 
 export interface GrpcClientOptions<D extends ServiceDef> {
-  /** host:port */
+  /** host:port (a gRPC channel), or in-process:<name> (a server registered in this process, ./in-process.ts) */
   readonly target: string;
   readonly metrics: Metrics;
   readonly credentials?: grpc.ChannelCredentials;
@@ -72,7 +75,7 @@ export function retryServiceConfig(definition: ServiceDef, idempotent: readonly 
   const names = Object.entries(definition)
     .filter(([key]) => idempotent.includes(key))
     .map(([, def]) => splitPath(def.path));
-  const maxAttempts = Math.min(Math.max(maxRetries, 0) + 1, 5);
+  const maxAttempts = retryAttempts(maxRetries);
   if (names.length === 0 || maxAttempts < 2) return undefined;
   return {
     methodConfig: [
@@ -80,9 +83,9 @@ export function retryServiceConfig(definition: ServiceDef, idempotent: readonly 
         name: names,
         retryPolicy: {
           maxAttempts,
-          initialBackoff: '0.05s',
-          maxBackoff: '0.5s',
-          backoffMultiplier: 3,
+          initialBackoff: `${RETRY_POLICY.initialBackoffMs / 1000}s`,
+          maxBackoff: `${RETRY_POLICY.maxBackoffMs / 1000}s`,
+          backoffMultiplier: RETRY_POLICY.backoffMultiplier,
           retryableStatusCodes: ['UNAVAILABLE'],
         },
       },
@@ -91,22 +94,11 @@ export function retryServiceConfig(definition: ServiceDef, idempotent: readonly 
 }
 
 export function createGrpcClient<D extends ServiceDef>(definition: D, opts: GrpcClientOptions<D>): ClientHandle<D> {
-  const serviceConfig = channelServiceConfig(definition, opts.idempotent ?? [], opts.maxRetries);
-  const client = new grpc.Client(opts.target, opts.credentials ?? grpc.credentials.createInsecure(), {
-    'grpc.keepalive_time_ms': 60_000,
-    // Always on: besides the retryPolicy of the idempotent methods, it lets grpc-js retry a call
-    // the server refused before reading it (REFUSED_STREAM, racing its GOAWAY at the connection's
-    // max age) transparently, whatever the method: such a call never reached a handler.
-    'grpc.enable_retries': 1,
-    'grpc.service_config': JSON.stringify(serviceConfig),
-    // Only our own config: no service config taken from DNS TXT records.
-    'grpc.service_config_disable_resolution': 1,
-    'grpc.dns_min_time_between_resolutions_ms': opts.minResolutionIntervalMs ?? 5_000,
-    'grpc.initial_reconnect_backoff_ms': 200,
-    'grpc.max_reconnect_backoff_ms': 2_000,
-  });
+  const transport = isInProcessTarget(opts.target)
+    ? inProcessTransport(opts.target, methodPaths(definition, opts.idempotent ?? []), retryAttempts(opts.maxRetries))
+    : channelTransport(definition, opts);
   const defaultDeadline = opts.defaultDeadlineMs ?? 5_000;
-  const [host = opts.target, port] = splitTarget(opts.target);
+  const [host = opts.target, port] = isInProcessTarget(opts.target) ? [opts.target] : splitTarget(opts.target);
   const call = {} as Record<keyof D, (req: unknown, o?: CallOptions) => Promise<unknown>>;
   for (const [key, def] of Object.entries(definition) as [keyof D, D[keyof D]][]) {
     const { service, method } = splitPath(def.path);
@@ -118,7 +110,7 @@ export function createGrpcClient<D extends ServiceDef>(definition: D, opts: Grpc
       const started = process.hrtime.bigint();
       const s = traced ? startSpan(`${service}/${method}`, { kind: SpanKind.CLIENT, attributes }) : undefined;
       try {
-        const res = await unary(client, def, request, deadline, opts.assert, s?.ctx ?? context.active());
+        const res = await transport.unary(def, request, callMetadata(opts.assert, s?.ctx ?? context.active()), deadline);
         opts.metrics.grpcClientDuration.observe({ grpc_service: service, grpc_method: method, grpc_code: 'OK' }, seconds(started));
         s?.span.setAttribute('rpc.grpc.status_code', grpc.status.OK);
         return res;
@@ -136,17 +128,46 @@ export function createGrpcClient<D extends ServiceDef>(definition: D, opts: Grpc
       }
     };
   }
-  return { call: call as unknown as AsyncClient<D>, close: () => client.close() };
+  return { call: call as unknown as AsyncClient<D>, close: () => transport.close() };
 }
 
-function unary(
-  client: grpc.Client,
-  def: grpc.MethodDefinition<unknown, unknown>,
-  request: unknown,
-  deadline: number,
-  assert: GrpcClientOptions<ServiceDef>['assert'],
-  ctx: Context,
-): Promise<unknown> {
+/** Attempts of an idempotent call: the first and its retries (grpc-js allows at most 5). */
+function retryAttempts(maxRetries = 2): number {
+  return Math.min(Math.max(maxRetries, 0) + 1, RETRY_POLICY.maxAttemptsCap);
+}
+
+/** The gRPC transport: a grpc-js channel to `opts.target` (HTTP/2, balanced, retried by its service config). */
+function channelTransport<D extends ServiceDef>(definition: D, opts: GrpcClientOptions<D>): UnaryTransport {
+  const serviceConfig = channelServiceConfig(definition, opts.idempotent ?? [], opts.maxRetries);
+  const client = new grpc.Client(opts.target, opts.credentials ?? grpc.credentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 60_000,
+    // Always on: besides the retryPolicy of the idempotent methods, it lets grpc-js retry a call
+    // the server refused before reading it (REFUSED_STREAM, racing its GOAWAY at the connection's
+    // max age) transparently, whatever the method: such a call never reached a handler.
+    'grpc.enable_retries': 1,
+    'grpc.service_config': JSON.stringify(serviceConfig),
+    // Only our own config: no service config taken from DNS TXT records.
+    'grpc.service_config_disable_resolution': 1,
+    'grpc.dns_min_time_between_resolutions_ms': opts.minResolutionIntervalMs ?? 5_000,
+    'grpc.initial_reconnect_backoff_ms': 200,
+    'grpc.max_reconnect_backoff_ms': 2_000,
+  });
+  return {
+    unary: (def, request, md, deadline) => {
+      const attempt = () =>
+        new Promise((resolve, reject) => {
+          client.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, request, md, { deadline }, (err, res) =>
+            err ? reject(err) : resolve(res),
+          );
+        });
+      return retryRefused(attempt, deadline);
+    },
+    close: () => client.close(),
+  };
+}
+
+/** The metadata of a call, whatever its transport: the signed assertion, where the request came from, the trace. */
+function callMetadata(assert: GrpcClientOptions<ServiceDef>['assert'], ctx: Context): grpc.Metadata {
   const md = new grpc.Metadata();
   // The request this call serves (request-context.ts): who (signed into the assertion), from where.
   const rc = requestContext();
@@ -154,13 +175,7 @@ function unary(
   if (rc?.clientIp) md.set(CLIENT_IP_KEY, rc.clientIp);
   if (rc?.userAgent) md.set(USER_AGENT_KEY, rc.userAgent);
   injectContext((name, value) => md.set(name, value), ctx);
-  const attempt = () =>
-    new Promise((resolve, reject) => {
-      client.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, request, md, { deadline }, (err, res) =>
-        err ? reject(err) : resolve(res),
-      );
-    });
-  return retryRefused(attempt, deadline);
+  return md;
 }
 
 /** grpc-js's status detail for a stream the server reset with REFUSED_STREAM. */

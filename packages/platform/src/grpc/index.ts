@@ -4,3 +4,4 @@ export { splitPath, type RequestOf, type ResponseOf, type ServiceDef } from './t
 export * from './assertion';
 export * from './tls';
 export * from './access';
+export { IN_PROCESS_SCHEME, isInProcessTarget } from './in-process';

@@ -3,24 +3,27 @@
  * span continuing the caller's trace (traceparent metadata) with the caller's deadline in its
  * context, and metrics; AppErrors leave as their gRPC status (plus code and field errors in
  * trailing metadata), anything else as a bare INTERNAL. The standard grpc.health.v1 service
- * (`grpc-health-check`) is always registered and follows a HealthMonitor.
+ * (./health-service.ts) is always registered and follows a HealthMonitor. A server may also serve
+ * its services in this process (./in-process.ts).
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { DESCRIPTOR_SET_BASE64 } from '@iam/contracts';
 import { SpanKind, SpanStatusCode, context } from '@opentelemetry/api';
-import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import { AppError, internalError, isDependencyUnreachable } from '../errors';
-import type { HealthMonitor } from '../health';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import { extractContext, startSpan, withDeadline } from '../trace';
 import { withQueryDeadline } from '../db/query-deadline';
 import { CLIENT_IP_KEY, USER_AGENT_KEY, withRequestContext } from '../request-context';
 import { type CallAssertion, CALL_ASSERTION_KEY, verifyCallAssertion } from './assertion';
+import { type GrpcHealth, HEALTH_SERVICE_NAME } from './health-service';
+import { serveInProcess } from './in-process';
 import { peerIs } from './tls';
 import { ERROR_CODE_KEY, ERROR_REASON_KEY, FIELD_ERRORS_KEY, RETRY_AFTER_KEY, type RequestOf, type ResponseOf, type ServiceDef, splitPath } from './types';
+
+export { GrpcHealth, HEALTH_SERVICE_NAME } from './health-service';
 
 export interface CallContext {
   readonly metadata: grpc.Metadata;
@@ -200,72 +203,6 @@ export function toStatus(err: unknown, logger: Logger, where: string): Partial<g
 }
 
 // ---------------------------------------------------------------------------
-// grpc.health.v1
-
-/**
- * The standard health service (`grpc-health-check`). Service "" is the whole process; every
- * HealthMonitor check is also a service name of its own (e.g. "db", "bus"), so callers can tell
- * what is down. Watch streams get the current status at once and then only changes; at shutdown
- * every status turns NOT_SERVING and the streams end.
- */
-export class GrpcHealth {
-  private readonly impl = new HealthImplementation({ '': 'NOT_SERVING' });
-  private readonly statuses = new Map<string, ServingStatus>([['', 'NOT_SERVING']]);
-  private readonly watches = new Set<grpc.ServerWritableStream<unknown, unknown>>();
-  private shuttingDown = false;
-  private ended = false;
-
-  follow(monitor: HealthMonitor): void {
-    monitor.onChange((s) => {
-      for (const [name, st] of Object.entries(s.checks)) this.set(name, st === 'up');
-      this.set('', s.ready);
-    });
-  }
-
-  /** From now on every service is NOT_SERVING (graceful shutdown). */
-  drain(): void {
-    this.shuttingDown = true;
-    for (const name of this.statuses.keys()) this.set(name, false);
-  }
-
-  private set(service: string, serving: boolean): void {
-    if (this.ended) return;
-    const st: ServingStatus = serving && !this.shuttingDown ? 'SERVING' : 'NOT_SERVING';
-    if (this.statuses.get(service) === st) return;
-    this.statuses.set(service, st);
-    this.impl.setStatus(service, st);
-  }
-
-  /** Registers grpc.health.v1.Health on `server`, keeping hold of Watch streams to end them at shutdown. */
-  addToServer(server: grpc.Server): void {
-    this.impl.addToServer({
-      addService: (definition, implementation) => {
-        const watch = implementation.watch as unknown as grpc.handleServerStreamingCall<unknown, unknown>;
-        server.addService(definition, {
-          ...(implementation as unknown as grpc.UntypedServiceImplementation),
-          watch: (call: grpc.ServerWritableStream<unknown, unknown>) => {
-            this.watches.add(call);
-            const forget = (): void => void this.watches.delete(call);
-            call.on('cancelled', forget);
-            call.on('close', forget);
-            watch(call);
-          },
-        });
-      },
-    });
-  }
-
-  endWatches(): void {
-    this.ended = true;
-    for (const w of this.watches) w.end();
-    this.watches.clear();
-  }
-}
-
-/** Name of the health service (reflection lists it). */
-export const HEALTH_SERVICE_NAME = 'grpc.health.v1.Health';
-
-// ---------------------------------------------------------------------------
 // Server lifecycle
 
 let reflectionPkg: ReturnType<typeof loadFileDescriptorSetFromBuffer> | undefined;
@@ -299,6 +236,11 @@ export interface GrpcServerOptions {
   readonly connectionAge?: GrpcConnectionAge;
   /** How long to keep trying a port that is in use (default BIND_RETRY_MS; see bindRetrying). */
   readonly bindRetryMs?: number;
+  /**
+   * Also serve these services in this process as `in-process:<name>` (./in-process.ts; the
+   * all-in-one process), until shutdown.
+   */
+  readonly inProcessName?: string;
 }
 
 /**
@@ -324,6 +266,8 @@ export const DEFAULT_CONNECTION_AGE: GrpcConnectionAge = { maxAgeMs: 60_000, gra
 
 export interface GrpcServerHandle {
   readonly port: number;
+  /** The in-process target of these services (`in-process:<name>`), when served in process too. */
+  readonly inProcessTarget?: string;
   /** Stops accepting calls, lets running ones finish for up to `timeoutMs`, then cancels the rest. */
   shutdown(timeoutMs: number): Promise<void>;
 }
@@ -375,10 +319,18 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<GrpcServ
   const credentials = opts.credentials ?? grpc.ServerCredentials.createInsecure();
   const { server, port } = await bindRetrying(create, address, credentials, opts.logger, opts.port === 0 ? 0 : (opts.bindRetryMs ?? BIND_RETRY_MS));
   opts.logger.info({ address: `${opts.host}:${port}`, services: opts.bindings.map((b) => b.name) }, 'gRPC server listening');
+  const local = opts.inProcessName === undefined ? undefined : serveInProcess(opts.inProcessName);
+  if (local) {
+    for (const b of opts.bindings) local.addService(b.definition, b.implementation);
+    opts.health.addToServer(local);
+  }
   return {
     port,
+    ...(local ? { inProcessTarget: local.target } : {}),
     shutdown: (timeoutMs) =>
       new Promise<void>((resolve) => {
+        // In-process callers, like new connections, are refused from now on (UNAVAILABLE).
+        local?.stop();
         opts.health.drain();
         opts.health.endWatches();
         const timer = setTimeout(() => {

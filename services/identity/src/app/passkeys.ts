@@ -149,7 +149,11 @@ export function createPasskeyUseCases(deps: {
   logger: Logger;
 }): PasskeyUseCases {
   const { settings: s, uow, stores } = deps;
-  const lib = import('@simplewebauthn/server');
+  // Loaded at the first ceremony, not at start: about 23 MiB of RSS a process that never sees a
+  // passkey would keep (issue #43, idle memory).
+  const load = () => import('@simplewebauthn/server');
+  let loaded: ReturnType<typeof load> | undefined;
+  const webauthn = (): ReturnType<typeof load> => (loaded ??= load());
 
   /** Stores a ceremony's challenge; the user's older ones of the purpose beyond the newest few go. */
   async function remember(challenge: string, purpose: WebauthnPurpose, userId: string | null, mfaChallengeId: string | null): Promise<void> {
@@ -178,7 +182,7 @@ export function createPasskeyUseCases(deps: {
       const principal: Principal | null = await deps.directory.principal(userId);
       if (!principal) throw AppError.notFound('No such user.');
       const existing = await stores.passkeys.listOf(userId);
-      const { generateRegistrationOptions } = await lib;
+      const { generateRegistrationOptions } = await webauthn();
       const options = await generateRegistrationOptions({
         rpName: s.rpName,
         rpID: s.rpId,
@@ -199,7 +203,7 @@ export function createPasskeyUseCases(deps: {
       const challenge = signedChallenge(response);
       const taken = challenge ? await stores.webauthnChallenges.take(sha256(challenge), 'register') : null;
       if (!challenge || !taken || taken.userId !== userId) throw fail('The passkey could not be registered: start again.');
-      const { verifyRegistrationResponse } = await lib;
+      const { verifyRegistrationResponse } = await webauthn();
       let info;
       try {
         const r = await verifyRegistrationResponse({
@@ -269,14 +273,14 @@ export function createPasskeyUseCases(deps: {
     },
 
     async signInOptions() {
-      const { generateAuthenticationOptions } = await lib;
+      const { generateAuthenticationOptions } = await webauthn();
       const challenge = issueSignInChallenge(s.challengeKey, new Date(Date.now() + WEBAUTHN_CHALLENGE_SECONDS * 1000));
       return generateAuthenticationOptions({ rpID: s.rpId, allowCredentials: [], userVerification: 'required', timeout: CEREMONY_TIMEOUT_MS, challenge });
     },
 
     async factorOptions(userId, mfaChallengeId) {
       const keys = await stores.passkeys.listOf(userId);
-      const { generateAuthenticationOptions } = await lib;
+      const { generateAuthenticationOptions } = await webauthn();
       const options = await generateAuthenticationOptions({
         rpID: s.rpId,
         allowCredentials: keys.map((p) => ({ id: b64url(p.credentialId), transports: p.transports as AuthenticatorTransportFuture[] })),
@@ -297,7 +301,7 @@ export function createPasskeyUseCases(deps: {
       if (!taken) return null;
       const p = await stores.passkeys.findByCredentialId(credentialId);
       if (!p || (taken.userId !== null && taken.userId !== p.userId)) return null;
-      const { verifyAuthenticationResponse } = await lib;
+      const { verifyAuthenticationResponse } = await webauthn();
       let info;
       try {
         const r = await verifyAuthenticationResponse({

@@ -33,7 +33,14 @@ export interface DispatcherOptions {
   /** Lanes (endpoints) worked at once by this replica. */
   readonly concurrency: number;
   readonly leaseMs: number;
+  /** Between polls while a retry this replica scheduled is near, or lanes run (ms). */
   readonly pollMs: number;
+  /**
+   * Between polls at rest (ms, default DISPATCHER_IDLE_POLL_MS): new messages nudge the
+   * dispatcher and its own retries wake it when due, so the poll only finds what another replica,
+   * or this one before a restart, left behind.
+   */
+  readonly idlePollMs?: number;
   /** Endpoints failing this long are disabled (ms). */
   readonly disableAfterMs: number;
   readonly metrics: WebhookMetrics;
@@ -53,14 +60,33 @@ export interface Dispatcher {
   stop(): Promise<void>;
 }
 
-/** Gauges (queue age, pending, dead letters) are measured this often. */
-export const GAUGE_INTERVAL_MS = 5_000;
+/** The default of DispatcherOptions.idlePollMs (issue #43: a process at rest polled every second). */
+export const DISPATCHER_IDLE_POLL_MS = 5_000;
+
+/** Due times the dispatcher keeps; beyond them it polls every pollMs. */
+const MAX_TRACKED_DUES = 1_000;
 
 export function createDispatcher(o: DispatcherOptions): Dispatcher {
   const batch = o.batch ?? 100;
   const laneLimit = o.laneLimit ?? 500;
   const lanes = new Set<Promise<void>>();
   let stopping = false;
+  /** When the retries (and held lines) this replica scheduled come due (ms since epoch); a bounded list. */
+  let dues: number[] = [];
+  const dueIn = (ms: number): void => {
+    // A little after: the attempt's record (and its next attempt time) is written after this.
+    if (dues.length < MAX_TRACKED_DUES) dues.push(Date.now() + ms + 100);
+  };
+  const idlePollMs = Math.max(o.pollMs, o.idlePollMs ?? DISPATCHER_IDLE_POLL_MS);
+  const pollMs = (): number => {
+    if (lanes.size > 0 || dues.length >= MAX_TRACKED_DUES) return o.pollMs;
+    const now = Date.now();
+    const passed = dues.some((d) => d <= now);
+    dues = dues.filter((d) => d > now);
+    if (passed) return o.pollMs;
+    const next = dues.length > 0 ? Math.min(...dues) : Infinity;
+    return Math.min(Math.max(next - now, o.pollMs), idlePollMs);
+  };
 
   const keysOf = (ep: LaneEndpoint): Signer => {
     const secrets = [ep.secret, ep.previousSecret].filter((s): s is Buffer => s !== null).map((s) => openFor(o.key, ep.id, 'secret', s).toString('utf8'));
@@ -82,6 +108,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     const delivered = verdict.outcome === 'delivered';
     const nextInMs = delivered ? null : (delayBefore(o.schedule, scheduleAttempts + 1, { retryAfterS: res.kind === 'response' ? parseRetryAfter(res.retryAfter) : undefined, random: o.random }) ?? null);
     const status = delivered ? 'delivered' : nextInMs === null ? 'dead' : 'pending';
+    if (nextInMs !== null) dueIn(nextInMs);
     if (status === 'dead') o.metrics.deadLettered.inc();
     const record: AttemptRecord = {
       eventId: m.eventId,
@@ -170,6 +197,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
           const disable = r.verdict.outcome === 'gone' ? 'gone' : Date.now() - since.getTime() >= o.disableAfterMs ? 'failing' : undefined;
           // A dead letter's successor in the line may go at once.
           outcome = { healthy: false, holdMs: r.record.nextInMs ?? 0, ...(disable ? { disable } : {}) };
+          dueIn(outcome.holdMs ?? 0);
           if (disable) {
             o.metrics.disabled.inc({ reason: disable });
             events.push(event(SUBJECTS.webhookDisabled, { endpointId: ep.id, after: state(ep, false), before: state(ep, true), changedFields: ['enabled'], reason: disable, previousSecretExpiresAt: undefined }));
@@ -207,8 +235,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     return claimed.length;
   }
 
-  const loop = new BatchLoop({ name: 'webhook dispatcher', work, batchSize: o.concurrency, pollMs: o.pollMs, logger: o.logger, nudgeDuringBackoff: false });
-  let gauges: NodeJS.Timeout | undefined;
+  const loop = new BatchLoop({ name: 'webhook dispatcher', work, batchSize: o.concurrency, pollMs, logger: o.logger, nudgeDuringBackoff: false });
+  let unmeasure: (() => void) | undefined;
   const measure = async () => {
     const [age, counts] = await Promise.all([o.store.queueAgeSeconds(), o.store.counts()]);
     o.metrics.queueAge.set(age);
@@ -219,14 +247,13 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     start() {
       stopping = false;
       loop.start();
-      gauges = setInterval(() => void measure().catch(() => undefined), GAUGE_INTERVAL_MS);
-      gauges.unref();
-      void measure().catch(() => undefined);
+      // The gauges (queue age, pending, dead letters) are measured when /metrics is scraped.
+      unmeasure = o.metrics.measureOnScrape(measure);
     },
     nudge: () => loop.nudge(),
     async stop() {
       stopping = true;
-      clearInterval(gauges);
+      unmeasure?.();
       await loop.stop();
       await Promise.all([...lanes]);
     },
