@@ -42,6 +42,7 @@ import { SERVICES, type ServiceName, startSystem } from './system';
 async function main(): Promise<void> {
   const started = Date.now();
   let logger: Logger | undefined;
+  let lifecycle: Lifecycle | undefined;
   try {
     // Pass 1: the public port (the other ports follow it) and where the embedded database lives
     // (its URLs are defaults for pass 2).
@@ -106,7 +107,7 @@ async function main(): Promise<void> {
 
     logger = createLogger({ level: config.runtime.logLevel, service: 'iam', destination: logDestination(local.logFormat) });
     const log = logger;
-    const lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
+    lifecycle = new Lifecycle(logger, config.runtime.shutdownTimeoutMs);
     // One tracer provider for the whole process (spans name their service in `iam.service`).
     startTracing(config.runtime.tracing, { serviceName: 'iam', logger, lifecycle });
     lifecycle.installSignalHandlers();
@@ -166,6 +167,9 @@ async function main(): Promise<void> {
     );
     if (mailbox) log.info({ capacity: mailbox.capacity }, `no SMTP_URL: mail is kept in the development mailbox, ${site}/console/mailbox`);
   } catch (err) {
+    // What did start (the embedded PostgreSQL above all) stops before the process exits: a failed
+    // start must not leave a server holding the data directory and its port.
+    await lifecycle?.shutdown('start-up failed');
     exitOnStartupError(err, logger);
   }
 }
