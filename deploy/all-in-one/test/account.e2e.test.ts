@@ -9,6 +9,14 @@
 import { eventually } from '@iam/platform/testing';
 import { ADMIN, type TestSystem, http, startTestSystem, strongPassword, uniqueEmail } from './harness';
 
+/**
+ * The next whole second. A subject revocation refuses every token whose `iat` (whole seconds) is
+ * not after the revocation's second, so a sign-in in the same second as the change that revoked
+ * gets a token refused at once (the conservative rule of issue #35, open as a known bug): the
+ * tests sign in again only once that second is over.
+ */
+const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 5));
+
 jest.setTimeout(90_000);
 
 interface Entry {
@@ -107,6 +115,7 @@ describe('the account API (/api/v1/me)', () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ email, emailVerified: false });
     expect((await login(p.email, p.password)).status).toBe(401);
+    await nextSecond();
     const again = await login(email, p.password);
     expect(again.status).toBe(200);
     await eventually(async () => (await call('GET', '/api/v1/me', { token: p.token })).status === 401, 5_000, 100);
@@ -119,10 +128,12 @@ describe('the account API (/api/v1/me)', () => {
     const y = uniqueEmail('between');
     const change = async (token: string, email: string) => call('POST', '/api/v1/me/email', { token, body: { email, currentPassword: p.password } });
     expect((await change(p.token, x)).status).toBe(200);
+    await nextSecond();
     let token = (await login(x, p.password)).json.token as string;
     // The address's budget of verification mails (5 an hour): the change's one, and four more.
     for (let i = 0; i < 4; i++) expect((await call('POST', '/api/v1/auth/email-verification/request', { token })).status).toBe(202);
     expect((await change(token, y)).status).toBe(200);
+    await nextSecond();
     token = (await login(y, p.password)).json.token as string;
     // Back to x: its budget is spent, the change is made all the same.
     const back = await change(token, x);
