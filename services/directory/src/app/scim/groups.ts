@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { event } from '@iam/platform';
+import { event, isUuid } from '@iam/platform';
 import { ORG_ADMIN_ROLE, type OrganizationRole } from '../../domain/organizations';
 import type { ScimGroupRow } from '../../domain/scim';
 import { ScimError } from '../../domain/scim-error';
@@ -17,19 +17,12 @@ import { membershipEvent, rolesNamed } from '../organizations';
 import { applyPatch } from './patch';
 import { type ListParams, listQuery, listResponse, project } from './query';
 import { type GroupInput, type Json, readGroup, toScimGroup } from './resources';
-import { type ScimDeps, type ScimResult, type ScimScope, type ScimTx, checkIfMatch } from './scope';
+import { type ScimDeps, type ScimResourceType, type ScimResult, type ScimScope, type ScimTx, checkIfMatch } from './scope';
 
 const groupNotFound = () => ScimError.notFound('The group does not exist in this organization.');
-const isId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
-export interface ScimGroups {
-  create(scope: ScimScope, body: unknown): Promise<ScimResult>;
-  get(scope: ScimScope, id: string, params: ListParams): Promise<ScimResult>;
-  replace(scope: ScimScope, id: string, body: unknown, ifMatch?: string): Promise<ScimResult>;
-  patch(scope: ScimScope, id: string, body: unknown, ifMatch?: string): Promise<ScimResult>;
-  remove(scope: ScimScope, id: string, ifMatch?: string): Promise<ScimResult>;
-  list(scope: ScimScope, params: ListParams): Promise<ScimResult>;
-}
+/** The Groups resource type: the operations every SCIM resource type has (`ScimResourceType`). */
+export type ScimGroups = ScimResourceType;
 
 /** The roles named, each within what the organization's administrators may grant (403 otherwise). */
 async function grantableRoles(tx: ScimTx, organizationId: string, names: readonly string[]): Promise<OrganizationRole[]> {
@@ -53,7 +46,7 @@ async function grantableRoles(tx: ScimTx, organizationId: string, names: readonl
 /** The member ids, each a member of this organization (404 for any other id, as another organization's). */
 async function checkedMembers(tx: ScimTx, organizationId: string, ids: readonly string[]): Promise<string[]> {
   const wanted = [...new Set(ids.map((i) => i.toLowerCase()))];
-  if (wanted.some((i) => !isId(i))) throw ScimError.notFound('A member does not exist in this organization.');
+  if (wanted.some((i) => !isUuid(i))) throw ScimError.notFound('A member does not exist in this organization.');
   const found = new Set(await tx.scimGroups.membersAmong(organizationId, wanted));
   if (wanted.some((i) => !found.has(i))) throw ScimError.notFound('A member does not exist in this organization.');
   return wanted;
@@ -99,7 +92,7 @@ async function currentRoleIds(tx: ScimTx, g: ScimGroupRow): Promise<string[]> {
 
 export function createScimGroups(deps: ScimDeps): ScimGroups {
   const find = async (tx: Pick<ScimTx, 'scimGroups'>, scope: ScimScope, id: string, opts: { forUpdate?: boolean; withoutMembers?: boolean } = {}) => {
-    if (!isId(id)) throw groupNotFound();
+    if (!isUuid(id)) throw groupNotFound();
     const g = await tx.scimGroups.find(scope.organization.id, id.toLowerCase(), opts);
     if (!g) throw groupNotFound();
     return g;

@@ -5,7 +5,7 @@
  * connection as the request's actor (`scim:<connectionId>`), so their events and the audit trail
  * name it.
  */
-import { AppError, requestContext, withRequestContext } from '@iam/platform';
+import { AppError, isUuid, requestContext, withRequestContext } from '@iam/platform';
 import { ScimError } from '../../domain/scim-error';
 import type { ScimConnectionUseCases } from '../scim-connections';
 import { runBulk } from './bulk';
@@ -57,7 +57,6 @@ export function scimErrorOf(err: unknown): { status: number; body: Json } {
   throw err;
 }
 
-const isId = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 export function createScimServer(deps: ScimDeps & { connections: ScimConnectionUseCases }): ScimServer {
   const users = createScimUsers(deps);
@@ -118,7 +117,7 @@ export function createScimServer(deps: ScimDeps & { connections: ScimConnectionU
         const connection = await deps.connections.authenticate(req.token);
         if (!connection) throw new ScimError(401, 'The bearer token is not a live SCIM connection’s.');
         // Another organization's id, with a live token of this one: as if it did not exist.
-        if (!isId(req.organizationId) || connection.organizationId !== req.organizationId.toLowerCase()) throw ScimError.notFound('The organization does not exist.');
+        if (!isUuid(req.organizationId) || connection.organizationId !== req.organizationId.toLowerCase()) throw ScimError.notFound('The organization does not exist.');
         const organization = await deps.stores.organizations.findById(connection.organizationId);
         if (!organization) throw ScimError.notFound('The organization does not exist.');
         if (Buffer.byteLength(req.body) > BULK_MAX_PAYLOAD_BYTES) throw new ScimError(413, `A request body is at most ${BULK_MAX_PAYLOAD_BYTES} bytes (maxPayloadSize).`);

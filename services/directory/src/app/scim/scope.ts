@@ -5,6 +5,7 @@ import type { UnitOfWork } from '../../domain/ports';
 import type { ScimConnection } from '../../domain/scim';
 import { ScimError } from '../../domain/scim-error';
 import type { ScimConnectionStores } from '../scim-connections';
+import type { ListParams } from './query';
 import { etagOf } from './resources';
 
 export interface ScimScope {
@@ -27,6 +28,16 @@ export interface ScimResult {
   readonly body?: Record<string, unknown>;
   readonly etag?: string;
   readonly location?: string;
+}
+
+/** The operations of a SCIM resource type (Users, Groups), each within its scope's organization. */
+export interface ScimResourceType {
+  create(scope: ScimScope, body: unknown): Promise<ScimResult>;
+  get(scope: ScimScope, id: string, params: ListParams): Promise<ScimResult>;
+  replace(scope: ScimScope, id: string, body: unknown, ifMatch?: string): Promise<ScimResult>;
+  patch(scope: ScimScope, id: string, body: unknown, ifMatch?: string): Promise<ScimResult>;
+  remove(scope: ScimScope, id: string, ifMatch?: string): Promise<ScimResult>;
+  list(scope: ScimScope, params: ListParams): Promise<ScimResult>;
 }
 
 /** 412 when `If-Match` names another version than the stored one (`*` matches any). */

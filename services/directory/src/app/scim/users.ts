@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@iam/contracts';
-import { event } from '@iam/platform';
+import { event, isUuid } from '@iam/platform';
 import { ORG_ADMIN_ROLE } from '../../domain/organizations';
 import type { ScimUserRow } from '../../domain/scim';
 import { ScimError } from '../../domain/scim-error';
@@ -24,9 +24,9 @@ import { membershipEvent } from '../organizations';
 import { NO_PASSWORD } from '../provisioning';
 import { userChanged } from '../users';
 import { applyPatch } from './patch';
-import { type ListParams, listQuery, listResponse, project } from './query';
+import { listQuery, listResponse, project } from './query';
 import { type Json, type UserInput, readUser, toScimUser } from './resources';
-import { type ScimDeps, type ScimResult, type ScimScope, type ScimTx, checkIfMatch } from './scope';
+import { type ScimDeps, type ScimResourceType, type ScimResult, type ScimScope, type ScimTx, checkIfMatch } from './scope';
 
 const userNotFound = () => ScimError.notFound('The user does not exist in this organization.');
 
@@ -55,19 +55,12 @@ async function checkOwnDomain(tx: ScimTx, scope: ScimScope, email: string): Prom
   v.throwIfAny();
 }
 
-export interface ScimUsers {
-  create(scope: ScimScope, body: unknown): Promise<ScimResult>;
-  get(scope: ScimScope, id: string, params: ListParams): Promise<ScimResult>;
-  replace(scope: ScimScope, id: string, body: unknown, ifMatch?: string): Promise<ScimResult>;
-  patch(scope: ScimScope, id: string, body: unknown, ifMatch?: string): Promise<ScimResult>;
-  remove(scope: ScimScope, id: string, ifMatch?: string): Promise<ScimResult>;
-  list(scope: ScimScope, params: ListParams): Promise<ScimResult>;
-}
+/** The Users resource type: the operations every SCIM resource type has (`ScimResourceType`). */
+export type ScimUsers = ScimResourceType;
 
-const isId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
 async function findRow(tx: Pick<ScimTx, 'scimUsers'>, scope: ScimScope, id: string, forUpdate = false): Promise<ScimUserRow> {
-  if (!isId(id)) throw userNotFound();
+  if (!isUuid(id)) throw userNotFound();
   const row = await tx.scimUsers.find(scope.organization.id, id.toLowerCase(), { forUpdate });
   if (!row) throw userNotFound();
   return row;
